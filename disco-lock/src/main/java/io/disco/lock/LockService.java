@@ -1,0 +1,125 @@
+package io.disco.lock;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A distributed mutual-exclusion lock with fencing tokens.
+ *
+ * <h2>Contract</h2>
+ * <ul>
+ *   <li>At most one owner holds the lock at a time, as long as every owner's lease is alive. Each
+ *       acquisition returns a {@link Grant} whose {@linkplain Grant#token() token} is strictly greater
+ *       than every earlier acquisition's, so a resource that rejects lower tokens (a guard) rejects
+ *       a stale owner even if that owner does not yet know it lost the lock.</li>
+ *   <li>One service is one owner. {@link #lock()} while this service already holds the lock returns
+ *       the held grant. Starting a second acquisition while one of this service is still waiting
+ *       fails with {@link IllegalStateException}: use one service per concurrent owner.</li>
+ *   <li>Ownership lives as long as the service's lease. When the lease is lost (expired after a
+ *       pause or partition, revoked, or the backend unreachable for longer than its TTL),
+ *       {@link #done()} completes and {@link #err()} holds a {@link LockLostException}; a pending
+ *       acquisition fails with that exception and every later call to acquire fails at once. A
+ *       service whose lease is lost is finished: create a new one.</li>
+ *   <li>Every way of giving up an acquisition (timeout, interruption, cancellation, failure) withdraws
+ *       this owner's claim from the backend, so it never blocks anybody.</li>
+ *   <li>Backend failures surface as {@link io.disco.fencing.DiscoException} with the backend's exception
+ *       as cause; a backend that does not answer in time gives a timely exception, never a hang.</li>
+ *   <li>Implementations are thread-safe.</li>
+ * </ul>
+ *
+ * <h2>Who closes what</h2>
+ * {@link #close()} releases the lock if held and withdraws a pending acquisition. A service that was
+ * created with its own session also revokes that session's lease; a service created on a shared
+ * session leaves the session open. Nothing in this library closes the backend client the caller
+ * passed in.
+ */
+public interface LockService extends AutoCloseable {
+
+    /**
+     * Acquires the lock, waiting as long as it takes.
+     *
+     * @return the grant of this acquisition, or the held grant if this service already holds the lock
+     * @throws InterruptedException if the thread is interrupted while waiting; the claim is withdrawn
+     * @throws LockLostException if the lease was lost before or while waiting
+     * @throws IllegalStateException if another acquisition of this service is in progress, or the service is closed
+     * @throws io.disco.fencing.DiscoException if the backend failed or did not answer in time
+     */
+    Grant lock() throws InterruptedException;
+
+    /**
+     * Acquires the lock, waiting at most {@code timeout}.
+     *
+     * @param timeout the longest time to wait, positive
+     * @return the grant of this acquisition, or the held grant if this service already holds the lock
+     * @throws TimeoutException if another owner still held the lock when the timeout expired; the claim is withdrawn
+     * @throws InterruptedException if the thread is interrupted while waiting; the claim is withdrawn
+     * @throws LockLostException if the lease was lost before or while waiting
+     * @throws IllegalStateException if another acquisition of this service is in progress, or the service is closed
+     * @throws io.disco.fencing.DiscoException if the backend failed, or did not answer at all within the timeout
+     */
+    Grant lock(Duration timeout) throws InterruptedException, TimeoutException;
+
+    /**
+     * Acquires the lock only if nobody else holds it or waits for it ahead of this owner.
+     *
+     * @return the grant, or empty if another owner is in the way (this owner's claim is withdrawn)
+     * @throws LockLostException if the lease is lost
+     * @throws IllegalStateException if another acquisition of this service is in progress, or the service is closed
+     * @throws io.disco.fencing.DiscoException if the backend failed or did not answer in time
+     */
+    Optional<Grant> tryLock();
+
+    /**
+     * Starts acquiring the lock without blocking the caller.
+     *
+     * <p>The future completes with the grant, or exceptionally with the exceptions {@link #lock()}
+     * names. {@code cancel(true|false)} withdraws the claim from the backend. Dependent actions may
+     * run on the library's internal threads: do not block in them (use the {@code *Async} variants).
+     *
+     * @return the pending acquisition
+     * @throws IllegalStateException if another acquisition of this service is in progress, or the service is closed
+     */
+    CompletableFuture<Grant> lockAsync();
+
+    /**
+     * Releases the lock if this service holds it; does nothing otherwise. If the backend cannot be
+     * reached the exception is thrown and the service still considers itself the holder, so the call
+     * can be retried (the lease expiry releases the lock in any case).
+     *
+     * @throws io.disco.fencing.DiscoException if the backend failed or did not answer in time
+     */
+    void unlock();
+
+    /**
+     * The held grant, if this service holds the lock and its lease has not been lost.
+     *
+     * @return the held grant, or empty
+     */
+    Optional<Grant> held();
+
+    /**
+     * Completes, once, when this service's lease is lost or the service is closed. It is a property
+     * of the service's lifetime, not of any single acquisition. It always completes normally; ask
+     * {@link #err()} whether the reason was a loss.
+     *
+     * @return a stage that completes when the service is finished
+     */
+    CompletionStage<Void> done();
+
+    /**
+     * The reason the lease was lost, once {@link #done()} completed because of a loss.
+     *
+     * @return the loss, or empty while the service is healthy or after a plain {@link #close()}
+     */
+    Optional<LockLostException> err();
+
+    /**
+     * Releases the lock if held, withdraws a pending acquisition, and completes {@link #done()}.
+     * Revokes the lease if the service owns its session. Idempotent.
+     */
+    @Override
+    void close();
+}

@@ -1,0 +1,106 @@
+package io.disco.provider.etcd;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Settings of an {@link EtcdSession}. Immutable; build with {@link #builder()}.
+ *
+ * <ul>
+ *   <li>{@code ttl}: the lease TTL, a whole number of seconds from 1 s to etcd's maximum
+ *       (9,000,000,000 s); default 30 s. It bounds how long a paused or partitioned owner keeps the
+ *       lock before another can take it, and how long the service keeps going through an etcd outage.
+ *       etcd may grant a longer TTL than asked (its minimum depends on its election timeout); the
+ *       session uses the TTL the server granted.</li>
+ *   <li>{@code requestTimeout}: the deadline of every single request to etcd; default 5 s. An etcd that
+ *       does not answer within it gives a {@link io.disco.fencing.DiscoException} instead of a hang.</li>
+ * </ul>
+ */
+public final class EtcdOptions {
+
+    /** etcd's largest lease TTL (server constant {@code MaxLeaseTTL}). */
+    static final long MAX_TTL_SECONDS = 9_000_000_000L;
+
+    private static final EtcdOptions DEFAULTS = builder().build();
+
+    private final Duration ttl;
+    private final Duration requestTimeout;
+
+    private EtcdOptions(Builder b) {
+        this.ttl = b.ttl;
+        this.requestTimeout = b.requestTimeout;
+    }
+
+    /** @return the defaults: TTL 30 s, request timeout 5 s */
+    public static EtcdOptions defaults() {
+        return DEFAULTS;
+    }
+
+    /** @return a builder starting from the defaults */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return the lease TTL asked of etcd */
+    public Duration ttl() {
+        return ttl;
+    }
+
+    /** @return the deadline of every single request to etcd */
+    public Duration requestTimeout() {
+        return requestTimeout;
+    }
+
+    @Override
+    public String toString() {
+        return "EtcdOptions{ttl=" + ttl + ", requestTimeout=" + requestTimeout + '}';
+    }
+
+    /** Builds {@link EtcdOptions}; every setter validates its argument at once. */
+    public static final class Builder {
+        private Duration ttl = Duration.ofSeconds(30);
+        private Duration requestTimeout = Duration.ofSeconds(5);
+
+        private Builder() {
+        }
+
+        /**
+         * @param ttl the lease TTL: a whole number of seconds, at least 1 s
+         * @return this builder
+         * @throws IllegalArgumentException if {@code ttl} is under 1 s, not whole seconds, or above etcd's maximum
+         */
+        public Builder ttl(Duration ttl) {
+            Objects.requireNonNull(ttl, "ttl");
+            if (ttl.compareTo(Duration.ofSeconds(1)) < 0) {
+                throw new IllegalArgumentException("ttl must be at least 1 s (etcd leases have whole-second TTLs), got " + ttl);
+            }
+            if (ttl.getNano() != 0) {
+                throw new IllegalArgumentException("ttl must be a whole number of seconds (etcd leases have whole-second TTLs), got " + ttl);
+            }
+            if (ttl.getSeconds() > MAX_TTL_SECONDS) {
+                throw new IllegalArgumentException("ttl must be at most " + MAX_TTL_SECONDS + " s (etcd's maximum lease TTL), got " + ttl);
+            }
+            this.ttl = ttl;
+            return this;
+        }
+
+        /**
+         * @param requestTimeout the deadline of every single request to etcd, positive
+         * @return this builder
+         * @throws IllegalArgumentException if {@code requestTimeout} is zero or negative
+         */
+        public Builder requestTimeout(Duration requestTimeout) {
+            Objects.requireNonNull(requestTimeout, "requestTimeout");
+            if (requestTimeout.isZero() || requestTimeout.isNegative()) {
+                throw new IllegalArgumentException("requestTimeout must be positive, got " + requestTimeout);
+            }
+            this.requestTimeout = requestTimeout;
+            return this;
+        }
+
+        /** @return the options */
+        public EtcdOptions build() {
+            return new EtcdOptions(this);
+        }
+    }
+}

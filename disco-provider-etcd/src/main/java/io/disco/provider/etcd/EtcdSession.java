@@ -1,0 +1,425 @@
+package io.disco.provider.etcd;
+
+import io.disco.fencing.DiscoException;
+import io.disco.lock.LockService;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.common.exception.ErrorCode;
+import io.etcd.jetcd.common.exception.EtcdException;
+import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One etcd lease, kept alive in the background, shared by any number of lock, read/write lock and
+ * election services.
+ *
+ * <h2>Lease validity</h2>
+ * The session renews its lease every third of the TTL the server granted. It tracks the lease's
+ * validity on the local monotonic clock, counted from the moment the last answered renewal was
+ * <em>sent</em> plus the granted TTL, so it never believes in a lease that the server may already
+ * have expired. A renewal that fails for a transient reason (a broken stream, an unreachable member)
+ * is retried and is not a loss. The lease is lost, and {@link #done()} completes with
+ * {@link #err()} set, when the server answers that the lease no longer exists (revoked or expired),
+ * or when the local validity passes without an answered renewal. Every service on the session is
+ * lost with it.
+ *
+ * <h2>Who closes what</h2>
+ * The caller owns the jetcd {@link Client}: nothing in this library closes it. {@link #close()}
+ * revokes the lease, which releases every lock, read/write lock and leadership held through this
+ * session at once, and finishes all its services. {@link #orphan()} stops renewing without revoking:
+ * the lease then expires after its TTL, as if the process had frozen.
+ *
+ * <p>Thread-safe. Internal work runs on one daemon thread per session; nothing blocks on it.
+ */
+public final class EtcdSession implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EtcdSession.class);
+
+    private final Client client;
+    private final long leaseId;
+    private final long ttlSeconds;
+    private final Duration requestTimeout;
+    private final ScheduledThreadPoolExecutor exec;
+    private final CompletableFuture<Void> done = new CompletableFuture<>();
+    private final ConcurrentHashMap<String, Object> prefixes = new ConcurrentHashMap<>();
+    private final List<Member> members = new CopyOnWriteArrayList<>();
+
+    private enum State { ALIVE, ORPHANED, LOST, CLOSED }
+
+    // Guarded by this.
+    private State state = State.ALIVE;
+    private DiscoException lossCause;
+    private ScheduledFuture<?> renewTask;
+    private ScheduledFuture<?> expiryTask;
+    private long validUntilNanos;
+
+    /** Something bound to the session's lifetime (a service). Callbacks run on the session thread. */
+    interface Member {
+        void sessionLost(DiscoException cause);
+
+        void sessionClosed();
+    }
+
+    private EtcdSession(Client client, long leaseId, long ttlSeconds, long sentNanos, Duration requestTimeout,
+                        ScheduledThreadPoolExecutor exec) {
+        this.client = client;
+        this.leaseId = leaseId;
+        this.ttlSeconds = ttlSeconds;
+        this.requestTimeout = requestTimeout;
+        this.exec = exec;
+        this.validUntilNanos = sentNanos + TimeUnit.SECONDS.toNanos(ttlSeconds);
+    }
+
+    /**
+     * Opens a session with the {@linkplain EtcdOptions#defaults() default options}.
+     *
+     * @param client the caller's jetcd client; never closed by this library
+     * @return the open session
+     * @throws DiscoException if etcd refuses the lease or does not answer within the request timeout
+     */
+    public static EtcdSession open(Client client) {
+        return open(client, EtcdOptions.defaults());
+    }
+
+    /**
+     * Grants a lease with the options' TTL and starts keeping it alive.
+     *
+     * @param client the caller's jetcd client; never closed by this library
+     * @param options the TTL and request timeout
+     * @return the open session
+     * @throws DiscoException if etcd refuses the lease or does not answer within the request timeout
+     */
+    public static EtcdSession open(Client client, EtcdOptions options) {
+        Objects.requireNonNull(client, "client");
+        Objects.requireNonNull(options, "options");
+        long timeoutMs = options.requestTimeout().toMillis();
+        long sent = System.nanoTime();
+        io.etcd.jetcd.lease.LeaseGrantResponse granted;
+        try {
+            granted = client.getLeaseClient().grant(options.ttl().getSeconds()).get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new DiscoException("etcd could not be reached: no answer to the lease grant within "
+                    + options.requestTimeout().toMillis() + " ms", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new DiscoException("interrupted while granting an etcd lease", e);
+        } catch (ExecutionException e) {
+            throw failure("lease grant", e.getCause());
+        }
+        ScheduledThreadPoolExecutor exec = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "disco-etcd-session-" + Long.toHexString(granted.getID()));
+            t.setDaemon(true);
+            return t;
+        });
+        exec.setRemoveOnCancelPolicy(true);
+        EtcdSession s = new EtcdSession(client, granted.getID(), granted.getTTL(), sent, options.requestTimeout(), exec);
+        synchronized (s) {
+            s.scheduleExpiryCheck();
+            s.scheduleRenewal(s.renewInterval());
+        }
+        return s;
+    }
+
+    /**
+     * Creates a lock service on this session. Its key is {@code <prefix>/<lease id in hex>}, as in
+     * etcd's Go {@code concurrency.Mutex}, so it contends correctly with {@code etcdctl lock}, Go
+     * programs and jetcd's lock client on the same name.
+     *
+     * @param prefix the lock's name, for example {@code /locks/my-resource}; not blank
+     * @return a new lock service; closing it does not close this session
+     * @throws IllegalArgumentException if {@code prefix} is null or blank
+     * @throws IllegalStateException if this session already has a service on {@code prefix}, or is closed or lost
+     */
+    public LockService newLock(String prefix) {
+        return EtcdLockService.create(this, prefix, false);
+    }
+
+    /** @return the id of this session's lease */
+    public long leaseId() {
+        return leaseId;
+    }
+
+    /** @return the TTL etcd granted this session's lease */
+    public Duration ttl() {
+        return Duration.ofSeconds(ttlSeconds);
+    }
+
+    /**
+     * Completes, once, when the lease is lost or the session is closed. Always completes normally;
+     * {@link #err()} tells whether it was a loss.
+     *
+     * @return a stage completing when the session is finished
+     */
+    public CompletionStage<Void> done() {
+        return done.minimalCompletionStage();
+    }
+
+    /** @return the reason the lease was lost, or empty while alive or after a plain close */
+    public synchronized Optional<DiscoException> err() {
+        return Optional.ofNullable(lossCause);
+    }
+
+    /**
+     * Stops renewing the lease without revoking it, like etcd's Go {@code Session.Orphan}: the lease
+     * expires after its TTL, and then {@link #done()} completes with a loss. Simulates a frozen owner.
+     */
+    public synchronized void orphan() {
+        if (state == State.ALIVE) {
+            state = State.ORPHANED;
+            cancel(renewTask);
+        }
+    }
+
+    /**
+     * Revokes the lease (releasing everything held through it), finishes every service of the
+     * session and stops the background thread. Waits at most the request timeout for etcd; if etcd
+     * does not answer, the lease expires after its TTL instead. Never closes the jetcd client.
+     * Idempotent.
+     */
+    @Override
+    public void close() {
+        boolean revoke;
+        synchronized (this) {
+            if (state == State.CLOSED) {
+                return;
+            }
+            revoke = state != State.LOST;
+            state = State.CLOSED;
+            cancel(renewTask);
+            cancel(expiryTask);
+        }
+        for (Member m : members) {
+            runOnSession(m::sessionClosed);
+        }
+        if (revoke) {
+            try {
+                client.getLeaseClient().revoke(leaseId).get(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException | RuntimeException e) {
+                LOG.warn("could not revoke etcd lease {}; it expires after its TTL of {} s", hex(leaseId), ttlSeconds, e);
+            }
+        }
+        exec.shutdown();
+        ForkJoinPool.commonPool().execute(() -> done.complete(null));
+    }
+
+    @Override
+    public String toString() {
+        return "EtcdSession{lease=" + hex(leaseId) + ", ttl=" + ttlSeconds + "s}";
+    }
+
+    // ---------------------------------------------------------------- lease keepalive
+
+    private long renewInterval() {
+        return Math.max(1, TimeUnit.SECONDS.toNanos(ttlSeconds) / 3);
+    }
+
+    private void scheduleRenewal(long delayNanos) {
+        cancel(renewTask);
+        renewTask = exec.schedule(this::renew, delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    private void scheduleExpiryCheck() {
+        cancel(expiryTask);
+        expiryTask = exec.schedule(this::checkExpiry, validUntilNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
+    }
+
+    private void renew() {
+        long sent = System.nanoTime();
+        rpc("lease keepalive", () -> client.getLeaseClient().keepAliveOnce(leaseId))
+                .whenComplete((r, e) -> renewed(sent, r, e));
+    }
+
+    private synchronized void renewed(long sent, LeaseKeepAliveResponse r, Throwable e) {
+        if (state != State.ALIVE) {
+            return;
+        }
+        if (e == null && r.getTTL() > 0) {
+            long until = sent + TimeUnit.SECONDS.toNanos(r.getTTL());
+            if (until - validUntilNanos > 0) {
+                validUntilNanos = until;
+                scheduleExpiryCheck();
+            }
+            scheduleRenewal(renewInterval());
+            return;
+        }
+        Throwable cause = e == null ? null : unwrap(e.getCause() != null ? e.getCause() : e);
+        if (e == null || (cause instanceof EtcdException && ((EtcdException) cause).getErrorCode() == ErrorCode.NOT_FOUND)) {
+            lose(new DiscoException("etcd lease " + hex(leaseId) + " no longer exists (revoked, or expired on the server)", cause));
+            return;
+        }
+        // Transient (stream broken, member unreachable, no leader): retry soon; the expiry check decides loss.
+        LOG.debug("renewal of etcd lease {} failed, retrying: {}", hex(leaseId), String.valueOf(e));
+        scheduleRenewal(Math.min(renewInterval(), TimeUnit.MILLISECONDS.toNanos(200)));
+    }
+
+    private synchronized void checkExpiry() {
+        if (state != State.ALIVE && state != State.ORPHANED) {
+            return;
+        }
+        if (System.nanoTime() - validUntilNanos >= 0) {
+            lose(new DiscoException("etcd lease " + hex(leaseId) + " expired: no renewal was answered within its TTL of "
+                    + ttlSeconds + " s" + (state == State.ORPHANED ? " (session orphaned)" : "")));
+        } else {
+            scheduleExpiryCheck();
+        }
+    }
+
+    /** Renews right now, to learn quickly whether the lease still exists. */
+    synchronized void probeLease() {
+        if (state == State.ALIVE) {
+            scheduleRenewal(0);
+        }
+    }
+
+    private void lose(DiscoException cause) {
+        assert Thread.holdsLock(this);
+        state = State.LOST;
+        lossCause = cause;
+        cancel(renewTask);
+        cancel(expiryTask);
+        LOG.warn("{}", cause.getMessage());
+        for (Member m : members) {
+            runOnSession(() -> m.sessionLost(cause));
+        }
+        runOnSession(() -> ForkJoinPool.commonPool().execute(() -> done.complete(null)));
+    }
+
+    private static void cancel(ScheduledFuture<?> f) {
+        if (f != null) {
+            f.cancel(false);
+        }
+    }
+
+    // ---------------------------------------------------------------- services and shared plumbing
+
+    /**
+     * Registers a service on {@code prefix}; one per prefix and session (two would share one key and
+     * both believe they own it).
+     */
+    void register(String prefix, Member member) {
+        synchronized (this) {
+            if (state == State.CLOSED || state == State.LOST) {
+                throw new IllegalStateException("session " + this + " is " + state.name().toLowerCase() + "; open a new one");
+            }
+            if (prefixes.putIfAbsent(prefix, member) != null) {
+                throw new IllegalStateException("prefix '" + prefix + "' already has a service on session " + this
+                        + ": two services would share one key and both believe they own it; use one session per owner");
+            }
+            members.add(member);
+        }
+    }
+
+    void unregister(String prefix, Member member) {
+        prefixes.remove(prefix, member);
+        members.remove(member);
+    }
+
+    /** @return the loss or closure that finished this session, or null while it is usable */
+    synchronized DiscoException finishedCause() {
+        switch (state) {
+            case LOST:
+                return lossCause;
+            case CLOSED:
+                return new DiscoException("session " + this + " is closed");
+            default:
+                return null;
+        }
+    }
+
+    Client client() {
+        return client;
+    }
+
+    Duration requestTimeout() {
+        return requestTimeout;
+    }
+
+    /** Runs {@code task} on the session thread; dropped silently once the session is shut down. */
+    void runOnSession(Runnable task) {
+        try {
+            exec.execute(task);
+        } catch (RejectedExecutionException e) {
+            LOG.debug("session {} is shut down; dropped a task", this);
+        }
+    }
+
+    ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
+        try {
+            return exec.schedule(task, delay, unit);
+        } catch (RejectedExecutionException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Issues one etcd request with the session's request timeout. The returned future completes on
+     * the session thread, exceptionally with a {@link DiscoException} (the jetcd failure as its cause)
+     * when the request fails or gets no answer in time.
+     */
+    <T> CompletableFuture<T> rpc(String what, Supplier<CompletableFuture<T>> call) {
+        CompletableFuture<T> out = new CompletableFuture<>();
+        CompletableFuture<T> src;
+        try {
+            src = call.get();
+        } catch (RuntimeException e) {
+            out.completeExceptionally(failure(what, e));
+            return out;
+        }
+        ScheduledFuture<?> timer = schedule(() -> out.completeExceptionally(new DiscoException(
+                "etcd could not be reached: no answer to " + what + " within " + requestTimeout.toMillis() + " ms",
+                new TimeoutException())), requestTimeout.toNanos(), TimeUnit.NANOSECONDS);
+        if (timer == null) {
+            out.completeExceptionally(new DiscoException("session " + this + " is closed"));
+            return out;
+        }
+        src.whenComplete((v, e) -> {
+            timer.cancel(false);
+            runOnSession(() -> {
+                if (e == null) {
+                    out.complete(v);
+                } else {
+                    out.completeExceptionally(failure(what, e));
+                }
+            });
+        });
+        return out;
+    }
+
+    static DiscoException failure(String what, Throwable e) {
+        Throwable cause = unwrap(e);
+        if (cause instanceof DiscoException) {
+            return (DiscoException) cause;
+        }
+        return new DiscoException("etcd " + what + " failed: " + cause.getMessage(), cause);
+    }
+
+    static Throwable unwrap(Throwable e) {
+        while ((e instanceof java.util.concurrent.CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
+    }
+
+    /** Go's {@code fmt.Sprintf("%x", leaseID)}. */
+    static String hex(long id) {
+        return id < 0 ? "-" + Long.toHexString(-id) : Long.toHexString(id);
+    }
+}

@@ -1,0 +1,195 @@
+package io.disco.provider.etcd;
+
+import io.disco.fencing.DiscoException;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+import io.etcd.jetcd.watch.WatchResponse;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Waits until no key created at or before {@code maxCreateRevision} is left in a key range: the
+ * wait-for-predecessors step of etcd's Mutex, Election and RWMutex recipes. Confined to the session
+ * thread.
+ *
+ * <p>Only the newest predecessor is watched (the last key created before this owner's), so a
+ * release wakes exactly one waiter and the cost of a handoff does not grow with the queue. Each
+ * watch starts at the revision of the read that found the predecessor and asks for a leader. When
+ * the watch breaks, completes or is compacted away, the read and the watch are simply redone: a
+ * compaction is never a failure. The own key is watched too: if it is deleted (lease expired or
+ * revoked) the wait fails at once with {@link OwnKeyDeletedException}.
+ */
+final class PredecessorWait {
+
+    private static final long MIN_BACKOFF_MS = 50;
+    private static final long MAX_BACKOFF_MS = 1000;
+
+    private final EtcdSession session;
+    private final KeyRange range;
+    private final long maxCreateRevision;
+    private final ByteSequence ownKey;
+    final CompletableFuture<Void> future = new CompletableFuture<>();
+
+    private Watch.Watcher predecessorWatch;
+    private Watch.Watcher ownWatch;
+    private long generation;
+    private boolean stopped;
+    private long backoffMs = MIN_BACKOFF_MS;
+
+    /** Thrown when the waiting owner's own key disappears: its claim is gone. */
+    static final class OwnKeyDeletedException extends DiscoException {
+        OwnKeyDeletedException(ByteSequence key) {
+            super("own key " + key + " was deleted while waiting (lease expired or revoked)");
+        }
+    }
+
+    PredecessorWait(EtcdSession session, KeyRange range, long maxCreateRevision, ByteSequence ownKey) {
+        this.session = session;
+        this.range = range;
+        this.maxCreateRevision = maxCreateRevision;
+        this.ownKey = ownKey;
+    }
+
+    /** Starts waiting; must be called on the session thread. */
+    PredecessorWait start() {
+        lookup();
+        return this;
+    }
+
+    /** Stops waiting and closes the watches; the future is left as it is. Session thread only. */
+    void cancel() {
+        stopped = true;
+        generation++;
+        close(predecessorWatch);
+        close(ownWatch);
+        predecessorWatch = null;
+        ownWatch = null;
+    }
+
+    private void lookup() {
+        if (stopped || future.isDone()) {
+            return;
+        }
+        long gen = ++generation;
+        GetOption lastBefore = GetOption.builder()
+                .withRange(range.end())
+                .withSortField(GetOption.SortTarget.CREATE)
+                .withSortOrder(GetOption.SortOrder.DESCEND)
+                .withMaxCreateRevision(maxCreateRevision)
+                .withLimit(1)
+                .build();
+        session.rpc("get of the last predecessor", () -> session.client().getKVClient().get(range.start(), lastBefore))
+                .whenComplete((r, e) -> {
+                    if (gen != generation || future.isDone()) {
+                        return;
+                    }
+                    if (e != null) {
+                        retryLater();
+                        return;
+                    }
+                    backoffMs = MIN_BACKOFF_MS;
+                    if (r.getKvs().isEmpty()) {
+                        finish();
+                        return;
+                    }
+                    long revision = r.getHeader().getRevision();
+                    if (ownWatch == null) {
+                        ownWatch = watch(ownKey, revision, gen, true);
+                    }
+                    KeyValue predecessor = r.getKvs().get(0);
+                    predecessorWatch = watch(predecessor.getKey(), revision, gen, false);
+                });
+    }
+
+    private Watch.Watcher watch(ByteSequence key, long fromRevision, long gen, boolean own) {
+        WatchOption opt = WatchOption.builder()
+                .withRevision(fromRevision)
+                .withNoPut(true)
+                .withRequireLeader(true)
+                .build();
+        // jetcd calls the listener on its event loop: hop to the session thread, never block here.
+        return session.client().getWatchClient().watch(key, opt, new Watch.Listener() {
+            @Override
+            public void onNext(WatchResponse response) {
+                session.runOnSession(() -> onEvents(response, gen, own));
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                session.runOnSession(() -> onBroken(gen, own));
+            }
+
+            @Override
+            public void onCompleted() {
+                session.runOnSession(() -> onBroken(gen, own));
+            }
+        });
+    }
+
+    private void onEvents(WatchResponse response, long gen, boolean own) {
+        if (stopped || future.isDone() || (!own && gen != generation)) {
+            return;
+        }
+        for (WatchEvent ev : response.getEvents()) {
+            if (ev.getEventType() == WatchEvent.EventType.DELETE) {
+                if (own) {
+                    fail(new OwnKeyDeletedException(ownKey));
+                } else {
+                    close(predecessorWatch);
+                    predecessorWatch = null;
+                    lookup();
+                }
+                return;
+            }
+        }
+    }
+
+    private void onBroken(long gen, boolean own) {
+        if (stopped || future.isDone()) {
+            return;
+        }
+        if (own) {
+            // The final re-read of the own key (rule 2) still catches a loss; re-watch on the next lookup.
+            close(ownWatch);
+            ownWatch = null;
+            return;
+        }
+        if (gen != generation) {
+            return;
+        }
+        close(predecessorWatch);
+        predecessorWatch = null;
+        retryLater();
+    }
+
+    private void retryLater() {
+        long gen = ++generation;
+        long delay = backoffMs;
+        backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
+        session.schedule(() -> {
+            if (gen == generation) {
+                lookup();
+            }
+        }, delay, TimeUnit.MILLISECONDS);
+    }
+
+    private void finish() {
+        cancel();
+        future.complete(null);
+    }
+
+    private void fail(DiscoException e) {
+        cancel();
+        future.completeExceptionally(e);
+    }
+
+    private static void close(Watch.Watcher w) {
+        if (w != null) {
+            w.close();
+        }
+    }
+}
