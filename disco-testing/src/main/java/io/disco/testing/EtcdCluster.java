@@ -1,0 +1,568 @@
+package io.disco.testing;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * A real etcd cluster for tests, benchmarks and the demo.
+ *
+ * <p>{@link #start(int)} finds etcd in this order and never skips:
+ * <ol>
+ *   <li>{@value #ENV_ENDPOINTS} (comma-separated client URLs, e.g. {@code http://127.0.0.1:2379}): an
+ *       <em>external</em> cluster that is used as is. It has as many members as endpoints, does not
+ *       support faults, and {@link #close()} leaves it running.</li>
+ *   <li>{@value #ENV_BINARY}, or else {@code etcd} on {@code PATH}: <em>local</em> member processes on
+ *       free loopback ports, with data dirs under {@code /dev/shm} when it is writable (else
+ *       {@code java.io.tmpdir}), {@code --unsafe-no-fsync} and {@code --heartbeat-interval=10
+ *       --election-timeout=100} (so the minimum lease TTL is 1 s). Only local clusters support
+ *       faults ({@link #kill}, {@link #stopMember}, {@link #startMember}, {@link #restart}, {@link #pause},
+ *       {@link #resume}).</li>
+ *   <li>Testcontainers, when it is on the class path and a Docker engine answers: a
+ *       <em>container</em> with a single member (whatever {@code members} says) and no faults.</li>
+ *   <li>Otherwise {@link IllegalStateException} with instructions for installing etcd.</li>
+ * </ol>
+ *
+ * <p>Every wait is bounded: a start, restart or health check that does not succeed in time fails
+ * with the tail of the member's log in the message and cleans up what it started. Instances are
+ * thread-safe. {@link #close()} is idempotent; a JVM shutdown hook closes a local cluster that a
+ * test forgot to close (it cannot help if the JVM itself is killed with SIGKILL).
+ */
+public final class EtcdCluster implements AutoCloseable {
+
+    /** Environment variable naming the client URLs of an existing cluster, comma-separated. */
+    public static final String ENV_ENDPOINTS = "DISCO_ETCD_ENDPOINTS";
+    /** Environment variable naming the etcd binary to start. */
+    public static final String ENV_BINARY = "DISCO_ETCD_BINARY";
+
+    static final String INSTALL_HINT = "Install etcd (Debian/Ubuntu: `sudo apt-get install etcd-server etcd-client`), "
+            + "or set " + ENV_BINARY + " to an etcd binary, or set " + ENV_ENDPOINTS
+            + " to the client URLs of a running cluster (e.g. http://127.0.0.1:2379), "
+            + "or run a Docker engine so that Testcontainers can start etcd.";
+
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration HEALTH_REQUEST_TIMEOUT = Duration.ofSeconds(1);
+    private static final int PORT_ATTEMPTS = 3;
+    private static final HttpClient HTTP = HttpClient.newBuilder()
+            .connectTimeout(HEALTH_REQUEST_TIMEOUT)
+            .version(HttpClient.Version.HTTP_1_1)
+            .build();
+
+    private final String description;
+    private final List<String> endpoints;
+    /** Empty unless local. */
+    private final List<LocalMember> members;
+    /** Set for a local cluster: the binary and the identity members are started with. */
+    private final Path binary;
+    private final String clusterToken;
+    private final Path workDir;
+    /** Set for a container cluster. */
+    private final AutoCloseable container;
+    private final Thread shutdownHook;
+    private boolean closed;
+
+    private EtcdCluster(String description, List<String> endpoints, List<LocalMember> members, Path binary,
+                        Path workDir, AutoCloseable container) {
+        this.description = description;
+        this.endpoints = List.copyOf(endpoints);
+        this.members = List.copyOf(members);
+        this.binary = binary;
+        this.clusterToken = "disco-" + UUID.randomUUID();
+        this.workDir = workDir;
+        this.container = container;
+        this.shutdownHook = new Thread(this::close, "disco-etcd-shutdown");
+        if (binary != null || container != null) {
+            Runtime.getRuntime().addShutdownHook(shutdownHook);
+        }
+    }
+
+    /** A cluster that runs in a container; called by {@link ContainerEtcd} only. */
+    static EtcdCluster container(String description, String endpoint, AutoCloseable container) {
+        return new EtcdCluster(description, List.of(endpoint), List.of(), null, null, container);
+    }
+
+    /**
+     * Starts (or connects to) an etcd cluster as described in the {@linkplain EtcdCluster class
+     * documentation}, reading the process environment, and returns once every member reports
+     * healthy.
+     *
+     * @param members the number of members for a local cluster, at least 1
+     * @return the running cluster; close it when done
+     * @throws IllegalArgumentException if {@code members < 1}
+     * @throws IllegalStateException if no etcd is available (the message says how to install it),
+     *                               or the cluster does not become healthy within 30 s (the message
+     *                               holds the tail of the failing member's log)
+     */
+    public static EtcdCluster start(int members) {
+        return start(members, System.getenv());
+    }
+
+    /** {@link #start(int)} with the given environment instead of the process environment. */
+    static EtcdCluster start(int members, Map<String, String> env) {
+        if (members < 1) {
+            throw new IllegalArgumentException("an etcd cluster needs at least 1 member, got " + members);
+        }
+        String external = env.get(ENV_ENDPOINTS);
+        if (external != null && !external.isBlank()) {
+            return external(external);
+        }
+        Path binary = findBinary(env);
+        if (binary != null) {
+            return local(binary, members);
+        }
+        if (testcontainersPresent() && ContainerEtcd.dockerAvailable()) {
+            return ContainerEtcd.start();
+        }
+        throw new IllegalStateException("No etcd found: " + ENV_ENDPOINTS + " and " + ENV_BINARY
+                + " are not set, there is no etcd on PATH and no Docker engine answers. " + INSTALL_HINT);
+    }
+
+    private static EtcdCluster external(String spec) {
+        List<String> urls = Arrays.stream(spec.split(","))
+                .map(String::trim)
+                .filter(s -> !s.isEmpty())
+                .collect(Collectors.toList());
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        for (String url : urls) {
+            while (!healthy(url)) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException(ENV_ENDPOINTS + "=" + spec + ": " + url + "/health did not report"
+                            + " healthy within " + START_TIMEOUT.toSeconds() + " s");
+                }
+                sleep(50);
+            }
+        }
+        return new EtcdCluster("external etcd cluster " + urls + " (" + ENV_ENDPOINTS + ")", urls, List.of(),
+                null, null, null);
+    }
+
+    private static Path findBinary(Map<String, String> env) {
+        String configured = env.get(ENV_BINARY);
+        if (configured != null && !configured.isBlank()) {
+            Path path = Paths.get(configured);
+            if (!Files.isRegularFile(path) || !Files.isExecutable(path)) {
+                throw new IllegalStateException(ENV_BINARY + "=" + configured + " is not an executable file. "
+                        + INSTALL_HINT);
+            }
+            return path;
+        }
+        String path = env.getOrDefault("PATH", "");
+        for (String dir : path.split(File.pathSeparator)) {
+            if (!dir.isEmpty()) {
+                Path candidate = Paths.get(dir, "etcd");
+                if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+                    return candidate;
+                }
+            }
+        }
+        return null;
+    }
+
+    private static boolean testcontainersPresent() {
+        try {
+            Class.forName("org.testcontainers.DockerClientFactory", false, EtcdCluster.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException e) {
+            return false;
+        }
+    }
+
+    private static EtcdCluster local(Path binary, int size) {
+        String description = "local " + version(binary) + " (" + binary + "), " + size + " member(s)";
+        for (int attempt = 1; ; attempt++) {
+            EtcdCluster cluster = newLocal(description, binary, size);
+            try {
+                cluster.startAll();
+                return cluster;
+            } catch (RuntimeException e) {
+                boolean portTaken = cluster.members.stream()
+                        .anyMatch(m -> m.logTail().contains("address already in use"));
+                cluster.close();
+                if (!portTaken || attempt == PORT_ATTEMPTS) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static EtcdCluster newLocal(String description, Path binary, int size) {
+        Path workDir;
+        try {
+            workDir = Files.createTempDirectory(scratchRoot(), "disco-etcd-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a data dir for etcd", e);
+        }
+        int[] ports = freePorts(2 * size);
+        List<LocalMember> members = new ArrayList<>();
+        for (int i = 0; i < size; i++) {
+            members.add(new LocalMember("m" + i, ports[2 * i], ports[2 * i + 1], workDir));
+        }
+        return new EtcdCluster(description, members.stream().map(LocalMember::endpoint).collect(Collectors.toList()),
+                members, binary, workDir, null);
+    }
+
+    private static Path scratchRoot() {
+        Path shm = Paths.get("/dev/shm");
+        return Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Paths.get(System.getProperty("java.io.tmpdir"));
+    }
+
+    /** Distinct free ports: all sockets are held open until every port is chosen. */
+    private static int[] freePorts(int count) {
+        List<ServerSocket> sockets = new ArrayList<>();
+        try {
+            for (int i = 0; i < count; i++) {
+                sockets.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
+            }
+            return sockets.stream().mapToInt(ServerSocket::getLocalPort).toArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot find free loopback ports for etcd", e);
+        } finally {
+            for (ServerSocket socket : sockets) {
+                try {
+                    socket.close();
+                } catch (IOException ignored) {
+                    // the port is released either way
+                }
+            }
+        }
+    }
+
+    private static String version(Path binary) {
+        try {
+            Process process = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new IllegalStateException(binary + " --version did not finish within 10 s");
+            }
+            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            String first = out.lines().findFirst().orElse("").trim();
+            if (process.exitValue() != 0 || !first.startsWith("etcd Version:")) {
+                throw new IllegalStateException(binary + " does not look like etcd (`--version` printed: " + out.trim()
+                        + "). " + INSTALL_HINT);
+            }
+            return "etcd " + first.substring("etcd Version:".length()).trim();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run " + binary + ": " + e.getMessage() + ". " + INSTALL_HINT, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while running " + binary + " --version", e);
+        }
+    }
+
+    private synchronized void startAll() {
+        for (LocalMember member : members) {
+            launch(member, false);
+        }
+        awaitHealthy(members);
+    }
+
+    private void launch(LocalMember member, boolean existing) {
+        String initialCluster = members.stream()
+                .map(m -> m.name + "=" + m.peerUrl())
+                .collect(Collectors.joining(","));
+        try {
+            member.launch(binary, clusterToken, initialCluster, existing);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start etcd member " + member.name + " from " + binary + ": "
+                    + e.getMessage() + ". " + INSTALL_HINT, e);
+        }
+    }
+
+    /** Polls {@code /health} of each member until all are healthy, one exits, or the deadline passes. */
+    private static void awaitHealthy(List<LocalMember> waitFor) {
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        List<LocalMember> pending = new ArrayList<>(waitFor);
+        while (!pending.isEmpty()) {
+            pending.removeIf(m -> healthy(m.endpoint()));
+            for (LocalMember member : pending) {
+                if (!member.isRunning()) {
+                    throw new IllegalStateException("etcd member " + member.name + " exited while starting; log tail:\n"
+                            + member.logTail());
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("etcd member " + member.name + " (" + member.endpoint()
+                            + ") was not healthy within " + START_TIMEOUT.toSeconds() + " s; log tail:\n"
+                            + member.logTail());
+                }
+            }
+            if (!pending.isEmpty()) {
+                awaitExitOrPause(pending.get(0));
+            }
+        }
+    }
+
+    private static void awaitExitOrPause(LocalMember member) {
+        try {
+            member.awaitExit(20);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for etcd member " + member.name, e);
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for etcd", e);
+        }
+    }
+
+    private static boolean healthy(String endpoint) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(endpoint + "/health"))
+                .timeout(HEALTH_REQUEST_TIMEOUT)
+                .GET()
+                .build();
+        try {
+            HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+            return response.statusCode() == 200 && response.body().replace(" ", "").contains("\"health\":\"true\"");
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while checking " + endpoint + "/health", e);
+        }
+    }
+
+    /**
+     * Returns the client URLs of all members, in member order ({@code http://127.0.0.1:port} for a
+     * local cluster).
+     *
+     * @return an immutable list with one URL per member
+     */
+    public List<String> endpoints() {
+        return endpoints;
+    }
+
+    /**
+     * Returns the client URL of one member.
+     *
+     * @param member the member index, {@code 0 .. size() - 1}
+     * @return the member's client URL
+     * @throws IndexOutOfBoundsException if there is no such member
+     */
+    public String endpoint(int member) {
+        return endpoints.get(Objects.checkIndex(member, endpoints.size()));
+    }
+
+    /**
+     * Returns the number of members.
+     *
+     * @return the number of members (endpoints)
+     */
+    public int size() {
+        return endpoints.size();
+    }
+
+    /**
+     * Tells whether this cluster runs local member processes, which is what the fault operations
+     * need.
+     *
+     * @return {@code true} for a local cluster; {@code false} for an external or container cluster,
+     *         whose fault operations throw {@link UnsupportedOperationException}
+     */
+    public boolean supportsFaults() {
+        return !members.isEmpty();
+    }
+
+    /**
+     * Crashes a member: SIGKILL (which also ends a paused member), then waits for it to exit. Does
+     * nothing if the member is not running. The data dir and ports are kept for {@link #startMember(int)}.
+     *
+     * @param member the member index
+     * @throws UnsupportedOperationException if the cluster is not local
+     * @throws IllegalStateException if the cluster is closed or the process does not exit within 10 s
+     */
+    public synchronized void kill(int member) {
+        member(member).kill();
+    }
+
+    /**
+     * Shuts a member down gracefully: SIGTERM (after SIGCONT if it is paused), waits up to 10 s for it
+     * to exit and falls back to SIGKILL. Does nothing if the member is not running. The data dir and
+     * ports are kept for {@link #startMember(int)}.
+     *
+     * @param member the member index
+     * @throws UnsupportedOperationException if the cluster is not local
+     * @throws IllegalStateException if the cluster is closed or the process does not exit
+     */
+    public synchronized void stopMember(int member) {
+        member(member).stop();
+    }
+
+    /**
+     * Starts a stopped or killed member again on the same ports with the same data dir (so it keeps
+     * its data and identity; {@code --initial-cluster-state existing}), and waits until it reports
+     * healthy. A member of a multi-member cluster is only healthy while a quorum of members runs.
+     *
+     * @param member the member index
+     * @throws UnsupportedOperationException if the cluster is not local
+     * @throws IllegalStateException if the cluster is closed, the member is already running, or it
+     *                               does not become healthy within 30 s (the message holds its log
+     *                               tail; the process is killed)
+     */
+    public synchronized void startMember(int member) {
+        LocalMember m = member(member);
+        if (m.isRunning()) {
+            throw new IllegalStateException("etcd member " + member + " is already running");
+        }
+        launch(m, true);
+        try {
+            awaitHealthy(List.of(m));
+        } catch (RuntimeException e) {
+            m.kill();
+            throw e;
+        }
+    }
+
+    /**
+     * Kills a member if it is running ({@link #kill(int)}) and starts it again ({@link #startMember(int)}).
+     *
+     * @param member the member index
+     * @throws UnsupportedOperationException if the cluster is not local
+     * @throws IllegalStateException as for {@link #kill(int)} and {@link #startMember(int)}
+     */
+    public synchronized void restart(int member) {
+        kill(member);
+        startMember(member);
+    }
+
+    /**
+     * Freezes a member with SIGSTOP: its process keeps its sockets open but answers nothing, like a
+     * long GC pause or a hung host, until {@link #resume(int)}.
+     *
+     * @param member the member index
+     * @throws UnsupportedOperationException if the cluster is not local
+     * @throws IllegalStateException if the cluster is closed, the member is not running, or the signal
+     *                               cannot be sent
+     */
+    public synchronized void pause(int member) {
+        member(member).pause();
+    }
+
+    /**
+     * Lets a paused member continue with SIGCONT. Harmless on a member that is not paused.
+     *
+     * @param member the member index
+     * @throws UnsupportedOperationException if the cluster is not local
+     * @throws IllegalStateException if the cluster is closed, the member is not running, or the signal
+     *                               cannot be sent
+     */
+    public synchronized void resume(int member) {
+        member(member).resume();
+    }
+
+    private LocalMember member(int member) {
+        if (members.isEmpty()) {
+            throw new UnsupportedOperationException("fault injection (kill/stopMember/startMember/restart/pause/resume) needs local"
+                    + " etcd members started by EtcdCluster, but this is the " + description + ". Unset "
+                    + ENV_ENDPOINTS + " and install etcd: " + INSTALL_HINT);
+        }
+        if (closed) {
+            throw new IllegalStateException("the etcd cluster is closed");
+        }
+        return members.get(Objects.checkIndex(member, members.size()));
+    }
+
+    /** Process ids of the local members (-1 for one never started), for tests of this module. */
+    synchronized List<Long> pids() {
+        return members.stream().map(LocalMember::pid).collect(Collectors.toList());
+    }
+
+    /** The directory holding the data dirs and logs of a local cluster, for tests of this module. */
+    Path workDir() {
+        return workDir;
+    }
+
+    /**
+     * Describes the cluster: local (etcd version, binary and member count), external (its
+     * endpoints) or container (its image).
+     *
+     * @return a one-line description
+     */
+    public String describe() {
+        return description;
+    }
+
+    /**
+     * Returns {@link #describe()} followed by the endpoints.
+     *
+     * @return a one-line description
+     */
+    @Override
+    public String toString() {
+        return description + " at " + endpoints;
+    }
+
+    /**
+     * Stops the cluster, if this object started it: kills every local member process (paused ones
+     * too), waits for them to exit and deletes their data dirs and logs, or stops the container. An
+     * external cluster is left alone. Idempotent and thread-safe.
+     *
+     * @throws IllegalStateException if a process does not exit or a file cannot be deleted; cleanup
+     *                               of everything else is still attempted
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (Thread.currentThread() != shutdownHook && (binary != null || container != null)) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(shutdownHook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs (or ran) anyway and finds the cluster closed
+            }
+        }
+        IllegalStateException failure = new IllegalStateException("closing " + this + " failed");
+        for (LocalMember member : members) {
+            try {
+                member.kill();
+            } catch (RuntimeException e) {
+                failure.addSuppressed(e);
+            }
+        }
+        if (container != null) {
+            try {
+                container.close();
+            } catch (Exception e) {
+                failure.addSuppressed(e);
+            }
+        }
+        if (workDir != null) {
+            try (Stream<Path> files = Files.walk(workDir)) {
+                for (Path path : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
+                    Files.deleteIfExists(path);
+                }
+            } catch (IOException | UncheckedIOException e) {
+                failure.addSuppressed(e);
+            }
+        }
+        if (failure.getSuppressed().length > 0) {
+            throw failure;
+        }
+    }
+}

@@ -1,0 +1,135 @@
+package io.disco.testing;
+
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
+
+/**
+ * JUnit 5 extension that runs one {@link EtcdCluster} for all tests of a class.
+ *
+ * <p>Register it on a {@code static} field (an instance field would never see
+ * {@code beforeAll}):
+ * <pre>{@code
+ * @RegisterExtension
+ * static final EtcdExtension ETCD = EtcdExtension.cluster(3);
+ *
+ * @Test
+ * void survivesACrash(EtcdCluster etcd) {   // or ETCD.cluster()
+ *     etcd.kill(0);
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p>The cluster is started with {@link EtcdCluster#start(int)} before the first test of the class
+ * (so it follows the same resolution order and fails, never skips, when no etcd is available) and
+ * closed after the last one. {@code @Nested} classes share the cluster of the class that started
+ * it. Test methods and constructors may declare an {@link EtcdCluster} parameter. Fault operations
+ * on an external or container cluster throw {@link UnsupportedOperationException}, so such a test
+ * fails.
+ */
+public final class EtcdExtension implements BeforeAllCallback, AfterAllCallback, ParameterResolver {
+
+    private final int members;
+    private volatile EtcdCluster cluster;
+    private volatile String owner;
+
+    private EtcdExtension(int members) {
+        if (members < 1) {
+            throw new IllegalArgumentException("an etcd cluster needs at least 1 member, got " + members);
+        }
+        this.members = members;
+    }
+
+    /**
+     * Returns an extension that runs a single-member cluster.
+     *
+     * @return a new extension
+     */
+    public static EtcdExtension singleMember() {
+        return new EtcdExtension(1);
+    }
+
+    /**
+     * Returns an extension that runs a cluster of {@code members} members (local clusters only;
+     * an external or container cluster has the size it has).
+     *
+     * @param members the number of members, at least 1
+     * @return a new extension
+     * @throws IllegalArgumentException if {@code members < 1}
+     */
+    public static EtcdExtension cluster(int members) {
+        return new EtcdExtension(members);
+    }
+
+    /**
+     * Returns the running cluster.
+     *
+     * @return the cluster started for the current test class
+     * @throws IllegalStateException outside the tests of the class (before {@code beforeAll} or
+     *                               after {@code afterAll})
+     */
+    public EtcdCluster cluster() {
+        EtcdCluster current = cluster;
+        if (current == null) {
+            throw new IllegalStateException("the etcd cluster is not running: register EtcdExtension on a static"
+                    + " field with @RegisterExtension and use it from tests of that class");
+        }
+        return current;
+    }
+
+    /**
+     * Starts the cluster, unless an enclosing class already did.
+     *
+     * @param context the JUnit context of the test class
+     */
+    @Override
+    public synchronized void beforeAll(ExtensionContext context) {
+        if (cluster == null) {
+            cluster = EtcdCluster.start(members);
+            owner = context.getUniqueId();
+        }
+    }
+
+    /**
+     * Closes the cluster if it was started for this class.
+     *
+     * @param context the JUnit context of the test class
+     */
+    @Override
+    public synchronized void afterAll(ExtensionContext context) {
+        if (cluster != null && context.getUniqueId().equals(owner)) {
+            try {
+                cluster.close();
+            } finally {
+                cluster = null;
+                owner = null;
+            }
+        }
+    }
+
+    /**
+     * Supports parameters of type {@link EtcdCluster}.
+     *
+     * @param parameterContext the parameter
+     * @param extensionContext the JUnit context
+     * @return whether the parameter is an {@link EtcdCluster}
+     */
+    @Override
+    public boolean supportsParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
+        return parameterContext.getParameter().getType() == EtcdCluster.class;
+    }
+
+    /**
+     * Resolves an {@link EtcdCluster} parameter to the running cluster.
+     *
+     * @param parameterContext the parameter
+     * @param extensionContext the JUnit context
+     * @return {@link #cluster()}
+     */
+    @Override
+    public Object resolveParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
+        return cluster();
+    }
+}

@@ -1,0 +1,6 @@
+/**
+ * Real etcd for tests, benchmarks and the demo: {@link io.disco.testing.EtcdCluster} starts local
+ * etcd members (one or a cluster, with fault injection) or connects to an existing cluster, and
+ * {@link io.disco.testing.EtcdExtension} runs one per JUnit 5 test class.
+ */
+package io.disco.testing;
