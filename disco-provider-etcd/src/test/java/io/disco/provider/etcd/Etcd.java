@@ -1,0 +1,53 @@
+package io.disco.provider.etcd;
+
+import io.disco.testing.EtcdCluster;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.options.GetOption;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/** Test helpers around a real etcd. */
+final class Etcd {
+
+    private Etcd() {
+    }
+
+    static Client client(EtcdCluster etcd) {
+        return Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).build();
+    }
+
+    static EtcdOptions ttl(int seconds) {
+        return EtcdOptions.builder().ttl(Duration.ofSeconds(seconds)).requestTimeout(Duration.ofSeconds(2)).build();
+    }
+
+    /** A prefix no other test uses. */
+    static String uniquePrefix(String name) {
+        return "/test/" + name + "/" + UUID.randomUUID();
+    }
+
+    static ByteSequence bytes(String s) {
+        return ByteSequence.from(s, StandardCharsets.UTF_8);
+    }
+
+    /** The keys under {@code prefix + "/"}, read linearizably. */
+    static List<String> keysUnder(Client client, String prefix) throws Exception {
+        return client.getKVClient()
+                .get(bytes(prefix + "/"), GetOption.builder().isPrefix(true).build())
+                .get(5, TimeUnit.SECONDS)
+                .getKvs().stream()
+                .map(KeyValue::getKey)
+                .map(k -> k.toString(StandardCharsets.UTF_8))
+                .sorted()
+                .collect(Collectors.toList());
+    }
+
+    static long revision(Client client) throws Exception {
+        return client.getKVClient().get(bytes("/")).get(5, TimeUnit.SECONDS).getHeader().getRevision();
+    }
+}
