@@ -1,5 +1,8 @@
 package io.disco.fencing;
 
+import java.util.Collections;
+import java.util.Iterator;
+
 /**
  * A fencing token: a strictly positive 64-bit integer handed to the current owner of a lock,
  * read/write lock phase or leadership term.
@@ -37,13 +40,27 @@ public final class FencingToken implements Comparable<FencingToken> {
     }
 
     /**
-     * Parses the decimal text form of a token, strictly.
+     * Parses the canonical decimal text form of a token, strictly.
      *
-     * <p>Only a non-empty run of ASCII digits {@code 0-9} whose value lies in
-     * {@code 1 .. 9223372036854775807} is accepted. Everything else is rejected with a
-     * {@link MalformedTokenException} whose message names the problem: {@code null} or empty text,
-     * a sign ({@code +}/{@code -}), whitespace anywhere, a hex prefix, non-ASCII digits (such as
-     * full-width {@code １２}), a value of zero, or a value that overflows a signed 64-bit integer.
+     * <p>Accepted is exactly the text {@link #toString()} produces: a non-empty run of ASCII digits
+     * {@code 0-9}, without leading zeros, whose value lies in {@code 1 .. 9223372036854775807}.
+     * Every other text is rejected with a {@link MalformedTokenException} whose message names the
+     * first problem found, checked in this order:
+     * <ol>
+     *   <li>{@code null} ("missing") or empty text;</li>
+     *   <li>any character that is not an ASCII digit, reported with its index: a sign
+     *       ({@code +}/{@code -}), whitespace anywhere (including tabs and leading or trailing
+     *       spaces: nothing is trimmed), a non-ASCII digit (such as full-width {@code １２} or
+     *       Arabic-Indic {@code ٣}), or any other character ({@code x}, {@code e}, {@code .},
+     *       {@code _}, {@code ,} ...);</li>
+     *   <li>a leading zero ({@code "007"}, {@code "00"}): a token has exactly one text form, so
+     *       that two texts never denote the same token;</li>
+     *   <li>the value zero ({@code "0"});</li>
+     *   <li>a value above {@code 9223372036854775807} (it overflows a signed 64-bit integer).</li>
+     * </ol>
+     *
+     * <p>The message never repeats the input except for one printable ASCII character, so it is
+     * safe to log and to return to the client.
      *
      * @param text the text to parse
      * @return the token
@@ -57,38 +74,66 @@ public final class FencingToken implements Comparable<FencingToken> {
         if (n == 0) {
             throw new MalformedTokenException("fencing token is empty");
         }
-        long v = 0;
         for (int i = 0; i < n; i++) {
             char c = text.charAt(i);
             if (c < '0' || c > '9') {
-                throw new MalformedTokenException(describe(c, i) + ": a fencing token is a plain decimal number");
+                throw new MalformedTokenException(describe(Character.codePointAt(text, i), i)
+                        + ": a fencing token is a plain decimal number");
             }
-            int d = c - '0';
+        }
+        if (text.charAt(0) == '0') {
+            throw new MalformedTokenException(n == 1
+                    ? "fencing token must be at least 1, got 0"
+                    : "fencing token has a leading zero: write it without one");
+        }
+        long v = 0;
+        for (int i = 0; i < n; i++) {
+            int d = text.charAt(i) - '0';
             if (v > (Long.MAX_VALUE - d) / 10) {
                 throw new MalformedTokenException("fencing token overflows 9223372036854775807");
             }
             v = v * 10 + d;
         }
-        if (v == 0) {
-            throw new MalformedTokenException("fencing token must be at least 1, got 0");
-        }
         return new FencingToken(v);
     }
 
-    private static String describe(char c, int index) {
-        if (c == '+' || c == '-') {
-            return "fencing token has a sign '" + c + "' at index " + index;
+    /**
+     * Parses a transport's values of the token field, of which there must be exactly one: the one
+     * place where {@link FencingHttp} and {@link FencingGrpc} (and through them the server-side
+     * guards) turn received values into a token.
+     *
+     * @param values the received values in order; {@code null} or empty when the field is absent
+     * @param field how the field is named to the peer, e.g. {@code "X-Fencing-Token header"}
+     * @return the token
+     * @throws MalformedTokenException if the field is missing, repeated, or its value is malformed
+     */
+    static FencingToken parseSingle(Iterable<String> values, String field) {
+        Iterator<String> it = values == null ? Collections.emptyIterator() : values.iterator();
+        if (!it.hasNext()) {
+            throw new MalformedTokenException("missing " + field);
         }
-        if (Character.isWhitespace(c) || Character.isSpaceChar(c)) {
-            return "fencing token has whitespace at index " + index;
+        String value = it.next();
+        if (it.hasNext()) {
+            throw new MalformedTokenException("repeated " + field + ": send exactly one fencing token");
         }
-        if (Character.isDigit(c)) {
-            return "fencing token has a non-ASCII digit U+" + String.format("%04X", (int) c) + " at index " + index;
+        return parse(value);
+    }
+
+    private static String describe(int codePoint, int index) {
+        String at = " at index " + index;
+        if (codePoint == '+' || codePoint == '-') {
+            return "fencing token has a sign '" + (char) codePoint + "'" + at;
         }
-        if (c >= 0x20 && c < 0x7f) {
-            return "fencing token has an invalid character '" + c + "' at index " + index;
+        if (Character.isWhitespace(codePoint) || Character.isSpaceChar(codePoint)) {
+            return "fencing token has whitespace" + at;
         }
-        return "fencing token has an invalid character U+" + String.format("%04X", (int) c) + " at index " + index;
+        String name = codePoint >= 0x20 && codePoint < 0x7f
+                ? "'" + (char) codePoint + "'"
+                : String.format("U+%04X", codePoint);
+        if (Character.isDigit(codePoint)) {
+            return "fencing token has a non-ASCII digit " + name + at;
+        }
+        return "fencing token has an invalid character " + name + at;
     }
 
     /**
