@@ -122,8 +122,12 @@ abstract class QueueClaim<G> {
             } else {
                 wait = new PredecessorWait(session, waitRange(), myRevision - 1, ownKey).start();
                 wait.future.whenComplete((v, we) -> {
-                    if (we != null) {
-                        fail(we instanceof PredecessorWait.OwnKeyDeletedException ? lost((DiscoException) we) : we);
+                    if (we instanceof PredecessorWait.OwnKeyDeletedException) {
+                        myRevision = 0; // nothing of ours left to delete
+                        fail(lost((DiscoException) we));
+                        session.probeLease();
+                    } else if (we != null) {
+                        fail(we);
                     } else {
                         verify();
                     }
@@ -170,9 +174,10 @@ abstract class QueueClaim<G> {
             return;
         }
         if (grant == null) {
+            // Not acquired (try-only): answer once the own key is withdrawn, so none is left behind.
             finished = true;
             cleanup();
-            result.internalComplete(null);
+            settled.whenComplete((v, e) -> result.internalComplete(null));
             ended();
             return;
         }
