@@ -1,0 +1,91 @@
+package io.disco.provider.etcd;
+
+import static io.disco.provider.etcd.Etcd.keysUnder;
+import static io.disco.provider.etcd.Etcd.ttl;
+import static io.disco.provider.etcd.Etcd.uniquePrefix;
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.disco.lock.Grant;
+import io.disco.lock.LockService;
+import io.disco.testing.EtcdExtension;
+import io.etcd.jetcd.Client;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * No thundering herd: each release wakes only the next waiter, so the watch traffic and the RPCs of
+ * one handoff do not grow with the number of waiters.
+ */
+class LockHandoffTest {
+
+    @RegisterExtension
+    static final EtcdExtension ETCD = EtcdExtension.singleMember();
+
+    @Test
+    void handoffCostDoesNotGrowWithTheQueue() throws Exception {
+        Cost small = handoffCost(4);
+        Cost large = handoffCost(20);
+        System.out.printf("per handoff: 4 waiters %s; 20 waiters %s%n", small, large);
+        // Each handoff: one delete event to the next waiter only (a herd would deliver one to every waiter).
+        assertTrue(large.watchMessages <= 2.0, "watch messages per handoff with 20 waiters: " + large.watchMessages);
+        assertTrue(large.watchMessages <= small.watchMessages + 0.5, "watch traffic grew with the queue: " + small + " -> " + large);
+        assertTrue(large.kvRpcs <= small.kvRpcs + 0.5, "KV RPCs per handoff grew with the queue: " + small + " -> " + large);
+    }
+
+    record Cost(double watchMessages, double kvRpcs) {
+        @Override
+        public String toString() {
+            return String.format("%.2f watch messages, %.2f KV RPCs", watchMessages, kvRpcs);
+        }
+    }
+
+    /** Queues {@code waiters} owners behind a holder, then measures the chain of handoffs through them. */
+    private static Cost handoffCost(int waiters) throws Exception {
+        RpcCounter counter = new RpcCounter();
+        String prefix = uniquePrefix("herd");
+        try (Client client = Client.builder().endpoints(ETCD.cluster().endpoints().toArray(String[]::new))
+                .interceptor(counter).build()) {
+            List<LockService> services = new ArrayList<>();
+            try {
+                for (int i = 0; i <= waiters; i++) {
+                    services.add(EtcdProvider.newLock(client, prefix, ttl(30)));
+                }
+                Grant first = services.get(0).lock();
+                List<CompletableFuture<Grant>> queued = new ArrayList<>();
+                for (int i = 1; i <= waiters; i++) {
+                    queued.add(services.get(i).lockAsync());
+                    // Register one at a time so the queue order is known.
+                    int expected = i + 1;
+                    await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(client, prefix).size() == expected);
+                }
+                // Let every waiter's watches be established before measuring.
+                await().atMost(Duration.ofSeconds(5)).until(() -> counter.received("Watch") >= 2L * waiters);
+
+                long watchBefore = counter.received("Watch");
+                long kvBefore = counter.calls("KV/");
+                long previous = first.token().value();
+                services.get(0).unlock();
+                for (int i = 0; i < waiters; i++) {
+                    Grant g = queued.get(i).get(10, SECONDS);
+                    assertTrue(g.token().value() > previous, "tokens must increase along the queue");
+                    previous = g.token().value();
+                    services.get(i + 1).unlock();
+                }
+                double watch = (counter.received("Watch") - watchBefore) / (double) waiters;
+                // Exclude the test's own unlock Txns: count what the acquisitions cost.
+                double kv = (counter.calls("KV/") - kvBefore - waiters - 1) / (double) waiters;
+                assertEquals(List.of(), keysUnder(client, prefix));
+                return new Cost(watch, kv);
+            } finally {
+                services.forEach(LockService::close);
+            }
+        }
+    }
+}

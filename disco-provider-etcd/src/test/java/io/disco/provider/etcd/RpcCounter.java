@@ -1,0 +1,51 @@
+package io.disco.provider.etcd;
+
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.ForwardingClientCall;
+import io.grpc.ForwardingClientCallListener;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/** Counts the etcd RPCs a jetcd client starts, and the messages it receives, per gRPC method. */
+final class RpcCounter implements ClientInterceptor {
+
+    private final ConcurrentHashMap<String, LongAdder> calls = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, LongAdder> received = new ConcurrentHashMap<>();
+
+    @Override
+    public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+        String name = method.getFullMethodName();
+        calls.computeIfAbsent(name, k -> new LongAdder()).increment();
+        return new ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
+            @Override
+            public void start(Listener<R> listener, Metadata headers) {
+                super.start(new ForwardingClientCallListener.SimpleForwardingClientCallListener<>(listener) {
+                    @Override
+                    public void onMessage(R message) {
+                        received.computeIfAbsent(name, k -> new LongAdder()).increment();
+                        super.onMessage(message);
+                    }
+                }, headers);
+            }
+        };
+    }
+
+    /** Calls started whose method name contains {@code part} (e.g. "KV/", "Watch"). */
+    long calls(String part) {
+        return sum(calls, part);
+    }
+
+    /** Messages received on calls whose method name contains {@code part}. */
+    long received(String part) {
+        return sum(received, part);
+    }
+
+    private static long sum(ConcurrentHashMap<String, LongAdder> m, String part) {
+        return m.entrySet().stream().filter(e -> e.getKey().contains(part)).mapToLong(e -> e.getValue().sum()).sum();
+    }
+}
