@@ -52,6 +52,7 @@ final class EtcdElectionService implements ElectionService, EtcdSession.Member {
     private Leadership held;
     private long heldCreateRevision;
     private ElectionClaim pending;
+    private ElectionClaim last;
     private boolean closed;
     private LeadershipLostException lost;
     private final List<EtcdObservation> observations = new ArrayList<>();
@@ -116,19 +117,30 @@ final class EtcdElectionService implements ElectionService, EtcdSession.Member {
     /** @return the held leadership, or a started claim */
     private Object begin(String value) {
         ElectionClaim claim;
+        ElectionClaim previous;
         synchronized (this) {
             checkUsable();
             if (held != null) {
                 return held;
             }
-            if (pending != null) {
+            if (pending != null && !pending.result.isDone()) {
                 throw new IllegalStateException("election " + prefix + ": another campaign of this service is in progress;"
                         + " one service is one candidate (use one session and service per candidate)");
             }
             claim = new ElectionClaim(value);
+            previous = last;
+            last = claim;
             pending = claim;
         }
-        claim.start();
+        if (previous == null) {
+            claim.start();
+        } else {
+            // A given-up campaign may still be withdrawing the same key: start once it has, or its guarded
+            // delete could remove the key this campaign adopts (bounded: a delete retries in the background).
+            previous.settled()
+                    .completeOnTimeout(null, 2 * session.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                    .whenComplete((v, e) -> claim.start());
+        }
         return claim;
     }
 

@@ -266,6 +266,16 @@ abstract class QueueClaim<G> {
     }
 
     /**
+     * Completes once the attempt has nothing left to withdraw: it committed, or its own key's delete
+     * was answered (a failed delete keeps retrying in the background). A service that starts a new
+     * attempt on the same key should wait for this, or the old attempt's guarded delete may remove the
+     * key the new attempt just adopted (same key, same CreateRevision).
+     */
+    final CompletableFuture<Void> settled() {
+        return settled.minimalCompletionStage().toCompletableFuture();
+    }
+
+    /**
      * Waits for the attempt like a blocking acquire: forever, or at most {@code timeout}. On timeout
      * or interruption the claim is withdrawn and, when etcd was answering, this waits (bounded by the
      * request timeout) until the own key is deleted, so the caller sees no key left behind.

@@ -285,6 +285,40 @@ class ElectionTest {
     }
 
     @Test
+    void campaignRightAfterACancelledOneIsNotUndoneByItsCleanup() throws Exception {
+        String prefix = uniquePrefix("election-recampaign");
+        try (ElectionService holder = EtcdProvider.newElection(client, prefix, ttl(10));
+             ElectionService other = EtcdProvider.newElection(client, prefix, ttl(10))) {
+            Leadership held = holder.campaign("holder");
+            for (int i = 0; i < 5; i++) {
+                CompletableFuture<Leadership> cancelled = other.campaignAsync("cancelled-" + i);
+                assertTrue(cancelled.cancel(true));
+                // Campaign again at once, while the cancelled candidacy's key may still be being withdrawn.
+                CompletableFuture<Leadership> again = other.campaignAsync("again-" + i);
+                await().pollInterval(Duration.ofMillis(20)).atMost(Duration.ofSeconds(5))
+                        .until(() -> keysUnder(client, prefix).size() == 2);
+                assertStillWaitingBriefly(again);
+                assertTrue(again.cancel(true));
+                await().pollInterval(Duration.ofMillis(20)).atMost(Duration.ofSeconds(5))
+                        .until(() -> keysUnder(client, prefix).equals(List.of(held.key())));
+            }
+            CompletableFuture<Leadership> cancelled = other.campaignAsync("cancelled");
+            assertTrue(cancelled.cancel(true));
+            CompletableFuture<Leadership> last = other.campaignAsync("last");
+            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(client, prefix).size() == 2);
+            holder.resign();
+            Leadership lo = last.get(5, SECONDS);
+            assertEquals("last", lo.value());
+            assertEquals(List.of(lo.key()), keysUnder(client, prefix), "the new candidacy's key must survive");
+            assertEquals(lo.withValue("last-2"), other.proclaim("last-2"));
+        }
+    }
+
+    private static void assertStillWaitingBriefly(CompletableFuture<Leadership> f) {
+        assertFalse(f.isDone() && !f.isCancelled() && !f.isCompletedExceptionally(), "must not lead while the holder does");
+    }
+
+    @Test
     void campaignWhoseLeaseIsRevokedWhileWaitingFailsAndNeverWins() throws Exception {
         String prefix = uniquePrefix("election-revoked");
         try (ElectionService holder = EtcdProvider.newElection(client, prefix, ttl(10));
