@@ -75,6 +75,7 @@ public final class Bench {
     }
 
     public static void main(String[] args) throws Exception {
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", System.getProperty("bench.log", "warn"));
         boolean quick = false;
         boolean jmh = true;
         Path json = null;
@@ -114,8 +115,10 @@ public final class Bench {
         System.exit(error == null ? 0 : 2);
     }
 
+    private static final long START = System.nanoTime();
+
     private static void log(String fmt, Object... args) {
-        System.out.printf(Locale.ROOT, "[bench] " + fmt + "%n", args);
+        System.out.printf(Locale.ROOT, "[bench %5.1fs] " + fmt + "%n", prepend((System.nanoTime() - START) / 1e9, args));
         System.out.flush();
     }
 
@@ -133,6 +136,7 @@ public final class Bench {
                 uncontended();
                 contended();
                 contendedJetcd();
+                watchDelivery();
                 sessions();
             } finally {
                 client.close();
@@ -146,6 +150,13 @@ public final class Bench {
         }
         report.notes.add("3 (read/write lock throughput) and 4 (election failover) are not measured:"
                 + " the read/write lock and election APIs are not on this branch yet");
+    }
+
+    private static Object[] prepend(Object first, Object[] rest) {
+        Object[] all = new Object[rest.length + 1];
+        all[0] = first;
+        System.arraycopy(rest, 0, all, 1, rest.length);
+        return all;
     }
 
     static ByteSequence bs(String s) {
@@ -272,7 +283,7 @@ public final class Bench {
     }
 
     /** The measured result of one contended run. */
-    private record Contended(int k, int acquisitions, double seconds, double[] handoffMs, RpcCounter.Snapshot rpcs) {
+    private record Contended(int k, int acquisitions, double seconds, double[] handoffMs, double[] holdMs, RpcCounter.Snapshot rpcs) {
     }
 
     private Contended runContended(List<Owner> owners, int cycles) throws Exception {
@@ -322,7 +333,21 @@ public final class Bench {
         for (int s = 0; s + 1 < total; s++) {
             handoff[s] = Stats.ms(granted[s + 1] - released[s]);
         }
-        return new Contended(k, total, (t1 - t0) / 1e9, handoff, rpcs);
+        double[] hold = new double[total];
+        for (int s = 0; s < total; s++) {
+            hold[s] = Stats.ms(released[s] - granted[s]); // the unlock call: nothing is done while held
+        }
+        return new Contended(k, total, (t1 - t0) / 1e9, handoff, hold, rpcs);
+    }
+
+    private static int over(double[] samples, double limit) {
+        int n = 0;
+        for (double v : samples) {
+            if (v > limit) {
+                n++;
+            }
+        }
+        return n;
     }
 
     private void contended() throws Exception {
@@ -359,9 +384,10 @@ public final class Bench {
                 perAcq.add(rpa);
                 perAcqText.add(String.format(Locale.ROOT, "K=%d: %.2f", k, rpa));
                 report.row("2 contended disco", "K=" + k + " handoff", Stats.median(c.handoffMs), Stats.p99(c.handoffMs), "ms",
-                        "acq_per_s", c.acquisitions / c.seconds, "rpcs_per_acq", rpa,
+                        "acq_per_s", c.acquisitions / c.seconds, "unlock_ms", Stats.median(c.holdMs), "rpcs_per_acq", rpa,
                         "kv_per_acq", kvCalls / (double) c.acquisitions,
                         "watches_per_acq", c.rpcs.watchCreates() / (double) c.acquisitions,
+                        "handoffs_over_50ms", over(c.handoffMs, 50),
                         "acquisitions", c.acquisitions);
                 if (k == 4) {
                     rpcsAtWait = rpa;
@@ -415,7 +441,8 @@ public final class Bench {
                 Contended c = runContended(owners, cyclesPerOwner(k));
                 long calls = c.rpcs.calls("Lock/") + c.rpcs.calls("KV/") + c.rpcs.watchCreates();
                 report.row("2 contended jetcd Lock", "K=" + k + " handoff", Stats.median(c.handoffMs), Stats.p99(c.handoffMs), "ms",
-                        "acq_per_s", c.acquisitions / c.seconds, "rpcs_per_acq", calls / (double) c.acquisitions,
+                        "acq_per_s", c.acquisitions / c.seconds, "unlock_ms", Stats.median(c.holdMs),
+                        "rpcs_per_acq", calls / (double) c.acquisitions, "handoffs_over_50ms", over(c.handoffMs, 50),
                         "acquisitions", c.acquisitions);
             } finally {
                 for (long l : leases) {
@@ -424,7 +451,52 @@ public final class Bench {
             }
         }
         report.notes.add("jetcd Lock RPCs are client-visible calls only: etcd runs the same queue recipe server-side"
-                + " inside one blocking Lock RPC");
+                + " inside one blocking Lock RPC, so its waiter is answered as the delete commits; a disco waiter"
+                + " learns of the delete from its watch and then makes two more reads (re-Get of predecessors,"
+                + " linearizable re-read of its own key) before lock() returns: that is its longer handoff");
+        report.notes.add("handoff = next owner's lock() return - previous owner's unlock() return (can be ~0 or"
+                + " negative when the grant arrives before the releaser's unlock() returns); unlock_ms = median unlock()"
+                + " call, since nothing is done while held");
+    }
+
+    /**
+     * The cause of the slow handoffs: etcd puts a watcher whose start revision is not above its
+     * current revision into the "unsynced" group, which a loop catches up every 100 ms; a delete
+     * that happens meanwhile reaches the watcher only then. Both disco and etcd's own lock watch the
+     * predecessor from the revision of the read that found it. Measured here: delete to event,
+     * watch started at that read's revision vs at the revision after it.
+     */
+    private void watchDelivery() throws Exception {
+        int n = quick ? 20 : 60;
+        log("2. watch delivery: delete -> event, watch from the read's revision vs revision + 1, %d each", n);
+        double[][] samples = new double[2][n];
+        ByteSequence key = bs(root + "/w/key");
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < 2; j++) {
+                int v = (i + j) % 2;
+                get(client.getKVClient().put(key, EMPTY));
+                long rev = get(client.getKVClient().get(key)).getHeader().getRevision();
+                java.util.concurrent.CompletableFuture<Long> event = new java.util.concurrent.CompletableFuture<>();
+                io.etcd.jetcd.options.WatchOption opt = io.etcd.jetcd.options.WatchOption.builder()
+                        .withRevision(v == 0 ? rev : rev + 1).withNoPut(true).build();
+                try (io.etcd.jetcd.Watch.Watcher w = client.getWatchClient().watch(key, opt,
+                        r -> event.complete(System.nanoTime()))) {
+                    Thread.sleep(5); // the watch is created; a short queue hands off a few ms later
+                    get(client.getKVClient().delete(key));
+                    long deleted = System.nanoTime();
+                    samples[v][i] = Stats.ms(event.get(10, TimeUnit.SECONDS) - deleted);
+                }
+            }
+        }
+        report.row("2 watch delivery", "delete -> event, watch from read's revision", Stats.median(samples[0]),
+                Stats.p99(samples[0]), "ms");
+        report.row("2 watch delivery", "delete -> event, watch from revision + 1", Stats.median(samples[1]),
+                Stats.p99(samples[1]), "ms");
+        report.notes.add("slow handoffs (handoffs_over_50ms) at small K, for disco and jetcd Lock alike: a watch that"
+                + " starts at the revision of the read that found the predecessor is 'unsynced' in etcd and gets the"
+                + " delete only at etcd's next 100 ms watcher sync (see '2 watch delivery'); with many owners the"
+                + " watch is long synced when the delete comes. Starting the watch at that revision + 1 is equally"
+                + " exact (the read saw the key at that revision) and is delivered at once");
     }
 
     // ------------------------------------------------------------------ 6. sessions
@@ -578,6 +650,7 @@ public final class Bench {
         log("5. Guard.check vs AtomicLong.get(), JMH, 1 and 2 threads (%s)", quick ? "short iterations" : "full iterations");
         Path out = Files.createTempFile("disco-jmh", ".txt");
         double[][] score = new double[2][2]; // [threads-1][0=guard,1=plain]
+        double[][] error = new double[2][2];
         for (int threads = 1; threads <= 2; threads++) {
             OptionsBuilder ob = new OptionsBuilder();
             ob.include(GuardBenchmark.class.getName() + "\\.")
@@ -585,10 +658,10 @@ public final class Bench {
                     .forks(1)
                     .mode(org.openjdk.jmh.annotations.Mode.Throughput)
                     .timeUnit(TimeUnit.SECONDS)
-                    .warmupIterations(quick ? 2 : 3)
-                    .warmupTime(TimeValue.milliseconds(quick ? 300 : 1000))
-                    .measurementIterations(quick ? 3 : 5)
-                    .measurementTime(TimeValue.milliseconds(quick ? 300 : 1000))
+                    .warmupIterations(3)
+                    .warmupTime(TimeValue.milliseconds(quick ? 200 : 1000))
+                    .measurementIterations(quick ? 5 : 8)
+                    .measurementTime(TimeValue.milliseconds(quick ? 200 : 1000))
                     .jvmArgs("-Xmx128m")
                     .output(out.toString());
             Options opt = ob.build();
@@ -598,6 +671,7 @@ public final class Bench {
                 double median = r.getPrimaryResult().getStatistics().getPercentile(50);
                 int which = label.endsWith("guardCheckEqualToken") ? 0 : 1;
                 score[threads - 1][which] = median;
+                error[threads - 1][which] = r.getPrimaryResult().getScoreError();
                 report.row("5 guard", (which == 0 ? "Guard.check (equal token)" : "AtomicLong.get()") + ", " + threads
                                 + (threads == 1 ? " thread" : " threads"), Double.NaN, Double.NaN, "",
                         "ops_per_s", median, "error_99.9", r.getPrimaryResult().getScoreError());
@@ -608,7 +682,10 @@ public final class Bench {
         report.target("guard vs plain read, 1 thread", "guard >= plain / 1.2",
                 String.format(Locale.ROOT, "guard %.3g ops/s = %.2f x plain %.3g ops/s", score[0][0], ratio, score[0][1]),
                 ratio >= 1 / 1.2,
-                ratio >= 1 / 1.2 ? "" : "the equal-token path adds a compare and a branch to the volatile read;"
-                        + " see the 2-thread rows for sharing effects");
+                ratio >= 1 / 1.2 ? "" : (Math.abs(score[0][0] - score[0][1]) <= error[0][0] + error[0][1]
+                        ? "the difference is within JMH's 99.9% error bars on this machine (not resolved by this run);"
+                        : "resolved beyond JMH's error bars;")
+                        + " per call the guard loads the token's value and compares it after the same volatile read,"
+                        + " at about 1 ns per call either way");
     }
 }
