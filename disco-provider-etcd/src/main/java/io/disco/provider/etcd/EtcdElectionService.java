@@ -20,15 +20,13 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 /**
  * etcd's {@code concurrency.Election} behind {@link ElectionService}: the candidate key is
@@ -38,39 +36,24 @@ import java.util.function.Consumer;
  * ({@link QueueClaim}: create Txn, wait for the newest predecessor, linearizable re-read, cleanup on
  * every way of giving up).
  */
-final class EtcdElectionService implements ElectionService, EtcdSession.Member {
+final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostException> implements ElectionService {
 
-    private final EtcdSession session;
-    private final String prefix;
     private final String key;
     private final ByteSequence ownKey;
     private final KeyRange candidates;
-    private final boolean ownsSession;
-    private final CompletableFuture<Void> done = new CompletableFuture<>();
 
     // Guarded by this.
-    private Leadership held;
-    private long heldCreateRevision;
-    private ElectionClaim pending;
-    private ElectionClaim last;
-    private boolean closed;
-    private LeadershipLostException lost;
     private final List<EtcdObservation> observations = new ArrayList<>();
 
     private EtcdElectionService(EtcdSession session, String prefix, boolean ownsSession) {
-        this.session = session;
-        this.prefix = prefix;
+        super(session, prefix, "election", ownsSession);
         this.key = prefix + "/" + EtcdSession.hex(session.leaseId());
         this.ownKey = KeyRange.bytes(key);
         this.candidates = KeyRange.prefix(prefix + "/");
-        this.ownsSession = ownsSession;
     }
 
     static EtcdElectionService create(EtcdSession session, String prefix, boolean ownsSession) {
-        Objects.requireNonNull(session, "session");
-        EtcdElectionService svc = new EtcdElectionService(session, EtcdLockService.validPrefix(prefix), ownsSession);
-        session.register(svc.prefix, svc);
-        return svc;
+        return register(new EtcdElectionService(session, prefix, ownsSession));
     }
 
     // ---------------------------------------------------------------- campaign
@@ -86,25 +69,18 @@ final class EtcdElectionService implements ElectionService, EtcdSession.Member {
 
     @Override
     public Leadership campaign(String value, Duration timeout) throws InterruptedException, TimeoutException {
-        if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
-            throw new IllegalArgumentException("timeout must be positive, got " + timeout);
-        }
-        Object claim = begin(validValue(value));
-        if (claim instanceof Leadership) {
-            Leadership l = (Leadership) claim;
-            return l.value().equals(value) ? l : proclaim(value);
-        }
-        return ((ElectionClaim) claim).await(timeout);
+        Leadership l = acquire(timeout, UnaryOperator.identity(), () -> new ElectionClaim(validValue(value)));
+        return l.value().equals(value) ? l : proclaim(value);
     }
 
     @Override
     public CompletableFuture<Leadership> campaignAsync(String value) {
-        Object claim = begin(validValue(value));
-        if (claim instanceof Leadership) {
-            Leadership l = (Leadership) claim;
-            return l.value().equals(value) ? CompletableFuture.completedFuture(l) : proclaimAsync(value);
+        Optional<Leadership> leading = held();
+        if (leading.isPresent() && !leading.get().value().equals(validValue(value))) {
+            return proclaimAsync(value);
         }
-        return ((ElectionClaim) claim).result;
+        // The claim's own future, so that cancelling it withdraws the candidacy.
+        return acquireAsync(UnaryOperator.identity(), () -> new ElectionClaim(validValue(value)));
     }
 
     private static String validValue(String value) {
@@ -114,47 +90,9 @@ final class EtcdElectionService implements ElectionService, EtcdSession.Member {
         return value;
     }
 
-    /** @return the held leadership, or a started claim */
-    private Object begin(String value) {
-        ElectionClaim claim;
-        ElectionClaim previous;
-        synchronized (this) {
-            checkUsable();
-            if (held != null) {
-                return held;
-            }
-            if (pending != null && !pending.result.isDone()) {
-                throw new IllegalStateException("election " + prefix + ": another campaign of this service is in progress;"
-                        + " one service is one candidate (use one session and service per candidate)");
-            }
-            claim = new ElectionClaim(value);
-            previous = last;
-            last = claim;
-            pending = claim;
-        }
-        if (previous == null) {
-            claim.start();
-        } else {
-            // A given-up campaign may still be withdrawing the same key: start once it has, or its guarded
-            // delete could remove the key this campaign adopts (bounded: a delete retries in the background).
-            previous.settled()
-                    .completeOnTimeout(null, 2 * session.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                    .whenComplete((v, e) -> claim.start());
-        }
-        return claim;
-    }
-
-    private void checkUsable() {
-        if (lost != null) {
-            throw new LeadershipLostException("election " + prefix + " is unusable: " + lost.getMessage(), lost);
-        }
-        checkOpen();
-    }
-
-    private void checkOpen() {
-        if (closed) {
-            throw new IllegalStateException("election service " + prefix + " is closed");
-        }
+    @Override
+    LeadershipLostException lostException(String message, Throwable cause) {
+        return new LeadershipLostException(message, cause);
     }
 
     // ---------------------------------------------------------------- proclaim, resign
@@ -166,12 +104,8 @@ final class EtcdElectionService implements ElectionService, EtcdSession.Member {
 
     /** Go's {@code Proclaim}: Put the own key with the new value, only while it is still the key that won. */
     private CompletableFuture<Leadership> proclaimAsync(String value) {
-        Leadership l;
-        long rev;
-        synchronized (this) {
-            l = held;
-            rev = heldCreateRevision;
-        }
+        Leadership l = held().orElse(null);
+        long rev = heldCreateRevision();
         if (l == null) {
             return CompletableFuture.failedFuture(new NotLeaderException("election " + prefix + ": " + key
                     + " is not the leader; only the leader can proclaim"));
@@ -181,44 +115,23 @@ final class EtcdElectionService implements ElectionService, EtcdSession.Member {
                         .Then(Op.put(ownKey, KeyRange.bytes(value), PutOption.builder().withLeaseId(session.leaseId()).build()))
                         .commit())
                 .thenApply((TxnResponse r) -> {
-                    synchronized (this) {
-                        boolean sameTerm = held != null && held.token().equals(l.token());
-                        if (!r.isSucceeded()) {
-                            // Our key is gone (lease expired or revoked, or deleted by hand): the term is over.
-                            if (sameTerm) {
-                                held = null;
-                            }
-                            session.probeLease();
-                            throw new NotLeaderException("election " + prefix + ": " + key
-                                    + " is no longer the leader (its key is gone); the term with token " + l.token() + " has ended");
-                        }
-                        Leadership proclaimed = l.withValue(value);
-                        if (sameTerm) {
-                            held = proclaimed;
-                        }
-                        return proclaimed;
+                    if (!r.isSucceeded()) {
+                        // Our key is gone (lease expired or revoked, or deleted by hand): the term is over.
+                        replaceHeld(l, null);
+                        session.probeLease();
+                        throw new NotLeaderException("election " + prefix + ": " + key
+                                + " is no longer the leader (its key is gone); the term with token " + l.token() + " has ended");
                     }
+                    Leadership proclaimed = l.withValue(value);
+                    replaceHeld(l, proclaimed);
+                    return proclaimed;
                 });
     }
 
     @Override
     public void resign() {
-        Leadership l;
-        long rev;
-        synchronized (this) {
-            l = held;
-            rev = heldCreateRevision;
-        }
-        if (l == null) {
-            return;
-        }
         // Deleting only while CreateRevision == ours: never someone else's key, and a retry is harmless.
-        awaitRpc(session.rpc("resignation", () -> QueueClaim.guardedDelete(session, ownKey, rev)), "resignation");
-        synchronized (this) {
-            if (held != null && held.token().equals(l.token())) {
-                held = null;
-            }
-        }
+        release(l -> { }, "resignation");
     }
 
     /** Waits for an RPC issued through {@link EtcdSession#rpc} (which bounds it by the request timeout). */
@@ -240,9 +153,7 @@ final class EtcdElectionService implements ElectionService, EtcdSession.Member {
 
     @Override
     public Optional<Leadership> leader() {
-        synchronized (this) {
-            checkOpen();
-        }
+        checkOpen();
         GetOption firstCreated = GetOption.builder()
                 .withRange(candidates.end())
                 .withSortField(GetOption.SortTarget.CREATE)
@@ -257,11 +168,6 @@ final class EtcdElectionService implements ElectionService, EtcdSession.Member {
     static Leadership leadership(KeyValue kv) {
         return new Leadership(kv.getKey().toString(StandardCharsets.UTF_8), kv.getValue().toString(StandardCharsets.UTF_8),
                 FencingToken.of(kv.getCreateRevision()));
-    }
-
-    @Override
-    public synchronized Optional<Leadership> held() {
-        return Optional.ofNullable(held);
     }
 
     @Override
@@ -282,100 +188,20 @@ final class EtcdElectionService implements ElectionService, EtcdSession.Member {
         observations.remove(obs);
     }
 
-    // ---------------------------------------------------------------- lifetime
-
+    /** Observations end with the service; on the session thread they are stopped without waiting for a listener. */
     @Override
-    public CompletionStage<Void> done() {
-        return done.minimalCompletionStage();
-    }
-
-    @Override
-    public synchronized Optional<LeadershipLostException> err() {
-        return Optional.ofNullable(lost);
-    }
-
-    @Override
-    public void close() {
-        ElectionClaim claim;
-        Leadership l;
-        long rev;
+    void closing(boolean onSessionThread) {
         List<EtcdObservation> obs;
         synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            claim = pending;
-            l = held;
-            rev = heldCreateRevision;
-            held = null;
             obs = new ArrayList<>(observations);
         }
         for (EtcdObservation o : obs) {
-            o.close();
-        }
-        if (ownsSession) {
-            session.close(); // revokes the lease: the key goes with it
-        } else {
-            if (claim != null) {
-                claim.abandon(new IllegalStateException("election service " + prefix + " closed"));
-            }
-            if (l != null) {
-                try {
-                    QueueClaim.deleteOwnKey(session, ownKey, rev).get(session.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } catch (ExecutionException | TimeoutException e) {
-                    // deleteOwnKey keeps retrying in the background
-                }
+            if (onSessionThread) {
+                o.stop();
+            } else {
+                o.close();
             }
         }
-        session.unregister(prefix, this);
-        finish();
-    }
-
-    @Override
-    public String toString() {
-        return "EtcdElectionService{key=" + key + '}';
-    }
-
-    // ---------------------------------------------------------------- session events (session thread)
-
-    @Override
-    public void sessionLost(DiscoException cause) {
-        ElectionClaim claim;
-        synchronized (this) {
-            lost = new LeadershipLostException("election " + prefix + ": leadership lost: " + cause.getMessage(), cause);
-            held = null;
-            claim = pending;
-        }
-        if (claim != null) {
-            claim.giveUp(lost);
-        }
-        finish();
-    }
-
-    @Override
-    public void sessionClosed() {
-        ElectionClaim claim;
-        List<EtcdObservation> obs;
-        synchronized (this) {
-            closed = true;
-            held = null;
-            claim = pending;
-            obs = new ArrayList<>(observations);
-        }
-        if (claim != null) {
-            claim.giveUp(new IllegalStateException("election service " + prefix + " closed: its session was closed"));
-        }
-        for (EtcdObservation o : obs) {
-            o.stop(); // never wait for a listener on the session thread
-        }
-        finish();
-    }
-
-    private void finish() {
-        ForkJoinPool.commonPool().execute(() -> done.complete(null));
     }
 
     // ---------------------------------------------------------------- the campaign
@@ -384,33 +210,10 @@ final class EtcdElectionService implements ElectionService, EtcdSession.Member {
 
         private final String value;
 
+        /** Go's Campaign: the own key holds the value; an existing key keeps its CreateRevision and gets the value. */
         ElectionClaim(String value) {
-            super(EtcdElectionService.this.session, EtcdElectionService.this.ownKey, false, EtcdElectionService.this);
+            super(EtcdElectionService.this, EtcdElectionService.this.ownKey, KeyRange.bytes(value), false);
             this.value = value;
-        }
-
-        /**
-         * One Txn: create the own key with the value if absent (else keep its CreateRevision and update
-         * its value, as Go's Campaign does with a Proclaim), and read the current leader (lowest
-         * CreateRevision). jetcd lists only the Get results: the leader is at index 0 in the Then branch
-         * and at index 1 in the Else branch, after the own key ({@link EtcdLockService#created}).
-         */
-        @Override
-        CompletableFuture<Created> create() {
-            GetOption firstCreated = GetOption.builder()
-                    .withRange(candidates.end())
-                    .withSortField(GetOption.SortTarget.CREATE)
-                    .withSortOrder(GetOption.SortOrder.ASCEND)
-                    .withLimit(1)
-                    .build();
-            Op getLeader = Op.get(candidates.start(), firstCreated);
-            Op put = Op.put(ownKey, KeyRange.bytes(value), PutOption.builder().withLeaseId(session.leaseId()).build());
-            return session.rpc("campaign Txn", () -> session.client().getKVClient().txn()
-                            .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                            .Then(put, getLeader)
-                            .Else(Op.get(ownKey, GetOption.DEFAULT), put, getLeader)
-                            .commit())
-                    .thenApply(EtcdLockService::created);
         }
 
         @Override
@@ -418,30 +221,10 @@ final class EtcdElectionService implements ElectionService, EtcdSession.Member {
             return candidates;
         }
 
+        /** The token of a term: the CreateRevision of the winning key. */
         @Override
         CompletableFuture<Leadership> grant(long myRevision, long revision) {
             return CompletableFuture.completedFuture(new Leadership(key, value, FencingToken.of(myRevision)));
-        }
-
-        @Override
-        void commit(Leadership leadership, long myRevision) {
-            held = leadership;
-            heldCreateRevision = myRevision;
-            pending = null;
-        }
-
-        @Override
-        void ended() {
-            synchronized (EtcdElectionService.this) {
-                if (pending == this) {
-                    pending = null;
-                }
-            }
-        }
-
-        @Override
-        DiscoException lost(DiscoException cause) {
-            return new LeadershipLostException("election " + prefix + ": candidacy lost while waiting: " + cause.getMessage(), cause);
         }
     }
 }

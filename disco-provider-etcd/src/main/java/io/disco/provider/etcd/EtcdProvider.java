@@ -42,14 +42,7 @@ public final class EtcdProvider {
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
     public static LockService newLock(Client client, String prefix, EtcdOptions options) {
-        EtcdLockService.validPrefix(prefix);
-        EtcdSession session = EtcdSession.open(client, options);
-        try {
-            return EtcdLockService.create(session, prefix, true);
-        } catch (RuntimeException e) {
-            session.close();
-            throw e;
-        }
+        return onOwnSession(client, prefix, options, EtcdLockService::create);
     }
 
     /**
@@ -76,14 +69,7 @@ public final class EtcdProvider {
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
     public static RWLockService newRWLock(Client client, String prefix, EtcdOptions options) {
-        EtcdLockService.validPrefix(prefix);
-        EtcdSession session = EtcdSession.open(client, options);
-        try {
-            return EtcdRWLockService.create(session, prefix, true);
-        } catch (RuntimeException e) {
-            session.close();
-            throw e;
-        }
+        return onOwnSession(client, prefix, options, EtcdRWLockService::create);
     }
 
     /**
@@ -110,10 +96,19 @@ public final class EtcdProvider {
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
     public static ElectionService newElection(Client client, String prefix, EtcdOptions options) {
-        EtcdLockService.validPrefix(prefix);
+        return onOwnSession(client, prefix, options, EtcdElectionService::create);
+    }
+
+    private interface Factory<S> {
+        S create(EtcdSession session, String prefix, boolean ownsSession);
+    }
+
+    /** Opens a session for one service, which then owns it; the session is closed again if the service cannot be made. */
+    private static <S> S onOwnSession(Client client, String prefix, EtcdOptions options, Factory<S> factory) {
+        EtcdService.validPrefix(prefix);
         EtcdSession session = EtcdSession.open(client, options);
         try {
-            return EtcdElectionService.create(session, prefix, true);
+            return factory.create(session, prefix, true);
         } catch (RuntimeException e) {
             session.close();
             throw e;

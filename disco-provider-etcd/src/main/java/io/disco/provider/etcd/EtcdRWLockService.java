@@ -9,7 +9,6 @@ import io.disco.rwlock.RWLockService;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.GetResponse;
-import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
@@ -19,14 +18,11 @@ import io.etcd.jetcd.options.OptionsUtil;
 import io.etcd.jetcd.options.PutOption;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 /**
  * etcd's {@code recipes.RWMutex} behind {@link RWLockService}, with fencing tokens.
@@ -73,10 +69,8 @@ import java.util.concurrent.TimeoutException;
  * answer was lost) has still deleted the marker: it ends the phase like a writer that wrote nothing.
  * That keeps the order above; it only means the readers after it get a new, higher token.
  */
-final class EtcdRWLockService implements RWLockService, EtcdSession.Member {
+final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> implements RWLockService {
 
-    private final EtcdSession session;
-    private final String prefix;
     private final String readKey;
     private final String writeKey;
     private final ByteSequence readOwnKey;
@@ -84,19 +78,9 @@ final class EtcdRWLockService implements RWLockService, EtcdSession.Member {
     private final ByteSequence phaseKey;
     private final KeyRange writers;
     private final KeyRange everyone;
-    private final boolean ownsSession;
-    private final CompletableFuture<Void> done = new CompletableFuture<>();
-
-    // Guarded by this.
-    private RWGrant held;
-    private long heldCreateRevision;
-    private RWClaim pending;
-    private boolean closed;
-    private RWLockLostException lost;
 
     private EtcdRWLockService(EtcdSession session, String prefix, boolean ownsSession) {
-        this.session = session;
-        this.prefix = prefix;
+        super(session, prefix, "read/write lock", ownsSession);
         String lease = EtcdSession.hex(session.leaseId());
         this.readKey = prefix + "/read/" + lease;
         this.writeKey = prefix + "/write/" + lease;
@@ -105,14 +89,10 @@ final class EtcdRWLockService implements RWLockService, EtcdSession.Member {
         this.phaseKey = KeyRange.bytes(phaseKey(prefix));
         this.writers = KeyRange.prefix(prefix + "/write/");
         this.everyone = new KeyRange(KeyRange.bytes(prefix + "/read/"), OptionsUtil.prefixEndOf(KeyRange.bytes(prefix + "/write/")));
-        this.ownsSession = ownsSession;
     }
 
     static EtcdRWLockService create(EtcdSession session, String prefix, boolean ownsSession) {
-        Objects.requireNonNull(session, "session");
-        EtcdRWLockService svc = new EtcdRWLockService(session, EtcdLockService.validPrefix(prefix), ownsSession);
-        session.register(svc.prefix, svc);
-        return svc;
+        return register(new EtcdRWLockService(session, prefix, ownsSession));
     }
 
     /** The non-leased phase marker of the read/write lock {@code prefix}; not a holder's key. */
@@ -134,17 +114,17 @@ final class EtcdRWLockService implements RWLockService, EtcdSession.Member {
 
     @Override
     public Optional<RWGrant> tryRLock() {
-        return tryAcquire(Mode.READ);
+        return tryAcquire(sameMode(Mode.READ), () -> new RWClaim(Mode.READ, true));
     }
 
     @Override
     public CompletableFuture<RWGrant> rLockAsync() {
-        return acquireAsync(Mode.READ);
+        return acquireAsync(sameMode(Mode.READ), () -> new RWClaim(Mode.READ, false));
     }
 
     @Override
     public void rUnlock() {
-        release(Mode.READ);
+        release(heldIn(Mode.READ), "release of the read grant");
     }
 
     @Override
@@ -159,17 +139,17 @@ final class EtcdRWLockService implements RWLockService, EtcdSession.Member {
 
     @Override
     public Optional<RWGrant> tryLock() {
-        return tryAcquire(Mode.WRITE);
+        return tryAcquire(sameMode(Mode.WRITE), () -> new RWClaim(Mode.WRITE, true));
     }
 
     @Override
     public CompletableFuture<RWGrant> lockAsync() {
-        return acquireAsync(Mode.WRITE);
+        return acquireAsync(sameMode(Mode.WRITE), () -> new RWClaim(Mode.WRITE, false));
     }
 
     @Override
     public void unlock() {
-        release(Mode.WRITE);
+        release(heldIn(Mode.WRITE), "release of the write grant");
     }
 
     private RWGrant acquire(Mode mode) throws InterruptedException {
@@ -181,183 +161,36 @@ final class EtcdRWLockService implements RWLockService, EtcdSession.Member {
     }
 
     private RWGrant acquire(Mode mode, Duration timeout) throws InterruptedException, TimeoutException {
-        if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
-            throw new IllegalArgumentException("timeout must be positive, got " + timeout);
-        }
-        Object claim = begin(mode, false);
-        return claim instanceof RWGrant ? (RWGrant) claim : ((RWClaim) claim).await(timeout);
+        return acquire(timeout, sameMode(mode), () -> new RWClaim(mode, false));
     }
 
-    private Optional<RWGrant> tryAcquire(Mode mode) {
-        Object claim = begin(mode, true);
-        return Optional.ofNullable(claim instanceof RWGrant ? (RWGrant) claim : ((RWClaim) claim).join());
-    }
-
-    private CompletableFuture<RWGrant> acquireAsync(Mode mode) {
-        Object claim = begin(mode, false);
-        return claim instanceof RWGrant ? CompletableFuture.completedFuture((RWGrant) claim) : ((RWClaim) claim).result;
-    }
-
-    /** @return the held grant of {@code mode}, or a started claim */
-    private Object begin(Mode mode, boolean tryOnly) {
-        RWClaim claim;
-        synchronized (this) {
-            checkUsable();
-            if (held != null) {
-                if (held.mode() == mode) {
-                    return held;
-                }
+    /** Asking again for the held mode answers the held grant; the other mode is refused (no upgrade or downgrade). */
+    private UnaryOperator<RWGrant> sameMode(Mode mode) {
+        return held -> {
+            if (held.mode() != mode) {
                 throw new IllegalStateException("read/write lock " + prefix + ": this service holds a "
                         + held.mode().name().toLowerCase() + " grant and cannot also take a " + mode.name().toLowerCase()
                         + " grant (no upgrade or downgrade); release it first");
             }
-            if (pending != null) {
-                throw new IllegalStateException("read/write lock " + prefix + ": another acquisition of this service is in"
-                        + " progress; one service is one owner (use one service per concurrent owner)");
-            }
-            claim = new RWClaim(mode, tryOnly);
-            pending = claim;
-        }
-        claim.start();
-        return claim;
+            return held;
+        };
     }
 
-    private void checkUsable() {
-        if (lost != null) {
-            throw new RWLockLostException("read/write lock " + prefix + " is unusable: " + lost.getMessage(), lost);
-        }
-        if (closed) {
-            throw new IllegalStateException("read/write lock service " + prefix + " is closed");
-        }
-    }
-
-    private void release(Mode mode) {
-        RWGrant g;
-        long rev;
-        synchronized (this) {
-            g = held;
-            rev = heldCreateRevision;
-            if (g != null && g.mode() != mode) {
+    /** Releasing refuses a grant of the other mode: nothing is released. */
+    private Consumer<RWGrant> heldIn(Mode mode) {
+        return held -> {
+            if (held != null && held.mode() != mode) {
                 throw new IllegalStateException("read/write lock " + prefix + ": this service holds a "
-                        + g.mode().name().toLowerCase() + " grant; " + (mode == Mode.READ ? "rUnlock()" : "unlock()")
+                        + held.mode().name().toLowerCase() + " grant; " + (mode == Mode.READ ? "rUnlock()" : "unlock()")
                         + " releases only a " + mode.name().toLowerCase() + " grant (nothing was released; use "
                         + (mode == Mode.READ ? "unlock()" : "rUnlock()") + ")");
             }
-        }
-        if (g == null) {
-            return;
-        }
-        String what = "release of the " + mode.name().toLowerCase() + " grant of " + prefix;
-        try {
-            QueueClaim.guardedDelete(session, ownKey(mode), rev).get(session.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new DiscoException("interrupted during the " + what + "; still held, retry", e);
-        } catch (TimeoutException e) {
-            throw new DiscoException("etcd could not be reached: no answer to the " + what + " within "
-                    + session.requestTimeout().toMillis() + " ms; still held, retry", e);
-        } catch (ExecutionException e) {
-            throw EtcdSession.failure(what, e.getCause());
-        }
-        synchronized (this) {
-            if (held == g) {
-                held = null;
-            }
-        }
-    }
-
-    private ByteSequence ownKey(Mode mode) {
-        return mode == Mode.READ ? readOwnKey : writeOwnKey;
+        };
     }
 
     @Override
-    public synchronized Optional<RWGrant> held() {
-        return Optional.ofNullable(held);
-    }
-
-    @Override
-    public CompletionStage<Void> done() {
-        return done.minimalCompletionStage();
-    }
-
-    @Override
-    public synchronized Optional<RWLockLostException> err() {
-        return Optional.ofNullable(lost);
-    }
-
-    @Override
-    public void close() {
-        RWClaim claim;
-        RWGrant g;
-        long rev;
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            claim = pending;
-            g = held;
-            rev = heldCreateRevision;
-            held = null;
-        }
-        if (ownsSession) {
-            session.close(); // revokes the lease: the keys go with it
-        } else {
-            if (claim != null) {
-                claim.abandon(new IllegalStateException("read/write lock service " + prefix + " closed"));
-            }
-            if (g != null) {
-                try {
-                    QueueClaim.deleteOwnKey(session, ownKey(g.mode()), rev)
-                            .get(session.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } catch (ExecutionException | TimeoutException e) {
-                    // deleteOwnKey keeps retrying in the background
-                }
-            }
-        }
-        session.unregister(prefix, this);
-        finish();
-    }
-
-    @Override
-    public String toString() {
-        return "EtcdRWLockService{prefix=" + prefix + ", lease=" + EtcdSession.hex(session.leaseId()) + '}';
-    }
-
-    // ---------------------------------------------------------------- session events (session thread)
-
-    @Override
-    public void sessionLost(DiscoException cause) {
-        RWClaim claim;
-        synchronized (this) {
-            lost = new RWLockLostException("read/write lock " + prefix + " lost: " + cause.getMessage(), cause);
-            held = null;
-            claim = pending;
-        }
-        if (claim != null) {
-            claim.giveUp(lost);
-        }
-        finish();
-    }
-
-    @Override
-    public void sessionClosed() {
-        RWClaim claim;
-        synchronized (this) {
-            closed = true;
-            held = null;
-            claim = pending;
-        }
-        if (claim != null) {
-            claim.giveUp(new IllegalStateException("read/write lock service " + prefix + " closed: its session was closed"));
-        }
-        finish();
-    }
-
-    private void finish() {
-        ForkJoinPool.commonPool().execute(() -> done.complete(null));
+    RWLockLostException lostException(String message, Throwable cause) {
+        return new RWLockLostException(message, cause);
     }
 
     // ---------------------------------------------------------------- the acquisition
@@ -367,35 +200,11 @@ final class EtcdRWLockService implements RWLockService, EtcdSession.Member {
         private final Mode mode;
 
         RWClaim(Mode mode, boolean tryOnly) {
-            super(EtcdRWLockService.this.session, ownKey(mode), tryOnly, EtcdRWLockService.this);
+            super(EtcdRWLockService.this, mode == Mode.READ ? readOwnKey : writeOwnKey, ByteSequence.EMPTY, tryOnly);
             this.mode = mode;
         }
 
-        /**
-         * One Txn: create the own key if absent, and read the first-created key of the wait range
-         * (writers for a reader; readers and writers for a writer). Nobody is ahead when that range is
-         * empty or its first key was created no earlier than the own key. jetcd lists only the Get
-         * results: the first-created key is at index 0 in the Then branch, at index 1 in the Else
-         * branch (after the own key).
-         */
-        @Override
-        CompletableFuture<Created> create() {
-            KeyRange range = waitRange();
-            GetOption firstCreated = GetOption.builder()
-                    .withRange(range.end())
-                    .withSortField(GetOption.SortTarget.CREATE)
-                    .withSortOrder(GetOption.SortOrder.ASCEND)
-                    .withLimit(1)
-                    .build();
-            Op getFirst = Op.get(range.start(), firstCreated);
-            return session.rpc(mode.name().toLowerCase() + " lock acquire Txn", () -> session.client().getKVClient().txn()
-                            .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                            .Then(Op.put(ownKey, ByteSequence.EMPTY, PutOption.builder().withLeaseId(session.leaseId()).build()), getFirst)
-                            .Else(Op.get(ownKey, GetOption.DEFAULT), getFirst)
-                            .commit())
-                    .thenApply(EtcdRWLockService::created);
-        }
-
+        /** A reader waits for the writers before it; a writer for everyone before it. */
         @Override
         KeyRange waitRange() {
             return mode == Mode.READ ? writers : everyone;
@@ -451,48 +260,12 @@ final class EtcdRWLockService implements RWLockService, EtcdSession.Member {
         private void checkOwnKey(GetResponse own, long myRevision) {
             if (own.getKvs().isEmpty() || own.getKvs().get(0).getCreateRevision() != myRevision) {
                 session.probeLease();
-                throw lost(new PredecessorWait.OwnKeyDeletedException(ownKey));
+                throw lostException(kind + " " + prefix + " lost while acquiring: own key " + ownKey + " is gone", null);
             }
         }
 
         private RWGrant grantOf(long token) {
             return new RWGrant(mode == Mode.READ ? readKey : writeKey, mode, FencingToken.of(token));
         }
-
-        @Override
-        void commit(RWGrant grant, long myRevision) {
-            held = grant;
-            heldCreateRevision = myRevision;
-            pending = null;
-        }
-
-        @Override
-        void ended() {
-            synchronized (EtcdRWLockService.this) {
-                if (pending == this) {
-                    pending = null;
-                }
-            }
-        }
-
-        @Override
-        RWLockLostException lost(DiscoException cause) {
-            return new RWLockLostException("read/write lock " + prefix + " lost while acquiring a "
-                    + mode.name().toLowerCase() + " grant: " + cause.getMessage(), cause);
-        }
-    }
-
-    static QueueClaim.Created created(TxnResponse r) {
-        long myRevision;
-        GetResponse first;
-        if (r.isSucceeded()) {
-            myRevision = r.getHeader().getRevision();
-            first = r.getGetResponses().get(0);
-        } else {
-            myRevision = r.getGetResponses().get(0).getKvs().get(0).getCreateRevision();
-            first = r.getGetResponses().get(1);
-        }
-        boolean someoneAhead = !first.getKvs().isEmpty() && first.getKvs().get(0).getCreateRevision() < myRevision;
-        return new QueueClaim.Created(myRevision, someoneAhead, r.getHeader().getRevision());
     }
 }

@@ -9,9 +9,12 @@ import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -21,19 +24,20 @@ import java.util.concurrent.TimeoutException;
  * the lock, the read/write lock and the election.
  *
  * <ol>
- *   <li>{@link #create()} writes the own key (leased) in one Txn, which may also tell at once that
- *       nobody is ahead.</li>
+ *   <li>One Txn writes the own key (leased) if absent and reads the first-created key of
+ *       {@link #waitRange()}: when nobody was created before the own key, the attempt has won
+ *       without waiting.</li>
  *   <li>Otherwise wait ({@link PredecessorWait}) until no key created before the own key is left in
- *       {@link #waitRange()}; then re-read the own key linearizably: if it is gone, the lease was
- *       lost and the attempt fails, it never reports success.</li>
- *   <li>{@link #grant} turns the acquisition into the caller's grant, and {@link #commit} records it
- *       in the service under the service's monitor.</li>
+ *       the wait range; then re-read the own key linearizably: if it is gone, the lease was lost and
+ *       the attempt fails, it never reports success (rule 2).</li>
+ *   <li>{@link #grant} turns the acquisition into the caller's grant, and the service records it
+ *       under its monitor.</li>
  * </ol>
  *
  * Every way of giving up (timeout, interruption, cancellation of {@link #result}, failure, loss)
  * deletes the own key, guarded by {@code CreateRevision == myRev} (unguarded only when the create
  * Txn's outcome is unknown: the key name is unique to this lease and prefix), retrying in the
- * background until it succeeds or the session ends.
+ * background until etcd confirms it or the session ends; {@link #settled} completes then.
  *
  * <p>The state machine runs on the session thread; {@link #result} may be completed, cancelled or
  * awaited from any thread.
@@ -46,10 +50,11 @@ abstract class QueueClaim<G> {
     record Created(long myRevision, boolean mustWait, long revision) {
     }
 
+    final EtcdService<G, ?> service;
     final EtcdSession session;
     final ByteSequence ownKey;
+    private final ByteSequence value;
     private final boolean tryOnly;
-    private final Object monitor;
     final Result result = new Result();
     private final CompletableFuture<Void> settled = new CompletableFuture<>();
 
@@ -61,14 +66,15 @@ abstract class QueueClaim<G> {
     private PredecessorWait wait;
     // Read by the awaiting thread.
     private volatile boolean answered;
-    // Guarded by monitor.
+    // Guarded by the service's monitor.
     private boolean committed;
 
-    QueueClaim(EtcdSession session, ByteSequence ownKey, boolean tryOnly, Object monitor) {
-        this.session = session;
+    QueueClaim(EtcdService<G, ?> service, ByteSequence ownKey, ByteSequence value, boolean tryOnly) {
+        this.service = service;
+        this.session = service.session;
         this.ownKey = ownKey;
+        this.value = value;
         this.tryOnly = tryOnly;
-        this.monitor = monitor;
         result.whenComplete((g, e) -> {
             if (e != null) {
                 session.runOnSession(() -> giveUp(e));
@@ -76,31 +82,28 @@ abstract class QueueClaim<G> {
         });
     }
 
-    /** Runs the create Txn; the returned future completes on the session thread. */
-    abstract CompletableFuture<Created> create();
-
     /** Where this owner's predecessors live. */
     abstract KeyRange waitRange();
 
     /** Builds the grant of an acquisition whose own key has CreateRevision {@code myRevision}, acquired at {@code revision}. */
     abstract CompletableFuture<G> grant(long myRevision, long revision);
 
-    /** Records the grant in the service; called under the monitor. */
-    abstract void commit(G grant, long myRevision);
-
-    /** Called (on the session thread) once the attempt ended without a commit. */
-    abstract void ended();
-
-    /** Maps "the own key is gone" to the service's lost exception. */
-    abstract DiscoException lost(DiscoException cause);
-
-    final QueueClaim<G> start() {
-        session.runOnSession(this::doCreate);
-        return this;
+    /**
+     * Starts the attempt once {@code previous} (this service's attempt before it, or null) has nothing
+     * left to withdraw: otherwise its guarded delete could remove the very key this attempt adopts
+     * (same key, same CreateRevision).
+     */
+    final void startAfter(QueueClaim<?> previous) {
+        if (previous == null) {
+            session.runOnSession(this::doCreate);
+        } else {
+            previous.settled.whenComplete((v, e) -> session.runOnSession(this::doCreate));
+        }
     }
 
     private void doCreate() {
         if (finished) {
+            settled.complete(null);
             return;
         }
         createInFlight = true;
@@ -108,7 +111,11 @@ abstract class QueueClaim<G> {
             createInFlight = false;
             if (e != null) {
                 createOutcomeUnknown = true;
-                fail(e);
+                if (finished) {
+                    cleanup();
+                } else {
+                    fail(e);
+                }
                 return;
             }
             answered = true;
@@ -123,9 +130,7 @@ abstract class QueueClaim<G> {
                 wait = new PredecessorWait(session, waitRange(), myRevision - 1, ownKey).start();
                 wait.future.whenComplete((v, we) -> {
                     if (we instanceof PredecessorWait.OwnKeyDeletedException) {
-                        myRevision = 0; // nothing of ours left to delete
-                        fail(lost((DiscoException) we));
-                        session.probeLease();
+                        ownKeyGone((DiscoException) we);
                     } else if (we != null) {
                         fail(we);
                     } else {
@@ -134,6 +139,44 @@ abstract class QueueClaim<G> {
                 });
             }
         });
+    }
+
+    /**
+     * One Txn: create the own key if absent (else keep its CreateRevision and write the value again),
+     * and read the first-created key of the wait range. jetcd lists only the Get results: that key is
+     * at index 0 in the Then branch and at index 1 in the Else branch, after the own key (rule 1; a
+     * straight port of Go's {@code Responses[1]} is wrong).
+     */
+    private CompletableFuture<Created> create() {
+        KeyRange range = waitRange();
+        GetOption firstCreated = GetOption.builder()
+                .withRange(range.end())
+                .withSortField(GetOption.SortTarget.CREATE)
+                .withSortOrder(GetOption.SortOrder.ASCEND)
+                .withLimit(1)
+                .build();
+        Op getFirst = Op.get(range.start(), firstCreated);
+        Op put = Op.put(ownKey, value, PutOption.builder().withLeaseId(session.leaseId()).build());
+        return session.rpc(service.kind + " acquire Txn", () -> session.client().getKVClient().txn()
+                        .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                        .Then(put, getFirst)
+                        .Else(Op.get(ownKey, GetOption.DEFAULT), put, getFirst)
+                        .commit())
+                .thenApply(QueueClaim::created);
+    }
+
+    static Created created(TxnResponse r) {
+        long myRevision;
+        GetResponse first;
+        if (r.isSucceeded()) {
+            myRevision = r.getHeader().getRevision();
+            first = r.getGetResponses().get(0);
+        } else {
+            myRevision = r.getGetResponses().get(0).getKvs().get(0).getCreateRevision();
+            first = r.getGetResponses().get(1);
+        }
+        boolean someoneAhead = !first.getKvs().isEmpty() && first.getKvs().get(0).getCreateRevision() < myRevision;
+        return new Created(myRevision, someoneAhead, r.getHeader().getRevision());
     }
 
     /** Rule 2: after waiting, the own key must still be there, with the revision it was created at. */
@@ -146,13 +189,18 @@ abstract class QueueClaim<G> {
                     if (e != null) {
                         fail(e);
                     } else if (r.getKvs().isEmpty() || r.getKvs().get(0).getCreateRevision() != myRevision) {
-                        myRevision = 0; // nothing of ours left to delete
-                        fail(lost(new PredecessorWait.OwnKeyDeletedException(ownKey)));
-                        session.probeLease();
+                        ownKeyGone(new PredecessorWait.OwnKeyDeletedException(ownKey));
                     } else {
                         acquired(r.getHeader().getRevision());
                     }
                 });
+    }
+
+    /** The own key vanished: the lease is gone (or the key was deleted by hand). Nothing is left to delete. */
+    final void ownKeyGone(DiscoException cause) {
+        myRevision = 0;
+        fail(service.lostException(service.kind + " " + service.prefix + " lost while acquiring: " + cause.getMessage(), cause));
+        session.probeLease();
     }
 
     private void acquired(long revision) {
@@ -178,17 +226,16 @@ abstract class QueueClaim<G> {
             finished = true;
             cleanup();
             settled.whenComplete((v, e) -> result.internalComplete(null));
-            ended();
             return;
         }
-        synchronized (monitor) {
+        synchronized (service) {
             if (result.isDone()) {
                 // Given up concurrently (cancelled or completed by the caller): withdraw.
                 giveUp(new CancellationException());
                 return;
             }
             committed = true;
-            commit(grant, myRevision);
+            service.commit(this, grant, myRevision);
         }
         finished = true;
         settled.complete(null);
@@ -196,7 +243,7 @@ abstract class QueueClaim<G> {
     }
 
     private void fail(Throwable e) {
-        giveUp(e instanceof DiscoException ? e : EtcdSession.failure("acquire", e));
+        giveUp(e instanceof DiscoException ? e : EtcdSession.failure(service.kind + " acquisition", e));
     }
 
     /** Gives up the attempt for {@code cause}; idempotent; session thread only. */
@@ -210,9 +257,8 @@ abstract class QueueClaim<G> {
         }
         result.internalFail(cause);
         if (!createInFlight) {
-            cleanup();
+            cleanup(); // else the create Txn's answer triggers it
         }
-        ended();
     }
 
     /** Like {@link #giveUp} but callable from any thread. */
@@ -225,34 +271,36 @@ abstract class QueueClaim<G> {
             settled.complete(null);
             return;
         }
-        long rev = myRevision;
+        long rev = createOutcomeUnknown ? 0 : myRevision;
         myRevision = 0;
-        deleteOwnKey(session, ownKey, createOutcomeUnknown ? 0 : rev).whenComplete((v, e) -> settled.complete(null));
+        createOutcomeUnknown = false;
+        deleteOwnKey(session, ownKey, rev).whenComplete((v, e) -> settled.complete(null));
     }
 
     /**
-     * Deletes {@code key} if it still has CreateRevision {@code createRevision} (any revision when 0),
-     * retrying in the background until etcd answers or the session ends. The returned future
-     * completes after the first attempt.
+     * Deletes {@code key} if it still has CreateRevision {@code createRevision} (whatever it has when
+     * 0), retrying in the background until etcd answers. The returned future completes then, or when
+     * the session ends (its lease, and so the key, is gone or about to be).
      */
     static CompletableFuture<Void> deleteOwnKey(EtcdSession session, ByteSequence key, long createRevision) {
-        CompletableFuture<Void> firstAttempt = new CompletableFuture<>();
-        deleteAttempt(session, key, createRevision, firstAttempt, 100);
-        return firstAttempt;
+        CompletableFuture<Void> deleted = new CompletableFuture<>();
+        deleteAttempt(session, key, createRevision, deleted, 100);
+        return deleted;
     }
 
     private static void deleteAttempt(EtcdSession session, ByteSequence key, long createRevision,
-                                      CompletableFuture<Void> firstAttempt, long backoffMs) {
+                                      CompletableFuture<Void> deleted, long backoffMs) {
         if (session.finishedCause() != null) {
-            firstAttempt.complete(null); // the lease is gone or revoked: its keys go with it
+            deleted.complete(null);
             return;
         }
         session.rpc("delete of the own key", () -> guardedDelete(session, key, createRevision))
                 .whenComplete((r, e) -> {
-                    firstAttempt.complete(null);
-                    if (e != null) {
-                        session.schedule(() -> deleteAttempt(session, key, createRevision, firstAttempt,
-                                Math.min(2000, backoffMs * 2)), backoffMs, TimeUnit.MILLISECONDS);
+                    if (e == null) {
+                        deleted.complete(null);
+                    } else if (session.schedule(() -> deleteAttempt(session, key, createRevision, deleted,
+                            Math.min(2000, backoffMs * 2)), backoffMs, TimeUnit.MILLISECONDS) == null) {
+                        deleted.complete(null); // the session is shut down
                     }
                 });
     }
@@ -263,16 +311,6 @@ abstract class QueueClaim<G> {
             txn = txn.If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(createRevision)));
         }
         return txn.Then(Op.delete(key, DeleteOption.DEFAULT)).commit();
-    }
-
-    /**
-     * Completes once the attempt has nothing left to withdraw: it committed, or its own key's delete
-     * was answered (a failed delete keeps retrying in the background). A service that starts a new
-     * attempt on the same key should wait for this, or the old attempt's guarded delete may remove the
-     * key the new attempt just adopted (same key, same CreateRevision).
-     */
-    final CompletableFuture<Void> settled() {
-        return settled.minimalCompletionStage().toCompletableFuture();
     }
 
     /**
@@ -310,7 +348,7 @@ abstract class QueueClaim<G> {
     final G join() {
         try {
             return result.join();
-        } catch (java.util.concurrent.CompletionException e) {
+        } catch (CompletionException e) {
             throw unchecked(e.getCause());
         }
     }
@@ -346,7 +384,7 @@ abstract class QueueClaim<G> {
 
         @Override
         public boolean cancel(boolean mayInterruptIfRunning) {
-            synchronized (monitor) {
+            synchronized (service) {
                 if (committed) {
                     return false;
                 }
@@ -356,7 +394,7 @@ abstract class QueueClaim<G> {
 
         @Override
         public boolean completeExceptionally(Throwable ex) {
-            synchronized (monitor) {
+            synchronized (service) {
                 if (committed) {
                     return false;
                 }

@@ -181,6 +181,33 @@ class LockTest {
     }
 
     @Test
+    void lockRightAfterACancelledOneIsNotUndoneByItsCleanup() throws Exception {
+        String prefix = uniquePrefix("relock");
+        try (LockService holder = EtcdProvider.newLock(client, prefix, ttl(10));
+             LockService other = EtcdProvider.newLock(client, prefix, ttl(10))) {
+            Grant held = holder.lock();
+            for (int i = 0; i < 5; i++) {
+                assertTrue(other.lockAsync().cancel(true));
+                // Ask again at once, while the cancelled request's key may still be being withdrawn.
+                CompletableFuture<Grant> again = other.lockAsync();
+                await().pollInterval(Duration.ofMillis(20)).atMost(Duration.ofSeconds(5))
+                        .until(() -> keysUnder(client, prefix).size() == 2);
+                assertFalse(again.isDone(), "must not acquire while the holder holds the lock");
+                assertTrue(again.cancel(true));
+                await().pollInterval(Duration.ofMillis(20)).atMost(Duration.ofSeconds(5))
+                        .until(() -> keysUnder(client, prefix).equals(List.of(held.key())));
+            }
+            assertTrue(other.lockAsync().cancel(true));
+            CompletableFuture<Grant> last = other.lockAsync();
+            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(client, prefix).size() == 2);
+            holder.unlock();
+            Grant g = last.get(5, SECONDS);
+            assertEquals(List.of(g.key()), keysUnder(client, prefix), "the new request's key must survive the old one's cleanup");
+            assertTrue(other.tryLock().isPresent());
+        }
+    }
+
+    @Test
     void waiterWhoseLeaseIsRevokedFailsPromptlyAndLeavesNoKey() throws Exception {
         String prefix = uniquePrefix("revoked");
         try (LockService holder = EtcdProvider.newLock(client, prefix, ttl(10));
