@@ -198,7 +198,12 @@ public final class EtcdCluster implements AutoCloseable {
             } catch (RuntimeException e) {
                 boolean portTaken = cluster.members.stream()
                         .anyMatch(m -> m.logTail().contains("address already in use"));
-                cluster.close();
+                try {
+                    cluster.close();
+                } catch (RuntimeException closeFailure) {
+                    e.addSuppressed(closeFailure);
+                    throw e;
+                }
                 if (!portTaken || attempt == PORT_ATTEMPTS) {
                     throw e;
                 }
@@ -207,13 +212,13 @@ public final class EtcdCluster implements AutoCloseable {
     }
 
     private static EtcdCluster newLocal(String description, Path binary, int size) {
+        int[] ports = freePorts(2 * size);
         Path workDir;
         try {
             workDir = Files.createTempDirectory(scratchRoot(), "disco-etcd-");
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a data dir for etcd", e);
         }
-        int[] ports = freePorts(2 * size);
         List<LocalMember> members = new ArrayList<>();
         for (int i = 0; i < size; i++) {
             members.add(new LocalMember("m" + i, ports[2 * i], ports[2 * i + 1], workDir));

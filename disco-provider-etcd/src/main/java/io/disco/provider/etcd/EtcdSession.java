@@ -243,7 +243,9 @@ public final class EtcdSession implements AutoCloseable {
 
     private void renew() {
         long sent = System.nanoTime();
-        rpc("lease keepalive", () -> client.getLeaseClient().keepAliveOnce(leaseId))
+        // A renewal that hangs must not outlive the renewal interval, or one lost request could use up the TTL.
+        long timeout = Math.min(requestTimeout.toNanos(), renewInterval());
+        rpc("lease keepalive", timeout, () -> client.getLeaseClient().keepAliveOnce(leaseId))
                 .whenComplete((r, e) -> renewed(sent, r, e));
     }
 
@@ -375,6 +377,10 @@ public final class EtcdSession implements AutoCloseable {
      * when the request fails or gets no answer in time.
      */
     <T> CompletableFuture<T> rpc(String what, Supplier<CompletableFuture<T>> call) {
+        return rpc(what, requestTimeout.toNanos(), call);
+    }
+
+    private <T> CompletableFuture<T> rpc(String what, long timeoutNanos, Supplier<CompletableFuture<T>> call) {
         CompletableFuture<T> out = new CompletableFuture<>();
         CompletableFuture<T> src;
         try {
@@ -384,8 +390,8 @@ public final class EtcdSession implements AutoCloseable {
             return out;
         }
         ScheduledFuture<?> timer = schedule(() -> out.completeExceptionally(new DiscoException(
-                "etcd could not be reached: no answer to " + what + " within " + requestTimeout.toMillis() + " ms",
-                new TimeoutException())), requestTimeout.toNanos(), TimeUnit.NANOSECONDS);
+                "etcd could not be reached: no answer to " + what + " within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms",
+                new TimeoutException())), timeoutNanos, TimeUnit.NANOSECONDS);
         if (timer == null) {
             out.completeExceptionally(new DiscoException("session " + this + " is closed"));
             return out;
