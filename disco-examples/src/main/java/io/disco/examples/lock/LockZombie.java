@@ -47,12 +47,15 @@ public final class LockZombie {
     }
 
     /**
-     * A resource's answer to one write.
+     * A resource's answer to one write. A writer returns only the two answers the contract allows
+     * (applied, or rejected as stale) and throws for anything else, so that an error is never
+     * mistaken for a rejection.
      *
      * @param accepted whether the resource applied the write
-     * @param detail what it said, for example {@code 409 stale token}
+     * @param code the answer in a word, for example {@code 200}, {@code 409} or {@code ABORTED}
+     * @param detail what the resource said
      */
-    public record Answer(boolean accepted, String detail) {
+    public record Answer(boolean accepted, String code, String detail) {
     }
 
     /**
@@ -81,18 +84,18 @@ public final class LockZombie {
                 return new Verdict(scenario, false, "step failed: " + failure);
             }
             if (!writeA.accepted()) {
-                return new Verdict(scenario, false, "A's legitimate write was refused (" + writeA.detail() + ")");
+                return new Verdict(scenario, false, "A's legitimate write was refused (" + writeA.code() + ")");
             }
             if (!writeB.accepted()) {
-                return new Verdict(scenario, false, "B's legitimate write was refused (" + writeB.detail() + ")");
+                return new Verdict(scenario, false, "B's legitimate write was refused (" + writeB.code() + ")");
             }
             if (!tokenB.isNewerThan(tokenA)) {
                 return new Verdict(scenario, false, "B's token " + tokenB + " is not above A's " + tokenA);
             }
             if (zombieWrite.accepted()) {
-                return new Verdict(scenario, false, "ZOMBIE WRITE ACCEPTED (" + zombieWrite.detail() + ")");
+                return new Verdict(scenario, false, "ZOMBIE WRITE ACCEPTED (" + zombieWrite.code() + ")");
             }
-            return new Verdict(scenario, true, "zombie write rejected (" + zombieWrite.detail() + ")");
+            return new Verdict(scenario, true, "zombie write rejected (" + zombieWrite.code() + ")");
         }
     }
 
@@ -134,7 +137,7 @@ public final class LockZombie {
                 say.step("A writes with token %s -> %s", tokenA, describe(writeA));
                 if (!writeA.accepted()) {
                     return new Outcome(scenario, tokenA, null, writeA, null, null,
-                            "A's legitimate write was refused (" + writeA.detail() + ")");
+                            "A's legitimate write was refused (" + writeA.code() + ")");
                 }
 
                 sessionA.orphan();
@@ -175,6 +178,6 @@ public final class LockZombie {
     }
 
     private static String describe(Answer answer) {
-        return (answer.accepted() ? "ACCEPTED" : "REJECTED") + " (" + answer.detail() + ")";
+        return (answer.accepted() ? "ACCEPTED" : "REJECTED") + " (" + answer.code() + ": " + answer.detail() + ")";
     }
 }

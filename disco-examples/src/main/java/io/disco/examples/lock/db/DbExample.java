@@ -144,7 +144,7 @@ public final class DbExample {
                     stored = rs.getLong(1);
                 }
                 conn.commit();
-                return new LockZombie.Answer(false, "0 rows updated: the row's fence_token is " + stored);
+                return new LockZombie.Answer(false, "0 rows updated", "the row's fence_token is " + stored + ", rolled back");
             }
             try (PreparedStatement hist = conn.prepareStatement(
                     "INSERT INTO history (fence_token, data) VALUES (?, ?)")) {
@@ -153,7 +153,7 @@ public final class DbExample {
                 hist.executeUpdate();
             }
             conn.commit();
-            return new LockZombie.Answer(true, updated + " row updated, committed");
+            return new LockZombie.Answer(true, updated + " row updated", "committed");
         } catch (SQLException | RuntimeException e) {
             conn.rollback();
             throw e;
