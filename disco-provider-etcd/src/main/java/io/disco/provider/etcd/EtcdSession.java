@@ -2,6 +2,7 @@ package io.disco.provider.etcd;
 
 import io.disco.fencing.DiscoException;
 import io.disco.lock.LockService;
+import io.disco.rwlock.RWLockService;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.common.exception.EtcdException;
@@ -148,6 +149,22 @@ public final class EtcdSession implements AutoCloseable {
      */
     public LockService newLock(String prefix) {
         return EtcdLockService.create(this, prefix, false);
+    }
+
+    /**
+     * Creates a read/write lock service on this session, with the algorithm of etcd's Go
+     * {@code recipes.RWMutex}: a reader's key is {@code <prefix>/read/<lease id in hex>}, a writer's
+     * {@code <prefix>/write/<lease id in hex>}; a reader waits for the last writer that asked before
+     * it, a writer for the last owner of either kind. A non-leased marker {@code <prefix>/phase} gives
+     * the readers of one read phase their shared fencing token.
+     *
+     * @param prefix the read/write lock's name, for example {@code /rwlocks/my-resource}; not blank
+     * @return a new read/write lock service; closing it does not close this session
+     * @throws IllegalArgumentException if {@code prefix} is null or blank
+     * @throws IllegalStateException if this session already has a service on {@code prefix}, or is closed or lost
+     */
+    public RWLockService newRWLock(String prefix) {
+        return EtcdRWLockService.create(this, prefix, false);
     }
 
     /** @return the id of this session's lease */

@@ -1,0 +1,204 @@
+package io.disco.rwlock;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A distributed read/write lock with fencing tokens: any number of readers, or one writer.
+ *
+ * <h2>Contract</h2>
+ * <ul>
+ *   <li>While every owner's lease is alive, a writer never holds together with anybody, and readers
+ *       hold together. Owners are admitted in the order they asked: a reader that asks while a writer
+ *       is waiting queues behind that writer, so a stream of readers cannot starve writers.</li>
+ *   <li>Tokens ({@link RWGrant#token()}): a write grant's token is strictly greater than every
+ *       earlier grant's; every reader admitted between the same two writers holds the same token,
+ *       strictly between theirs. A resource that rejects lower tokens (a guard) therefore accepts the
+ *       readers of the current phase together and rejects a stale owner, reader or writer, even if that
+ *       owner does not yet know it lost the lock.</li>
+ *   <li>One service is one owner, in one mode at a time. {@link #rLock()} while holding a read grant
+ *       (and {@link #lock()} while holding a write grant) returns the held grant. There is no upgrade
+ *       or downgrade: asking for the other mode while holding one fails with
+ *       {@link IllegalStateException}, as does releasing the mode not held ({@link #rUnlock()} while
+ *       holding a write grant, {@link #unlock()} while holding a read grant), which releases nothing.
+ *       Starting a second acquisition while one of this service is still waiting fails with
+ *       {@link IllegalStateException}: use one service per concurrent owner.</li>
+ *   <li>Ownership lives as long as the service's lease. When the lease is lost (expired after a
+ *       pause or partition, revoked, or the backend unreachable for longer than its TTL),
+ *       {@link #done()} completes and {@link #err()} holds a {@link RWLockLostException}; a pending
+ *       acquisition fails with that exception and every later call to acquire fails at once. A
+ *       service whose lease is lost is finished: create a new one.</li>
+ *   <li>Every way of giving up an acquisition (timeout, interruption, cancellation, failure) withdraws
+ *       this owner's claim from the backend, so it never blocks anybody.</li>
+ *   <li>Backend failures surface as {@link io.disco.fencing.DiscoException} with the backend's exception
+ *       as cause; a backend that does not answer in time gives a timely exception, never a hang.</li>
+ *   <li>Implementations are thread-safe.</li>
+ * </ul>
+ *
+ * <h2>Who closes what</h2>
+ * {@link #close()} releases the grant if held and withdraws a pending acquisition. A service that was
+ * created with its own session also revokes that session's lease; a service created on a shared
+ * session leaves the session open. Nothing in this library closes the backend client the caller
+ * passed in.
+ */
+public interface RWLockService extends AutoCloseable {
+
+    // ---------------------------------------------------------------- read (shared)
+
+    /**
+     * Acquires a read grant, waiting as long as it takes (for every writer that asked earlier).
+     *
+     * @return the read grant, or the held one if this service already holds a read grant
+     * @throws InterruptedException if the thread is interrupted while waiting; the claim is withdrawn
+     * @throws RWLockLostException if the lease was lost before or while waiting
+     * @throws IllegalStateException if this service holds a write grant, another acquisition of this
+     *         service is in progress, or the service is closed
+     * @throws io.disco.fencing.DiscoException if the backend failed or did not answer in time
+     */
+    RWGrant rLock() throws InterruptedException;
+
+    /**
+     * Acquires a read grant, waiting at most {@code timeout}.
+     *
+     * @param timeout the longest time to wait, positive
+     * @return the read grant, or the held one if this service already holds a read grant
+     * @throws TimeoutException if a writer was still ahead when the timeout expired; the claim is withdrawn
+     * @throws InterruptedException if the thread is interrupted while waiting; the claim is withdrawn
+     * @throws RWLockLostException if the lease was lost before or while waiting
+     * @throws IllegalStateException if this service holds a write grant, another acquisition of this
+     *         service is in progress, or the service is closed
+     * @throws io.disco.fencing.DiscoException if the backend failed, or did not answer at all within the timeout
+     */
+    RWGrant rLock(Duration timeout) throws InterruptedException, TimeoutException;
+
+    /**
+     * Acquires a read grant only if no writer holds the lock or waits for it ahead of this owner.
+     *
+     * @return the read grant, or empty if a writer is in the way (this owner's claim is withdrawn)
+     * @throws RWLockLostException if the lease is lost
+     * @throws IllegalStateException if this service holds a write grant, another acquisition of this
+     *         service is in progress, or the service is closed
+     * @throws io.disco.fencing.DiscoException if the backend failed or did not answer in time
+     */
+    Optional<RWGrant> tryRLock();
+
+    /**
+     * Starts acquiring a read grant without blocking the caller.
+     *
+     * <p>The future completes with the grant, or exceptionally with the exceptions {@link #rLock()}
+     * names. {@code cancel(true|false)} withdraws the claim from the backend. Dependent actions may
+     * run on the library's internal threads: do not block in them (use the {@code *Async} variants).
+     *
+     * @return the pending acquisition
+     * @throws IllegalStateException if this service holds a write grant, another acquisition of this
+     *         service is in progress, or the service is closed
+     */
+    CompletableFuture<RWGrant> rLockAsync();
+
+    /**
+     * Releases the read grant if this service holds one; does nothing if it holds nothing. If the
+     * backend cannot be reached the exception is thrown and the service still considers itself the
+     * holder, so the call can be retried (the lease expiry releases the grant in any case).
+     *
+     * @throws IllegalStateException if this service holds a write grant (nothing is released)
+     * @throws io.disco.fencing.DiscoException if the backend failed or did not answer in time
+     */
+    void rUnlock();
+
+    // ---------------------------------------------------------------- write (exclusive)
+
+    /**
+     * Acquires the write grant, waiting as long as it takes (for every reader and writer that asked earlier).
+     *
+     * @return the write grant, or the held one if this service already holds the write grant
+     * @throws InterruptedException if the thread is interrupted while waiting; the claim is withdrawn
+     * @throws RWLockLostException if the lease was lost before or while waiting
+     * @throws IllegalStateException if this service holds a read grant, another acquisition of this
+     *         service is in progress, or the service is closed
+     * @throws io.disco.fencing.DiscoException if the backend failed or did not answer in time
+     */
+    RWGrant lock() throws InterruptedException;
+
+    /**
+     * Acquires the write grant, waiting at most {@code timeout}.
+     *
+     * @param timeout the longest time to wait, positive
+     * @return the write grant, or the held one if this service already holds the write grant
+     * @throws TimeoutException if another owner was still ahead when the timeout expired; the claim is withdrawn
+     * @throws InterruptedException if the thread is interrupted while waiting; the claim is withdrawn
+     * @throws RWLockLostException if the lease was lost before or while waiting
+     * @throws IllegalStateException if this service holds a read grant, another acquisition of this
+     *         service is in progress, or the service is closed
+     * @throws io.disco.fencing.DiscoException if the backend failed, or did not answer at all within the timeout
+     */
+    RWGrant lock(Duration timeout) throws InterruptedException, TimeoutException;
+
+    /**
+     * Acquires the write grant only if nobody holds the lock or waits for it ahead of this owner.
+     *
+     * @return the write grant, or empty if another owner is in the way (this owner's claim is withdrawn)
+     * @throws RWLockLostException if the lease is lost
+     * @throws IllegalStateException if this service holds a read grant, another acquisition of this
+     *         service is in progress, or the service is closed
+     * @throws io.disco.fencing.DiscoException if the backend failed or did not answer in time
+     */
+    Optional<RWGrant> tryLock();
+
+    /**
+     * Starts acquiring the write grant without blocking the caller.
+     *
+     * <p>The future completes with the grant, or exceptionally with the exceptions {@link #lock()}
+     * names. {@code cancel(true|false)} withdraws the claim from the backend. Dependent actions may
+     * run on the library's internal threads: do not block in them (use the {@code *Async} variants).
+     *
+     * @return the pending acquisition
+     * @throws IllegalStateException if this service holds a read grant, another acquisition of this
+     *         service is in progress, or the service is closed
+     */
+    CompletableFuture<RWGrant> lockAsync();
+
+    /**
+     * Releases the write grant if this service holds it; does nothing if it holds nothing. If the
+     * backend cannot be reached the exception is thrown and the service still considers itself the
+     * holder, so the call can be retried (the lease expiry releases the grant in any case).
+     *
+     * @throws IllegalStateException if this service holds a read grant (nothing is released)
+     * @throws io.disco.fencing.DiscoException if the backend failed or did not answer in time
+     */
+    void unlock();
+
+    // ---------------------------------------------------------------- lifetime
+
+    /**
+     * The held grant, read or write, if this service holds one and its lease has not been lost.
+     *
+     * @return the held grant, or empty
+     */
+    Optional<RWGrant> held();
+
+    /**
+     * Completes, once, when this service's lease is lost or the service is closed. It is a property
+     * of the service's lifetime, not of any single acquisition. It always completes normally; ask
+     * {@link #err()} whether the reason was a loss.
+     *
+     * @return a stage that completes when the service is finished
+     */
+    CompletionStage<Void> done();
+
+    /**
+     * The reason the lease was lost, once {@link #done()} completed because of a loss.
+     *
+     * @return the loss, or empty while the service is healthy or after a plain {@link #close()}
+     */
+    Optional<RWLockLostException> err();
+
+    /**
+     * Releases the held grant, withdraws a pending acquisition, and completes {@link #done()}.
+     * Revokes the lease if the service owns its session. Idempotent.
+     */
+    @Override
+    void close();
+}
