@@ -1,6 +1,10 @@
 package io.disco.examples;
 
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -125,6 +129,20 @@ public final class Cli {
      */
     public static Client etcdClient(List<String> endpoints) {
         return Client.builder().endpoints(endpoints.toArray(String[]::new)).build();
+    }
+
+    /**
+     * Waits until etcd answers one read through {@code client}. The examples call it before they
+     * open a short-TTL session: connecting on a cold JVM can take a good part of a 2 s TTL, and a
+     * session counts its lease's validity from the moment it sent the grant.
+     *
+     * @param client the client
+     * @param timeout how long to wait
+     * @throws Exception if etcd does not answer in time
+     */
+    public static void connect(Client client, Duration timeout) throws Exception {
+        client.getKVClient().get(ByteSequence.from("/disco/examples/ping", StandardCharsets.UTF_8))
+                .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @Override

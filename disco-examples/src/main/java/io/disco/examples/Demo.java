@@ -6,6 +6,7 @@ import io.disco.examples.lock.grpc.client.GrpcClientExample;
 import io.disco.examples.lock.grpc.resource.GrpcResource;
 import io.disco.examples.lock.http.client.HttpClientExample;
 import io.disco.examples.lock.http.resource.HttpResource;
+import io.disco.examples.rwlock.basic.RWLockExample;
 import io.disco.testing.EtcdCluster;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,6 +62,8 @@ public final class Demo {
                 scenario(verdicts, GrpcClientExample.SCENARIO, () -> GrpcClientExample.run(endpoints, "127.0.0.1",
                         grpc.port(), ns + "/lock/grpc", ttl).verdict());
             }
+            scenario(verdicts, RWLockExample.SCENARIO,
+                    () -> RWLockExample.run(endpoints, ns + "/rwlock/basic", ttl).verdict());
         } catch (Exception e) {
             say.step("could not set up the demo: %s", e.getMessage() == null ? e : e.getMessage());
             Say.OUT.println("VERDICT demo: setup failed — FAILED");

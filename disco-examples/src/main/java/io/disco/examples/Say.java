@@ -1,7 +1,5 @@
 package io.disco.examples;
 
-import java.io.FileOutputStream;
-import java.io.FileDescriptor;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.LocalTime;
@@ -10,9 +8,11 @@ import java.time.format.DateTimeFormatter;
 /** Prints a scenario's steps, prefixed with the time and the scenario's name, on standard output. */
 public final class Say {
 
-    /** Standard output in UTF-8, whatever the platform default (the verdict lines hold a dash). */
-    public static final PrintStream OUT =
-            new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
+    /**
+     * Standard output in UTF-8, whatever the platform default (the verdict lines hold a dash). It
+     * writes through {@link System#out}, so that whoever captured it (a test runner) still sees it.
+     */
+    public static final PrintStream OUT = new PrintStream(System.out, true, StandardCharsets.UTF_8);
 
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss.SSS");
 

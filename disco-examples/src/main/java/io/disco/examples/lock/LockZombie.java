@@ -123,6 +123,7 @@ public final class LockZombie {
         Answer zombie = null;
         say.step("etcd: %s, lock: %s", String.join(",", endpoints), lockName);
         try (Client client = Cli.etcdClient(endpoints)) {
+            Cli.connect(client, ACQUIRE_TIMEOUT);
             step = "A: open a session with TTL " + zombieTtl.toSeconds() + " s";
             try (EtcdSession sessionA = EtcdSession.open(client, EtcdOptions.builder().ttl(zombieTtl).build());
                  LockService lockA = sessionA.newLock(lockName)) {
