@@ -1,5 +1,6 @@
 package io.disco.provider.etcd;
 
+import io.disco.election.ElectionService;
 import io.disco.lock.LockService;
 import io.disco.rwlock.RWLockService;
 import io.etcd.jetcd.Client;
@@ -79,6 +80,40 @@ public final class EtcdProvider {
         EtcdSession session = EtcdSession.open(client, options);
         try {
             return EtcdRWLockService.create(session, prefix, true);
+        } catch (RuntimeException e) {
+            session.close();
+            throw e;
+        }
+    }
+
+    /**
+     * An election service on its own session with the default options (TTL 30 s).
+     *
+     * @param client the caller's jetcd client
+     * @param prefix the election's name, for example {@code /elections/my-service}
+     * @return the service; closing it revokes its session's lease
+     * @throws IllegalArgumentException if {@code prefix} is null or blank
+     * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
+     */
+    public static ElectionService newElection(Client client, String prefix) {
+        return newElection(client, prefix, EtcdOptions.defaults());
+    }
+
+    /**
+     * An election service on its own session.
+     *
+     * @param client the caller's jetcd client
+     * @param prefix the election's name, for example {@code /elections/my-service}
+     * @param options the session's TTL and request timeout
+     * @return the service; closing it revokes its session's lease
+     * @throws IllegalArgumentException if {@code prefix} is null or blank
+     * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
+     */
+    public static ElectionService newElection(Client client, String prefix, EtcdOptions options) {
+        EtcdLockService.validPrefix(prefix);
+        EtcdSession session = EtcdSession.open(client, options);
+        try {
+            return EtcdElectionService.create(session, prefix, true);
         } catch (RuntimeException e) {
             session.close();
             throw e;

@@ -1,5 +1,6 @@
 package io.disco.provider.etcd;
 
+import io.disco.election.ElectionService;
 import io.disco.fencing.DiscoException;
 import io.disco.lock.LockService;
 import io.disco.rwlock.RWLockService;
@@ -165,6 +166,21 @@ public final class EtcdSession implements AutoCloseable {
      */
     public RWLockService newRWLock(String prefix) {
         return EtcdRWLockService.create(this, prefix, false);
+    }
+
+    /**
+     * Creates an election service on this session. Its candidate key is {@code <prefix>/<lease id in hex>}
+     * holding the candidate's value, as in etcd's Go {@code concurrency.Election}, so it takes part in
+     * the same election as {@code etcdctl elect}, Go programs and jetcd's election client on the same
+     * name. The fencing token of a term is the CreateRevision of the winning key.
+     *
+     * @param prefix the election's name, for example {@code /elections/my-service}; not blank
+     * @return a new election service; closing it does not close this session
+     * @throws IllegalArgumentException if {@code prefix} is null or blank
+     * @throws IllegalStateException if this session already has a service on {@code prefix}, or is closed or lost
+     */
+    public ElectionService newElection(String prefix) {
+        return EtcdElectionService.create(this, prefix, false);
     }
 
     /** @return the id of this session's lease */
