@@ -1,5 +1,6 @@
 package io.disco.examples;
 
+import io.disco.examples.election.basic.ElectionExample;
 import io.disco.examples.lock.LockZombie;
 import io.disco.examples.lock.db.DbExample;
 import io.disco.examples.lock.grpc.client.GrpcClientExample;
@@ -64,6 +65,8 @@ public final class Demo {
             }
             scenario(verdicts, RWLockExample.SCENARIO,
                     () -> RWLockExample.run(endpoints, ns + "/rwlock/basic", ttl).verdict());
+            scenario(verdicts, ElectionExample.SCENARIO,
+                    () -> ElectionExample.run(endpoints, ns + "/election/basic", ttl).verdict());
         } catch (Exception e) {
             say.step("could not set up the demo: %s", e.getMessage() == null ? e : e.getMessage());
             Say.OUT.println("VERDICT demo: setup failed — FAILED");
