@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Only the newest predecessor is watched (the last key created before this owner's), so a
  * release wakes exactly one waiter and the cost of a handoff does not grow with the queue. Each
- * watch starts at the revision of the read that found the predecessor and asks for a leader. When
+ * watch starts right after the revision of the read that found the predecessor and asks for a leader. When
  * the watch breaks, completes or is compacted away, the read and the watch are simply redone: a
  * compaction is never a failure. The own key is watched too: if it is deleted (lease expired or
  * revoked) the wait fails at once with {@link OwnKeyDeletedException}.
@@ -96,7 +96,10 @@ final class PredecessorWait {
                         finish();
                         return;
                     }
-                    long revision = r.getHeader().getRevision();
+                    // The read saw the predecessor alive at this revision, so its delete comes later: watch from
+                    // the next revision. Starting at a revision etcd already has would make the watcher "unsynced",
+                    // and etcd delivers to unsynced watchers only every 100 ms.
+                    long revision = r.getHeader().getRevision() + 1;
                     if (ownWatch == null) {
                         ownWatch = watch(ownKey, revision, gen, true);
                     }

@@ -19,7 +19,9 @@ import io.disco.rwlock.RWGrant.Mode;
 import io.disco.rwlock.RWLockLostException;
 import io.disco.rwlock.RWLockService;
 import io.disco.testing.EtcdExtension;
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.options.PutOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -553,6 +555,41 @@ class RWLockTest {
             assertTrue(other.tryLock().isPresent());
             rw.rUnlock(); // holding nothing: a no-op
             rw.unlock();
+        }
+    }
+
+    /**
+     * Rule 1: when the own key already exists (a leftover of this lease), the create Txn takes its Else
+     * branch, where jetcd lists the own key at index 0 and the first-created key of the wait range at
+     * index 1. Reading index 0 there would see the own key as "first" and wrongly admit.
+     */
+    @Test
+    void anExistingOwnKeyIsNotMistakenForTheFirstInLine() throws Exception {
+        String prefix = uniquePrefix("rw-rule1");
+        try (EtcdSession hs = EtcdSession.open(client, ttl(10));
+             EtcdSession os = EtcdSession.open(client, ttl(10))) {
+            RWLockService holder = hs.newRWLock(prefix);
+            RWLockService other = os.newRWLock(prefix);
+            PutOption leased = PutOption.builder().withLeaseId(os.leaseId()).build();
+
+            RWGrant w = holder.lock();
+            client.getKVClient().put(Etcd.bytes(readKey(os, prefix)), ByteSequence.EMPTY, leased).get(5, SECONDS);
+            assertTrue(other.tryRLock().isEmpty(), "a writer holds: the leftover read key must not admit");
+            assertOnlyHolders(prefix, w.key());
+            holder.unlock();
+
+            RWGrant r = holder.rLock();
+            client.getKVClient().put(Etcd.bytes(writeKey(os, prefix)), ByteSequence.EMPTY, leased).get(5, SECONDS);
+            assertTrue(other.tryLock().isEmpty(), "a reader holds: the leftover write key must not admit");
+            assertOnlyHolders(prefix, r.key());
+            holder.rUnlock();
+
+            // With nobody ahead, a leftover own key is simply adopted.
+            client.getKVClient().put(Etcd.bytes(writeKey(os, prefix)), ByteSequence.EMPTY, leased).get(5, SECONDS);
+            RWGrant g = other.tryLock().orElseThrow();
+            assertTrue(g.token().isNewerThan(r.token()));
+            other.unlock();
+            assertOnlyHolders(prefix);
         }
     }
 
