@@ -138,7 +138,9 @@ public final class LockZombie {
                 say.step("A writes with token %s -> %s", tokenA, describe(writeA));
                 if (!writeA.accepted()) {
                     return new Outcome(scenario, tokenA, null, writeA, null, null,
-                            "A's legitimate write was refused (" + writeA.code() + ")");
+                            "A's legitimate write was refused (" + writeA.code() + "): the resource has already"
+                            + " accepted a higher token (from another etcd cluster, or sent by hand);"
+                            + " restart the resource");
                 }
 
                 sessionA.orphan();
