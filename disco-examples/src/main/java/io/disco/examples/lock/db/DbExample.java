@@ -1,0 +1,162 @@
+package io.disco.examples.lock.db;
+
+import io.disco.examples.Cli;
+import io.disco.examples.Say;
+import io.disco.examples.Verdict;
+import io.disco.examples.lock.LockZombie;
+import io.disco.fencing.FencingToken;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * {@code lock/db}: the database itself is the guard. The protected row holds its data and the highest
+ * fencing token that ever wrote it; a write is one transaction whose conditional
+ * {@code UPDATE ... WHERE fence_token <= ?} both checks the token and writes the data, so a stale
+ * owner's write updates 0 rows and changes nothing, however late it arrives.
+ *
+ * <p>The database is a real embedded H2 (in memory), reached through plain JDBC; each owner uses its
+ * own connection, as separate processes would.
+ *
+ * <p>Run: {@code java ... io.disco.examples.lock.db.DbExample [--endpoints host:port]}
+ */
+public final class DbExample {
+
+    /** The scenario's name in its log and verdict. */
+    public static final String SCENARIO = "lock/db";
+    /** The lock's etcd prefix. */
+    public static final String LOCK_NAME = "/disco/examples/lock/db";
+
+    /** The single conditional update: the token check and the data write are one statement. */
+    static final String FENCED_UPDATE =
+            "UPDATE resource SET data = ?, fence_token = ? WHERE id = 1 AND fence_token <= ?";
+
+    /**
+     * What happened, with the row as the database finally holds it.
+     *
+     * @param zombie the zombie story's outcome
+     * @param finalData the row's data at the end
+     * @param finalToken the row's fence_token at the end
+     * @param history the writes the database applied, in order, as {@code token:data}
+     */
+    public record Result(LockZombie.Outcome zombie, String finalData, long finalToken, List<String> history) {
+
+        /** @return the zombie story's verdict, failed also if the row does not hold B's write */
+        public Verdict verdict() {
+            Verdict v = zombie.verdict();
+            if (v.ok() && (!"written by B".equals(finalData) || finalToken != zombie.tokenB().value())) {
+                return new Verdict(v.scenario(), false, "the row holds '" + finalData + "' with token "
+                        + finalToken + " instead of B's write");
+            }
+            return v.ok() ? new Verdict(v.scenario(), true, "zombie write rejected by the database (0 rows updated)")
+                    : v;
+        }
+    }
+
+    private DbExample() {
+    }
+
+    /**
+     * Runs the example.
+     *
+     * @param args {@code [--endpoints host:port[,...]]}
+     */
+    public static void main(String[] args) {
+        Cli cli = Cli.parse(args, 0);
+        System.exit(run(cli.endpoints(), LOCK_NAME, LockZombie.DEFAULT_ZOMBIE_TTL).verdict().print());
+    }
+
+    /**
+     * Runs the scenario against a fresh in-memory database.
+     *
+     * @param endpoints etcd client URLs
+     * @param lockName the lock's etcd prefix
+     * @param zombieTtl the TTL of A's lease
+     * @return what happened
+     */
+    public static Result run(List<String> endpoints, String lockName, Duration zombieTtl) {
+        Say say = new Say(SCENARIO);
+        String url = "jdbc:h2:mem:disco-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
+        try (Connection admin = DriverManager.getConnection(url);
+             Connection connA = DriverManager.getConnection(url);
+             Connection connB = DriverManager.getConnection(url)) {
+            try (Statement st = admin.createStatement()) {
+                st.execute("CREATE TABLE resource (id INT PRIMARY KEY, data VARCHAR(200) NOT NULL,"
+                        + " fence_token BIGINT NOT NULL)");
+                st.execute("CREATE TABLE history (seq BIGINT AUTO_INCREMENT PRIMARY KEY,"
+                        + " fence_token BIGINT NOT NULL, data VARCHAR(200) NOT NULL)");
+                st.execute("INSERT INTO resource (id, data, fence_token) VALUES (1, 'initial', 0)");
+            }
+            say.step("H2 database ready: resource(id=1, data='initial', fence_token=0); every write runs %s",
+                    FENCED_UPDATE);
+
+            LockZombie.Outcome outcome = LockZombie.run(say, endpoints, lockName, zombieTtl,
+                    (owner, token, data) -> fencedWrite(owner.equals("A") ? connA : connB, token, data));
+
+            try (Statement st = admin.createStatement();
+                 ResultSet row = st.executeQuery("SELECT data, fence_token FROM resource WHERE id = 1")) {
+                row.next();
+                String data = row.getString(1);
+                long token = row.getLong(2);
+                List<String> history = new java.util.ArrayList<>();
+                try (ResultSet h = st.getConnection().createStatement()
+                        .executeQuery("SELECT fence_token, data FROM history ORDER BY seq")) {
+                    while (h.next()) {
+                        history.add(h.getLong(1) + ":" + h.getString(2));
+                    }
+                }
+                say.step("the database holds data='%s', fence_token=%d; applied writes: %s", data, token, history);
+                return new Result(outcome, data, token, List.copyOf(history));
+            }
+        } catch (SQLException e) {
+            say.step("database failure: %s", e);
+            return new Result(new LockZombie.Outcome(SCENARIO, null, null, null, null, null, "database: " + e),
+                    null, -1, List.of());
+        }
+    }
+
+    /**
+     * One fenced write: the conditional update and the history row in one transaction, committed only
+     * when the update matched the row.
+     */
+    static LockZombie.Answer fencedWrite(Connection conn, FencingToken token, String data) throws SQLException {
+        conn.setAutoCommit(false);
+        try {
+            int updated;
+            try (PreparedStatement up = conn.prepareStatement(FENCED_UPDATE)) {
+                up.setString(1, data);
+                up.setLong(2, token.value());
+                up.setLong(3, token.value());
+                updated = up.executeUpdate();
+            }
+            if (updated == 0) {
+                conn.rollback();
+                long stored;
+                try (Statement st = conn.createStatement();
+                     ResultSet rs = st.executeQuery("SELECT fence_token FROM resource WHERE id = 1")) {
+                    rs.next();
+                    stored = rs.getLong(1);
+                }
+                conn.commit();
+                return new LockZombie.Answer(false, "0 rows updated", "the row's fence_token is " + stored + ", rolled back");
+            }
+            try (PreparedStatement hist = conn.prepareStatement(
+                    "INSERT INTO history (fence_token, data) VALUES (?, ?)")) {
+                hist.setLong(1, token.value());
+                hist.setString(2, data);
+                hist.executeUpdate();
+            }
+            conn.commit();
+            return new LockZombie.Answer(true, updated + " row updated", "committed");
+        } catch (SQLException | RuntimeException e) {
+            conn.rollback();
+            throw e;
+        }
+    }
+}

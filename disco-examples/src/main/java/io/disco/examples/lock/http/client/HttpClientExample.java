@@ -1,0 +1,86 @@
+package io.disco.examples.lock.http.client;
+
+import io.disco.examples.Cli;
+import io.disco.examples.Say;
+import io.disco.examples.lock.LockZombie;
+import io.disco.examples.lock.http.resource.HttpResource;
+import io.disco.fencing.FencingHttp;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * {@code lock/http/client}: the zombie scenario over HTTP against a running
+ * {@link HttpResource}. Each owner stamps its writes with {@link FencingHttp#inject}; the zombie's
+ * write is answered 409 by the resource's guard.
+ *
+ * <p>Run (after the resource): {@code java ... io.disco.examples.lock.http.client.HttpClientExample
+ * [--endpoints host:port] [--port 8080]}, where the port is the resource's.
+ */
+public final class HttpClientExample {
+
+    /** The scenario's name in its log and verdict. */
+    public static final String SCENARIO = "lock/http";
+    /** The lock's etcd prefix. */
+    public static final String LOCK_NAME = "/disco/examples/lock/http";
+
+    private HttpClientExample() {
+    }
+
+    /**
+     * Runs the example.
+     *
+     * @param args {@code [--endpoints host:port[,...]] [--port N]}
+     */
+    public static void main(String[] args) {
+        Cli cli = Cli.parse(args, HttpResource.DEFAULT_PORT);
+        URI resource = URI.create("http://127.0.0.1:" + cli.port());
+        System.exit(run(cli.endpoints(), resource, LOCK_NAME, LockZombie.DEFAULT_ZOMBIE_TTL).verdict().print());
+    }
+
+    /**
+     * Runs the scenario against the resource at {@code resource}.
+     *
+     * @param endpoints etcd client URLs
+     * @param resource the resource's base URI
+     * @param lockName the lock's etcd prefix
+     * @param zombieTtl the TTL of A's lease
+     * @return what happened
+     */
+    public static LockZombie.Outcome run(List<String> endpoints, URI resource, String lockName, Duration zombieTtl) {
+        Say say = new Say(SCENARIO);
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5)).build();
+        say.step("resource: %s", resource);
+        LockZombie.Outcome outcome = LockZombie.run(say, endpoints, lockName, zombieTtl, (owner, token, data) -> {
+            HttpRequest.Builder request = HttpRequest.newBuilder(resource.resolve("/write"))
+                    .timeout(Duration.ofSeconds(5))
+                    .POST(HttpRequest.BodyPublishers.ofString(data));
+            FencingHttp.inject(request, token);
+            HttpResponse<String> r = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            String body = r.body().strip();
+            switch (r.statusCode()) {
+                case 200:
+                    return new LockZombie.Answer(true, "200", body);
+                case 409:
+                    return new LockZombie.Answer(false, "409", body);
+                default:
+                    throw new IOException("unexpected answer " + r.statusCode() + ": " + body);
+            }
+        });
+        try {
+            HttpResponse<String> status = http.send(HttpRequest.newBuilder(resource.resolve("/status"))
+                    .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            say.step("GET /status -> %d %s", status.statusCode(), status.body().strip());
+        } catch (IOException e) {
+            say.step("GET /status failed: %s", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return outcome;
+    }
+}

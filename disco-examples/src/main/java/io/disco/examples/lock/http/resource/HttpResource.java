@@ -1,0 +1,296 @@
+package io.disco.examples.lock.http.resource;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import io.disco.examples.Cli;
+import io.disco.examples.Say;
+import io.disco.examples.Verdict;
+import io.disco.fencing.FencingHttp;
+import io.disco.fencing.FencingToken;
+import io.disco.fencing.guard.Guard;
+import io.disco.fencing.guard.GuardFilter;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+
+/**
+ * {@code lock/http/resource}: an HTTP resource on embedded Jetty 12 (ee10), protected by
+ * {@link GuardFilter}.
+ *
+ * <ul>
+ *   <li>{@code POST /write} (guarded): the body becomes the resource's data. Answers 200 with the
+ *       accepted token, 400 for a missing or malformed {@value FencingHttp#HEADER} header, 409 for a
+ *       stale token.</li>
+ *   <li>{@code GET /status} (not guarded): the high-water mark, the number of writes and the data,
+ *       as JSON.</li>
+ * </ul>
+ * It listens on loopback only. Every request to {@code /write} is logged with its token and answer.
+ *
+ * <p>Run: {@code java ... io.disco.examples.lock.http.resource.HttpResource [--port 8080]}
+ */
+public final class HttpResource implements AutoCloseable {
+
+    /** The scenario's name in its log and self-check verdict. */
+    public static final String SCENARIO = "lock/http/resource";
+    /** The port when none is given. */
+    public static final int DEFAULT_PORT = 8080;
+
+    private static final int MAX_BODY = 4096;
+
+    private final Server server;
+    private final Guard guard;
+    private final int port;
+
+    /** The protected data; its writes are applied in token order, under this object's monitor. */
+    private static final class Data {
+        private String value = "";
+        private long writes;
+        private long lastToken;
+    }
+
+    private HttpResource(Server server, Guard guard, int port) {
+        this.server = server;
+        this.guard = guard;
+        this.port = port;
+    }
+
+    /**
+     * Runs the resource until the process is stopped.
+     *
+     * @param args {@code [--port N]}
+     * @throws Exception if the server cannot start
+     */
+    public static void main(String[] args) throws Exception {
+        Cli cli = Cli.parse(args, DEFAULT_PORT);
+        HttpResource resource = start(cli.port());
+        new Say(SCENARIO).step("listening on %s: POST /write (guarded by %s), GET /status", resource.uri(),
+                FencingHttp.HEADER);
+        Runtime.getRuntime().addShutdownHook(new Thread(resource::close, "http-resource-stop"));
+        resource.server.join();
+    }
+
+    /**
+     * Starts the resource on loopback.
+     *
+     * @param port the port, 0 for any free port
+     * @return the running resource; close it to stop it
+     * @throws Exception if Jetty cannot start
+     */
+    public static HttpResource start(int port) throws Exception {
+        Say say = new Say(SCENARIO);
+        Guard guard = Guard.create();
+        Data data = new Data();
+
+        Server server = new Server();
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost("127.0.0.1");
+        connector.setPort(port);
+        server.addConnector(connector);
+
+        ServletContextHandler context = new ServletContextHandler();
+        context.setContextPath("/");
+        // Order matters: the log filter wraps the guard, so that it also sees the guard's rejections.
+        context.addFilter(new FilterHolder(new LogFilter(say)), "/write", EnumSet.of(DispatcherType.REQUEST));
+        context.addFilter(new FilterHolder(new GuardFilter(guard)), "/write", EnumSet.of(DispatcherType.REQUEST));
+        context.addServlet(new ServletHolder(new WriteServlet(data)), "/write");
+        context.addServlet(new ServletHolder(new StatusServlet(guard, data)), "/status");
+        server.setHandler(context);
+        server.setStopTimeout(2000);
+        try {
+            server.start();
+        } catch (Exception e) {
+            server.stop();
+            throw e;
+        }
+        return new HttpResource(server, guard, connector.getLocalPort());
+    }
+
+    /** @return the port the resource listens on */
+    public int port() {
+        return port;
+    }
+
+    /** @return the resource's base URI, {@code http://127.0.0.1:port} */
+    public URI uri() {
+        return URI.create("http://127.0.0.1:" + port);
+    }
+
+    /** @return the guard of {@code POST /write} */
+    public Guard guard() {
+        return guard;
+    }
+
+    /** Stops the server. */
+    @Override
+    public void close() {
+        try {
+            server.stop();
+        } catch (Exception e) {
+            throw new IllegalStateException("could not stop the HTTP resource", e);
+        }
+    }
+
+    /**
+     * Checks the guard of a running resource the way a careless client would hit it: no header, and
+     * malformed headers, each must be answered 400 without changing the mark; {@code GET /status}
+     * must answer 200 without any header.
+     *
+     * @param base the resource's base URI
+     * @return the verdict
+     */
+    public static Verdict selfCheck(URI base) {
+        Say say = new Say(SCENARIO);
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5)).build();
+        List<String> wrong = new ArrayList<>();
+        try {
+            String before = get(http, base.resolve("/status"));
+            List<List<String>> malformed = List.of(List.of(), List.of("abc"), List.of("-1"), List.of("0"),
+                    List.of("0x10"), List.of("1.5"), List.of("99999999999999999999"), List.of("5", "6"));
+            for (List<String> values : malformed) {
+                HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve("/write")).timeout(Duration.ofSeconds(5))
+                        .POST(HttpRequest.BodyPublishers.ofString("malformed"));
+                for (String v : values) {
+                    b.header(FencingHttp.HEADER, v);
+                }
+                HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+                say.step("POST /write with %s %s -> %d %s", FencingHttp.HEADER,
+                        values.isEmpty() ? "(absent)" : values, r.statusCode(), r.body().strip());
+                if (r.statusCode() != 400) {
+                    wrong.add(values + " answered " + r.statusCode());
+                }
+            }
+            String after = get(http, base.resolve("/status"));
+            say.step("GET /status -> 200 %s", after);
+            if (!before.equals(after)) {
+                wrong.add("the status changed from " + before + " to " + after);
+            }
+        } catch (IOException e) {
+            return new Verdict(SCENARIO, false, "step failed: " + e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Verdict(SCENARIO, false, "step failed: interrupted");
+        }
+        return wrong.isEmpty()
+                ? new Verdict(SCENARIO, true, "missing and malformed tokens answered 400, mark unchanged")
+                : new Verdict(SCENARIO, false, "guard let malformed requests through: " + wrong);
+    }
+
+    private static String get(HttpClient http, URI uri) throws IOException, InterruptedException {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) {
+            throw new IOException("GET " + uri + " answered " + r.statusCode());
+        }
+        return r.body().strip();
+    }
+
+    /** Logs each request to {@code /write} with its token header and the answer. */
+    private static final class LogFilter implements Filter {
+        private final Say say;
+
+        LogFilter(Say say) {
+            this.say = say;
+        }
+
+        @Override
+        public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
+                throws IOException, ServletException {
+            HttpServletRequest req = (HttpServletRequest) request;
+            HttpServletResponse resp = (HttpServletResponse) response;
+            chain.doFilter(request, response);
+            List<String> tokens = Collections.list(req.getHeaders(FencingHttp.HEADER));
+            say.step("%s %s %s=%s -> %d", req.getMethod(), req.getRequestURI(), FencingHttp.HEADER,
+                    tokens.isEmpty() ? "(absent)" : String.join(",", tokens), resp.getStatus());
+        }
+    }
+
+    /** Applies a write the guard accepted. */
+    private static final class WriteServlet extends HttpServlet {
+        private static final long serialVersionUID = 1L;
+        private final transient Data data;
+
+        WriteServlet(Data data) {
+            this.data = data;
+        }
+
+        @Override
+        protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            FencingToken token = (FencingToken) req.getAttribute(GuardFilter.TOKEN_ATTRIBUTE);
+            byte[] body = req.getInputStream().readNBytes(MAX_BODY);
+            resp.setContentType("text/plain; charset=utf-8");
+            synchronized (data) {
+                // The guard has accepted the token, but a newer write may have overtaken this one
+                // between the filter and here: apply writes in token order only.
+                if (token.value() < data.lastToken) {
+                    resp.setStatus(HttpServletResponse.SC_CONFLICT);
+                    resp.getWriter().println("stale fencing token " + token + ": " + data.lastToken + " already wrote");
+                    return;
+                }
+                data.value = new String(body, UTF_8);
+                data.lastToken = token.value();
+                data.writes++;
+            }
+            resp.getWriter().println("accepted token " + token);
+        }
+    }
+
+    /** The unguarded status page. */
+    private static final class StatusServlet extends HttpServlet {
+        private static final long serialVersionUID = 1L;
+        private final transient Guard guard;
+        private final transient Data data;
+
+        StatusServlet(Guard guard, Data data) {
+            this.guard = guard;
+            this.data = data;
+        }
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            String mark = guard.highWater().map(t -> Long.toString(t.value())).orElse("null");
+            String json;
+            synchronized (data) {
+                json = "{\"highWater\":" + mark + ",\"writes\":" + data.writes + ",\"data\":\""
+                        + escape(data.value) + "\"}";
+            }
+            resp.setContentType("application/json");
+            resp.getWriter().println(json);
+        }
+    }
+
+    private static String escape(String s) {
+        StringBuilder b = new StringBuilder();
+        for (char c : s.toCharArray()) {
+            if (c == '"' || c == '\\') {
+                b.append('\\').append(c);
+            } else if (c < 0x20) {
+                b.append(String.format("\\u%04x", (int) c));
+            } else {
+                b.append(c);
+            }
+        }
+        return b.toString();
+    }
+}

@@ -1,0 +1,70 @@
+package io.disco.examples.lock;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.disco.examples.Verdict;
+import io.disco.examples.lock.http.client.HttpClientExample;
+import io.disco.examples.lock.http.resource.HttpResource;
+import io.disco.fencing.FencingHttp;
+import io.disco.testing.EtcdExtension;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+class HttpExampleTest {
+
+    @RegisterExtension
+    static final EtcdExtension ETCD = EtcdExtension.singleMember();
+
+    @Test
+    void theZombieIsAnswered409AndTheLegitimateWritesAreAccepted() throws Exception {
+        try (HttpResource resource = HttpResource.start(0)) {
+            LockZombie.Outcome o = HttpClientExample.run(ETCD.cluster().endpoints(), resource.uri(),
+                    "/test/examples/http", Duration.ofSeconds(2));
+            assertNull(o.failure());
+            assertEquals("200", o.writeA().code());
+            assertEquals("200", o.writeB().code());
+            assertEquals("409", o.zombieWrite().code());
+            assertFalse(o.zombieWrite().accepted());
+            assertTrue(o.tokenB().isNewerThan(o.tokenA()), o.tokenA() + " then " + o.tokenB());
+            assertEquals(o.tokenB(), resource.guard().highWater().orElseThrow());
+            assertEquals("VERDICT lock/http: zombie write rejected (409) — OK", o.verdict().line());
+
+            HttpClient http = HttpClient.newHttpClient();
+            HttpResponse<String> status = http.send(HttpRequest.newBuilder(resource.uri().resolve("/status")).GET()
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, status.statusCode());
+            assertEquals("{\"highWater\":" + o.tokenB().value() + ",\"writes\":2,\"data\":\"written by B\"}",
+                    status.body().strip());
+        }
+    }
+
+    @Test
+    void theExampleServerAnswersMissingAndMalformedHeadersWith400() throws Exception {
+        try (HttpResource resource = HttpResource.start(0)) {
+            Verdict v = HttpResource.selfCheck(resource.uri());
+            assertTrue(v.ok(), v.line());
+            assertTrue(resource.guard().highWater().isEmpty());
+
+            HttpClient http = HttpClient.newHttpClient();
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(resource.uri().resolve("/write"))
+                    .header(FencingHttp.HEADER, "12abc").POST(HttpRequest.BodyPublishers.ofString("x")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(400, r.statusCode(), r.body());
+            r = http.send(HttpRequest.newBuilder(resource.uri().resolve("/write"))
+                    .header(FencingHttp.HEADER, "7").POST(HttpRequest.BodyPublishers.ofString("x")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, r.statusCode(), r.body());
+            r = http.send(HttpRequest.newBuilder(resource.uri().resolve("/write"))
+                    .header(FencingHttp.HEADER, "6").POST(HttpRequest.BodyPublishers.ofString("x")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(409, r.statusCode(), r.body());
+        }
+    }
+}
