@@ -17,8 +17,10 @@ import java.util.concurrent.TimeUnit;
  * thread.
  *
  * <p>Only the newest predecessor is watched (the last key created before this owner's), so a
- * release wakes exactly one waiter and the cost of a handoff does not grow with the queue. Each
- * watch starts right after the revision of the read that found the predecessor and asks for a leader. When
+ * release wakes exactly one waiter and the cost of a handoff does not grow with the queue. The
+ * predecessor's watch starts at etcd's current revision, so etcd serves it at once (a watch that
+ * starts at an older revision waits for etcd's 100 ms catch-up loop), and one re-read covers the gap
+ * between the read that found the predecessor and the watch's start; every watch asks for a leader. When
  * the watch breaks, completes or is compacted away, the read and the watch are simply redone: a
  * compaction is never a failure. The own key is watched too: if it is deleted (lease expired or
  * revoked) the wait fails at once with {@link OwnKeyDeletedException}.
@@ -36,6 +38,8 @@ final class PredecessorWait {
 
     private Watch.Watcher predecessorWatch;
     private Watch.Watcher ownWatch;
+    private KeyValue predecessor;
+    private long predecessorSeenAt;
     private long generation;
     private boolean stopped;
     private long backoffMs = MIN_BACKOFF_MS;
@@ -96,21 +100,46 @@ final class PredecessorWait {
                         finish();
                         return;
                     }
-                    // The read saw the predecessor alive at this revision, so its delete comes later: watch from
-                    // the next revision. Starting at a revision etcd already has would make the watcher "unsynced",
-                    // and etcd delivers to unsynced watchers only every 100 ms.
-                    long revision = r.getHeader().getRevision() + 1;
+                    long seen = r.getHeader().getRevision();
                     if (ownWatch == null) {
-                        ownWatch = watch(ownKey, revision, gen, true);
+                        // The own key existed at `seen`: its delete comes later.
+                        ownWatch = watch(ownKey, seen + 1, false, gen, true);
                     }
-                    KeyValue predecessor = r.getKvs().get(0);
-                    predecessorWatch = watch(predecessor.getKey(), revision, gen, false);
+                    // Watch the predecessor from "now": only a watcher that starts beyond etcd's current revision
+                    // is "synced"; any other waits for etcd's catch-up loop, which runs every 100 ms, and under
+                    // contention the revision has usually moved on since the read. The created answer says where
+                    // the watch started; if that is past the read, the predecessor may have gone in between:
+                    // onCreated checks once.
+                    predecessor = r.getKvs().get(0);
+                    predecessorSeenAt = seen;
+                    predecessorWatch = watch(predecessor.getKey(), 0, true, gen, false);
                 });
     }
 
-    private Watch.Watcher watch(ByteSequence key, long fromRevision, long gen, boolean own) {
+    private void onCreated(WatchResponse created, long gen) {
+        if (stopped || future.isDone() || gen != generation || created.getHeader().getRevision() <= predecessorSeenAt) {
+            return;
+        }
+        KeyValue expected = predecessor;
+        session.rpc("re-read of the predecessor", () -> session.client().getKVClient().get(expected.getKey()))
+                .whenComplete((r, e) -> {
+                    if (stopped || future.isDone() || gen != generation) {
+                        return;
+                    }
+                    if (e != null) {
+                        onBroken(gen, false);
+                    } else if (r.getKvs().isEmpty() || r.getKvs().get(0).getCreateRevision() != expected.getCreateRevision()) {
+                        close(predecessorWatch);
+                        predecessorWatch = null;
+                        lookup(); // gone before the watch started
+                    }
+                });
+    }
+
+    private Watch.Watcher watch(ByteSequence key, long fromRevision, boolean createdNotify, long gen, boolean own) {
         WatchOption opt = WatchOption.builder()
                 .withRevision(fromRevision)
+                .withCreateNotify(createdNotify)
                 .withNoPut(true)
                 .withRequireLeader(true)
                 .build();
@@ -135,6 +164,10 @@ final class PredecessorWait {
 
     private void onEvents(WatchResponse response, long gen, boolean own) {
         if (stopped || future.isDone() || (!own && gen != generation)) {
+            return;
+        }
+        if (response.isCreatedNotify()) {
+            onCreated(response, gen);
             return;
         }
         for (WatchEvent ev : response.getEvents()) {
