@@ -245,7 +245,13 @@ public final class EtcdSession implements AutoCloseable {
                 client.getLeaseClient().revoke(leaseId).get(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-            } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            } catch (ExecutionException e) {
+                if (isLeaseNotFound(e.getCause())) {
+                    LOG.debug("etcd lease {} was already gone when the session closed", hex(leaseId));
+                } else {
+                    LOG.warn("could not revoke etcd lease {}; it expires after its TTL of {} s", hex(leaseId), ttlSeconds, e);
+                }
+            } catch (TimeoutException | RuntimeException e) {
                 LOG.warn("could not revoke etcd lease {}; it expires after its TTL of {} s", hex(leaseId), ttlSeconds, e);
             }
         }
@@ -296,7 +302,7 @@ public final class EtcdSession implements AutoCloseable {
             return;
         }
         Throwable cause = e == null ? null : unwrap(e.getCause() != null ? e.getCause() : e);
-        if (e == null || (cause instanceof EtcdException && ((EtcdException) cause).getErrorCode() == ErrorCode.NOT_FOUND)) {
+        if (e == null || isLeaseNotFound(cause)) {
             lose(new DiscoException("etcd lease " + hex(leaseId) + " no longer exists (revoked, or expired on the server)", cause));
             return;
         }
@@ -315,6 +321,15 @@ public final class EtcdSession implements AutoCloseable {
         } else {
             scheduleExpiryCheck();
         }
+    }
+
+    /** etcd's answer for a lease that was revoked or expired, as jetcd reports it. */
+    private static boolean isLeaseNotFound(Throwable t) {
+        Throwable cause = unwrap(t);
+        if (cause instanceof EtcdException) {
+            return ((EtcdException) cause).getErrorCode() == ErrorCode.NOT_FOUND;
+        }
+        return io.grpc.Status.fromThrowable(cause).getCode() == io.grpc.Status.Code.NOT_FOUND;
     }
 
     /** Renews right now, to learn quickly whether the lease still exists. */
