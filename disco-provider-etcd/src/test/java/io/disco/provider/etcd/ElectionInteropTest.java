@@ -15,15 +15,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.disco.election.ElectionService;
 import io.disco.election.Leadership;
 import io.disco.election.Observation;
-import io.disco.testing.EtcdExtension;
-import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeoutException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -35,19 +31,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class ElectionInteropTest {
 
     @RegisterExtension
-    static final EtcdExtension ETCD = EtcdExtension.singleMember();
-
-    static Client client;
-
-    @BeforeAll
-    static void connect() {
-        client = Etcd.client(ETCD.cluster());
-    }
-
-    @AfterAll
-    static void disconnect() {
-        client.close();
-    }
+    static final EtcdWithClient ETCD = new EtcdWithClient();
 
     private static String line(Etcdctl ctl, String what) throws InterruptedException {
         String l = ctl.nextLine(10_000);
@@ -60,7 +44,7 @@ class ElectionInteropTest {
         String name = uniquePrefix("elect-ctl-first");
         BlockingQueue<Leadership> seen = new LinkedBlockingQueue<>();
         try (Etcdctl ctl = Etcdctl.start(ETCD.cluster().endpoint(0), "elect", name, "ctl-value");
-             ElectionService java = EtcdProvider.newElection(client, name, ttl(10))) {
+             ElectionService java = EtcdProvider.newElection(ETCD.client(), name, ttl(10))) {
             String key = line(ctl, "leader key"); // printed once etcdctl is elected
             assertEquals("ctl-value", line(ctl, "leader value"));
             assertTrue(key.startsWith(name + "/"), key);
@@ -73,7 +57,7 @@ class ElectionInteropTest {
                 assertEquals(ctlLeader, seen.poll(5, SECONDS), "observe() must see etcdctl's leader");
 
                 CompletableFuture<Leadership> mine = java.campaignAsync("java-value");
-                await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(client, name).size() == 2);
+                await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(ETCD.client(), name).size() == 2);
                 assertThrows(TimeoutException.class, () -> mine.get(300, MILLISECONDS),
                         "Java must not lead while etcdctl does");
 
@@ -89,7 +73,7 @@ class ElectionInteropTest {
     void javaLeaderIsSeenByEtcdctlObserverAndEtcdctlSucceedsIt() throws Exception {
         String name = uniquePrefix("elect-java-first");
         String endpoint = ETCD.cluster().endpoint(0);
-        try (ElectionService java = EtcdProvider.newElection(client, name, ttl(10))) {
+        try (ElectionService java = EtcdProvider.newElection(ETCD.client(), name, ttl(10))) {
             Leadership lj = java.campaign("java-value");
             try (Etcdctl observer = Etcdctl.start(endpoint, "elect", "-l", name)) {
                 assertEquals(lj.key(), line(observer, "leader key"));
@@ -100,7 +84,7 @@ class ElectionInteropTest {
                 assertEquals("java-value-2", line(observer, "proclaimed value"));
 
                 try (Etcdctl candidate = Etcdctl.start(endpoint, "elect", name, "ctl-value")) {
-                    await().atMost(Duration.ofSeconds(10)).until(() -> keysUnder(client, name).size() == 2);
+                    await().atMost(Duration.ofSeconds(10)).until(() -> keysUnder(ETCD.client(), name).size() == 2);
                     assertNull(candidate.nextLine(500), "etcdctl must not be elected while Java leads");
 
                     java.resign();

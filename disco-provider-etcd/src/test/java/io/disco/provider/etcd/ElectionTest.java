@@ -21,8 +21,6 @@ import io.disco.election.NotLeaderException;
 import io.disco.election.Observation;
 import io.disco.fencing.TokenStaleException;
 import io.disco.fencing.guard.Guard;
-import io.disco.testing.EtcdExtension;
-import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -33,8 +31,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -42,19 +38,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class ElectionTest {
 
     @RegisterExtension
-    static final EtcdExtension ETCD = EtcdExtension.singleMember();
-
-    static Client client;
-
-    @BeforeAll
-    static void connect() {
-        client = Etcd.client(ETCD.cluster());
-    }
-
-    @AfterAll
-    static void disconnect() {
-        client.close();
-    }
+    static final EtcdWithClient ETCD = new EtcdWithClient();
 
     private static long leaders(ElectionService... services) {
         return Stream.of(services).filter(s -> s.held().isPresent()).count();
@@ -70,21 +54,21 @@ class ElectionTest {
     @Test
     void threeCandidatesOneLeaderResignHandsOverInCreationOrder() throws Exception {
         String prefix = uniquePrefix("election-three");
-        try (ElectionService a = EtcdProvider.newElection(client, prefix, ttl(10));
-             ElectionService b = EtcdProvider.newElection(client, prefix, ttl(10));
-             ElectionService c = EtcdProvider.newElection(client, prefix, ttl(10))) {
+        try (ElectionService a = EtcdProvider.newElection(ETCD.client(), prefix, ttl(10));
+             ElectionService b = EtcdProvider.newElection(ETCD.client(), prefix, ttl(10));
+             ElectionService c = EtcdProvider.newElection(ETCD.client(), prefix, ttl(10))) {
             Leadership la = a.campaign("a");
             assertEquals("a", la.value());
-            assertEquals(List.of(la.key()), keysUnder(client, prefix));
+            assertEquals(List.of(la.key()), keysUnder(ETCD.client(), prefix));
             assertTrue(la.key().startsWith(prefix + "/"));
             assertEquals(Optional.of(la), a.leader());
             assertEquals(la, a.campaign("a"), "campaign() while leading returns the held leadership");
 
             // b registers before c: creation order decides the succession.
             CompletableFuture<Leadership> fb = b.campaignAsync("b");
-            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(client, prefix).size() == 2);
+            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(ETCD.client(), prefix).size() == 2);
             CompletableFuture<Leadership> fc = c.campaignAsync("c");
-            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(client, prefix).size() == 3);
+            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(ETCD.client(), prefix).size() == 3);
             assertStillWaiting(fb);
             assertStillWaiting(fc);
             assertEquals(1, leaders(a, b, c));
@@ -118,14 +102,14 @@ class ElectionTest {
 
             // a campaigns again: a new term behind c, with a new, greater token.
             CompletableFuture<Leadership> fa = a.campaignAsync("a-again");
-            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(client, prefix).size() == 2);
+            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(ETCD.client(), prefix).size() == 2);
             assertStillWaiting(fa);
             c.resign();
             Leadership la3 = fa.get(5, SECONDS);
             assertTrue(la3.token().isNewerThan(lc.token()));
             assertEquals(1, leaders(a, b, c));
         }
-        assertEquals(List.of(), keysUnder(client, prefix), "closing every service leaves no key");
+        assertEquals(List.of(), keysUnder(ETCD.client(), prefix), "closing every service leaves no key");
     }
 
     // ---------------------------------------------------------------- 2. failover and fencing
@@ -134,14 +118,14 @@ class ElectionTest {
     void orphanedLeaderIsReplacedWithinTtlAndItsTokenRejected() throws Exception {
         String prefix = uniquePrefix("election-failover");
         Guard guard = Guard.create();
-        try (EtcdSession sessionA = EtcdSession.open(client, ttl(2));
-             ElectionService b = EtcdProvider.newElection(client, prefix, ttl(10))) {
+        try (EtcdSession sessionA = EtcdSession.open(ETCD.client(), ttl(2));
+             ElectionService b = EtcdProvider.newElection(ETCD.client(), prefix, ttl(10))) {
             ElectionService a = sessionA.newElection(prefix);
             Leadership la = a.campaign("a");
             guard.check(la.token()); // a writes while it legitimately leads
 
             CompletableFuture<Leadership> fb = b.campaignAsync("b");
-            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(client, prefix).size() == 2);
+            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(ETCD.client(), prefix).size() == 2);
             assertStillWaiting(fb);
 
             long frozeAt = System.nanoTime();
@@ -172,10 +156,10 @@ class ElectionTest {
         String prefix = uniquePrefix("election-observe");
         BlockingQueue<Leadership> seen = new LinkedBlockingQueue<>();
         BlockingQueue<Leadership> witness = new LinkedBlockingQueue<>();
-        try (ElectionService observer = EtcdProvider.newElection(client, prefix, ttl(10));
-             ElectionService a = EtcdProvider.newElection(client, prefix, ttl(10));
-             ElectionService b = EtcdProvider.newElection(client, prefix, ttl(10));
-             ElectionService c = EtcdProvider.newElection(client, prefix, ttl(10))) {
+        try (ElectionService observer = EtcdProvider.newElection(ETCD.client(), prefix, ttl(10));
+             ElectionService a = EtcdProvider.newElection(ETCD.client(), prefix, ttl(10));
+             ElectionService b = EtcdProvider.newElection(ETCD.client(), prefix, ttl(10));
+             ElectionService c = EtcdProvider.newElection(ETCD.client(), prefix, ttl(10))) {
             Observation observation = observer.observe(seen::add);
             Observation witnessing = observer.observe(witness::add);
             try {
@@ -183,9 +167,9 @@ class ElectionTest {
                 assertEquals(la, seen.poll(5, SECONDS));
 
                 CompletableFuture<Leadership> fb = b.campaignAsync("b1");
-                await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(client, prefix).size() == 2);
+                await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(ETCD.client(), prefix).size() == 2);
                 CompletableFuture<Leadership> fc = c.campaignAsync("c1");
-                await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(client, prefix).size() == 3);
+                await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(ETCD.client(), prefix).size() == 3);
 
                 // Changes in quick succession, without waiting for the observer in between.
                 a.proclaim("a2");
@@ -203,7 +187,7 @@ class ElectionTest {
                 assertEquals(lc, seen.poll(5, SECONDS));
 
                 // Compact etcd's history mid-observation: the next change still arrives.
-                client.getKVClient().compact(Etcd.revision(client)).get(5, SECONDS);
+                ETCD.client().getKVClient().compact(Etcd.revision(ETCD.client())).get(5, SECONDS);
                 Leadership lc2 = c.proclaim("c2");
                 assertEquals(lc2, seen.poll(5, SECONDS));
 
@@ -231,8 +215,8 @@ class ElectionTest {
     @Test
     void observerThatStartsLateGetsTheCurrentLeaderFirst() throws Exception {
         String prefix = uniquePrefix("election-observe-late");
-        try (ElectionService a = EtcdProvider.newElection(client, prefix, ttl(10));
-             ElectionService observer = EtcdProvider.newElection(client, prefix, ttl(10))) {
+        try (ElectionService a = EtcdProvider.newElection(ETCD.client(), prefix, ttl(10));
+             ElectionService observer = EtcdProvider.newElection(ETCD.client(), prefix, ttl(10))) {
             Leadership la = a.campaign("a");
             a.proclaim("a2");
             BlockingQueue<Leadership> seen = new LinkedBlockingQueue<>();
@@ -247,13 +231,13 @@ class ElectionTest {
     @Test
     void campaignThatTimesOutIsInterruptedOrCancelledLeavesNoKey() throws Exception {
         String prefix = uniquePrefix("election-giveup");
-        try (ElectionService holder = EtcdProvider.newElection(client, prefix, ttl(10));
-             ElectionService other = EtcdProvider.newElection(client, prefix, ttl(10))) {
+        try (ElectionService holder = EtcdProvider.newElection(ETCD.client(), prefix, ttl(10));
+             ElectionService other = EtcdProvider.newElection(ETCD.client(), prefix, ttl(10))) {
             Leadership held = holder.campaign("holder");
             List<String> onlyHolder = List.of(held.key());
 
             assertThrows(TimeoutException.class, () -> other.campaign("other", Duration.ofMillis(500)));
-            assertEquals(onlyHolder, keysUnder(client, prefix));
+            assertEquals(onlyHolder, keysUnder(ETCD.client(), prefix));
 
             CompletableFuture<Throwable> outcome = new CompletableFuture<>();
             Thread t = new Thread(() -> {
@@ -265,16 +249,16 @@ class ElectionTest {
                 }
             }, "interrupted-candidate");
             t.start();
-            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(client, prefix).size() == 2);
+            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(ETCD.client(), prefix).size() == 2);
             t.interrupt();
             assertInstanceOf(InterruptedException.class, outcome.get(5, SECONDS));
-            assertEquals(onlyHolder, keysUnder(client, prefix));
+            assertEquals(onlyHolder, keysUnder(ETCD.client(), prefix));
 
             CompletableFuture<Leadership> async = other.campaignAsync("other");
-            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(client, prefix).size() == 2);
+            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(ETCD.client(), prefix).size() == 2);
             assertTrue(async.cancel(true));
             assertThrows(CancellationException.class, async::join);
-            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(client, prefix).equals(onlyHolder));
+            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(ETCD.client(), prefix).equals(onlyHolder));
 
             // After all that, the other candidate still wins once the holder resigns.
             holder.resign();
@@ -287,8 +271,8 @@ class ElectionTest {
     @Test
     void campaignRightAfterACancelledOneIsNotUndoneByItsCleanup() throws Exception {
         String prefix = uniquePrefix("election-recampaign");
-        try (ElectionService holder = EtcdProvider.newElection(client, prefix, ttl(10));
-             ElectionService other = EtcdProvider.newElection(client, prefix, ttl(10))) {
+        try (ElectionService holder = EtcdProvider.newElection(ETCD.client(), prefix, ttl(10));
+             ElectionService other = EtcdProvider.newElection(ETCD.client(), prefix, ttl(10))) {
             Leadership held = holder.campaign("holder");
             for (int i = 0; i < 5; i++) {
                 CompletableFuture<Leadership> cancelled = other.campaignAsync("cancelled-" + i);
@@ -296,20 +280,20 @@ class ElectionTest {
                 // Campaign again at once, while the cancelled candidacy's key may still be being withdrawn.
                 CompletableFuture<Leadership> again = other.campaignAsync("again-" + i);
                 await().pollInterval(Duration.ofMillis(20)).atMost(Duration.ofSeconds(5))
-                        .until(() -> keysUnder(client, prefix).size() == 2);
+                        .until(() -> keysUnder(ETCD.client(), prefix).size() == 2);
                 assertStillWaitingBriefly(again);
                 assertTrue(again.cancel(true));
                 await().pollInterval(Duration.ofMillis(20)).atMost(Duration.ofSeconds(5))
-                        .until(() -> keysUnder(client, prefix).equals(List.of(held.key())));
+                        .until(() -> keysUnder(ETCD.client(), prefix).equals(List.of(held.key())));
             }
             CompletableFuture<Leadership> cancelled = other.campaignAsync("cancelled");
             assertTrue(cancelled.cancel(true));
             CompletableFuture<Leadership> last = other.campaignAsync("last");
-            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(client, prefix).size() == 2);
+            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(ETCD.client(), prefix).size() == 2);
             holder.resign();
             Leadership lo = last.get(5, SECONDS);
             assertEquals("last", lo.value());
-            assertEquals(List.of(lo.key()), keysUnder(client, prefix), "the new candidacy's key must survive");
+            assertEquals(List.of(lo.key()), keysUnder(ETCD.client(), prefix), "the new candidacy's key must survive");
             assertEquals(lo.withValue("last-2"), other.proclaim("last-2"));
         }
     }
@@ -321,18 +305,18 @@ class ElectionTest {
     @Test
     void campaignWhoseLeaseIsRevokedWhileWaitingFailsAndNeverWins() throws Exception {
         String prefix = uniquePrefix("election-revoked");
-        try (ElectionService holder = EtcdProvider.newElection(client, prefix, ttl(10));
-             EtcdSession waiterSession = EtcdSession.open(client, ttl(30))) {
+        try (ElectionService holder = EtcdProvider.newElection(ETCD.client(), prefix, ttl(10));
+             EtcdSession waiterSession = EtcdSession.open(ETCD.client(), ttl(30))) {
             Leadership held = holder.campaign("holder");
             ElectionService waiter = waiterSession.newElection(prefix);
             CompletableFuture<Leadership> waiting = waiter.campaignAsync("waiter");
-            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(client, prefix).size() == 2);
+            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(ETCD.client(), prefix).size() == 2);
 
-            client.getLeaseClient().revoke(waiterSession.leaseId()).get(5, SECONDS);
+            ETCD.client().getLeaseClient().revoke(waiterSession.leaseId()).get(5, SECONDS);
 
             ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(3, SECONDS));
             assertInstanceOf(LeadershipLostException.class, e.getCause());
-            assertEquals(List.of(held.key()), keysUnder(client, prefix));
+            assertEquals(List.of(held.key()), keysUnder(ETCD.client(), prefix));
             waiter.done().toCompletableFuture().get(5, SECONDS);
             assertTrue(waiter.err().isPresent());
 
@@ -348,22 +332,22 @@ class ElectionTest {
     @Test
     void notLeaderProclaimFailsResignIsANoOpAndNobodyLeadsAnEmptyElection() throws Exception {
         String prefix = uniquePrefix("election-notleader");
-        try (EtcdSession session = EtcdSession.open(client, ttl(10));
-             ElectionService b = EtcdProvider.newElection(client, prefix, ttl(10))) {
+        try (EtcdSession session = EtcdSession.open(ETCD.client(), ttl(10));
+             ElectionService b = EtcdProvider.newElection(ETCD.client(), prefix, ttl(10))) {
             ElectionService a = session.newElection(prefix);
             assertEquals(Optional.empty(), a.leader(), "leader() is empty while nobody campaigns");
             assertThrows(NotLeaderException.class, () -> a.proclaim("x"));
             a.resign(); // not the leader: nothing happens
-            assertEquals(List.of(), keysUnder(client, prefix));
+            assertEquals(List.of(), keysUnder(ETCD.client(), prefix));
 
             Leadership lb = b.campaign("b");
             assertThrows(NotLeaderException.class, () -> a.proclaim("x"));
             a.resign();
             assertEquals(Optional.of(lb), a.leader(), "resign() by a non-leader must not disturb the leader");
-            assertEquals(List.of(lb.key()), keysUnder(client, prefix));
+            assertEquals(List.of(lb.key()), keysUnder(ETCD.client(), prefix));
 
             // A leader whose key was deleted behind its back is no longer leader.
-            client.getKVClient().delete(Etcd.bytes(lb.key())).get(5, SECONDS);
+            ETCD.client().getKVClient().delete(Etcd.bytes(lb.key())).get(5, SECONDS);
             assertThrows(NotLeaderException.class, () -> b.proclaim("b2"));
             assertTrue(b.held().isEmpty());
             assertEquals(Optional.empty(), a.leader());

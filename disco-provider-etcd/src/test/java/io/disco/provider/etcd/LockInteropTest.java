@@ -11,12 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.lock.Grant;
 import io.disco.lock.LockService;
-import io.disco.testing.EtcdExtension;
-import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -24,25 +20,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class LockInteropTest {
 
     @RegisterExtension
-    static final EtcdExtension ETCD = EtcdExtension.singleMember();
-
-    static Client client;
-
-    @BeforeAll
-    static void connect() {
-        client = Etcd.client(ETCD.cluster());
-    }
-
-    @AfterAll
-    static void disconnect() {
-        client.close();
-    }
+    static final EtcdWithClient ETCD = new EtcdWithClient();
 
     @Test
     void etcdctlHoldsJavaWaits() throws Exception {
         String name = uniquePrefix("interop-ctl-first");
         try (Etcdctl ctl = Etcdctl.start(ETCD.cluster().endpoint(0), "lock", name);
-             LockService java = EtcdProvider.newLock(client, name, ttl(10))) {
+             LockService java = EtcdProvider.newLock(ETCD.client(), name, ttl(10))) {
             String key = ctl.nextLine(10_000); // etcdctl prints its key once it holds the lock
             assertNotNull(key, "etcdctl did not acquire the lock");
             assertTrue(key.startsWith(name + "/"), key);
@@ -58,12 +42,12 @@ class LockInteropTest {
     @Test
     void javaHoldsEtcdctlWaits() throws Exception {
         String name = uniquePrefix("interop-java-first");
-        try (LockService java = EtcdProvider.newLock(client, name, ttl(10))) {
+        try (LockService java = EtcdProvider.newLock(ETCD.client(), name, ttl(10))) {
             Grant g = java.lock();
             try (Etcdctl ctl = Etcdctl.start(ETCD.cluster().endpoint(0), "lock", name, "echo", "ETCDCTL-ACQUIRED")) {
                 // etcdctl registers behind Java and must not get in while Java holds the lock.
                 org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
-                        .until(() -> keysUnder(client, name).size() == 2);
+                        .until(() -> keysUnder(ETCD.client(), name).size() == 2);
                 assertNull(ctl.nextLine(500), "etcdctl ran its command while Java held the lock");
                 assertTrue(ctl.isAlive());
 

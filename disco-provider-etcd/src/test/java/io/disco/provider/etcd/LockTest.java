@@ -17,8 +17,6 @@ import io.disco.fencing.guard.Guard;
 import io.disco.lock.Grant;
 import io.disco.lock.LockLostException;
 import io.disco.lock.LockService;
-import io.disco.testing.EtcdExtension;
-import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,8 +29,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -40,34 +36,22 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class LockTest {
 
     @RegisterExtension
-    static final EtcdExtension ETCD = EtcdExtension.singleMember();
-
-    static Client client;
-
-    @BeforeAll
-    static void connect() {
-        client = Etcd.client(ETCD.cluster());
-    }
-
-    @AfterAll
-    static void disconnect() {
-        client.close();
-    }
+    static final EtcdWithClient ETCD = new EtcdWithClient();
 
     @Test
     void uncontendedLockUnlock() throws Exception {
         String prefix = uniquePrefix("basic");
-        try (LockService lock = EtcdProvider.newLock(client, prefix, ttl(5))) {
+        try (LockService lock = EtcdProvider.newLock(ETCD.client(), prefix, ttl(5))) {
             Grant g = lock.lock();
-            assertEquals(List.of(g.key()), keysUnder(client, prefix));
+            assertEquals(List.of(g.key()), keysUnder(ETCD.client(), prefix));
             assertTrue(g.key().startsWith(prefix + "/"));
             assertEquals(g, lock.lock(), "lock() while holding returns the held grant");
             lock.unlock();
-            assertEquals(List.of(), keysUnder(client, prefix));
+            assertEquals(List.of(), keysUnder(ETCD.client(), prefix));
             Grant g2 = lock.lock();
             assertTrue(g2.token().isNewerThan(g.token()));
         }
-        assertEquals(List.of(), keysUnder(client, prefix));
+        assertEquals(List.of(), keysUnder(ETCD.client(), prefix));
     }
 
     @Test
@@ -83,7 +67,7 @@ class LockTest {
             List<Future<?>> futures = new ArrayList<>();
             for (int o = 0; o < owners; o++) {
                 futures.add(pool.submit(() -> {
-                    try (LockService lock = EtcdProvider.newLock(client, prefix, ttl(10))) {
+                    try (LockService lock = EtcdProvider.newLock(ETCD.client(), prefix, ttl(10))) {
                         for (int r = 0; r < rounds; r++) {
                             Grant g = lock.lock(Duration.ofSeconds(30));
                             int now = inside.incrementAndGet();
@@ -111,15 +95,15 @@ class LockTest {
             assertTrue(tokensInOrder.get(i) > tokensInOrder.get(i - 1),
                     "token " + tokensInOrder.get(i) + " at position " + i + " is not above its predecessor " + tokensInOrder.get(i - 1));
         }
-        assertEquals(List.of(), keysUnder(client, prefix));
+        assertEquals(List.of(), keysUnder(ETCD.client(), prefix));
     }
 
     @Test
     void zombieIsRejectedByTheGuard() throws Exception {
         String prefix = uniquePrefix("zombie");
         Guard guard = Guard.create();
-        try (EtcdSession sessionA = EtcdSession.open(client, ttl(2));
-             LockService b = EtcdProvider.newLock(client, prefix, ttl(10))) {
+        try (EtcdSession sessionA = EtcdSession.open(ETCD.client(), ttl(2));
+             LockService b = EtcdProvider.newLock(ETCD.client(), prefix, ttl(10))) {
             LockService a = sessionA.newLock(prefix);
             Grant ga = a.lock();
             guard.check(ga.token()); // A writes while it legitimately holds the lock
@@ -141,16 +125,16 @@ class LockTest {
     @Test
     void givingUpLeavesOnlyTheHoldersKey() throws Exception {
         String prefix = uniquePrefix("giveup");
-        try (LockService holder = EtcdProvider.newLock(client, prefix, ttl(10));
-             LockService other = EtcdProvider.newLock(client, prefix, ttl(10))) {
+        try (LockService holder = EtcdProvider.newLock(ETCD.client(), prefix, ttl(10));
+             LockService other = EtcdProvider.newLock(ETCD.client(), prefix, ttl(10))) {
             Grant held = holder.lock();
             List<String> onlyHolder = List.of(held.key());
 
             assertTrue(other.tryLock().isEmpty(), "tryLock must be empty while held");
-            assertEquals(onlyHolder, keysUnder(client, prefix));
+            assertEquals(onlyHolder, keysUnder(ETCD.client(), prefix));
 
             assertThrows(TimeoutException.class, () -> other.lock(Duration.ofMillis(500)));
-            assertEquals(onlyHolder, keysUnder(client, prefix));
+            assertEquals(onlyHolder, keysUnder(ETCD.client(), prefix));
 
             CompletableFuture<Throwable> interrupted = new CompletableFuture<>();
             Thread t = new Thread(() -> {
@@ -162,16 +146,16 @@ class LockTest {
                 }
             });
             t.start();
-            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(client, prefix).size() == 2);
+            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(ETCD.client(), prefix).size() == 2);
             t.interrupt();
             assertInstanceOf(InterruptedException.class, interrupted.get(5, SECONDS));
-            assertEquals(onlyHolder, keysUnder(client, prefix));
+            assertEquals(onlyHolder, keysUnder(ETCD.client(), prefix));
 
             CompletableFuture<Grant> async = other.lockAsync();
-            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(client, prefix).size() == 2);
+            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(ETCD.client(), prefix).size() == 2);
             assertTrue(async.cancel(true));
             assertThrows(CancellationException.class, async::join);
-            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(client, prefix).equals(onlyHolder));
+            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(ETCD.client(), prefix).equals(onlyHolder));
 
             // After all that, the other owner still gets the lock once it is free.
             holder.unlock();
@@ -183,26 +167,26 @@ class LockTest {
     @Test
     void lockRightAfterACancelledOneIsNotUndoneByItsCleanup() throws Exception {
         String prefix = uniquePrefix("relock");
-        try (LockService holder = EtcdProvider.newLock(client, prefix, ttl(10));
-             LockService other = EtcdProvider.newLock(client, prefix, ttl(10))) {
+        try (LockService holder = EtcdProvider.newLock(ETCD.client(), prefix, ttl(10));
+             LockService other = EtcdProvider.newLock(ETCD.client(), prefix, ttl(10))) {
             Grant held = holder.lock();
             for (int i = 0; i < 5; i++) {
                 assertTrue(other.lockAsync().cancel(true));
                 // Ask again at once, while the cancelled request's key may still be being withdrawn.
                 CompletableFuture<Grant> again = other.lockAsync();
                 await().pollInterval(Duration.ofMillis(20)).atMost(Duration.ofSeconds(5))
-                        .until(() -> keysUnder(client, prefix).size() == 2);
+                        .until(() -> keysUnder(ETCD.client(), prefix).size() == 2);
                 assertFalse(again.isDone(), "must not acquire while the holder holds the lock");
                 assertTrue(again.cancel(true));
                 await().pollInterval(Duration.ofMillis(20)).atMost(Duration.ofSeconds(5))
-                        .until(() -> keysUnder(client, prefix).equals(List.of(held.key())));
+                        .until(() -> keysUnder(ETCD.client(), prefix).equals(List.of(held.key())));
             }
             assertTrue(other.lockAsync().cancel(true));
             CompletableFuture<Grant> last = other.lockAsync();
-            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(client, prefix).size() == 2);
+            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(ETCD.client(), prefix).size() == 2);
             holder.unlock();
             Grant g = last.get(5, SECONDS);
-            assertEquals(List.of(g.key()), keysUnder(client, prefix), "the new request's key must survive the old one's cleanup");
+            assertEquals(List.of(g.key()), keysUnder(ETCD.client(), prefix), "the new request's key must survive the old one's cleanup");
             assertTrue(other.tryLock().isPresent());
         }
     }
@@ -210,18 +194,18 @@ class LockTest {
     @Test
     void waiterWhoseLeaseIsRevokedFailsPromptlyAndLeavesNoKey() throws Exception {
         String prefix = uniquePrefix("revoked");
-        try (LockService holder = EtcdProvider.newLock(client, prefix, ttl(10));
-             EtcdSession waiterSession = EtcdSession.open(client, ttl(30))) {
+        try (LockService holder = EtcdProvider.newLock(ETCD.client(), prefix, ttl(10));
+             EtcdSession waiterSession = EtcdSession.open(ETCD.client(), ttl(30))) {
             Grant held = holder.lock();
             LockService waiter = waiterSession.newLock(prefix);
             CompletableFuture<Grant> waiting = waiter.lockAsync();
-            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(client, prefix).size() == 2);
+            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(ETCD.client(), prefix).size() == 2);
 
-            client.getLeaseClient().revoke(waiterSession.leaseId()).get(5, SECONDS);
+            ETCD.client().getLeaseClient().revoke(waiterSession.leaseId()).get(5, SECONDS);
 
             ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(3, SECONDS));
             assertInstanceOf(LockLostException.class, e.getCause());
-            assertEquals(List.of(held.key()), keysUnder(client, prefix));
+            assertEquals(List.of(held.key()), keysUnder(ETCD.client(), prefix));
             waiter.done().toCompletableFuture().get(5, SECONDS);
             assertTrue(waiter.err().isPresent());
             holder.unlock();
@@ -232,15 +216,15 @@ class LockTest {
     @Test
     void compactionWhileWaitingIsNotAFailure() throws Exception {
         String prefix = uniquePrefix("compact");
-        try (LockService holder = EtcdProvider.newLock(client, prefix, ttl(10));
-             LockService waiter = EtcdProvider.newLock(client, prefix, ttl(10))) {
+        try (LockService holder = EtcdProvider.newLock(ETCD.client(), prefix, ttl(10));
+             LockService waiter = EtcdProvider.newLock(ETCD.client(), prefix, ttl(10))) {
             Grant held = holder.lock();
             CompletableFuture<Grant> waiting = waiter.lockAsync();
-            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(client, prefix).size() == 2);
+            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(ETCD.client(), prefix).size() == 2);
             for (int i = 0; i < 5; i++) {
-                client.getKVClient().put(Etcd.bytes(prefix + "-noise"), Etcd.bytes("v" + i)).get(5, SECONDS);
+                ETCD.client().getKVClient().put(Etcd.bytes(prefix + "-noise"), Etcd.bytes("v" + i)).get(5, SECONDS);
             }
-            client.getKVClient().compact(Etcd.revision(client)).get(5, SECONDS);
+            ETCD.client().getKVClient().compact(Etcd.revision(ETCD.client())).get(5, SECONDS);
             assertFalse(waiting.isDone());
             holder.unlock();
             Grant g = waiting.get(5, SECONDS);
@@ -250,9 +234,9 @@ class LockTest {
 
     @Test
     void badInputFailsAtOnceNamingTheProblem() throws Exception {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> EtcdProvider.newLock(client, null));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> EtcdProvider.newLock(ETCD.client(), null));
         assertTrue(e.getMessage().contains("prefix"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> EtcdProvider.newLock(client, "  "));
+        e = assertThrows(IllegalArgumentException.class, () -> EtcdProvider.newLock(ETCD.client(), "  "));
         assertTrue(e.getMessage().contains("prefix"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> EtcdOptions.builder().ttl(Duration.ofMillis(500)));
         assertTrue(e.getMessage().contains("ttl"), e.getMessage());
@@ -262,7 +246,7 @@ class LockTest {
         assertTrue(e.getMessage().contains("requestTimeout"), e.getMessage());
 
         String prefix = uniquePrefix("input");
-        try (EtcdSession session = EtcdSession.open(client, ttl(5))) {
+        try (EtcdSession session = EtcdSession.open(ETCD.client(), ttl(5))) {
             LockService first = session.newLock(prefix);
             IllegalStateException dup = assertThrows(IllegalStateException.class, () -> session.newLock(prefix));
             assertTrue(dup.getMessage().contains(prefix), dup.getMessage());
@@ -270,17 +254,17 @@ class LockTest {
             first.close();
             session.newLock(prefix).close(); // the prefix is free again once its service closed
         }
-        assertEquals(List.of(), keysUnder(client, prefix));
+        assertEquals(List.of(), keysUnder(ETCD.client(), prefix));
     }
 
     @Test
     void closeRevokesAnOwnSessionAndNeverClosesTheClient() throws Exception {
         String prefix = uniquePrefix("close");
-        LockService a = EtcdProvider.newLock(client, prefix, ttl(30));
+        LockService a = EtcdProvider.newLock(ETCD.client(), prefix, ttl(30));
         Grant ga = a.lock();
-        try (LockService b = EtcdProvider.newLock(client, prefix, ttl(30))) {
+        try (LockService b = EtcdProvider.newLock(ETCD.client(), prefix, ttl(30))) {
             CompletableFuture<Grant> waiting = b.lockAsync();
-            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(client, prefix).size() == 2);
+            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(ETCD.client(), prefix).size() == 2);
             a.close();
             // Far sooner than A's 30 s TTL: close() revoked the lease.
             Grant gb = waiting.get(3, SECONDS);
@@ -289,17 +273,17 @@ class LockTest {
             assertTrue(a.err().isEmpty(), "a plain close is not a loss");
             assertThrows(IllegalStateException.class, a::tryLock);
         }
-        // The caller's client still works.
-        assertEquals(List.of(), keysUnder(client, prefix));
+        // The caller's ETCD.client() still works.
+        assertEquals(List.of(), keysUnder(ETCD.client(), prefix));
     }
 
     @Test
     void everyServiceOfASharedSessionSeesTheLoss() throws Exception {
-        try (EtcdSession session = EtcdSession.open(client, ttl(30))) {
+        try (EtcdSession session = EtcdSession.open(ETCD.client(), ttl(30))) {
             LockService one = session.newLock(uniquePrefix("shared"));
             LockService two = session.newLock(uniquePrefix("shared"));
             one.lock();
-            client.getLeaseClient().revoke(session.leaseId()).get(5, SECONDS);
+            ETCD.client().getLeaseClient().revoke(session.leaseId()).get(5, SECONDS);
             session.probeLease();
             one.done().toCompletableFuture().get(5, SECONDS);
             two.done().toCompletableFuture().get(5, SECONDS);
@@ -313,8 +297,8 @@ class LockTest {
     @Test
     void sharedSessionServiceCloseReleasesButKeepsTheSession() throws Exception {
         String prefix = uniquePrefix("shared-close");
-        try (EtcdSession session = EtcdSession.open(client, ttl(30));
-             LockService other = EtcdProvider.newLock(client, prefix, ttl(10))) {
+        try (EtcdSession session = EtcdSession.open(ETCD.client(), ttl(30));
+             LockService other = EtcdProvider.newLock(ETCD.client(), prefix, ttl(10))) {
             LockService lock = session.newLock(prefix);
             FencingToken first = lock.lock().token();
             lock.close();

@@ -18,9 +18,7 @@ import io.disco.rwlock.RWGrant;
 import io.disco.rwlock.RWGrant.Mode;
 import io.disco.rwlock.RWLockLostException;
 import io.disco.rwlock.RWLockService;
-import io.disco.testing.EtcdExtension;
 import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.PutOption;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,8 +33,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -51,15 +47,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class RWLockTest {
 
     @RegisterExtension
-    static final EtcdExtension ETCD = EtcdExtension.singleMember();
-
-    static Client client;
-
-    @BeforeAll
-    static void connect() throws Exception {
-        client = Etcd.client(ETCD.cluster());
-        Etcd.revision(client); // connect once before the timed parts
-    }
+    static final EtcdWithClient ETCD = new EtcdWithClient();
 
     /**
      * Session options with a generous request timeout: these tests are about ordering and tokens, not
@@ -69,20 +57,15 @@ class RWLockTest {
         return EtcdOptions.builder().ttl(Duration.ofSeconds(seconds)).requestTimeout(Duration.ofSeconds(10)).build();
     }
 
-    @AfterAll
-    static void disconnect() {
-        client.close();
-    }
-
     // ---------------------------------------------------------------- 1
 
     @Test
     void threeReadersHoldAtOnceAndAWriterWaitsForAllOfThem() throws Exception {
         String prefix = uniquePrefix("rw-readers");
-        try (EtcdSession s1 = EtcdSession.open(client, ttl(10));
-             EtcdSession s2 = EtcdSession.open(client, ttl(10));
-             EtcdSession s3 = EtcdSession.open(client, ttl(10));
-             EtcdSession sw = EtcdSession.open(client, ttl(10))) {
+        try (EtcdSession s1 = EtcdSession.open(ETCD.client(), ttl(10));
+             EtcdSession s2 = EtcdSession.open(ETCD.client(), ttl(10));
+             EtcdSession s3 = EtcdSession.open(ETCD.client(), ttl(10));
+             EtcdSession sw = EtcdSession.open(ETCD.client(), ttl(10))) {
             RWLockService r1 = s1.newRWLock(prefix);
             RWLockService r2 = s2.newRWLock(prefix);
             RWLockService r3 = s3.newRWLock(prefix);
@@ -121,11 +104,11 @@ class RWLockTest {
     @Test
     void readersArrivingWhileAWriterWaitsQueueBehindIt() throws Exception {
         String prefix = uniquePrefix("rw-fair");
-        try (EtcdSession sr1 = EtcdSession.open(client, ttl(10));
-             EtcdSession sw1 = EtcdSession.open(client, ttl(10));
-             EtcdSession sr2 = EtcdSession.open(client, ttl(10));
-             EtcdSession sw2 = EtcdSession.open(client, ttl(10));
-             EtcdSession sr3 = EtcdSession.open(client, ttl(10))) {
+        try (EtcdSession sr1 = EtcdSession.open(ETCD.client(), ttl(10));
+             EtcdSession sw1 = EtcdSession.open(ETCD.client(), ttl(10));
+             EtcdSession sr2 = EtcdSession.open(ETCD.client(), ttl(10));
+             EtcdSession sw2 = EtcdSession.open(ETCD.client(), ttl(10));
+             EtcdSession sr3 = EtcdSession.open(ETCD.client(), ttl(10))) {
             RWLockService r1 = sr1.newRWLock(prefix);
             RWLockService w1 = sw1.newRWLock(prefix);
             RWLockService r2 = sr2.newRWLock(prefix);
@@ -270,10 +253,10 @@ class RWLockTest {
     void zombieWriterAndZombieReaderAreRejectedByTheGuard() throws Exception {
         String prefix = uniquePrefix("rw-zombie");
         Guard guard = Guard.create();
-        try (EtcdSession zs = EtcdSession.open(client, ttl(2));
-             EtcdSession s1 = EtcdSession.open(client, ttl(10));
-             EtcdSession s2 = EtcdSession.open(client, ttl(2));
-             EtcdSession sw = EtcdSession.open(client, ttl(10))) {
+        try (EtcdSession zs = EtcdSession.open(ETCD.client(), ttl(2));
+             EtcdSession s1 = EtcdSession.open(ETCD.client(), ttl(10));
+             EtcdSession s2 = EtcdSession.open(ETCD.client(), ttl(2));
+             EtcdSession sw = EtcdSession.open(ETCD.client(), ttl(10))) {
             RWLockService zombieWriter = zs.newRWLock(prefix);
             RWLockService r1 = s1.newRWLock(prefix);
             RWLockService r2 = s2.newRWLock(prefix);
@@ -317,9 +300,9 @@ class RWLockTest {
     @Test
     void givingUpLeavesOnlyTheHoldersKeys() throws Exception {
         String prefix = uniquePrefix("rw-giveup");
-        try (EtcdSession hs = EtcdSession.open(client, ttl(10));
-             EtcdSession os = EtcdSession.open(client, ttl(10));
-             EtcdSession ws = EtcdSession.open(client, ttl(10))) {
+        try (EtcdSession hs = EtcdSession.open(ETCD.client(), ttl(10));
+             EtcdSession os = EtcdSession.open(ETCD.client(), ttl(10));
+             EtcdSession ws = EtcdSession.open(ETCD.client(), ttl(10))) {
             RWLockService holder = hs.newRWLock(prefix);
             RWLockService other = os.newRWLock(prefix);
             RWLockService waitingWriter = ws.newRWLock(prefix);
@@ -401,15 +384,15 @@ class RWLockTest {
     void aWaiterWhoseLeaseIsRevokedFailsAndNeverAcquires() throws Exception {
         for (Mode mode : Mode.values()) {
             String prefix = uniquePrefix("rw-revoked");
-            try (RWLockService holder = EtcdProvider.newRWLock(client, prefix, ttl(10));
-                 EtcdSession waiterSession = EtcdSession.open(client, ttl(30))) {
+            try (RWLockService holder = EtcdProvider.newRWLock(ETCD.client(), prefix, ttl(10));
+                 EtcdSession waiterSession = EtcdSession.open(ETCD.client(), ttl(30))) {
                 // The holder holds the other mode, so the waiter is blocked either way.
                 RWGrant held = mode == Mode.READ ? holder.lock() : holder.rLock();
                 RWLockService waiter = waiterSession.newRWLock(prefix);
                 CompletableFuture<RWGrant> waiting = mode == Mode.READ ? waiter.rLockAsync() : waiter.lockAsync();
                 awaitKey(prefix, mode == Mode.READ ? readKey(waiterSession, prefix) : writeKey(waiterSession, prefix));
 
-                client.getLeaseClient().revoke(waiterSession.leaseId()).get(5, SECONDS);
+                ETCD.client().getLeaseClient().revoke(waiterSession.leaseId()).get(5, SECONDS);
 
                 ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(3, SECONDS));
                 assertInstanceOf(RWLockLostException.class, e.getCause(), mode + " waiter");
@@ -431,15 +414,15 @@ class RWLockTest {
     void compactionWhileWaitingIsNotAFailure() throws Exception {
         for (Mode mode : Mode.values()) {
             String prefix = uniquePrefix("rw-compact");
-            try (RWLockService holder = EtcdProvider.newRWLock(client, prefix, ttl(10));
-                 RWLockService waiter = EtcdProvider.newRWLock(client, prefix, ttl(10))) {
+            try (RWLockService holder = EtcdProvider.newRWLock(ETCD.client(), prefix, ttl(10));
+                 RWLockService waiter = EtcdProvider.newRWLock(ETCD.client(), prefix, ttl(10))) {
                 RWGrant held = mode == Mode.READ ? holder.lock() : holder.rLock();
                 CompletableFuture<RWGrant> waiting = mode == Mode.READ ? waiter.rLockAsync() : waiter.lockAsync();
                 await().atMost(Duration.ofSeconds(5)).until(() -> ownerKeys(prefix).size() == 2);
                 for (int i = 0; i < 5; i++) {
-                    client.getKVClient().put(Etcd.bytes(prefix + "-noise"), Etcd.bytes("v" + i)).get(5, SECONDS);
+                    ETCD.client().getKVClient().put(Etcd.bytes(prefix + "-noise"), Etcd.bytes("v" + i)).get(5, SECONDS);
                 }
-                client.getKVClient().compact(Etcd.revision(client)).get(5, SECONDS);
+                ETCD.client().getKVClient().compact(Etcd.revision(ETCD.client())).get(5, SECONDS);
                 assertStillWaiting(waiting);
                 if (mode == Mode.READ) {
                     holder.unlock();
@@ -473,7 +456,7 @@ class RWLockTest {
             for (int i = 0; i < readers + writers; i++) {
                 boolean writer = i >= readers;
                 futures.add(pool.submit(() -> {
-                    try (RWLockService rw = EtcdProvider.newRWLock(client, prefix, ttl(10))) {
+                    try (RWLockService rw = EtcdProvider.newRWLock(ETCD.client(), prefix, ttl(10))) {
                         for (int r = 0; r < rounds; r++) {
                             RWGrant g = writer ? rw.lock(Duration.ofSeconds(30)) : rw.rLock(Duration.ofSeconds(30));
                             synchronized (room) {
@@ -525,8 +508,8 @@ class RWLockTest {
     @Test
     void releasingTheModeNotHeldFailsAndReleasesNothing() throws Exception {
         String prefix = uniquePrefix("rw-mode");
-        try (EtcdSession s = EtcdSession.open(client, ttl(10));
-             RWLockService other = EtcdProvider.newRWLock(client, prefix, ttl(10))) {
+        try (EtcdSession s = EtcdSession.open(ETCD.client(), ttl(10));
+             RWLockService other = EtcdProvider.newRWLock(ETCD.client(), prefix, ttl(10))) {
             RWLockService rw = s.newRWLock(prefix);
 
             RWGrant w = rw.lock();
@@ -566,26 +549,26 @@ class RWLockTest {
     @Test
     void anExistingOwnKeyIsNotMistakenForTheFirstInLine() throws Exception {
         String prefix = uniquePrefix("rw-rule1");
-        try (EtcdSession hs = EtcdSession.open(client, ttl(10));
-             EtcdSession os = EtcdSession.open(client, ttl(10))) {
+        try (EtcdSession hs = EtcdSession.open(ETCD.client(), ttl(10));
+             EtcdSession os = EtcdSession.open(ETCD.client(), ttl(10))) {
             RWLockService holder = hs.newRWLock(prefix);
             RWLockService other = os.newRWLock(prefix);
             PutOption leased = PutOption.builder().withLeaseId(os.leaseId()).build();
 
             RWGrant w = holder.lock();
-            client.getKVClient().put(Etcd.bytes(readKey(os, prefix)), ByteSequence.EMPTY, leased).get(5, SECONDS);
+            ETCD.client().getKVClient().put(Etcd.bytes(readKey(os, prefix)), ByteSequence.EMPTY, leased).get(5, SECONDS);
             assertTrue(other.tryRLock().isEmpty(), "a writer holds: the leftover read key must not admit");
             assertOnlyHolders(prefix, w.key());
             holder.unlock();
 
             RWGrant r = holder.rLock();
-            client.getKVClient().put(Etcd.bytes(writeKey(os, prefix)), ByteSequence.EMPTY, leased).get(5, SECONDS);
+            ETCD.client().getKVClient().put(Etcd.bytes(writeKey(os, prefix)), ByteSequence.EMPTY, leased).get(5, SECONDS);
             assertTrue(other.tryLock().isEmpty(), "a reader holds: the leftover write key must not admit");
             assertOnlyHolders(prefix, r.key());
             holder.rUnlock();
 
             // With nobody ahead, a leftover own key is simply adopted.
-            client.getKVClient().put(Etcd.bytes(writeKey(os, prefix)), ByteSequence.EMPTY, leased).get(5, SECONDS);
+            ETCD.client().getKVClient().put(Etcd.bytes(writeKey(os, prefix)), ByteSequence.EMPTY, leased).get(5, SECONDS);
             RWGrant g = other.tryLock().orElseThrow();
             assertTrue(g.token().isNewerThan(r.token()));
             other.unlock();
@@ -595,12 +578,12 @@ class RWLockTest {
 
     @Test
     void badInputFailsAtOnceNamingTheProblem() throws Exception {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> EtcdProvider.newRWLock(client, null));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> EtcdProvider.newRWLock(ETCD.client(), null));
         assertTrue(e.getMessage().contains("prefix"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> EtcdProvider.newRWLock(client, " "));
+        e = assertThrows(IllegalArgumentException.class, () -> EtcdProvider.newRWLock(ETCD.client(), " "));
         assertTrue(e.getMessage().contains("prefix"), e.getMessage());
         String prefix = uniquePrefix("rw-input");
-        try (EtcdSession session = EtcdSession.open(client, ttl(5))) {
+        try (EtcdSession session = EtcdSession.open(ETCD.client(), ttl(5))) {
             RWLockService first = session.newRWLock(prefix);
             IllegalStateException dup = assertThrows(IllegalStateException.class, () -> session.newRWLock(prefix));
             assertTrue(dup.getMessage().contains(prefix), dup.getMessage());
@@ -616,10 +599,10 @@ class RWLockTest {
     @Test
     void closeReleasesAndRevokesAnOwnSession() throws Exception {
         String prefix = uniquePrefix("rw-close");
-        RWLockService a = EtcdProvider.newRWLock(client, prefix, ttl(30));
+        RWLockService a = EtcdProvider.newRWLock(ETCD.client(), prefix, ttl(30));
         RWGrant ga = a.rLock();
-        try (EtcdSession shared = EtcdSession.open(client, ttl(30));
-             RWLockService c = EtcdProvider.newRWLock(client, prefix, ttl(30))) {
+        try (EtcdSession shared = EtcdSession.open(ETCD.client(), ttl(30));
+             RWLockService c = EtcdProvider.newRWLock(ETCD.client(), prefix, ttl(30))) {
             CompletableFuture<RWGrant> waiting = c.lockAsync();
             await().atMost(Duration.ofSeconds(5)).until(() -> ownerKeys(prefix).size() == 2);
             a.close();
@@ -665,7 +648,7 @@ class RWLockTest {
     }
 
     private static RWLockService open(List<EtcdSession> sessions, String prefix) {
-        EtcdSession s = EtcdSession.open(client, ttl(10));
+        EtcdSession s = EtcdSession.open(ETCD.client(), ttl(10));
         sessions.add(s);
         return s.newRWLock(prefix);
     }
@@ -680,7 +663,7 @@ class RWLockTest {
 
     /** The keys of owners (holders and waiters) under {@code prefix}: every key except the phase marker. */
     static List<String> ownerKeys(String prefix) throws Exception {
-        List<String> keys = new ArrayList<>(keysUnder(client, prefix));
+        List<String> keys = new ArrayList<>(keysUnder(ETCD.client(), prefix));
         keys.remove(EtcdRWLockService.phaseKey(prefix));
         return keys;
     }
