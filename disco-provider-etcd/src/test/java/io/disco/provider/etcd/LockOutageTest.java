@@ -85,6 +85,14 @@ class LockOutageTest {
                 assertTrue(elapsed < 3.0, "lock(2 s) took " + elapsed + " s to fail");
                 assertTrue(e.getMessage().contains("could not be reached"), e.getMessage());
 
+                // Opening a session (granting a lease) is bounded by the request timeout too.
+                long openStart = System.nanoTime();
+                DiscoException open = assertThrows(DiscoException.class,
+                        () -> EtcdProvider.newLock(client, uniquePrefix("unreachable-open"), options(30)));
+                double openElapsed = (System.nanoTime() - openStart) / 1e9;
+                assertTrue(openElapsed < 2.0, "opening a session took " + openElapsed + " s to fail");
+                assertTrue(open.getMessage().contains("could not be reached"), open.getMessage());
+
                 // No thread of ours keeps spinning: the session thread stays nearly idle while etcd is down.
                 ThreadMXBean mx = ManagementFactory.getThreadMXBean();
                 long before = sessionCpuNanos(mx);
