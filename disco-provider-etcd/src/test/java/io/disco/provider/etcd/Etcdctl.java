@@ -79,10 +79,14 @@ final class Etcdctl implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() {
         if (process.isAlive()) {
             process.destroyForcibly();
-            process.waitFor(5, TimeUnit.SECONDS);
+            try {
+                process.waitFor(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }
