@@ -1,7 +1,6 @@
 package io.disco.provider.etcd;
 
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * Settings of an {@link EtcdSession}. Immutable; build with {@link #builder()}.
@@ -29,6 +28,14 @@ public final class EtcdOptions {
     private EtcdOptions(Builder b) {
         this.ttl = b.ttl;
         this.requestTimeout = b.requestTimeout;
+    }
+
+    /** Null arguments are bad input like any other: an {@link IllegalArgumentException} naming the argument. */
+    static <T> T requireArgument(T value, String name) {
+        if (value == null) {
+            throw new IllegalArgumentException(name + " must not be null");
+        }
+        return value;
     }
 
     /** @return the defaults: TTL 30 s, request timeout 5 s */
@@ -67,10 +74,10 @@ public final class EtcdOptions {
         /**
          * @param ttl the lease TTL: a whole number of seconds, at least 1 s
          * @return this builder
-         * @throws IllegalArgumentException if {@code ttl} is under 1 s, not whole seconds, or above etcd's maximum
+         * @throws IllegalArgumentException if {@code ttl} is null, under 1 s, not whole seconds, or above etcd's maximum
          */
         public Builder ttl(Duration ttl) {
-            Objects.requireNonNull(ttl, "ttl");
+            EtcdOptions.requireArgument(ttl, "ttl");
             if (ttl.compareTo(Duration.ofSeconds(1)) < 0) {
                 throw new IllegalArgumentException("ttl must be at least 1 s (etcd leases have whole-second TTLs), got " + ttl);
             }
@@ -87,10 +94,10 @@ public final class EtcdOptions {
         /**
          * @param requestTimeout the deadline of every single request to etcd, positive
          * @return this builder
-         * @throws IllegalArgumentException if {@code requestTimeout} is zero or negative
+         * @throws IllegalArgumentException if {@code requestTimeout} is null, zero or negative
          */
         public Builder requestTimeout(Duration requestTimeout) {
-            Objects.requireNonNull(requestTimeout, "requestTimeout");
+            EtcdOptions.requireArgument(requestTimeout, "requestTimeout");
             if (requestTimeout.isZero() || requestTimeout.isNegative()) {
                 throw new IllegalArgumentException("requestTimeout must be positive, got " + requestTimeout);
             }

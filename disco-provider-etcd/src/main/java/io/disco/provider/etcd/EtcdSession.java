@@ -10,7 +10,6 @@ import io.etcd.jetcd.common.exception.EtcdException;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -105,11 +104,12 @@ public final class EtcdSession implements AutoCloseable {
      * @param client the caller's jetcd client; never closed by this library
      * @param options the TTL and request timeout
      * @return the open session
+     * @throws IllegalArgumentException if {@code client} or {@code options} is null
      * @throws DiscoException if etcd refuses the lease or does not answer within the request timeout
      */
     public static EtcdSession open(Client client, EtcdOptions options) {
-        Objects.requireNonNull(client, "client");
-        Objects.requireNonNull(options, "options");
+        EtcdOptions.requireArgument(client, "client");
+        EtcdOptions.requireArgument(options, "options");
         long timeoutMs = options.requestTimeout().toMillis();
         long sent = System.nanoTime();
         io.etcd.jetcd.lease.LeaseGrantResponse granted;

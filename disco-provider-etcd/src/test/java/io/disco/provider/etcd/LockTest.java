@@ -244,6 +244,12 @@ class LockTest {
         assertTrue(e.getMessage().contains("ttl"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> EtcdOptions.builder().requestTimeout(Duration.ZERO));
         assertTrue(e.getMessage().contains("requestTimeout"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> EtcdOptions.builder().ttl(null));
+        assertTrue(e.getMessage().contains("ttl"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> EtcdSession.open(null));
+        assertTrue(e.getMessage().contains("client"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> EtcdSession.open(ETCD.client(), null));
+        assertTrue(e.getMessage().contains("options"), e.getMessage());
 
         String prefix = uniquePrefix("input");
         try (EtcdSession session = EtcdSession.open(ETCD.client(), ttl(5))) {
