@@ -14,7 +14,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionException;
@@ -58,8 +57,8 @@ public final class EtcdSession implements AutoCloseable {
     private final Duration requestTimeout;
     private final ScheduledThreadPoolExecutor exec;
     private final CompletableFuture<Void> done = new CompletableFuture<>();
-    private final ConcurrentHashMap<String, Object> prefixes = new ConcurrentHashMap<>();
-    private final List<Member> members = new CopyOnWriteArrayList<>();
+    /** The services of this session, by prefix: one per prefix. */
+    private final ConcurrentHashMap<String, Member> members = new ConcurrentHashMap<>();
 
     private enum State { ALIVE, ORPHANED, LOST, CLOSED }
 
@@ -237,7 +236,7 @@ public final class EtcdSession implements AutoCloseable {
             cancel(renewTask);
             cancel(expiryTask);
         }
-        for (Member m : members) {
+        for (Member m : members.values()) {
             runOnSession(m::sessionClosed);
         }
         if (revoke) {
@@ -346,7 +345,7 @@ public final class EtcdSession implements AutoCloseable {
         cancel(renewTask);
         cancel(expiryTask);
         LOG.warn("{}", cause.getMessage());
-        for (Member m : members) {
+        for (Member m : members.values()) {
             runOnSession(() -> m.sessionLost(cause));
         }
         runOnSession(() -> ForkJoinPool.commonPool().execute(() -> done.complete(null)));
@@ -369,17 +368,15 @@ public final class EtcdSession implements AutoCloseable {
             if (state == State.CLOSED || state == State.LOST) {
                 throw new IllegalStateException("session " + this + " is " + state.name().toLowerCase() + "; open a new one");
             }
-            if (prefixes.putIfAbsent(prefix, member) != null) {
+            if (members.putIfAbsent(prefix, member) != null) {
                 throw new IllegalStateException("prefix '" + prefix + "' already has a service on session " + this
                         + ": two services would share one key and both believe they own it; use one session per owner");
             }
-            members.add(member);
         }
     }
 
     void unregister(String prefix, Member member) {
-        prefixes.remove(prefix, member);
-        members.remove(member);
+        members.remove(prefix, member);
     }
 
     /** @return the loss or closure that finished this session, or null while it is usable */
