@@ -14,7 +14,6 @@ import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -47,7 +46,7 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
 
     private EtcdElectionService(EtcdSession session, String prefix, boolean ownsSession) {
         super(session, prefix, "election", ownsSession);
-        this.key = prefix + "/" + EtcdSession.hex(session.leaseId());
+        this.key = leaseKey(prefix);
         this.ownKey = KeyRange.bytes(key);
         this.candidates = KeyRange.prefix(prefix + "/");
     }
@@ -154,14 +153,8 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
     @Override
     public Optional<Leadership> leader() {
         checkOpen();
-        GetOption firstCreated = GetOption.builder()
-                .withRange(candidates.end())
-                .withSortField(GetOption.SortTarget.CREATE)
-                .withSortOrder(GetOption.SortOrder.ASCEND)
-                .withLimit(1)
-                .build();
         GetResponse r = awaitRpc(session.rpc("read of the leader",
-                () -> session.client().getKVClient().get(candidates.start(), firstCreated)), "read of the leader");
+                () -> session.client().getKVClient().get(candidates.start(), candidates.firstCreated())), "read of the leader");
         return r.getKvs().isEmpty() ? Optional.empty() : Optional.of(leadership(r.getKvs().get(0)));
     }
 

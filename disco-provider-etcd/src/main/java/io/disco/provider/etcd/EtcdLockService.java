@@ -24,7 +24,7 @@ final class EtcdLockService extends EtcdService<Grant, LockLostException> implem
 
     private EtcdLockService(EtcdSession session, String prefix, boolean ownsSession) {
         super(session, prefix, "lock", ownsSession);
-        this.key = prefix + "/" + EtcdSession.hex(session.leaseId());
+        this.key = leaseKey(prefix);
         this.ownKey = KeyRange.bytes(key);
         this.queue = KeyRange.prefix(prefix + "/");
     }

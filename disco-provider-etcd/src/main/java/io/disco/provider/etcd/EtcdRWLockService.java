@@ -81,9 +81,8 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
 
     private EtcdRWLockService(EtcdSession session, String prefix, boolean ownsSession) {
         super(session, prefix, "read/write lock", ownsSession);
-        String lease = EtcdSession.hex(session.leaseId());
-        this.readKey = prefix + "/read/" + lease;
-        this.writeKey = prefix + "/write/" + lease;
+        this.readKey = leaseKey(prefix + "/read");
+        this.writeKey = leaseKey(prefix + "/write");
         this.readOwnKey = KeyRange.bytes(readKey);
         this.writeOwnKey = KeyRange.bytes(writeKey);
         this.phaseKey = KeyRange.bytes(phaseKey(prefix));

@@ -64,6 +64,11 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
         return prefix;
     }
 
+    /** This session's key under {@code dir}: {@code <dir>/<lease id in hex>}, as etcd's Go recipes name it. */
+    final String leaseKey(String dir) {
+        return dir + "/" + EtcdSession.hex(session.leaseId());
+    }
+
     /** The service's lease-lost exception. */
     abstract L lostException(String message, Throwable cause);
 

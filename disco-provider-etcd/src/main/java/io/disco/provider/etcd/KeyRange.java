@@ -1,6 +1,7 @@
 package io.disco.provider.etcd;
 
 import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.OptionsUtil;
 import java.nio.charset.StandardCharsets;
 
@@ -11,6 +12,19 @@ record KeyRange(ByteSequence start, ByteSequence end) {
     static KeyRange prefix(String prefix) {
         ByteSequence start = bytes(prefix);
         return new KeyRange(start, OptionsUtil.prefixEndOf(start));
+    }
+
+    /**
+     * Options for a Get of {@link #start()} that reads the key of this range with the lowest
+     * CreateRevision: the owner of a lock, the leader of an election, the first in a wait range.
+     */
+    GetOption firstCreated() {
+        return GetOption.builder()
+                .withRange(end)
+                .withSortField(GetOption.SortTarget.CREATE)
+                .withSortOrder(GetOption.SortOrder.ASCEND)
+                .withLimit(1)
+                .build();
     }
 
     static ByteSequence bytes(String s) {

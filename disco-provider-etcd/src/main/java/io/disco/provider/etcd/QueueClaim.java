@@ -149,13 +149,7 @@ abstract class QueueClaim<G> {
      */
     private CompletableFuture<Created> create() {
         KeyRange range = waitRange();
-        GetOption firstCreated = GetOption.builder()
-                .withRange(range.end())
-                .withSortField(GetOption.SortTarget.CREATE)
-                .withSortOrder(GetOption.SortOrder.ASCEND)
-                .withLimit(1)
-                .build();
-        Op getFirst = Op.get(range.start(), firstCreated);
+        Op getFirst = Op.get(range.start(), range.firstCreated());
         Op put = Op.put(ownKey, value, PutOption.builder().withLeaseId(session.leaseId()).build());
         return session.rpc(service.kind + " acquire Txn", () -> session.client().getKVClient().txn()
                         .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
