@@ -5,7 +5,6 @@ import io.disco.election.Leadership;
 import io.disco.election.LeadershipLostException;
 import io.disco.election.NotLeaderException;
 import io.disco.election.Observation;
-import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingToken;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
@@ -21,8 +20,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
@@ -98,7 +95,7 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
 
     @Override
     public Leadership proclaim(String value) {
-        return awaitRpc(proclaimAsync(validValue(value)), "proclamation");
+        return awaitAnswer(proclaimAsync(validValue(value)), "proclamation", "its outcome is unknown, retry");
     }
 
     /** Go's {@code Proclaim}: Put the own key with the new value, only while it is still the key that won. */
@@ -133,28 +130,13 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
         release(l -> { }, "resignation");
     }
 
-    /** Waits for an RPC issued through {@link EtcdSession#rpc} (which bounds it by the request timeout). */
-    private <T> T awaitRpc(CompletableFuture<T> f, String what) {
-        try {
-            return f.get(2 * session.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new DiscoException("interrupted during the " + what + " in election " + prefix
-                    + "; its outcome is unknown, retry", e);
-        } catch (TimeoutException e) {
-            throw new DiscoException("etcd could not be reached: no answer to the " + what + " in election " + prefix, e);
-        } catch (ExecutionException e) {
-            throw QueueClaim.unchecked(EtcdSession.unwrap(e.getCause()));
-        }
-    }
-
     // ---------------------------------------------------------------- leader, observe
 
     @Override
     public Optional<Leadership> leader() {
         checkOpen();
-        GetResponse r = awaitRpc(session.rpc("read of the leader",
-                () -> session.client().getKVClient().get(candidates.start(), candidates.firstCreated())), "read of the leader");
+        GetResponse r = awaitAnswer(session.client().getKVClient().get(candidates.start(), candidates.firstCreated()),
+                "read of the leader", "retry");
         return r.getKvs().isEmpty() ? Optional.empty() : Optional.of(leadership(r.getKvs().get(0)));
     }
 

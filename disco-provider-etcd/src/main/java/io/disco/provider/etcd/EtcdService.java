@@ -190,19 +190,28 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
         if (g == null) {
             return;
         }
+        awaitAnswer(QueueClaim.guardedDelete(session, key, rev), what, "still held, retry");
+        replaceHeld(g, null);
+    }
+
+    /**
+     * Waits, at most the request timeout, for the answer to one etcd request made by a blocking call.
+     * Failures become a {@link DiscoException} naming the request; {@code ifUnanswered} tells the
+     * caller what state it is left in when no answer came (for example "still held, retry").
+     */
+    final <T> T awaitAnswer(CompletableFuture<T> request, String what, String ifUnanswered) {
         String op = what + " of " + kind + " " + prefix;
         try {
-            QueueClaim.guardedDelete(session, key, rev).get(session.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            return request.get(session.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new DiscoException("interrupted during the " + op + "; still held, retry", e);
+            throw new DiscoException("interrupted during the " + op + "; " + ifUnanswered, e);
         } catch (TimeoutException e) {
             throw new DiscoException("etcd could not be reached: no answer to the " + op + " within "
-                    + session.requestTimeout().toMillis() + " ms; still held, retry", e);
+                    + session.requestTimeout().toMillis() + " ms; " + ifUnanswered, e);
         } catch (ExecutionException e) {
             throw EtcdSession.failure(op, e.getCause());
         }
-        replaceHeld(g, null);
     }
 
     // ---------------------------------------------------------------- lifetime
