@@ -22,8 +22,12 @@ final class Etcd {
         return Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).build();
     }
 
+    /**
+     * Session options with a generous request timeout: tests of ordering and tokens must not fail on a
+     * slow answer from a busy 2-core machine. Tests of deadlines set their own.
+     */
     static EtcdOptions ttl(int seconds) {
-        return EtcdOptions.builder().ttl(Duration.ofSeconds(seconds)).requestTimeout(Duration.ofSeconds(2)).build();
+        return EtcdOptions.builder().ttl(Duration.ofSeconds(seconds)).requestTimeout(Duration.ofSeconds(10)).build();
     }
 
     /** A prefix no other test uses. */

@@ -1,6 +1,7 @@
 package io.disco.provider.etcd;
 
 import static io.disco.provider.etcd.Etcd.keysUnder;
+import static io.disco.provider.etcd.Etcd.ttl;
 import static io.disco.provider.etcd.Etcd.uniquePrefix;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
@@ -48,14 +49,6 @@ class RWLockTest {
 
     @RegisterExtension
     static final EtcdWithClient ETCD = new EtcdWithClient();
-
-    /**
-     * Session options with a generous request timeout: these tests are about ordering and tokens, not
-     * deadlines, and run beside other builds on a small machine.
-     */
-    static EtcdOptions ttl(int seconds) {
-        return EtcdOptions.builder().ttl(Duration.ofSeconds(seconds)).requestTimeout(Duration.ofSeconds(10)).build();
-    }
 
     // ---------------------------------------------------------------- 1
 
