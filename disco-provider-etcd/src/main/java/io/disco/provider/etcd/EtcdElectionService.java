@@ -38,8 +38,9 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
     private final ByteSequence ownKey;
     private final KeyRange candidates;
 
-    // Guarded by this.
+    // Guarded by lock.
     private final List<EtcdObservation> observations = new ArrayList<>();
+
 
     private EtcdElectionService(EtcdSession session, String prefix, boolean ownsSession) {
         super(session, prefix, "election", ownsSession);
@@ -65,7 +66,7 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
 
     @Override
     public Leadership campaign(String value, Duration timeout) throws InterruptedException, TimeoutException {
-        Leadership l = acquire(timeout, UnaryOperator.identity(), () -> new ElectionClaim(validValue(value)));
+        Leadership l = acquire("election.campaign()", timeout, UnaryOperator.identity(), () -> new ElectionClaim(validValue(value)));
         return l.value().equals(value) ? l : proclaim(value);
     }
 
@@ -73,7 +74,7 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
     public CompletableFuture<Leadership> campaignAsync(String value) {
         Optional<Leadership> leading = held();
         if (leading.isPresent() && !leading.get().value().equals(validValue(value))) {
-            return proclaimAsync(value);
+            return toUser(proclaimAsync(value));
         }
         // The claim's own future, so that cancelling it withdraws the candidacy.
         return acquireAsync(UnaryOperator.identity(), () -> new ElectionClaim(validValue(value)));
@@ -113,13 +114,14 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
                 .thenApply((TxnResponse r) -> {
                     if (!r.isSucceeded()) {
                         // Our key is gone (lease expired or revoked, or deleted by hand): the term is over.
-                        replaceHeld(l, null);
+                        replaceHeld(rev, null);
                         session.probeLease();
                         throw new NotLeaderException("election " + prefix + ": " + key
                                 + " is no longer the leader (its key is gone); the term with token " + l.token() + " has ended");
                     }
+                    // The term this proclamation was applied to; if it has ended meanwhile (resigned), it stays ended.
                     Leadership proclaimed = l.withValue(value);
-                    replaceHeld(l, proclaimed);
+                    replaceHeld(rev, proclaimed);
                     return proclaimed;
                 });
     }
@@ -127,7 +129,7 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
     @Override
     public void resign() {
         // Deleting only while CreateRevision == ours: never someone else's key, and a retry is harmless.
-        release(l -> { }, "resignation");
+        release("election.resign()", l -> { }, "resignation");
     }
 
     // ---------------------------------------------------------------- leader, observe
@@ -151,7 +153,7 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
             throw new IllegalArgumentException("listener must not be null");
         }
         EtcdObservation obs;
-        synchronized (this) {
+        synchronized (lock) {
             checkOpen();
             obs = new EtcdObservation(session.client(), prefix, candidates, session.requestTimeout(), listener, this::forget);
             observations.add(obs);
@@ -159,23 +161,21 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
         return obs.start();
     }
 
-    private synchronized void forget(EtcdObservation obs) {
-        observations.remove(obs);
+    private void forget(EtcdObservation obs) {
+        synchronized (lock) {
+            observations.remove(obs);
+        }
     }
 
-    /** Observations end with the service; on the session thread they are stopped without waiting for a listener. */
+    /** Observations end with the service (on the closing user's thread: a listener call in progress is waited for, unless it is the closer). */
     @Override
-    void closing(boolean onSessionThread) {
+    void closing() {
         List<EtcdObservation> obs;
-        synchronized (this) {
+        synchronized (lock) {
             obs = new ArrayList<>(observations);
         }
         for (EtcdObservation o : obs) {
-            if (onSessionThread) {
-                o.stop();
-            } else {
-                o.close();
-            }
+            o.close();
         }
     }
 

@@ -44,12 +44,12 @@ final class EtcdLockService extends EtcdService<Grant, LockLostException> implem
 
     @Override
     public Grant lock(Duration timeout) throws InterruptedException, TimeoutException {
-        return acquire(timeout, UnaryOperator.identity(), () -> new LockClaim(false));
+        return acquire("lock.lock()", timeout, UnaryOperator.identity(), () -> new LockClaim(false));
     }
 
     @Override
     public Optional<Grant> tryLock() {
-        return tryAcquire(UnaryOperator.identity(), () -> new LockClaim(true));
+        return tryAcquire("lock.tryLock()", UnaryOperator.identity(), () -> new LockClaim(true));
     }
 
     @Override
@@ -59,7 +59,7 @@ final class EtcdLockService extends EtcdService<Grant, LockLostException> implem
 
     @Override
     public void unlock() {
-        release(g -> { }, "release");
+        release("lock.unlock()", g -> { }, "release");
     }
 
     @Override

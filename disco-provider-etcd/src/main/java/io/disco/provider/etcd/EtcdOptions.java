@@ -1,6 +1,8 @@
 package io.disco.provider.etcd;
 
 import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.Executor;
 
 /**
  * Settings of an {@link EtcdSession}. Immutable; build with {@link #builder()}.
@@ -13,6 +15,12 @@ import java.time.Duration;
  *       session uses the TTL the server granted.</li>
  *   <li>{@code requestTimeout}: the deadline of every single request to etcd; default 5 s. An etcd that
  *       does not answer within it gives a {@link io.disco.fencing.DiscoException} instead of a hang.</li>
+ *   <li>{@code callbackExecutor}: where every future handed to the user completes ({@code lockAsync()},
+ *       {@code rLockAsync()}, {@code campaignAsync()}, every {@code done()}), and so where dependent stages
+ *       attached to them run; default: a shared pool of daemon threads named {@code disco-callback-N}
+ *       that grows as needed, so a callback that blocks delays no other. Never a thread that lease
+ *       renewal or expiry detection depends on: a task that the executor runs on a session thread
+ *       (a direct executor, for example) is handed to the default pool instead.</li>
  * </ul>
  */
 public final class EtcdOptions {
@@ -24,10 +32,12 @@ public final class EtcdOptions {
 
     private final Duration ttl;
     private final Duration requestTimeout;
+    private final Executor callbackExecutor;
 
     private EtcdOptions(Builder b) {
         this.ttl = b.ttl;
         this.requestTimeout = b.requestTimeout;
+        this.callbackExecutor = b.callbackExecutor;
     }
 
     /** Null arguments are bad input like any other: an {@link IllegalArgumentException} naming the argument. */
@@ -58,15 +68,22 @@ public final class EtcdOptions {
         return requestTimeout;
     }
 
+    /** @return where user-facing futures complete; empty for the default shared pool */
+    public Optional<Executor> callbackExecutor() {
+        return Optional.ofNullable(callbackExecutor);
+    }
+
     @Override
     public String toString() {
-        return "EtcdOptions{ttl=" + ttl + ", requestTimeout=" + requestTimeout + '}';
+        return "EtcdOptions{ttl=" + ttl + ", requestTimeout=" + requestTimeout
+                + (callbackExecutor == null ? "" : ", callbackExecutor=" + callbackExecutor) + '}';
     }
 
     /** Builds {@link EtcdOptions}; every setter validates its argument at once. */
     public static final class Builder {
         private Duration ttl = Duration.ofSeconds(30);
         private Duration requestTimeout = Duration.ofSeconds(5);
+        private Executor callbackExecutor;
 
         private Builder() {
         }
@@ -102,6 +119,18 @@ public final class EtcdOptions {
                 throw new IllegalArgumentException("requestTimeout must be positive, got " + requestTimeout);
             }
             this.requestTimeout = requestTimeout;
+            return this;
+        }
+
+        /**
+         * @param callbackExecutor where user-facing futures complete and their dependent stages run
+         *        (see the class description); it should not reject tasks: a rejected task runs on the
+         *        default pool
+         * @return this builder
+         * @throws IllegalArgumentException if {@code callbackExecutor} is null
+         */
+        public Builder callbackExecutor(Executor callbackExecutor) {
+            this.callbackExecutor = EtcdOptions.requireArgument(callbackExecutor, "callbackExecutor");
             return this;
         }
 

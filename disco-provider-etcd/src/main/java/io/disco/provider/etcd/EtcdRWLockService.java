@@ -113,7 +113,7 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
 
     @Override
     public Optional<RWGrant> tryRLock() {
-        return tryAcquire(sameMode(Mode.READ), () -> new RWClaim(Mode.READ, true));
+        return tryAcquire("rwlock.tryRLock()", sameMode(Mode.READ), () -> new RWClaim(Mode.READ, true));
     }
 
     @Override
@@ -123,7 +123,7 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
 
     @Override
     public void rUnlock() {
-        release(heldIn(Mode.READ), "release of the read grant");
+        release("rwlock.rUnlock()", heldIn(Mode.READ), "release of the read grant");
     }
 
     @Override
@@ -138,7 +138,7 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
 
     @Override
     public Optional<RWGrant> tryLock() {
-        return tryAcquire(sameMode(Mode.WRITE), () -> new RWClaim(Mode.WRITE, true));
+        return tryAcquire("rwlock.tryLock()", sameMode(Mode.WRITE), () -> new RWClaim(Mode.WRITE, true));
     }
 
     @Override
@@ -148,7 +148,7 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
 
     @Override
     public void unlock() {
-        release(heldIn(Mode.WRITE), "release of the write grant");
+        release("rwlock.unlock()", heldIn(Mode.WRITE), "release of the write grant");
     }
 
     private RWGrant acquire(Mode mode) throws InterruptedException {
@@ -160,7 +160,7 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
     }
 
     private RWGrant acquire(Mode mode, Duration timeout) throws InterruptedException, TimeoutException {
-        return acquire(timeout, sameMode(mode), () -> new RWClaim(mode, false));
+        return acquire(mode == Mode.READ ? "rwlock.rLock()" : "rwlock.lock()", timeout, sameMode(mode), () -> new RWClaim(mode, false));
     }
 
     /** Asking again for the held mode answers the held grant; the other mode is refused (no upgrade or downgrade). */

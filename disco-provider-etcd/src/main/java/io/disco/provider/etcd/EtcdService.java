@@ -5,10 +5,11 @@ import io.etcd.jetcd.ByteSequence;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
@@ -19,7 +20,9 @@ import java.util.function.UnaryOperator;
  * What the lock, read/write lock and election services share: one owner per service on one
  * session's lease, the held grant, at most one acquisition in flight, release, loss and close.
  *
- * <p>State is guarded by the service's monitor; {@link QueueClaim} commits under it too.
+ * <p>State is guarded by {@link #lock}, a private object (never the service itself, which users can
+ * see and synchronise on); {@link QueueClaim} commits under it too. It is held only for short state
+ * changes, never while waiting for etcd or calling out.
  *
  * @param <G> the grant type
  * @param <L> the service's "lease lost" exception
@@ -32,8 +35,9 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
     final String kind;
     private final boolean ownsSession;
     private final CompletableFuture<Void> done = new CompletableFuture<>();
+    final Object lock = new Object();
 
-    // Guarded by this.
+    // Guarded by lock.
     private G held;
     private ByteSequence heldKey;
     private long heldCreateRevision;
@@ -48,9 +52,9 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
         this.ownsSession = ownsSession;
     }
 
-    /** Registers the service on its session: one per (session, prefix). */
+    /** Registers the service on its session: its keys must not fall in another service's range there. */
     static <S extends EtcdService<?, ?>> S register(S service) {
-        service.session.register(service.prefix, service);
+        service.session.register(service);
         return service;
     }
 
@@ -64,6 +68,16 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
         return prefix;
     }
 
+    @Override
+    public final String prefix() {
+        return prefix;
+    }
+
+    @Override
+    public final String kind() {
+        return kind;
+    }
+
     /** This session's key under {@code dir}: {@code <dir>/<lease id in hex>}, as etcd's Go recipes name it. */
     final String leaseKey(String dir) {
         return dir + "/" + EtcdSession.hex(session.leaseId());
@@ -72,18 +86,20 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
     /** The service's lease-lost exception. */
     abstract L lostException(String message, Throwable cause);
 
-    /** Called when the service is closed (on the caller's thread) or its session is (on the session thread). */
-    void closing(boolean onSessionThread) {
+    /** Called when the service is closed (on the caller's thread) or its session is (on the closing thread). */
+    void closing() {
     }
 
     // ---------------------------------------------------------------- acquiring
 
     /**
      * Blocking acquire. {@code whenHeld} maps the held grant to the answer (or throws when it does not
-     * fit the request); otherwise a new claim from {@code newClaim} runs.
+     * fit the request); otherwise a new claim from {@code newClaim} runs. The caller waits on the
+     * claim's internal future, which completes on the session thread: no user code is attached to it.
      */
-    final G acquire(Duration timeout, UnaryOperator<G> whenHeld, Supplier<QueueClaim<G>> newClaim)
+    final G acquire(String call, Duration timeout, UnaryOperator<G> whenHeld, Supplier<QueueClaim<G>> newClaim)
             throws InterruptedException, TimeoutException {
+        EtcdSession.refuseOnSessionThread(call);
         if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
             throw new IllegalArgumentException("timeout must be positive, got " + timeout);
         }
@@ -91,21 +107,35 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
         return begun instanceof QueueClaim ? claim(begun).await(timeout) : grant(begun);
     }
 
-    final Optional<G> tryAcquire(UnaryOperator<G> whenHeld, Supplier<QueueClaim<G>> newClaim) {
+    final Optional<G> tryAcquire(String call, UnaryOperator<G> whenHeld, Supplier<QueueClaim<G>> newClaim) {
+        EtcdSession.refuseOnSessionThread(call);
         Object begun = begin(whenHeld, newClaim);
         return Optional.ofNullable(begun instanceof QueueClaim ? claim(begun).join() : grant(begun));
     }
 
+    /** The user's view of an acquisition: completes on the callback executor; cancelling it withdraws the claim. */
     final CompletableFuture<G> acquireAsync(UnaryOperator<G> whenHeld, Supplier<QueueClaim<G>> newClaim) {
         Object begun = begin(whenHeld, newClaim);
-        return begun instanceof QueueClaim ? claim(begun).result : CompletableFuture.completedFuture(grant(begun));
+        if (!(begun instanceof QueueClaim)) {
+            UserFuture<G> answered = new UserFuture<>(session.callbackExecutor(), null);
+            answered.answer(grant(begun), null);
+            return answered;
+        }
+        return toUser(claim(begun).result);
+    }
+
+    /** {@code internal} as a future for the user: completed on the callback executor. */
+    final <T> CompletableFuture<T> toUser(CompletableFuture<T> internal) {
+        UserFuture<T> view = new UserFuture<>(session.callbackExecutor(), internal);
+        internal.whenComplete((v, e) -> session.deliver(() -> view.answer(v, e)));
+        return view;
     }
 
     /** @return the held grant's answer, or a started claim */
     private Object begin(UnaryOperator<G> whenHeld, Supplier<QueueClaim<G>> newClaim) {
         QueueClaim<G> claim;
         QueueClaim<G> previous;
-        synchronized (this) {
+        synchronized (lock) {
             checkUsable();
             if (held != null) {
                 return whenHeld.apply(held);
@@ -132,43 +162,75 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
         return (G) begun;
     }
 
-    /** Records an acquisition; called by the claim under this monitor. */
-    final void commit(QueueClaim<G> claim, G grant, long createRevision) {
-        assert Thread.holdsLock(this);
-        held = grant;
-        heldKey = claim.ownKey;
-        heldCreateRevision = createRevision;
-    }
-
-    final synchronized void checkUsable() {
-        if (lost != null) {
-            throw lostException(kind + " " + prefix + " is unusable: " + lost.getMessage(), lost);
+    /**
+     * Hands {@code grant} to the caller and records it as held, or refuses: when the service is closed
+     * or lost, or the caller has already given up (cancelled, timed out). Completing the claim's
+     * future is the commit point: it is one atomic step, so either the caller gets the grant and the
+     * service holds it, or the caller's giving up wins and the claim is withdrawn; never neither.
+     *
+     * @return null when committed, else why not (the claim then withdraws with it)
+     */
+    final Throwable commit(QueueClaim<G> claim, G grant, long createRevision) {
+        synchronized (lock) {
+            if (lost != null) {
+                return lost;
+            }
+            if (closed) {
+                return new IllegalStateException(kind + " service " + prefix + " closed");
+            }
+            if (!claim.result.internalComplete(grant)) {
+                return new CancellationException("the caller gave up");
+            }
+            held = grant;
+            heldKey = claim.ownKey;
+            heldCreateRevision = createRevision;
+            return null;
         }
-        checkOpen();
     }
 
-    final synchronized void checkOpen() {
-        if (closed) {
-            throw new IllegalStateException(kind + " service " + prefix + " is closed");
+    final void checkUsable() {
+        synchronized (lock) {
+            if (lost != null) {
+                throw lostException(kind + " " + prefix + " is unusable: " + lost.getMessage(), lost);
+            }
+            checkOpen();
+        }
+    }
+
+    final void checkOpen() {
+        synchronized (lock) {
+            if (closed) {
+                throw new IllegalStateException(kind + " service " + prefix + " is closed");
+            }
         }
     }
 
     // ---------------------------------------------------------------- the held grant
 
     /** @return the held grant, or empty */
-    public final synchronized Optional<G> held() {
-        return Optional.ofNullable(held);
+    public final Optional<G> held() {
+        synchronized (lock) {
+            return Optional.ofNullable(held);
+        }
     }
 
-    /** The CreateRevision of the held grant's key; meaningful only while {@code held} is. */
-    final synchronized long heldCreateRevision() {
-        return heldCreateRevision;
+    /** The CreateRevision of the held grant's key, or 0 when nothing is held. */
+    final long heldCreateRevision() {
+        synchronized (lock) {
+            return held == null ? 0 : heldCreateRevision;
+        }
     }
 
-    /** Replaces the held grant if it is still {@code expected} (a proclamation). */
-    final synchronized void replaceHeld(G expected, G replacement) {
-        if (held == expected) {
-            held = replacement;
+    /**
+     * Replaces the held grant if it still belongs to the term (the key incarnation) whose key has
+     * CreateRevision {@code createRevision}; a null {@code replacement} ends it. A term is identified
+     * by its key's CreateRevision, never by the grant object, which a proclamation replaces.
+     */
+    final void replaceHeld(long createRevision, G replacement) {
+        synchronized (lock) {
+            if (held != null && heldCreateRevision == createRevision) {
+                held = replacement;
+            }
         }
     }
 
@@ -177,11 +239,12 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
      * sees the held grant first and may refuse (throw). If etcd fails or does not answer, the grant
      * stays held and the call can be retried.
      */
-    final void release(Consumer<G> check, String what) {
+    final void release(String call, Consumer<G> check, String what) {
+        EtcdSession.refuseOnSessionThread(call);
         G g;
         ByteSequence key;
         long rev;
-        synchronized (this) {
+        synchronized (lock) {
             g = held;
             key = heldKey;
             rev = heldCreateRevision;
@@ -191,7 +254,7 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
             return;
         }
         awaitAnswer(QueueClaim.guardedDelete(session, key, rev), what, "still held, retry");
-        replaceHeld(g, null);
+        replaceHeld(rev, null);
     }
 
     /**
@@ -201,6 +264,7 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
      */
     final <T> T awaitAnswer(CompletableFuture<T> request, String what, String ifUnanswered) {
         String op = what + " of " + kind + " " + prefix;
+        EtcdSession.refuseOnSessionThread("the " + op);
         try {
             return request.get(session.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
@@ -220,19 +284,24 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
         return done.minimalCompletionStage();
     }
 
-    public final synchronized Optional<L> err() {
-        return Optional.ofNullable(lost);
+    public final Optional<L> err() {
+        synchronized (lock) {
+            return Optional.ofNullable(lost);
+        }
     }
 
     /**
      * Releases what is held and withdraws a pending acquisition; revokes the session if the service
-     * owns it (the keys go with the lease). Idempotent.
+     * owns it (the keys go with the lease). When this returns, no key of this service is left in
+     * etcd, unless etcd did not answer within the request timeout (the withdrawal then goes on in
+     * the background until the session ends). A closed service never hands out a grant. Idempotent.
      */
     public void close() {
+        EtcdSession.refuseOnSessionThread(kind + " close()");
         QueueClaim<G> claim;
         ByteSequence key;
         long rev;
-        synchronized (this) {
+        synchronized (lock) {
             if (closed) {
                 return;
             }
@@ -242,39 +311,42 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
             rev = heldCreateRevision;
             held = null;
         }
-        closing(false);
+        closing();
         if (ownsSession) {
             session.close();
         } else {
+            CompletableFuture<Void> withdrawn = CompletableFuture.completedFuture(null);
             if (claim != null) {
-                claim.abandon(new IllegalStateException(kind + " service " + prefix + " closed"));
+                withdrawn = claim.abandon(new IllegalStateException(kind + " service " + prefix + " closed"));
             }
             if (key != null) {
-                try {
-                    QueueClaim.deleteOwnKey(session, key, rev).get(session.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } catch (ExecutionException | TimeoutException e) {
-                    // deleteOwnKey keeps retrying in the background
-                }
+                withdrawn = CompletableFuture.allOf(withdrawn, QueueClaim.deleteOwnKey(session, key, rev));
+            }
+            try {
+                withdrawn.get(session.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException e) {
+                // the withdrawal keeps retrying in the background
             }
         }
-        session.unregister(prefix, this);
+        session.unregister(this);
         finish();
     }
 
+    /** On the lease thread: marks the loss and completes {@link #done()} at once; the claim gives up on the session thread. */
     @Override
     public final void sessionLost(DiscoException cause) {
         QueueClaim<G> claim;
         L loss;
-        synchronized (this) {
+        synchronized (lock) {
             loss = lostException(kind + " " + prefix + " lost: " + cause.getMessage(), cause);
             lost = loss;
             held = null;
             claim = latest;
         }
         if (claim != null) {
-            claim.giveUp(loss);
+            claim.abandon(loss);
         }
         finish();
     }
@@ -282,24 +354,81 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
     @Override
     public final void sessionClosed() {
         QueueClaim<G> claim;
-        synchronized (this) {
+        synchronized (lock) {
             closed = true;
             held = null;
             claim = latest;
         }
         if (claim != null) {
-            claim.giveUp(new IllegalStateException(kind + " service " + prefix + " closed: its session was closed"));
+            claim.abandon(new IllegalStateException(kind + " service " + prefix + " closed: its session was closed"));
         }
-        closing(true);
+        closing();
         finish();
     }
 
     private void finish() {
-        ForkJoinPool.commonPool().execute(() -> done.complete(null));
+        session.deliver(() -> done.complete(null));
     }
 
     @Override
     public String toString() {
         return getClass().getSimpleName() + "{prefix=" + prefix + ", lease=" + EtcdSession.hex(session.leaseId()) + '}';
+    }
+
+    /**
+     * A future handed to the user: completed on the callback executor (so the user's dependent stages
+     * never run on a session thread), with that executor as the default of its {@code *Async} stages.
+     * Cancelling it, or completing it exceptionally, gives up the claim behind it, unless the claim
+     * has already committed, in which case it returns false and the grant arrives as usual.
+     */
+    static final class UserFuture<T> extends CompletableFuture<T> {
+
+        private final Executor executor;
+        private final CompletableFuture<T> source;
+
+        UserFuture(Executor executor, CompletableFuture<T> source) {
+            this.executor = executor;
+            this.source = source;
+        }
+
+        void answer(T value, Throwable error) {
+            if (error == null) {
+                super.complete(value);
+            } else {
+                super.completeExceptionally(error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                        ? error.getCause() : error);
+            }
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            if (source != null && !source.cancel(mayInterruptIfRunning) && !source.isCancelled()) {
+                return false;
+            }
+            return super.cancel(mayInterruptIfRunning);
+        }
+
+        @Override
+        public boolean completeExceptionally(Throwable ex) {
+            if (source != null && !source.completeExceptionally(ex)) {
+                return false;
+            }
+            return super.completeExceptionally(ex);
+        }
+
+        @Override
+        public boolean complete(T value) {
+            throw new UnsupportedOperationException("an acquisition completes only by acquiring");
+        }
+
+        @Override
+        public Executor defaultExecutor() {
+            return executor;
+        }
+
+        @Override
+        public <U> CompletableFuture<U> newIncompleteFuture() {
+            return new CompletableFuture<>();
+        }
     }
 }

@@ -9,18 +9,20 @@ import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.common.exception.EtcdException;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,13 +41,23 @@ import org.slf4j.LoggerFactory;
  * or when the local validity passes without an answered renewal. Every service on the session is
  * lost with it.
  *
+ * <h2>Threads</h2>
+ * Renewal and the expiry check run on a timer thread of their own ({@code disco-lease-<lease>}) that
+ * nothing else uses; the services' state machines run on a second thread ({@code disco-session-<lease>}).
+ * No user code runs on either: every future handed to the user ({@code lockAsync()}, {@code done()},
+ * ...) completes on the {@linkplain EtcdOptions.Builder#callbackExecutor callback executor}, so a
+ * callback that blocks, or calls back into this library, cannot delay renewal or {@code done()}.
+ * A blocking call of this library made on one of these threads fails at once with an
+ * {@link IllegalStateException} instead of deadlocking. No object handed to users is used as an
+ * internal lock: a user's {@code synchronized} block on a session or a service stalls nothing inside.
+ *
  * <h2>Who closes what</h2>
  * The caller owns the jetcd {@link Client}: nothing in this library closes it. {@link #close()}
  * revokes the lease, which releases every lock, read/write lock and leadership held through this
  * session at once, and finishes all its services. {@link #orphan()} stops renewing without revoking:
  * the lease then expires after its TTL, as if the process had frozen.
  *
- * <p>Thread-safe. Internal work runs on one daemon thread per session; nothing blocks on it.
+ * <p>Thread-safe.
  */
 public final class EtcdSession implements AutoCloseable {
 
@@ -55,35 +67,73 @@ public final class EtcdSession implements AutoCloseable {
     private final long leaseId;
     private final long ttlSeconds;
     private final Duration requestTimeout;
-    private final ScheduledThreadPoolExecutor exec;
+    /** Renewal and the expiry check only. */
+    private final ScheduledThreadPoolExecutor leaseTimer;
+    /** The services' state machines and their request timers. */
+    private final ScheduledThreadPoolExecutor worker;
+    private final Executor callbacks;
     private final CompletableFuture<Void> done = new CompletableFuture<>();
-    /** The services of this session, by prefix: one per prefix. */
+    /** The services of this session, by prefix. */
     private final ConcurrentHashMap<String, Member> members = new ConcurrentHashMap<>();
+    /** Guards the fields below and registration; never held while calling out. */
+    private final Object lock = new Object();
 
     private enum State { ALIVE, ORPHANED, LOST, CLOSED }
 
-    // Guarded by this.
     private State state = State.ALIVE;
     private DiscoException lossCause;
     private ScheduledFuture<?> renewTask;
     private ScheduledFuture<?> expiryTask;
     private long validUntilNanos;
 
-    /** Something bound to the session's lifetime (a service). Callbacks run on the session thread. */
+    /** Something bound to the session's lifetime (a service). */
     interface Member {
+        /** The service's name, whose keys all lie under {@code prefix + "/"}. */
+        String prefix();
+
+        /** What the service is called in messages. */
+        String kind();
+
+        /** The lease is lost; called on the lease thread: must not block. */
         void sessionLost(DiscoException cause);
 
+        /** The session is being closed; called on the closing thread. */
         void sessionClosed();
     }
 
-    private EtcdSession(Client client, long leaseId, long ttlSeconds, long sentNanos, Duration requestTimeout,
-                        ScheduledThreadPoolExecutor exec) {
+    /** The threads of every session: no user code may run, and no blocking call may wait, on them. */
+    static final class SessionThread extends Thread {
+        SessionThread(Runnable r, String name) {
+            super(r, name);
+            setDaemon(true);
+        }
+    }
+
+    /** The default callback executor: daemon threads, created as needed, so one blocking callback delays no other. */
+    private static final class DefaultCallbacks {
+        private static final AtomicInteger COUNT = new AtomicInteger();
+        static final ExecutorService POOL = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "disco-callback-" + COUNT.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    private EtcdSession(Client client, long leaseId, long ttlSeconds, long sentNanos, EtcdOptions options) {
         this.client = client;
         this.leaseId = leaseId;
         this.ttlSeconds = ttlSeconds;
-        this.requestTimeout = requestTimeout;
-        this.exec = exec;
+        this.requestTimeout = options.requestTimeout();
+        this.callbacks = options.callbackExecutor().orElse(DefaultCallbacks.POOL);
+        this.leaseTimer = singleThread("disco-lease-" + hex(leaseId));
+        this.worker = singleThread("disco-session-" + hex(leaseId));
         this.validUntilNanos = sentNanos + TimeUnit.SECONDS.toNanos(ttlSeconds);
+    }
+
+    private static ScheduledThreadPoolExecutor singleThread(String name) {
+        ScheduledThreadPoolExecutor exec = new ScheduledThreadPoolExecutor(1, r -> new SessionThread(r, name));
+        exec.setRemoveOnCancelPolicy(true);
+        return exec;
     }
 
     /**
@@ -123,14 +173,8 @@ public final class EtcdSession implements AutoCloseable {
         } catch (ExecutionException e) {
             throw failure("lease grant", e.getCause());
         }
-        ScheduledThreadPoolExecutor exec = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "disco-etcd-session-" + Long.toHexString(granted.getID()));
-            t.setDaemon(true);
-            return t;
-        });
-        exec.setRemoveOnCancelPolicy(true);
-        EtcdSession s = new EtcdSession(client, granted.getID(), granted.getTTL(), sent, options.requestTimeout(), exec);
-        synchronized (s) {
+        EtcdSession s = new EtcdSession(client, granted.getID(), granted.getTTL(), sent, options);
+        synchronized (s.lock) {
             s.scheduleExpiryCheck();
             s.scheduleRenewal(s.renewInterval());
         }
@@ -203,18 +247,22 @@ public final class EtcdSession implements AutoCloseable {
     }
 
     /** @return the reason the lease was lost, or empty while alive or after a plain close */
-    public synchronized Optional<DiscoException> err() {
-        return Optional.ofNullable(lossCause);
+    public Optional<DiscoException> err() {
+        synchronized (lock) {
+            return Optional.ofNullable(lossCause);
+        }
     }
 
     /**
      * Stops renewing the lease without revoking it, like etcd's Go {@code Session.Orphan}: the lease
      * expires after its TTL, and then {@link #done()} completes with a loss. Simulates a frozen owner.
      */
-    public synchronized void orphan() {
-        if (state == State.ALIVE) {
-            state = State.ORPHANED;
-            cancel(renewTask);
+    public void orphan() {
+        synchronized (lock) {
+            if (state == State.ALIVE) {
+                state = State.ORPHANED;
+                cancel(renewTask);
+            }
         }
     }
 
@@ -226,8 +274,9 @@ public final class EtcdSession implements AutoCloseable {
      */
     @Override
     public void close() {
+        refuseOnSessionThread("EtcdSession.close()");
         boolean revoke;
-        synchronized (this) {
+        synchronized (lock) {
             if (state == State.CLOSED) {
                 return;
             }
@@ -237,7 +286,7 @@ public final class EtcdSession implements AutoCloseable {
             cancel(expiryTask);
         }
         for (Member m : members.values()) {
-            runOnSession(m::sessionClosed);
+            m.sessionClosed();
         }
         if (revoke) {
             try {
@@ -254,8 +303,9 @@ public final class EtcdSession implements AutoCloseable {
                 LOG.warn("could not revoke etcd lease {}; it expires after its TTL of {} s", hex(leaseId), ttlSeconds, e);
             }
         }
-        exec.shutdown();
-        ForkJoinPool.commonPool().execute(() -> done.complete(null));
+        leaseTimer.shutdownNow();
+        worker.shutdown();
+        deliver(() -> done.complete(null));
     }
 
     @Override
@@ -270,56 +320,76 @@ public final class EtcdSession implements AutoCloseable {
     }
 
     private void scheduleRenewal(long delayNanos) {
+        assert Thread.holdsLock(lock);
         cancel(renewTask);
-        renewTask = exec.schedule(this::renew, delayNanos, TimeUnit.NANOSECONDS);
+        renewTask = schedule(leaseTimer, this::renew, delayNanos);
     }
 
     private void scheduleExpiryCheck() {
+        assert Thread.holdsLock(lock);
         cancel(expiryTask);
-        expiryTask = exec.schedule(this::checkExpiry, validUntilNanos - System.nanoTime(), TimeUnit.NANOSECONDS);
+        expiryTask = schedule(leaseTimer, this::checkExpiry, validUntilNanos - System.nanoTime());
     }
 
+    /** The moment, on the local monotonic clock, at which the session considers its lease expired. */
+    long validUntilNanos() {
+        synchronized (lock) {
+            return validUntilNanos;
+        }
+    }
+
+    /** Lease thread. */
     private void renew() {
         long sent = System.nanoTime();
         // A renewal that hangs must not outlive the renewal interval, or one lost request could use up the TTL.
         long timeout = Math.min(requestTimeout.toNanos(), renewInterval());
-        rpc("lease keepalive", timeout, () -> client.getLeaseClient().keepAliveOnce(leaseId))
+        rpc(leaseTimer, "lease keepalive", timeout, () -> client.getLeaseClient().keepAliveOnce(leaseId))
                 .whenComplete((r, e) -> renewed(sent, r, e));
     }
 
-    private synchronized void renewed(long sent, LeaseKeepAliveResponse r, Throwable e) {
-        if (state != State.ALIVE) {
-            return;
-        }
-        if (e == null && r.getTTL() > 0) {
-            long until = sent + TimeUnit.SECONDS.toNanos(r.getTTL());
-            if (until - validUntilNanos > 0) {
-                validUntilNanos = until;
-                scheduleExpiryCheck();
+    /** Lease thread. */
+    private void renewed(long sent, LeaseKeepAliveResponse r, Throwable e) {
+        DiscoException loss;
+        synchronized (lock) {
+            if (state != State.ALIVE) {
+                return;
             }
-            scheduleRenewal(renewInterval());
-            return;
+            if (e == null && r.getTTL() > 0) {
+                long until = sent + TimeUnit.SECONDS.toNanos(r.getTTL());
+                if (until - validUntilNanos > 0) {
+                    validUntilNanos = until;
+                    scheduleExpiryCheck();
+                }
+                scheduleRenewal(renewInterval());
+                return;
+            }
+            Throwable cause = e == null ? null : unwrap(e.getCause() != null ? e.getCause() : e);
+            if (e != null && !isLeaseNotFound(cause)) {
+                // Transient (stream broken, member unreachable, no leader): retry soon; the expiry check decides loss.
+                LOG.debug("renewal of etcd lease {} failed, retrying: {}", hex(leaseId), String.valueOf(e));
+                scheduleRenewal(Math.min(renewInterval(), TimeUnit.MILLISECONDS.toNanos(200)));
+                return;
+            }
+            loss = markLost(new DiscoException("etcd lease " + hex(leaseId) + " no longer exists (revoked, or expired on the server)", cause));
         }
-        Throwable cause = e == null ? null : unwrap(e.getCause() != null ? e.getCause() : e);
-        if (e == null || isLeaseNotFound(cause)) {
-            lose(new DiscoException("etcd lease " + hex(leaseId) + " no longer exists (revoked, or expired on the server)", cause));
-            return;
-        }
-        // Transient (stream broken, member unreachable, no leader): retry soon; the expiry check decides loss.
-        LOG.debug("renewal of etcd lease {} failed, retrying: {}", hex(leaseId), String.valueOf(e));
-        scheduleRenewal(Math.min(renewInterval(), TimeUnit.MILLISECONDS.toNanos(200)));
+        announceLoss(loss);
     }
 
-    private synchronized void checkExpiry() {
-        if (state != State.ALIVE && state != State.ORPHANED) {
-            return;
-        }
-        if (System.nanoTime() - validUntilNanos >= 0) {
-            lose(new DiscoException("etcd lease " + hex(leaseId) + " expired: no renewal was answered within its TTL of "
+    /** Lease thread. */
+    private void checkExpiry() {
+        DiscoException loss;
+        synchronized (lock) {
+            if (state != State.ALIVE && state != State.ORPHANED) {
+                return;
+            }
+            if (System.nanoTime() - validUntilNanos < 0) {
+                scheduleExpiryCheck();
+                return;
+            }
+            loss = markLost(new DiscoException("etcd lease " + hex(leaseId) + " expired: no renewal was answered within its TTL of "
                     + ttlSeconds + " s" + (state == State.ORPHANED ? " (session orphaned)" : "")));
-        } else {
-            scheduleExpiryCheck();
         }
+        announceLoss(loss);
     }
 
     /** etcd's answer for a lease that was revoked or expired, as jetcd reports it. */
@@ -332,23 +402,30 @@ public final class EtcdSession implements AutoCloseable {
     }
 
     /** Renews right now, to learn quickly whether the lease still exists. */
-    synchronized void probeLease() {
-        if (state == State.ALIVE) {
-            scheduleRenewal(0);
+    void probeLease() {
+        synchronized (lock) {
+            if (state == State.ALIVE) {
+                scheduleRenewal(0);
+            }
         }
     }
 
-    private void lose(DiscoException cause) {
-        assert Thread.holdsLock(this);
+    private DiscoException markLost(DiscoException cause) {
+        assert Thread.holdsLock(lock);
         state = State.LOST;
         lossCause = cause;
         cancel(renewTask);
         cancel(expiryTask);
+        return cause;
+    }
+
+    /** Tells every service and completes {@link #done()}; outside the lock, on the lease thread. */
+    private void announceLoss(DiscoException cause) {
         LOG.warn("{}", cause.getMessage());
         for (Member m : members.values()) {
-            runOnSession(() -> m.sessionLost(cause));
+            m.sessionLost(cause);
         }
-        runOnSession(() -> ForkJoinPool.commonPool().execute(() -> done.complete(null)));
+        deliver(() -> done.complete(null));
     }
 
     private static void cancel(ScheduledFuture<?> f) {
@@ -360,34 +437,44 @@ public final class EtcdSession implements AutoCloseable {
     // ---------------------------------------------------------------- services and shared plumbing
 
     /**
-     * Registers a service on {@code prefix}; one per prefix and session (two would share one key and
-     * both believe they own it).
+     * Registers a service. Refused when its keys would fall inside another service's range on this
+     * session, or the other's inside its own (one name equal to, or nested under, the other): the two
+     * would share or queue behind each other's keys, and one's release could delete the other's key.
      */
-    void register(String prefix, Member member) {
-        synchronized (this) {
+    void register(Member member) {
+        String range = member.prefix() + "/";
+        synchronized (lock) {
             if (state == State.CLOSED || state == State.LOST) {
                 throw new IllegalStateException("session " + this + " is " + state.name().toLowerCase() + "; open a new one");
             }
-            if (members.putIfAbsent(prefix, member) != null) {
-                throw new IllegalStateException("prefix '" + prefix + "' already has a service on session " + this
-                        + ": two services would share one key and both believe they own it; use one session per owner");
+            for (Member m : members.values()) {
+                String other = m.prefix() + "/";
+                if (range.startsWith(other) || other.startsWith(range)) {
+                    throw new IllegalStateException(member.kind() + " '" + member.prefix() + "' and " + m.kind() + " '" + m.prefix()
+                            + "' on session " + this + " would share keys: the keys of one lie under '"
+                            + (range.length() >= other.length() ? other : range) + "', where the other queues;"
+                            + " use one session per owner, or names that are not nested");
+                }
             }
+            members.put(member.prefix(), member);
         }
     }
 
-    void unregister(String prefix, Member member) {
-        members.remove(prefix, member);
+    void unregister(Member member) {
+        members.remove(member.prefix(), member);
     }
 
     /** @return the loss or closure that finished this session, or null while it is usable */
-    synchronized DiscoException finishedCause() {
-        switch (state) {
-            case LOST:
-                return lossCause;
-            case CLOSED:
-                return new DiscoException("session " + this + " is closed");
-            default:
-                return null;
+    DiscoException finishedCause() {
+        synchronized (lock) {
+            switch (state) {
+                case LOST:
+                    return lossCause;
+                case CLOSED:
+                    return new DiscoException("session " + this + " is closed");
+                default:
+                    return null;
+            }
         }
     }
 
@@ -402,17 +489,59 @@ public final class EtcdSession implements AutoCloseable {
     /** Runs {@code task} on the session thread; dropped silently once the session is shut down. */
     void runOnSession(Runnable task) {
         try {
-            exec.execute(task);
+            worker.execute(task);
         } catch (RejectedExecutionException e) {
             LOG.debug("session {} is shut down; dropped a task", this);
         }
     }
 
+    /** Runs {@code task} on the session thread after {@code delay}; null once the session is shut down. */
     ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
+        return schedule(worker, task, unit.toNanos(delay));
+    }
+
+    private static ScheduledFuture<?> schedule(ScheduledThreadPoolExecutor exec, Runnable task, long delayNanos) {
         try {
-            return exec.schedule(task, delay, unit);
+            return exec.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             return null;
+        }
+    }
+
+    /**
+     * Runs user-facing work (completing a future the user holds, so its dependent stages) on the
+     * callback executor, never on a session thread: a task that the executor would run on one (a
+     * direct executor) goes to the default pool instead, and so does a task it rejects.
+     */
+    void deliver(Runnable task) {
+        Runnable guarded = () -> {
+            if (onSessionThread()) {
+                DefaultCallbacks.POOL.execute(task);
+            } else {
+                task.run();
+            }
+        };
+        try {
+            callbacks.execute(guarded);
+        } catch (RejectedExecutionException e) {
+            DefaultCallbacks.POOL.execute(task);
+        }
+    }
+
+    /** @return where user-facing futures complete: the default for {@code *Async} stages of those futures */
+    Executor callbackExecutor() {
+        return callbacks;
+    }
+
+    static boolean onSessionThread() {
+        return Thread.currentThread() instanceof SessionThread;
+    }
+
+    /** A blocking call made on a session thread would stall (or deadlock) the lease or the services: refuse it. */
+    static void refuseOnSessionThread(String call) {
+        if (onSessionThread()) {
+            throw new IllegalStateException(call + " was called on disco's internal thread " + Thread.currentThread().getName()
+                    + ", where it would block the lease or wait for itself; call it from another thread");
         }
     }
 
@@ -422,10 +551,11 @@ public final class EtcdSession implements AutoCloseable {
      * when the request fails or gets no answer in time.
      */
     <T> CompletableFuture<T> rpc(String what, Supplier<CompletableFuture<T>> call) {
-        return rpc(what, requestTimeout.toNanos(), call);
+        return rpc(worker, what, requestTimeout.toNanos(), call);
     }
 
-    private <T> CompletableFuture<T> rpc(String what, long timeoutNanos, Supplier<CompletableFuture<T>> call) {
+    private <T> CompletableFuture<T> rpc(ScheduledThreadPoolExecutor on, String what, long timeoutNanos,
+                                         Supplier<CompletableFuture<T>> call) {
         CompletableFuture<T> out = new CompletableFuture<>();
         CompletableFuture<T> src;
         try {
@@ -434,22 +564,26 @@ public final class EtcdSession implements AutoCloseable {
             out.completeExceptionally(failure(what, e));
             return out;
         }
-        ScheduledFuture<?> timer = schedule(() -> out.completeExceptionally(new DiscoException(
+        ScheduledFuture<?> timer = schedule(on, () -> out.completeExceptionally(new DiscoException(
                 "etcd could not be reached: no answer to " + what + " within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms",
-                new TimeoutException())), timeoutNanos, TimeUnit.NANOSECONDS);
+                new TimeoutException())), timeoutNanos);
         if (timer == null) {
             out.completeExceptionally(new DiscoException("session " + this + " is closed"));
             return out;
         }
         src.whenComplete((v, e) -> {
-            timer.cancel(false);
-            runOnSession(() -> {
-                if (e == null) {
-                    out.complete(v);
-                } else {
-                    out.completeExceptionally(failure(what, e));
-                }
-            });
+            try {
+                on.execute(() -> {
+                    timer.cancel(false);
+                    if (e == null) {
+                        out.complete(v);
+                    } else {
+                        out.completeExceptionally(failure(what, e));
+                    }
+                });
+            } catch (RejectedExecutionException shutDown) {
+                LOG.debug("session {} is shut down; dropped the answer to {} (its timer still fails the request)", this, what);
+            }
         });
         return out;
     }

@@ -66,8 +66,6 @@ abstract class QueueClaim<G> {
     private PredecessorWait wait;
     // Read by the awaiting thread.
     private volatile boolean answered;
-    // Guarded by the service's monitor.
-    private boolean committed;
 
     QueueClaim(EtcdService<G, ?> service, ByteSequence ownKey, ByteSequence value, boolean tryOnly) {
         this.service = service;
@@ -222,18 +220,13 @@ abstract class QueueClaim<G> {
             settled.whenComplete((v, e) -> result.internalComplete(null));
             return;
         }
-        synchronized (service) {
-            if (result.isDone()) {
-                // Given up concurrently (cancelled or completed by the caller): withdraw.
-                giveUp(new CancellationException());
-                return;
-            }
-            committed = true;
-            service.commit(this, grant, myRevision);
+        Throwable refused = service.commit(this, grant, myRevision);
+        if (refused != null) {
+            giveUp(refused); // closed, lost, or given up by the caller at this instant: withdraw
+            return;
         }
         finished = true;
         settled.complete(null);
-        result.internalComplete(grant);
     }
 
     private void fail(Throwable e) {
@@ -255,9 +248,14 @@ abstract class QueueClaim<G> {
         }
     }
 
-    /** Like {@link #giveUp} but callable from any thread. */
-    final void abandon(Throwable cause) {
+    /**
+     * Like {@link #giveUp} but callable from any thread.
+     *
+     * @return completes once nothing of this attempt is left to withdraw
+     */
+    final CompletableFuture<Void> abandon(Throwable cause) {
         session.runOnSession(() -> giveUp(cause));
+        return settled;
     }
 
     private void cleanup() {
@@ -371,38 +369,21 @@ abstract class QueueClaim<G> {
     }
 
     /**
-     * The caller's view of the attempt. Once committed it can no longer be cancelled or completed by
-     * the caller; before that, cancelling or completing it exceptionally withdraws the claim.
+     * The attempt's internal future: the blocking calls wait on it, and the user's future
+     * ({@link EtcdService.UserFuture}) follows it. Nothing of the user's is attached to it, so it may
+     * complete on the session thread. Completing it with the grant is the commit point
+     * ({@link EtcdService#commit}); cancelling it, or completing it exceptionally, before that
+     * withdraws the claim.
      */
     final class Result extends CompletableFuture<G> {
-
-        @Override
-        public boolean cancel(boolean mayInterruptIfRunning) {
-            synchronized (service) {
-                if (committed) {
-                    return false;
-                }
-            }
-            return super.cancel(mayInterruptIfRunning);
-        }
-
-        @Override
-        public boolean completeExceptionally(Throwable ex) {
-            synchronized (service) {
-                if (committed) {
-                    return false;
-                }
-            }
-            return super.completeExceptionally(ex);
-        }
 
         @Override
         public boolean complete(G value) {
             throw new UnsupportedOperationException("an acquisition completes only by acquiring");
         }
 
-        void internalComplete(G value) {
-            super.complete(value);
+        boolean internalComplete(G value) {
+            return super.complete(value);
         }
 
         void internalFail(Throwable ex) {
