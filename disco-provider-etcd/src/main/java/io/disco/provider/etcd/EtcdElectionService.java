@@ -101,8 +101,12 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
 
     /** Go's {@code Proclaim}: Put the own key with the new value, only while it is still the key that won. */
     private CompletableFuture<Leadership> proclaimAsync(String value) {
-        Leadership l = held().orElse(null);
-        long rev = heldCreateRevision();
+        Leadership l;
+        long rev;
+        synchronized (lock) { // the grant and its key's CreateRevision of one term
+            l = held().orElse(null);
+            rev = heldCreateRevision();
+        }
         if (l == null) {
             return CompletableFuture.failedFuture(new NotLeaderException("election " + prefix + ": " + key
                     + " is not the leader; only the leader can proclaim"));
