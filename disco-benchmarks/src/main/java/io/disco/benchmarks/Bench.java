@@ -5,6 +5,7 @@ import io.disco.fencing.FencingToken;
 import io.disco.fencing.guard.Guard;
 import io.disco.fencing.guard.GuardFilter;
 import io.disco.lock.LockService;
+import io.disco.provider.etcd.EtcdDeadlines;
 import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdProvider;
 import io.disco.provider.etcd.EtcdSession;
@@ -130,7 +131,8 @@ public final class Bench {
             log("etcd: %s", cluster);
             report.meta.put("etcd", cluster.toString());
             counter = new RpcCounter();
-            client = Client.builder().endpoints(cluster.endpoints().toArray(String[]::new)).interceptor(counter).build();
+            client = Client.builder().endpoints(cluster.endpoints().toArray(String[]::new))
+                    .interceptor(EtcdDeadlines.unary(EtcdOptions.defaults().requestTimeout()), counter).build();
             try {
                 client.getKVClient().get(bs(root)).get(10, TimeUnit.SECONDS); // connect
                 uncontended();

@@ -37,7 +37,19 @@ import java.util.function.Consumer;
  *       may use a service only to watch the election.</li>
  *   <li>Backend failures surface as {@link io.disco.fencing.DiscoException} with the backend's exception
  *       as cause; a backend that does not answer in time gives a timely exception, never a hang.</li>
- *   <li>Implementations are thread-safe.</li>
+ *   <li>Threads: every future this service hands out ({@link #campaignAsync}, {@link #done()})
+ *       completes on the implementation's callback executor, never on a thread that keeps the lease
+ *       alive or detects its loss (the etcd provider: {@code EtcdOptions.Builder.callbackExecutor},
+ *       by default a pool of daemon threads). Dependent actions may block, or call back into this or
+ *       another service, without delaying renewal or {@code done()}.</li>
+ *   <li>A closed service never hands out a leadership: {@link #close()} fails a pending campaign with
+ *       {@link IllegalStateException} and leaves nothing of this candidate in the backend.</li>
+ *   <li>A term is its key's incarnation (for etcd: its CreateRevision). When {@link #resign()}
+ *       returns, nothing of the resigned term is held, even if a proclamation of it was still in
+ *       flight; a proclamation returns the token of the term it was applied to, or fails with
+ *       {@link NotLeaderException} when that term has ended.</li>
+ *   <li>Implementations are thread-safe, and never use an object handed to the caller (this service,
+ *       its session) as an internal lock.</li>
  * </ul>
  *
  * <h2>Who closes what</h2>
@@ -80,8 +92,10 @@ public interface ElectionService extends AutoCloseable {
      * Starts campaigning without blocking the caller.
      *
      * <p>The future completes with this candidate's leadership, or exceptionally with the exceptions
-     * {@link #campaign(String)} names. {@code cancel(true|false)} withdraws the candidacy from the
-     * backend. Dependent actions may run on the library's internal threads: do not block in them.
+     * {@link #campaign(String)} names. {@code cancel(true|false)} (or {@code completeExceptionally})
+     * withdraws the candidacy from the backend and returns true, unless the leadership was already
+     * committed: it then returns false and the future completes with it. Never neither. The future completes on the callback
+     * executor (see the class comment).
      *
      * @param value the value to lead with, not null
      * @return the pending campaign

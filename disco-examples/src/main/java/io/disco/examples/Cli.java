@@ -1,13 +1,15 @@
 package io.disco.examples;
 
+import io.disco.provider.etcd.EtcdDeadlines;
+import io.disco.provider.etcd.EtcdOptions;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The command line shared by the examples: {@code --endpoints a,b,c} (or {@code --endpoints=...}),
@@ -128,7 +130,8 @@ public final class Cli {
      * @return a new client
      */
     public static Client etcdClient(List<String> endpoints) {
-        return Client.builder().endpoints(endpoints.toArray(String[]::new)).build();
+        return Client.builder().endpoints(endpoints.toArray(String[]::new))
+                .interceptor(EtcdDeadlines.unary(EtcdOptions.defaults().requestTimeout())).build();
     }
 
     /**

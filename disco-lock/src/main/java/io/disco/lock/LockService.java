@@ -27,7 +27,15 @@ import java.util.concurrent.TimeoutException;
  *       this owner's claim from the backend, so it never blocks anybody.</li>
  *   <li>Backend failures surface as {@link io.disco.fencing.DiscoException} with the backend's exception
  *       as cause; a backend that does not answer in time gives a timely exception, never a hang.</li>
- *   <li>Implementations are thread-safe.</li>
+ *   <li>Threads: every future this service hands out ({@code *Async} acquisitions, {@link #done()})
+ *       completes on the implementation's callback executor, never on a thread that keeps the lease
+ *       alive or detects its loss (the etcd provider: {@code EtcdOptions.Builder.callbackExecutor},
+ *       by default a pool of daemon threads). Dependent actions may block, or call back into this or
+ *       another service, without delaying renewal or {@code done()}.</li>
+ *   <li>A closed service never hands out a grant: {@link #close()} fails a pending acquisition with
+ *       {@link IllegalStateException} and leaves nothing of this owner in the backend.</li>
+ *   <li>Implementations are thread-safe, and never use an object handed to the caller (this service,
+ *       its session) as an internal lock.</li>
  * </ul>
  *
  * <h2>Who closes what</h2>
@@ -76,8 +84,10 @@ public interface LockService extends AutoCloseable {
      * Starts acquiring the lock without blocking the caller.
      *
      * <p>The future completes with the grant, or exceptionally with the exceptions {@link #lock()}
-     * names. {@code cancel(true|false)} withdraws the claim from the backend. Dependent actions may
-     * run on the library's internal threads: do not block in them (use the {@code *Async} variants).
+     * names. {@code cancel(true|false)} (or {@code completeExceptionally})
+     * withdraws the claim from the backend and returns true, unless the grant was already committed:
+     * it then returns false and the future completes with the grant. Never neither. The future
+     * completes on the callback executor (see the class comment).
      *
      * @return the pending acquisition
      * @throws IllegalStateException if another acquisition of this service is in progress, or the service is closed

@@ -13,8 +13,12 @@ import java.util.concurrent.Executor;
  *       lock before another can take it, and how long the service keeps going through an etcd outage.
  *       etcd may grant a longer TTL than asked (its minimum depends on its election timeout); the
  *       session uses the TTL the server granted.</li>
- *   <li>{@code requestTimeout}: the deadline of every single request to etcd; default 5 s. An etcd that
- *       does not answer within it gives a {@link io.disco.fencing.DiscoException} instead of a hang.</li>
+ *   <li>{@code requestTimeout}: how long the library waits for the answer to each single request to
+ *       etcd; default 5 s. An etcd that does not answer within it gives a
+ *       {@link io.disco.fencing.DiscoException} instead of a hang. jetcd's unary requests carry no gRPC
+ *       deadline of their own: register {@link EtcdDeadlines#unary} on the client so that gRPC cancels
+ *       them too. A write given up on may still be applied later; the library deletes any key such a
+ *       late write creates.</li>
  *   <li>{@code callbackExecutor}: where every future handed to the user completes ({@code lockAsync()},
  *       {@code rLockAsync()}, {@code campaignAsync()}, every {@code done()}), and so where dependent stages
  *       attached to them run; default: a shared pool of daemon threads named {@code disco-callback-N}

@@ -278,6 +278,19 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
         }
     }
 
+    /** Session thread. See {@link EtcdSession.Member#lateIncarnation}. */
+    @Override
+    public final CompletableFuture<?> lateIncarnation(ByteSequence key, long createRevision) {
+        QueueClaim<G> claim;
+        synchronized (lock) {
+            if (held != null && heldKey.equals(key) && heldCreateRevision == createRevision) {
+                return CompletableFuture.completedFuture(null);
+            }
+            claim = latest;
+        }
+        return claim != null && claim.ownKey.equals(key) ? claim.ownership(createRevision) : null;
+    }
+
     // ---------------------------------------------------------------- lifetime
 
     public final CompletionStage<Void> done() {

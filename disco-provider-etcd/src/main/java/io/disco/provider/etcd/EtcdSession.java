@@ -4,10 +4,13 @@ import io.disco.election.ElectionService;
 import io.disco.fencing.DiscoException;
 import io.disco.lock.LockService;
 import io.disco.rwlock.RWLockService;
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.common.exception.EtcdException;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
+import io.grpc.Context;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -77,6 +80,7 @@ public final class EtcdSession implements AutoCloseable {
     private final ConcurrentHashMap<String, Member> members = new ConcurrentHashMap<>();
     /** Guards the fields below and registration; never held while calling out. */
     private final Object lock = new Object();
+    private final LateCreates lateCreates = new LateCreates(this);
 
     private enum State { ALIVE, ORPHANED, LOST, CLOSED }
 
@@ -99,6 +103,16 @@ public final class EtcdSession implements AutoCloseable {
 
         /** The session is being closed; called on the closing thread. */
         void sessionClosed();
+
+        /**
+         * Whether the incarnation of {@code key} (one of this service's keys) created at
+         * {@code createRevision} belongs to one of its claims or grants; asked by {@link LateCreates}
+         * on the session thread.
+         *
+         * @return a completed future when it does; null when it does not (it is then deleted); an
+         *         incomplete one when that is not known yet: ask again once it completes
+         */
+        CompletableFuture<?> lateIncarnation(ByteSequence key, long createRevision);
     }
 
     /** The threads of every session: no user code may run, and no blocking call may wait, on them. */
@@ -303,6 +317,7 @@ public final class EtcdSession implements AutoCloseable {
                 LOG.warn("could not revoke etcd lease {}; it expires after its TTL of {} s", hex(leaseId), ttlSeconds, e);
             }
         }
+        lateCreates.close();
         leaseTimer.shutdownNow();
         worker.shutdown();
         deliver(() -> done.complete(null));
@@ -343,8 +358,30 @@ public final class EtcdSession implements AutoCloseable {
         long sent = System.nanoTime();
         // A renewal that hangs must not outlive the renewal interval, or one lost request could use up the TTL.
         long timeout = Math.min(requestTimeout.toNanos(), renewInterval());
-        rpc(leaseTimer, "lease keepalive", timeout, () -> client.getLeaseClient().keepAliveOnce(leaseId))
+        rpc(leaseTimer, "lease keepalive", timeout, () -> keepAliveOnce(timeout))
                 .whenComplete((r, e) -> renewed(sent, r, e));
+    }
+
+    /**
+     * jetcd's {@code keepAliveOnce} opens a stream per call and ends it only when an answer comes, so
+     * every renewal sent to a member that stopped answering would leave one open stream behind. The
+     * stream is opened in a gRPC context that is cancelled at the timeout (and after the answer):
+     * gRPC then cancels the call.
+     */
+    private CompletableFuture<LeaseKeepAliveResponse> keepAliveOnce(long timeoutNanos) {
+        Context.CancellableContext scope = Context.current().withDeadlineAfter(timeoutNanos, TimeUnit.NANOSECONDS, leaseTimer);
+        CompletableFuture<LeaseKeepAliveResponse> answer;
+        Context previous = scope.attach();
+        try {
+            answer = client.getLeaseClient().keepAliveOnce(leaseId);
+        } catch (RuntimeException e) {
+            scope.cancel(e);
+            throw e;
+        } finally {
+            scope.detach(previous);
+        }
+        answer.whenComplete((r, e) -> scope.cancel(null));
+        return answer;
     }
 
     /** Lease thread. */
@@ -422,6 +459,7 @@ public final class EtcdSession implements AutoCloseable {
     /** Tells every service and completes {@link #done()}; outside the lock, on the lease thread. */
     private void announceLoss(DiscoException cause) {
         LOG.warn("{}", cause.getMessage());
+        lateCreates.close();
         for (Member m : members.values()) {
             m.sessionLost(cause);
         }
@@ -462,6 +500,22 @@ public final class EtcdSession implements AutoCloseable {
 
     void unregister(Member member) {
         members.remove(member.prefix(), member);
+    }
+
+    /** The service whose range holds {@code key}, or null (at most one: nested names are refused). */
+    Member memberOwning(ByteSequence key) {
+        String k = key.toString(StandardCharsets.UTF_8);
+        for (Member m : members.values()) {
+            if (k.startsWith(m.prefix() + "/")) {
+                return m;
+            }
+        }
+        return null;
+    }
+
+    /** The janitor for create Txns whose outcome is unknown; session thread only. */
+    LateCreates lateCreates() {
+        return lateCreates;
     }
 
     /** @return the loss or closure that finished this session, or null while it is usable */

@@ -35,9 +35,10 @@ import java.util.concurrent.TimeoutException;
  * </ol>
  *
  * Every way of giving up (timeout, interruption, cancellation of {@link #result}, failure, loss)
- * deletes the own key, guarded by {@code CreateRevision == myRev} (unguarded only when the create
- * Txn's outcome is unknown: the key name is unique to this lease and prefix), retrying in the
- * background until etcd confirms it or the session ends; {@link #settled} completes then.
+ * deletes the own key, guarded by {@code CreateRevision == myRev}, retrying in the background until
+ * etcd confirms it or the session ends; {@link #settled} completes then. When the create Txn's
+ * outcome is unknown, {@link LateCreates} takes over: it deletes what that Txn created, whenever it
+ * is applied, and every delete stays guarded by a CreateRevision.
  *
  * <p>The state machine runs on the session thread; {@link #result} may be completed, cancelled or
  * awaited from any thread.
@@ -102,6 +103,12 @@ abstract class QueueClaim<G> {
     private void doCreate() {
         if (finished) {
             settled.complete(null);
+            return;
+        }
+        CompletableFuture<Void> janitor = session.lateCreates().deleting(ownKey);
+        if (!janitor.isDone()) {
+            // The janitor is deleting an incarnation of this key that nobody owns: adopting it now could race that delete.
+            janitor.whenComplete((v, e) -> session.runOnSession(this::doCreate));
             return;
         }
         createInFlight = true;
@@ -259,14 +266,35 @@ abstract class QueueClaim<G> {
     }
 
     private void cleanup() {
-        if (myRevision == 0 && !createOutcomeUnknown) {
-            settled.complete(null);
-            return;
+        CompletableFuture<Void> withdrawn;
+        if (createOutcomeUnknown) {
+            // The create Txn may have been applied, or may be applied later still: the janitor deletes
+            // whatever it creates that no claim owns, now and for as long as the session lives.
+            withdrawn = session.lateCreates().watch(ownKey);
+        } else if (myRevision != 0) {
+            withdrawn = deleteOwnKey(session, ownKey, myRevision);
+        } else {
+            withdrawn = CompletableFuture.completedFuture(null);
         }
-        long rev = createOutcomeUnknown ? 0 : myRevision;
         myRevision = 0;
         createOutcomeUnknown = false;
-        deleteOwnKey(session, ownKey, rev).whenComplete((v, e) -> settled.complete(null));
+        withdrawn.whenComplete((v, e) -> settled.complete(null));
+    }
+
+    /**
+     * Session thread. Whether this claim owns the incarnation of its key created at
+     * {@code createRevision} (see {@link EtcdSession.Member#lateIncarnation}): it does while it is
+     * waiting or acquiring with that key; it may, until its create Txn is answered (it adopts an
+     * existing key), so the answer is then "ask again once it has settled".
+     */
+    final CompletableFuture<?> ownership(long createRevision) {
+        if (finished) {
+            return null;
+        }
+        if (!answered) {
+            return settled;
+        }
+        return myRevision == createRevision ? CompletableFuture.completedFuture(null) : null;
     }
 
     /**

@@ -19,7 +19,8 @@ final class Etcd {
     }
 
     static Client client(EtcdCluster etcd) {
-        return Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).build();
+        return Client.builder().endpoints(etcd.endpoints().toArray(String[]::new))
+                .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(10))).build();
     }
 
     /**

@@ -53,6 +53,17 @@ class RaceTest {
         return release;
     }
 
+    /**
+     * Waits until the session thread has run everything queued so far. A grant reaches the caller
+     * while the session thread is still finishing the task that committed it; an acquisition started
+     * before that task ends would be queued behind the next round's block.
+     */
+    private static void drainSessionThread(EtcdSession session) throws Exception {
+        CompletableFuture<Void> drained = new CompletableFuture<>();
+        session.runOnSession(() -> drained.complete(null));
+        drained.get(5, SECONDS);
+    }
+
     private static void spinMicros(long micros) {
         long until = System.nanoTime() + micros * 1000;
         while (System.nanoTime() - until < 0) {
@@ -131,6 +142,7 @@ class RaceTest {
         try (EtcdSession session = EtcdSession.open(ETCD.client(), Etcd.ttl(10))) {
             LockService a = session.newLock(prefix);
             for (int round = 0; round < ROUNDS; round++) {
+                drainSessionThread(session);
                 CompletableFuture<Grant> f = a.lockAsync();
                 CountDownLatch release = blockSessionThread(session);
                 awaitKeys(prefix, 1); // the create Txn is applied; its answer waits behind the blocked session thread

@@ -11,11 +11,12 @@ import io.grpc.MethodDescriptor;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
-/** Counts the etcd RPCs a jetcd client starts, and the messages it receives, per gRPC method. */
+/** Counts the etcd RPCs a jetcd client starts and closes, and the messages it receives, per gRPC method. */
 final class RpcCounter implements ClientInterceptor {
 
     private final ConcurrentHashMap<String, LongAdder> calls = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, LongAdder> received = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, LongAdder> closed = new ConcurrentHashMap<>();
 
     @Override
     public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
@@ -30,6 +31,12 @@ final class RpcCounter implements ClientInterceptor {
                         received.computeIfAbsent(name, k -> new LongAdder()).increment();
                         super.onMessage(message);
                     }
+
+                    @Override
+                    public void onClose(io.grpc.Status status, Metadata trailers) {
+                        closed.computeIfAbsent(name, k -> new LongAdder()).increment();
+                        super.onClose(status, trailers);
+                    }
                 }, headers);
             }
         };
@@ -38,6 +45,11 @@ final class RpcCounter implements ClientInterceptor {
     /** Calls started whose method name contains {@code part} (e.g. "KV/", "Watch"). */
     long calls(String part) {
         return sum(calls, part);
+    }
+
+    /** Calls started and not closed yet whose method name contains {@code part}. */
+    long open(String part) {
+        return sum(calls, part) - sum(closed, part);
     }
 
     /** Messages received on calls whose method name contains {@code part}. */

@@ -1,0 +1,152 @@
+package io.disco.provider.etcd;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+import io.etcd.jetcd.watch.WatchResponse;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The session's janitor for create Txns whose outcome is unknown. Such a Txn (its answer lost, or its
+ * member frozen) may still be applied at any later moment while the lease lives: a member that
+ * resumes proposes what it had received. The key it creates is the session's own key name, under its
+ * live lease, and would block every other owner until the session ends.
+ *
+ * <p>So once a claim gives up with an unknown outcome, its key is swept (read; an incarnation that
+ * no claim or grant of the session owns is deleted, guarded by its CreateRevision) and then watched
+ * for creations until the session ends; every incarnation created later that nobody owns is deleted
+ * the same way. Ownership is asked of the service whose range holds the key
+ * ({@link EtcdSession.Member#lateIncarnation}). An acquisition of that key waits until the janitor's
+ * deletes of it are answered before it sends its create Txn ({@link #deleting}), so a delete can
+ * never remove an incarnation that a new claim has adopted.
+ *
+ * <p>Confined to the session thread, except {@link #close()}.
+ */
+final class LateCreates {
+
+    private static final CompletableFuture<Void> NONE = CompletableFuture.completedFuture(null);
+
+    private final EtcdSession session;
+    private final ConcurrentHashMap<ByteSequence, Watch.Watcher> watched = new ConcurrentHashMap<>();
+    // Session thread only.
+    private final Map<ByteSequence, CompletableFuture<Void>> deletes = new HashMap<>();
+    private volatile boolean closed;
+
+    LateCreates(EtcdSession session) {
+        this.session = session;
+    }
+
+    /**
+     * Sweeps {@code key} now and watches it for late creations until the session ends.
+     *
+     * @return completes once the sweep is done: nothing the late Txn created so far is left
+     */
+    CompletableFuture<Void> watch(ByteSequence key) {
+        CompletableFuture<Void> swept = new CompletableFuture<>();
+        sweep(key, swept, 100);
+        return swept;
+    }
+
+    /** What an acquisition of {@code key} must wait for before its create Txn: the janitor's deletes of it. */
+    CompletableFuture<Void> deleting(ByteSequence key) {
+        return deletes.getOrDefault(key, NONE);
+    }
+
+    private void sweep(ByteSequence key, CompletableFuture<Void> swept, long backoffMs) {
+        if (closed) {
+            swept.complete(null);
+            return;
+        }
+        session.rpc("read of the own key", () -> session.client().getKVClient().get(key))
+                .whenComplete((GetResponse r, Throwable e) -> {
+                    if (e != null) {
+                        if (session.schedule(() -> sweep(key, swept, Math.min(2000, backoffMs * 2)), backoffMs,
+                                TimeUnit.MILLISECONDS) == null) {
+                            swept.complete(null); // the session is shut down
+                        }
+                        return;
+                    }
+                    if (!r.getKvs().isEmpty()) {
+                        created(key, r.getKvs().get(0).getCreateRevision());
+                    }
+                    deleting(key).whenComplete((v, de) -> swept.complete(null));
+                    if (!watched.containsKey(key)) {
+                        startWatch(key, r.getHeader().getRevision() + 1);
+                    }
+                });
+    }
+
+    private void startWatch(ByteSequence key, long fromRevision) {
+        if (closed) {
+            return;
+        }
+        WatchOption opt = WatchOption.builder().withRevision(fromRevision).withNoDelete(true).withRequireLeader(true).build();
+        Watch.Watcher w = session.client().getWatchClient().watch(key, opt, new Watch.Listener() {
+            @Override
+            public void onNext(WatchResponse response) {
+                session.runOnSession(() -> onEvents(key, response));
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                session.runOnSession(() -> broken(key));
+            }
+
+            @Override
+            public void onCompleted() {
+                session.runOnSession(() -> broken(key));
+            }
+        });
+        watched.put(key, w);
+        if (closed) {
+            w.close();
+        }
+    }
+
+    private void onEvents(ByteSequence key, WatchResponse response) {
+        for (WatchEvent ev : response.getEvents()) {
+            if (ev.getEventType() == WatchEvent.EventType.PUT
+                    && ev.getKeyValue().getCreateRevision() == ev.getKeyValue().getModRevision()) {
+                created(key, ev.getKeyValue().getCreateRevision());
+            }
+        }
+    }
+
+    /** The watch ended (compacted, cancelled by the server): sweep and watch again, from a fresh read. */
+    private void broken(ByteSequence key) {
+        Watch.Watcher w = watched.remove(key);
+        if (w != null) {
+            w.close();
+        }
+        session.schedule(() -> sweep(key, new CompletableFuture<>(), 100), 100, TimeUnit.MILLISECONDS);
+    }
+
+    /** An incarnation of {@code key} created at {@code createRevision}: deleted unless a claim or grant owns it. */
+    private void created(ByteSequence key, long createRevision) {
+        if (closed) {
+            return;
+        }
+        EtcdSession.Member owner = session.memberOwning(key);
+        CompletableFuture<?> ownership = owner == null ? null : owner.lateIncarnation(key, createRevision);
+        if (ownership == null) {
+            CompletableFuture<Void> deleted = QueueClaim.deleteOwnKey(session, key, createRevision);
+            deletes.merge(key, deleted, (a, b) -> CompletableFuture.allOf(a, b));
+            deleted.whenComplete((v, e) -> session.runOnSession(() -> deletes.computeIfPresent(key, (k, f) -> f.isDone() ? null : f)));
+        } else if (!ownership.isDone()) {
+            ownership.whenComplete((v, e) -> session.runOnSession(() -> created(key, createRevision)));
+        }
+    }
+
+    /** The session ended: its lease, and so every key the janitor watches, is gone or about to be. */
+    void close() {
+        closed = true;
+        watched.values().forEach(Watch.Watcher::close);
+        watched.clear();
+    }
+}
