@@ -26,6 +26,7 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.stream.IntStream;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -49,6 +50,20 @@ class LateAnswerTest {
      */
     @Test
     void aCreateAppliedAfterTheAttemptGaveUpLeavesNoKey() throws Exception {
+        // etcd does not always apply the late request: in about one round in four here the resumed
+        // member's proposal is dropped (nothing late then exists, and the round still checks that
+        // nothing is left). Rounds repeat until one shows the late creation.
+        int rounds = 0;
+        boolean reproduced = false;
+        while (!reproduced && rounds < 5) {
+            rounds++;
+            reproduced = lateCreateRound();
+        }
+        assertTrue(reproduced, "no late creation in " + rounds + " rounds: the scenario did not happen");
+    }
+
+    /** @return whether the late creation happened in this round (it was then deleted in time) */
+    private boolean lateCreateRound() throws Exception {
         EtcdCluster etcd = ETCD.cluster();
         String prefix = uniquePrefix("late-create");
         EtcdOptions shortRequests = EtcdOptions.builder().ttl(TTL).requestTimeout(Duration.ofSeconds(1)).build();
@@ -92,7 +107,14 @@ class LateAnswerTest {
                     etcd.resume(frozen);
                     resumed = true;
                     long resumedAt = System.nanoTime();
-                    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(1)).until(() -> !lateCreations.isEmpty());
+                    try {
+                        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(1)).until(() -> !lateCreations.isEmpty());
+                    } catch (ConditionTimeoutException e) {
+                        System.out.println("late create: etcd dropped the late request this round");
+                        assertTrue(other.tryLock().isPresent(), "nothing may block the other owner");
+                        other.unlock();
+                        return false;
+                    }
                     long lateMs = (System.nanoTime() - resumedAt) / 1_000_000;
                     Grant g = other.lock(TTL.plusSeconds(1)); // the late key came first: the other owner queues behind it
                     long waitedMs = (System.nanoTime() - resumedAt) / 1_000_000;
@@ -104,6 +126,7 @@ class LateAnswerTest {
                 other.unlock();
                 assertTrue(session.err().isEmpty(), "the session's lease is alive all along");
                 assertEquals(Optional.empty(), a.held());
+                return true;
             } finally {
                 if (!resumed) {
                     etcd.resume(frozen);
