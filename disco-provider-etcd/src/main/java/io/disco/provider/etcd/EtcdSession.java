@@ -6,9 +6,12 @@ import io.disco.lock.LockService;
 import io.disco.rwlock.RWLockService;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.common.exception.EtcdException;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchResponse;
 import io.grpc.Context;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -26,6 +29,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -640,6 +644,55 @@ public final class EtcdSession implements AutoCloseable {
             }
         });
         return out;
+    }
+
+    /**
+     * Issues a request that must eventually be answered (a guarded delete, a read), again and again
+     * with a backoff from 100 ms to 2 s, until etcd answers. Completes with the answer, or with null
+     * once the session is finished or shut down.
+     */
+    <T> CompletableFuture<T> untilAnswered(String what, Supplier<CompletableFuture<T>> call) {
+        CompletableFuture<T> answered = new CompletableFuture<>();
+        attempt(what, call, answered, 100);
+        return answered;
+    }
+
+    private <T> void attempt(String what, Supplier<CompletableFuture<T>> call, CompletableFuture<T> answered, long backoffMs) {
+        if (finishedCause() != null) {
+            answered.complete(null);
+            return;
+        }
+        rpc(what, call).whenComplete((r, e) -> {
+            if (e == null) {
+                answered.complete(r);
+            } else if (schedule(() -> attempt(what, call, answered, Math.min(2000, backoffMs * 2)), backoffMs,
+                    TimeUnit.MILLISECONDS) == null) {
+                answered.complete(null); // shut down
+            }
+        });
+    }
+
+    /**
+     * Watches {@code key} with {@code option}; jetcd calls listeners on its event loop, so both
+     * callbacks run on the session thread. {@code onBroken} runs when the watch errors or completes.
+     */
+    Watch.Watcher watch(ByteSequence key, WatchOption option, Consumer<WatchResponse> onEvents, Runnable onBroken) {
+        return client.getWatchClient().watch(key, option, new Watch.Listener() {
+            @Override
+            public void onNext(WatchResponse response) {
+                runOnSession(() -> onEvents.accept(response));
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                runOnSession(onBroken);
+            }
+
+            @Override
+            public void onCompleted() {
+                runOnSession(onBroken);
+            }
+        });
     }
 
     static DiscoException failure(String what, Throwable e) {

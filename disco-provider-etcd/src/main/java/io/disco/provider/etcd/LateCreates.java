@@ -49,7 +49,7 @@ final class LateCreates {
      */
     CompletableFuture<Void> watch(ByteSequence key) {
         CompletableFuture<Void> swept = new CompletableFuture<>();
-        sweep(key, swept, 100);
+        sweep(key, swept);
         return swept;
     }
 
@@ -58,55 +58,30 @@ final class LateCreates {
         return deletes.getOrDefault(key, NONE);
     }
 
-    private void sweep(ByteSequence key, CompletableFuture<Void> swept, long backoffMs) {
+    private void sweep(ByteSequence key, CompletableFuture<Void> swept) {
         if (closed) {
             swept.complete(null);
             return;
         }
-        session.rpc("read of the own key", () -> session.client().getKVClient().get(key))
-                .whenComplete((GetResponse r, Throwable e) -> {
-                    if (e != null) {
-                        if (session.schedule(() -> sweep(key, swept, Math.min(2000, backoffMs * 2)), backoffMs,
-                                TimeUnit.MILLISECONDS) == null) {
-                            swept.complete(null); // the session is shut down
-                        }
+        session.untilAnswered("read of the own key", () -> session.client().getKVClient().get(key))
+                .thenAccept((GetResponse r) -> {
+                    if (r == null) {
+                        swept.complete(null); // the session ended
                         return;
                     }
                     if (!r.getKvs().isEmpty()) {
                         created(key, r.getKvs().get(0).getCreateRevision());
                     }
                     deleting(key).whenComplete((v, de) -> swept.complete(null));
-                    if (!watched.containsKey(key)) {
-                        startWatch(key, r.getHeader().getRevision() + 1);
+                    if (!closed && !watched.containsKey(key)) {
+                        WatchOption opt = WatchOption.builder().withRevision(r.getHeader().getRevision() + 1)
+                                .withNoDelete(true).withRequireLeader(true).build();
+                        watched.put(key, session.watch(key, opt, response -> onEvents(key, response), () -> broken(key)));
+                        if (closed) {
+                            close();
+                        }
                     }
                 });
-    }
-
-    private void startWatch(ByteSequence key, long fromRevision) {
-        if (closed) {
-            return;
-        }
-        WatchOption opt = WatchOption.builder().withRevision(fromRevision).withNoDelete(true).withRequireLeader(true).build();
-        Watch.Watcher w = session.client().getWatchClient().watch(key, opt, new Watch.Listener() {
-            @Override
-            public void onNext(WatchResponse response) {
-                session.runOnSession(() -> onEvents(key, response));
-            }
-
-            @Override
-            public void onError(Throwable t) {
-                session.runOnSession(() -> broken(key));
-            }
-
-            @Override
-            public void onCompleted() {
-                session.runOnSession(() -> broken(key));
-            }
-        });
-        watched.put(key, w);
-        if (closed) {
-            w.close();
-        }
     }
 
     private void onEvents(ByteSequence key, WatchResponse response) {
@@ -124,7 +99,7 @@ final class LateCreates {
         if (w != null) {
             w.close();
         }
-        session.schedule(() -> sweep(key, new CompletableFuture<>(), 100), 100, TimeUnit.MILLISECONDS);
+        session.schedule(() -> sweep(key, new CompletableFuture<>()), 100, TimeUnit.MILLISECONDS);
     }
 
     /** An incarnation of {@code key} created at {@code createRevision}: deleted unless a claim or grant owns it. */

@@ -143,23 +143,7 @@ final class PredecessorWait {
                 .withNoPut(true)
                 .withRequireLeader(true)
                 .build();
-        // jetcd calls the listener on its event loop: hop to the session thread, never block here.
-        return session.client().getWatchClient().watch(key, opt, new Watch.Listener() {
-            @Override
-            public void onNext(WatchResponse response) {
-                session.runOnSession(() -> onEvents(response, gen, own));
-            }
-
-            @Override
-            public void onError(Throwable t) {
-                session.runOnSession(() -> onBroken(gen, own));
-            }
-
-            @Override
-            public void onCompleted() {
-                session.runOnSession(() -> onBroken(gen, own));
-            }
-        });
+        return session.watch(key, opt, response -> onEvents(response, gen, own), () -> onBroken(gen, own));
     }
 
     private void onEvents(WatchResponse response, long gen, boolean own) {

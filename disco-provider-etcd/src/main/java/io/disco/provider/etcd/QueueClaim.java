@@ -2,7 +2,6 @@ package io.disco.provider.etcd;
 
 import io.disco.fencing.DiscoException;
 import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Txn;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
@@ -298,39 +297,21 @@ abstract class QueueClaim<G> {
     }
 
     /**
-     * Deletes {@code key} if it still has CreateRevision {@code createRevision} (whatever it has when
-     * 0), retrying in the background until etcd answers. The returned future completes then, or when
-     * the session ends (its lease, and so the key, is gone or about to be).
+     * Deletes {@code key} if it still has CreateRevision {@code createRevision}, retrying in the
+     * background until etcd answers. The returned future completes then, or when the session ends
+     * (its lease, and so the key, is gone or about to be).
      */
     static CompletableFuture<Void> deleteOwnKey(EtcdSession session, ByteSequence key, long createRevision) {
-        CompletableFuture<Void> deleted = new CompletableFuture<>();
-        deleteAttempt(session, key, createRevision, deleted, 100);
-        return deleted;
+        return session.untilAnswered("delete of the own key", () -> guardedDelete(session, key, createRevision))
+                .thenApply(r -> null);
     }
 
-    private static void deleteAttempt(EtcdSession session, ByteSequence key, long createRevision,
-                                      CompletableFuture<Void> deleted, long backoffMs) {
-        if (session.finishedCause() != null) {
-            deleted.complete(null);
-            return;
-        }
-        session.rpc("delete of the own key", () -> guardedDelete(session, key, createRevision))
-                .whenComplete((r, e) -> {
-                    if (e == null) {
-                        deleted.complete(null);
-                    } else if (session.schedule(() -> deleteAttempt(session, key, createRevision, deleted,
-                            Math.min(2000, backoffMs * 2)), backoffMs, TimeUnit.MILLISECONDS) == null) {
-                        deleted.complete(null); // the session is shut down
-                    }
-                });
-    }
-
+    /** Deletes {@code key} only while it is the incarnation created at {@code createRevision}: never someone else's, and harmless when late. */
     static CompletableFuture<TxnResponse> guardedDelete(EtcdSession session, ByteSequence key, long createRevision) {
-        Txn txn = session.client().getKVClient().txn();
-        if (createRevision != 0) {
-            txn = txn.If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(createRevision)));
-        }
-        return txn.Then(Op.delete(key, DeleteOption.DEFAULT)).commit();
+        return session.client().getKVClient().txn()
+                .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(createRevision)))
+                .Then(Op.delete(key, DeleteOption.DEFAULT))
+                .commit();
     }
 
     /**
