@@ -25,6 +25,18 @@ import java.util.concurrent.Executor;
  *       that grows as needed, so a callback that blocks delays no other. Never a thread that lease
  *       renewal or expiry detection depends on: a task that the executor runs on a session thread
  *       (a direct executor, for example) is handed to the default pool instead.</li>
+ *   <li>{@code failoverAfter}: how long one etcd member may stay silent before the library stops
+ *       relying on it; default 150 ms. A request (other than a proclamation) that has no answer after
+ *       it is sent again, which jetcd's load balancing usually routes to another member, and again
+ *       after twice as long, and so on, until one answer arrives or the request timeout passes; the
+ *       first answer counts (every such request is safe to apply twice). A watch that has delivered
+ *       nothing for it is asked for a progress report, and a watch whose member does not answer that
+ *       within it is moved. A member that froze (its TCP connection still up) therefore delays a
+ *       request or a hand-over by a few times this value, not by the request timeout.</li>
+ *   <li>{@code grantMargin}: the least lease validity a grant is handed out with; default a third of
+ *       the granted TTL. When the session's lease has less validity left at the moment of acquiring
+ *       (its renewals are being delayed), the grant waits for a renewal first, or fails if the lease
+ *       is lost meanwhile.</li>
  * </ul>
  */
 public final class EtcdOptions {
@@ -37,11 +49,19 @@ public final class EtcdOptions {
     private final Duration ttl;
     private final Duration requestTimeout;
     private final Executor callbackExecutor;
+    private final Duration failoverAfter;
+    private final Duration grantMargin;
 
     private EtcdOptions(Builder b) {
         this.ttl = b.ttl;
         this.requestTimeout = b.requestTimeout;
         this.callbackExecutor = b.callbackExecutor;
+        this.failoverAfter = b.failoverAfter;
+        this.grantMargin = b.grantMargin;
+        if (grantMargin != null && grantMargin.compareTo(ttl) >= 0) {
+            throw new IllegalArgumentException("grantMargin must be shorter than the ttl (" + ttl + "), got " + grantMargin
+                    + ": no grant could ever be handed out");
+        }
     }
 
     /** Null arguments are bad input like any other: an {@link IllegalArgumentException} naming the argument. */
@@ -52,7 +72,7 @@ public final class EtcdOptions {
         return value;
     }
 
-    /** @return the defaults: TTL 30 s, request timeout 5 s */
+    /** @return the defaults: TTL 30 s, request timeout 5 s, failover after 150 ms, grant margin a third of the TTL */
     public static EtcdOptions defaults() {
         return DEFAULTS;
     }
@@ -77,9 +97,20 @@ public final class EtcdOptions {
         return Optional.ofNullable(callbackExecutor);
     }
 
+    /** @return how long one member may stay silent before a request is sent again or a watch is moved */
+    public Duration failoverAfter() {
+        return failoverAfter;
+    }
+
+    /** @return the least lease validity a grant is handed out with; empty for a third of the granted TTL */
+    public Optional<Duration> grantMargin() {
+        return Optional.ofNullable(grantMargin);
+    }
+
     @Override
     public String toString() {
-        return "EtcdOptions{ttl=" + ttl + ", requestTimeout=" + requestTimeout
+        return "EtcdOptions{ttl=" + ttl + ", requestTimeout=" + requestTimeout + ", failoverAfter=" + failoverAfter
+                + (grantMargin == null ? "" : ", grantMargin=" + grantMargin)
                 + (callbackExecutor == null ? "" : ", callbackExecutor=" + callbackExecutor) + '}';
     }
 
@@ -88,6 +119,8 @@ public final class EtcdOptions {
         private Duration ttl = Duration.ofSeconds(30);
         private Duration requestTimeout = Duration.ofSeconds(5);
         private Executor callbackExecutor;
+        private Duration failoverAfter = Duration.ofMillis(150);
+        private Duration grantMargin;
 
         private Builder() {
         }
@@ -138,7 +171,41 @@ public final class EtcdOptions {
             return this;
         }
 
-        /** @return the options */
+        /**
+         * @param failoverAfter how long one etcd member may stay silent before a request is also sent
+         *        again (usually to another member) and a watch is moved (see the class description);
+         *        positive; a value at least as long as the request timeout turns re-sending off
+         * @return this builder
+         * @throws IllegalArgumentException if {@code failoverAfter} is null, zero or negative
+         */
+        public Builder failoverAfter(Duration failoverAfter) {
+            EtcdOptions.requireArgument(failoverAfter, "failoverAfter");
+            if (failoverAfter.isZero() || failoverAfter.isNegative()) {
+                throw new IllegalArgumentException("failoverAfter must be positive, got " + failoverAfter);
+            }
+            this.failoverAfter = failoverAfter;
+            return this;
+        }
+
+        /**
+         * @param grantMargin the least lease validity a grant is handed out with (see the class
+         *        description); zero or positive, and shorter than the TTL (checked by {@link #build()})
+         * @return this builder
+         * @throws IllegalArgumentException if {@code grantMargin} is null or negative
+         */
+        public Builder grantMargin(Duration grantMargin) {
+            EtcdOptions.requireArgument(grantMargin, "grantMargin");
+            if (grantMargin.isNegative()) {
+                throw new IllegalArgumentException("grantMargin must not be negative, got " + grantMargin);
+            }
+            this.grantMargin = grantMargin;
+            return this;
+        }
+
+        /**
+         * @return the options
+         * @throws IllegalArgumentException if the grant margin is not shorter than the TTL
+         */
         public EtcdOptions build() {
             return new EtcdOptions(this);
         }

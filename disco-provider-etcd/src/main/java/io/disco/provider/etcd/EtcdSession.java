@@ -1,6 +1,7 @@
 package io.disco.provider.etcd;
 
 import io.disco.election.ElectionService;
+import io.disco.fencing.AccessDeniedException;
 import io.disco.fencing.DiscoException;
 import io.disco.lock.LockService;
 import io.disco.rwlock.RWLockService;
@@ -15,6 +16,8 @@ import io.etcd.jetcd.watch.WatchResponse;
 import io.grpc.Context;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -29,6 +32,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -74,6 +78,8 @@ public final class EtcdSession implements AutoCloseable {
     private final long leaseId;
     private final long ttlSeconds;
     private final Duration requestTimeout;
+    private final long failoverNanos;
+    private final long grantMarginNanos;
     /** Renewal and the expiry check only. */
     private final ScheduledThreadPoolExecutor leaseTimer;
     /** The services' state machines and their request timers. */
@@ -85,6 +91,7 @@ public final class EtcdSession implements AutoCloseable {
     /** Guards the fields below and registration; never held while calling out. */
     private final Object lock = new Object();
     private final LateCreates lateCreates = new LateCreates(this);
+    private final WatchLiveness liveness;
 
     private enum State { ALIVE, ORPHANED, LOST, CLOSED }
 
@@ -93,6 +100,11 @@ public final class EtcdSession implements AutoCloseable {
     private ScheduledFuture<?> renewTask;
     private ScheduledFuture<?> expiryTask;
     private long validUntilNanos;
+    /** When the last renewal was answered; and whether its failing for long was reported. */
+    private long renewedAtNanos;
+    private boolean renewalsFailingReported;
+    /** Grants waiting for the lease to be valid for at least the grant margin. */
+    private final List<CompletableFuture<Void>> awaitingValidity = new ArrayList<>();
 
     /** Something bound to the session's lifetime (a service). */
     interface Member {
@@ -142,10 +154,14 @@ public final class EtcdSession implements AutoCloseable {
         this.leaseId = leaseId;
         this.ttlSeconds = ttlSeconds;
         this.requestTimeout = options.requestTimeout();
+        this.failoverNanos = options.failoverAfter().toNanos();
+        this.grantMarginNanos = options.grantMargin().map(Duration::toNanos).orElse(TimeUnit.SECONDS.toNanos(ttlSeconds) / 3);
         this.callbacks = options.callbackExecutor().orElse(DefaultCallbacks.POOL);
         this.leaseTimer = singleThread("disco-lease-" + hex(leaseId));
         this.worker = singleThread("disco-session-" + hex(leaseId));
         this.validUntilNanos = sentNanos + TimeUnit.SECONDS.toNanos(ttlSeconds);
+        this.renewedAtNanos = System.nanoTime();
+        this.liveness = new WatchLiveness(worker, failoverNanos);
     }
 
     private static ScheduledThreadPoolExecutor singleThread(String name) {
@@ -194,7 +210,7 @@ public final class EtcdSession implements AutoCloseable {
         EtcdSession s = new EtcdSession(client, granted.getID(), granted.getTTL(), sent, options);
         synchronized (s.lock) {
             s.scheduleExpiryCheck();
-            s.scheduleRenewal(s.renewInterval());
+            s.scheduleRenewal(s.nextRenewalDelay());
         }
         return s;
     }
@@ -293,33 +309,33 @@ public final class EtcdSession implements AutoCloseable {
     @Override
     public void close() {
         refuseOnSessionThread("EtcdSession.close()");
-        boolean revoke;
         synchronized (lock) {
             if (state == State.CLOSED) {
                 return;
             }
-            revoke = state != State.LOST;
             state = State.CLOSED;
             cancel(renewTask);
             cancel(expiryTask);
+            awaitingValidity.forEach(f -> f.completeExceptionally(new DiscoException("session " + this + " is closed")));
+            awaitingValidity.clear();
         }
         for (Member m : members.values()) {
             m.sessionClosed();
         }
-        if (revoke) {
-            try {
-                client.getLeaseClient().revoke(leaseId).get(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (ExecutionException e) {
-                if (isLeaseNotFound(e.getCause())) {
-                    LOG.debug("etcd lease {} was already gone when the session closed", hex(leaseId));
-                } else {
-                    LOG.warn("could not revoke etcd lease {}; it expires after its TTL of {} s", hex(leaseId), ttlSeconds, e);
-                }
-            } catch (TimeoutException | RuntimeException e) {
+        // Also after a loss: one detected only here (no renewal answered in time) may have left the
+        // lease alive on the server, with its keys; one try, best effort.
+        try {
+            client.getLeaseClient().revoke(leaseId).get(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            if (isLeaseNotFound(e.getCause())) {
+                LOG.debug("etcd lease {} was already gone when the session closed", hex(leaseId));
+            } else {
                 LOG.warn("could not revoke etcd lease {}; it expires after its TTL of {} s", hex(leaseId), ttlSeconds, e);
             }
+        } catch (TimeoutException | RuntimeException e) {
+            LOG.warn("could not revoke etcd lease {}; it expires after its TTL of {} s", hex(leaseId), ttlSeconds, e);
         }
         lateCreates.close();
         leaseTimer.shutdownNow();
@@ -336,6 +352,17 @@ public final class EtcdSession implements AutoCloseable {
 
     private long renewInterval() {
         return Math.max(1, TimeUnit.SECONDS.toNanos(ttlSeconds) / 3);
+    }
+
+    /**
+     * Renewals keep at least two renewal intervals of validity: the next one is due when the
+     * validity falls to that, which is one interval after the last answered renewal was sent, and at
+     * once when its answer came later than that. Counting from the answer instead would let a slow
+     * answer (a frozen member, a partition) use up the validity before the next renewal is sent.
+     */
+    private long nextRenewalDelay() {
+        assert Thread.holdsLock(lock);
+        return Math.max(0, validUntilNanos - 2 * renewInterval() - System.nanoTime());
     }
 
     private void scheduleRenewal(long delayNanos) {
@@ -362,7 +389,8 @@ public final class EtcdSession implements AutoCloseable {
         long sent = System.nanoTime();
         // A renewal that hangs must not outlive the renewal interval, or one lost request could use up the TTL.
         long timeout = Math.min(requestTimeout.toNanos(), renewInterval());
-        rpc(leaseTimer, "lease keepalive", timeout, () -> keepAliveOnce(timeout))
+        // Every copy's stream ends at the renewal's deadline, not later.
+        rpc(leaseTimer, "lease keepalive", timeout, true, () -> keepAliveOnce(sent + timeout - System.nanoTime()))
                 .whenComplete((r, e) -> renewed(sent, r, e));
     }
 
@@ -390,30 +418,52 @@ public final class EtcdSession implements AutoCloseable {
 
     /** Lease thread. */
     private void renewed(long sent, LeaseKeepAliveResponse r, Throwable e) {
-        DiscoException loss;
+        DiscoException loss = null;
+        List<CompletableFuture<Void>> valid = List.of();
         synchronized (lock) {
             if (state != State.ALIVE) {
                 return;
             }
+            long now = System.nanoTime();
             if (e == null && r.getTTL() > 0) {
                 long until = sent + TimeUnit.SECONDS.toNanos(r.getTTL());
                 if (until - validUntilNanos > 0) {
                     validUntilNanos = until;
                     scheduleExpiryCheck();
                 }
-                scheduleRenewal(renewInterval());
-                return;
+                renewedAtNanos = now;
+                if (renewalsFailingReported) {
+                    renewalsFailingReported = false;
+                    LOG.info("renewal of etcd lease {} answered again; {} ms of validity left", hex(leaseId),
+                            TimeUnit.NANOSECONDS.toMillis(validUntilNanos - now));
+                }
+                scheduleRenewal(nextRenewalDelay());
+                if (!awaitingValidity.isEmpty() && validUntilNanos - now >= grantMarginNanos) {
+                    valid = new ArrayList<>(awaitingValidity);
+                    awaitingValidity.clear();
+                }
+            } else {
+                Throwable cause = e == null ? null : unwrap(e.getCause() != null ? e.getCause() : e);
+                if (e != null && !isLeaseNotFound(cause)) {
+                    // Transient (stream broken, member unreachable, no leader): retry soon; the expiry check decides loss.
+                    if (!renewalsFailingReported && now - renewedAtNanos > TimeUnit.SECONDS.toNanos(ttlSeconds) / 2) {
+                        renewalsFailingReported = true;
+                        LOG.warn("renewals of etcd lease {} have failed for {} ms (TTL {} s), lost in {} ms unless one is answered;"
+                                + " affects {}: {}", hex(leaseId), TimeUnit.NANOSECONDS.toMillis(now - renewedAtNanos), ttlSeconds,
+                                TimeUnit.NANOSECONDS.toMillis(validUntilNanos - now), describeMembers(), String.valueOf(cause));
+                    } else {
+                        LOG.debug("renewal of etcd lease {} failed, retrying: {}", hex(leaseId), String.valueOf(cause));
+                    }
+                    scheduleRenewal(Math.min(nextRenewalDelay(), TimeUnit.MILLISECONDS.toNanos(200)));
+                    return;
+                }
+                loss = markLost(new DiscoException("etcd lease " + hex(leaseId) + " no longer exists (revoked, or expired on the server)", cause));
             }
-            Throwable cause = e == null ? null : unwrap(e.getCause() != null ? e.getCause() : e);
-            if (e != null && !isLeaseNotFound(cause)) {
-                // Transient (stream broken, member unreachable, no leader): retry soon; the expiry check decides loss.
-                LOG.debug("renewal of etcd lease {} failed, retrying: {}", hex(leaseId), String.valueOf(e));
-                scheduleRenewal(Math.min(renewInterval(), TimeUnit.MILLISECONDS.toNanos(200)));
-                return;
-            }
-            loss = markLost(new DiscoException("etcd lease " + hex(leaseId) + " no longer exists (revoked, or expired on the server)", cause));
         }
-        announceLoss(loss);
+        if (loss != null) {
+            announceLoss(loss);
+        }
+        valid.forEach(f -> f.complete(null));
     }
 
     /** Lease thread. */
@@ -451,18 +501,43 @@ public final class EtcdSession implements AutoCloseable {
         }
     }
 
+    /**
+     * Completes once the lease is valid for at least the grant margin: at once when it is, else after
+     * a renewal (sent now) extends it; exceptionally with the loss when it is lost first, and with a
+     * {@link DiscoException} when the session is closed.
+     */
+    CompletableFuture<Void> validForGrant() {
+        synchronized (lock) {
+            if (state == State.ALIVE && validUntilNanos - System.nanoTime() >= grantMarginNanos) {
+                return CompletableFuture.completedFuture(null);
+            }
+            DiscoException finished = finishedCause();
+            if (finished != null) {
+                return CompletableFuture.failedFuture(finished);
+            }
+            CompletableFuture<Void> f = new CompletableFuture<>();
+            awaitingValidity.add(f);
+            LOG.debug("etcd lease {} has less than the grant margin of {} ms of validity left: a grant waits for a renewal",
+                    hex(leaseId), TimeUnit.NANOSECONDS.toMillis(grantMarginNanos));
+            probeLease();
+            return f;
+        }
+    }
+
     private DiscoException markLost(DiscoException cause) {
         assert Thread.holdsLock(lock);
         state = State.LOST;
         lossCause = cause;
         cancel(renewTask);
         cancel(expiryTask);
+        awaitingValidity.forEach(f -> f.completeExceptionally(cause));
+        awaitingValidity.clear();
         return cause;
     }
 
     /** Tells every service and completes {@link #done()}; outside the lock, on the lease thread. */
     private void announceLoss(DiscoException cause) {
-        LOG.warn("{}", cause.getMessage());
+        LOG.warn("{}; lost with it: {}", cause.getMessage(), describeMembers(), cause.getCause());
         lateCreates.close();
         for (Member m : members.values()) {
             m.sessionLost(cause);
@@ -500,6 +575,15 @@ public final class EtcdSession implements AutoCloseable {
             }
             members.put(member.prefix(), member);
         }
+    }
+
+    /** The services of this session, for log messages: "lock /a, election /b", or "no service". */
+    private String describeMembers() {
+        StringBuilder b = new StringBuilder();
+        for (Member m : members.values()) {
+            b.append(b.length() == 0 ? "" : ", ").append(m.kind()).append(' ').append(m.prefix());
+        }
+        return b.length() == 0 ? "no service" : b.toString();
     }
 
     void unregister(Member member) {
@@ -604,46 +688,141 @@ public final class EtcdSession implements AutoCloseable {
     }
 
     /**
-     * Issues one etcd request with the session's request timeout. The returned future completes on
-     * the session thread, exceptionally with a {@link DiscoException} (the jetcd failure as its cause)
-     * when the request fails or gets no answer in time.
+     * Issues an etcd request that is safe to apply more than once (a read, a guarded delete, a create
+     * Txn whose late copies the session's janitor deletes), with the session's request timeout; it is
+     * sent again while unanswered (see {@link EtcdOptions.Builder#failoverAfter}). The returned future
+     * completes on the session thread, exceptionally with a {@link DiscoException} (the jetcd failure
+     * as its cause) when the request fails for a reason that sending it again would not change, or
+     * gets no answer in time.
      */
     <T> CompletableFuture<T> rpc(String what, Supplier<CompletableFuture<T>> call) {
-        return rpc(worker, what, requestTimeout.toNanos(), call);
+        return rpc(worker, what, requestTimeout.toNanos(), true, call);
     }
 
-    private <T> CompletableFuture<T> rpc(ScheduledThreadPoolExecutor on, String what, long timeoutNanos,
+    /** Like {@link #rpc(String, Supplier)}, for a request that must be sent once (a proclamation: a late copy could overwrite a newer value). */
+    <T> CompletableFuture<T> rpcOnce(String what, Supplier<CompletableFuture<T>> call) {
+        return rpc(worker, what, requestTimeout.toNanos(), false, call);
+    }
+
+    private <T> CompletableFuture<T> rpc(ScheduledThreadPoolExecutor on, String what, long timeoutNanos, boolean resend,
                                          Supplier<CompletableFuture<T>> call) {
-        CompletableFuture<T> out = new CompletableFuture<>();
-        CompletableFuture<T> src;
-        try {
-            src = call.get();
-        } catch (RuntimeException e) {
-            out.completeExceptionally(failure(what, e));
-            return out;
+        return new Request<>(on, what, timeoutNanos, resend && failoverNanos < timeoutNanos, call).start();
+    }
+
+    /** At most this many copies of one request are sent. */
+    private static final int MAX_ATTEMPTS = 6;
+
+    /**
+     * One request and its copies: the first copy is sent at once, the next after the failover delay
+     * without an answer, each later one after twice the previous delay (so at 0, f, 2f, 4f, 8f, 16f),
+     * and one at once after a transient failure when no copy is outstanding. The first answer wins.
+     */
+    private final class Request<T> {
+        private final ScheduledThreadPoolExecutor on;
+        private final String what;
+        private final long timeoutNanos;
+        private final boolean resend;
+        private final Supplier<CompletableFuture<T>> call;
+        private final CompletableFuture<T> out = new CompletableFuture<>();
+        // Guarded by this.
+        private int sent;
+        private int outstanding;
+        private ScheduledFuture<?> deadline;
+        private ScheduledFuture<?> nextCopy;
+        private Throwable lastFailure;
+
+        Request(ScheduledThreadPoolExecutor on, String what, long timeoutNanos, boolean resend, Supplier<CompletableFuture<T>> call) {
+            this.on = on;
+            this.what = what;
+            this.timeoutNanos = timeoutNanos;
+            this.resend = resend;
+            this.call = call;
         }
-        ScheduledFuture<?> timer = schedule(on, () -> out.completeExceptionally(new DiscoException(
-                "etcd could not be reached: no answer to " + what + " within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms",
-                new TimeoutException())), timeoutNanos);
-        if (timer == null) {
-            out.completeExceptionally(new DiscoException("session " + this + " is closed"));
-            return out;
-        }
-        src.whenComplete((v, e) -> {
-            try {
-                on.execute(() -> {
-                    timer.cancel(false);
-                    if (e == null) {
-                        out.complete(v);
-                    } else {
-                        out.completeExceptionally(failure(what, e));
-                    }
-                });
-            } catch (RejectedExecutionException shutDown) {
-                LOG.debug("session {} is shut down; dropped the answer to {} (its timer still fails the request)", this, what);
+
+        CompletableFuture<T> start() {
+            ScheduledFuture<?> timer = schedule(on, this::timedOut, timeoutNanos);
+            if (timer == null) {
+                out.completeExceptionally(new DiscoException("session " + EtcdSession.this + " is closed"));
+                return out;
             }
-        });
-        return out;
+            synchronized (this) {
+                deadline = timer;
+            }
+            send();
+            return out;
+        }
+
+        private void send() {
+            synchronized (this) {
+                if (out.isDone() || sent == MAX_ATTEMPTS) {
+                    return;
+                }
+                sent++;
+                outstanding++;
+                cancel(nextCopy);
+                if (resend && sent < MAX_ATTEMPTS) {
+                    nextCopy = schedule(on, this::send, sent <= 2 ? failoverNanos : failoverNanos << (sent - 2));
+                }
+            }
+            CompletableFuture<T> src;
+            try {
+                src = call.get();
+            } catch (RuntimeException e) {
+                answered(null, e);
+                return;
+            }
+            src.whenComplete((v, e) -> {
+                try {
+                    on.execute(() -> answered(v, e));
+                } catch (RejectedExecutionException shutDown) {
+                    LOG.debug("session {} is shut down; dropped the answer to {}", EtcdSession.this, what);
+                }
+            });
+        }
+
+        private void answered(T value, Throwable error) {
+            Throwable failed = null;
+            boolean again = false;
+            synchronized (this) {
+                outstanding--;
+                if (out.isDone()) {
+                    return;
+                }
+                if (error != null) {
+                    Throwable cause = unwrap(error);
+                    lastFailure = cause;
+                    if (!resend || !isTransient(cause)) {
+                        failed = cause;
+                    } else if (outstanding == 0) {
+                        again = sent < MAX_ATTEMPTS;
+                        failed = again ? null : cause;
+                    }
+                }
+                if (error == null || failed != null) {
+                    cancel(deadline);
+                    cancel(nextCopy);
+                }
+            }
+            if (error == null) {
+                out.complete(value);
+            } else if (failed != null) {
+                out.completeExceptionally(failure(what, failed));
+            } else if (again) {
+                LOG.debug("{} failed, sending it again: {}", what, String.valueOf(lastFailure));
+                send();
+            }
+        }
+
+        private void timedOut() {
+            Throwable last;
+            synchronized (this) {
+                cancel(nextCopy);
+                last = lastFailure;
+            }
+            out.completeExceptionally(new DiscoException("etcd could not be reached: no answer to " + what + " within "
+                    + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms" + (last == null ? "" : " (last failure: " + last.getMessage() + ")"),
+                    new TimeoutException()));
+        }
     }
 
     /**
@@ -665,7 +844,12 @@ public final class EtcdSession implements AutoCloseable {
         rpc(what, call).whenComplete((r, e) -> {
             if (e == null) {
                 answered.complete(r);
-            } else if (schedule(() -> attempt(what, call, answered, Math.min(2000, backoffMs * 2)), backoffMs,
+                return;
+            }
+            if (!isTransient(e)) {
+                LOG.warn("{} failed and is retried every {} ms until the session ends: {}", what, backoffMs, e.getMessage());
+            }
+            if (schedule(() -> attempt(what, call, answered, Math.min(2000, backoffMs * 2)), backoffMs,
                     TimeUnit.MILLISECONDS) == null) {
                 answered.complete(null); // shut down
             }
@@ -674,10 +858,22 @@ public final class EtcdSession implements AutoCloseable {
 
     /**
      * Watches {@code key} with {@code option}; jetcd calls listeners on its event loop, so both
-     * callbacks run on the session thread. {@code onBroken} runs when the watch errors or completes.
+     * callbacks run on the session thread. {@code onBroken} runs when the watch errors or completes,
+     * which includes being closed. A watch whose member stops answering is closed, so it breaks
+     * (see {@link WatchLiveness}): nobody waits on a frozen member.
      */
     Watch.Watcher watch(ByteSequence key, WatchOption option, Consumer<WatchResponse> onEvents, Runnable onBroken) {
-        return client.getWatchClient().watch(key, option, new Watch.Listener() {
+        AtomicReference<Watch.Watcher> watcher = new AtomicReference<>();
+        WatchLiveness.Probed probed = liveness.probe(listener(onEvents, onBroken), () -> {
+            LOG.debug("a watch of {} on session {} got no answer to a progress request: moving it", key, this);
+            watcher.get().close();
+        });
+        watcher.set(client.getWatchClient().watch(key, option, probed));
+        return probed.attach(watcher.get());
+    }
+
+    private Watch.Listener listener(Consumer<WatchResponse> onEvents, Runnable onBroken) {
+        return new Watch.Listener() {
             @Override
             public void onNext(WatchResponse response) {
                 runOnSession(() -> onEvents.accept(response));
@@ -692,7 +888,7 @@ public final class EtcdSession implements AutoCloseable {
             public void onCompleted() {
                 runOnSession(onBroken);
             }
-        });
+        };
     }
 
     static DiscoException failure(String what, Throwable e) {
@@ -700,7 +896,67 @@ public final class EtcdSession implements AutoCloseable {
         if (cause instanceof DiscoException) {
             return (DiscoException) cause;
         }
+        if (isAccessDenied(cause)) {
+            return new AccessDeniedException("etcd refused the " + what + ": " + cause.getMessage(), cause);
+        }
         return new DiscoException("etcd " + what + " failed: " + cause.getMessage(), cause);
+    }
+
+    /** The gRPC status code of an etcd failure (jetcd reports them as {@link EtcdException}s), or null for anything else. */
+    private static io.grpc.Status.Code statusCode(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof EtcdException) {
+                try {
+                    return io.grpc.Status.Code.valueOf(((EtcdException) c).getErrorCode().name());
+                } catch (IllegalArgumentException unknown) {
+                    return io.grpc.Status.Code.UNKNOWN;
+                }
+            }
+            if (c instanceof io.grpc.StatusRuntimeException || c instanceof io.grpc.StatusException) {
+                return io.grpc.Status.fromThrowable(c).getCode();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Whether sending the request again may succeed: no answer in time, a member or leader that is
+     * unavailable, a broken stream, an overloaded server. Not: permission or authentication refused,
+     * a bad argument, a failed precondition, compaction, a bug.
+     */
+    static boolean isTransient(Throwable t) {
+        Throwable c = unwrap(t);
+        if (c instanceof DiscoException) {
+            return c.getCause() instanceof TimeoutException || (c.getCause() != null && statusCode(c.getCause()) != null
+                    && isTransient(c.getCause()));
+        }
+        io.grpc.Status.Code code = statusCode(c);
+        if (code == null) {
+            return c instanceof TimeoutException;
+        }
+        switch (code) {
+            case UNAVAILABLE:
+            case DEADLINE_EXCEEDED:
+            case RESOURCE_EXHAUSTED:
+            case ABORTED:
+            case CANCELLED:
+            case UNKNOWN:
+            case INTERNAL:
+                return true;
+            default:
+                return false;
+        }
+    }
+
+    /** etcd's permission denied, invalid auth token, and "authentication failed, invalid user ID or password". */
+    static boolean isAccessDenied(Throwable t) {
+        io.grpc.Status.Code code = statusCode(unwrap(t));
+        if (code == io.grpc.Status.Code.PERMISSION_DENIED || code == io.grpc.Status.Code.UNAUTHENTICATED) {
+            return true;
+        }
+        String m = String.valueOf(unwrap(t).getMessage());
+        return code != null && (m.contains("authentication failed") || m.contains("user name not found")
+                || m.contains("permission denied"));
     }
 
     static Throwable unwrap(Throwable e) {

@@ -1,0 +1,132 @@
+package io.disco.provider.etcd;
+
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.watch.WatchResponse;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Notices watches whose etcd member stopped answering. A member that froze (SIGSTOP, a stalled
+ * process) keeps its TCP connection open: the watch neither errors nor delivers, and a
+ * require-leader watch does not help, since the member cannot even say that it lost its leader. So
+ * a watch that has delivered nothing for {@code silence} is asked for a progress report (one small
+ * message on its own stream; etcd answers it from memory, without raft or disk), and a watch whose
+ * report has not come within {@code silence} more is declared stuck: {@code onStuck} runs once, and
+ * the owner moves the watch (a new watch is a new stream, which the client's load balancing usually
+ * puts on another member).
+ *
+ * <p>One ticker per instance, on the owner's executor, runs only while some watch is registered.
+ * Thread-safe: jetcd delivers on its event loop, the ticker runs on the executor.
+ */
+final class WatchLiveness {
+
+    private final ScheduledExecutorService exec;
+    private final long silenceNanos;
+    private final Set<Probed> watches = ConcurrentHashMap.newKeySet();
+    private final Object tickerLock = new Object();
+    private ScheduledFuture<?> ticker;
+
+    WatchLiveness(ScheduledExecutorService exec, long silenceNanos) {
+        this.exec = exec;
+        this.silenceNanos = silenceNanos;
+    }
+
+    /**
+     * Wraps {@code listener} so that every response counts as a sign of life. Call
+     * {@link Probed#attach} with the watcher once it exists; {@code onStuck} runs on the executor.
+     */
+    Probed probe(Watch.Listener listener, Runnable onStuck) {
+        return new Probed(listener, onStuck);
+    }
+
+    private void tick() {
+        long now = System.nanoTime();
+        for (Probed p : watches) {
+            p.check(now);
+        }
+        synchronized (tickerLock) {
+            if (watches.isEmpty() && ticker != null) {
+                ticker.cancel(false);
+                ticker = null;
+            }
+        }
+    }
+
+    private void startTicker() {
+        synchronized (tickerLock) {
+            if (ticker == null) {
+                long period = Math.max(1, silenceNanos / 2);
+                try {
+                    ticker = exec.scheduleWithFixedDelay(this::tick, period, period, TimeUnit.NANOSECONDS);
+                } catch (RejectedExecutionException e) {
+                    // shut down: nothing left to probe
+                }
+            }
+        }
+    }
+
+    /** One watch under observation. */
+    final class Probed implements Watch.Listener {
+        private final Watch.Listener listener;
+        private final Runnable onStuck;
+        private volatile Watch.Watcher watcher;
+        private volatile long heardAt = System.nanoTime();
+        private volatile long probedAt;
+
+        private Probed(Watch.Listener listener, Runnable onStuck) {
+            this.listener = listener;
+            this.onStuck = onStuck;
+        }
+
+        /** Starts observing {@code w}; returns it. */
+        Watch.Watcher attach(Watch.Watcher w) {
+            watcher = w;
+            heardAt = System.nanoTime();
+            watches.add(this);
+            startTicker();
+            return w;
+        }
+
+        /** Stops observing (the watch was closed or broke). */
+        void detach() {
+            watches.remove(this);
+        }
+
+        private void check(long now) {
+            Watch.Watcher w = watcher;
+            if (w == null || now - heardAt < silenceNanos) {
+                return;
+            }
+            long probed = probedAt;
+            if (probed == 0 || probed - heardAt < 0) {
+                probedAt = now;
+                w.requestProgress();
+            } else if (now - probed >= silenceNanos) {
+                detach();
+                onStuck.run();
+            }
+        }
+
+        @Override
+        public void onNext(WatchResponse response) {
+            heardAt = System.nanoTime();
+            listener.onNext(response);
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            detach();
+            listener.onError(t);
+        }
+
+        @Override
+        public void onCompleted() {
+            detach();
+            listener.onCompleted();
+        }
+    }
+}
