@@ -111,15 +111,16 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
             return CompletableFuture.failedFuture(new NotLeaderException("election " + prefix + ": " + key
                     + " is not the leader; only the leader can proclaim"));
         }
-        return session.rpc("proclamation", () -> session.client().getKVClient().txn()
+        // Sent once: a copy applied late could overwrite a newer proclamation.
+        return session.rpcOnce("proclamation", () -> session.client().getKVClient().txn()
                         .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(rev)))
                         .Then(Op.put(ownKey, KeyRange.bytes(value), PutOption.builder().withLeaseId(session.leaseId()).build()))
                         .commit())
                 .thenApply((TxnResponse r) -> {
                     if (!r.isSucceeded()) {
-                        // Our key is gone (lease expired or revoked, or deleted by hand): the term is over.
+                        // Our key is gone (lease expired or revoked, or deleted by hand): the term is over, a loss.
+                        heldKeyDeleted(rev);
                         replaceHeld(rev, null);
-                        session.probeLease();
                         throw new NotLeaderException("election " + prefix + ": " + key
                                 + " is no longer the leader (its key is gone); the term with token " + l.token() + " has ended");
                     }
@@ -141,8 +142,8 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
     @Override
     public Optional<Leadership> leader() {
         checkOpen();
-        GetResponse r = awaitAnswer(session.client().getKVClient().get(candidates.start(), candidates.firstCreated()),
-                "read of the leader", "retry");
+        GetResponse r = awaitAnswer(session.rpc("read of the leader",
+                () -> session.client().getKVClient().get(candidates.start(), candidates.firstCreated())), "read of the leader", "retry");
         return r.getKvs().isEmpty() ? Optional.empty() : Optional.of(leadership(r.getKvs().get(0)));
     }
 
@@ -159,7 +160,8 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
         EtcdObservation obs;
         synchronized (lock) {
             checkOpen();
-            obs = new EtcdObservation(session.client(), prefix, candidates, session.requestTimeout(), listener, this::forget);
+            obs = new EtcdObservation(session.client(), prefix, candidates, session.requestTimeout(),
+                    session.probeTimeoutNanos(), listener, this::forget);
             observations.add(obs);
         }
         return obs.start();
@@ -200,10 +202,29 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
             return candidates;
         }
 
-        /** The token of a term: the CreateRevision of the winning key. */
+        /**
+         * The token of a term: the CreateRevision of the winning key. A candidate key that existed
+         * already (adopted) gets this campaign's value first, guarded by its CreateRevision and sent
+         * once, like a proclamation (the create Txn, which may be sent more than once, never writes
+         * an existing key).
+         */
         @Override
         CompletableFuture<Leadership> grant(long myRevision, long revision) {
-            return CompletableFuture.completedFuture(new Leadership(key, value, FencingToken.of(myRevision)));
+            Leadership l = new Leadership(key, value, FencingToken.of(myRevision));
+            ByteSequence adopted = adoptedValue();
+            if (adopted == null || adopted.equals(KeyRange.bytes(value))) {
+                return CompletableFuture.completedFuture(l);
+            }
+            return session.rpcOnce("write of the campaign value", () -> session.client().getKVClient().txn()
+                            .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(myRevision)))
+                            .Then(Op.put(ownKey, KeyRange.bytes(value), PutOption.builder().withLeaseId(session.leaseId()).build()))
+                            .commit())
+                    .thenApply((TxnResponse r) -> {
+                        if (!r.isSucceeded()) {
+                            throw new PredecessorWait.OwnKeyDeletedException(ownKey);
+                        }
+                        return l;
+                    });
         }
     }
 }

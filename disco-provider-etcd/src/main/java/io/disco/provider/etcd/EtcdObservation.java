@@ -7,6 +7,7 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.common.exception.CompactedException;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.WatchOption;
@@ -33,9 +34,12 @@ import org.slf4j.LoggerFactory;
  * prefix from the next revision, keeping the candidate set up to date event by event; after each
  * revision the leader is the candidate with the lowest CreateRevision, and it is delivered when it
  * differs from the last delivery. Tracking the whole set (rather than only the leader key, as Go does)
- * sees every term in order without a read per term. When the watch breaks, completes, loses its leader
- * or is compacted away, the read and the watch are redone: the current leader is then delivered if it
- * differs from the last delivery, so the last delivery is always the latest leadership.
+ * sees every term in order without a read per term. When the watch breaks, completes, loses its
+ * leader or its member stops answering ({@link WatchLiveness}), a new watch resumes just after the
+ * last revision whose events were processed, so no term is skipped. Only when etcd has compacted
+ * that revision away are the read and the watch redone: terms that began and ended inside the
+ * compacted gap cannot be seen, and the current leader is then delivered if it differs from the
+ * last delivery, so the last delivery is always the latest leadership.
  *
  * <p>The state machine and the listener both run on the observation's own thread: jetcd's callbacks
  * (on its event loop) only hand over to it, and a blocking listener delays later deliveries but never
@@ -60,12 +64,15 @@ final class EtcdObservation implements Observation {
     // Observation thread only.
     private final Map<ByteSequence, KeyValue> candidates = new HashMap<>();
     private Leadership lastDelivered;
+    private final WatchLiveness liveness;
     private Watch.Watcher watcher;
+    /** The revision the next watch starts at: just after the last one whose events were processed. */
+    private long resumeFrom;
     private long generation;
     private long backoffMs = MIN_BACKOFF_MS;
 
-    EtcdObservation(Client client, String name, KeyRange range, Duration requestTimeout, Consumer<Leadership> listener,
-                    Consumer<EtcdObservation> onClose) {
+    EtcdObservation(Client client, String name, KeyRange range, Duration requestTimeout, long probeTimeoutNanos,
+                    Consumer<Leadership> listener, Consumer<EtcdObservation> onClose) {
         this.client = client;
         this.name = name;
         this.range = range;
@@ -78,6 +85,7 @@ final class EtcdObservation implements Observation {
             return t;
         });
         exec.setRemoveOnCancelPolicy(true);
+        this.liveness = new WatchLiveness(exec, probeTimeoutNanos);
     }
 
     EtcdObservation start() {
@@ -153,13 +161,24 @@ final class EtcdObservation implements Observation {
             candidates.put(kv.getKey(), kv);
         }
         deliverLeader();
+        resumeFrom = r.getHeader().getRevision() + 1;
+        watch(gen);
+    }
+
+    /** Watches the candidates from {@link #resumeFrom}. */
+    private void watch(long gen) {
+        if (closed || gen != generation) {
+            return;
+        }
         WatchOption opt = WatchOption.builder()
                 .withRange(range.end())
-                .withRevision(r.getHeader().getRevision() + 1)
+                .withRevision(resumeFrom)
                 .withRequireLeader(true)
+                .withCreateNotify(true)
                 .build();
         // jetcd calls the listener on its event loop: hand over to the observation thread, never block there.
-        watcher = client.getWatchClient().watch(range.start(), opt, new Watch.Listener() {
+        Watch.Watcher[] w = new Watch.Watcher[1];
+        WatchLiveness.Probed probed = liveness.probe(new Watch.Listener() {
             @Override
             public void onNext(WatchResponse response) {
                 run(() -> onEvents(gen, response));
@@ -174,7 +193,9 @@ final class EtcdObservation implements Observation {
             public void onCompleted() {
                 run(() -> broken(gen, null));
             }
-        });
+        }, TimeUnit.SECONDS.toNanos(1), () -> w[0].close());
+        w[0] = client.getWatchClient().watch(range.start(), opt, probed);
+        watcher = probed.attach(w[0]);
     }
 
     private void onEvents(long gen, WatchResponse response) {
@@ -195,6 +216,7 @@ final class EtcdObservation implements Observation {
             boolean lastOfRevision = i == events.size() - 1
                     || events.get(i + 1).getKeyValue().getModRevision() != kv.getModRevision();
             if (lastOfRevision) {
+                resumeFrom = kv.getModRevision() + 1;
                 deliverLeader();
                 if (closed) {
                     return;
@@ -207,21 +229,45 @@ final class EtcdObservation implements Observation {
         if (closed || gen != generation) {
             return;
         }
-        LOG.debug("observation of election {}: watch ended ({}), re-reading", name, t == null ? "completed" : String.valueOf(t));
         closeWatch();
-        retryLater();
+        CompactedException compacted = compaction(t);
+        if (compacted != null) {
+            LOG.info("observation of election {}: etcd compacted revision {} away before it was watched; re-reading"
+                    + " (terms that began and ended before revision {} cannot be seen)", name, resumeFrom,
+                    compacted.getCompactedRevision());
+            retryLater();
+            return;
+        }
+        LOG.debug("observation of election {}: watch ended ({}), resuming at revision {}", name,
+                t == null ? "completed" : String.valueOf(t), resumeFrom);
+        long next = ++generation;
+        schedule(() -> watch(next), backoffMs);
+        backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
+    }
+
+    private static CompactedException compaction(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof CompactedException) {
+                return (CompactedException) c;
+            }
+        }
+        return null;
     }
 
     private void retryLater() {
         long gen = ++generation;
         long delay = backoffMs;
         backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
+        schedule(() -> {
+            if (gen == generation) {
+                sync();
+            }
+        }, delay);
+    }
+
+    private void schedule(Runnable task, long delayMs) {
         try {
-            exec.schedule(() -> {
-                if (gen == generation) {
-                    sync();
-                }
-            }, delay, TimeUnit.MILLISECONDS);
+            exec.schedule(task, delayMs, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             // closed
         }

@@ -2,6 +2,7 @@ package io.disco.provider.etcd;
 
 import io.disco.fencing.DiscoException;
 import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.kv.TxnResponse;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -15,6 +16,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What the lock, read/write lock and election services share: one owner per service on one
@@ -29,6 +32,8 @@ import java.util.function.UnaryOperator;
  */
 abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.Member {
 
+    private static final Logger LOG = LoggerFactory.getLogger(EtcdService.class);
+
     final EtcdSession session;
     final String prefix;
     /** What the service is called in messages: "lock", "read/write lock", "election". */
@@ -41,9 +46,15 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
     private G held;
     private ByteSequence heldKey;
     private long heldCreateRevision;
+    /** Watches the held grant's key, so that its deletion by anybody else is a loss. */
+    private OwnKeyWatch heldWatch;
+    /** The CreateRevision of the held key that a release has been sent for (its delete is not a loss), or 0. */
+    private long releasingRevision;
     private QueueClaim<G> latest;
     private boolean closed;
     private L lost;
+    /** The loss ended a held grant that was not released: releasing it reports the loss. */
+    private boolean lostWhileHeld;
 
     EtcdService(EtcdSession session, String prefix, String kind, boolean ownsSession) {
         this.session = Objects.requireNonNull(session, "session");
@@ -170,7 +181,7 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
      *
      * @return null when committed, else why not (the claim then withdraws with it)
      */
-    final Throwable commit(QueueClaim<G> claim, G grant, long createRevision) {
+    final Throwable commit(QueueClaim<G> claim, G grant, long createRevision, OwnKeyWatch watch) {
         synchronized (lock) {
             if (lost != null) {
                 return lost;
@@ -184,7 +195,42 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
             held = grant;
             heldKey = claim.ownKey;
             heldCreateRevision = createRevision;
+            heldWatch = watch;
+            releasingRevision = 0;
             return null;
+        }
+    }
+
+    /**
+     * Session thread: the held key incarnation created at {@code createRevision} was deleted, and
+     * not by a release of this service (somebody's {@code etcdctl del}, a revoke of the lease by
+     * another process). That ends the grant for good: it is a loss of this service, reported like a
+     * lease loss ({@link #done()}, {@link #err()}, and the next release throws it). The lease may be
+     * gone too: it is checked at once.
+     */
+    final void heldKeyDeleted(long createRevision) {
+        L loss;
+        synchronized (lock) {
+            if (held == null || heldCreateRevision != createRevision || releasingRevision == createRevision || lost != null || closed) {
+                return;
+            }
+            loss = lostException(kind + " " + prefix + " lost: its key " + heldKey.toString(java.nio.charset.StandardCharsets.UTF_8)
+                    + " (token " + createRevision + ") was deleted while held, not by this owner", null);
+            lost = loss;
+            lostWhileHeld = true;
+            held = null;
+            stopHeldWatch();
+        }
+        LOG.warn("{}", loss.getMessage());
+        session.probeLease();
+        finish();
+    }
+
+    private void stopHeldWatch() {
+        assert Thread.holdsLock(lock);
+        if (heldWatch != null) {
+            heldWatch.stop();
+            heldWatch = null;
         }
     }
 
@@ -230,31 +276,57 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
         synchronized (lock) {
             if (held != null && heldCreateRevision == createRevision) {
                 held = replacement;
+                if (replacement == null) {
+                    stopHeldWatch();
+                }
             }
         }
     }
 
     /**
-     * Releases the held grant, if any: deletes its key guarded by its CreateRevision. {@code check}
-     * sees the held grant first and may refuse (throw). If etcd fails or does not answer, the grant
-     * stays held and the call can be retried.
+     * Releases the held grant, if any: deletes its key guarded by its CreateRevision (sent again on
+     * another member while unanswered: a guarded delete is safe to repeat). {@code check} sees the
+     * held grant first and may refuse (throw). If etcd fails or does not answer, the grant stays held
+     * and the call can be retried. If the key was already gone (deleted by somebody else, or its lease
+     * expired), or the service lost the grant before this call, the loss is thrown: a resumed zombie
+     * learns here that it had lost. A retry after an unanswered release that finds the key gone
+     * returns normally, since that earlier release may have deleted it.
      */
     final void release(String call, Consumer<G> check, String what) {
         EtcdSession.refuseOnSessionThread(call);
         G g;
         ByteSequence key;
         long rev;
+        boolean retry;
         synchronized (lock) {
+            if (lostWhileHeld) {
+                throw lostException(kind + " " + prefix + ": the grant was lost before it was released: " + lost.getMessage(), lost);
+            }
             g = held;
             key = heldKey;
             rev = heldCreateRevision;
             check.accept(g);
+            if (g == null) {
+                return;
+            }
+            retry = releasingRevision == rev;
+            releasingRevision = rev;
         }
-        if (g == null) {
-            return;
-        }
-        awaitAnswer(QueueClaim.guardedDelete(session, key, rev), what, "still held, retry");
+        TxnResponse r = awaitAnswer(session.rpc(what, () -> QueueClaim.guardedDelete(session, key, rev)), what, "still held, retry");
         replaceHeld(rev, null);
+        if (!r.isSucceeded() && !retry) {
+            L loss;
+            synchronized (lock) {
+                loss = lostException(kind + " " + prefix + " was lost before this release: its key " + key.toString(java.nio.charset.StandardCharsets.UTF_8)
+                        + " (token " + rev + ") was already gone (its lease expired or was revoked, or somebody deleted it)", null);
+                if (lost == null && !closed) {
+                    lost = loss;
+                }
+            }
+            session.probeLease();
+            finish();
+            throw loss;
+        }
     }
 
     /**
@@ -323,6 +395,7 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
             key = held == null ? null : heldKey;
             rev = heldCreateRevision;
             held = null;
+            stopHeldWatch();
         }
         closing();
         if (ownsSession) {
@@ -354,8 +427,12 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
         L loss;
         synchronized (lock) {
             loss = lostException(kind + " " + prefix + " lost: " + cause.getMessage(), cause);
-            lost = loss;
+            if (lost == null) {
+                lost = loss;
+            }
+            lostWhileHeld |= held != null;
             held = null;
+            stopHeldWatch();
             claim = latest;
         }
         if (claim != null) {
@@ -370,6 +447,7 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
         synchronized (lock) {
             closed = true;
             held = null;
+            stopHeldWatch();
             claim = latest;
         }
         if (claim != null) {

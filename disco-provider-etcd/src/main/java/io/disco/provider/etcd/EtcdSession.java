@@ -161,7 +161,7 @@ public final class EtcdSession implements AutoCloseable {
         this.worker = singleThread("disco-session-" + hex(leaseId));
         this.validUntilNanos = sentNanos + TimeUnit.SECONDS.toNanos(ttlSeconds);
         this.renewedAtNanos = System.nanoTime();
-        this.liveness = new WatchLiveness(worker, failoverNanos);
+        this.liveness = new WatchLiveness(worker, probeTimeoutNanos(failoverNanos));
     }
 
     private static ScheduledThreadPoolExecutor singleThread(String name) {
@@ -620,6 +620,13 @@ public final class EtcdSession implements AutoCloseable {
         }
     }
 
+    /** Whether the lease was lost (not merely the session closed). */
+    boolean isLost() {
+        synchronized (lock) {
+            return state == State.LOST;
+        }
+    }
+
     Client client() {
         return client;
     }
@@ -856,16 +863,39 @@ public final class EtcdSession implements AutoCloseable {
         });
     }
 
+    /** How long a watch may take to confirm its creation or answer a progress request: twice the failover delay. */
+    static long probeTimeoutNanos(long failoverNanos) {
+        return 2 * failoverNanos;
+    }
+
+    long probeTimeoutNanos() {
+        return probeTimeoutNanos(failoverNanos);
+    }
+
+    /** How often a watch should be heard from (see {@link WatchLiveness}). */
+    enum Silence {
+        /** A hand-over waits on it: probed after the probe timeout of silence. */
+        WAIT,
+        /** It guards against a rare event (a key deleted by somebody else, a late create): probed after 2 s of silence. */
+        GUARD
+    }
+
     /**
-     * Watches {@code key} with {@code option}; jetcd calls listeners on its event loop, so both
-     * callbacks run on the session thread. {@code onBroken} runs when the watch errors or completes,
-     * which includes being closed. A watch whose member stops answering is closed, so it breaks
-     * (see {@link WatchLiveness}): nobody waits on a frozen member.
+     * Watches {@code key} with {@code option}, which must ask for the created notification; jetcd
+     * calls listeners on its event loop, so both callbacks run on the session thread. {@code onBroken}
+     * runs when the watch errors or completes, which includes being closed. A watch whose member
+     * stops answering is closed, so it breaks (see {@link WatchLiveness}): nobody waits on a frozen
+     * member.
      */
-    Watch.Watcher watch(ByteSequence key, WatchOption option, Consumer<WatchResponse> onEvents, Runnable onBroken) {
+    Watch.Watcher watch(ByteSequence key, WatchOption option, Silence silence, Consumer<WatchResponse> onEvents, Runnable onBroken) {
+        if (!option.isCreatedNotify()) {
+            throw new IllegalArgumentException("a probed watch must ask for the created notification");
+        }
+        long silenceNanos = silence == Silence.WAIT ? probeTimeoutNanos(failoverNanos) : TimeUnit.SECONDS.toNanos(2);
         AtomicReference<Watch.Watcher> watcher = new AtomicReference<>();
-        WatchLiveness.Probed probed = liveness.probe(listener(onEvents, onBroken), () -> {
-            LOG.debug("a watch of {} on session {} got no answer to a progress request: moving it", key, this);
+        WatchLiveness.Probed probed = liveness.probe(listener(onEvents, onBroken), silenceNanos, () -> {
+            LOG.debug("a watch of {} on session {} did not confirm its creation or answer a progress request in time: moving it",
+                    key.toString(StandardCharsets.UTF_8), this);
             watcher.get().close();
         });
         watcher.set(client.getWatchClient().watch(key, option, probed));

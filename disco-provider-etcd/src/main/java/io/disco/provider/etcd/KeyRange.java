@@ -27,6 +27,11 @@ record KeyRange(ByteSequence start, ByteSequence end) {
                 .build();
     }
 
+    @Override
+    public String toString() {
+        return "[" + start.toString(StandardCharsets.UTF_8) + ", " + end.toString(StandardCharsets.UTF_8) + ")";
+    }
+
     static ByteSequence bytes(String s) {
         return ByteSequence.from(s, StandardCharsets.UTF_8);
     }

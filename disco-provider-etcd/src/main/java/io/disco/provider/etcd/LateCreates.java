@@ -75,8 +75,8 @@ final class LateCreates {
                     deleting(key).whenComplete((v, de) -> swept.complete(null));
                     if (!closed && !watched.containsKey(key)) {
                         WatchOption opt = WatchOption.builder().withRevision(r.getHeader().getRevision() + 1)
-                                .withNoDelete(true).withRequireLeader(true).build();
-                        watched.put(key, session.watch(key, opt, response -> onEvents(key, response), () -> broken(key)));
+                                .withNoDelete(true).withRequireLeader(true).withCreateNotify(true).build();
+                        watched.put(key, session.watch(key, opt, EtcdSession.Silence.GUARD, response -> onEvents(key, response), () -> broken(key)));
                         if (closed) {
                             close();
                         }

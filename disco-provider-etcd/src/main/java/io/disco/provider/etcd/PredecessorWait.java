@@ -10,6 +10,8 @@ import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Waits until no key created at or before {@code maxCreateRevision} is left in a key range: the
@@ -22,8 +24,11 @@ import java.util.concurrent.TimeUnit;
  * starts at an older revision waits for etcd's 100 ms catch-up loop), and one re-read covers the gap
  * between the read that found the predecessor and the watch's start; every watch asks for a leader. When
  * the watch breaks, completes or is compacted away, the read and the watch are simply redone: a
- * compaction is never a failure. The own key is watched too: if it is deleted (lease expired or
- * revoked) the wait fails at once with {@link OwnKeyDeletedException}.
+ * compaction is never a failure, and neither is any other error that sending again may cure (no
+ * leader, an unreachable or frozen member: see {@link EtcdSession#isTransient}); such errors are
+ * retried with backoff and logged. Any other error (permission denied, authentication failed) fails
+ * the wait at once: retrying cannot cure it, and the caller must learn of it. The own key is watched
+ * by the claim ({@link OwnKeyWatch}), not here.
  */
 final class PredecessorWait {
 
@@ -33,16 +38,16 @@ final class PredecessorWait {
     private final EtcdSession session;
     private final KeyRange range;
     private final long maxCreateRevision;
-    private final ByteSequence ownKey;
     final CompletableFuture<Void> future = new CompletableFuture<>();
 
     private Watch.Watcher predecessorWatch;
-    private Watch.Watcher ownWatch;
     private KeyValue predecessor;
     private long predecessorSeenAt;
     private long generation;
     private boolean stopped;
     private long backoffMs = MIN_BACKOFF_MS;
+
+    private static final Logger LOG = LoggerFactory.getLogger(PredecessorWait.class);
 
     /** Thrown when the waiting owner's own key disappears: its claim is gone. */
     static final class OwnKeyDeletedException extends DiscoException {
@@ -51,11 +56,10 @@ final class PredecessorWait {
         }
     }
 
-    PredecessorWait(EtcdSession session, KeyRange range, long maxCreateRevision, ByteSequence ownKey) {
+    PredecessorWait(EtcdSession session, KeyRange range, long maxCreateRevision) {
         this.session = session;
         this.range = range;
         this.maxCreateRevision = maxCreateRevision;
-        this.ownKey = ownKey;
     }
 
     /** Starts waiting; must be called on the session thread. */
@@ -69,9 +73,7 @@ final class PredecessorWait {
         stopped = true;
         generation++;
         close(predecessorWatch);
-        close(ownWatch);
         predecessorWatch = null;
-        ownWatch = null;
     }
 
     private void lookup() {
@@ -92,7 +94,7 @@ final class PredecessorWait {
                         return;
                     }
                     if (e != null) {
-                        retryLater();
+                        failed("get of the last predecessor", e);
                         return;
                     }
                     backoffMs = MIN_BACKOFF_MS;
@@ -101,10 +103,6 @@ final class PredecessorWait {
                         return;
                     }
                     long seen = r.getHeader().getRevision();
-                    if (ownWatch == null) {
-                        // The own key existed at `seen`: its delete comes later.
-                        ownWatch = watch(ownKey, seen + 1, false, gen, true);
-                    }
                     // Watch the predecessor from "now": only a watcher that starts beyond etcd's current revision
                     // is "synced"; any other waits for etcd's catch-up loop, which runs every 100 ms, and under
                     // contention the revision has usually moved on since the read. The created answer says where
@@ -112,7 +110,7 @@ final class PredecessorWait {
                     // onCreated checks once.
                     predecessor = r.getKvs().get(0);
                     predecessorSeenAt = seen;
-                    predecessorWatch = watch(predecessor.getKey(), 0, true, gen, false);
+                    predecessorWatch = watch(predecessor.getKey(), gen);
                 });
     }
 
@@ -127,7 +125,9 @@ final class PredecessorWait {
                         return;
                     }
                     if (e != null) {
-                        onBroken(gen, false);
+                        close(predecessorWatch);
+                        predecessorWatch = null;
+                        failed("re-read of the predecessor", e);
                     } else if (r.getKvs().isEmpty() || r.getKvs().get(0).getCreateRevision() != expected.getCreateRevision()) {
                         close(predecessorWatch);
                         predecessorWatch = null;
@@ -136,18 +136,17 @@ final class PredecessorWait {
                 });
     }
 
-    private Watch.Watcher watch(ByteSequence key, long fromRevision, boolean createdNotify, long gen, boolean own) {
+    private Watch.Watcher watch(ByteSequence key, long gen) {
         WatchOption opt = WatchOption.builder()
-                .withRevision(fromRevision)
-                .withCreateNotify(createdNotify)
+                .withCreateNotify(true)
                 .withNoPut(true)
                 .withRequireLeader(true)
                 .build();
-        return session.watch(key, opt, response -> onEvents(response, gen, own), () -> onBroken(gen, own));
+        return session.watch(key, opt, EtcdSession.Silence.WAIT, response -> onEvents(response, gen), () -> onBroken(gen));
     }
 
-    private void onEvents(WatchResponse response, long gen, boolean own) {
-        if (stopped || future.isDone() || (!own && gen != generation)) {
+    private void onEvents(WatchResponse response, long gen) {
+        if (stopped || future.isDone() || gen != generation) {
             return;
         }
         if (response.isCreatedNotify()) {
@@ -156,33 +155,34 @@ final class PredecessorWait {
         }
         for (WatchEvent ev : response.getEvents()) {
             if (ev.getEventType() == WatchEvent.EventType.DELETE) {
-                if (own) {
-                    fail(new OwnKeyDeletedException(ownKey));
-                } else {
-                    close(predecessorWatch);
-                    predecessorWatch = null;
-                    lookup();
-                }
+                close(predecessorWatch);
+                predecessorWatch = null;
+                lookup();
                 return;
             }
         }
     }
 
-    private void onBroken(long gen, boolean own) {
-        if (stopped || future.isDone()) {
-            return;
-        }
-        if (own) {
-            // The final re-read of the own key (rule 2) still catches a loss; re-watch on the next lookup.
-            close(ownWatch);
-            ownWatch = null;
-            return;
-        }
-        if (gen != generation) {
+    private void onBroken(long gen) {
+        if (stopped || future.isDone() || gen != generation) {
             return;
         }
         close(predecessorWatch);
         predecessorWatch = null;
+        retryLater();
+    }
+
+    /** A read failed: retried when sending again may cure it, else the wait fails. */
+    private void failed(String what, Throwable e) {
+        if (!EtcdSession.isTransient(e)) {
+            fail(EtcdSession.failure(what + " while waiting", e));
+            return;
+        }
+        if (backoffMs >= MAX_BACKOFF_MS) {
+            LOG.warn("{} of {} keeps failing, retrying every {} ms: {}", what, range, MAX_BACKOFF_MS, EtcdSession.unwrap(e).getMessage());
+        } else {
+            LOG.debug("{} of {} failed, retrying in {} ms: {}", what, range, backoffMs, EtcdSession.unwrap(e).getMessage());
+        }
         retryLater();
     }
 

@@ -2,6 +2,7 @@ package io.disco.provider.etcd;
 
 import io.disco.fencing.DiscoException;
 import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
@@ -17,6 +18,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One attempt to own a key in a queue of keys ordered by CreateRevision: the acquire step shared by
@@ -46,8 +48,12 @@ import java.util.concurrent.TimeoutException;
  */
 abstract class QueueClaim<G> {
 
-    /** What the create Txn found. */
-    record Created(long myRevision, boolean mustWait, long revision) {
+    /**
+     * What the create Txn found: the own key's CreateRevision, whether someone is ahead, the revision
+     * of the answer, and the value of an existing own key that the claim adopted (null when the Txn
+     * created the key).
+     */
+    record Created(long myRevision, boolean mustWait, long revision, ByteSequence adoptedValue) {
     }
 
     final EtcdService<G, ?> service;
@@ -64,6 +70,9 @@ abstract class QueueClaim<G> {
     private boolean createOutcomeUnknown;
     private boolean finished;
     private PredecessorWait wait;
+    private OwnKeyWatch ownWatch;
+    private boolean committed;
+    private ByteSequence adoptedValue;
     // Read by the awaiting thread.
     private volatile boolean answered;
 
@@ -85,6 +94,11 @@ abstract class QueueClaim<G> {
 
     /** Builds the grant of an acquisition whose own key has CreateRevision {@code myRevision}, acquired at {@code revision}. */
     abstract CompletableFuture<G> grant(long myRevision, long revision);
+
+    /** The value of the own key when the claim adopted an existing one (its create Txn found it), else null. Session thread. */
+    final ByteSequence adoptedValue() {
+        return adoptedValue;
+    }
 
     /**
      * Starts the attempt once {@code previous} (this service's attempt before it, or null) has nothing
@@ -111,7 +125,8 @@ abstract class QueueClaim<G> {
             return;
         }
         createInFlight = true;
-        create().whenComplete((c, e) -> {
+        AtomicInteger copies = new AtomicInteger();
+        create(copies).whenComplete((c, e) -> {
             createInFlight = false;
             if (e != null) {
                 createOutcomeUnknown = true;
@@ -124,57 +139,87 @@ abstract class QueueClaim<G> {
             }
             answered = true;
             myRevision = c.myRevision();
+            adoptedValue = c.adoptedValue();
+            if (copies.get() > 1) {
+                // A copy sent to a member that did not answer may still be applied, after this key is gone.
+                session.lateCreates().watch(ownKey);
+            }
             if (finished) {
                 cleanup();
-            } else if (!c.mustWait()) {
-                acquired(c.revision());
-            } else if (tryOnly) {
-                finishWith(null);
-            } else {
-                wait = new PredecessorWait(session, waitRange(), myRevision - 1, ownKey).start();
-                wait.future.whenComplete((v, we) -> {
-                    if (we instanceof PredecessorWait.OwnKeyDeletedException) {
-                        ownKeyGone((DiscoException) we);
-                    } else if (we != null) {
-                        fail(we);
-                    } else {
-                        verify();
-                    }
-                });
+                return;
             }
+            if (c.mustWait() && tryOnly) {
+                finishWith(null);
+                return;
+            }
+            long mine = myRevision;
+            ownWatch = OwnKeyWatch.start(session, ownKey, mine, c.revision(), () -> ownKeyDeleted(mine));
+            if (!c.mustWait()) {
+                acquired(c.revision());
+                return;
+            }
+            wait = new PredecessorWait(session, waitRange(), myRevision - 1).start();
+            wait.future.whenComplete((v, we) -> {
+                if (we != null) {
+                    fail(we);
+                } else {
+                    verify();
+                }
+            });
         });
     }
 
+    /** Session thread: the own key incarnation created at {@code createRevision} is gone. */
+    private void ownKeyDeleted(long createRevision) {
+        if (committed) {
+            service.heldKeyDeleted(createRevision);
+        } else if (!finished && myRevision == createRevision) {
+            ownKeyGone(new PredecessorWait.OwnKeyDeletedException(ownKey));
+        }
+    }
+
     /**
-     * One Txn: create the own key if absent (else keep its CreateRevision and write the value again),
-     * and read the first-created key of the wait range. jetcd lists only the Get results: that key is
-     * at index 0 in the Then branch and at index 1 in the Else branch, after the own key (rule 1; a
-     * straight port of Go's {@code Responses[1]} is wrong).
+     * One Txn: create the own key if absent (else adopt it, keeping its CreateRevision), and read the
+     * first-created key of the wait range. jetcd lists only the Get results: that key is at index 0
+     * in the Then branch and at index 1 in the Else branch, after the own key (rule 1; a straight
+     * port of Go's {@code Responses[1]} is wrong).
+     *
+     * <p>The Txn is sent again on another member while unanswered ({@link EtcdSession#rpc}), so it
+     * must be harmless when applied twice or late: its Else branch only reads (Go's Campaign writes
+     * the value there; the election writes it after adopting instead, guarded, see
+     * {@link #adoptedValue}), and a copy applied after the key is gone is deleted by the session's
+     * janitor. {@code copies} counts the copies sent.
      */
-    private CompletableFuture<Created> create() {
+    private CompletableFuture<Created> create(AtomicInteger copies) {
         KeyRange range = waitRange();
         Op getFirst = Op.get(range.start(), range.firstCreated());
         Op put = Op.put(ownKey, value, PutOption.builder().withLeaseId(session.leaseId()).build());
-        return session.rpc(service.kind + " acquire Txn", () -> session.client().getKVClient().txn()
-                        .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                        .Then(put, getFirst)
-                        .Else(Op.get(ownKey, GetOption.DEFAULT), put, getFirst)
-                        .commit())
+        return session.rpc(service.kind + " acquire Txn", () -> {
+                    copies.incrementAndGet();
+                    return session.client().getKVClient().txn()
+                            .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                            .Then(put, getFirst)
+                            .Else(Op.get(ownKey, GetOption.DEFAULT), getFirst)
+                            .commit();
+                })
                 .thenApply(QueueClaim::created);
     }
 
     static Created created(TxnResponse r) {
         long myRevision;
         GetResponse first;
+        ByteSequence adopted = null;
         if (r.isSucceeded()) {
             myRevision = r.getHeader().getRevision();
             first = r.getGetResponses().get(0);
         } else {
-            myRevision = r.getGetResponses().get(0).getKvs().get(0).getCreateRevision();
+            KeyValue own = r.getGetResponses().get(0).getKvs().get(0);
+            myRevision = own.getCreateRevision();
+            adopted = own.getValue();
             first = r.getGetResponses().get(1);
         }
         boolean someoneAhead = !first.getKvs().isEmpty() && first.getKvs().get(0).getCreateRevision() < myRevision;
-        return new Created(myRevision, someoneAhead, r.getHeader().getRevision());
+        return new Created(myRevision, someoneAhead, r.getHeader().getRevision(), adopted);
     }
 
     /** Rule 2: after waiting, the own key must still be there, with the revision it was created at. */
@@ -201,7 +246,34 @@ abstract class QueueClaim<G> {
         session.probeLease();
     }
 
+    /**
+     * Grants once the lease is valid for at least the grant margin
+     * ({@link EtcdOptions.Builder#grantMargin}): a grant whose lease may expire a moment later is
+     * worth nothing to its owner, so a slow answer waits for a renewal first (and fails if the lease
+     * is lost instead).
+     */
     private void acquired(long revision) {
+        if (finished) {
+            return;
+        }
+        CompletableFuture<Void> valid = session.validForGrant();
+        if (valid.isDone() && !valid.isCompletedExceptionally()) {
+            grantNow(revision);
+            return;
+        }
+        valid.whenComplete((v, e) -> session.runOnSession(() -> {
+            if (e == null) {
+                grantNow(revision);
+            } else if (!finished) {
+                Throwable cause = EtcdSession.unwrap(e);
+                fail(session.isLost()
+                        ? service.lostException(service.kind + " " + service.prefix + " lost while acquiring: " + cause.getMessage(), cause)
+                        : cause);
+            }
+        }));
+    }
+
+    private void grantNow(long revision) {
         if (finished) {
             return;
         }
@@ -226,12 +298,13 @@ abstract class QueueClaim<G> {
             settled.whenComplete((v, e) -> result.internalComplete(null));
             return;
         }
-        Throwable refused = service.commit(this, grant, myRevision);
+        Throwable refused = service.commit(this, grant, myRevision, ownWatch);
         if (refused != null) {
             giveUp(refused); // closed, lost, or given up by the caller at this instant: withdraw
             return;
         }
         finished = true;
+        committed = true;
         settled.complete(null);
     }
 
@@ -265,6 +338,10 @@ abstract class QueueClaim<G> {
     }
 
     private void cleanup() {
+        if (ownWatch != null) {
+            ownWatch.stop();
+            ownWatch = null;
+        }
         CompletableFuture<Void> withdrawn;
         if (createOutcomeUnknown) {
             // The create Txn may have been applied, or may be applied later still: the janitor deletes

@@ -85,6 +85,9 @@ class LateAnswerTest {
                 // The client balances over all three members: some attempts reach the frozen one.
                 List<String> unanswered = new ArrayList<>();
                 for (int attempt = 0; attempt < 60 && unanswered.isEmpty(); attempt++) {
+                    // One more call, unawaited, shifts the round robin: otherwise every attempt's create
+                    // Txn may land on the same member (a try takes a fixed number of picks).
+                    all.getKVClient().get(Etcd.bytes(prefix));
                     try {
                         a.tryLock().ifPresent(g -> unlockRetrying(a));
                     } catch (DiscoException e) {

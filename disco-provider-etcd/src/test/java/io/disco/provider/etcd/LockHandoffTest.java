@@ -33,16 +33,18 @@ class LockHandoffTest {
         Cost small = handoffCost(4);
         Cost large = handoffCost(20);
         System.out.printf("per handoff: 4 waiters %s; 20 waiters %s%n", small, large);
-        // Each handoff: one delete event to the next waiter only (a herd would deliver one to every waiter).
-        assertTrue(large.watchMessages <= 2.0, "watch messages per handoff with 20 waiters: " + large.watchMessages);
+        // Each handoff: the delete event to the next waiter only (a herd would deliver one to every waiter),
+        // and to the releaser's own-key watch; a little more when a liveness probe moved a watch.
+        assertTrue(large.watchMessages <= 3.0, "watch messages per handoff with 20 waiters: " + large.watchMessages);
         assertTrue(large.watchMessages <= small.watchMessages + 0.5, "watch traffic grew with the queue: " + small + " -> " + large);
         assertTrue(large.kvRpcs <= small.kvRpcs + 0.5, "KV RPCs per handoff grew with the queue: " + small + " -> " + large);
     }
 
-    record Cost(double watchMessages, double kvRpcs) {
+    /** Watch messages exclude the progress reports of the liveness probes, which depend on time, not on hand-overs. */
+    record Cost(double watchMessages, double kvRpcs, double progressReports) {
         @Override
         public String toString() {
-            return String.format("%.2f watch messages, %.2f KV RPCs", watchMessages, kvRpcs);
+            return String.format("%.2f watch messages, %.2f KV RPCs (and %.2f progress reports)", watchMessages, kvRpcs, progressReports);
         }
     }
 
@@ -69,6 +71,7 @@ class LockHandoffTest {
                 await().atMost(Duration.ofSeconds(5)).until(() -> counter.received("Watch") >= 2L * waiters);
 
                 long watchBefore = counter.received("Watch");
+                long progressBefore = counter.progress();
                 long kvBefore = counter.calls("KV/");
                 long previous = first.token().value();
                 services.get(0).unlock();
@@ -78,11 +81,12 @@ class LockHandoffTest {
                     previous = g.token().value();
                     services.get(i + 1).unlock();
                 }
-                double watch = (counter.received("Watch") - watchBefore) / (double) waiters;
+                double progress = (counter.progress() - progressBefore) / (double) waiters;
+                double watch = (counter.received("Watch") - watchBefore) / (double) waiters - progress;
                 // Exclude the test's own unlock Txns: count what the acquisitions cost.
                 double kv = (counter.calls("KV/") - kvBefore - waiters - 1) / (double) waiters;
                 assertEquals(List.of(), keysUnder(client, prefix));
-                return new Cost(watch, kv);
+                return new Cost(watch, kv, progress);
             } finally {
                 services.forEach(LockService::close);
             }

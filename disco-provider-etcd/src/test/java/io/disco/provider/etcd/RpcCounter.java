@@ -17,6 +17,7 @@ final class RpcCounter implements ClientInterceptor {
     private final ConcurrentHashMap<String, LongAdder> calls = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, LongAdder> received = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, LongAdder> closed = new ConcurrentHashMap<>();
+    private final LongAdder progress = new LongAdder();
 
     @Override
     public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
@@ -29,6 +30,10 @@ final class RpcCounter implements ClientInterceptor {
                     @Override
                     public void onMessage(R message) {
                         received.computeIfAbsent(name, k -> new LongAdder()).increment();
+                        if (message instanceof io.etcd.jetcd.api.WatchResponse w && w.getEventsCount() == 0
+                                && !w.getCreated() && !w.getCanceled()) {
+                            progress.increment();
+                        }
                         super.onMessage(message);
                     }
 
@@ -55,6 +60,11 @@ final class RpcCounter implements ClientInterceptor {
     /** Messages received on calls whose method name contains {@code part}. */
     long received(String part) {
         return sum(received, part);
+    }
+
+    /** Watch progress reports received (answers to the liveness probes), included in {@link #received}. */
+    long progress() {
+        return progress.sum();
     }
 
     private static long sum(ConcurrentHashMap<String, LongAdder> m, String part) {
