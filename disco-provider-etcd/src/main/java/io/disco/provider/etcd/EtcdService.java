@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -290,7 +291,8 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
      * and the call can be retried. If the key was already gone (deleted by somebody else, or its lease
      * expired), or the service lost the grant before this call, the loss is thrown: a resumed zombie
      * learns here that it had lost. A retry after an unanswered release that finds the key gone
-     * returns normally, since that earlier release may have deleted it.
+     * returns normally, since that earlier release may have deleted it; so does a release whose
+     * copies (sent to several members) include one that may have deleted it, while the lease is valid.
      */
     final void release(String call, Consumer<G> check, String what) {
         EtcdSession.refuseOnSessionThread(call);
@@ -312,9 +314,17 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
             retry = releasingRevision == rev;
             releasingRevision = rev;
         }
-        TxnResponse r = awaitAnswer(session.rpc(what, () -> QueueClaim.guardedDelete(session, key, rev)), what, "still held, retry");
+        AtomicInteger copies = new AtomicInteger();
+        TxnResponse r = awaitAnswer(session.rpc(what, () -> {
+            copies.incrementAndGet();
+            return QueueClaim.guardedDelete(session, key, rev);
+        }), what, "still held, retry");
         replaceHeld(rev, null);
-        if (!r.isSucceeded() && !retry) {
+        // With more than one copy sent, "already gone" may mean that an earlier copy deleted it; while
+        // the lease is valid, only a delete by somebody else at this very instant would be
+        // misjudged, and it ended a grant that was being released anyway.
+        boolean ours = retry || (copies.get() > 1 && !session.isLost());
+        if (!r.isSucceeded() && !ours) {
             L loss;
             synchronized (lock) {
                 loss = lostException(kind + " " + prefix + " was lost before this release: its key " + key.toString(java.nio.charset.StandardCharsets.UTF_8)

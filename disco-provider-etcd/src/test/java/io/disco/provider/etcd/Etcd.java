@@ -3,6 +3,7 @@ package io.disco.provider.etcd;
 import io.disco.testing.EtcdCluster;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.maintenance.StatusResponse;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
 import java.nio.charset.StandardCharsets;
@@ -54,5 +55,18 @@ final class Etcd {
 
     static long revision(Client client) throws Exception {
         return client.getKVClient().get(bytes("/")).get(5, TimeUnit.SECONDS).getHeader().getRevision();
+    }
+
+    /** The index of a member that is the raft leader ({@code leader}) or a follower (not). */
+    static int aMember(EtcdCluster etcd, boolean leader) throws Exception {
+        for (int i = 0; i < etcd.size(); i++) {
+            try (Client c = Client.builder().endpoints(etcd.endpoint(i)).build()) {
+                StatusResponse status = c.getMaintenanceClient().statusMember(etcd.endpoint(i)).get(10, TimeUnit.SECONDS);
+                if ((status.getLeader() == status.getHeader().getMemberId()) == leader) {
+                    return i;
+                }
+            }
+        }
+        throw new AssertionError("no " + (leader ? "leader" : "follower") + " in " + etcd.describe());
     }
 }

@@ -15,7 +15,6 @@ import io.disco.testing.EtcdCluster;
 import io.disco.testing.EtcdExtension;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.Watch;
-import io.etcd.jetcd.maintenance.StatusResponse;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.grpc.Status;
@@ -69,7 +68,7 @@ class LateAnswerTest {
         // Without failover (sending a copy to another member), so that the attempt gives up on the frozen member.
         EtcdOptions shortRequests = EtcdOptions.builder().ttl(TTL).requestTimeout(Duration.ofSeconds(1))
                 .failoverAfter(Duration.ofSeconds(1)).build();
-        int frozen = aFollower(etcd);
+        int frozen = Etcd.aMember(etcd, false);
         String[] others = IntStream.range(0, etcd.size()).filter(i -> i != frozen).mapToObj(etcd::endpoint).toArray(String[]::new);
         try (Client all = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).build();
              Client healthy = Client.builder().endpoints(others).build();
@@ -138,19 +137,6 @@ class LateAnswerTest {
                 }
             }
         }
-    }
-
-    /** The index of a member that is not the raft leader. */
-    private static int aFollower(EtcdCluster etcd) throws Exception {
-        for (int i = 0; i < etcd.size(); i++) {
-            try (Client c = Client.builder().endpoints(etcd.endpoint(i)).build()) {
-                StatusResponse status = c.getMaintenanceClient().statusMember(etcd.endpoint(i)).get(10, SECONDS);
-                if (status.getLeader() != status.getHeader().getMemberId()) {
-                    return i;
-                }
-            }
-        }
-        throw new AssertionError("no follower in " + etcd.describe());
     }
 
     private static void unlockRetrying(LockService a) {

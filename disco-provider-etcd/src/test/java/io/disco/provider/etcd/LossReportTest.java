@@ -1,0 +1,129 @@
+package io.disco.provider.etcd;
+
+import static io.disco.provider.etcd.Etcd.keysUnder;
+import static io.disco.provider.etcd.Etcd.uniquePrefix;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.disco.election.ElectionService;
+import io.disco.election.Leadership;
+import io.disco.election.LeadershipLostException;
+import io.disco.lock.Grant;
+import io.disco.lock.LockLostException;
+import io.disco.lock.LockService;
+import io.disco.testing.EtcdExtension;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.options.LeaseOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Every real loss is reported, and only real losses are: a held key deleted by somebody else ends
+ * the grant (done() within a second, and the release says so); a lease that only this process
+ * believes lost is revoked on close(); a grant whose answer came late is no loss.
+ */
+class LossReportTest {
+
+    @RegisterExtension
+    static final EtcdExtension ETCD = EtcdExtension.singleMember();
+
+    @Test
+    void aHeldLockWhoseKeyIsDeletedIsLost() throws Exception {
+        String prefix = uniquePrefix("deleted-held-lock");
+        try (Client client = Etcd.client(ETCD.cluster());
+             LockService lock = EtcdProvider.newLock(client, prefix, Etcd.ttl(30));
+             LockService other = EtcdProvider.newLock(client, prefix, Etcd.ttl(30))) {
+            Grant g = lock.lock();
+            long deletedAt = System.nanoTime();
+            client.getKVClient().delete(Etcd.bytes(g.key())).get(5, SECONDS); // an operator's etcdctl del
+            lock.done().toCompletableFuture().get(1, SECONDS);
+            System.out.printf("own key deleted while held: done() after %d ms%n", (System.nanoTime() - deletedAt) / 1_000_000);
+            assertInstanceOf(LockLostException.class, lock.err().orElseThrow());
+            assertEquals(java.util.Optional.empty(), lock.held());
+            LockLostException e = assertThrows(LockLostException.class, lock::unlock, "the release reports the loss");
+            System.out.println("unlock() after the delete: " + e.getMessage());
+            assertTrue(other.lock(Duration.ofSeconds(5)).token().value() > g.token().value());
+        }
+    }
+
+    @Test
+    void aLeadershipWhoseKeyIsDeletedIsLost() throws Exception {
+        String prefix = uniquePrefix("deleted-held-election");
+        try (Client client = Etcd.client(ETCD.cluster());
+             ElectionService election = EtcdProvider.newElection(client, prefix, Etcd.ttl(30))) {
+            Leadership l = election.campaign("me");
+            client.getKVClient().delete(Etcd.bytes(l.key())).get(5, SECONDS);
+            election.done().toCompletableFuture().get(1, SECONDS);
+            assertInstanceOf(LeadershipLostException.class, election.err().orElseThrow());
+            assertThrows(LeadershipLostException.class, election::resign);
+        }
+    }
+
+    @Test
+    void aReleaseThatFindsTheKeyGoneReportsTheLoss() throws Exception {
+        String prefix = uniquePrefix("gone-before-release");
+        // The key goes with a revoke of the lease by another process; the release may come before the
+        // watch or the renewal tells the service: either way unlock() must throw.
+        try (Client client = Etcd.client(ETCD.cluster());
+             EtcdSession session = EtcdSession.open(client, Etcd.ttl(30))) {
+            LockService lock = session.newLock(prefix);
+            lock.lock();
+            client.getLeaseClient().revoke(session.leaseId()).get(5, SECONDS);
+            assertThrows(LockLostException.class, lock::unlock);
+            lock.done().toCompletableFuture().get(1, SECONDS);
+        }
+    }
+
+    @Test
+    void closeRevokesALeaseThatOnlyThisProcessBelievesLost() throws Exception {
+        String prefix = uniquePrefix("local-loss-revoke");
+        // Renewals reach etcd and are applied; their answers never come back: the session declares
+        // its lease lost after the TTL while etcd keeps it alive, with its key.
+        try (DelayingInterceptor renewals = new DelayingInterceptor("LeaseKeepAlive");
+             Client client = Client.builder().endpoints(ETCD.cluster().endpoints().toArray(String[]::new))
+                     .interceptor(renewals).build();
+             Client observer = Etcd.client(ETCD.cluster())) {
+            LockService lock = EtcdProvider.newLock(client, prefix,
+                    EtcdOptions.builder().ttl(Duration.ofSeconds(3)).requestTimeout(Duration.ofSeconds(2)).build());
+            Grant g = lock.lock();
+            renewals.drop(true);
+            lock.done().toCompletableFuture().get(10, SECONDS);
+            assertEquals(List.of(g.key()), keysUnder(observer, prefix), "etcd still holds the key: the loss is local");
+            long closing = System.nanoTime();
+            lock.close();
+            assertEquals(List.of(), keysUnder(observer, prefix), "close() revoked the lease");
+            System.out.printf("local loss: key gone %d ms after close()%n", (System.nanoTime() - closing) / 1_000_000);
+            long ttl = observer.getLeaseClient().timeToLive(Long.parseLong(g.key().substring(g.key().lastIndexOf('/') + 1), 16),
+                    LeaseOption.DEFAULT).get(5, SECONDS).getTTL();
+            assertEquals(-1, ttl, "the lease is revoked");
+        }
+    }
+
+    @Test
+    void aGrantAnsweredLateIsNoLoss() throws Exception {
+        String prefix = uniquePrefix("slow-grant");
+        // The lease grant is answered 1.5 s after it was applied, of a 2 s TTL: less than one renewal
+        // interval of validity is left when the session opens. It must renew at once, and the first
+        // lock must be granted only with the grant margin of validity, not lost a moment later.
+        try (DelayingInterceptor grants = new DelayingInterceptor("LeaseGrant").delay(1500);
+             Client client = Client.builder().endpoints(ETCD.cluster().endpoints().toArray(String[]::new))
+                     .interceptor(grants).build();
+             EtcdSession session = EtcdSession.open(client, EtcdOptions.builder().ttl(Duration.ofSeconds(2)).build())) {
+            LockService lock = session.newLock(prefix);
+            Grant g = lock.lock(Duration.ofSeconds(5));
+            CompletableFuture<Void> done = lock.done().toCompletableFuture();
+            assertThrows(TimeoutException.class, () -> done.get(2500, MILLISECONDS), "no loss: " + lock.err());
+            assertEquals(g, lock.held().orElseThrow());
+            lock.unlock();
+            assertTrue(session.err().isEmpty());
+        }
+    }
+}
