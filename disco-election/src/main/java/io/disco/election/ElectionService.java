@@ -121,6 +121,11 @@ public interface ElectionService extends AutoCloseable {
      * the backend cannot be reached the exception is thrown and the service still considers itself
      * the leader, so the call can be retried (the lease expiry ends the term in any case).
      *
+     * <p>If the grant was lost before this call (its lease expired or was revoked, or its key was
+     * deleted by anybody else) the loss is thrown, so that an owner that was paused learns that it
+     * had lost.
+     *
+     * @throws LeadershipLostException if the term was lost before this call ended it
      * @throws io.disco.fencing.DiscoException if the backend failed or did not answer in time
      */
     void resign();

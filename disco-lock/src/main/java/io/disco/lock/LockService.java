@@ -18,8 +18,9 @@ import java.util.concurrent.TimeoutException;
  *   <li>One service is one owner. {@link #lock()} while this service already holds the lock returns
  *       the held grant. Starting a second acquisition while one of this service is still waiting
  *       fails with {@link IllegalStateException}: use one service per concurrent owner.</li>
- *   <li>Ownership lives as long as the service's lease. When the lease is lost (expired after a
- *       pause or partition, revoked, or the backend unreachable for longer than its TTL),
+ *   <li>Ownership lives as long as the service's lease and its key. When the lease is lost (expired
+ *       after a pause or partition, revoked, or the backend unreachable for longer than its TTL), or
+ *       the held key is deleted by anybody else,
  *       {@link #done()} completes and {@link #err()} holds a {@link LockLostException}; a pending
  *       acquisition fails with that exception and every later call to acquire fails at once. A
  *       service whose lease is lost is finished: create a new one.</li>
@@ -99,6 +100,11 @@ public interface LockService extends AutoCloseable {
      * reached the exception is thrown and the service still considers itself the holder, so the call
      * can be retried (the lease expiry releases the lock in any case).
      *
+     * <p>If the grant was lost before this call (its lease expired or was revoked, or its key was
+     * deleted by anybody else) the loss is thrown, so that an owner that was paused learns that it
+     * had lost: its writes since the loss may have been rejected, or overtaken by the next owner's.
+     *
+     * @throws LockLostException if the grant held by this service was lost before it was released
      * @throws io.disco.fencing.DiscoException if the backend failed or did not answer in time
      */
     void unlock();

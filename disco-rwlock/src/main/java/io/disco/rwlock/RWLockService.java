@@ -113,6 +113,11 @@ public interface RWLockService extends AutoCloseable {
      * backend cannot be reached the exception is thrown and the service still considers itself the
      * holder, so the call can be retried (the lease expiry releases the grant in any case).
      *
+     * <p>If the grant was lost before this call (its lease expired or was revoked, or its key was
+     * deleted by anybody else) the loss is thrown, so that an owner that was paused learns that it
+     * had lost.
+     *
+     * @throws RWLockLostException if the read grant was lost before it was released
      * @throws IllegalStateException if this service holds a write grant (nothing is released)
      * @throws io.disco.fencing.DiscoException if the backend failed or did not answer in time
      */
@@ -177,6 +182,11 @@ public interface RWLockService extends AutoCloseable {
      * backend cannot be reached the exception is thrown and the service still considers itself the
      * holder, so the call can be retried (the lease expiry releases the grant in any case).
      *
+     * <p>If the grant was lost before this call (its lease expired or was revoked, or its key was
+     * deleted by anybody else) the loss is thrown, so that an owner that was paused learns that it
+     * had lost.
+     *
+     * @throws RWLockLostException if the write grant was lost before it was released
      * @throws IllegalStateException if this service holds a read grant (nothing is released)
      * @throws io.disco.fencing.DiscoException if the backend failed or did not answer in time
      */

@@ -29,9 +29,9 @@ import java.util.concurrent.Executor;
  *       relying on it; default 150 ms. A request (other than a proclamation) that has no answer after
  *       it is sent again, which jetcd's load balancing usually routes to another member, and again
  *       after twice as long, and so on, until one answer arrives or the request timeout passes; the
- *       first answer counts (every such request is safe to apply twice). A watch that has delivered
- *       nothing for it is asked for a progress report, and a watch whose member does not answer that
- *       within it is moved. A member that froze (its TCP connection still up) therefore delays a
+ *       first answer counts (every such request is safe to apply twice). A watch must confirm its
+ *       creation, and answer a progress report when it has been silent (300 ms for a wait, 2 s for
+ *       watches that guard against rare events), within twice this value, or it is moved. A member that froze (its TCP connection still up) therefore delays a
  *       request or a hand-over by a few times this value, not by the request timeout.</li>
  *   <li>{@code grantMargin}: the least lease validity a grant is handed out with; default a third of
  *       the granted TTL. When the session's lease has less validity left at the moment of acquiring
