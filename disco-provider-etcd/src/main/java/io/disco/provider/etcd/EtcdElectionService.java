@@ -111,11 +111,7 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
             return CompletableFuture.failedFuture(new NotLeaderException("election " + prefix + ": " + key
                     + " is not the leader; only the leader can proclaim"));
         }
-        // Sent once: a copy applied late could overwrite a newer proclamation.
-        return session.rpcOnce("proclamation", () -> session.client().getKVClient().txn()
-                        .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(rev)))
-                        .Then(Op.put(ownKey, KeyRange.bytes(value), PutOption.builder().withLeaseId(session.leaseId()).build()))
-                        .commit())
+        return writeValue("proclamation", rev, value)
                 .thenApply((TxnResponse r) -> {
                     if (!r.isSucceeded()) {
                         // Our key is gone (lease expired or revoked, or deleted by hand): the term is over, a loss.
@@ -129,6 +125,17 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
                     replaceHeld(rev, proclaimed);
                     return proclaimed;
                 });
+    }
+
+    /**
+     * Puts {@code value} into the own key while it is the incarnation created at {@code createRevision};
+     * sent once, since a copy applied late could overwrite a newer value.
+     */
+    private CompletableFuture<TxnResponse> writeValue(String what, long createRevision, String value) {
+        return session.rpcOnce(what, () -> session.client().getKVClient().txn()
+                .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(createRevision)))
+                .Then(Op.put(ownKey, KeyRange.bytes(value), PutOption.builder().withLeaseId(session.leaseId()).build()))
+                .commit());
     }
 
     @Override
@@ -215,10 +222,7 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
             if (adopted == null || adopted.equals(KeyRange.bytes(value))) {
                 return CompletableFuture.completedFuture(l);
             }
-            return session.rpcOnce("write of the campaign value", () -> session.client().getKVClient().txn()
-                            .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(myRevision)))
-                            .Then(Op.put(ownKey, KeyRange.bytes(value), PutOption.builder().withLeaseId(session.leaseId()).build()))
-                            .commit())
+            return writeValue("write of the campaign value", myRevision, value)
                     .thenApply((TxnResponse r) -> {
                         if (!r.isSucceeded()) {
                             throw new PredecessorWait.OwnKeyDeletedException(ownKey);

@@ -31,9 +31,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>Otherwise wait ({@link PredecessorWait}) until no key created before the own key is left in
  *       the wait range; then re-read the own key linearizably: if it is gone, the lease was lost and
  *       the attempt fails, it never reports success (rule 2).</li>
- *   <li>{@link #grant} turns the acquisition into the caller's grant, and the service records it
- *       under its monitor.</li>
+ *   <li>{@link #grant} turns the acquisition into the caller's grant, once the lease is valid for at
+ *       least the grant margin, and the service records it under its monitor.</li>
  * </ol>
+ *
+ * From the create Txn's answer until the grant ends, the own key is watched ({@link OwnKeyWatch}):
+ * its deletion by anybody else fails a waiting attempt at once and ends a held grant as a loss of
+ * the service ({@link EtcdService#heldKeyDeleted}).
  *
  * Every way of giving up (timeout, interruption, cancellation of {@link #result}, failure, loss)
  * deletes the own key, guarded by {@code CreateRevision == myRev}, retrying in the background until
