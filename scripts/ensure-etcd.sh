@@ -1,6 +1,8 @@
 # Sourced by ./demo, ./test and ./bench: makes sure the etcd binaries they need are there.
 #
 # ensure_etcd WHO BINARY:PACKAGE...
+#   BINARY is a command name, or an absolute path that the package installs (for packages without
+#   a command, such as Go sources).
 #   For each missing binary (unless DISCO_ETCD_ENDPOINTS or DISCO_ETCD_BINARY points elsewhere),
 #   installs its Debian package when running as root with apt-get; otherwise says how to install it
 #   and returns 1.
@@ -13,7 +15,11 @@ ensure_etcd() {
     if [ "$bin" = etcd ] && { [ -n "${DISCO_ETCD_ENDPOINTS:-}" ] || [ -n "${DISCO_ETCD_BINARY:-}" ]; }; then
       continue
     fi
-    command -v "$bin" >/dev/null 2>&1 || missing+=("$pkg")
+    if [ "${bin#/}" != "$bin" ]; then
+      [ -e "$bin" ] || missing+=("$pkg")
+    else
+      command -v "$bin" >/dev/null 2>&1 || missing+=("$pkg")
+    fi
   done
   [ ${#missing[@]} -eq 0 ] && return 0
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

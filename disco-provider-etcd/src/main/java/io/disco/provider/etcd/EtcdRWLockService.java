@@ -31,9 +31,20 @@ import java.util.function.UnaryOperator;
  * <ul>
  *   <li>a reader's key: {@code <prefix>/read/<lease id in hex>}; a writer's key:
  *       {@code <prefix>/write/<lease id in hex>}; both leased, one per (session, prefix) and mode;</li>
- *   <li>the phase marker {@code <prefix>/phase}: not leased, not a holder's key; it sorts before
- *       {@code <prefix>/read/}, so it lies outside every wait range.</li>
+ *   <li>the phase marker {@code disco-rwlock-phase:<prefix>}: not leased, not a holder's key. It
+ *       lies outside {@code <prefix>/}, because etcd's Go {@code recipes.RWMutex} writer (and the Go
+ *       disco writer) waits for every key under {@code <prefix>/} created before its own, and a
+ *       marker there, which no Go program deletes, would block it for ever; and outside every range
+ *       {@code <name>/} of a reasonable lock name (the namespace {@code disco-rwlock-phase:} is
+ *       nobody's lock name), so that no Mutex, Election or RWMutex of any name waits on it.</li>
  * </ul>
+ *
+ * <h2>Go recipes on the same name</h2>
+ * etcd's Go {@code recipes.RWMutex} names its keys {@code <prefix>/read/<nanos>} and
+ * {@code <prefix>/write/<nanos>} (a timestamp, not the lease id) and waits on the same ranges, by
+ * CreateRevision: readers on {@code <prefix>/write/}, writers on all of {@code <prefix>/}. So Java
+ * and Go owners exclude each other and keep one queue order. A Go writer does not touch the phase
+ * marker: it carries no token of its own, and Java readers on both sides of it share one token.
  *
  * <h2>Admission</h2>
  * A reader is admitted when no writer key created before its own is left ({@code <prefix>/write/});
@@ -94,9 +105,12 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
         return register(new EtcdRWLockService(session, prefix, ownsSession));
     }
 
+    /** Where the phase markers live: outside the range of every reasonable lock name. */
+    static final String PHASE_NAMESPACE = "disco-rwlock-phase:";
+
     /** The non-leased phase marker of the read/write lock {@code prefix}; not a holder's key. */
     static String phaseKey(String prefix) {
-        return prefix + "/phase";
+        return PHASE_NAMESPACE + prefix;
     }
 
     // ---------------------------------------------------------------- RWLockService

@@ -233,8 +233,9 @@ public final class EtcdSession implements AutoCloseable {
      * Creates a read/write lock service on this session, with the algorithm of etcd's Go
      * {@code recipes.RWMutex}: a reader's key is {@code <prefix>/read/<lease id in hex>}, a writer's
      * {@code <prefix>/write/<lease id in hex>}; a reader waits for the last writer that asked before
-     * it, a writer for the last owner of either kind. A non-leased marker {@code <prefix>/phase} gives
-     * the readers of one read phase their shared fencing token.
+     * it, a writer for the last owner of either kind. A non-leased marker
+     * {@code disco-rwlock-phase:<prefix>}, outside {@code <prefix>/}, gives the readers of one read
+     * phase their shared fencing token.
      *
      * @param prefix the read/write lock's name, for example {@code /rwlocks/my-resource}; not blank
      * @return a new read/write lock service; closing it does not close this session

@@ -41,9 +41,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The read/write lock against one real etcd member.
  *
  * <p>"No key left behind" is asserted precisely: the keys under {@code <prefix>/} are exactly the
- * current holders' keys ({@code <prefix>/read/<lease>}, {@code <prefix>/write/<lease>}) plus, at most,
- * the phase marker {@code <prefix>/phase}, which is not leased, belongs to no owner and blocks nobody
- * (it lies outside every wait range).
+ * current holders' keys ({@code <prefix>/read/<lease>}, {@code <prefix>/write/<lease>}): the phase
+ * marker lies outside {@code <prefix>/}, where no Go recipe waits on it.
  */
 class RWLockTest {
 
@@ -654,19 +653,17 @@ class RWLockTest {
         return prefix + "/write/" + EtcdSession.hex(s.leaseId());
     }
 
-    /** The keys of owners (holders and waiters) under {@code prefix}: every key except the phase marker. */
+    /** The keys of owners (holders and waiters) under {@code prefix}: every key there. */
     static List<String> ownerKeys(String prefix) throws Exception {
-        List<String> keys = new ArrayList<>(keysUnder(ETCD.client(), prefix));
-        keys.remove(EtcdRWLockService.phaseKey(prefix));
-        return keys;
+        return keysUnder(ETCD.client(), prefix);
     }
 
-    /** Exactly {@code holders} are left under {@code prefix}, besides (at most) the phase marker. */
+    /** Exactly {@code holders} are left under {@code prefix}. */
     static void assertOnlyHolders(String prefix, String... holders) throws Exception {
         List<String> expected = new ArrayList<>(List.of(holders));
         Collections.sort(expected);
         List<String> keys = ownerKeys(prefix);
-        assertEquals(expected, keys, "keys under " + prefix + "/ other than the phase marker");
+        assertEquals(expected, keys, "keys under " + prefix + "/");
         for (String k : keys) {
             assertTrue(k.startsWith(prefix + "/read/") || k.startsWith(prefix + "/write/"), k);
         }
