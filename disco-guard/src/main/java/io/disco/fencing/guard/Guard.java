@@ -2,8 +2,18 @@ package io.disco.fencing.guard;
 
 import io.disco.fencing.FencingToken;
 import io.disco.fencing.TokenStaleException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The server-side fencing check: a high-water mark of the greatest token a resource has accepted,
@@ -16,59 +26,103 @@ import java.util.concurrent.atomic.AtomicLong;
  * token, pass alike. Each check is atomic (linearizable): once a check has accepted {@code t}, no
  * check that starts afterwards accepts a token lower than {@code t}.
  *
- * <p>The mark lives in memory, in one {@link AtomicLong} advanced by a compare-and-set loop: no
- * locks, and a token equal to the mark (the common case: the same owner writing again) is
- * accepted on a plain read without writing the shared cache line. All methods are thread-safe.
+ * <p>A token equal to the mark (the common case: the same owner writing again) is accepted on a
+ * plain read of one {@link AtomicLong}, without a lock and without writing shared memory; only a
+ * token that raises the mark (once per new owner) takes the guard's lock, to persist the new mark
+ * first when the guard has a {@link GuardStore}. All methods are thread-safe.
  *
- * <p>Two duties stay with the resource:
+ * <h2>Check or admission</h2>
+ * {@link #check} only compares: a request checked with token {@code t} may still be running when a
+ * newer owner's request with {@code t' > t} is checked and finishes, and then the older request
+ * writes after the newer one. {@link #admit} (and {@link #run}, {@link #call}) closes that gap: it
+ * orders execution, not only arrival. The guarantee: <b>every action admitted with token {@code t}
+ * completes (its {@link Admission} is closed) before any action admitted with a higher token
+ * starts.</b>
  * <ul>
- *   <li>One guard per guarded resource: every path that reaches the resource must go through the
- *       same instance (a singleton per resource, shared by the HTTP filter, the gRPC interceptor and
- *       any direct caller). Two guards for one resource each keep their own mark and let a stale
- *       owner through the other.</li>
- *   <li>Durability: the mark is lost with the process. A resource that must keep rejecting stale
- *       owners across a restart persists the mark (for example next to the data it protects) and
- *       seeds the new guard with {@link #withInitialToken(FencingToken)}.</li>
+ *   <li>As soon as a higher token is seen (admitted, waiting or checked), lower tokens are rejected
+ *       at once with {@link TokenStaleException}, as by {@link #check}.</li>
+ *   <li>A higher token's admission waits until every admission with a lower token has been closed;
+ *       equal tokens (one owner's parallel requests, the readers of one read phase) run together,
+ *       and admitting a token equal to the running ones takes no lock.</li>
+ *   <li>The wait is bounded by the drain timeout ({@link Builder#drainTimeout}, default
+ *       {@value #DEFAULT_DRAIN_TIMEOUT_SECONDS} s): when it passes, the admission fails with
+ *       {@link DrainTimeoutException} and nothing of it runs. That is safe: the newer token stays
+ *       the mark, so nothing older is admitted any more, and the client retries.</li>
  * </ul>
+ * An action that outlives the drain timeout (a slow disk, a stuck downstream call) still runs to
+ * its end, and holds newer owners back meanwhile: bound the resource's own actions below the drain
+ * timeout, or compare the token where the resource writes (a conditional update in the database).
  *
- * <p>The guard orders admissions; it does not make the request's own work atomic with the check.
- * A resource whose writes from different owners may overlap in time should also compare the
- * token where it writes (for example a conditional update in the database).
+ * <h2>Restarts and keys</h2>
+ * Built with a {@link GuardStore} ({@link Builder#store}), the guard loads its mark at start and
+ * persists every higher mark before it accepts it, so a restarted resource keeps rejecting the
+ * tokens it rejected before (a failed write to the store refuses the request with
+ * {@link UncheckedIOException} and leaves the mark unchanged). A resource with no state of its own
+ * can instead start from etcd's current revision ({@link Builder#initialToken}): every token issued
+ * before the restart is then rejected, and current owners acquire again. The mark is one per
+ * guard; a resource that serves many independently locked things uses a {@link KeyedGuard}, one
+ * mark per key, since a token of one lock name says nothing about another.
+ *
+ * <p>One duty stays with the resource: one guard per guarded resource. Every path that reaches the
+ * resource must go through the same instance (shared by the HTTP filter, the gRPC interceptor and
+ * any direct caller); two guards for one resource each keep their own mark and let a stale owner
+ * through the other.
  */
 public final class Guard {
 
+    /** The default drain timeout, in seconds. */
+    public static final long DEFAULT_DRAIN_TIMEOUT_SECONDS = 5;
+
+    /** The key under which a single (not keyed) guard's mark is persisted in its store. */
+    static final String SINGLE_KEY = "";
+
     /** The high-water mark; 0 while no token has been accepted (tokens are at least 1). */
     private final AtomicLong mark;
+    private final Duration drainTimeout;
+    private final GuardStore store;
+    private final String key;
+    /** Taken to raise the mark, to start a new token's epoch, and to wait for one. */
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    /**
+     * The token whose admissions may run now, with their count. Every open admission has this
+     * epoch's token: a higher token starts a new epoch only once this one's count is zero, and a
+     * lower token is stale. Replaced under {@link #lock}.
+     */
+    private volatile Epoch epoch = new Epoch(0);
 
-    private Guard(long initial) {
+    Guard(String key, long initial, Duration drainTimeout, GuardStore store) {
+        this.key = key;
         this.mark = new AtomicLong(initial);
+        this.drainTimeout = drainTimeout;
+        this.store = store;
     }
 
     /**
-     * A guard that has accepted nothing yet: it accepts any token first.
+     * A guard that has accepted nothing yet: it accepts any token first. In memory, with the default
+     * drain timeout.
      *
      * @return a new guard
      */
     public static Guard create() {
-        return new Guard(0);
+        return builder().build();
     }
 
     /**
      * A guard whose mark starts at {@code token}, as if it had already accepted it: it accepts
-     * {@code token} and anything greater, and rejects anything lower. Use it to restore a
-     * persisted mark after a restart.
+     * {@code token} and anything greater, and rejects anything lower.
      *
-     * @param token the highest token accepted before the restart
+     * @param token the lowest token to accept, for example the highest one accepted before a restart
      * @return a new guard
      */
     public static Guard withInitialToken(FencingToken token) {
-        return new Guard(token.value());
+        return builder().initialToken(token).build();
     }
 
     /**
      * The same as {@link #withInitialToken(FencingToken) withInitialToken(FencingToken.of(value))}.
      *
-     * @param value the highest token value accepted before the restart, at least 1
+     * @param value the lowest token value to accept, at least 1
      * @return a new guard
      * @throws IllegalArgumentException if {@code value < 1}
      */
@@ -77,28 +131,161 @@ public final class Guard {
     }
 
     /**
+     * A builder for a guard or a keyed guard with an initial token, a drain timeout or a store.
+     *
+     * @return a new builder with the defaults: nothing accepted, {@value #DEFAULT_DRAIN_TIMEOUT_SECONDS}
+     *     s drain timeout, in memory
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return how long a newer token's admission waits for actions with older tokens */
+    public Duration drainTimeout() {
+        return drainTimeout;
+    }
+
+    /**
      * Accepts {@code token} if it is at least the mark, advancing the mark to it; rejects it,
-     * leaving the mark unchanged, if it is lower.
+     * leaving the mark unchanged, if it is lower. Does not wait for admitted actions.
      *
      * @param token the token the request carries
      * @return {@code token}, once accepted
      * @throws TokenStaleException if {@code token} is lower than the mark; it carries both the
      *     token and the mark it lost to
+     * @throws UncheckedIOException if the token raises the mark and the store could not persist it
      */
     public FencingToken check(FencingToken token) {
         long t = token.value();
         long m = mark.get();
-        while (t > m) {
-            long witness = mark.compareAndExchange(m, t);
-            if (witness == m) {
-                return token;
-            }
-            m = witness;
-        }
         if (t == m) {
             return token;
         }
-        throw new TokenStaleException(token, FencingToken.of(m));
+        if (t < m) {
+            throw new TokenStaleException(token, FencingToken.of(m));
+        }
+        lock.lock();
+        try {
+            raiseLocked(token);
+        } finally {
+            lock.unlock();
+        }
+        return token;
+    }
+
+    /**
+     * Admits an action with {@code token}, in token order (see the class description): rejects it
+     * if a higher token has been seen, else waits (at most the drain timeout) until every admission
+     * with a lower token is closed. The action runs between this call and {@link Admission#close()};
+     * close it when the action has completed, including on failure (try-with-resources).
+     *
+     * @param token the token the request carries
+     * @return the open admission
+     * @throws TokenStaleException if a higher token has been seen, before or while waiting
+     * @throws DrainTimeoutException if older admissions were still open after the drain timeout
+     * @throws UncheckedIOException if the token raises the mark and the store could not persist it
+     * @throws InterruptedException if the thread was interrupted while waiting (nothing was admitted)
+     */
+    public Admission admit(FencingToken token) throws InterruptedException {
+        long t = token.value();
+        Epoch e = epoch;
+        if (e.token == t) {
+            // Joining the running token: count in first, then look at the mark. A higher token raises
+            // the mark first and then looks at the count, so one of the two sees the other.
+            e.running.incrementAndGet();
+            long m = mark.get();
+            if (m == t) {
+                return new Admission(token, e);
+            }
+            e.leave();
+            throw new TokenStaleException(token, FencingToken.of(m));
+        }
+        return admitSlowly(token);
+    }
+
+    private Admission admitSlowly(FencingToken token) throws InterruptedException {
+        long t = token.value();
+        long deadline = System.nanoTime() + drainTimeout.toNanos();
+        lock.lockInterruptibly();
+        try {
+            raiseLocked(token);
+            while (true) {
+                long m = mark.get();
+                if (t < m) {
+                    throw new TokenStaleException(token, FencingToken.of(m));
+                }
+                Epoch e = epoch;
+                if (e.token == t) {
+                    e.running.incrementAndGet();
+                    return new Admission(token, e);
+                }
+                if (e.running.get() == 0) {
+                    Epoch next = new Epoch(t);
+                    next.running.set(1);
+                    epoch = next;
+                    return new Admission(token, next);
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new DrainTimeoutException(token, drainTimeout);
+                }
+                changed.awaitNanos(left);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Under {@link #lock}: rejects a stale token, or persists and then accepts a higher one. */
+    private void raiseLocked(FencingToken token) {
+        long t = token.value();
+        long m = mark.get();
+        if (t < m) {
+            throw new TokenStaleException(token, FencingToken.of(m));
+        }
+        if (t > m) {
+            if (store != null) {
+                try {
+                    store.persist(key, token);
+                } catch (IOException e) {
+                    throw new UncheckedIOException("could not persist the fencing mark " + t + " for key '"
+                            + key + "'; the request is refused", e);
+                }
+            }
+            mark.set(t);
+            changed.signalAll(); // waiting lower tokens are stale now
+        }
+    }
+
+    /**
+     * Runs {@code action} admitted with {@code token} ({@link #admit}), closing the admission when it
+     * completes or throws.
+     *
+     * @param token the token the request carries
+     * @param action what the request does to the resource
+     * @throws TokenStaleException if a higher token has been seen
+     * @throws DrainTimeoutException if older admissions were still open after the drain timeout
+     * @throws InterruptedException if interrupted while waiting for admission
+     */
+    public void run(FencingToken token, Runnable action) throws InterruptedException {
+        try (Admission ignored = admit(token)) {
+            action.run();
+        }
+    }
+
+    /**
+     * Like {@link #run}, for an action with a result.
+     *
+     * @param token the token the request carries
+     * @param action what the request does to the resource
+     * @param <T> the result type
+     * @return the action's result
+     * @throws Exception what the action throws, or what {@link #admit} throws
+     */
+    public <T> T call(FencingToken token, Callable<T> action) throws Exception {
+        try (Admission ignored = admit(token)) {
+            return action.call();
+        }
     }
 
     /**
@@ -115,5 +302,152 @@ public final class Guard {
     @Override
     public String toString() {
         return "Guard[highWater=" + mark.get() + "]";
+    }
+
+    /** The admissions of one token. */
+    private final class Epoch {
+        final long token;
+        final AtomicLong running = new AtomicLong();
+
+        Epoch(long token) {
+            this.token = token;
+        }
+
+        void leave() {
+            // Count out first, then look at the mark: a waiter raised the mark before it looked at the count.
+            if (running.decrementAndGet() == 0 && mark.get() > token) {
+                lock.lock();
+                try {
+                    changed.signalAll();
+                } finally {
+                    lock.unlock();
+                }
+            }
+        }
+    }
+
+    /** An admitted action in progress; {@link #close()} ends it (idempotent, any thread). */
+    public final class Admission implements AutoCloseable {
+        private static final VarHandle OPEN;
+
+        static {
+            try {
+                OPEN = MethodHandles.lookup().findVarHandle(Admission.class, "open", boolean.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        private final FencingToken token;
+        private final Epoch epoch;
+        @SuppressWarnings("unused") // through OPEN
+        private volatile boolean open = true;
+
+        private Admission(FencingToken token, Epoch epoch) {
+            this.token = token;
+            this.epoch = epoch;
+        }
+
+        /** @return the token this action was admitted with */
+        public FencingToken token() {
+            return token;
+        }
+
+        /**
+         * Ends the action. When the last open admission of its token ends, a waiting higher token
+         * starts. Closing again does nothing.
+         */
+        @Override
+        public void close() {
+            if (OPEN.compareAndSet(this, true, false)) {
+                epoch.leave();
+            }
+        }
+    }
+
+    /**
+     * Builds a {@link Guard}, or a {@link KeyedGuard} whose every key's guard has these settings.
+     * Not thread-safe; each build returns a new, independent guard.
+     */
+    public static final class Builder {
+        private long initial;
+        private Duration drainTimeout = Duration.ofSeconds(DEFAULT_DRAIN_TIMEOUT_SECONDS);
+        private GuardStore store;
+
+        private Builder() {
+        }
+
+        /**
+         * The lowest token to accept: the mark starts at {@code token} (or at the stored mark, if that
+         * is higher). Seeding with etcd's current revision at start rejects every token issued before.
+         *
+         * @param token the initial mark
+         * @return this builder
+         */
+        public Builder initialToken(FencingToken token) {
+            this.initial = Objects.requireNonNull(token, "token").value();
+            return this;
+        }
+
+        /**
+         * How long a newer token's admission waits for actions admitted with older tokens.
+         *
+         * @param drainTimeout positive
+         * @return this builder
+         * @throws IllegalArgumentException if {@code drainTimeout} is null, zero or negative
+         */
+        public Builder drainTimeout(Duration drainTimeout) {
+            if (drainTimeout == null || drainTimeout.isZero() || drainTimeout.isNegative()) {
+                throw new IllegalArgumentException("drainTimeout must be positive, got " + drainTimeout);
+            }
+            this.drainTimeout = drainTimeout;
+            return this;
+        }
+
+        /**
+         * Where the mark survives restarts: loaded when the guard is built, written before each
+         * higher mark is accepted. Without a store the mark lives in memory only.
+         *
+         * @param store the store; one guard (or keyed guard) per store
+         * @return this builder
+         */
+        public Builder store(GuardStore store) {
+            this.store = Objects.requireNonNull(store, "store");
+            return this;
+        }
+
+        /**
+         * @return a new guard
+         * @throws UncheckedIOException if the store could not be read
+         */
+        public Guard build() {
+            return new Guard(SINGLE_KEY, initialFor(load(), SINGLE_KEY), drainTimeout, store);
+        }
+
+        /**
+         * @return a new keyed guard: one mark per key, each starting from its stored mark or the
+         *     initial token
+         * @throws UncheckedIOException if the store could not be read
+         */
+        public KeyedGuard buildKeyed() {
+            Map<String, FencingToken> loaded = load();
+            return new KeyedGuard(k -> new Guard(k, initialFor(loaded, k), drainTimeout, store));
+        }
+
+        private Map<String, FencingToken> load() {
+            if (store == null) {
+                return Map.of();
+            }
+            try {
+                return Map.copyOf(store.load());
+            } catch (IOException e) {
+                throw new UncheckedIOException("could not load the fencing marks from " + store, e);
+            }
+        }
+
+        private long initialFor(Map<String, FencingToken> loaded, String key) {
+            FencingToken stored = loaded.get(key);
+            return stored == null ? initial : Math.max(initial, stored.value());
+        }
     }
 }
