@@ -1,6 +1,5 @@
 package io.disco.fencing.guard;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -24,10 +23,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.ServerCalls;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -55,23 +51,7 @@ class GuardServerInterceptorGrpcTest {
 
     private static final String PLAIN = "a fencing token is a plain decimal number";
 
-    private static final MethodDescriptor.Marshaller<String> TEXT = new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(String value) {
-            return new ByteArrayInputStream(value.getBytes(UTF_8));
-        }
-
-        @Override
-        public String parse(InputStream stream) {
-            try {
-                return new String(stream.readAllBytes(), UTF_8);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-    };
-
-    private static final String SERVICE = "disco.test.Resource";
+    private static final String SERVICE = TextRpc.SERVICE;
     private static final MethodDescriptor<String, String> WRITE = method(MethodDescriptor.MethodType.UNARY, "Write");
     private static final MethodDescriptor<String, String> READ =
             method(MethodDescriptor.MethodType.SERVER_STREAMING, "Read");
@@ -82,12 +62,7 @@ class GuardServerInterceptorGrpcTest {
     private static final AtomicInteger handlerCalls = new AtomicInteger();
 
     private static MethodDescriptor<String, String> method(MethodDescriptor.MethodType type, String name) {
-        return MethodDescriptor.<String, String>newBuilder()
-                .setType(type)
-                .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE, name))
-                .setRequestMarshaller(TEXT)
-                .setResponseMarshaller(TEXT)
-                .build();
+        return TextRpc.method(type, name);
     }
 
     @BeforeAll
