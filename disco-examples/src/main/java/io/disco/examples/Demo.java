@@ -6,6 +6,7 @@ import io.disco.examples.lock.db.DbExample;
 import io.disco.examples.lock.grpc.client.GrpcClientExample;
 import io.disco.examples.lock.grpc.resource.GrpcResource;
 import io.disco.examples.lock.http.client.HttpClientExample;
+import io.disco.examples.lock.http.client.SlowZombieExample;
 import io.disco.examples.lock.http.resource.HttpResource;
 import io.disco.examples.rwlock.basic.RWLockExample;
 import io.disco.testing.EtcdCluster;
@@ -59,6 +60,8 @@ public final class Demo {
                 scenario(verdicts, HttpResource.SCENARIO, () -> HttpResource.selfCheck(http.uri()));
                 scenario(verdicts, HttpClientExample.SCENARIO,
                         () -> HttpClientExample.run(endpoints, http.uri(), ns + "/lock/http", ttl).verdict());
+                scenario(verdicts, SlowZombieExample.SCENARIO,
+                        () -> SlowZombieExample.run(endpoints, http.uri(), ns + "/lock/http-slow", ttl));
                 scenario(verdicts, GrpcResource.SCENARIO, () -> GrpcResource.selfCheck(grpc.port()));
                 scenario(verdicts, GrpcClientExample.SCENARIO, () -> GrpcClientExample.run(endpoints, "127.0.0.1",
                         grpc.port(), ns + "/lock/grpc", ttl).verdict());

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.examples.Verdict;
 import io.disco.examples.lock.http.client.HttpClientExample;
+import io.disco.examples.lock.http.client.SlowZombieExample;
 import io.disco.examples.lock.http.resource.HttpResource;
 import io.disco.fencing.FencingHttp;
 import io.disco.testing.EtcdExtension;
@@ -42,6 +43,17 @@ class HttpExampleTest {
             assertEquals(200, status.statusCode());
             assertEquals("{\"highWater\":" + o.tokenB().value() + ",\"writes\":2,\"data\":\"written by B\"}",
                     status.body().strip());
+        }
+    }
+
+    @Test
+    void aZombiesWriteStillBeingHandledCompletesBeforeTheNewOwnersAndTheNewOwnersDataStands() throws Exception {
+        try (HttpResource resource = HttpResource.start(0)) {
+            Verdict v = SlowZombieExample.run(ETCD.cluster().endpoints(), resource.uri(), "/test/examples/http-slow",
+                    Duration.ofSeconds(2));
+            assertTrue(v.ok(), v.line());
+            assertEquals("VERDICT lock/http/slow-zombie: in-flight zombie write completed before B's, B's data"
+                    + " stands, next zombie write rejected (409) — OK", v.line());
         }
     }
 

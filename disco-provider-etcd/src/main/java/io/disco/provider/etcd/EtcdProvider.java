@@ -1,9 +1,19 @@
 package io.disco.provider.etcd;
 
 import io.disco.election.ElectionService;
+import io.disco.fencing.DiscoException;
+import io.disco.fencing.FencingToken;
 import io.disco.lock.LockService;
 import io.disco.rwlock.RWLockService;
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.options.GetOption;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Entry point for services that own their session, like the Go library's {@code etcd.NewLock}, {@code etcd.NewRWLock} and {@code etcd.NewElection}:
@@ -112,6 +122,43 @@ public final class EtcdProvider {
         } catch (RuntimeException e) {
             session.close();
             throw e;
+        }
+    }
+
+    /**
+     * etcd's current revision, read linearizably: the initial token for a guard of a resource that
+     * keeps no mark of its own across restarts ({@code Guard.builder().initialToken(...)}). Every
+     * fencing token this library hands out is the revision of a write to etcd, so a guard seeded with
+     * the current revision rejects every token of an owner whose grant has since ended (its end was a
+     * later write) and accepts every grant made from now on. The price: owners that still hold a grant
+     * from before may be rejected too (a lock or leadership acquired before the last write, a reader
+     * joining a read phase that began before), and acquire again.
+     *
+     * @param client the caller's jetcd client, connected to the cluster that issues the tokens
+     * @param timeout how long to wait for etcd's answer
+     * @return the current revision, as a token
+     * @throws DiscoException if etcd did not answer within {@code timeout}, or failed
+     * @throws IllegalArgumentException if {@code timeout} is not positive
+     */
+    public static FencingToken currentRevision(Client client, Duration timeout) {
+        Objects.requireNonNull(client, "client");
+        if (timeout == null || timeout.isZero() || timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+        }
+        ByteSequence anyKey = ByteSequence.from("disco-revision-probe", StandardCharsets.UTF_8);
+        try {
+            long revision = client.getKVClient().get(anyKey, GetOption.builder().withCountOnly(true).build())
+                    .get(timeout.toNanos(), TimeUnit.NANOSECONDS).getHeader().getRevision();
+            return FencingToken.of(revision);
+        } catch (TimeoutException e) {
+            throw new DiscoException("etcd could not be reached: no answer to a read of the current revision within "
+                    + timeout.toMillis() + " ms", e);
+        } catch (ExecutionException e) {
+            throw new DiscoException("etcd failed to answer a read of the current revision: " + e.getCause(),
+                    e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new DiscoException("interrupted while reading etcd's current revision", e);
         }
     }
 }

@@ -9,6 +9,9 @@ import io.disco.fencing.FencingHttp;
 import io.disco.fencing.FencingToken;
 import io.disco.fencing.guard.Guard;
 import io.disco.fencing.guard.GuardFilter;
+import io.disco.fencing.guard.GuardStore;
+import io.disco.provider.etcd.EtcdProvider;
+import io.etcd.jetcd.Client;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -23,6 +26,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -46,8 +50,15 @@ import org.eclipse.jetty.server.ServerConnector;
  *       as JSON.</li>
  * </ul>
  * It listens on loopback only. Every request to {@code /write} is logged with its token and answer.
+ * The guard admits writes in token order: a zombie's write still being handled (a slow body) when a
+ * newer owner's arrives completes first, and the newer one waits for it (at most the guard's drain
+ * timeout; after it, 503).
  *
- * <p>Run: {@code java ... io.disco.examples.lock.http.resource.HttpResource [--port 8080]}
+ * <p>Run: {@code java ... io.disco.examples.lock.http.resource.HttpResource [--port 8080]
+ * [--state-file PATH | --fence-from-etcd] [--endpoints host:port]}. With {@code --state-file} the
+ * mark is kept in that file and survives a restart (even {@code kill -9}); with
+ * {@code --fence-from-etcd} the mark starts at etcd's current revision, so every token issued
+ * before the start is rejected.
  */
 public final class HttpResource implements AutoCloseable {
 
@@ -66,7 +77,6 @@ public final class HttpResource implements AutoCloseable {
     private static final class Data {
         private String value = "";
         private long writes;
-        private long lastToken;
     }
 
     private HttpResource(Server server, Guard guard, int port) {
@@ -82,10 +92,33 @@ public final class HttpResource implements AutoCloseable {
      * @throws Exception if the server cannot start
      */
     public static void main(String[] args) throws Exception {
-        Cli cli = Cli.parse(args, DEFAULT_PORT);
-        HttpResource resource = start(cli.port());
-        new Say(SCENARIO).step("listening on %s: POST /write (guarded by %s), GET /status", resource.uri(),
-                FencingHttp.HEADER);
+        List<String> rest = new ArrayList<>(List.of(args));
+        Path stateFile = null;
+        int i = rest.indexOf("--state-file");
+        if (i >= 0) {
+            if (i + 1 >= rest.size()) {
+                throw new IllegalArgumentException("--state-file needs a path");
+            }
+            stateFile = Path.of(rest.remove(i + 1));
+            rest.remove(i);
+        }
+        boolean fromEtcd = rest.remove("--fence-from-etcd");
+        Cli cli = Cli.parse(rest.toArray(String[]::new), DEFAULT_PORT);
+        Guard.Builder guard = Guard.builder();
+        Say say = new Say(SCENARIO);
+        if (stateFile != null) {
+            guard.store(GuardStore.file(stateFile));
+        }
+        if (fromEtcd) {
+            try (Client client = Cli.etcdClient(cli.endpoints())) {
+                FencingToken revision = EtcdProvider.currentRevision(client, Duration.ofSeconds(10));
+                say.step("fencing from etcd's current revision %s: every older token is rejected", revision);
+                guard.initialToken(revision);
+            }
+        }
+        HttpResource resource = start(cli.port(), guard.build());
+        say.step("listening on %s: POST /write (guarded by %s), GET /status; mark %s", resource.uri(),
+                FencingHttp.HEADER, resource.guard().highWater().map(Object::toString).orElse("empty"));
         Runtime.getRuntime().addShutdownHook(new Thread(resource::close, "http-resource-stop"));
         resource.server.join();
     }
@@ -98,8 +131,19 @@ public final class HttpResource implements AutoCloseable {
      * @throws Exception if Jetty cannot start
      */
     public static HttpResource start(int port) throws Exception {
+        return start(port, Guard.create());
+    }
+
+    /**
+     * Starts the resource on loopback with the given guard (for example one with a store).
+     *
+     * @param port the port, 0 for any free port
+     * @param guard the guard of {@code POST /write}
+     * @return the running resource; close it to stop it
+     * @throws Exception if Jetty cannot start
+     */
+    public static HttpResource start(int port, Guard guard) throws Exception {
         Say say = new Say(SCENARIO);
-        Guard guard = Guard.create();
         Data data = new Data();
 
         Server server = new Server();
@@ -238,18 +282,12 @@ public final class HttpResource implements AutoCloseable {
         @Override
         protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws IOException {
             FencingToken token = (FencingToken) req.getAttribute(GuardFilter.TOKEN_ATTRIBUTE);
+            // The filter's admission lasts until this response is complete, so reading a slow body and
+            // applying it happen before any write with a higher token starts: no check needed here.
             byte[] body = req.getInputStream().readNBytes(MAX_BODY);
             resp.setContentType("text/plain; charset=utf-8");
             synchronized (data) {
-                // The guard has accepted the token, but a newer write may have overtaken this one
-                // between the filter and here: apply writes in token order only.
-                if (token.value() < data.lastToken) {
-                    resp.setStatus(HttpServletResponse.SC_CONFLICT);
-                    resp.getWriter().println("stale fencing token " + token + ": " + data.lastToken + " already wrote");
-                    return;
-                }
                 data.value = new String(body, UTF_8);
-                data.lastToken = token.value();
                 data.writes++;
             }
             resp.getWriter().println("accepted token " + token);
