@@ -1,6 +1,7 @@
 package io.disco.benchmarks;
 
 import io.disco.fencing.FencingToken;
+import io.disco.fencing.TokenStaleException;
 import io.disco.fencing.guard.Guard;
 import java.util.concurrent.atomic.AtomicLong;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -9,28 +10,55 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * Guard checks against a plain read of an {@link AtomicLong}. Both share one instance between all
- * benchmark threads ({@link Scope#Benchmark}), as a guard is shared by every request thread of a
- * resource. The guard sees the token equal to its mark on every call: the common case of one owner
- * writing again, accepted on a plain read. Run by {@link Bench} with 1 and 2 threads.
+ * Guard checks and admissions against a plain read of an {@link AtomicLong}. All share one instance
+ * between all benchmark threads ({@link Scope#Benchmark}), as a guard is shared by every request
+ * thread of a resource. {@code guardCheckEqualToken} and {@code guardAdmitEqualToken} see the token
+ * equal to the mark on every call: the common case of one owner writing again.
+ * {@code guardAdmitAdvancing} draws its token from a shared counter, a new token every 1,000
+ * requests, so that a new owner takes over while the previous one's requests are still in flight
+ * (those that arrive late are rejected as stale, and counted as done). Run by {@link Bench}.
  */
 @State(Scope.Benchmark)
 public class GuardBenchmark {
 
+    /** Requests per token in {@link #guardAdmitAdvancing}. */
+    static final long REQUESTS_PER_TOKEN = 1000;
+
     private Guard guard;
+    private Guard advancing;
     private FencingToken token;
     private AtomicLong plain;
+    private AtomicLong requests;
 
     @Setup
     public void setup() {
         token = FencingToken.of(42);
         guard = Guard.withInitialToken(token);
+        advancing = Guard.create();
         plain = new AtomicLong(42);
+        requests = new AtomicLong();
     }
 
     @Benchmark
     public FencingToken guardCheckEqualToken() {
         return guard.check(token);
+    }
+
+    @Benchmark
+    public FencingToken guardAdmitEqualToken() throws InterruptedException {
+        try (Guard.Admission a = guard.admit(token)) {
+            return a.token();
+        }
+    }
+
+    @Benchmark
+    public boolean guardAdmitAdvancing() throws InterruptedException {
+        FencingToken t = FencingToken.of(1 + requests.getAndIncrement() / REQUESTS_PER_TOKEN);
+        try (Guard.Admission a = advancing.admit(t)) {
+            return a != null;
+        } catch (TokenStaleException stale) {
+            return false;
+        }
     }
 
     @Benchmark

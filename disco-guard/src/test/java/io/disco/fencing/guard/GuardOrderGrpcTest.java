@@ -225,4 +225,50 @@ class GuardOrderGrpcTest {
         assertTrue(status.getDescription().contains("stale fencing token 5"), status.getDescription());
         assertEquals(List.of("5:first", "6:new"), history, "the stale message was not delivered");
     }
+
+    @Test
+    void aKeyedInterceptorKeepsOneMarkPerLock() throws Exception {
+        Metadata.Key<String> lockKey = Metadata.Key.of("x-lock", Metadata.ASCII_STRING_MARSHALLER);
+        KeyedGuard guards = KeyedGuard.create();
+        ServerServiceDefinition service = ServerServiceDefinition.builder(TextRpc.SERVICE)
+                .addMethod(WRITE, ServerCalls.asyncUnaryCall((request, response) -> {
+                    response.onNext(request + " under " + GuardServerInterceptor.currentToken().orElseThrow());
+                    response.onCompleted();
+                }))
+                .build();
+        Server keyed = NettyServerBuilder
+                .forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), InsecureServerCredentials.create())
+                .addService(ServerInterceptors.intercept(service,
+                        new GuardServerInterceptor(guards, (call, headers) -> headers.get(lockKey))))
+                .build()
+                .start();
+        ManagedChannel ch = Grpc.newChannelBuilderForAddress(InetAddress.getLoopbackAddress().getHostAddress(),
+                keyed.getPort(), InsecureChannelCredentials.create()).build();
+        try {
+            java.util.function.BiFunction<String, Long, Status.Code> write = (lock, token) -> {
+                Metadata md = new Metadata();
+                md.put(FencingGrpc.KEY, Long.toString(token));
+                if (lock != null) {
+                    md.put(lockKey, lock);
+                }
+                try {
+                    ClientCalls.blockingUnaryCall(io.grpc.ClientInterceptors.intercept(ch,
+                            MetadataUtils.newAttachHeadersInterceptor(md)), WRITE, options(), "w");
+                    return Status.Code.OK;
+                } catch (StatusRuntimeException e) {
+                    return e.getStatus().getCode();
+                }
+            };
+            assertEquals(Status.Code.OK, write.apply("a", 10L));
+            assertEquals(Status.Code.OK, write.apply("b", 11L));
+            assertEquals(Status.Code.OK, write.apply("a", 10L), "b's higher token does not reject a's owner");
+            assertEquals(Status.Code.OK, write.apply("a", 12L));
+            assertEquals(Status.Code.ABORTED, write.apply("a", 10L), "a's zombie");
+            assertEquals(Status.Code.OK, write.apply("b", 11L));
+            assertEquals(Status.Code.INVALID_ARGUMENT, write.apply(null, 13L), "no key");
+        } finally {
+            ch.shutdownNow().awaitTermination(10, SECONDS);
+            keyed.shutdownNow().awaitTermination(10, SECONDS);
+        }
+    }
 }
