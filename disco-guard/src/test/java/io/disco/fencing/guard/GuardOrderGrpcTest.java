@@ -11,33 +11,23 @@ import io.disco.fencing.FencingGrpc;
 import io.disco.fencing.FencingToken;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
-import io.grpc.InsecureServerCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.MethodDescriptor.MethodType;
 import io.grpc.Server;
-import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -55,8 +45,7 @@ class GuardOrderGrpcTest {
     private static final MethodDescriptor<String, String> APPEND = TextRpc.method(MethodType.CLIENT_STREAMING, "Append");
 
     private final List<String> history = new CopyOnWriteArrayList<>();
-    private final Map<String, CountDownLatch> holds = new ConcurrentHashMap<>();
-    private final CountDownLatch entered = new CountDownLatch(1);
+    private final Holds holds = new Holds();
     private Guard guard;
     private Server server;
     private ManagedChannel channel;
@@ -71,8 +60,7 @@ class GuardOrderGrpcTest {
                         throw new IllegalStateException("handler failed");
                     }
                     if (request.startsWith("hold:")) {
-                        entered.countDown();
-                        awaitHold(request.substring(5));
+                        holds.hold(request.substring(5));
                     }
                     history.add(token.value() + ":" + request);
                     response.onNext("ok");
@@ -97,36 +85,15 @@ class GuardOrderGrpcTest {
                     }
                 }))
                 .build();
-        server = NettyServerBuilder
-                .forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), InsecureServerCredentials.create())
-                .addService(ServerInterceptors.intercept(service, new GuardServerInterceptor(guard)))
-                .build()
-                .start();
-        channel = Grpc.newChannelBuilderForAddress(
-                InetAddress.getLoopbackAddress().getHostAddress(), server.getPort(), InsecureChannelCredentials.create())
-                .build();
+        server = TextRpc.serve(service, new GuardServerInterceptor(guard));
+        channel = TextRpc.channelTo(server);
     }
 
     @AfterEach
     void stop() throws InterruptedException {
-        holds.values().forEach(CountDownLatch::countDown);
+        holds.releaseAll();
         channel.shutdownNow().awaitTermination(10, SECONDS);
         server.shutdownNow().awaitTermination(10, SECONDS);
-    }
-
-    private void awaitHold(String name) {
-        try {
-            if (!holds.computeIfAbsent(name, k -> new CountDownLatch(1)).await(30, SECONDS)) {
-                throw new IllegalStateException("hold " + name + " never released");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private void release(String name) {
-        holds.computeIfAbsent(name, k -> new CountDownLatch(1)).countDown();
     }
 
     private static CallOptions options() {
@@ -153,12 +120,12 @@ class GuardOrderGrpcTest {
     @Test
     void theZombiesSlowCallWritesBeforeTheNewOwnersNeverAfter() throws Exception {
         CompletableFuture<String> zombie = write(5, "hold:zombie");
-        assertTrue(entered.await(5, SECONDS));
+        assertTrue(holds.awaitEntered("zombie"));
         CompletableFuture<String> owner = write(6, "new");
         await().atMost(Duration.ofSeconds(5)).until(() -> guard.highWater().equals(Optional.of(FencingToken.of(6))));
         assertEquals(Status.Code.ABORTED, codeOf(write(5, "late")), "the zombie's next call is rejected at once");
         assertFalse(owner.isDone(), "the new owner waits while the zombie's call is running");
-        release("zombie");
+        holds.release("zombie");
         assertEquals("ok", zombie.get(20, SECONDS));
         assertEquals("ok", owner.get(20, SECONDS));
         assertEquals(List.of("5:hold:zombie", "6:new"), history);
@@ -167,9 +134,9 @@ class GuardOrderGrpcTest {
     @Test
     void afterTheDrainTimeoutTheNewOwnerIsRefusedUnavailableAndNothingOfItRuns() throws Exception {
         CompletableFuture<String> zombie = write(5, "hold:zombie");
-        assertTrue(entered.await(5, SECONDS));
+        assertTrue(holds.awaitEntered("zombie"));
         assertEquals(Status.Code.UNAVAILABLE, codeOf(write(6, "new")));
-        release("zombie");
+        holds.release("zombie");
         assertEquals("ok", zombie.get(20, SECONDS));
         assertEquals(List.of("5:hold:zombie"), history);
         assertEquals("ok", write(6, "retry").get(20, SECONDS));
@@ -196,10 +163,10 @@ class GuardOrderGrpcTest {
         call.request(1);
         call.sendMessage("hold:zombie");
         call.halfClose();
-        assertTrue(entered.await(5, SECONDS));
+        assertTrue(holds.awaitEntered("zombie"));
         call.cancel("client gives up", null);
         assertEquals(Status.Code.CANCELLED, closed.get(5, SECONDS).getCode());
-        release("zombie"); // the blocked handler returns; its call is already cancelled
+        holds.release("zombie"); // the blocked handler returns; its call is already cancelled
         long start = System.nanoTime();
         assertEquals("ok", write(6, "next").get(20, SECONDS));
         assertTrue(System.nanoTime() - start < Duration.ofMillis(1500).toNanos(), "6 did not wait for the cancelled 5");
@@ -236,14 +203,9 @@ class GuardOrderGrpcTest {
                     response.onCompleted();
                 }))
                 .build();
-        Server keyed = NettyServerBuilder
-                .forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), InsecureServerCredentials.create())
-                .addService(ServerInterceptors.intercept(service,
-                        new GuardServerInterceptor(guards, (call, headers) -> headers.get(lockKey))))
-                .build()
-                .start();
-        ManagedChannel ch = Grpc.newChannelBuilderForAddress(InetAddress.getLoopbackAddress().getHostAddress(),
-                keyed.getPort(), InsecureChannelCredentials.create()).build();
+        Server keyed = TextRpc.serve(service,
+                new GuardServerInterceptor(guards, (call, headers) -> headers.get(lockKey)));
+        ManagedChannel ch = TextRpc.channelTo(keyed);
         try {
             java.util.function.BiFunction<String, Long, Status.Code> write = (lock, token) -> {
                 Metadata md = new Metadata();

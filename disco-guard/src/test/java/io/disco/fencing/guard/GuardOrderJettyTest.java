@@ -21,12 +21,9 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
@@ -50,8 +47,7 @@ class GuardOrderJettyTest {
 
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final List<Long> history = new CopyOnWriteArrayList<>();
-    private final Map<String, CountDownLatch> holds = new ConcurrentHashMap<>();
-    private final Map<String, CountDownLatch> entered = new ConcurrentHashMap<>();
+    private final Holds holds = new Holds();
     private Server server;
     private int port;
     private Guard guard;
@@ -69,9 +65,9 @@ class GuardOrderJettyTest {
             if (async != null) {
                 AsyncContext ctx = req.startAsync();
                 ctx.setTimeout(0);
-                entered(async);
+                holds.enter(async);
                 CompletableFuture.runAsync(() -> {
-                    awaitHold(async);
+                    holds.awaitRelease(async);
                     history.add(token.value());
                     ctx.getResponse().setContentType("text/plain");
                     ctx.complete();
@@ -79,36 +75,12 @@ class GuardOrderJettyTest {
                 return;
             }
             if (hold != null) {
-                entered(hold);
-                awaitHold(hold);
+                holds.hold(hold);
             }
             history.add(token.value());
             resp.setContentType("text/plain");
             resp.getWriter().print("wrote under " + token);
         }
-    }
-
-    private void entered(String name) {
-        entered.computeIfAbsent(name, k -> new CountDownLatch(1)).countDown();
-    }
-
-    private void awaitHold(String name) {
-        try {
-            if (!holds.computeIfAbsent(name, k -> new CountDownLatch(1)).await(30, SECONDS)) {
-                throw new IllegalStateException("hold " + name + " never released");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private void awaitEntered(String name) throws InterruptedException {
-        assertTrue(entered.computeIfAbsent(name, k -> new CountDownLatch(1)).await(5, SECONDS), name + " never entered");
-    }
-
-    private void release(String name) {
-        holds.computeIfAbsent(name, k -> new CountDownLatch(1)).countDown();
     }
 
     @BeforeEach
@@ -135,7 +107,7 @@ class GuardOrderJettyTest {
 
     @AfterEach
     void stop() throws Exception {
-        holds.values().forEach(CountDownLatch::countDown);
+        holds.releaseAll();
         server.stop();
     }
 
@@ -155,12 +127,12 @@ class GuardOrderJettyTest {
     @Test
     void theZombiesSlowRequestWritesBeforeTheNewOwnersNeverAfter() throws Exception {
         CompletableFuture<HttpResponse<String>> zombie = send("/r/x?hold=zombie", 5);
-        awaitEntered("zombie");
+        assertTrue(holds.awaitEntered("zombie"));
         CompletableFuture<HttpResponse<String>> owner = send("/r/x", 6);
         await().atMost(Duration.ofSeconds(5)).until(() -> guard.highWater().equals(Optional.of(FencingToken.of(6))));
         assertEquals(409, get(send("/r/x", 5)).statusCode(), "the zombie's next request is rejected at once");
         assertFalse(owner.isDone(), "the new owner waits while the zombie's request is running");
-        release("zombie");
+        holds.release("zombie");
         assertEquals(200, get(zombie).statusCode());
         assertEquals(200, get(owner).statusCode());
         assertEquals(List.of(5L, 6L), history);
@@ -169,7 +141,7 @@ class GuardOrderJettyTest {
     @Test
     void afterTheDrainTimeoutTheNewOwnerIsRefusedWith503AndNothingOfItRuns() throws Exception {
         CompletableFuture<HttpResponse<String>> zombie = send("/r/x?hold=zombie", 5);
-        awaitEntered("zombie");
+        assertTrue(holds.awaitEntered("zombie"));
         long start = System.nanoTime();
         HttpResponse<String> refused = get(send("/r/x", 6));
         assertEquals(503, refused.statusCode());
@@ -177,7 +149,7 @@ class GuardOrderJettyTest {
         assertTrue(refused.body().contains("older tokens were still running"), refused.body());
         assertTrue(System.nanoTime() - start >= Duration.ofMillis(1500).toNanos());
         assertEquals(409, get(send("/r/x", 5)).statusCode(), "the refused token stays the mark");
-        release("zombie");
+        holds.release("zombie");
         assertEquals(200, get(zombie).statusCode());
         assertEquals(List.of(5L), history);
         assertEquals(200, get(send("/r/x", 6)).statusCode(), "the retry passes");
@@ -187,11 +159,11 @@ class GuardOrderJettyTest {
     @Test
     void anAsyncRequestHoldsItsAdmissionUntilItCompletes() throws Exception {
         CompletableFuture<HttpResponse<String>> zombie = send("/r/x?async=zombie", 5);
-        awaitEntered("zombie");
+        assertTrue(holds.awaitEntered("zombie"));
         CompletableFuture<HttpResponse<String>> owner = send("/r/x", 6);
         await().atMost(Duration.ofSeconds(5)).until(() -> guard.highWater().equals(Optional.of(FencingToken.of(6))));
         assertFalse(owner.isDone(), "the async request's servlet has returned, but its response is not complete");
-        release("zombie");
+        holds.release("zombie");
         assertEquals(200, get(zombie).statusCode());
         assertEquals(200, get(owner).statusCode());
         assertEquals(List.of(5L, 6L), history);
@@ -208,11 +180,11 @@ class GuardOrderJettyTest {
     @Test
     void sameTokenRequestsRunTogether() throws Exception {
         CompletableFuture<HttpResponse<String>> first = send("/r/x?hold=a", 7);
-        awaitEntered("a");
+        assertTrue(holds.awaitEntered("a"));
         CompletableFuture<HttpResponse<String>> second = send("/r/x?hold=b", 7);
-        awaitEntered("b"); // entered while the first still runs
-        release("a");
-        release("b");
+        assertTrue(holds.awaitEntered("b")); // entered while the first still runs
+        holds.release("a");
+        holds.release("b");
         assertEquals(200, get(first).statusCode());
         assertEquals(200, get(second).statusCode());
     }

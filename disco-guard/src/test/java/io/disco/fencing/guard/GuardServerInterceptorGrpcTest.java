@@ -8,24 +8,17 @@ import io.disco.fencing.FencingToken;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientInterceptors;
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
-import io.grpc.InsecureServerCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Server;
-import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.ServerCalls;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -83,14 +76,8 @@ class GuardServerInterceptorGrpcTest {
                     response.onCompleted();
                 }))
                 .build();
-        server = NettyServerBuilder
-                .forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), InsecureServerCredentials.create())
-                .addService(ServerInterceptors.intercept(service, new GuardServerInterceptor(guard)))
-                .build()
-                .start();
-        channel = Grpc.newChannelBuilderForAddress(
-                InetAddress.getLoopbackAddress().getHostAddress(), server.getPort(), InsecureChannelCredentials.create())
-                .build();
+        server = TextRpc.serve(service, new GuardServerInterceptor(guard));
+        channel = TextRpc.channelTo(server);
     }
 
     @AfterAll
