@@ -1,6 +1,7 @@
 package io.disco.provider.etcd;
 
 import io.disco.election.ElectionService;
+import io.disco.election.LeadershipRunner;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingToken;
 import io.disco.lock.LockService;
@@ -107,6 +108,41 @@ public final class EtcdProvider {
      */
     public static ElectionService newElection(Client client, String prefix, EtcdOptions options) {
         return onOwnSession(client, prefix, options, EtcdElectionService::create);
+    }
+
+    /**
+     * A leadership runner with the default session options (TTL 30 s): it runs {@code options.task()}
+     * while, and only while, it leads the election {@code prefix}, opening a new session after every
+     * loss. Started on return.
+     *
+     * @param client the caller's jetcd client; the runner never closes it
+     * @param prefix the election's name, shared with {@link #newElection} candidates and Go's
+     *     {@code concurrency.Election}
+     * @param options the value, task, listener, requeue and backoff
+     * @return the running runner; close it to stop
+     * @throws IllegalArgumentException if {@code prefix} is null or blank, or an argument is null
+     */
+    public static LeadershipRunner newLeadershipRunner(Client client, String prefix, LeadershipRunner.Options options) {
+        return newLeadershipRunner(client, prefix, options, EtcdOptions.defaults());
+    }
+
+    /**
+     * A leadership runner whose sessions use {@code sessionOptions}.
+     *
+     * @param client the caller's jetcd client; the runner never closes it
+     * @param prefix the election's name
+     * @param options the value, task, listener, requeue and backoff
+     * @param sessionOptions each session's TTL, request timeout and callback executor
+     * @return the running runner; close it to stop
+     * @throws IllegalArgumentException if {@code prefix} is null or blank, or an argument is null
+     */
+    public static LeadershipRunner newLeadershipRunner(Client client, String prefix, LeadershipRunner.Options options,
+                                                       EtcdOptions sessionOptions) {
+        EtcdService.validPrefix(prefix);
+        if (client == null || options == null || sessionOptions == null) {
+            throw new IllegalArgumentException("client, options and sessionOptions must not be null");
+        }
+        return new EtcdLeadershipRunner(client, prefix, options, sessionOptions).start();
     }
 
     private interface Factory<S> {

@@ -1,0 +1,354 @@
+package io.disco.provider.etcd;
+
+import io.disco.election.ElectionService;
+import io.disco.election.LeaderTerm;
+import io.disco.election.Leadership;
+import io.disco.election.LeadershipLostException;
+import io.disco.election.LeadershipRunner;
+import io.disco.election.Observation;
+import io.disco.fencing.FencingToken;
+import io.etcd.jetcd.Client;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link LeadershipRunner} on etcd: one runner thread that opens a session, campaigns, runs each
+ * term's task on a thread of its own and waits for the first of the task's return, the election's
+ * {@code done()} (a lost lease or a deleted key), a relinquish and a close.
+ *
+ * <p>Why the guarantees hold: a term's task runs only between the campaign's return and the end of
+ * that term, and the runner thread, which alone starts tasks, joins each task thread before it
+ * campaigns again, so two tasks never overlap. The loss signal is the election's {@code done()}
+ * itself (fired by the session's expiry detection, which no user code can delay), so the task hears
+ * of it as soon as {@code done()} fires. A term's token is its key's CreateRevision, and every later
+ * term (of this runner, on a new session, or of another candidate) has a key created later, so
+ * tokens strictly increase across terms.
+ */
+final class EtcdLeadershipRunner implements LeadershipRunner {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EtcdLeadershipRunner.class);
+
+    private final Client client;
+    private final String prefix;
+    private final Options options;
+    private final EtcdOptions sessionOptions;
+    private final Executor listenerExecutor;
+    private final ExecutorService ownListenerThread;
+    private final Thread runner;
+    private final Object lock = new Object();
+    /** Completed by close(): every wait of the runner thread also waits on it. */
+    private final CompletableFuture<LeaderTerm.End> closing = new CompletableFuture<>();
+    private volatile boolean running = true;
+    /** Guarded by {@link #lock}. */
+    private Term current;
+    /** The campaign in progress; guarded by {@link #lock}. */
+    private CompletableFuture<Leadership> pending;
+
+    EtcdLeadershipRunner(Client client, String prefix, Options options, EtcdOptions sessionOptions) {
+        this.client = client;
+        this.prefix = prefix;
+        this.options = options;
+        this.sessionOptions = sessionOptions;
+        if (options.listenerExecutor() != null) {
+            this.listenerExecutor = options.listenerExecutor();
+            this.ownListenerThread = null;
+        } else {
+            this.ownListenerThread = Executors.newSingleThreadExecutor(r -> daemon(r, "disco-leader-listener " + prefix));
+            this.listenerExecutor = ownListenerThread;
+        }
+        this.runner = daemon(this::loop, "disco-leader-runner " + prefix);
+    }
+
+    EtcdLeadershipRunner start() {
+        runner.start();
+        return this;
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    @Override
+    public Optional<Leadership> leadership() {
+        synchronized (lock) {
+            return current == null || !current.isActive() ? Optional.empty() : Optional.of(current.leadership);
+        }
+    }
+
+    @Override
+    public boolean relinquish() {
+        synchronized (lock) {
+            return current != null && current.stop(LeaderTerm.End.RELINQUISHED);
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public void close() {
+        closing.complete(LeaderTerm.End.CLOSED);
+        CompletableFuture<Leadership> campaign;
+        synchronized (lock) {
+            if (current != null) {
+                current.stop(LeaderTerm.End.CLOSED);
+            }
+            campaign = pending;
+        }
+        if (campaign != null) {
+            campaign.cancel(true); // withdraws the candidacy
+        }
+        boolean interrupted = false;
+        while (runner.isAlive() && Thread.currentThread() != runner) {
+            try {
+                runner.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (ownListenerThread != null) {
+            ownListenerThread.shutdown();
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void loop() {
+        long backoff = options.initialBackoff().toNanos();
+        try {
+            while (!closing.isDone()) {
+                try (EtcdSession session = EtcdSession.open(client, sessionOptions);
+                     ElectionService election = session.newElection(prefix);
+                     Observation ignored = election.observe(this::leaderChanged)) {
+                    election.done().whenComplete((v, e) -> stopCurrent(election.err().isPresent()
+                            ? LeaderTerm.End.LOST : LeaderTerm.End.CLOSED));
+                    while (!closing.isDone()) {
+                        Optional<Leadership> won = campaign(election);
+                        if (won.isEmpty()) {
+                            return; // closed
+                        }
+                        backoff = options.initialBackoff().toNanos();
+                        LeaderTerm.End end = runTerm(election, won.get());
+                        if (end == LeaderTerm.End.LOST) {
+                            break;
+                        }
+                        resign(election, won.get());
+                        if (end == LeaderTerm.End.CLOSED
+                                || (!options.requeue() && (end == LeaderTerm.End.COMPLETED || end == LeaderTerm.End.FAILED))) {
+                            return;
+                        }
+                    }
+                } catch (LeadershipLostException e) {
+                    LOG.info("leadership runner {}: lease lost while campaigning; a new session in {} ms", prefix,
+                            TimeUnit.NANOSECONDS.toMillis(backoff));
+                } catch (RuntimeException e) {
+                    LOG.warn("leadership runner {}: {}; a new session in {} ms", prefix, e.toString(),
+                            TimeUnit.NANOSECONDS.toMillis(backoff));
+                }
+                if (closing.isDone()) {
+                    return;
+                }
+                try {
+                    closing.get(backoff, TimeUnit.NANOSECONDS);
+                    return;
+                } catch (TimeoutException expected) {
+                    backoff = Math.min(options.maxBackoff().toNanos(), backoff * 2);
+                } catch (InterruptedException | ExecutionException e) {
+                    return; // nobody interrupts the runner thread but the JVM's shutdown
+                }
+            }
+        } finally {
+            running = false;
+        }
+    }
+
+    /** Campaigns until this candidate leads; empty if the runner was closed meanwhile. */
+    private Optional<Leadership> campaign(ElectionService election) {
+        CompletableFuture<Leadership> campaign = election.campaignAsync(options.value());
+        synchronized (lock) {
+            pending = campaign;
+        }
+        if (closing.isDone()) {
+            campaign.cancel(true);
+        }
+        try {
+            return Optional.of(campaign.join());
+        } catch (CancellationException e) {
+            return Optional.empty();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException cause) {
+                throw cause;
+            }
+            throw e;
+        } finally {
+            synchronized (lock) {
+                pending = null;
+            }
+        }
+    }
+
+    private void stopCurrent(LeaderTerm.End end) {
+        synchronized (lock) {
+            if (current != null) {
+                current.stop(end);
+            }
+        }
+    }
+
+    /** Resigns a term that was not lost; a loss found by the resign is only logged (the term has ended anyway). */
+    private void resign(ElectionService election, Leadership term) {
+        try {
+            election.resign();
+        } catch (RuntimeException e) {
+            LOG.info("leadership runner {}: resigning term {} found: {}", prefix, term.token(), e.toString());
+        }
+    }
+
+    /** Runs one term's task; returns once it has returned, with why the term ended. */
+    private LeaderTerm.End runTerm(ElectionService election, Leadership won) {
+        Term term = new Term(won);
+        synchronized (lock) {
+            current = term;
+        }
+        // Ends that came before the term was current (close(), done() register on current):
+        if (closing.isDone()) {
+            term.stop(LeaderTerm.End.CLOSED);
+        }
+        if (election.done().toCompletableFuture().isDone()) {
+            term.stop(election.err().isPresent() ? LeaderTerm.End.LOST : LeaderTerm.End.CLOSED);
+        }
+        notify(() -> options.listener().elected(won));
+        Thread task = daemon(() -> {
+            try {
+                options.task().lead(term);
+                term.stop(LeaderTerm.End.COMPLETED);
+            } catch (Throwable t) {
+                term.failure = t;
+                if (term.stop(LeaderTerm.End.FAILED)) {
+                    LOG.warn("leadership runner {}: the task of term {} failed", prefix, won.token(), t);
+                }
+            }
+        }, "disco-leader-task " + prefix + " term " + won.token());
+        task.start();
+        LeaderTerm.End end = term.ended.join();
+        if (end != LeaderTerm.End.COMPLETED && end != LeaderTerm.End.FAILED) {
+            task.interrupt();
+        }
+        boolean interrupted = false;
+        while (task.isAlive()) {
+            try {
+                task.join(); // never two tasks at once: wait, however long the task takes to stop
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        synchronized (lock) {
+            current = null;
+        }
+        Throwable cause = end == LeaderTerm.End.LOST ? election.err().orElse(null)
+                : end == LeaderTerm.End.FAILED ? term.failure : null;
+        notify(() -> options.listener().revoked(won, end, cause));
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return end;
+    }
+
+    private void leaderChanged(Leadership leader) {
+        notify(() -> options.listener().leaderChanged(leader));
+    }
+
+    private void notify(Runnable call) {
+        try {
+            listenerExecutor.execute(() -> {
+                try {
+                    call.run();
+                } catch (RuntimeException e) {
+                    LOG.warn("leadership runner {}: a listener threw", prefix, e);
+                }
+            });
+        } catch (RuntimeException e) {
+            LOG.warn("leadership runner {}: the listener executor refused a notification: {}", prefix, e.toString());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "EtcdLeadershipRunner[" + prefix + ", " + (running ? "running" : "stopped") + "]";
+    }
+
+    /** One term as its task sees it. */
+    private static final class Term implements LeaderTerm {
+        final Leadership leadership;
+        final CompletableFuture<End> ended = new CompletableFuture<>();
+        volatile Throwable failure;
+
+        Term(Leadership leadership) {
+            this.leadership = leadership;
+        }
+
+        /** Ends the term with {@code end} unless it has ended; returns whether this call ended it. */
+        boolean stop(End end) {
+            return ended.complete(end);
+        }
+
+        @Override
+        public Leadership leadership() {
+            return leadership;
+        }
+
+        @Override
+        public FencingToken token() {
+            return leadership.token();
+        }
+
+        @Override
+        public boolean isActive() {
+            return !ended.isDone();
+        }
+
+        @Override
+        public CompletionStage<End> ended() {
+            return ended.minimalCompletionStage();
+        }
+
+        @Override
+        public Optional<End> end() {
+            return Optional.ofNullable(ended.getNow(null));
+        }
+
+        @Override
+        public boolean awaitEnd(Duration timeout) throws InterruptedException {
+            try {
+                ended.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+                return true;
+            } catch (TimeoutException e) {
+                return false;
+            } catch (ExecutionException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "LeaderTerm[" + leadership + ", " + end().map(Enum::name).orElse("active") + "]";
+        }
+    }
+}

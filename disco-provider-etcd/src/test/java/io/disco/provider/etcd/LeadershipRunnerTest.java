@@ -1,0 +1,216 @@
+package io.disco.provider.etcd;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.disco.election.LeaderTask;
+import io.disco.election.LeaderTerm;
+import io.disco.election.Leadership;
+import io.disco.election.LeadershipLostException;
+import io.disco.election.LeadershipRunner;
+import io.disco.fencing.FencingToken;
+import io.disco.fencing.TokenStaleException;
+import io.disco.fencing.guard.Guard;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The leadership runner against a real etcd: terms, losses, relinquish, close, failures. */
+class LeadershipRunnerTest {
+
+    @RegisterExtension
+    static final EtcdWithClient ETCD = new EtcdWithClient();
+
+    private static LeadershipRunner runner(String prefix, String value, LeaderTask task, RunnerEvents events,
+                                           boolean requeue) {
+        return EtcdProvider.newLeadershipRunner(ETCD.client(), prefix, LeadershipRunner.Options.of(value, task)
+                .withListener(events).withRequeue(requeue).withBackoff(Duration.ofMillis(50), Duration.ofMillis(500)),
+                Etcd.ttl(2));
+    }
+
+    /** A task that holds its term until the term ends, and records how it ended. */
+    private static LeaderTask holdUntilEnd(List<String> seen) {
+        return term -> {
+            try {
+                term.awaitEnd(Duration.ofMinutes(1));
+            } catch (InterruptedException e) {
+                seen.add("interrupted " + term.token().value());
+            }
+            seen.add("ended " + term.token().value() + " " + term.end().orElseThrow());
+        };
+    }
+
+    @Test
+    void theLeaderKeyDeletedSignalsTheTaskAndANewTermStartsWithAHigherToken() throws Exception {
+        String prefix = Etcd.uniquePrefix("runner-del");
+        RunnerEvents events = new RunnerEvents();
+        List<String> seen = new CopyOnWriteArrayList<>();
+        try (LeadershipRunner r = runner(prefix, "a", holdUntilEnd(seen), events, true)) {
+            Leadership first = events.elected(10);
+            long deleted = System.nanoTime();
+            try (Etcdctl del = Etcdctl.start(ETCD.cluster().endpoint(0), "del", first.key())) {
+                assertEquals(0, del.waitFor(10));
+            }
+            RunnerEvents.Event end = events.revoked(10);
+            assertEquals(LeaderTerm.End.LOST, end.end());
+            assertInstanceOf(LeadershipLostException.class, end.cause());
+            assertTrue(end.nanos() - deleted < TimeUnit.SECONDS.toNanos(2), "signalled promptly");
+            assertTrue(seen.contains("interrupted " + first.token().value()), seen.toString());
+            Leadership second = events.elected(15);
+            assertTrue(second.token().isNewerThan(first.token()), first.token() + " then " + second.token());
+        }
+    }
+
+    @Test
+    void threeRunnersOver100TermsNeverOverlapAndTokensStrictlyIncrease() throws Exception {
+        String prefix = Etcd.uniquePrefix("runner-terms");
+        Guard guard = Guard.create();
+        List<Long> history = new CopyOnWriteArrayList<>();
+        List<String> overlaps = new CopyOnWriteArrayList<>();
+        AtomicInteger active = new AtomicInteger();
+        AtomicInteger terms = new AtomicInteger();
+        LeaderTask task = term -> {
+            if (active.incrementAndGet() != 1) {
+                overlaps.add("term " + term.token() + " started while another ran");
+            }
+            try {
+                for (int i = 0; i < 3; i++) {
+                    guard.run(term.token(), () -> history.add(term.token().value()));
+                }
+            } finally {
+                active.decrementAndGet();
+                terms.incrementAndGet();
+            }
+        };
+        List<LeadershipRunner> runners = new ArrayList<>();
+        try {
+            for (String name : List.of("a", "b", "c")) {
+                runners.add(runner(prefix, name, task, new RunnerEvents(), true));
+            }
+            Awaitility.await().atMost(Duration.ofSeconds(90)).until(() -> terms.get() >= 100);
+        } finally {
+            runners.forEach(LeadershipRunner::close);
+        }
+        assertEquals(List.of(), overlaps);
+        long distinct = history.stream().distinct().count();
+        assertTrue(distinct >= 100, distinct + " terms wrote");
+        for (int i = 1; i < history.size(); i++) {
+            assertTrue(history.get(i) >= history.get(i - 1), "history goes back at " + i + ": " + history);
+        }
+        assertTrue(Etcd.keysUnder(ETCD.client(), prefix).isEmpty(), "closed runners leave no key");
+    }
+
+    @Test
+    void aTaskThatThrowsIsLoggedResignedAndRequeuedPerConfiguration() throws Exception {
+        String prefix = Etcd.uniquePrefix("runner-throw");
+        RunnerEvents events = new RunnerEvents();
+        AtomicInteger runs = new AtomicInteger();
+        LeaderTask failing = term -> {
+            runs.incrementAndGet();
+            throw new IllegalStateException("task failed in term " + term.token());
+        };
+        try (LeadershipRunner once = runner(prefix, "once", failing, events, false)) {
+            Leadership term = events.elected(10);
+            RunnerEvents.Event end = events.revoked(10);
+            assertEquals(LeaderTerm.End.FAILED, end.end());
+            assertEquals("task failed in term " + term.token(), end.cause().getMessage());
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !once.isRunning());
+            assertTrue(Etcd.keysUnder(ETCD.client(), prefix).isEmpty(), "resigned");
+            assertEquals(1, runs.get());
+        }
+        RunnerEvents again = new RunnerEvents();
+        try (LeadershipRunner requeued = runner(prefix, "again", failing, again, true)) {
+            Leadership first = again.elected(10);
+            assertEquals(LeaderTerm.End.FAILED, again.revoked(10).end());
+            Leadership second = again.elected(10);
+            assertTrue(second.token().isNewerThan(first.token()));
+            assertTrue(requeued.isRunning());
+        }
+    }
+
+    @Test
+    void relinquishHandsOverToTheNextCandidateAndCampaignsBehindIt() throws Exception {
+        String prefix = Etcd.uniquePrefix("runner-yield");
+        RunnerEvents ea = new RunnerEvents();
+        RunnerEvents eb = new RunnerEvents();
+        List<String> seen = new CopyOnWriteArrayList<>();
+        try (LeadershipRunner a = runner(prefix, "a", holdUntilEnd(seen), ea, true)) {
+            Leadership a1 = ea.elected(10);
+            try (LeadershipRunner b = runner(prefix, "b", holdUntilEnd(seen), eb, true)) {
+                Awaitility.await().atMost(Duration.ofSeconds(10))
+                        .until(() -> Etcd.keysUnder(ETCD.client(), prefix).size() == 2);
+                assertFalse(b.relinquish(), "b does not lead");
+                assertTrue(a.relinquish());
+                assertEquals(LeaderTerm.End.RELINQUISHED, ea.revoked(10).end());
+                Leadership b1 = eb.elected(10);
+                assertTrue(b1.token().isNewerThan(a1.token()));
+                assertTrue(b.relinquish());
+                assertEquals(LeaderTerm.End.RELINQUISHED, eb.revoked(10).end());
+                Leadership a2 = ea.elected(10);
+                assertTrue(a2.token().isNewerThan(b1.token()), "a campaigned again behind b");
+                assertTrue(seen.contains("ended " + a1.token().value() + " RELINQUISHED"), seen.toString());
+            }
+        }
+    }
+
+    @Test
+    void closeSignalsTheTaskWaitsForItResignsAndLeavesNoKey() throws Exception {
+        String prefix = Etcd.uniquePrefix("runner-close");
+        RunnerEvents events = new RunnerEvents();
+        List<String> seen = new CopyOnWriteArrayList<>();
+        LeadershipRunner r = runner(prefix, "a", holdUntilEnd(seen), events, true);
+        Leadership term = events.elected(10);
+        assertEquals(term, r.leadership().orElseThrow());
+        r.close();
+        assertTrue(seen.contains("ended " + term.token().value() + " CLOSED"), "the task returned before close did: " + seen);
+        assertEquals(LeaderTerm.End.CLOSED, events.revoked(10).end());
+        assertFalse(r.isRunning());
+        assertTrue(r.leadership().isEmpty());
+        assertTrue(Etcd.keysUnder(ETCD.client(), prefix).isEmpty());
+        r.close(); // idempotent
+        Etcd.revision(ETCD.client()); // the caller's client is still open
+    }
+
+    @Test
+    void closeWhileCampaigningWithdrawsTheCandidacy() throws Exception {
+        String prefix = Etcd.uniquePrefix("runner-close-waiting");
+        RunnerEvents ea = new RunnerEvents();
+        try (LeadershipRunner a = runner(prefix, "a", holdUntilEnd(new CopyOnWriteArrayList<>()), ea, true)) {
+            ea.elected(10);
+            RunnerEvents eb = new RunnerEvents();
+            LeadershipRunner b = runner(prefix, "b", term -> { }, eb, true);
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> Etcd.keysUnder(ETCD.client(), prefix).size() == 2);
+            b.close();
+            assertEquals(1, Etcd.keysUnder(ETCD.client(), prefix).size(), "only a's key is left");
+        }
+    }
+
+    @Test
+    void aStaleTermsWritesAreRejectedByTheGuard() throws Exception {
+        String prefix = Etcd.uniquePrefix("runner-guard");
+        Guard guard = Guard.create();
+        RunnerEvents ea = new RunnerEvents();
+        RunnerEvents eb = new RunnerEvents();
+        try (LeadershipRunner a = runner(prefix, "a", holdUntilEnd(new CopyOnWriteArrayList<>()), ea, false)) {
+            FencingToken old = ea.elected(10).token();
+            guard.check(old);
+            try (LeadershipRunner b = runner(prefix, "b", term -> guard.check(term.token()), eb, false)) {
+                Awaitility.await().atMost(Duration.ofSeconds(10))
+                        .until(() -> Etcd.keysUnder(ETCD.client(), prefix).size() == 2);
+                a.relinquish();
+                eb.elected(10);
+                assertEquals(LeaderTerm.End.COMPLETED, eb.revoked(10).end());
+                assertThrows(TokenStaleException.class, () -> guard.check(old));
+            }
+        }
+    }
+}
