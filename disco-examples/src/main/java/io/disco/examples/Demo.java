@@ -1,6 +1,7 @@
 package io.disco.examples;
 
 import io.disco.examples.election.basic.ElectionExample;
+import io.disco.examples.election.runner.RunnerExample;
 import io.disco.examples.lock.LockZombie;
 import io.disco.examples.lock.db.DbExample;
 import io.disco.examples.lock.grpc.client.GrpcClientExample;
@@ -70,6 +71,7 @@ public final class Demo {
                     () -> RWLockExample.run(endpoints, ns + "/rwlock/basic", ttl).verdict());
             scenario(verdicts, ElectionExample.SCENARIO,
                     () -> ElectionExample.run(endpoints, ns + "/election/basic", ttl).verdict());
+            scenario(verdicts, RunnerExample.SCENARIO, () -> RunnerExample.run(endpoints, ns + "/election/runner"));
         } catch (Exception e) {
             say.step("could not set up the demo: %s", e.getMessage() == null ? e : e.getMessage());
             Say.OUT.println("VERDICT demo: setup failed — FAILED");

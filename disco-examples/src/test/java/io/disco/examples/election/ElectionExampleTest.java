@@ -1,9 +1,12 @@
 package io.disco.examples.election;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.disco.examples.Verdict;
 import io.disco.examples.election.basic.ElectionExample;
+import io.disco.examples.election.runner.RunnerExample;
 import io.disco.testing.EtcdExtension;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -24,5 +27,12 @@ class ElectionExampleTest {
         assertTrue(o.observerSawFailover());
         assertTrue(o.zombieRejected());
         assertTrue(o.verdict().ok(), o.verdict().line());
+    }
+
+    @Test
+    void runnersRunTheirTaskOnlyWhileLeadingHandOverAndHeal() {
+        Verdict v = RunnerExample.run(ETCD.cluster().endpoints(), "/test/examples/election-runner");
+        assertEquals("VERDICT election/runner: tasks ran only while leading, hand-over and heal with rising tokens,"
+                + " stale write rejected — OK", v.line());
     }
 }
