@@ -1,0 +1,176 @@
+package io.disco.provider.etcd;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpServer;
+import io.disco.lock.FencedLock;
+import io.disco.lock.LockService;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The {@link FencedLock} view over the etcd lock: threads of this JVM and a second process contend. */
+class FencedLockTest {
+
+    @RegisterExtension
+    static final EtcdWithClient ETCD = new EtcdWithClient();
+
+    @Test
+    void threadsOfThisJvmAndASecondProcessExcludeEachOtherWithStrictlyIncreasingTokens() throws Exception {
+        String prefix = Etcd.uniquePrefix("fenced-lock");
+        AtomicLong occupant = new AtomicLong(); // the token inside the critical section, 0 when empty
+        List<Long> entries = new CopyOnWriteArrayList<>();
+        List<String> violations = new CopyOnWriteArrayList<>();
+        HttpServer resource = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        resource.setExecutor(Executors.newCachedThreadPool());
+        resource.createContext("/", exchange -> {
+            String q = exchange.getRequestURI().getQuery();
+            long token = Long.parseLong(q.substring(q.indexOf('=') + 1));
+            if (exchange.getRequestURI().getPath().equals("/enter")) {
+                if (!occupant.compareAndSet(0, token)) {
+                    violations.add(token + " entered while " + occupant.get() + " was inside");
+                }
+                entries.add(token);
+            } else if (!occupant.compareAndSet(token, 0)) {
+                violations.add(token + " left while " + occupant.get() + " was inside");
+            }
+            exchange.sendResponseHeaders(200, -1);
+            exchange.close();
+        });
+        resource.start();
+        URI base = URI.create("http://127.0.0.1:" + resource.getAddress().getPort());
+        Process child = new ProcessBuilder(ProcessHandle.current().info().command().orElseThrow(), "-cp",
+                System.getProperty("java.class.path"), LockViewChild.class.getName(),
+                String.join(",", ETCD.cluster().endpoints()), prefix, base.toString(), "15")
+                .redirectErrorStream(true).start();
+        CompletableFuture<String> childOut = CompletableFuture.supplyAsync(() ->
+                new BufferedReader(new InputStreamReader(child.getInputStream(), UTF_8)).lines()
+                        .reduce("", (a, b) -> a + b + "\n"));
+        ExecutorService threads = Executors.newFixedThreadPool(4);
+        HttpClient http = HttpClient.newHttpClient();
+        try (EtcdSession session = EtcdSession.open(ETCD.client(), Etcd.ttl(10));
+             LockService service = session.newLock(prefix)) {
+            FencedLock view = FencedLock.of(service);
+            List<CompletableFuture<Void>> workers = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                workers.add(CompletableFuture.runAsync(() -> {
+                    for (int i = 0; i < 10; i++) {
+                        view.lock();
+                        try {
+                            long token = view.token().value();
+                            LockViewChild.call(http, base.resolve("/enter?token=" + token));
+                            view.lock(); // reentrant: same hold, same token
+                            assertEquals(2, view.getHoldCount());
+                            assertEquals(token, view.token().value());
+                            view.unlock();
+                            LockViewChild.call(http, base.resolve("/exit?token=" + token));
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        } finally {
+                            view.unlock();
+                        }
+                    }
+                }, threads));
+            }
+            CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
+            assertTrue(child.waitFor(120, TimeUnit.SECONDS), "the second process finished");
+            assertEquals("DONE\n", childOut.get(10, TimeUnit.SECONDS));
+        } finally {
+            threads.shutdownNow();
+            child.destroyForcibly();
+            resource.stop(0);
+        }
+        assertEquals(List.of(), violations);
+        assertEquals(55, entries.size());
+        for (int i = 1; i < entries.size(); i++) {
+            assertTrue(entries.get(i) > entries.get(i - 1), "tokens strictly increase across owners: " + entries);
+        }
+        assertTrue(Etcd.keysUnder(ETCD.client(), prefix).isEmpty());
+    }
+
+    @Test
+    void aThreadThatDoesNotHoldItCannotUnlockOrReadTheToken() throws Exception {
+        String prefix = Etcd.uniquePrefix("fenced-lock-owner");
+        try (EtcdSession session = EtcdSession.open(ETCD.client(), Etcd.ttl(10));
+             LockService service = session.newLock(prefix)) {
+            FencedLock view = FencedLock.of(service);
+            assertThrows(IllegalMonitorStateException.class, view::unlock, "nobody holds it");
+            view.lock();
+            CompletableFuture<Throwable> other = CompletableFuture.supplyAsync(() -> {
+                try {
+                    view.unlock();
+                    return null;
+                } catch (Throwable t) {
+                    return t;
+                }
+            });
+            assertTrue(other.get(10, TimeUnit.SECONDS) instanceof IllegalMonitorStateException);
+            assertTrue(CompletableFuture.supplyAsync(() -> {
+                try {
+                    view.token();
+                    return false;
+                } catch (IllegalMonitorStateException e) {
+                    return true;
+                }
+            }).get(10, TimeUnit.SECONDS));
+            assertTrue(view.isHeldByCurrentThread());
+            assertThrows(UnsupportedOperationException.class, view::newCondition);
+            view.unlock();
+            assertTrue(Etcd.keysUnder(ETCD.client(), prefix).isEmpty());
+        }
+    }
+
+    @Test
+    void interruptionAndTimeoutsWithdrawTheClaim() throws Exception {
+        String prefix = Etcd.uniquePrefix("fenced-lock-withdraw");
+        try (EtcdSession holderSession = EtcdSession.open(ETCD.client(), Etcd.ttl(10));
+             LockService holder = holderSession.newLock(prefix);
+             EtcdSession session = EtcdSession.open(ETCD.client(), Etcd.ttl(10));
+             LockService service = session.newLock(prefix)) {
+            holder.lock(Duration.ofSeconds(10));
+            FencedLock view = FencedLock.of(service);
+            assertFalse(view.tryLock());
+            assertFalse(view.tryLock(300, TimeUnit.MILLISECONDS));
+            assertEquals(1, Etcd.keysUnder(ETCD.client(), prefix).size(), "the timed-out claim was withdrawn");
+
+            CompletableFuture<Throwable> waiting = new CompletableFuture<>();
+            Thread t = new Thread(() -> {
+                try {
+                    view.lockInterruptibly();
+                    waiting.complete(null);
+                } catch (Throwable e) {
+                    waiting.complete(e);
+                }
+            });
+            t.start();
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> Etcd.keysUnder(ETCD.client(), prefix).size() == 2);
+            t.interrupt();
+            assertTrue(waiting.get(10, TimeUnit.SECONDS) instanceof InterruptedException);
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> Etcd.keysUnder(ETCD.client(), prefix).size() == 1);
+            assertFalse(view.isHeldByCurrentThread());
+
+            holder.unlock();
+            assertTrue(view.tryLock(10, TimeUnit.SECONDS), "free again: the view takes it");
+            view.unlock();
+        }
+    }
+}
