@@ -1,5 +1,6 @@
 package io.disco.election;
 
+import io.disco.fencing.Held;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -186,6 +187,45 @@ public interface ElectionService extends AutoCloseable {
      * @return the loss, or empty while the service is healthy or after a plain {@link #close()}
      */
     Optional<LeadershipLostException> err();
+
+    /**
+     * Like {@link #resign()}, without blocking the caller; completes on the callback executor,
+     * exceptionally with the exceptions {@link #resign()} names. Cancelling it does not stop the
+     * resignation.
+     *
+     * @return the pending resignation
+     */
+    CompletableFuture<Void> resignAsync();
+
+    /**
+     * Like {@link #proclaim(String)}, without blocking the caller; completes on the callback executor.
+     *
+     * @param value the new value, not null
+     * @return the pending proclamation: the leadership with the new value
+     */
+    CompletableFuture<Leadership> proclaimAsync(String value);
+
+    /**
+     * Campaigns and, once leading, holds the term for one scope: closing the returned hold resigns
+     * (the service stays open).
+     *
+     * @param value the value to lead with, not null
+     * @param timeout the longest time to wait, positive
+     * @return the held leadership
+     * @throws TimeoutException if another candidate still led when the timeout expired; the candidacy is withdrawn
+     * @throws InterruptedException if interrupted while waiting; the candidacy is withdrawn
+     */
+    default Held<Leadership> lead(String value, Duration timeout) throws InterruptedException, TimeoutException {
+        return Held.of(campaign(value, timeout), this::resign);
+    }
+
+    /**
+     * Like {@link #close()}, without blocking the caller: the future completes, off the session's
+     * threads (on the callback executor), once the close has finished.
+     *
+     * @return the pending close
+     */
+    CompletableFuture<Void> closeAsync();
 
     /**
      * Resigns if leading, withdraws a pending campaign, stops every observation and completes

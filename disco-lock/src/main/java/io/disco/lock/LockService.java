@@ -1,5 +1,6 @@
 package io.disco.lock;
 
+import io.disco.fencing.Held;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -131,6 +132,37 @@ public interface LockService extends AutoCloseable {
      * @return the loss, or empty while the service is healthy or after a plain {@link #close()}
      */
     Optional<LockLostException> err();
+
+    /**
+     * Like {@link #unlock()}, without blocking the caller. The future completes on the callback
+     * executor: normally once the lock is released (or if nothing was held), exceptionally with the
+     * exceptions {@link #unlock()} names. Cancelling the future does not stop the release.
+     *
+     * @return the pending release
+     */
+    CompletableFuture<Void> unlockAsync();
+
+    /**
+     * Acquires the lock for one critical section: closing the returned hold releases the lock (not
+     * the service); see {@link Held}.
+     *
+     * @param timeout the longest time to wait, positive
+     * @return the held grant
+     * @throws TimeoutException if the lock was not acquired in time; the claim is withdrawn
+     * @throws InterruptedException if interrupted while waiting; the claim is withdrawn
+     * @throws LockLostException if the lease was lost before or while waiting
+     */
+    default Held<Grant> acquire(Duration timeout) throws InterruptedException, TimeoutException {
+        return Held.of(lock(timeout), this::unlock);
+    }
+
+    /**
+     * Like {@link #close()}, without blocking the caller: the future completes, off the session's
+     * threads (on the callback executor), once the close has finished.
+     *
+     * @return the pending close
+     */
+    CompletableFuture<Void> closeAsync();
 
     /**
      * Releases the lock if held, withdraws a pending acquisition, and completes {@link #done()}.

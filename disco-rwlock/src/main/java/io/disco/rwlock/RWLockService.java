@@ -1,5 +1,6 @@
 package io.disco.rwlock;
 
+import io.disco.fencing.Held;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -216,6 +217,53 @@ public interface RWLockService extends AutoCloseable {
      * @return the loss, or empty while the service is healthy or after a plain {@link #close()}
      */
     Optional<RWLockLostException> err();
+
+    /**
+     * Like {@link #rUnlock()}, without blocking the caller; completes on the callback executor, as
+     * {@code LockService.unlockAsync()} does.
+     *
+     * @return the pending release
+     */
+    CompletableFuture<Void> rUnlockAsync();
+
+    /**
+     * Like {@link #unlock()}, without blocking the caller; completes on the callback executor.
+     *
+     * @return the pending release
+     */
+    CompletableFuture<Void> unlockAsync();
+
+    /**
+     * Acquires a read hold for one critical section: closing the returned hold calls {@link #rUnlock()}.
+     *
+     * @param timeout the longest time to wait, positive
+     * @return the held read grant
+     * @throws TimeoutException if not admitted in time; the claim is withdrawn
+     * @throws InterruptedException if interrupted while waiting; the claim is withdrawn
+     */
+    default Held<RWGrant> acquireRead(Duration timeout) throws InterruptedException, TimeoutException {
+        return Held.of(rLock(timeout), this::rUnlock);
+    }
+
+    /**
+     * Acquires the write hold for one critical section: closing the returned hold calls {@link #unlock()}.
+     *
+     * @param timeout the longest time to wait, positive
+     * @return the held write grant
+     * @throws TimeoutException if not admitted in time; the claim is withdrawn
+     * @throws InterruptedException if interrupted while waiting; the claim is withdrawn
+     */
+    default Held<RWGrant> acquireWrite(Duration timeout) throws InterruptedException, TimeoutException {
+        return Held.of(lock(timeout), this::unlock);
+    }
+
+    /**
+     * Like {@link #close()}, without blocking the caller: the future completes, off the session's
+     * threads (on the callback executor), once the close has finished.
+     *
+     * @return the pending close
+     */
+    CompletableFuture<Void> closeAsync();
 
     /**
      * Releases the held grant, withdraws a pending acquisition, and completes {@link #done()}.

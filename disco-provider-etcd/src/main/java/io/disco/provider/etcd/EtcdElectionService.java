@@ -74,7 +74,7 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
     public CompletableFuture<Leadership> campaignAsync(String value) {
         Optional<Leadership> leading = held();
         if (leading.isPresent() && !leading.get().value().equals(validValue(value))) {
-            return toUser(proclaimAsync(value));
+            return toUser(proclaiming(value));
         }
         // The claim's own future, so that cancelling it withdraws the candidacy.
         return acquireAsync(UnaryOperator.identity(), () -> new ElectionClaim(validValue(value)));
@@ -96,11 +96,16 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
 
     @Override
     public Leadership proclaim(String value) {
-        return awaitAnswer(proclaimAsync(validValue(value)), "proclamation", "its outcome is unknown, retry");
+        return awaitAnswer(proclaiming(validValue(value)), "proclamation", "its outcome is unknown, retry");
+    }
+
+    @Override
+    public CompletableFuture<Leadership> proclaimAsync(String value) {
+        return toUser(proclaiming(validValue(value)).thenApply(l -> l));
     }
 
     /** Go's {@code Proclaim}: Put the own key with the new value, only while it is still the key that won. */
-    private CompletableFuture<Leadership> proclaimAsync(String value) {
+    private CompletableFuture<Leadership> proclaiming(String value) {
         Leadership l;
         long rev;
         synchronized (lock) { // the grant and its key's CreateRevision of one term
@@ -142,6 +147,11 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
     public void resign() {
         // Deleting only while CreateRevision == ours: never someone else's key, and a retry is harmless.
         release("election.resign()", l -> { }, "resignation");
+    }
+
+    @Override
+    public CompletableFuture<Void> resignAsync() {
+        return releaseAsync(l -> { }, "resignation");
     }
 
     // ---------------------------------------------------------------- leader, observe

@@ -63,6 +63,11 @@ final class EtcdLockService extends EtcdService<Grant, LockLostException> implem
     }
 
     @Override
+    public CompletableFuture<Void> unlockAsync() {
+        return releaseAsync(g -> { }, "release");
+    }
+
+    @Override
     LockLostException lostException(String message, Throwable cause) {
         return new LockLostException(message, cause);
     }

@@ -141,6 +141,11 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
     }
 
     @Override
+    public CompletableFuture<Void> rUnlockAsync() {
+        return releaseAsync(heldIn(Mode.READ), "release of the read grant");
+    }
+
+    @Override
     public RWGrant lock() throws InterruptedException {
         return acquire(Mode.WRITE);
     }
@@ -163,6 +168,11 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
     @Override
     public void unlock() {
         release("rwlock.unlock()", heldIn(Mode.WRITE), "release of the write grant");
+    }
+
+    @Override
+    public CompletableFuture<Void> unlockAsync() {
+        return releaseAsync(heldIn(Mode.WRITE), "release of the write grant");
     }
 
     private RWGrant acquire(Mode mode) throws InterruptedException {

@@ -296,6 +296,20 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
      */
     final void release(String call, Consumer<G> check, String what) {
         EtcdSession.refuseOnSessionThread(call);
+        awaitAnswer(releasing(check, what), what, "still held, retry");
+    }
+
+    /** {@link #release} without blocking: the loss, or a refusal by {@code check}, fails the future; completes on the callback executor. */
+    final CompletableFuture<Void> releaseAsync(Consumer<G> check, String what) {
+        try {
+            return toUser(releasing(check, what).thenApply(v -> v));
+        } catch (RuntimeException e) {
+            return toUser(CompletableFuture.failedFuture(e));
+        }
+    }
+
+    /** Starts a release (see {@link #release}): throws at once what {@code check} or an earlier loss throws; the future completes on the session thread. */
+    private CompletableFuture<Void> releasing(Consumer<G> check, String what) {
         G g;
         ByteSequence key;
         long rev;
@@ -309,34 +323,41 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
             rev = heldCreateRevision;
             check.accept(g);
             if (g == null) {
-                return;
+                return CompletableFuture.completedFuture(null);
             }
             retry = releasingRevision == rev;
             releasingRevision = rev;
         }
         AtomicInteger copies = new AtomicInteger();
-        TxnResponse r = awaitAnswer(session.rpc(what, () -> {
+        return session.rpc(what, () -> {
             copies.incrementAndGet();
             return QueueClaim.guardedDelete(session, key, rev);
-        }), what, "still held, retry");
-        replaceHeld(rev, null);
-        // With more than one copy sent, "already gone" may mean that an earlier copy deleted it; while
-        // the lease is valid, only a delete by somebody else at this very instant would be
-        // misjudged, and it ended a grant that was being released anyway.
-        boolean ours = retry || (copies.get() > 1 && !session.isLost());
-        if (!r.isSucceeded() && !ours) {
-            L loss;
-            synchronized (lock) {
-                loss = lostException(kind + " " + prefix + " was lost before this release: its key " + key.toString(java.nio.charset.StandardCharsets.UTF_8)
-                        + " (token " + rev + ") was already gone (its lease expired or was revoked, or somebody deleted it)", null);
-                if (lost == null && !closed) {
-                    lost = loss;
+        }).thenApply(r -> {
+            replaceHeld(rev, null);
+            // With more than one copy sent, "already gone" may mean that an earlier copy deleted it; while
+            // the lease is valid, only a delete by somebody else at this very instant would be
+            // misjudged, and it ended a grant that was being released anyway.
+            boolean ours = retry || (copies.get() > 1 && !session.isLost());
+            if (!r.isSucceeded() && !ours) {
+                L loss;
+                synchronized (lock) {
+                    loss = lostException(kind + " " + prefix + " was lost before this release: its key " + key.toString(java.nio.charset.StandardCharsets.UTF_8)
+                            + " (token " + rev + ") was already gone (its lease expired or was revoked, or somebody deleted it)", null);
+                    if (lost == null && !closed) {
+                        lost = loss;
+                    }
                 }
+                session.probeLease();
+                finish();
+                throw loss;
             }
-            session.probeLease();
-            finish();
-            throw loss;
-        }
+            return null;
+        });
+    }
+
+    /** {@link #close()} without blocking the caller: run on the callback executor. */
+    public final CompletableFuture<Void> closeAsync() {
+        return CompletableFuture.runAsync(this::close, session.callbackExecutor());
     }
 
     /**
