@@ -47,7 +47,8 @@ public interface LeadershipRunner extends AutoCloseable {
     /**
      * Stops: ends the current term (signal and interrupt), waits for the task to return, resigns,
      * withdraws a pending campaign and closes the sessions the runner opened. Idempotent. A task that
-     * ignores its signal keeps this call waiting.
+     * ignores its signal keeps this call waiting. Called by the task itself, it only signals and
+     * returns; the runner stops once the task has returned.
      */
     @Override
     void close();

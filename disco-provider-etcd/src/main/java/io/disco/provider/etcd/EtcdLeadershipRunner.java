@@ -53,6 +53,8 @@ final class EtcdLeadershipRunner implements LeadershipRunner {
     private volatile boolean running = true;
     /** Guarded by {@link #lock}. */
     private Term current;
+    /** The current term's task thread, if any. */
+    private volatile Thread taskThread;
     /** The campaign in progress; guarded by {@link #lock}. */
     private CompletableFuture<Leadership> pending;
 
@@ -113,6 +115,9 @@ final class EtcdLeadershipRunner implements LeadershipRunner {
         }
         if (campaign != null) {
             campaign.cancel(true); // withdraws the candidacy
+        }
+        if (Thread.currentThread() == taskThread) {
+            return; // called by the task itself: the runner finishes once the task returns
         }
         boolean interrupted = false;
         while (runner.isAlive() && Thread.currentThread() != runner) {
@@ -246,6 +251,7 @@ final class EtcdLeadershipRunner implements LeadershipRunner {
                 }
             }
         }, "disco-leader-task " + prefix + " term " + won.token());
+        taskThread = task;
         task.start();
         LeaderTerm.End end = term.ended.join();
         if (end != LeaderTerm.End.COMPLETED && end != LeaderTerm.End.FAILED) {
@@ -259,6 +265,7 @@ final class EtcdLeadershipRunner implements LeadershipRunner {
                 interrupted = true;
             }
         }
+        taskThread = null;
         synchronized (lock) {
             current = null;
         }

@@ -64,7 +64,7 @@ class LeadershipRunnerTest {
             assertEquals(LeaderTerm.End.LOST, end.end());
             assertInstanceOf(LeadershipLostException.class, end.cause());
             assertTrue(end.nanos() - deleted < TimeUnit.SECONDS.toNanos(2), "signalled promptly");
-            assertTrue(seen.contains("interrupted " + first.token().value()), seen.toString());
+            assertTrue(seen.contains("ended " + first.token().value() + " LOST"), "the task saw the loss: " + seen);
             Leadership second = events.elected(15);
             assertTrue(second.token().isNewerThan(first.token()), first.token() + " then " + second.token());
         }
@@ -178,6 +178,26 @@ class LeadershipRunnerTest {
         assertTrue(Etcd.keysUnder(ETCD.client(), prefix).isEmpty());
         r.close(); // idempotent
         Etcd.revision(ETCD.client()); // the caller's client is still open
+    }
+
+    @Test
+    void aTaskThatClosesItsOwnRunnerDoesNotDeadlock() throws Exception {
+        String prefix = Etcd.uniquePrefix("runner-self-close");
+        RunnerEvents events = new RunnerEvents();
+        LeadershipRunner[] self = new LeadershipRunner[1];
+        java.util.concurrent.CountDownLatch created = new java.util.concurrent.CountDownLatch(1);
+        try (LeadershipRunner r = runner(prefix, "a", term -> {
+            created.await();
+            self[0].close();
+            assertFalse(term.isActive(), "closing ended the term");
+        }, events, true)) {
+            self[0] = r;
+            created.countDown();
+            events.elected(10);
+            assertEquals(LeaderTerm.End.CLOSED, events.revoked(10).end());
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !r.isRunning());
+            assertTrue(Etcd.keysUnder(ETCD.client(), prefix).isEmpty());
+        }
     }
 
     @Test
