@@ -158,6 +158,9 @@ class LeadershipRunnerTest {
                 Leadership a2 = ea.elected(10);
                 assertTrue(a2.token().isNewerThan(b1.token()), "a campaigned again behind b");
                 assertTrue(seen.contains("ended " + a1.token().value() + " RELINQUISHED"), seen.toString());
+                // leader changes reach every runner's listener, through its session's observation
+                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> ea.leaders.equals(List.of("a", "b", "a")));
+                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> eb.leaders.equals(List.of("a", "b", "a")));
             }
         }
     }

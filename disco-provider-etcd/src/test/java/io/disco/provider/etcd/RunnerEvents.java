@@ -16,6 +16,13 @@ final class RunnerEvents implements LeadershipListener {
     }
 
     private final LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
+    /** The values of the leaders this runner's observation reported, in order. */
+    final java.util.List<String> leaders = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    @Override
+    public void leaderChanged(Leadership leader) {
+        leaders.add(leader.value());
+    }
 
     @Override
     public void elected(Leadership term) {
