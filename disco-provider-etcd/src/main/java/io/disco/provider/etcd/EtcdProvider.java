@@ -6,6 +6,7 @@ import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingToken;
 import io.disco.lock.LockService;
 import io.disco.rwlock.RWLockService;
+import io.disco.semaphore.SemaphoreService;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.GetOption;
@@ -108,6 +109,21 @@ public final class EtcdProvider {
      */
     public static ElectionService newElection(Client client, String prefix, EtcdOptions options) {
         return onOwnSession(client, prefix, options, EtcdElectionService::create);
+    }
+
+    /**
+     * A semaphore service on its own session (see {@link EtcdSession#newSemaphore}).
+     *
+     * @param client the caller's jetcd client
+     * @param prefix the semaphore's name
+     * @param limit how many may hold a permit at once, at least 1
+     * @param options the session's TTL and request timeout
+     * @return the service; closing it revokes its session's lease
+     * @throws IllegalArgumentException if {@code prefix} is null or blank, {@code limit < 1}, or the name has another limit
+     * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
+     */
+    public static SemaphoreService newSemaphore(Client client, String prefix, int limit, EtcdOptions options) {
+        return onOwnSession(client, prefix, options, (session, p, owns) -> EtcdSemaphoreService.create(session, p, limit, owns));
     }
 
     /**

@@ -91,6 +91,11 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
     }
 
     /** This session's key under {@code dir}: {@code <dir>/<lease id in hex>}, as etcd's Go recipes name it. */
+    /** @return whether this service owns (and closes) its session */
+    final boolean ownsSession() {
+        return ownsSession;
+    }
+
     final String leaseKey(String dir) {
         return dir + "/" + EtcdSession.hex(session.leaseId());
     }

@@ -5,6 +5,7 @@ import io.disco.fencing.AccessDeniedException;
 import io.disco.fencing.DiscoException;
 import io.disco.lock.LockService;
 import io.disco.rwlock.RWLockService;
+import io.disco.semaphore.SemaphoreService;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.Watch;
@@ -259,6 +260,25 @@ public final class EtcdSession implements AutoCloseable {
      */
     public ElectionService newElection(String prefix) {
         return EtcdElectionService.create(this, prefix, false);
+    }
+
+    /**
+     * Creates a counting semaphore service on this session, compatible with the Go disco semaphore:
+     * its holder key is {@code <prefix>/<lease id in hex>}, and a holder is admitted once fewer than
+     * {@code limit} keys created before its own remain under {@code <prefix>/}. Each permit also
+     * claims a slot (a leased key {@code disco-semaphore-slot:<prefix>/<slot>}, outside the range Go
+     * counts) whose token is strictly increasing per slot; the limit is recorded in
+     * {@code disco-semaphore-limit:<prefix>}.
+     *
+     * @param prefix the semaphore's name, for example {@code /semaphores/exports}; not blank
+     * @param limit how many may hold a permit at once, at least 1; the same for every service on the name
+     * @return a new semaphore service; closing it does not close this session
+     * @throws IllegalArgumentException if {@code prefix} is null or blank, {@code limit < 1}, or the name has another limit
+     * @throws IllegalStateException if this session already has a service on {@code prefix}, or is closed or lost
+     * @throws io.disco.fencing.DiscoException if etcd does not answer the limit check in time
+     */
+    public SemaphoreService newSemaphore(String prefix, int limit) {
+        return EtcdSemaphoreService.create(this, prefix, limit, false);
     }
 
     /** @return the id of this session's lease */

@@ -14,15 +14,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Waits until no key created at or before {@code maxCreateRevision} is left in a key range: the
- * wait-for-predecessors step of etcd's Mutex, Election and RWMutex recipes. Confined to the session
- * thread.
+ * Waits until at most {@code allowed} keys created at or before {@code maxCreateRevision} are left in
+ * a key range: with {@code allowed == 0} the wait-for-predecessors step of etcd's Mutex, Election and
+ * RWMutex recipes, with {@code allowed == limit - 1} the Go disco semaphore's wait. Confined to the
+ * session thread.
  *
- * <p>Only the newest predecessor is watched (the last key created before this owner's), so a
+ * <p>With {@code allowed == 0} only the newest predecessor is watched (the last key created before this owner's), so a
  * release wakes exactly one waiter and the cost of a handoff does not grow with the queue. The
  * predecessor's watch starts at etcd's current revision, so etcd serves it at once (a watch that
  * starts at an older revision waits for etcd's 100 ms catch-up loop), and one re-read covers the gap
- * between the read that found the predecessor and the watch's start; every watch asks for a leader. When
+ * between the read that found the predecessor and the watch's start; every watch asks for a leader.
+ * With {@code allowed > 0} any predecessor's delete can admit this waiter, so the whole range is
+ * watched for deletes and every delete in it triggers a re-count (as in the Go semaphore: each
+ * release wakes every waiter of the range). When
  * the watch breaks, completes or is compacted away, the read and the watch are simply redone: a
  * compaction is never a failure, and neither is any other error that sending again may cure (no
  * leader, an unreachable or frozen member: see {@link EtcdSession#isTransient}); such errors are
@@ -38,6 +42,7 @@ final class PredecessorWait {
     private final EtcdSession session;
     private final KeyRange range;
     private final long maxCreateRevision;
+    private final int allowed;
     final CompletableFuture<Void> future = new CompletableFuture<>();
 
     private Watch.Watcher predecessorWatch;
@@ -57,9 +62,14 @@ final class PredecessorWait {
     }
 
     PredecessorWait(EtcdSession session, KeyRange range, long maxCreateRevision) {
+        this(session, range, maxCreateRevision, 0);
+    }
+
+    PredecessorWait(EtcdSession session, KeyRange range, long maxCreateRevision, int allowed) {
         this.session = session;
         this.range = range;
         this.maxCreateRevision = maxCreateRevision;
+        this.allowed = allowed;
     }
 
     /** Starts waiting; must be called on the session thread. */
@@ -86,7 +96,8 @@ final class PredecessorWait {
                 .withSortField(GetOption.SortTarget.CREATE)
                 .withSortOrder(GetOption.SortOrder.DESCEND)
                 .withMaxCreateRevision(maxCreateRevision)
-                .withLimit(1)
+                .withLimit(allowed + 1)
+                .withKeysOnly(allowed > 0)
                 .build();
         session.rpc("get of the last predecessor", () -> session.client().getKVClient().get(range.start(), lastBefore))
                 .whenComplete((r, e) -> {
@@ -98,7 +109,7 @@ final class PredecessorWait {
                         return;
                     }
                     backoffMs = MIN_BACKOFF_MS;
-                    if (r.getKvs().isEmpty()) {
+                    if (r.getKvs().size() <= allowed) {
                         finish();
                         return;
                     }
@@ -110,12 +121,16 @@ final class PredecessorWait {
                     // onCreated checks once.
                     predecessor = r.getKvs().get(0);
                     predecessorSeenAt = seen;
-                    predecessorWatch = watch(predecessor.getKey(), gen);
+                    predecessorWatch = allowed == 0 ? watch(predecessor.getKey(), null, gen) : watch(range.start(), range.end(), gen);
                 });
     }
 
     private void onCreated(WatchResponse created, long gen) {
         if (stopped || future.isDone() || gen != generation || created.getHeader().getRevision() <= predecessorSeenAt) {
+            return;
+        }
+        if (allowed > 0) {
+            recount(gen);
             return;
         }
         KeyValue expected = predecessor;
@@ -136,12 +151,41 @@ final class PredecessorWait {
                 });
     }
 
-    private Watch.Watcher watch(ByteSequence key, long gen) {
-        WatchOption opt = WatchOption.builder()
+    /**
+     * The range watch started after the read that counted too many: a delete in between is not in the
+     * watch, so count once more; the watch covers every delete after it.
+     */
+    private void recount(long gen) {
+        GetOption count = GetOption.builder()
+                .withRange(range.end())
+                .withMaxCreateRevision(maxCreateRevision)
+                .withLimit(allowed + 1)
+                .withKeysOnly(true)
+                .build();
+        session.rpc("re-count of the predecessors", () -> session.client().getKVClient().get(range.start(), count))
+                .whenComplete((r, e) -> {
+                    if (stopped || future.isDone() || gen != generation) {
+                        return;
+                    }
+                    if (e != null) {
+                        close(predecessorWatch);
+                        predecessorWatch = null;
+                        failed("re-count of the predecessors", e);
+                    } else if (r.getKvs().size() <= allowed) {
+                        finish();
+                    }
+                });
+    }
+
+    private Watch.Watcher watch(ByteSequence key, ByteSequence rangeEnd, long gen) {
+        WatchOption.Builder b = WatchOption.builder()
                 .withCreateNotify(true)
                 .withNoPut(true)
-                .withRequireLeader(true)
-                .build();
+                .withRequireLeader(true);
+        if (rangeEnd != null) {
+            b.withRange(rangeEnd);
+        }
+        WatchOption opt = b.build();
         return session.watch(key, opt, EtcdSession.Silence.WAIT, response -> onEvents(response, gen), () -> onBroken(gen));
     }
 

@@ -99,6 +99,18 @@ abstract class QueueClaim<G> {
     /** Builds the grant of an acquisition whose own key has CreateRevision {@code myRevision}, acquired at {@code revision}. */
     abstract CompletableFuture<G> grant(long myRevision, long revision);
 
+    /**
+     * How many predecessors in the wait range may remain when this owner is admitted: 0 for the
+     * mutual-exclusion recipes, {@code limit - 1} for a semaphore.
+     */
+    int allowedAhead() {
+        return 0;
+    }
+
+    /** Session thread: a grant was built but is not handed out (given up at that instant); undo what building it wrote. */
+    void discarded(G grant) {
+    }
+
     /** The value of the own key when the claim adopted an existing one (its create Txn found it), else null. Session thread. */
     final ByteSequence adoptedValue() {
         return adoptedValue;
@@ -162,7 +174,7 @@ abstract class QueueClaim<G> {
                 acquired(c.revision());
                 return;
             }
-            wait = new PredecessorWait(session, waitRange(), myRevision - 1).start();
+            wait = new PredecessorWait(session, waitRange(), myRevision - 1, allowedAhead()).start();
             wait.future.whenComplete((v, we) -> {
                 if (we != null) {
                     fail(we);
@@ -196,7 +208,12 @@ abstract class QueueClaim<G> {
      */
     private CompletableFuture<Created> create(AtomicInteger copies) {
         KeyRange range = waitRange();
-        Op getFirst = Op.get(range.start(), range.firstCreated());
+        int allowed = allowedAhead();
+        // With predecessors allowed, count the range instead: in the Then branch the new key is the
+        // newest, so the count is this owner's predecessors plus itself; in the Else branch (an adopted
+        // key) it may include newer keys, which only makes the owner wait and the wait count exactly.
+        Op getFirst = allowed == 0 ? Op.get(range.start(), range.firstCreated())
+                : Op.get(range.start(), GetOption.builder().withRange(range.end()).withCountOnly(true).build());
         Op put = Op.put(ownKey, value, PutOption.builder().withLeaseId(session.leaseId()).build());
         return session.rpc(service.kind + " acquire Txn", () -> {
                     copies.incrementAndGet();
@@ -206,10 +223,10 @@ abstract class QueueClaim<G> {
                             .Else(Op.get(ownKey, GetOption.DEFAULT), getFirst)
                             .commit();
                 })
-                .thenApply(QueueClaim::created);
+                .thenApply(r -> created(r, allowed));
     }
 
-    static Created created(TxnResponse r) {
+    static Created created(TxnResponse r, int allowed) {
         long myRevision;
         GetResponse first;
         ByteSequence adopted = null;
@@ -222,8 +239,10 @@ abstract class QueueClaim<G> {
             adopted = own.getValue();
             first = r.getGetResponses().get(1);
         }
-        boolean someoneAhead = !first.getKvs().isEmpty() && first.getKvs().get(0).getCreateRevision() < myRevision;
-        return new Created(myRevision, someoneAhead, r.getHeader().getRevision(), adopted);
+        boolean mustWait = allowed == 0
+                ? !first.getKvs().isEmpty() && first.getKvs().get(0).getCreateRevision() < myRevision
+                : first.getCount() - 1 > allowed;
+        return new Created(myRevision, mustWait, r.getHeader().getRevision(), adopted);
     }
 
     /** Rule 2: after waiting, the own key must still be there, with the revision it was created at. */
@@ -292,6 +311,9 @@ abstract class QueueClaim<G> {
 
     private void finishWith(G grant) {
         if (finished) {
+            if (grant != null) {
+                discarded(grant);
+            }
             cleanup();
             return;
         }
@@ -304,6 +326,7 @@ abstract class QueueClaim<G> {
         }
         Throwable refused = service.commit(this, grant, myRevision, ownWatch);
         if (refused != null) {
+            discarded(grant);
             giveUp(refused); // closed, lost, or given up by the caller at this instant: withdraw
             return;
         }

@@ -1,0 +1,317 @@
+package io.disco.provider.etcd;
+
+import io.disco.fencing.DiscoException;
+import io.disco.fencing.FencingToken;
+import io.disco.semaphore.Permit;
+import io.disco.semaphore.SemaphoreLostException;
+import io.disco.semaphore.SemaphoreService;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.UnaryOperator;
+
+/**
+ * The Go disco semaphore behind {@link SemaphoreService}, with fenced slots.
+ *
+ * <p><b>Admission</b> (as Go's {@code provider/etcd/semaphore.go}): the holder key is
+ * {@code <prefix>/<lease id in hex>}, created in a Txn that also counts {@code <prefix>/}; a holder
+ * is admitted once at most {@code limit - 1} keys created before its own remain. Keys are only ever
+ * created newest, so once a key is among the first {@code limit}, it stays there: at most
+ * {@code limit} holders are admitted at any time. Go and Java holders share the queue and the count.
+ *
+ * <p><b>Slots</b>, outside {@code <prefix>/} (Go never counts them): after admission a holder claims
+ * slot {@code i} in {@code 0 .. limit-1} by writing the leased key
+ * {@code disco-semaphore-slot:<prefix>/<i>} with the value {@code <holder key>@<its CreateRevision>},
+ * in a Txn that requires its own key to be the incarnation that was admitted and the slot key to be
+ * either absent or unchanged since a read that showed its recorded holder gone. The token is that
+ * Txn's revision, which is the slot key's ModRevision afterwards.
+ *
+ * <p><b>Why it is safe.</b> (1) Unique slots: a slot key is written only by an admitted holder, and
+ * only while it is absent or belongs to a holder key that no longer exists; so no two current holders
+ * have one slot. (2) A free slot exists: the slot keys of current holders number at most
+ * {@code limit - 1} besides the claimer's, so among {@code limit} slots one is absent or stale.
+ * (3) Tokens increase per slot: every claim is a write at a new revision. (4) A valid holder is never
+ * rejected by its slot's guard: the mark of slot {@code i} rises above a holder's token only through
+ * a later claim of {@code i}, which requires that holder's key to be gone, that is, its permit over.
+ * (5) A zombie is rejected once its slot was claimed again. A release deletes the holder key, then
+ * the slot key (guarded by the permit's token); a slot key left behind by a crash is leased and is
+ * claimed again once its holder key is gone.
+ *
+ * <p><b>Limit</b>: recorded once per name in the non-leased key {@code disco-semaphore-limit:<prefix>}
+ * (created by the first service, compared by every later one); a service asking for another limit
+ * fails at creation. Go's semaphore keeps no such record, so a Go program with another limit cannot
+ * be detected.
+ */
+final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostException> implements SemaphoreService {
+
+    static final String SLOT_NAMESPACE = "disco-semaphore-slot:";
+    static final String LIMIT_NAMESPACE = "disco-semaphore-limit:";
+    private static final int MAX_SLOT_ATTEMPTS = 20;
+
+    private final int limit;
+    private final String key;
+    private final ByteSequence ownKey;
+    private final KeyRange queue;
+    private final KeyRange slots;
+
+    private EtcdSemaphoreService(EtcdSession session, String prefix, int limit, boolean ownsSession) {
+        super(session, prefix, "semaphore", ownsSession);
+        this.limit = limit;
+        this.key = leaseKey(prefix);
+        this.ownKey = KeyRange.bytes(key);
+        this.queue = KeyRange.prefix(prefix + "/");
+        this.slots = KeyRange.prefix(SLOT_NAMESPACE + prefix + "/");
+    }
+
+    static EtcdSemaphoreService create(EtcdSession session, String prefix, int limit, boolean ownsSession) {
+        validPrefix(prefix);
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be at least 1, got " + limit);
+        }
+        EtcdSession.refuseOnSessionThread("creating a semaphore");
+        ByteSequence marker = KeyRange.bytes(LIMIT_NAMESPACE + prefix);
+        ByteSequence value = KeyRange.bytes(Integer.toString(limit));
+        TxnResponse r = await(session, session.rpc("record of the semaphore limit", () -> session.client().getKVClient().txn()
+                .If(new Cmp(marker, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                .Then(Op.put(marker, value, PutOption.DEFAULT))
+                .Else(Op.get(marker, GetOption.DEFAULT))
+                .commit()), "record of the limit of semaphore " + prefix);
+        if (!r.isSucceeded()) {
+            String recorded = r.getGetResponses().get(0).getKvs().get(0).getValue().toString(StandardCharsets.UTF_8);
+            if (!recorded.equals(Integer.toString(limit))) {
+                throw new IllegalArgumentException("semaphore " + prefix + " has limit " + recorded + " (recorded in "
+                        + LIMIT_NAMESPACE + prefix + "); this service asked for " + limit
+                        + ": every service on one name must use one limit");
+            }
+        }
+        return register(new EtcdSemaphoreService(session, prefix, limit, ownsSession));
+    }
+
+    private static <T> T await(EtcdSession session, CompletableFuture<T> f, String what) {
+        try {
+            return f.get(session.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new DiscoException("interrupted during the " + what, e);
+        } catch (TimeoutException e) {
+            throw new DiscoException("etcd could not be reached: no answer to the " + what + " within "
+                    + session.requestTimeout().toMillis() + " ms", e);
+        } catch (ExecutionException e) {
+            throw EtcdSession.failure(what, e.getCause());
+        }
+    }
+
+    // ---------------------------------------------------------------- SemaphoreService
+
+    @Override
+    public Permit acquire() throws InterruptedException {
+        try {
+            return acquire(null);
+        } catch (TimeoutException e) {
+            throw new AssertionError("no timeout was given", e);
+        }
+    }
+
+    @Override
+    public Permit acquire(Duration timeout) throws InterruptedException, TimeoutException {
+        return acquire("semaphore.acquire()", timeout, UnaryOperator.identity(), () -> new SemaphoreClaim(false));
+    }
+
+    @Override
+    public Optional<Permit> tryAcquire() {
+        return tryAcquire("semaphore.tryAcquire()", UnaryOperator.identity(), () -> new SemaphoreClaim(true));
+    }
+
+    @Override
+    public CompletableFuture<Permit> acquireAsync() {
+        return acquireAsync(UnaryOperator.identity(), () -> new SemaphoreClaim(false));
+    }
+
+    @Override
+    public void release() {
+        Permit p = held().orElse(null);
+        try {
+            release("semaphore.release()", g -> { }, "release");
+        } finally {
+            if (p != null && held().isEmpty()) {
+                await(session, deleteSlot(p), "release of slot " + p.slot() + " of semaphore " + prefix);
+            }
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> releaseAsync() {
+        Permit p = held().orElse(null);
+        CompletableFuture<Void> released = releaseAsync(g -> { }, "release");
+        if (p == null) {
+            return released;
+        }
+        return released.handle((v, e) -> e)
+                .thenCompose(e -> (held().isEmpty() ? deleteSlot(p) : CompletableFuture.completedFuture((Void) null))
+                        .thenApply(v -> {
+                            if (e != null) {
+                                throw QueueClaim.unchecked(e);
+                            }
+                            return v;
+                        }))
+                .thenApplyAsync(v -> v, session.callbackExecutor());
+    }
+
+    @Override
+    public void close() {
+        Permit p = held().orElse(null);
+        super.close();
+        if (p != null && !ownsSession()) {
+            try {
+                await(session, deleteSlot(p), "release of slot " + p.slot() + " of semaphore " + prefix);
+            } catch (DiscoException e) {
+                // the slot key is leased and claimed again once the holder key is gone: harmless
+            }
+        }
+    }
+
+    @Override
+    public int limit() {
+        return limit;
+    }
+
+    @Override
+    public Stat stat() {
+        EtcdSession.refuseOnSessionThread("semaphore.stat()");
+        long count = await(session, session.rpc("count of the semaphore", () -> session.client().getKVClient()
+                .get(queue.start(), GetOption.builder().withRange(queue.end()).withCountOnly(true).build())),
+                "count of semaphore " + prefix).getCount();
+        return new Stat(limit, count);
+    }
+
+    @Override
+    SemaphoreLostException lostException(String message, Throwable cause) {
+        return new SemaphoreLostException(message, cause);
+    }
+
+    /** Deletes the permit's slot key if it is still this permit's claim (its ModRevision is the token). */
+    private CompletableFuture<Void> deleteSlot(Permit p) {
+        ByteSequence slotKey = slotKey(p.slot());
+        return session.rpc("release of the slot", () -> session.client().getKVClient().txn()
+                .If(new Cmp(slotKey, Cmp.Op.EQUAL, CmpTarget.modRevision(p.token().value())))
+                .Then(Op.delete(slotKey, io.etcd.jetcd.options.DeleteOption.DEFAULT))
+                .commit()).thenApply(r -> null);
+    }
+
+    private ByteSequence slotKey(int slot) {
+        return KeyRange.bytes(SLOT_NAMESPACE + prefix + "/" + slot);
+    }
+
+    private final class SemaphoreClaim extends QueueClaim<Permit> {
+
+        SemaphoreClaim(boolean tryOnly) {
+            super(EtcdSemaphoreService.this, EtcdSemaphoreService.this.ownKey, ByteSequence.EMPTY, tryOnly);
+        }
+
+        @Override
+        KeyRange waitRange() {
+            return queue;
+        }
+
+        @Override
+        int allowedAhead() {
+            return limit - 1;
+        }
+
+        @Override
+        CompletableFuture<Permit> grant(long myRevision, long revision) {
+            CompletableFuture<Permit> out = new CompletableFuture<>();
+            claimSlot(myRevision, 1, out);
+            return out;
+        }
+
+        @Override
+        void discarded(Permit permit) {
+            deleteSlot(permit);
+        }
+
+        /** Reads holders and slots in one snapshot, then claims the first absent or stale slot. */
+        private void claimSlot(long myRevision, int attempt, CompletableFuture<Permit> out) {
+            session.rpc("read of the semaphore slots", () -> session.client().getKVClient().txn()
+                    .Then(Op.get(queue.start(), GetOption.builder().withRange(queue.end()).withKeysOnly(true).build()),
+                            Op.get(slots.start(), GetOption.builder().withRange(slots.end()).build()))
+                    .commit()).whenComplete((snapshot, e) -> {
+                        if (e != null) {
+                            out.completeExceptionally(e);
+                            return;
+                        }
+                        Set<String> holders = new HashSet<>();
+                        for (KeyValue kv : snapshot.getGetResponses().get(0).getKvs()) {
+                            holders.add(kv.getKey().toString(StandardCharsets.UTF_8) + "@" + kv.getCreateRevision());
+                        }
+                        Map<Integer, KeyValue> taken = new HashMap<>();
+                        for (KeyValue kv : snapshot.getGetResponses().get(1).getKvs()) {
+                            String k = kv.getKey().toString(StandardCharsets.UTF_8);
+                            try {
+                                taken.put(Integer.parseInt(k.substring(k.lastIndexOf('/') + 1)), kv);
+                            } catch (NumberFormatException ignored) {
+                                // not a slot of this library
+                            }
+                        }
+                        for (int slot = 0; slot < limit; slot++) {
+                            KeyValue kv = taken.get(slot);
+                            if (kv == null || !holders.contains(kv.getValue().toString(StandardCharsets.UTF_8))) {
+                                trySlot(myRevision, slot, kv, attempt, out);
+                                return;
+                            }
+                        }
+                        retryOrFail(myRevision, attempt, out, "no free slot among " + limit);
+                    });
+        }
+
+        private void trySlot(long myRevision, int slot, KeyValue seen, int attempt, CompletableFuture<Permit> out) {
+            ByteSequence slotKey = slotKey(slot);
+            Cmp slotUnchanged = seen == null
+                    ? new Cmp(slotKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0))
+                    : new Cmp(slotKey, Cmp.Op.EQUAL, CmpTarget.modRevision(seen.getModRevision()));
+            ByteSequence value = KeyRange.bytes(key + "@" + myRevision);
+            session.rpcOnce("claim of a semaphore slot", () -> session.client().getKVClient().txn()
+                    .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(myRevision)), slotUnchanged)
+                    .Then(Op.put(slotKey, value, PutOption.builder().withLeaseId(session.leaseId()).build()))
+                    .Else(Op.get(ownKey, GetOption.DEFAULT))
+                    .commit()).whenComplete((r, e) -> {
+                        if (e != null) {
+                            out.completeExceptionally(e);
+                        } else if (r.isSucceeded()) {
+                            out.complete(new Permit(prefix, key, slot, FencingToken.of(r.getHeader().getRevision())));
+                        } else if (r.getGetResponses().get(0).getKvs().isEmpty()
+                                || r.getGetResponses().get(0).getKvs().get(0).getCreateRevision() != myRevision) {
+                            out.completeExceptionally(lostException("semaphore " + prefix + " lost while acquiring: its key "
+                                    + key + " is gone", null));
+                        } else {
+                            retryOrFail(myRevision, attempt, out, "slot " + slot + " was claimed at the same instant");
+                        }
+                    });
+        }
+
+        private void retryOrFail(long myRevision, int attempt, CompletableFuture<Permit> out, String why) {
+            if (attempt >= MAX_SLOT_ATTEMPTS) {
+                out.completeExceptionally(new DiscoException("semaphore " + prefix + ": no slot claimed after "
+                        + attempt + " attempts (" + why + ")"));
+                return;
+            }
+            session.schedule(() -> claimSlot(myRevision, attempt + 1, out), Math.min(100, 5L * attempt), TimeUnit.MILLISECONDS);
+        }
+    }
+}
