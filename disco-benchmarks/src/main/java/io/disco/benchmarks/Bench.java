@@ -6,6 +6,7 @@ import io.disco.fencing.guard.Guard;
 import io.disco.fencing.guard.GuardFilter;
 import io.disco.fencing.guard.KeyedGuard;
 import io.disco.lock.LockService;
+import io.disco.semaphore.SemaphoreService;
 import io.disco.provider.etcd.EtcdDeadlines;
 import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdProvider;
@@ -143,6 +144,7 @@ public final class Bench {
                 uncontended();
                 contended();
                 contendedJetcd();
+                semaphore();
                 watchDelivery();
                 rwlock();
                 election();
@@ -420,6 +422,52 @@ public final class Bench {
                         + " acquisition waits: create Txn, Get of the predecessor, watches on it and on the own key,"
                         + " re-Get after its delete, linearizable re-read of the own key, delete Txn (%.2f at K=4)",
                         rpcsAtWait));
+    }
+
+    /** Semaphore hand-overs: etcd requests per acquisition as the limit and the number of owners grow. */
+    private void semaphore() throws Exception {
+        log("2. semaphore: limit 1, 2, 4 with 8 and 32 owners");
+        List<String> text = new ArrayList<>();
+        for (int limit : new int[] {1, 2, 4}) {
+            for (int k : new int[] {8, 32}) {
+                List<EtcdSession> sessions = new ArrayList<>();
+                List<Owner> owners = new ArrayList<>();
+                String prefix = root + "/s/sem-" + limit + "-" + k;
+                try {
+                    for (int i = 0; i < k; i++) {
+                        EtcdSession s = EtcdSession.open(client, EtcdOptions.defaults());
+                        sessions.add(s);
+                        SemaphoreService sem = s.newSemaphore(prefix, limit);
+                        owners.add(new Owner() {
+                            @Override
+                            public void lock() throws Exception {
+                                sem.acquire();
+                            }
+
+                            @Override
+                            public void unlock() {
+                                sem.release();
+                            }
+                        });
+                    }
+                    runContended(owners.subList(0, 1), 5);
+                    Contended c = runContended(owners, cyclesPerOwner(k));
+                    long kv = c.rpcs.calls("KV/");
+                    double rpa = (kv + c.rpcs.watchCreates()) / (double) c.acquisitions;
+                    text.add(String.format(Locale.ROOT, "limit %d, %d owners: %.2f", limit, k, rpa));
+                    report.row("2 semaphore", "limit=" + limit + " K=" + k, Double.NaN, Double.NaN, "",
+                            "acq_per_s", c.acquisitions / c.seconds, "rpcs_per_acq", rpa,
+                            "kv_per_acq", kv / (double) c.acquisitions,
+                            "watches_per_acq", c.rpcs.watchCreates() / (double) c.acquisitions,
+                            "acquisitions", c.acquisitions);
+                } finally {
+                    sessions.forEach(EtcdSession::close);
+                }
+            }
+        }
+        report.notes.add("semaphore etcd requests per acquisition (the Go algorithm: with limit > 1 every delete under"
+                + " the prefix makes every waiter re-count; a permit adds the slot read and claim Txns and the slot"
+                + " delete): " + String.join(", ", text));
     }
 
     private void contendedJetcd() throws Exception {

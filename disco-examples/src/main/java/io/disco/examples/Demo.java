@@ -10,6 +10,7 @@ import io.disco.examples.lock.http.client.HttpClientExample;
 import io.disco.examples.lock.http.client.SlowZombieExample;
 import io.disco.examples.lock.http.resource.HttpResource;
 import io.disco.examples.rwlock.basic.RWLockExample;
+import io.disco.examples.semaphore.basic.SemaphoreExample;
 import io.disco.testing.EtcdCluster;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -71,6 +72,8 @@ public final class Demo {
                     () -> RWLockExample.run(endpoints, ns + "/rwlock/basic", ttl).verdict());
             scenario(verdicts, ElectionExample.SCENARIO,
                     () -> ElectionExample.run(endpoints, ns + "/election/basic", ttl).verdict());
+            scenario(verdicts, SemaphoreExample.SCENARIO,
+                    () -> SemaphoreExample.run(endpoints, ns + "/semaphore/basic", ttl));
             scenario(verdicts, RunnerExample.SCENARIO, () -> RunnerExample.run(endpoints, ns + "/election/runner"));
         } catch (Exception e) {
             say.step("could not set up the demo: %s", e.getMessage() == null ? e : e.getMessage());
