@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
  * starts at an older revision waits for etcd's 100 ms catch-up loop), and one re-read covers the gap
  * between the read that found the predecessor and the watch's start; every watch asks for a leader.
  * With {@code allowed > 0} any predecessor's delete can admit this waiter, so the whole range is
- * watched for deletes and every delete in it triggers a re-count (as in the Go semaphore: each
- * release wakes every waiter of the range). When
+ * watched for deletes and every delete in it triggers a re-count (as in the Go semaphore, each
+ * release wakes every waiter of the range; unlike it, the watch stays open across re-counts). When
  * the watch breaks, completes or is compacted away, the read and the watch are simply redone: a
  * compaction is never a failure, and neither is any other error that sending again may cure (no
  * leader, an unreachable or frozen member: see {@link EtcdSession#isTransient}); such errors are
@@ -198,6 +198,10 @@ final class PredecessorWait {
             return;
         }
         for (WatchEvent ev : response.getEvents()) {
+            if (ev.getEventType() == WatchEvent.EventType.DELETE && allowed > 0) {
+                recount(gen); // the range watch stays: it covers every later delete
+                return;
+            }
             if (ev.getEventType() == WatchEvent.EventType.DELETE) {
                 close(predecessorWatch);
                 predecessorWatch = null;
