@@ -91,8 +91,11 @@ public final class Guard {
      */
     private volatile Epoch epoch = new Epoch(0);
 
-    Guard(String key, long initial, Duration drainTimeout, GuardStore store) {
+    private final GuardListener listener;
+
+    Guard(String key, long initial, Duration drainTimeout, GuardStore store, GuardListener listener) {
         this.key = key;
+        this.listener = listener;
         this.mark = new AtomicLong(initial);
         this.drainTimeout = drainTimeout;
         this.store = store;
@@ -159,10 +162,13 @@ public final class Guard {
         long t = token.value();
         long m = mark.get();
         if (t == m) {
+            if (listener != null) {
+                listener.accepted(key, token);
+            }
             return token;
         }
         if (t < m) {
-            throw new TokenStaleException(token, FencingToken.of(m));
+            throw stale(token, m);
         }
         lock.lock();
         try {
@@ -170,7 +176,31 @@ public final class Guard {
         } finally {
             lock.unlock();
         }
+        if (listener != null) {
+            listener.accepted(key, token);
+        }
         return token;
+    }
+
+    private TokenStaleException stale(FencingToken token, long m) {
+        if (listener != null) {
+            listener.rejected(key, token, GuardListener.Rejection.STALE);
+        }
+        return new TokenStaleException(token, FencingToken.of(m));
+    }
+
+    /** A request to this guard carried no usable token: tells the listener. */
+    void malformed() {
+        if (listener != null) {
+            listener.rejected(key, null, GuardListener.Rejection.MALFORMED);
+        }
+    }
+
+    private Admission admitted(FencingToken token, Epoch e) {
+        if (listener != null) {
+            listener.accepted(key, token);
+        }
+        return new Admission(token, e);
     }
 
     /**
@@ -195,10 +225,10 @@ public final class Guard {
             e.running.incrementAndGet();
             long m = mark.get();
             if (m == t) {
-                return new Admission(token, e);
+                return admitted(token, e);
             }
             e.leave();
-            throw new TokenStaleException(token, FencingToken.of(m));
+            throw stale(token, m);
         }
         return admitSlowly(token);
     }
@@ -212,21 +242,24 @@ public final class Guard {
             while (true) {
                 long m = mark.get();
                 if (t < m) {
-                    throw new TokenStaleException(token, FencingToken.of(m));
+                    throw stale(token, m);
                 }
                 Epoch e = epoch;
                 if (e.token == t) {
                     e.running.incrementAndGet();
-                    return new Admission(token, e);
+                    return admitted(token, e);
                 }
                 if (e.running.get() == 0) {
                     Epoch next = new Epoch(t);
                     next.running.set(1);
                     epoch = next;
-                    return new Admission(token, next);
+                    return admitted(token, next);
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
+                    if (listener != null) {
+                        listener.rejected(key, token, GuardListener.Rejection.DRAIN_TIMEOUT);
+                    }
                     throw new DrainTimeoutException(token, drainTimeout);
                 }
                 changed.awaitNanos(left);
@@ -241,13 +274,16 @@ public final class Guard {
         long t = token.value();
         long m = mark.get();
         if (t < m) {
-            throw new TokenStaleException(token, FencingToken.of(m));
+            throw stale(token, m);
         }
         if (t > m) {
             if (store != null) {
                 try {
                     store.persist(key, token);
                 } catch (IOException e) {
+                    if (listener != null) {
+                        listener.rejected(key, token, GuardListener.Rejection.STORE_FAILED);
+                    }
                     throw new UncheckedIOException("could not persist the fencing mark " + t + " for key '"
                             + key + "'; the request is refused", e);
                 }
@@ -373,8 +409,21 @@ public final class Guard {
         private long initial;
         private Duration drainTimeout = Duration.ofSeconds(DEFAULT_DRAIN_TIMEOUT_SECONDS);
         private GuardStore store;
+        private GuardListener listener;
 
         private Builder() {
+        }
+
+        /**
+         * Who is told of every accept and reject (see {@link GuardListener}); for a keyed guard, of
+         * every key's.
+         *
+         * @param listener the listener
+         * @return this builder
+         */
+        public Builder listener(GuardListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
         }
 
         /**
@@ -421,7 +470,7 @@ public final class Guard {
          * @throws UncheckedIOException if the store could not be read
          */
         public Guard build() {
-            return new Guard(SINGLE_KEY, initialFor(load(), SINGLE_KEY), drainTimeout, store);
+            return new Guard(SINGLE_KEY, initialFor(load(), SINGLE_KEY), drainTimeout, store, listener);
         }
 
         /**
@@ -431,7 +480,8 @@ public final class Guard {
          */
         public KeyedGuard buildKeyed() {
             Map<String, FencingToken> loaded = load();
-            return new KeyedGuard(k -> new Guard(k, initialFor(loaded, k), drainTimeout, store));
+            GuardListener l = listener;
+            return new KeyedGuard(k -> new Guard(k, initialFor(loaded, k), drainTimeout, store, l), l);
         }
 
         private Map<String, FencingToken> load() {

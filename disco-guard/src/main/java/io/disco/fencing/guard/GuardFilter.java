@@ -183,11 +183,13 @@ public final class GuardFilter implements Filter {
             FencingToken token = FencingHttp.parseHeader(headers == null ? List.of() : Collections.list(headers));
             Guard g = guardOf(http);
             if (g == null) {
+                malformed();
                 reject(answer, HttpServletResponse.SC_BAD_REQUEST, "no resource key in this request");
                 return;
             }
             admission = g.admit(token);
         } catch (MalformedTokenException e) {
+            malformed();
             reject(answer, HttpServletResponse.SC_BAD_REQUEST, e.getMessage());
             return;
         } catch (TokenStaleException e) {
@@ -213,6 +215,14 @@ public final class GuardFilter implements Filter {
             if (!async) {
                 admission.close();
             }
+        }
+    }
+
+    private void malformed() {
+        if (keyed != null) {
+            keyed.malformed();
+        } else {
+            guard().malformed();
         }
     }
 

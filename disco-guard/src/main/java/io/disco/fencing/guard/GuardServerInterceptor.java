@@ -120,9 +120,11 @@ public final class GuardServerInterceptor implements ServerInterceptor {
             token = FencingGrpc.fromMetadata(headers);
             g = guardOf(call, headers);
         } catch (MalformedTokenException e) {
+            malformed();
             return reject(call, Status.INVALID_ARGUMENT.withDescription(e.getMessage()));
         }
         if (g == null) {
+            malformed();
             return reject(call, Status.INVALID_ARGUMENT.withDescription("no resource key in this call"));
         }
         Context context = Context.current().withValue(TOKEN, token);
@@ -143,6 +145,14 @@ public final class GuardServerInterceptor implements ServerInterceptor {
             return reject(call, refusal(e));
         }
         return new PerMessage<>(Contexts.interceptCall(context, call, headers, next), call, g, token);
+    }
+
+    private void malformed() {
+        if (keyed != null) {
+            keyed.malformed();
+        } else {
+            guard.malformed();
+        }
     }
 
     /** The guard of this call, or null if a keyed interceptor's function names no key. */

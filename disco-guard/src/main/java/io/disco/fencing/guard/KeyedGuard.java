@@ -22,9 +22,18 @@ public final class KeyedGuard {
 
     private final ConcurrentHashMap<String, Guard> guards = new ConcurrentHashMap<>();
     private final Function<String, Guard> factory;
+    private final GuardListener listener;
 
-    KeyedGuard(Function<String, Guard> factory) {
+    KeyedGuard(Function<String, Guard> factory, GuardListener listener) {
         this.factory = factory;
+        this.listener = listener;
+    }
+
+    /** A request carried no usable token or named no key: tells the listener. */
+    void malformed() {
+        if (listener != null) {
+            listener.rejected(null, null, GuardListener.Rejection.MALFORMED);
+        }
     }
 
     /**

@@ -1,6 +1,8 @@
 package io.disco.provider.etcd;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 
@@ -51,8 +53,10 @@ public final class EtcdOptions {
     private final Executor callbackExecutor;
     private final Duration failoverAfter;
     private final Duration grantMargin;
+    private final List<EtcdSessionListener> listeners;
 
     private EtcdOptions(Builder b) {
+        this.listeners = List.copyOf(b.listeners);
         this.ttl = b.ttl;
         this.requestTimeout = b.requestTimeout;
         this.callbackExecutor = b.callbackExecutor;
@@ -107,6 +111,11 @@ public final class EtcdOptions {
         return Optional.ofNullable(grantMargin);
     }
 
+    /** @return the listeners every session with these options tells of its events, in registration order */
+    public List<EtcdSessionListener> listeners() {
+        return listeners;
+    }
+
     @Override
     public String toString() {
         return "EtcdOptions{ttl=" + ttl + ", requestTimeout=" + requestTimeout + ", failoverAfter=" + failoverAfter
@@ -121,8 +130,21 @@ public final class EtcdOptions {
         private Executor callbackExecutor;
         private Duration failoverAfter = Duration.ofMillis(150);
         private Duration grantMargin;
+        private final List<EtcdSessionListener> listeners = new ArrayList<>();
 
         private Builder() {
+        }
+
+        /**
+         * Adds a listener of session and service events (see {@link EtcdSessionListener}).
+         *
+         * @param listener the listener
+         * @return this builder
+         * @throws IllegalArgumentException if {@code listener} is null
+         */
+        public Builder listener(EtcdSessionListener listener) {
+            listeners.add(requireArgument(listener, "listener"));
+            return this;
         }
 
         /**

@@ -1,6 +1,8 @@
 package io.disco.provider.etcd;
 
 import io.disco.fencing.DiscoException;
+import io.disco.fencing.Fenced;
+import io.disco.fencing.FencingToken;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.kv.TxnResponse;
 import java.time.Duration;
@@ -51,6 +53,8 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
     private OwnKeyWatch heldWatch;
     /** The CreateRevision of the held key that a release has been sent for (its delete is not a loss), or 0. */
     private long releasingRevision;
+    /** When the held grant was committed (System.nanoTime()); guarded by {@link #lock}. */
+    private long heldSinceNanos;
     private QueueClaim<G> latest;
     private boolean closed;
     private L lost;
@@ -203,7 +207,22 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
             heldCreateRevision = createRevision;
             heldWatch = watch;
             releasingRevision = 0;
-            return null;
+            heldSinceNanos = System.nanoTime();
+        }
+        Duration waited = Duration.ofNanos(heldSinceNanos - claim.startedNanos);
+        String key = claim.ownKey.toString(java.nio.charset.StandardCharsets.UTF_8);
+        FencingToken token = grant instanceof Fenced f ? f.token() : null;
+        session.tell(l -> l.acquired(session, kind, prefix, key, token, waited));
+        return null;
+    }
+
+    /** Tells the listeners that the held grant ended; {@code loss} is null for a release. */
+    private void tellEnded(long heldSince, Throwable loss) {
+        Duration heldFor = Duration.ofNanos(System.nanoTime() - heldSince);
+        if (loss == null) {
+            session.tell(l -> l.released(session, kind, prefix, heldFor));
+        } else {
+            session.tell(l -> l.grantLost(session, kind, prefix, loss, heldFor));
         }
     }
 
@@ -226,6 +245,7 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
             lostWhileHeld = true;
             held = null;
             stopHeldWatch();
+            tellEnded(heldSinceNanos, loss);
         }
         LOG.warn("{}", loss.getMessage());
         session.probeLease();
@@ -333,6 +353,7 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
             retry = releasingRevision == rev;
             releasingRevision = rev;
         }
+        long heldSince = heldSinceOf(rev);
         AtomicInteger copies = new AtomicInteger();
         return session.rpc(what, () -> {
             copies.incrementAndGet();
@@ -354,10 +375,18 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
                 }
                 session.probeLease();
                 finish();
+                tellEnded(heldSince, loss);
                 throw loss;
             }
+            tellEnded(heldSince, null);
             return null;
         });
+    }
+
+    private long heldSinceOf(long createRevision) {
+        synchronized (lock) {
+            return heldCreateRevision == createRevision ? heldSinceNanos : System.nanoTime();
+        }
     }
 
     /** {@link #close()} without blocking the caller: run on the callback executor. */
@@ -430,6 +459,9 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
             claim = latest;
             key = held == null ? null : heldKey;
             rev = heldCreateRevision;
+            if (held != null) {
+                tellEnded(heldSinceNanos, null);
+            }
             held = null;
             stopHeldWatch();
         }
@@ -466,6 +498,9 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
             if (lost == null) {
                 lost = loss;
             }
+            if (held != null) {
+                tellEnded(heldSinceNanos, loss);
+            }
             lostWhileHeld |= held != null;
             held = null;
             stopHeldWatch();
@@ -482,6 +517,9 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
         QueueClaim<G> claim;
         synchronized (lock) {
             closed = true;
+            if (held != null) {
+                tellEnded(heldSinceNanos, null);
+            }
             held = null;
             stopHeldWatch();
             claim = latest;

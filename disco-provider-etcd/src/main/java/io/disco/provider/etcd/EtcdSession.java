@@ -94,7 +94,17 @@ public final class EtcdSession implements AutoCloseable {
     private final LateCreates lateCreates = new LateCreates(this);
     private final WatchLiveness liveness;
 
-    private enum State { ALIVE, ORPHANED, LOST, CLOSED }
+    /** A session's state, for health checks. */
+    public enum State {
+        /** The lease is renewed; its services may hold grants. */
+        ALIVE,
+        /** {@link #orphan()} stopped the renewals; the lease runs out. */
+        ORPHANED,
+        /** The lease is lost: every service is finished. */
+        LOST,
+        /** Closed by its owner. */
+        CLOSED
+    }
 
     private State state = State.ALIVE;
     private DiscoException lossCause;
@@ -163,6 +173,69 @@ public final class EtcdSession implements AutoCloseable {
         this.validUntilNanos = sentNanos + TimeUnit.SECONDS.toNanos(ttlSeconds);
         this.renewedAtNanos = System.nanoTime();
         this.liveness = new WatchLiveness(worker, probeTimeoutNanos(failoverNanos));
+        this.listeners = options.listeners();
+    }
+
+    // ---------------------------------------------------------------- listeners and health
+
+    private final List<EtcdSessionListener> listeners;
+    private final java.util.concurrent.ConcurrentLinkedQueue<Runnable> events = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final java.util.concurrent.atomic.AtomicBoolean telling = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /**
+     * Tells every listener of an event, in event order, one event at a time, on the callback
+     * executor (never a session thread). Nothing is queued when there is no listener.
+     */
+    void tell(java.util.function.Consumer<EtcdSessionListener> event) {
+        if (listeners.isEmpty()) {
+            return;
+        }
+        events.add(() -> {
+            for (EtcdSessionListener l : listeners) {
+                try {
+                    event.accept(l);
+                } catch (RuntimeException e) {
+                    LOG.warn("a session listener threw", e);
+                }
+            }
+        });
+        if (telling.compareAndSet(false, true)) {
+            deliver(this::tellQueued);
+        }
+    }
+
+    private void tellQueued() {
+        try {
+            for (Runnable r; (r = events.poll()) != null; ) {
+                r.run();
+            }
+        } finally {
+            telling.set(false);
+            if (!events.isEmpty() && telling.compareAndSet(false, true)) {
+                deliver(this::tellQueued);
+            }
+        }
+    }
+
+    /**
+     * How long the lease is valid from now, on the local monotonic clock: what a health check asks.
+     *
+     * @return the remaining validity; zero once lost or closed
+     */
+    public Duration remainingValidity() {
+        synchronized (lock) {
+            if (state == State.LOST || state == State.CLOSED) {
+                return Duration.ZERO;
+            }
+            return Duration.ofNanos(Math.max(0, validUntilNanos - System.nanoTime()));
+        }
+    }
+
+    /** @return the session's state */
+    public State state() {
+        synchronized (lock) {
+            return state;
+        }
     }
 
     private static ScheduledThreadPoolExecutor singleThread(String name) {
@@ -361,6 +434,7 @@ public final class EtcdSession implements AutoCloseable {
         lateCreates.close();
         leaseTimer.shutdownNow();
         worker.shutdown();
+        tell(l -> l.closed(this));
         deliver(() -> done.complete(null));
     }
 
@@ -453,6 +527,8 @@ public final class EtcdSession implements AutoCloseable {
                     scheduleExpiryCheck();
                 }
                 renewedAtNanos = now;
+                Duration remaining = Duration.ofNanos(Math.max(0, validUntilNanos - now));
+                tell(l -> l.renewed(this, remaining));
                 if (renewalsFailingReported) {
                     renewalsFailingReported = false;
                     LOG.info("renewal of etcd lease {} answered again; {} ms of validity left", hex(leaseId),
@@ -467,6 +543,9 @@ public final class EtcdSession implements AutoCloseable {
                 Throwable cause = e == null ? null : unwrap(e.getCause() != null ? e.getCause() : e);
                 if (e != null && !isLeaseNotFound(cause)) {
                     // Transient (stream broken, member unreachable, no leader): retry soon; the expiry check decides loss.
+                    Duration failingFor = Duration.ofNanos(now - renewedAtNanos);
+                    Duration remaining = Duration.ofNanos(Math.max(0, validUntilNanos - now));
+                    tell(l -> l.renewalFailing(this, failingFor, remaining, cause));
                     if (!renewalsFailingReported && now - renewedAtNanos > TimeUnit.SECONDS.toNanos(ttlSeconds) / 2) {
                         renewalsFailingReported = true;
                         LOG.warn("renewals of etcd lease {} have failed for {} ms (TTL {} s), lost in {} ms unless one is answered;"
@@ -563,6 +642,7 @@ public final class EtcdSession implements AutoCloseable {
         for (Member m : members.values()) {
             m.sessionLost(cause);
         }
+        tell(l -> l.lost(this, cause)); // after the services' grantLost and acquisitionFailed
         deliver(() -> done.complete(null));
     }
 

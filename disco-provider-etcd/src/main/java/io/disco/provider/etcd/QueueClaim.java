@@ -80,6 +80,9 @@ abstract class QueueClaim<G> {
     // Read by the awaiting thread.
     private volatile boolean answered;
 
+    /** When this acquisition started (System.nanoTime()), for the listeners' wait times. */
+    final long startedNanos = System.nanoTime();
+
     QueueClaim(EtcdService<G, ?> service, ByteSequence ownKey, ByteSequence value, boolean tryOnly) {
         this.service = service;
         this.session = service.session;
@@ -348,6 +351,8 @@ abstract class QueueClaim<G> {
         if (wait != null) {
             wait.cancel();
         }
+        java.time.Duration waited = java.time.Duration.ofNanos(System.nanoTime() - startedNanos);
+        session.tell(l -> l.acquisitionFailed(session, service.kind, service.prefix, cause, waited));
         result.internalFail(cause);
         if (!createInFlight) {
             cleanup(); // else the create Txn's answer triggers it

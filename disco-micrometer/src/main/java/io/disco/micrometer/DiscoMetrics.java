@@ -1,0 +1,162 @@
+package io.disco.micrometer;
+
+import io.disco.fencing.DiscoException;
+import io.disco.fencing.FencingToken;
+import io.disco.fencing.guard.Guard;
+import io.disco.fencing.guard.GuardListener;
+import io.disco.provider.etcd.EtcdSession;
+import io.disco.provider.etcd.EtcdSessionListener;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Micrometer meters for disco: register it as a session listener
+ * ({@code EtcdOptions.builder().listener(metrics)}) and as a guard listener
+ * ({@code Guard.builder().listener(metrics.guard("orders"))}).
+ *
+ * <table>
+ *   <caption>Meters</caption>
+ *   <tr><th>name</th><th>type</th><th>tags</th></tr>
+ *   <tr><td>{@code disco.acquisitions}</td><td>timer: time from asking to the grant or the failure</td>
+ *       <td>{@code primitive} (lock, rwlock, election, semaphore), {@code outcome} (acquired, failed)</td></tr>
+ *   <tr><td>{@code disco.holds}</td><td>timer: time a grant was held</td><td>{@code primitive}, {@code outcome} (released, lost)</td></tr>
+ *   <tr><td>{@code disco.lease.renewals}</td><td>counter</td><td>{@code outcome} (ok, failed)</td></tr>
+ *   <tr><td>{@code disco.lease.losses}</td><td>counter</td><td></td></tr>
+ *   <tr><td>{@code disco.lease.remaining}</td><td>gauge, seconds of validity left, per live session</td><td>{@code lease} (id in hex)</td></tr>
+ *   <tr><td>{@code disco.guard.requests}</td><td>counter</td><td>{@code resource}, {@code outcome} (accepted, malformed, stale, drain_timeout, store_failed)</td></tr>
+ *   <tr><td>{@code disco.guard.high.water}</td><td>gauge</td><td>{@code resource}</td></tr>
+ * </table>
+ * Names of locks, elections and semaphores are not tags by default (their number may be unbounded);
+ * {@link #withNameTags} adds a {@code name} tag to the acquisition and hold timers.
+ */
+public final class DiscoMetrics implements EtcdSessionListener {
+
+    private final MeterRegistry registry;
+    private final boolean nameTags;
+    private final Map<Long, Gauge> remaining = new ConcurrentHashMap<>();
+
+    private DiscoMetrics(MeterRegistry registry, boolean nameTags) {
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.nameTags = nameTags;
+    }
+
+    /**
+     * @param registry where the meters go
+     * @return the binding, without name tags
+     */
+    public static DiscoMetrics of(MeterRegistry registry) {
+        return new DiscoMetrics(registry, false);
+    }
+
+    /** @return a binding like this one that also tags acquisitions and holds with the service's name */
+    public DiscoMetrics withNameTags() {
+        return new DiscoMetrics(registry, true);
+    }
+
+    private Tags service(String primitive, String name, String outcome) {
+        Tags tags = Tags.of("primitive", primitive, "outcome", outcome);
+        return nameTags ? tags.and("name", name) : tags;
+    }
+
+    private void sessionSeen(EtcdSession session) {
+        remaining.computeIfAbsent(session.leaseId(), id -> Gauge.builder("disco.lease.remaining", session,
+                        s -> s.remainingValidity().toNanos() / 1e9)
+                .tags("lease", Long.toHexString(id)).baseUnit("seconds")
+                .description("validity left on the lease, on the local clock").register(registry));
+    }
+
+    private void sessionGone(EtcdSession session) {
+        Gauge g = remaining.remove(session.leaseId());
+        if (g != null) {
+            registry.remove(g);
+        }
+    }
+
+    @Override
+    public void renewed(EtcdSession session, Duration left) {
+        sessionSeen(session);
+        registry.counter("disco.lease.renewals", "outcome", "ok").increment();
+    }
+
+    @Override
+    public void renewalFailing(EtcdSession session, Duration failingFor, Duration left, Throwable cause) {
+        sessionSeen(session);
+        registry.counter("disco.lease.renewals", "outcome", "failed").increment();
+    }
+
+    @Override
+    public void lost(EtcdSession session, DiscoException cause) {
+        registry.counter("disco.lease.losses").increment();
+        sessionGone(session);
+    }
+
+    @Override
+    public void closed(EtcdSession session) {
+        sessionGone(session);
+    }
+
+    @Override
+    public void acquired(EtcdSession session, String primitive, String name, String key, FencingToken token, Duration waited) {
+        sessionSeen(session);
+        Timer.builder("disco.acquisitions").tags(service(primitive, name, "acquired")).register(registry).record(waited);
+    }
+
+    @Override
+    public void acquisitionFailed(EtcdSession session, String primitive, String name, Throwable cause, Duration waited) {
+        Timer.builder("disco.acquisitions").tags(service(primitive, name, "failed")).register(registry).record(waited);
+    }
+
+    @Override
+    public void released(EtcdSession session, String primitive, String name, Duration held) {
+        Timer.builder("disco.holds").tags(service(primitive, name, "released")).register(registry).record(held);
+    }
+
+    @Override
+    public void grantLost(EtcdSession session, String primitive, String name, Throwable cause, Duration held) {
+        Timer.builder("disco.holds").tags(service(primitive, name, "lost")).register(registry).record(held);
+    }
+
+    /**
+     * A guard listener that counts the decisions of the guard(s) of {@code resource}.
+     *
+     * @param resource the resource's name, a tag value
+     * @return the listener, for {@code Guard.builder().listener(...)}
+     */
+    public GuardListener guard(String resource) {
+        Objects.requireNonNull(resource, "resource");
+        Map<String, Counter> counters = new ConcurrentHashMap<>();
+        java.util.function.Function<String, Counter> counter = outcome -> counters.computeIfAbsent(outcome,
+                o -> Counter.builder("disco.guard.requests").tags("resource", resource, "outcome", o).register(registry));
+        Counter accepted = counter.apply("accepted");
+        return new GuardListener() {
+            @Override
+            public void accepted(String key, FencingToken token) {
+                accepted.increment();
+            }
+
+            @Override
+            public void rejected(String key, FencingToken token, Rejection why) {
+                counter.apply(why.name().toLowerCase(Locale.ROOT)).increment();
+            }
+        };
+    }
+
+    /**
+     * Registers the high-water mark of {@code guard} as a gauge (0 while it has accepted nothing).
+     *
+     * @param resource the resource's name, a tag value
+     * @param guard the guard
+     */
+    public void highWater(String resource, Guard guard) {
+        Gauge.builder("disco.guard.high.water", guard, g -> g.highWater().map(t -> (double) t.value()).orElse(0.0))
+                .tags("resource", resource).register(registry);
+    }
+}
