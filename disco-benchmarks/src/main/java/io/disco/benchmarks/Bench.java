@@ -6,6 +6,8 @@ import io.disco.fencing.guard.Guard;
 import io.disco.fencing.guard.GuardFilter;
 import io.disco.fencing.guard.KeyedGuard;
 import io.disco.lock.LockService;
+import io.disco.micrometer.DiscoMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.disco.semaphore.SemaphoreService;
 import io.disco.provider.etcd.EtcdDeadlines;
 import io.disco.provider.etcd.EtcdOptions;
@@ -186,11 +188,14 @@ public final class Bench {
     private void uncontended() throws Exception {
         int warm = quick ? 60 : 500;
         int rounds = quick ? 200 : 2000;
-        log("1. uncontended lock+unlock: %d warm-up + %d interleaved rounds of 4 variants", warm, rounds);
+        log("1. uncontended lock+unlock: %d warm-up + %d interleaved rounds of 5 variants", warm, rounds);
         KV kv = client.getKVClient();
         EtcdSession session = EtcdSession.open(client, EtcdOptions.defaults());
+        EtcdSession metered = EtcdSession.open(client, EtcdOptions.builder()
+                .listener(DiscoMetrics.of(new SimpleMeterRegistry())).build());
         long lease = get(client.getLeaseClient().grant(300)).getID();
-        try (LockService disco = session.newLock(root + "/u/disco")) {
+        try (LockService disco = session.newLock(root + "/u/disco");
+             LockService discoMetered = metered.newLock(root + "/u/disco-metered")) {
             ByteSequence floorKey = bs(root + "/u/floor/" + Long.toHexString(lease));
             PutOption withLease = PutOption.builder().withLeaseId(lease).build();
             Op2 floor = () -> {
@@ -223,8 +228,12 @@ public final class Bench {
                 disco.lock();
                 disco.unlock();
             };
-            String[] names = {"disco", "floor", "disco-shape raw", "jetcd Lock"};
-            Op2[] ops = {discoOp, floor, shape, jetcd};
+            Op2 meteredOp = () -> {
+                discoMetered.lock();
+                discoMetered.unlock();
+            };
+            String[] names = {"disco", "floor", "disco-shape raw", "jetcd Lock", "disco with Micrometer"};
+            Op2[] ops = {discoOp, floor, shape, jetcd, meteredOp};
             double[][] samples = new double[ops.length][rounds];
             for (int i = 0; i < warm + rounds; i++) {
                 for (int j = 0; j < ops.length; j++) {
@@ -257,6 +266,11 @@ public final class Bench {
             report.row("1 uncontended", "floor: create-if-absent Txn + Delete", med[1], p99[1], "ms", "rpcs", 2);
             report.row("1 uncontended", "disco's 2 Txns sent raw", med[2], p99[2], "ms", "vs_floor", med[2] / med[1]);
             report.row("1 uncontended", "jetcd Lock lock+unlock", med[3], p99[3], "ms", "vs_floor", med[3] / med[1], "rpcs", 2);
+            double withMeters = med[4] / med[0];
+            report.row("1 uncontended", "disco lock+unlock, DiscoMetrics bound", med[4], p99[4], "ms", "vs_disco", withMeters);
+            report.target("disco lock+unlock with Micrometer bound vs without", "<= 1.02 x (within noise)",
+                    String.format(Locale.ROOT, "%.3f x (%.3f ms vs %.3f ms)", withMeters, med[4], med[0]), withMeters <= 1.02,
+                    withMeters <= 1.02 ? "" : "the listener events are queued and told on the callback executor per acquisition and release");
 
             double rf = med[0] / med[1];
             String cause = String.format(Locale.ROOT,
@@ -272,6 +286,7 @@ public final class Bench {
                     rj <= 1.0 ? "" : cause);
         } finally {
             session.close();
+            metered.close();
             client.getLeaseClient().revoke(lease).get(10, TimeUnit.SECONDS);
         }
     }
