@@ -42,10 +42,25 @@ public final class DiscoMetrics implements EtcdSessionListener {
     private final MeterRegistry registry;
     private final boolean nameTags;
     private final Map<Long, Gauge> remaining = new ConcurrentHashMap<>();
+    /** Timers by "name|primitive|service name|outcome": registered once, looked up without building ids. */
+    private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+    private final Counter renewalsOk;
+    private final Counter renewalsFailed;
+    private final Counter losses;
 
     private DiscoMetrics(MeterRegistry registry, boolean nameTags) {
         this.registry = Objects.requireNonNull(registry, "registry");
         this.nameTags = nameTags;
+        this.renewalsOk = registry.counter("disco.lease.renewals", "outcome", "ok");
+        this.renewalsFailed = registry.counter("disco.lease.renewals", "outcome", "failed");
+        this.losses = registry.counter("disco.lease.losses");
+    }
+
+    private Timer timer(String meter, String primitive, String name, String outcome) {
+        String id = meter + '|' + primitive + '|' + (nameTags ? name : "") + '|' + outcome;
+        Timer t = timers.get(id);
+        return t != null ? t : timers.computeIfAbsent(id, k -> Timer.builder(meter)
+                .tags(service(primitive, name, outcome)).register(registry));
     }
 
     /**
@@ -83,18 +98,18 @@ public final class DiscoMetrics implements EtcdSessionListener {
     @Override
     public void renewed(EtcdSession session, Duration left) {
         sessionSeen(session);
-        registry.counter("disco.lease.renewals", "outcome", "ok").increment();
+        renewalsOk.increment();
     }
 
     @Override
     public void renewalFailing(EtcdSession session, Duration failingFor, Duration left, Throwable cause) {
         sessionSeen(session);
-        registry.counter("disco.lease.renewals", "outcome", "failed").increment();
+        renewalsFailed.increment();
     }
 
     @Override
     public void lost(EtcdSession session, DiscoException cause) {
-        registry.counter("disco.lease.losses").increment();
+        losses.increment();
         sessionGone(session);
     }
 
@@ -106,22 +121,22 @@ public final class DiscoMetrics implements EtcdSessionListener {
     @Override
     public void acquired(EtcdSession session, String primitive, String name, String key, FencingToken token, Duration waited) {
         sessionSeen(session);
-        Timer.builder("disco.acquisitions").tags(service(primitive, name, "acquired")).register(registry).record(waited);
+        timer("disco.acquisitions", primitive, name, "acquired").record(waited);
     }
 
     @Override
     public void acquisitionFailed(EtcdSession session, String primitive, String name, Throwable cause, Duration waited) {
-        Timer.builder("disco.acquisitions").tags(service(primitive, name, "failed")).register(registry).record(waited);
+        timer("disco.acquisitions", primitive, name, "failed").record(waited);
     }
 
     @Override
     public void released(EtcdSession session, String primitive, String name, Duration held) {
-        Timer.builder("disco.holds").tags(service(primitive, name, "released")).register(registry).record(held);
+        timer("disco.holds", primitive, name, "released").record(held);
     }
 
     @Override
     public void grantLost(EtcdSession session, String primitive, String name, Throwable cause, Duration held) {
-        Timer.builder("disco.holds").tags(service(primitive, name, "lost")).register(registry).record(held);
+        timer("disco.holds", primitive, name, "lost").record(held);
     }
 
     /**

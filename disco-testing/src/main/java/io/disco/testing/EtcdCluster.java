@@ -79,6 +79,9 @@ public final class EtcdCluster implements AutoCloseable {
     private final Path workDir;
     /** Set for a container cluster. */
     private final AutoCloseable container;
+    /** Set for members with TLS; health checks then go over HTTPS with its context. */
+    private EtcdTls tls;
+    private HttpClient health = HTTP;
     private final Thread shutdownHook;
     private boolean closed;
 
@@ -118,6 +121,27 @@ public final class EtcdCluster implements AutoCloseable {
         return start(members, System.getenv());
     }
 
+    /**
+     * Starts a local cluster whose members serve clients over TLS with {@code tls}'s certificates (and
+     * require client certificates when {@link EtcdTls#clientCertAuth()}); endpoints are {@code https://}
+     * URLs. Needs a local etcd binary: {@value #ENV_ENDPOINTS} and containers are not used.
+     *
+     * @param members the number of members, at least 1
+     * @param tls the certificates
+     * @return the running cluster; close it when done
+     * @throws IllegalStateException if no etcd binary is found (the message says how to install it)
+     */
+    public static EtcdCluster start(int members, EtcdTls tls) {
+        if (members < 1) {
+            throw new IllegalArgumentException("an etcd cluster needs at least 1 member, got " + members);
+        }
+        Path binary = findBinary(System.getenv());
+        if (binary == null) {
+            throw new IllegalStateException("No etcd binary found for a TLS cluster. " + INSTALL_HINT);
+        }
+        return local(binary, members, java.util.Objects.requireNonNull(tls, "tls"));
+    }
+
     /** {@link #start(int)} with the given environment instead of the process environment. */
     static EtcdCluster start(int members, Map<String, String> env) {
         if (members < 1) {
@@ -129,7 +153,7 @@ public final class EtcdCluster implements AutoCloseable {
         }
         Path binary = findBinary(env);
         if (binary != null) {
-            return local(binary, members);
+            return local(binary, members, null);
         }
         if (testcontainersPresent() && ContainerEtcd.dockerAvailable()) {
             return ContainerEtcd.start();
@@ -145,7 +169,7 @@ public final class EtcdCluster implements AutoCloseable {
                 .collect(Collectors.toList());
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         for (String url : urls) {
-            while (!healthy(url)) {
+            while (!healthy(HTTP, url)) {
                 if (System.nanoTime() - deadline > 0) {
                     throw new IllegalStateException(ENV_ENDPOINTS + "=" + spec + ": " + url + "/health did not report"
                             + " healthy within " + START_TIMEOUT.toSeconds() + " s");
@@ -188,10 +212,11 @@ public final class EtcdCluster implements AutoCloseable {
         }
     }
 
-    private static EtcdCluster local(Path binary, int size) {
-        String description = "local " + version(binary) + " (" + binary + "), " + size + " member(s)";
+    private static EtcdCluster local(Path binary, int size, EtcdTls tls) {
+        String description = "local " + version(binary) + " (" + binary + "), " + size + " member(s)"
+                + (tls == null ? "" : tls.clientCertAuth() ? ", mutual TLS" : ", TLS");
         for (int attempt = 1; ; attempt++) {
-            EtcdCluster cluster = newLocal(description, binary, size);
+            EtcdCluster cluster = newLocal(description, binary, size, tls);
             try {
                 cluster.startAll();
                 return cluster;
@@ -211,7 +236,7 @@ public final class EtcdCluster implements AutoCloseable {
         }
     }
 
-    private static EtcdCluster newLocal(String description, Path binary, int size) {
+    private static EtcdCluster newLocal(String description, Path binary, int size, EtcdTls tls) {
         int[] ports = freePorts(2 * size);
         Path workDir;
         try {
@@ -221,10 +246,21 @@ public final class EtcdCluster implements AutoCloseable {
         }
         List<LocalMember> members = new ArrayList<>();
         for (int i = 0; i < size; i++) {
-            members.add(new LocalMember("m" + i, ports[2 * i], ports[2 * i + 1], workDir));
+            members.add(new LocalMember("m" + i, ports[2 * i], ports[2 * i + 1], workDir, tls));
         }
-        return new EtcdCluster(description, members.stream().map(LocalMember::endpoint).collect(Collectors.toList()),
-                members, binary, workDir, null);
+        EtcdCluster cluster = new EtcdCluster(description, members.stream().map(LocalMember::endpoint)
+                .collect(Collectors.toList()), members, binary, workDir, null);
+        if (tls != null) {
+            cluster.tls = tls;
+            cluster.health = HttpClient.newBuilder().connectTimeout(HEALTH_REQUEST_TIMEOUT).version(HttpClient.Version.HTTP_1_1)
+                    .sslContext(tls.sslContext()).build();
+        }
+        return cluster;
+    }
+
+    /** @return the certificates of a TLS cluster, if it is one */
+    public java.util.Optional<EtcdTls> tls() {
+        return java.util.Optional.ofNullable(tls);
     }
 
     private static Path scratchRoot() {
@@ -295,11 +331,11 @@ public final class EtcdCluster implements AutoCloseable {
     }
 
     /** Polls {@code /health} of each member until all are healthy, one exits, or the deadline passes. */
-    private static void awaitHealthy(List<LocalMember> waitFor) {
+    private void awaitHealthy(List<LocalMember> waitFor) {
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         List<LocalMember> pending = new ArrayList<>(waitFor);
         while (!pending.isEmpty()) {
-            pending.removeIf(m -> healthy(m.endpoint()));
+            pending.removeIf(m -> healthy(health, m.endpoint()));
             for (LocalMember member : pending) {
                 if (!member.isRunning()) {
                     throw new IllegalStateException("etcd member " + member.name + " exited while starting; log tail:\n"
@@ -335,13 +371,13 @@ public final class EtcdCluster implements AutoCloseable {
         }
     }
 
-    private static boolean healthy(String endpoint) {
+    private static boolean healthy(HttpClient http, String endpoint) {
         HttpRequest request = HttpRequest.newBuilder(URI.create(endpoint + "/health"))
                 .timeout(HEALTH_REQUEST_TIMEOUT)
                 .GET()
                 .build();
         try {
-            HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
             return response.statusCode() == 200 && response.body().replace(" ", "").contains("\"health\":\"true\"");
         } catch (IOException e) {
             return false;

@@ -27,7 +27,10 @@ final class LocalMember {
     private Process process;
     private boolean paused;
 
-    LocalMember(String name, int clientPort, int peerPort, Path dir) {
+    private final EtcdTls tls;
+
+    LocalMember(String name, int clientPort, int peerPort, Path dir, EtcdTls tls) {
+        this.tls = tls;
         this.name = name;
         this.clientPort = clientPort;
         this.peerPort = peerPort;
@@ -36,7 +39,7 @@ final class LocalMember {
     }
 
     String endpoint() {
-        return "http://127.0.0.1:" + clientPort;
+        return (tls == null ? "http" : "https") + "://127.0.0.1:" + clientPort;
     }
 
     String peerUrl() {
@@ -62,6 +65,9 @@ final class LocalMember {
                 "--auto-compaction-retention=0",
                 "--enable-v2=false",
                 "--logger=zap"));
+        if (tls != null) {
+            cmd.addAll(tls.memberFlags());
+        }
         process = new ProcessBuilder(cmd)
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))

@@ -1,0 +1,168 @@
+package io.disco.provider.etcd;
+
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.disco.election.ElectionService;
+import io.disco.election.Leadership;
+import io.disco.election.Observation;
+import io.disco.fencing.AccessDeniedException;
+import io.disco.fencing.DiscoException;
+import io.disco.lock.Grant;
+import io.disco.lock.LockService;
+import io.disco.rwlock.RWGrant;
+import io.disco.rwlock.RWLockService;
+import io.disco.semaphore.Permit;
+import io.disco.semaphore.SemaphoreService;
+import io.disco.testing.EtcdCluster;
+import io.disco.testing.EtcdExtension;
+import io.disco.testing.EtcdTls;
+import io.etcd.jetcd.Auth;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.auth.Permission;
+import io.etcd.jetcd.options.OptionsUtil;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The core cases of every primitive over TLS, over mutual TLS, and as a user whose role grants
+ * read-write on exactly the keys of its names (the least-privilege grants the README lists).
+ */
+class SecurityTest {
+
+    @RegisterExtension
+    static final EtcdExtension PLAIN = EtcdExtension.singleMember();
+
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    private static Client tlsClient(EtcdCluster etcd, EtcdTls tls, boolean presentCertificate) throws Exception {
+        return Client.builder().endpoints(etcd.endpoints().toArray(String[]::new))
+                .sslContext(b -> {
+                    b.trustManager(tls.caFile().toFile());
+                    if (presentCertificate) {
+                        b.keyManager(tls.clientCertFile().toFile(), tls.clientKeyFile().toFile());
+                    }
+                })
+                .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(5))).build();
+    }
+
+    /** Acquire, wait and hand over, lease loss and observe, for the lock, the read/write lock, the election and the semaphore. */
+    private static void coreCases(Client a, Client b, String base) throws Exception {
+        try (EtcdSession sa = EtcdSession.open(a, Etcd.ttl(2)); EtcdSession sb = EtcdSession.open(b, Etcd.ttl(10))) {
+            LockService la = sa.newLock(base + "/lock");
+            LockService lb = sb.newLock(base + "/lock");
+            Grant first = la.lock(WAIT);
+            CompletableFuture<Grant> waiting = lb.lockAsync();
+            RWLockService ra = sa.newRWLock(base + "/rw");
+            RWLockService rb = sb.newRWLock(base + "/rw");
+            RWGrant read = ra.rLock(WAIT);
+            CompletableFuture<RWGrant> writer = rb.lockAsync();
+            ElectionService ea = sa.newElection(base + "/election");
+            ElectionService eb = sb.newElection(base + "/election");
+            List<String> seen = new CopyOnWriteArrayList<>();
+            try (Observation obs = eb.observe(l -> seen.add(l.value()))) {
+                Leadership leader = ea.campaign("a", WAIT);
+                CompletableFuture<Leadership> next = eb.campaignAsync("b");
+                SemaphoreService sema = sa.newSemaphore(base + "/semaphore", 1);
+                SemaphoreService semb = sb.newSemaphore(base + "/semaphore", 1);
+                Permit permit = sema.acquire(WAIT);
+                CompletableFuture<Permit> nextPermit = semb.acquireAsync();
+
+                sa.orphan(); // a's lease runs out: every grant of a passes to b
+                sa.done().toCompletableFuture().get(15, SECONDS);
+                assertTrue(waiting.get(15, SECONDS).token().isNewerThan(first.token()));
+                assertTrue(writer.get(15, SECONDS).token().isNewerThan(read.token()));
+                assertTrue(next.get(15, SECONDS).token().isNewerThan(leader.token()));
+                assertTrue(nextPermit.get(15, SECONDS).token().isNewerThan(permit.token()));
+                Awaitility.await().atMost(WAIT).until(() -> seen.equals(List.of("a", "b")));
+            }
+            lb.unlock();
+            rb.unlock();
+            eb.resign();
+        }
+    }
+
+    @Test
+    void overTls() throws Exception {
+        EtcdTls tls = EtcdTls.generate(false, "client");
+        try (EtcdCluster etcd = EtcdCluster.start(1, tls); Client a = tlsClient(etcd, tls, false); Client b = tlsClient(etcd, tls, false)) {
+            assertTrue(etcd.endpoints().get(0).startsWith("https://"), etcd.endpoints().toString());
+            coreCases(a, b, "/test/tls/" + UUID.randomUUID());
+        }
+    }
+
+    @Test
+    void overMutualTlsAndAClientWithoutACertificateGetsATimelyError() throws Exception {
+        EtcdTls tls = EtcdTls.generate(true, "client");
+        try (EtcdCluster etcd = EtcdCluster.start(1, tls); Client a = tlsClient(etcd, tls, true); Client b = tlsClient(etcd, tls, true)) {
+            coreCases(a, b, "/test/mtls/" + UUID.randomUUID());
+            try (Client anonymous = tlsClient(etcd, tls, false)) {
+                long start = System.nanoTime();
+                DiscoException e = assertThrows(DiscoException.class, () -> EtcdSession.open(anonymous,
+                        EtcdOptions.builder().requestTimeout(Duration.ofSeconds(2)).build()));
+                long ms = (System.nanoTime() - start) / 1_000_000;
+                System.out.println("mutual TLS without a client certificate: " + e.getMessage() + " after " + ms + " ms");
+                assertTrue(ms < 5000, "a timeout, not a hang: " + ms + " ms");
+            }
+        }
+    }
+
+    private static ByteSequence bytes(String s) {
+        return ByteSequence.from(s, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** Read-write on the prefix {@code key} (a range), or on the single key when {@code single}. */
+    private static void grant(Auth auth, ByteSequence role, String key, boolean single) throws Exception {
+        ByteSequence from = bytes(key);
+        ByteSequence to = single ? ByteSequence.EMPTY : OptionsUtil.prefixEndOf(from);
+        auth.roleGrantPermission(role, from, to, Permission.Type.READWRITE).get(5, SECONDS);
+    }
+
+    @Test
+    void asAUserWithOnlyTheDocumentedGrants() throws Exception {
+        String base = "/test/rbac/" + UUID.randomUUID();
+        String[] endpoints = PLAIN.cluster().endpoints().toArray(String[]::new);
+        ByteSequence root = bytes("root");
+        ByteSequence rootPw = bytes("root-pw");
+        ByteSequence role = bytes("app");
+        try (Client setup = Client.builder().endpoints(endpoints).build()) {
+            Auth auth = setup.getAuthClient();
+            auth.roleAdd(root).get(5, SECONDS);
+            auth.userAdd(root, rootPw).get(5, SECONDS);
+            auth.userGrantRole(root, root).get(5, SECONDS);
+            auth.roleAdd(role).get(5, SECONDS);
+            // The grants of the README's "Production etcd" section, for these four names:
+            grant(auth, role, base + "/lock/", false);
+            grant(auth, role, base + "/election/", false);
+            grant(auth, role, base + "/rw/", false);
+            grant(auth, role, EtcdRWLockService.phaseKey(base + "/rw"), true);
+            grant(auth, role, base + "/semaphore/", false);
+            grant(auth, role, EtcdSemaphoreService.SLOT_NAMESPACE + base + "/semaphore/", false);
+            grant(auth, role, EtcdSemaphoreService.LIMIT_NAMESPACE + base + "/semaphore", true);
+            auth.userAdd(bytes("app"), bytes("app-pw")).get(5, SECONDS);
+            auth.userGrantRole(bytes("app"), role).get(5, SECONDS);
+            auth.authEnable().get(5, SECONDS);
+        }
+        try (Client admin = Client.builder().endpoints(endpoints).user(root).password(rootPw).build()) {
+            try (Client a = Client.builder().endpoints(endpoints).user(bytes("app")).password(bytes("app-pw")).build();
+                 Client b = Client.builder().endpoints(endpoints).user(bytes("app")).password(bytes("app-pw")).build()) {
+                coreCases(a, b, base);
+                try (EtcdSession s = EtcdSession.open(a, Etcd.ttl(10)); LockService other = s.newLock(base + "/not-granted")) {
+                    DiscoException e = assertThrows(DiscoException.class, () -> other.lock(WAIT));
+                    assertInstanceOf(AccessDeniedException.class, e, e.toString());
+                }
+            } finally {
+                admin.getAuthClient().authDisable().get(5, SECONDS);
+            }
+        }
+    }
+}
