@@ -132,6 +132,20 @@ public final class EtcdCluster implements AutoCloseable {
      * @throws IllegalStateException if no etcd binary is found (the message says how to install it)
      */
     public static EtcdCluster start(int members, EtcdTls tls) {
+        return start(members, java.util.Objects.requireNonNull(tls, "tls"), new String[0]);
+    }
+
+    /**
+     * Starts a local cluster whose members get {@code extraFlags} as well (for example
+     * {@code --auth-token-ttl=2}), with TLS when {@code tls} is not null. Needs a local etcd binary.
+     *
+     * @param members the number of members, at least 1
+     * @param tls the certificates, or null for plain HTTP
+     * @param extraFlags more etcd flags, each {@code --name=value}
+     * @return the running cluster; close it when done
+     * @throws IllegalStateException if no etcd binary is found (the message says how to install it)
+     */
+    public static EtcdCluster start(int members, EtcdTls tls, String... extraFlags) {
         if (members < 1) {
             throw new IllegalArgumentException("an etcd cluster needs at least 1 member, got " + members);
         }
@@ -139,7 +153,7 @@ public final class EtcdCluster implements AutoCloseable {
         if (binary == null) {
             throw new IllegalStateException("No etcd binary found for a TLS cluster. " + INSTALL_HINT);
         }
-        return local(binary, members, java.util.Objects.requireNonNull(tls, "tls"));
+        return local(binary, members, tls, List.of(extraFlags));
     }
 
     /** {@link #start(int)} with the given environment instead of the process environment. */
@@ -153,7 +167,7 @@ public final class EtcdCluster implements AutoCloseable {
         }
         Path binary = findBinary(env);
         if (binary != null) {
-            return local(binary, members, null);
+            return local(binary, members, null, List.of());
         }
         if (testcontainersPresent() && ContainerEtcd.dockerAvailable()) {
             return ContainerEtcd.start();
@@ -212,11 +226,11 @@ public final class EtcdCluster implements AutoCloseable {
         }
     }
 
-    private static EtcdCluster local(Path binary, int size, EtcdTls tls) {
+    private static EtcdCluster local(Path binary, int size, EtcdTls tls, List<String> flags) {
         String description = "local " + version(binary) + " (" + binary + "), " + size + " member(s)"
-                + (tls == null ? "" : tls.clientCertAuth() ? ", mutual TLS" : ", TLS");
+                + (tls == null ? "" : tls.clientCertAuth() ? ", mutual TLS" : ", TLS") + (flags.isEmpty() ? "" : ", " + flags);
         for (int attempt = 1; ; attempt++) {
-            EtcdCluster cluster = newLocal(description, binary, size, tls);
+            EtcdCluster cluster = newLocal(description, binary, size, tls, flags);
             try {
                 cluster.startAll();
                 return cluster;
@@ -236,7 +250,7 @@ public final class EtcdCluster implements AutoCloseable {
         }
     }
 
-    private static EtcdCluster newLocal(String description, Path binary, int size, EtcdTls tls) {
+    private static EtcdCluster newLocal(String description, Path binary, int size, EtcdTls tls, List<String> flags) {
         int[] ports = freePorts(2 * size);
         Path workDir;
         try {
@@ -246,7 +260,7 @@ public final class EtcdCluster implements AutoCloseable {
         }
         List<LocalMember> members = new ArrayList<>();
         for (int i = 0; i < size; i++) {
-            members.add(new LocalMember("m" + i, ports[2 * i], ports[2 * i + 1], workDir, tls));
+            members.add(new LocalMember("m" + i, ports[2 * i], ports[2 * i + 1], workDir, tls, flags));
         }
         EtcdCluster cluster = new EtcdCluster(description, members.stream().map(LocalMember::endpoint)
                 .collect(Collectors.toList()), members, binary, workDir, null);

@@ -28,9 +28,11 @@ final class LocalMember {
     private boolean paused;
 
     private final EtcdTls tls;
+    private final List<String> extraFlags;
 
-    LocalMember(String name, int clientPort, int peerPort, Path dir, EtcdTls tls) {
+    LocalMember(String name, int clientPort, int peerPort, Path dir, EtcdTls tls, List<String> extraFlags) {
         this.tls = tls;
+        this.extraFlags = List.copyOf(extraFlags);
         this.name = name;
         this.clientPort = clientPort;
         this.peerPort = peerPort;
@@ -68,6 +70,7 @@ final class LocalMember {
         if (tls != null) {
             cmd.addAll(tls.memberFlags());
         }
+        cmd.addAll(extraFlags);
         process = new ProcessBuilder(cmd)
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))

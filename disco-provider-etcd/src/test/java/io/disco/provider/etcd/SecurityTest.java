@@ -127,41 +127,93 @@ class SecurityTest {
         auth.roleGrantPermission(role, from, to, Permission.Type.READWRITE).get(5, SECONDS);
     }
 
+    private static final ByteSequence ROOT = bytes("root");
+    private static final ByteSequence ROOT_PW = bytes("root-pw");
+    private static final ByteSequence APP = bytes("app");
+    private static final ByteSequence APP_PW = bytes("app-pw");
+
+    /** Enables authentication with a root user and a user "app" whose role has the README's grants for the names under {@code base}. */
+    private static void enableAuth(String[] endpoints, String base) throws Exception {
+        try (Client setup = Client.builder().endpoints(endpoints).build()) {
+            Auth auth = setup.getAuthClient();
+            auth.roleAdd(ROOT).get(5, SECONDS);
+            auth.userAdd(ROOT, ROOT_PW).get(5, SECONDS);
+            auth.userGrantRole(ROOT, ROOT).get(5, SECONDS);
+            auth.roleAdd(APP).get(5, SECONDS);
+            grant(auth, APP, base + "/lock/", false);
+            grant(auth, APP, base + "/election/", false);
+            grant(auth, APP, base + "/rw/", false);
+            grant(auth, APP, EtcdRWLockService.phaseKey(base + "/rw"), true);
+            grant(auth, APP, base + "/semaphore/", false);
+            grant(auth, APP, EtcdSemaphoreService.SLOT_NAMESPACE + base + "/semaphore/", false);
+            grant(auth, APP, EtcdSemaphoreService.LIMIT_NAMESPACE + base + "/semaphore", true);
+            auth.userAdd(APP, APP_PW).get(5, SECONDS);
+            auth.userGrantRole(APP, APP).get(5, SECONDS);
+            auth.authEnable().get(5, SECONDS);
+        }
+    }
+
+    private static Client app(String[] endpoints) {
+        return Client.builder().endpoints(endpoints).user(APP).password(APP_PW)
+                .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(5))).build();
+    }
+
+    private static Client admin(String[] endpoints) {
+        return Client.builder().endpoints(endpoints).user(ROOT).password(ROOT_PW).build();
+    }
+
     @Test
     void asAUserWithOnlyTheDocumentedGrants() throws Exception {
         String base = "/test/rbac/" + UUID.randomUUID();
         String[] endpoints = PLAIN.cluster().endpoints().toArray(String[]::new);
-        ByteSequence root = bytes("root");
-        ByteSequence rootPw = bytes("root-pw");
-        ByteSequence role = bytes("app");
-        try (Client setup = Client.builder().endpoints(endpoints).build()) {
-            Auth auth = setup.getAuthClient();
-            auth.roleAdd(root).get(5, SECONDS);
-            auth.userAdd(root, rootPw).get(5, SECONDS);
-            auth.userGrantRole(root, root).get(5, SECONDS);
-            auth.roleAdd(role).get(5, SECONDS);
-            // The grants of the README's "Production etcd" section, for these four names:
-            grant(auth, role, base + "/lock/", false);
-            grant(auth, role, base + "/election/", false);
-            grant(auth, role, base + "/rw/", false);
-            grant(auth, role, EtcdRWLockService.phaseKey(base + "/rw"), true);
-            grant(auth, role, base + "/semaphore/", false);
-            grant(auth, role, EtcdSemaphoreService.SLOT_NAMESPACE + base + "/semaphore/", false);
-            grant(auth, role, EtcdSemaphoreService.LIMIT_NAMESPACE + base + "/semaphore", true);
-            auth.userAdd(bytes("app"), bytes("app-pw")).get(5, SECONDS);
-            auth.userGrantRole(bytes("app"), role).get(5, SECONDS);
-            auth.authEnable().get(5, SECONDS);
-        }
-        try (Client admin = Client.builder().endpoints(endpoints).user(root).password(rootPw).build()) {
-            try (Client a = Client.builder().endpoints(endpoints).user(bytes("app")).password(bytes("app-pw")).build();
-                 Client b = Client.builder().endpoints(endpoints).user(bytes("app")).password(bytes("app-pw")).build()) {
+        enableAuth(endpoints, base);
+        try (Client admin = admin(endpoints)) {
+            try (Client a = app(endpoints); Client b = app(endpoints)) {
                 coreCases(a, b, base);
                 try (EtcdSession s = EtcdSession.open(a, Etcd.ttl(10)); LockService other = s.newLock(base + "/not-granted")) {
                     DiscoException e = assertThrows(DiscoException.class, () -> other.lock(WAIT));
                     assertInstanceOf(AccessDeniedException.class, e, e.toString());
                 }
+
+                // Permission taken away while holding: the release fails, reported, and can be retried.
+                try (EtcdSession s = EtcdSession.open(a, Etcd.ttl(10)); LockService lock = s.newLock(base + "/lock")) {
+                    lock.lock(WAIT);
+                    ByteSequence from = bytes(base + "/lock/");
+                    admin.getAuthClient().roleRevokePermission(APP, from, OptionsUtil.prefixEndOf(from)).get(5, SECONDS);
+                    DiscoException e = assertThrows(DiscoException.class, lock::unlock);
+                    assertInstanceOf(AccessDeniedException.class, e, e.toString());
+                    assertTrue(lock.held().isPresent(), "still held: the release can be retried");
+                    grant(admin.getAuthClient(), APP, base + "/lock/", false);
+                    lock.unlock();
+                    assertTrue(lock.held().isEmpty());
+                }
             } finally {
                 admin.getAuthClient().authDisable().get(5, SECONDS);
+            }
+        }
+    }
+
+    @Test
+    void authTokensThatExpireDoNotStopWaitsWatchesOrRenewals() throws Exception {
+        String base = "/test/token-ttl/" + UUID.randomUUID();
+        try (EtcdCluster etcd = EtcdCluster.start(1, null, "--auth-token-ttl=2")) {
+            String[] endpoints = etcd.endpoints().toArray(String[]::new);
+            enableAuth(endpoints, base);
+            try (Client a = app(endpoints); Client b = app(endpoints);
+                 EtcdSession sa = EtcdSession.open(a, Etcd.ttl(3)); EtcdSession sb = EtcdSession.open(b, Etcd.ttl(3));
+                 LockService holder = sa.newLock(base + "/lock"); LockService waiter = sb.newLock(base + "/lock")) {
+                Grant first = holder.lock(WAIT);
+                CompletableFuture<Grant> waiting = waiter.lockAsync();
+                // Both clients' tokens expire (TTL 2 s) several times while the lock is held and the waiter waits.
+                Awaitility.await().pollDelay(Duration.ofSeconds(6)).atMost(Duration.ofSeconds(7)).until(() -> true);
+                assertTrue(!sa.done().toCompletableFuture().isDone() && !sb.done().toCompletableFuture().isDone(),
+                        "renewals went on across expired tokens");
+                holder.unlock();
+                Grant second = waiting.get(10, SECONDS);
+                assertTrue(second.token().isNewerThan(first.token()));
+                waiter.unlock();
+                assertTrue(holder.lock(WAIT).token().isNewerThan(second.token()), "a new acquisition after expiry");
+                holder.unlock();
             }
         }
     }
