@@ -74,6 +74,8 @@ public final class Bench {
     private static final ByteSequence EMPTY = ByteSequence.EMPTY;
 
     private final boolean quick;
+    /** Set by {@code --uncontended-only}: section 1 alone, with full iterations. */
+    private boolean uncontendedOnly;
     private final Report report = new Report();
     private final String root = "/disco-bench/" + UUID.randomUUID().toString().substring(0, 8);
     private Client client;
@@ -87,11 +89,13 @@ public final class Bench {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", System.getProperty("bench.log", "warn"));
         boolean quick = false;
         boolean jmh = true;
+        boolean only = false;
         Path json = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick" -> quick = true;
                 case "--no-jmh" -> jmh = false;
+                case "--uncontended-only" -> only = true;
                 case "--json" -> {
                     if (i + 1 >= args.length) {
                         usage("--json needs a file name");
@@ -104,6 +108,7 @@ public final class Bench {
         }
         long t0 = System.nanoTime();
         Bench b = new Bench(quick);
+        b.uncontendedOnly = only;
         b.run(jmh);
         b.report.meta.put("elapsed_s", (System.nanoTime() - t0) / 1e9);
         System.out.println();
@@ -120,7 +125,7 @@ public final class Bench {
         if (error != null) {
             System.err.println(error);
         }
-        System.err.println("usage: Bench [--quick] [--json FILE] [--no-jmh]");
+        System.err.println("usage: Bench [--quick] [--json FILE] [--no-jmh] [--uncontended-only]");
         System.exit(error == null ? 0 : 2);
     }
 
@@ -144,6 +149,9 @@ public final class Bench {
             try {
                 client.getKVClient().get(bs(root)).get(10, TimeUnit.SECONDS); // connect
                 uncontended();
+                if (uncontendedOnly) {
+                    return;
+                }
                 contended();
                 contendedJetcd();
                 semaphore();

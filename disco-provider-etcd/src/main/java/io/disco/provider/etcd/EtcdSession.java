@@ -200,9 +200,16 @@ public final class EtcdSession implements AutoCloseable {
             }
         });
         if (telling.compareAndSet(false, true)) {
-            deliver(this::tellQueued);
+            // Batched: events of the next few milliseconds are told together, so a busy service does
+            // not wake a callback thread twice per acquisition.
+            if (schedule(leaseTimer, () -> deliver(this::tellQueued), EVENT_BATCH_NANOS) == null) {
+                deliver(this::tellQueued); // shut down: tell what is left at once
+            }
         }
     }
+
+    /** How long events wait to be told together. */
+    private static final long EVENT_BATCH_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
     private void tellQueued() {
         try {
@@ -212,7 +219,7 @@ public final class EtcdSession implements AutoCloseable {
         } finally {
             telling.set(false);
             if (!events.isEmpty() && telling.compareAndSet(false, true)) {
-                deliver(this::tellQueued);
+                deliver(this::tellQueued); // more came while telling: no need to wait for a batch
             }
         }
     }
