@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
@@ -549,6 +550,75 @@ public final class EtcdCluster implements AutoCloseable {
     /** The directory holding the data dirs and logs of a local cluster, for tests of this module. */
     Path workDir() {
         return workDir;
+    }
+
+    /**
+     * Runs {@code etcdctl} (the v3 CLI, Debian's {@code etcd-client}) against the first member, with
+     * this cluster's TLS flags when it has TLS, and returns its output.
+     *
+     * @param args the command, for example {@code "--user=root:pw", "role", "add", "app"}
+     * @return what etcdctl printed
+     * @throws IllegalStateException if etcdctl is missing (the message says how to install it), fails,
+     *     or takes longer than 30 s
+     */
+    public String etcdctl(String... args) {
+        Path ctl = Optional.ofNullable(binary).map(b -> b.resolveSibling("etcdctl")).filter(Files::isExecutable)
+                .orElseGet(() -> findOnPath("etcdctl"));
+        if (ctl == null) {
+            throw new IllegalStateException("etcdctl not found: install it with `apt-get install etcd-client` (Debian/Ubuntu)");
+        }
+        List<String> cmd = new ArrayList<>(List.of(ctl.toString(), "--endpoints=" + endpoints.get(0)));
+        if (tls != null) {
+            cmd.add("--cacert=" + tls.caFile());
+            if (tls.clientCertAuth()) {
+                cmd.add("--cert=" + tls.clientCertFile());
+                cmd.add("--key=" + tls.clientKeyFile());
+            }
+        }
+        cmd.addAll(List.of(args));
+        try {
+            ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+            pb.environment().put("ETCDCTL_API", "3");
+            Process p = pb.start();
+            if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IllegalStateException("etcdctl " + String.join(" ", args) + " did not finish within 30 s");
+            }
+            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            if (p.exitValue() != 0) {
+                throw new IllegalStateException("etcdctl " + String.join(" ", args) + " failed (" + p.exitValue() + "): " + out);
+            }
+            return out;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run " + ctl, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while running etcdctl", e);
+        }
+    }
+
+    /**
+     * Turns etcd authentication on: creates the {@code root} role and user (with {@code rootPassword})
+     * and enables authentication. Add roles and users first or afterwards with
+     * {@link #etcdctl etcdctl("--user=root:" + rootPassword, ...)}.
+     *
+     * @param rootPassword the root user's password
+     */
+    public void enableAuth(String rootPassword) {
+        etcdctl("role", "add", "root");
+        etcdctl("user", "add", "root:" + rootPassword);
+        etcdctl("user", "grant-role", "root", "root");
+        etcdctl("auth", "enable");
+    }
+
+    private static Path findOnPath(String name) {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+            Path candidate = Paths.get(dir, name);
+            if (!dir.isEmpty() && Files.isExecutable(candidate)) {
+                return candidate;
+            }
+        }
+        return null;
     }
 
     /**

@@ -19,11 +19,8 @@ import io.disco.semaphore.SemaphoreService;
 import io.disco.testing.EtcdCluster;
 import io.disco.testing.EtcdExtension;
 import io.disco.testing.EtcdTls;
-import io.etcd.jetcd.Auth;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
-import io.etcd.jetcd.auth.Permission;
-import io.etcd.jetcd.options.OptionsUtil;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -120,37 +117,37 @@ class SecurityTest {
         return ByteSequence.from(s, java.nio.charset.StandardCharsets.UTF_8);
     }
 
-    /** Read-write on the prefix {@code key} (a range), or on the single key when {@code single}. */
-    private static void grant(Auth auth, ByteSequence role, String key, boolean single) throws Exception {
-        ByteSequence from = bytes(key);
-        ByteSequence to = single ? ByteSequence.EMPTY : OptionsUtil.prefixEndOf(from);
-        auth.roleGrantPermission(role, from, to, Permission.Type.READWRITE).get(5, SECONDS);
-    }
-
     private static final ByteSequence ROOT = bytes("root");
     private static final ByteSequence ROOT_PW = bytes("root-pw");
     private static final ByteSequence APP = bytes("app");
     private static final ByteSequence APP_PW = bytes("app-pw");
 
-    /** Enables authentication with a root user and a user "app" whose role has the README's grants for the names under {@code base}. */
-    private static void enableAuth(String[] endpoints, String base) throws Exception {
-        try (Client setup = Client.builder().endpoints(endpoints).build()) {
-            Auth auth = setup.getAuthClient();
-            auth.roleAdd(ROOT).get(5, SECONDS);
-            auth.userAdd(ROOT, ROOT_PW).get(5, SECONDS);
-            auth.userGrantRole(ROOT, ROOT).get(5, SECONDS);
-            auth.roleAdd(APP).get(5, SECONDS);
-            grant(auth, APP, base + "/lock/", false);
-            grant(auth, APP, base + "/election/", false);
-            grant(auth, APP, base + "/rw/", false);
-            grant(auth, APP, EtcdRWLockService.phaseKey(base + "/rw"), true);
-            grant(auth, APP, base + "/semaphore/", false);
-            grant(auth, APP, EtcdSemaphoreService.SLOT_NAMESPACE + base + "/semaphore/", false);
-            grant(auth, APP, EtcdSemaphoreService.LIMIT_NAMESPACE + base + "/semaphore", true);
-            auth.userAdd(APP, APP_PW).get(5, SECONDS);
-            auth.userGrantRole(APP, APP).get(5, SECONDS);
-            auth.authEnable().get(5, SECONDS);
+    /** Read-write for the role "app" on the prefix {@code key}, or on the single key when {@code single}. */
+    private static void grant(EtcdCluster etcd, String key, boolean single, String... auth) {
+        List<String> args = new java.util.ArrayList<>(List.of(auth));
+        args.addAll(List.of("role", "grant-permission", "app", "readwrite", key));
+        if (!single) {
+            args.add("--prefix");
         }
+        etcd.etcdctl(args.toArray(String[]::new));
+    }
+
+    /**
+     * Through the harness (etcdctl): a user "app" whose role has the README's grants for the names
+     * under {@code base}, then authentication on with a root user.
+     */
+    private static void enableAuth(EtcdCluster etcd, String base) {
+        etcd.etcdctl("role", "add", "app");
+        grant(etcd, base + "/lock/", false);
+        grant(etcd, base + "/election/", false);
+        grant(etcd, base + "/rw/", false);
+        grant(etcd, EtcdRWLockService.phaseKey(base + "/rw"), true);
+        grant(etcd, base + "/semaphore/", false);
+        grant(etcd, EtcdSemaphoreService.SLOT_NAMESPACE + base + "/semaphore/", false);
+        grant(etcd, EtcdSemaphoreService.LIMIT_NAMESPACE + base + "/semaphore", true);
+        etcd.etcdctl("user", "add", "app:app-pw");
+        etcd.etcdctl("user", "grant-role", "app", "app");
+        etcd.enableAuth("root-pw");
     }
 
     private static Client app(String[] endpoints) {
@@ -166,7 +163,7 @@ class SecurityTest {
     void asAUserWithOnlyTheDocumentedGrants() throws Exception {
         String base = "/test/rbac/" + UUID.randomUUID();
         String[] endpoints = PLAIN.cluster().endpoints().toArray(String[]::new);
-        enableAuth(endpoints, base);
+        enableAuth(PLAIN.cluster(), base);
         try (Client admin = admin(endpoints)) {
             try (Client a = app(endpoints); Client b = app(endpoints)) {
                 coreCases(a, b, base);
@@ -178,12 +175,11 @@ class SecurityTest {
                 // Permission taken away while holding: the release fails, reported, and can be retried.
                 try (EtcdSession s = EtcdSession.open(a, Etcd.ttl(10)); LockService lock = s.newLock(base + "/lock")) {
                     lock.lock(WAIT);
-                    ByteSequence from = bytes(base + "/lock/");
-                    admin.getAuthClient().roleRevokePermission(APP, from, OptionsUtil.prefixEndOf(from)).get(5, SECONDS);
+                    PLAIN.cluster().etcdctl("--user=root:root-pw", "role", "revoke-permission", "app", base + "/lock/", "--prefix");
                     DiscoException e = assertThrows(DiscoException.class, lock::unlock);
                     assertInstanceOf(AccessDeniedException.class, e, e.toString());
                     assertTrue(lock.held().isPresent(), "still held: the release can be retried");
-                    grant(admin.getAuthClient(), APP, base + "/lock/", false);
+                    grant(PLAIN.cluster(), base + "/lock/", false, "--user=root:root-pw");
                     lock.unlock();
                     assertTrue(lock.held().isEmpty());
                 }
@@ -198,7 +194,7 @@ class SecurityTest {
         String base = "/test/token-ttl/" + UUID.randomUUID();
         try (EtcdCluster etcd = EtcdCluster.start(1, null, "--auth-token-ttl=2")) {
             String[] endpoints = etcd.endpoints().toArray(String[]::new);
-            enableAuth(endpoints, base);
+            enableAuth(etcd, base);
             try (Client a = app(endpoints); Client b = app(endpoints);
                  EtcdSession sa = EtcdSession.open(a, Etcd.ttl(3)); EtcdSession sb = EtcdSession.open(b, Etcd.ttl(3));
                  LockService holder = sa.newLock(base + "/lock"); LockService waiter = sb.newLock(base + "/lock")) {
