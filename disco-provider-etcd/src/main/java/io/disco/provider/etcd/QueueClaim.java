@@ -178,6 +178,7 @@ abstract class QueueClaim<G> {
                 return;
             }
             wait = new PredecessorWait(session, waitRange(), myRevision - 1, allowedAhead()).start();
+            scheduleAccessCheck(mine);
             wait.future.whenComplete((v, we) -> {
                 if (we != null) {
                     fail(we);
@@ -186,6 +187,32 @@ abstract class QueueClaim<G> {
                 }
             });
         });
+    }
+
+    /**
+     * Session thread: while waiting, the own key is read (count only) once per request timeout, so that
+     * a wait whose read permission was taken away fails within about a request timeout with an
+     * {@link io.disco.fencing.AccessDeniedException}, instead of waiting for a change it could not read.
+     * Transient failures are left to the wait's own retries.
+     */
+    private void scheduleAccessCheck(long mine) {
+        session.schedule(() -> {
+            if (finished || myRevision != mine || wait == null || wait.future.isDone()) {
+                return;
+            }
+            session.rpc("permission check of the own key", () -> session.client().getKVClient()
+                            .get(ownKey, GetOption.builder().withCountOnly(true).build()))
+                    .whenComplete((r, e) -> {
+                        if (finished || myRevision != mine) {
+                            return;
+                        }
+                        if (e != null && !EtcdSession.isTransient(e)) {
+                            fail(e);
+                            return;
+                        }
+                        scheduleAccessCheck(mine);
+                    });
+        }, session.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** Session thread: the own key incarnation created at {@code createRevision} is gone. */

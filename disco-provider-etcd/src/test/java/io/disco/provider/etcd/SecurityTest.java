@@ -172,6 +172,29 @@ class SecurityTest {
                     assertInstanceOf(AccessDeniedException.class, e, e.toString());
                 }
 
+                // Read permission taken away while waiting, with nothing else changing: the wait fails within
+                // about a request timeout with AccessDeniedException.
+                EtcdOptions quick = EtcdOptions.builder().ttl(Duration.ofSeconds(10)).requestTimeout(Duration.ofSeconds(2)).build();
+                try (EtcdSession sh = EtcdSession.open(a, quick); EtcdSession sw = EtcdSession.open(b, quick);
+                     LockService holder = sh.newLock(base + "/lock"); LockService waiter = sw.newLock(base + "/lock")) {
+                    holder.lock(WAIT);
+                    CompletableFuture<Grant> waiting = waiter.lockAsync();
+                    Awaitility.await().atMost(WAIT).until(() -> admin.getKVClient().get(bytes(base + "/lock/"),
+                            io.etcd.jetcd.options.GetOption.builder().isPrefix(true).withCountOnly(true).build())
+                            .get(5, SECONDS).getCount() == 2);
+                    long revoked = System.nanoTime();
+                    PLAIN.cluster().etcdctl("--user=root:root-pw", "role", "revoke-permission", "app", base + "/lock/", "--prefix");
+                    PLAIN.cluster().etcdctl("--user=root:root-pw", "role", "grant-permission", "app", "write", base + "/lock/", "--prefix");
+                    java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
+                            () -> waiting.get(10, SECONDS));
+                    long ms = (System.nanoTime() - revoked) / 1_000_000;
+                    System.out.println("waiter whose read permission was taken away: " + e.getCause() + " after " + ms + " ms");
+                    assertInstanceOf(AccessDeniedException.class, e.getCause());
+                    assertTrue(ms < 2000 + 2000, "within about a request timeout (2 s): " + ms + " ms");
+                    grant(PLAIN.cluster(), base + "/lock/", false, "--user=root:root-pw");
+                    holder.unlock();
+                }
+
                 // Permission taken away while holding: the release fails, reported, and can be retried.
                 try (EtcdSession s = EtcdSession.open(a, Etcd.ttl(10)); LockService lock = s.newLock(base + "/lock")) {
                     lock.lock(WAIT);
