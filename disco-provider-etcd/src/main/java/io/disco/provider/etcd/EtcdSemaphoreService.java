@@ -148,10 +148,18 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
         Permit p = held().orElse(null);
         try {
             release("semaphore.release()", g -> { }, "release");
-        } finally {
-            if (p != null && held().isEmpty()) {
-                await(session, deleteSlot(p), "release of slot " + p.slot() + " of semaphore " + prefix);
+        } catch (RuntimeException e) {
+            if (p != null && held().isEmpty()) { // the permit is over (a loss): free its slot, keep the loss
+                try {
+                    await(session, deleteSlot(p), "release of slot " + p.slot() + " of semaphore " + prefix);
+                } catch (DiscoException slot) {
+                    e.addSuppressed(slot);
+                }
             }
+            throw e;
+        }
+        if (p != null) {
+            await(session, deleteSlot(p), "release of slot " + p.slot() + " of semaphore " + prefix);
         }
     }
 
