@@ -91,14 +91,7 @@ final class PredecessorWait {
             return;
         }
         long gen = ++generation;
-        GetOption lastBefore = GetOption.builder()
-                .withRange(range.end())
-                .withSortField(GetOption.SortTarget.CREATE)
-                .withSortOrder(GetOption.SortOrder.DESCEND)
-                .withMaxCreateRevision(maxCreateRevision)
-                .withLimit(allowed + 1)
-                .withKeysOnly(allowed > 0)
-                .build();
+        GetOption lastBefore = lastPredecessors();
         session.rpc("get of the last predecessor", () -> session.client().getKVClient().get(range.start(), lastBefore))
                 .whenComplete((r, e) -> {
                     if (gen != generation || future.isDone()) {
@@ -151,17 +144,24 @@ final class PredecessorWait {
                 });
     }
 
+    /** The newest {@code allowed + 1} predecessors: more than {@code allowed} of them means waiting on. */
+    private GetOption lastPredecessors() {
+        return GetOption.builder()
+                .withRange(range.end())
+                .withSortField(GetOption.SortTarget.CREATE)
+                .withSortOrder(GetOption.SortOrder.DESCEND)
+                .withMaxCreateRevision(maxCreateRevision)
+                .withLimit(allowed + 1)
+                .withKeysOnly(allowed > 0)
+                .build();
+    }
+
     /**
      * The range watch started after the read that counted too many: a delete in between is not in the
      * watch, so count once more; the watch covers every delete after it.
      */
     private void recount(long gen) {
-        GetOption count = GetOption.builder()
-                .withRange(range.end())
-                .withMaxCreateRevision(maxCreateRevision)
-                .withLimit(allowed + 1)
-                .withKeysOnly(true)
-                .build();
+        GetOption count = lastPredecessors();
         session.rpc("re-count of the predecessors", () -> session.client().getKVClient().get(range.start(), count))
                 .whenComplete((r, e) -> {
                     if (stopped || future.isDone() || gen != generation) {
