@@ -200,6 +200,35 @@ class SemaphoreTest {
         }
     }
 
+    /** A cancel landing at the instant of the grant (while the slot is being claimed) leaves no slot behind. */
+    @Test
+    void aCancelAtTheInstantOfTheGrantLeavesNoSlot() throws Exception {
+        String prefix = Etcd.uniquePrefix("semaphore-cancel-race");
+        int cancelledFirst = 0;
+        try (EtcdSession sh = EtcdSession.open(ETCD.client(), Etcd.ttl(10));
+             EtcdSession sw = EtcdSession.open(ETCD.client(), Etcd.ttl(10));
+             SemaphoreService holder = sh.newSemaphore(prefix, 1);
+             SemaphoreService waiter = sw.newSemaphore(prefix, 1)) {
+            for (int round = 0; round < 24; round++) {
+                holder.acquire(WAIT);
+                CompletableFuture<Permit> pending = waiter.acquireAsync();
+                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> holderKeys(prefix).size() == 2);
+                CompletableFuture<Void> released = holder.releaseAsync();
+                // The cancel lands 0 to 29 ms after the release: before, during and after the slot claim.
+                java.util.concurrent.locks.LockSupport.parkNanos(round * 1_250_000L);
+                if (pending.cancel(true)) {
+                    cancelledFirst++;
+                } else {
+                    waiter.release(); // the grant won the race: it is a normal permit
+                }
+                released.get(10, TimeUnit.SECONDS);
+                Awaitility.await().atMost(Duration.ofSeconds(10))
+                        .until(() -> holderKeys(prefix).isEmpty() && slotKeys(prefix).isEmpty());
+            }
+        }
+        System.out.println("semaphore cancel race: " + cancelledFirst + " of 24 cancels came first");
+    }
+
     @Test
     void aWaiterWhoseLeaseDiesNeverReportsSuccess() throws Exception {
         String prefix = Etcd.uniquePrefix("semaphore-waiter-lost");
