@@ -95,6 +95,7 @@ public final class Chaos {
     private static final class Child implements AutoCloseable {
         final Process process;
         final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
+        final List<String> others = new CopyOnWriteArrayList<>();
 
         Child(List<String> line, List<String> sink) throws Exception {
             List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(), "-Xmx128m",
@@ -106,6 +107,8 @@ public final class Chaos {
                         lines.add(l);
                         if (sink != null && l.matches("^\\d+ .*")) {
                             sink.add(l);
+                        } else if (sink != null && !l.startsWith("\t") && others.size() < 20) {
+                            others.add(l); // what an owner printed besides its events: shown when it made no progress
                         }
                     }), "chaos-child-output");
             t.setDaemon(true);
@@ -200,13 +203,20 @@ public final class Chaos {
                         try (Client c = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).build()) {
                             long rev = c.getKVClient().get(ByteSequence.from("x", UTF_8)).get(10, TimeUnit.SECONDS)
                                     .getHeader().getRevision();
-                            c.getKVClient().compact(rev).get(10, TimeUnit.SECONDS);
+                            try {
+                                c.getKVClient().compact(rev).get(10, TimeUnit.SECONDS);
+                            } catch (java.util.concurrent.ExecutionException e) {
+                                if (!String.valueOf(e.getCause().getMessage()).contains("compacted")) {
+                                    throw e;
+                                } // nothing written since the last compaction: already compacted
+                            }
                         }
                         faults.add(new Checkers.Fault("compact", "-", start, System.nanoTime()));
                     }
                 }
             }
             Thread.sleep(2000); // the last fault heals
+            long died = owners.stream().filter(c -> !c.process.isAlive()).count();
             for (Child c : owners) {
                 c.close();
             }
@@ -218,7 +228,16 @@ public final class Chaos {
                 keysLeft = c.getKVClient().get(ByteSequence.from(name + "/", UTF_8),
                         GetOption.builder().isPrefix(true).withCountOnly(true).build()).get(10, TimeUnit.SECONDS).getCount();
             }
-            return new Result(o, faults, new Checkers(history, ownerLines, faults, keysLeft));
+            Checkers checks = new Checkers(history, ownerLines, faults, keysLeft);
+            checks.figures.put("owner processes that died during the run", died);
+            if (died > 0) {
+                checks.failures.add("owner processes that died during the run: " + died);
+            }
+            if (checks.figures.get("grants") == 0 || died > 0) {
+                owners.forEach(c -> c.others.forEach(l -> System.err.println("[owner output] " + l)));
+                checks.failures.add("no grant at all: the owners made no progress");
+            }
+            return new Result(o, faults, checks);
         } finally {
             for (Child c : owners) {
                 c.process.destroyForcibly();

@@ -121,6 +121,8 @@ final class Checkers {
                 }
             }
         }
+        figures.put("owner errors (sessions that could not open, failed calls)",
+                ownerLines.stream().filter(l -> l.split(" ").length > 2 && l.split(" ")[2].equals("ERROR")).count());
         safety("a token granted twice", duplicate, null);
         safety("grant tokens not rising per owner", falling, null);
         figures.put("grants", (long) grantedTo.size());

@@ -1,6 +1,5 @@
 package io.disco.chaos;
 
-import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingHttp;
 import io.disco.fencing.FencingToken;
 import io.disco.lock.Grant;
@@ -64,8 +63,8 @@ public final class OwnerMain {
             EtcdSession session;
             try {
                 session = EtcdSession.open(client, options);
-            } catch (DiscoException e) {
-                say(owner, "ERROR session " + e.getMessage().replace('\n', ' '));
+            } catch (RuntimeException e) {
+                say(owner, "ERROR session " + String.valueOf(e.getMessage()).replace('\n', ' '));
                 Thread.sleep(200); // the pace of retries while etcd cannot be reached
                 continue;
             }
@@ -96,7 +95,9 @@ public final class OwnerMain {
                 }
             } catch (LockLostException e) {
                 say(owner, "LOST " + e.getMessage().replace('\n', ' '));
-            } catch (DiscoException | java.io.IOException e) {
+            } catch (RuntimeException | java.io.IOException e) {
+                // DiscoException (etcd failed), IllegalStateException (the session was lost before the
+                // service was made): a new session
                 say(owner, "ERROR " + e.getClass().getSimpleName() + " " + String.valueOf(e.getMessage()).replace('\n', ' '));
             }
             session.close();
