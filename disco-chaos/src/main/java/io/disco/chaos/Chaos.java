@@ -225,13 +225,24 @@ public final class Chaos {
                     HttpResponse.BodyHandlers.ofString()).body().split("\n"));
             long keysLeft;
             try (Client c = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).build()) {
-                keysLeft = c.getKVClient().get(ByteSequence.from(name + "/", UTF_8),
-                        GetOption.builder().isPrefix(true).withCountOnly(true).build()).get(10, TimeUnit.SECONDS).getCount();
+                // An owner whose revoke found no member answering leaves keys until its lease runs out: a TTL.
+                long deadline = System.nanoTime() + 2 * ttlNanos + TimeUnit.SECONDS.toNanos(2);
+                do {
+                    keysLeft = c.getKVClient().get(ByteSequence.from(name + "/", UTF_8),
+                            GetOption.builder().isPrefix(true).withCountOnly(true).build()).get(10, TimeUnit.SECONDS).getCount();
+                } while (keysLeft > 0 && System.nanoTime() < deadline && sleepABit());
             }
             Checkers checks = new Checkers(history, ownerLines, faults, keysLeft);
             checks.figures.put("owner processes that died during the run", died);
             if (died > 0) {
                 checks.failures.add("owner processes that died during the run: " + died);
+            }
+            if (!checks.passed()) {
+                java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("disco-chaos-" + o.seed() + "-");
+                java.nio.file.Files.write(dir.resolve("owners.log"), ownerLines);
+                java.nio.file.Files.write(dir.resolve("history.log"), history);
+                java.nio.file.Files.write(dir.resolve("faults.log"), faults.stream().map(Object::toString).toList());
+                System.err.println("[chaos] the logs of this failed run: " + dir);
             }
             if (checks.figures.get("grants") == 0 || died > 0) {
                 owners.forEach(c -> c.others.forEach(l -> System.err.println("[owner output] " + l)));
@@ -244,6 +255,11 @@ public final class Chaos {
             }
             proxies.forEach(list -> list.forEach(TcpProxy::close));
         }
+    }
+
+    private static boolean sleepABit() throws InterruptedException {
+        Thread.sleep(100); // polling etcd for the leases that run out
+        return true;
     }
 
     /** The owner that holds the lock now (its last event a GRANT), else a random one. */
