@@ -262,21 +262,33 @@ public final class Chaos {
         return true;
     }
 
-    /** The owner that holds the lock now (its last event a GRANT), else a random one. */
-    private static int holder(List<String> ownerLines, int owners, Random random) {
-        String[] lastEvent = new String[owners];
-        for (String l : ownerLines) {
-            String[] f = l.split(" ");
-            if (f.length >= 3 && f[1].startsWith("o")) {
-                lastEvent[Integer.parseInt(f[1].substring(1))] = f[2];
+    /**
+     * The owner to freeze or cut off: preferably one inside its critical section after its read (its
+     * last event a READ), waited for up to 2 s, since its write after the fault is the zombie write the
+     * guard must reject; else the one holding the lock; else any.
+     */
+    private static int holder(List<String> ownerLines, int owners, Random random) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        int granted = -1;
+        do {
+            String[] lastEvent = new String[owners];
+            for (String l : ownerLines) {
+                String[] f = l.split(" ");
+                if (f.length >= 3 && f[1].startsWith("o")) {
+                    lastEvent[Integer.parseInt(f[1].substring(1))] = f[2];
+                }
             }
-        }
-        for (int i = 0; i < owners; i++) {
-            if ("GRANT".equals(lastEvent[i]) || "READ".equals(lastEvent[i])) {
-                return i;
+            for (int i = 0; i < owners; i++) {
+                if ("READ".equals(lastEvent[i])) {
+                    return i;
+                }
+                if ("GRANT".equals(lastEvent[i])) {
+                    granted = i;
+                }
             }
-        }
-        return random.nextInt(owners);
+            Thread.sleep(1); // polling the owners' events for one in its critical section
+        } while (System.nanoTime() < deadline);
+        return granted >= 0 ? granted : random.nextInt(owners);
     }
 
 }
