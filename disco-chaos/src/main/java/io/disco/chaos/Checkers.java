@@ -16,7 +16,10 @@ final class Checkers {
     record Fault(String type, String target, long startNanos, long endNanos) {
     }
 
-    /** An owner's hold of the lock as it reported it: from its GRANT to its RELEASE, LOST, DONE or EXIT ({@code end}). */
+    /**
+     * An owner's hold of the lock as it reported it: from its GRANT to the first of RELEASING (it calls
+     * unlock, its last write done), LOST, DONE or EXIT ({@code end}).
+     */
     record Hold(String owner, long token, long fromNanos, long toNanos, String end) {
     }
 
@@ -111,7 +114,7 @@ final class Checkers {
                     }
                     open.put(owner, new long[] {token, nanos});
                 }
-                case "RELEASE", "LOST", "DONE", "EXIT" -> {
+                case "RELEASING", "LOST", "DONE", "EXIT" -> {
                     long[] o = open.remove(owner);
                     if (o != null) {
                         holds.add(new Hold(owner, o[0], o[1], nanos, f[2]));

@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * An owner process of the lock workload: loops acquire → read → work → write(read + 1) → release
  * against the resource, through its own TCP proxies to etcd, and prints one line per event:
  * {@code <nanos> <owner> GRANT <token>}, {@code READ <token> <status> <value>},
- * {@code WRITE <token> <status>}, {@code RELEASE <token>}, {@code DONE <lease>}, {@code ERROR <what>}.
+ * {@code WRITE <token> <status>}, {@code RELEASING <token>} (before the release call),
+ * {@code RELEASE <token>}, {@code DONE <lease>}, {@code ERROR <what>}.
  * A new session replaces a lost one. On SIGTERM it closes its session, so that no key is left.
  *
  * <p>Arguments: owner id, etcd endpoints (comma-separated, its proxies), resource base URI, lock name,
@@ -90,6 +91,8 @@ public final class OwnerMain {
                                 + "&value=" + (v + 1)), t, true);
                         say(owner, "WRITE " + t.value() + " " + write.statusCode());
                     }
+                    // The hold ends when the owner gives it up: the next grant may come before unlock() returns.
+                    say(owner, "RELEASING " + t.value());
                     lock.unlock();
                     say(owner, "RELEASE " + t.value());
                 }
