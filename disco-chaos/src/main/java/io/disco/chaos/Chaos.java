@@ -237,12 +237,12 @@ public final class Chaos {
             if (died > 0) {
                 checks.failures.add("owner processes that died during the run: " + died);
             }
-            if (!checks.passed()) {
+            if (!checks.passed() || System.getenv("DISCO_CHAOS_KEEP_LOGS") != null) {
                 java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("disco-chaos-" + o.seed() + "-");
                 java.nio.file.Files.write(dir.resolve("owners.log"), ownerLines);
                 java.nio.file.Files.write(dir.resolve("history.log"), history);
                 java.nio.file.Files.write(dir.resolve("faults.log"), faults.stream().map(Object::toString).toList());
-                System.err.println("[chaos] the logs of this failed run: " + dir);
+                System.err.println("[chaos] the logs of this run: " + dir);
             }
             if (checks.figures.get("grants") == 0 || died > 0) {
                 owners.forEach(c -> c.others.forEach(l -> System.err.println("[owner output] " + l)));

@@ -153,17 +153,33 @@ final class Checkers {
         }
         figures.put("overlapping holds (earlier owner frozen)", overlaps - unexplained);
         safety("overlapping holds, earlier owner not frozen", unexplained, null);
-        for (Hold a : holds) {
-            // A partitioned (not frozen) owner must learn of its loss, done(), before the next owner's grant.
-            boolean partitioned = faults.stream().anyMatch(x -> x.type.equals("partition-owner") && x.target.equals(a.owner)
-                    && x.startNanos < a.toNanos && x.endNanos > a.fromNanos);
-            boolean frozen = faults.stream().anyMatch(x -> x.type.equals("freeze-owner") && x.target.equals(a.owner)
-                    && x.startNanos < a.toNanos && x.endNanos > a.fromNanos);
-            if (!a.end.equals("DONE") || !partitioned || frozen) {
+        // A partitioned owner that held the lock must see done() before any other owner is granted it.
+        for (Fault x : faults) {
+            if (!x.type.equals("partition-owner")) {
                 continue;
             }
-            holds.stream().filter(b -> !b.owner.equals(a.owner) && b.token > a.token).mapToLong(Hold::fromNanos).min()
-                    .ifPresent(next -> doneToGrantMs.add((next - a.toNanos) / 1_000_000));
+            long lastToken = -1;
+            long doneAt = -1;
+            for (String line : ownerLines) {
+                String[] f = line.split(" ");
+                if (f.length < 3 || !f[1].equals(x.target)) {
+                    continue;
+                }
+                long nanos = Long.parseLong(f[0]);
+                if (f[2].equals("GRANT") && nanos < x.startNanos) {
+                    lastToken = Long.parseLong(f[3]);
+                } else if (f[2].equals("DONE") && nanos >= x.startNanos && doneAt < 0) {
+                    doneAt = nanos;
+                }
+            }
+            long held = lastToken;
+            long done = doneAt;
+            if (held < 0 || done < 0) {
+                continue; // it held nothing, or kept its lease through the partition
+            }
+            holds.stream().filter(h -> !h.owner.equals(x.target) && h.token > held && h.fromNanos > x.startNanos)
+                    .mapToLong(Hold::fromNanos).min()
+                    .ifPresent(next -> doneToGrantMs.add((next - done) / 1_000_000));
         }
         doneToGrantMs.sort(null);
         figures.put("partitioned owners' done() to the next grant, ms (min; -1: none)",
