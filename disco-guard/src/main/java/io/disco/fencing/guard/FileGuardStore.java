@@ -23,7 +23,9 @@ final class FileGuardStore implements GuardStore {
 
     private final Path file;
     private final Path temp;
-    /** What the file holds; guarded by {@code this}, read from the file on first use. */
+    /** Guards {@link #marks} and the file: private, since the store is handed to the user. */
+    private final Object lock = new Object();
+    /** What the file holds; read from the file on first use. */
     private Map<String, Long> marks;
 
     FileGuardStore(Path file) {
@@ -32,23 +34,27 @@ final class FileGuardStore implements GuardStore {
     }
 
     @Override
-    public synchronized Map<String, FencingToken> load() throws IOException {
-        Map<String, FencingToken> out = new HashMap<>();
-        marks().forEach((k, v) -> out.put(k, FencingToken.of(v)));
-        return out;
+    public Map<String, FencingToken> load() throws IOException {
+        synchronized (lock) {
+            Map<String, FencingToken> out = new HashMap<>();
+            marks().forEach((k, v) -> out.put(k, FencingToken.of(v)));
+            return out;
+        }
     }
 
     @Override
-    public synchronized void persist(String key, FencingToken mark) throws IOException {
-        Map<String, Long> current = marks();
-        Long old = current.get(key);
-        if (old != null && old >= mark.value()) {
-            return;
+    public void persist(String key, FencingToken mark) throws IOException {
+        synchronized (lock) {
+            Map<String, Long> current = marks();
+            Long old = current.get(key);
+            if (old != null && old >= mark.value()) {
+                return;
+            }
+            Map<String, Long> next = new HashMap<>(current);
+            next.put(key, mark.value());
+            write(next);
+            marks = next;
         }
-        Map<String, Long> next = new HashMap<>(current);
-        next.put(key, mark.value());
-        write(next);
-        marks = next;
     }
 
     private Map<String, Long> marks() throws IOException {

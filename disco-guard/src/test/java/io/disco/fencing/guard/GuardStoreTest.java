@@ -93,6 +93,33 @@ class GuardStoreTest {
     }
 
     @Test
+    void aUserSynchronizingOnTheStoreDoesNotStallTheGuard() throws Exception {
+        GuardStore store = GuardStore.file(dir.resolve("marks"));
+        Guard g = Guard.builder().store(store).build();
+        java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        Thread user = new Thread(() -> {
+            synchronized (store) { // a user's own lock on the object it was handed
+                holding.countDown();
+                try {
+                    done.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
+        user.start();
+        assertTrue(holding.await(5, java.util.concurrent.TimeUnit.SECONDS));
+        try {
+            java.util.concurrent.CompletableFuture.runAsync(() -> g.check(t(3))).get(5, java.util.concurrent.TimeUnit.SECONDS);
+            assertEquals(Optional.of(t(3)), g.highWater());
+        } finally {
+            done.countDown();
+            user.join(10_000);
+        }
+    }
+
+    @Test
     void aCorruptFileIsAClearErrorAtBuild() throws Exception {
         Path file = dir.resolve("marks");
         Files.writeString(file, "=abc\n");

@@ -839,7 +839,8 @@ public final class EtcdSession implements AutoCloseable {
         private final boolean resend;
         private final Supplier<CompletableFuture<T>> call;
         private final CompletableFuture<T> out = new CompletableFuture<>();
-        // Guarded by this.
+        /** Guards the fields below; private, like every lock of the provider (not the session's lock). */
+        private final Object state = new Object();
         private int sent;
         private int outstanding;
         private ScheduledFuture<?> deadline;
@@ -860,7 +861,7 @@ public final class EtcdSession implements AutoCloseable {
                 out.completeExceptionally(new DiscoException("session " + EtcdSession.this + " is closed"));
                 return out;
             }
-            synchronized (this) {
+            synchronized (state) {
                 deadline = timer;
             }
             send();
@@ -868,7 +869,7 @@ public final class EtcdSession implements AutoCloseable {
         }
 
         private void send() {
-            synchronized (this) {
+            synchronized (state) {
                 if (out.isDone() || sent == MAX_ATTEMPTS) {
                     return;
                 }
@@ -898,7 +899,7 @@ public final class EtcdSession implements AutoCloseable {
         private void answered(T value, Throwable error) {
             Throwable failed = null;
             boolean again = false;
-            synchronized (this) {
+            synchronized (state) {
                 outstanding--;
                 if (out.isDone()) {
                     return;
@@ -930,7 +931,7 @@ public final class EtcdSession implements AutoCloseable {
 
         private void timedOut() {
             Throwable last;
-            synchronized (this) {
+            synchronized (state) {
                 cancel(nextCopy);
                 last = lastFailure;
             }
