@@ -49,9 +49,10 @@ import java.util.function.UnaryOperator;
  * (3) Tokens increase per slot: every claim is a write at a new revision. (4) A valid holder is never
  * rejected by its slot's guard: the mark of slot {@code i} rises above a holder's token only through
  * a later claim of {@code i}, which requires that holder's key to be gone, that is, its permit over.
- * (5) A zombie is rejected once its slot was claimed again. A release deletes the holder key, then
- * the slot key (guarded by the permit's token); a slot key left behind by a crash is leased and is
- * claimed again once its holder key is gone.
+ * (5) A zombie is rejected once its slot was claimed again. A release (and a close) deletes the slot
+ * key in the Txn that deletes the holder key, guarded on the holder key being the permit's; a slot
+ * key left behind (a crash, a holder key deleted by somebody else) is leased and is claimed again
+ * once its holder key is gone.
  *
  * <p><b>Limit</b>: recorded once per name in the non-leased key {@code disco-semaphore-limit:<prefix>}
  * (created by the first service, compared by every later one); a service asking for another limit
@@ -145,53 +146,18 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
 
     @Override
     public void release() {
-        Permit p = held().orElse(null);
-        try {
-            release("semaphore.release()", g -> { }, "release");
-        } catch (RuntimeException e) {
-            if (p != null && held().isEmpty()) { // the permit is over (a loss): free its slot, keep the loss
-                try {
-                    await(session, deleteSlot(p), "release of slot " + p.slot() + " of semaphore " + prefix);
-                } catch (DiscoException slot) {
-                    e.addSuppressed(slot);
-                }
-            }
-            throw e;
-        }
-        if (p != null) {
-            await(session, deleteSlot(p), "release of slot " + p.slot() + " of semaphore " + prefix);
-        }
+        release("semaphore.release()", g -> { }, "release");
     }
 
     @Override
     public CompletableFuture<Void> releaseAsync() {
-        Permit p = held().orElse(null);
-        CompletableFuture<Void> released = releaseAsync(g -> { }, "release");
-        if (p == null) {
-            return released;
-        }
-        return released.handle((v, e) -> e)
-                .thenCompose(e -> (held().isEmpty() ? deleteSlot(p) : CompletableFuture.completedFuture((Void) null))
-                        .thenApply(v -> {
-                            if (e != null) {
-                                throw QueueClaim.unchecked(e);
-                            }
-                            return v;
-                        }))
-                .thenApplyAsync(v -> v, session.callbackExecutor());
+        return releaseAsync(g -> { }, "release");
     }
 
+    /** A release deletes the permit's slot key with its holder key: while the holder key is its own, so is the slot. */
     @Override
-    public void close() {
-        Permit p = held().orElse(null);
-        super.close();
-        if (p != null && !ownsSession()) {
-            try {
-                await(session, deleteSlot(p), "release of slot " + p.slot() + " of semaphore " + prefix);
-            } catch (DiscoException e) {
-                // the slot key is leased and claimed again once the holder key is gone: harmless
-            }
-        }
+    Op[] releaseOps(Permit held) {
+        return new Op[] {Op.delete(slotKey(held.slot()), io.etcd.jetcd.options.DeleteOption.DEFAULT)};
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.disco.fencing.DiscoException;
 import io.disco.fencing.Fenced;
 import io.disco.fencing.FencingToken;
 import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.kv.TxnResponse;
 import java.time.Duration;
 import java.util.Objects;
@@ -95,11 +96,6 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
     }
 
     /** This session's key under {@code dir}: {@code <dir>/<lease id in hex>}, as etcd's Go recipes name it. */
-    /** @return whether this service owns (and closes) its session */
-    final boolean ownsSession() {
-        return ownsSession;
-    }
-
     final String leaseKey(String dir) {
         return dir + "/" + EtcdSession.hex(session.leaseId());
     }
@@ -110,6 +106,13 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
     /** Called when the service is closed (on the caller's thread) or its session is (on the closing thread). */
     void closing() {
     }
+
+    /** What else a release of {@code held} deletes, in the Txn that deletes its key (guarded on it); none by default. */
+    Op[] releaseOps(G held) {
+        return NO_OPS;
+    }
+
+    private static final Op[] NO_OPS = new Op[0];
 
     // ---------------------------------------------------------------- acquiring
 
@@ -354,10 +357,11 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
             releasingRevision = rev;
         }
         long heldSince = heldSinceOf(rev);
+        Op[] also = releaseOps(g);
         AtomicInteger copies = new AtomicInteger();
         return session.rpc(what, () -> {
             copies.incrementAndGet();
-            return QueueClaim.guardedDelete(session, key, rev);
+            return QueueClaim.guardedDelete(session, key, rev, also);
         }).thenApply(r -> {
             replaceHeld(rev, null);
             // With more than one copy sent, "already gone" may mean that an earlier copy deleted it; while
@@ -451,6 +455,7 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
         QueueClaim<G> claim;
         ByteSequence key;
         long rev;
+        Op[] also;
         synchronized (lock) {
             if (closed) {
                 return;
@@ -459,6 +464,7 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
             claim = latest;
             key = held == null ? null : heldKey;
             rev = heldCreateRevision;
+            also = held == null ? NO_OPS : releaseOps(held);
             if (held != null) {
                 tellEnded(heldSinceNanos, null);
             }
@@ -474,7 +480,7 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
                 withdrawn = claim.abandon(new IllegalStateException(kind + " service " + prefix + " closed"));
             }
             if (key != null) {
-                withdrawn = CompletableFuture.allOf(withdrawn, QueueClaim.deleteOwnKey(session, key, rev));
+                withdrawn = CompletableFuture.allOf(withdrawn, QueueClaim.deleteOwnKey(session, key, rev, also));
             }
             try {
                 withdrawn.get(session.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);

@@ -437,16 +437,25 @@ abstract class QueueClaim<G> {
      * background until etcd answers. The returned future completes then, or when the session ends
      * (its lease, and so the key, is gone or about to be).
      */
-    static CompletableFuture<Void> deleteOwnKey(EtcdSession session, ByteSequence key, long createRevision) {
-        return session.untilAnswered("delete of the own key", () -> guardedDelete(session, key, createRevision))
+    static CompletableFuture<Void> deleteOwnKey(EtcdSession session, ByteSequence key, long createRevision, Op... alsoDelete) {
+        return session.untilAnswered("delete of the own key", () -> guardedDelete(session, key, createRevision, alsoDelete))
                 .thenApply(r -> null);
     }
 
     /** Deletes {@code key} only while it is the incarnation created at {@code createRevision}: never someone else's, and harmless when late. */
-    static CompletableFuture<TxnResponse> guardedDelete(EtcdSession session, ByteSequence key, long createRevision) {
+    /**
+     * Deletes {@code key} if it is the incarnation created at {@code createRevision}, and in the same
+     * Txn {@code alsoDelete}: what belongs to that incarnation (a semaphore permit's slot), which is
+     * then still its own.
+     */
+    static CompletableFuture<TxnResponse> guardedDelete(EtcdSession session, ByteSequence key, long createRevision,
+                                                        Op... alsoDelete) {
+        Op[] ops = new Op[alsoDelete.length + 1];
+        ops[0] = Op.delete(key, DeleteOption.DEFAULT);
+        System.arraycopy(alsoDelete, 0, ops, 1, alsoDelete.length);
         return session.client().getKVClient().txn()
                 .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(createRevision)))
-                .Then(Op.delete(key, DeleteOption.DEFAULT))
+                .Then(ops)
                 .commit();
     }
 
