@@ -50,11 +50,8 @@ final class EtcdLeadershipRunner implements LeadershipRunner {
     private final Object lock = new Object();
     /** Completed by close(): every wait of the runner thread also waits on it. */
     private final CompletableFuture<LeaderTerm.End> closing = new CompletableFuture<>();
-    private volatile boolean running = true;
     /** Guarded by {@link #lock}. */
     private Term current;
-    /** The current term's task thread, if any. */
-    private volatile Thread taskThread;
     /** The campaign in progress; guarded by {@link #lock}. */
     private CompletableFuture<Leadership> pending;
 
@@ -100,7 +97,7 @@ final class EtcdLeadershipRunner implements LeadershipRunner {
 
     @Override
     public boolean isRunning() {
-        return running;
+        return runner.isAlive();
     }
 
     @Override
@@ -116,8 +113,10 @@ final class EtcdLeadershipRunner implements LeadershipRunner {
         if (campaign != null) {
             campaign.cancel(true); // withdraws the candidacy
         }
-        if (Thread.currentThread() == taskThread) {
-            return; // called by the task itself: the runner finishes once the task returns
+        synchronized (lock) {
+            if (current != null && current.task == Thread.currentThread()) {
+                return; // called by the task itself: the runner finishes once the task returns
+            }
         }
         boolean interrupted = false;
         while (runner.isAlive() && Thread.currentThread() != runner) {
@@ -137,50 +136,46 @@ final class EtcdLeadershipRunner implements LeadershipRunner {
 
     private void loop() {
         long backoff = options.initialBackoff().toNanos();
-        try {
-            while (!closing.isDone()) {
-                try (EtcdSession session = EtcdSession.open(client, sessionOptions);
-                     ElectionService election = session.newElection(prefix);
-                     Observation ignored = election.observe(this::leaderChanged)) {
-                    election.done().whenComplete((v, e) -> stopCurrent(election.err().isPresent()
-                            ? LeaderTerm.End.LOST : LeaderTerm.End.CLOSED));
-                    while (!closing.isDone()) {
-                        Optional<Leadership> won = campaign(election);
-                        if (won.isEmpty()) {
-                            return; // closed
-                        }
-                        backoff = options.initialBackoff().toNanos();
-                        LeaderTerm.End end = runTerm(election, won.get());
-                        if (end == LeaderTerm.End.LOST) {
-                            break;
-                        }
-                        resign(election, won.get());
-                        if (end == LeaderTerm.End.CLOSED
-                                || (!options.requeue() && (end == LeaderTerm.End.COMPLETED || end == LeaderTerm.End.FAILED))) {
-                            return;
-                        }
+        while (!closing.isDone()) {
+            try (EtcdSession session = EtcdSession.open(client, sessionOptions);
+                 ElectionService election = session.newElection(prefix);
+                 Observation ignored = election.observe(this::leaderChanged)) {
+                election.done().whenComplete((v, e) -> stopCurrent(election.err().isPresent()
+                        ? LeaderTerm.End.LOST : LeaderTerm.End.CLOSED));
+                while (!closing.isDone()) {
+                    Optional<Leadership> won = campaign(election);
+                    if (won.isEmpty()) {
+                        return; // closed
                     }
-                } catch (LeadershipLostException e) {
-                    LOG.info("leadership runner {}: lease lost while campaigning; a new session in {} ms", prefix,
-                            TimeUnit.NANOSECONDS.toMillis(backoff));
-                } catch (RuntimeException e) {
-                    LOG.warn("leadership runner {}: {}; a new session in {} ms", prefix, e.toString(),
-                            TimeUnit.NANOSECONDS.toMillis(backoff));
+                    backoff = options.initialBackoff().toNanos();
+                    LeaderTerm.End end = runTerm(election, won.get());
+                    if (end == LeaderTerm.End.LOST) {
+                        break;
+                    }
+                    resign(election, won.get());
+                    if (end == LeaderTerm.End.CLOSED
+                            || (!options.requeue() && (end == LeaderTerm.End.COMPLETED || end == LeaderTerm.End.FAILED))) {
+                        return;
+                    }
                 }
-                if (closing.isDone()) {
-                    return;
-                }
-                try {
-                    closing.get(backoff, TimeUnit.NANOSECONDS);
-                    return;
-                } catch (TimeoutException expected) {
-                    backoff = Math.min(options.maxBackoff().toNanos(), backoff * 2);
-                } catch (InterruptedException | ExecutionException e) {
-                    return; // nobody interrupts the runner thread but the JVM's shutdown
-                }
+            } catch (LeadershipLostException e) {
+                LOG.info("leadership runner {}: lease lost while campaigning; a new session in {} ms", prefix,
+                        TimeUnit.NANOSECONDS.toMillis(backoff));
+            } catch (RuntimeException e) {
+                LOG.warn("leadership runner {}: {}; a new session in {} ms", prefix, e.toString(),
+                        TimeUnit.NANOSECONDS.toMillis(backoff));
             }
-        } finally {
-            running = false;
+            if (closing.isDone()) {
+                return;
+            }
+            try {
+                closing.get(backoff, TimeUnit.NANOSECONDS);
+                return;
+            } catch (TimeoutException expected) {
+                backoff = Math.min(options.maxBackoff().toNanos(), backoff * 2);
+            } catch (InterruptedException | ExecutionException e) {
+                return; // nobody interrupts the runner thread but the JVM's shutdown
+            }
         }
     }
 
@@ -251,7 +246,7 @@ final class EtcdLeadershipRunner implements LeadershipRunner {
                 }
             }
         }, "disco-leader-task " + prefix + " term " + won.token());
-        taskThread = task;
+        term.task = task;
         task.start();
         LeaderTerm.End end = term.ended.join();
         if (end != LeaderTerm.End.COMPLETED && end != LeaderTerm.End.FAILED) {
@@ -265,7 +260,6 @@ final class EtcdLeadershipRunner implements LeadershipRunner {
                 interrupted = true;
             }
         }
-        taskThread = null;
         synchronized (lock) {
             current = null;
         }
@@ -298,7 +292,7 @@ final class EtcdLeadershipRunner implements LeadershipRunner {
 
     @Override
     public String toString() {
-        return "EtcdLeadershipRunner[" + prefix + ", " + (running ? "running" : "stopped") + "]";
+        return "EtcdLeadershipRunner[" + prefix + ", " + (isRunning() ? "running" : "stopped") + "]";
     }
 
     /** One term as its task sees it. */
@@ -306,6 +300,8 @@ final class EtcdLeadershipRunner implements LeadershipRunner {
         final Leadership leadership;
         final CompletableFuture<End> ended = new CompletableFuture<>();
         volatile Throwable failure;
+        /** The thread running this term's task; set before it starts. */
+        volatile Thread task;
 
         Term(Leadership leadership) {
             this.leadership = leadership;
