@@ -102,17 +102,24 @@ public final class Chaos {
                     "-cp", System.getProperty("java.class.path")));
             cmd.addAll(line);
             process = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            Thread t = new Thread(() -> new BufferedReader(new InputStreamReader(process.getInputStream(), UTF_8))
-                    .lines().forEach(l -> {
+            Thread t = new Thread(() -> read(sink), "chaos-child-output");
+            t.setDaemon(true);
+            t.start();
+        }
+
+        private void read(List<String> sink) {
+            try {
+                new BufferedReader(new InputStreamReader(process.getInputStream(), UTF_8)).lines().forEach(l -> {
                         lines.add(l);
                         if (sink != null && l.matches("^\\d+ .*")) {
                             sink.add(l);
                         } else if (sink != null && !l.startsWith("\t") && others.size() < 20) {
                             others.add(l); // what an owner printed besides its events: shown when it made no progress
                         }
-                    }), "chaos-child-output");
-            t.setDaemon(true);
-            t.start();
+                    });
+            } catch (java.io.UncheckedIOException closed) {
+                // the process ended and its stream was closed under the reader
+            }
         }
 
         String await(String prefix, long seconds) throws InterruptedException {
