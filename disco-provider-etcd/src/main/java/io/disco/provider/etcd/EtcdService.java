@@ -212,15 +212,20 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
             releasingRevision = 0;
             heldSinceNanos = System.nanoTime();
         }
-        Duration waited = Duration.ofNanos(heldSinceNanos - claim.startedNanos);
-        String key = claim.ownKey.toString(java.nio.charset.StandardCharsets.UTF_8);
-        FencingToken token = grant instanceof Fenced f ? f.token() : null;
-        session.tell(l -> l.acquired(session, kind, prefix, key, token, waited));
+        if (session.listened()) {
+            Duration waited = Duration.ofNanos(heldSinceNanos - claim.startedNanos);
+            String key = claim.ownKey.toString(java.nio.charset.StandardCharsets.UTF_8);
+            FencingToken token = grant instanceof Fenced f ? f.token() : null;
+            session.tell(l -> l.acquired(session, kind, prefix, key, token, waited));
+        }
         return null;
     }
 
     /** Tells the listeners that the held grant ended; {@code loss} is null for a release. */
     private void tellEnded(long heldSince, Throwable loss) {
+        if (!session.listened()) {
+            return;
+        }
         Duration heldFor = Duration.ofNanos(System.nanoTime() - heldSince);
         if (loss == null) {
             session.tell(l -> l.released(session, kind, prefix, heldFor));

@@ -182,6 +182,11 @@ public final class EtcdSession implements AutoCloseable {
     private final java.util.concurrent.ConcurrentLinkedQueue<Runnable> events = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final java.util.concurrent.atomic.AtomicBoolean telling = new java.util.concurrent.atomic.AtomicBoolean();
 
+    /** @return whether anyone listens: callers skip building an event's arguments otherwise */
+    boolean listened() {
+        return !listeners.isEmpty();
+    }
+
     /**
      * Tells every listener of an event, in event order, one event at a time, on the callback
      * executor (never a session thread). Nothing is queued when there is no listener.
@@ -534,8 +539,10 @@ public final class EtcdSession implements AutoCloseable {
                     scheduleExpiryCheck();
                 }
                 renewedAtNanos = now;
-                Duration remaining = Duration.ofNanos(Math.max(0, validUntilNanos - now));
-                tell(l -> l.renewed(this, remaining));
+                if (listened()) {
+                    Duration remaining = Duration.ofNanos(Math.max(0, validUntilNanos - now));
+                    tell(l -> l.renewed(this, remaining));
+                }
                 if (renewalsFailingReported) {
                     renewalsFailingReported = false;
                     LOG.info("renewal of etcd lease {} answered again; {} ms of validity left", hex(leaseId),

@@ -378,8 +378,10 @@ abstract class QueueClaim<G> {
         if (wait != null) {
             wait.cancel();
         }
-        java.time.Duration waited = java.time.Duration.ofNanos(System.nanoTime() - startedNanos);
-        session.tell(l -> l.acquisitionFailed(session, service.kind, service.prefix, cause, waited));
+        if (session.listened()) {
+            java.time.Duration waited = java.time.Duration.ofNanos(System.nanoTime() - startedNanos);
+            session.tell(l -> l.acquisitionFailed(session, service.kind, service.prefix, cause, waited));
+        }
         result.internalFail(cause);
         if (!createInFlight) {
             cleanup(); // else the create Txn's answer triggers it
