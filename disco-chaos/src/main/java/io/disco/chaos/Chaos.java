@@ -37,7 +37,16 @@ import java.util.concurrent.TimeUnit;
 public final class Chaos {
 
     /** Settings of one run. */
-    record Options(long seconds, long seed, int owners, long ttlSeconds, boolean broken) {
+    record Options(long seconds, long seed, int owners, long ttlSeconds, boolean broken, long workMillis) {
+
+        /**
+         * With the owners' work between read and write 20 ms, or 300 ms against a broken resource: there
+         * the freeze must land inside that window (seen through the owner's output and a spawned
+         * {@code kill}, which on a busy machine can take longer than 20 ms) for the zombie write to happen.
+         */
+        Options(long seconds, long seed, int owners, long ttlSeconds, boolean broken) {
+            this(seconds, seed, owners, ttlSeconds, broken, broken ? 300 : 20);
+        }
     }
 
     /** What one run found. */
@@ -168,7 +177,7 @@ public final class Chaos {
                 proxies.add(mine);
                 String via = String.join(",", mine.stream().map(p -> "http://127.0.0.1:" + p.port()).toList());
                 owners.add(new Child(List.of(OwnerMain.class.getName(), "o" + i, via, resourceUri.toString(), name,
-                        Long.toString(o.ttlSeconds())), ownerLines));
+                        Long.toString(o.ttlSeconds()), Long.toString(o.workMillis())), ownerLines));
             }
             long ttlNanos = TimeUnit.SECONDS.toNanos(o.ttlSeconds());
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(o.seconds());

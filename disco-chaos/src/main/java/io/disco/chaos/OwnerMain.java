@@ -26,12 +26,11 @@ import java.util.concurrent.atomic.AtomicReference;
  * A new session replaces a lost one. On SIGTERM it closes its session, so that no key is left.
  *
  * <p>Arguments: owner id, etcd endpoints (comma-separated, its proxies), resource base URI, lock name,
- * TTL seconds.
+ * TTL seconds, milliseconds of work between the read and the write.
  */
 public final class OwnerMain {
 
     private static final Duration CALL = Duration.ofSeconds(5);
-    private static final Duration WORK = Duration.ofMillis(20);
 
     private OwnerMain() {
     }
@@ -49,6 +48,7 @@ public final class OwnerMain {
         URI resource = URI.create(args[2]);
         String name = args[3];
         Duration ttl = Duration.ofSeconds(Long.parseLong(args[4]));
+        long workMillis = Long.parseLong(args[5]);
         HttpClient http = HttpClient.newBuilder().connectTimeout(CALL).build();
         Client client = Client.builder().endpoints(endpoints).interceptor(EtcdDeadlines.unary(Duration.ofSeconds(2))).build();
         AtomicReference<EtcdSession> current = new AtomicReference<>();
@@ -85,7 +85,7 @@ public final class OwnerMain {
                     HttpResponse<String> read = call(http, resource.resolve("/read?owner=" + owner), t, false);
                     say(owner, "READ " + t.value() + " " + read.statusCode() + " " + read.body().strip());
                     if (read.statusCode() == 200) {
-                        Thread.sleep(WORK.toMillis()); // the owner's work between its read and its write
+                        Thread.sleep(workMillis); // the owner's work between its read and its write
                         long v = Long.parseLong(read.body().strip());
                         HttpResponse<String> write = call(http, resource.resolve("/write?owner=" + owner + "&expect=" + v
                                 + "&value=" + (v + 1)), t, true);
