@@ -8,35 +8,41 @@ import io.disco.fencing.MalformedTokenException;
 import io.disco.fencing.TokenStaleException;
 import io.disco.fencing.guard.DrainTimeoutException;
 import io.disco.fencing.guard.Guard;
+import io.disco.fencing.guard.KeyedGuard;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 
 /**
- * The guarded resource, in a process of its own: one integer register behind a {@link Guard}. Every
+ * The guarded resource, in a process of its own: integer registers, each behind its own guard (a
+ * {@link KeyedGuard}: one register for most workloads, one per slot for the semaphore). Every
  * operation is admitted in token order and recorded, with {@code System.nanoTime()}, in its history:
  * <ul>
- *   <li>{@code GET /read?owner=O} answers the value;</li>
- *   <li>{@code POST /write?owner=O&expect=V&value=N} sets the register to {@code N} (the owner read
- *       {@code V} before); the history keeps both and the value it replaced, so a lost update shows;</li>
+ *   <li>{@code GET /read?key=K&owner=O} answers the register's value;</li>
+ *   <li>{@code POST /write?key=K&owner=O&expect=V&value=N} sets the register to {@code N} (the owner
+ *       read {@code V} before); the history keeps both and the value it replaced, so a lost update shows;</li>
  *   <li>{@code GET /history} answers the history, one operation per line:
- *       {@code nanos op owner token outcome expect value previous}.</li>
+ *       {@code nanos op key owner token outcome expect value previous} (see {@link Observations.Op}).</li>
  * </ul>
  * With {@code --broken} the guard is bypassed (every token accepted): the suite's checkers must then
  * fail, which is how the suite proves they can. Prints {@code LISTENING <port>} once it serves.
  */
 public final class ResourceMain {
 
-    private final Guard guard = Guard.create();
+    private final KeyedGuard guards = KeyedGuard.create();
     private final boolean broken;
-    private final List<String> history = new ArrayList<>(); // guarded by this
-    private long value; // guarded by this
+    private final Object lock = new Object();
+    private final List<String> history = new ArrayList<>(); // guarded by lock
+    private final Map<String, Long> values = new HashMap<>(); // guarded by lock
 
     private ResourceMain(boolean broken) {
         this.broken = broken;
@@ -57,12 +63,13 @@ public final class ResourceMain {
         String path = ex.getRequestURI().getPath();
         if (path.equals("/history")) {
             String body;
-            synchronized (this) {
+            synchronized (lock) {
                 body = String.join("\n", history) + "\n";
             }
             answer(ex, 200, body);
             return;
         }
+        String key = param(ex.getRequestURI(), "key");
         String owner = param(ex.getRequestURI(), "owner");
         FencingToken token;
         try {
@@ -72,45 +79,50 @@ public final class ResourceMain {
             return;
         }
         boolean write = path.equals("/write");
-        try (Guard.Admission a = broken ? null : guard.admit(token)) {
-            synchronized (this) {
-                long previous = value;
-                if (write) {
-                    value = Long.parseLong(param(ex.getRequestURI(), "value"));
-                    history.add(System.nanoTime() + " W " + owner + " " + token.value() + " ok "
-                            + param(ex.getRequestURI(), "expect") + " " + value + " " + previous);
-                } else {
-                    history.add(System.nanoTime() + " R " + owner + " " + token.value() + " ok - " + value + " " + previous);
-                }
+        String op = write ? "W" : "R";
+        long now;
+        try (Guard.Admission a = broken ? null : guards.forKey(key).admit(token)) {
+            synchronized (lock) {
+                long previous = values.getOrDefault(key, 0L);
+                now = write ? Long.parseLong(param(ex.getRequestURI(), "value")) : previous;
+                values.put(key, now);
+                history.add(line(op, key, owner, token, "ok", write ? param(ex.getRequestURI(), "expect") : "-", now, previous));
             }
-            answer(ex, 200, Long.toString(currentValue()));
         } catch (TokenStaleException e) {
-            record(write ? "W" : "R", owner, token, "stale");
+            record(op, key, owner, token, "stale");
             answer(ex, 409, e.getMessage());
+            return;
         } catch (DrainTimeoutException e) {
-            record(write ? "W" : "R", owner, token, "drain");
+            record(op, key, owner, token, "drain");
             answer(ex, 503, e.getMessage());
+            return;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             answer(ex, 503, "interrupted");
+            return;
+        }
+        answer(ex, 200, Long.toString(now));
+    }
+
+    private void record(String op, String key, String owner, FencingToken token, String outcome) {
+        synchronized (lock) {
+            history.add(line(op, key, owner, token, outcome, "-", "-", "-"));
         }
     }
 
-    private synchronized long currentValue() {
-        return value;
-    }
-
-    private synchronized void record(String op, String owner, FencingToken token, String outcome) {
-        history.add(System.nanoTime() + " " + op + " " + owner + " " + token.value() + " " + outcome + " - - -");
+    private static String line(String op, String key, String owner, FencingToken token, String outcome, Object expect,
+                               Object value, Object previous) {
+        return System.nanoTime() + " " + op + " " + key + " " + owner + " " + token.value() + " " + outcome + " " + expect
+                + " " + value + " " + previous;
     }
 
     private static String param(URI uri, String name) {
-        String q = uri.getQuery();
+        String q = uri.getRawQuery();
         if (q != null) {
             for (String kv : q.split("&")) {
                 int i = kv.indexOf('=');
                 if (i > 0 && kv.substring(0, i).equals(name)) {
-                    return kv.substring(i + 1);
+                    return URLDecoder.decode(kv.substring(i + 1), StandardCharsets.UTF_8);
                 }
             }
         }

@@ -4,32 +4,35 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * The short run of the lock workload that the README test command includes: zero safety failures
- * under faults; and the same suite against a resource that ignores tokens must fail, which shows
- * the checkers can.
+ * The short runs that the README test command includes: every workload keeps the fencing contract
+ * (zero safety failures) under faults; and the lock workload against a resource that ignores tokens
+ * must fail, which shows the checkers can.
  */
 class ChaosTest {
 
     private static final long SEED = 20261204L;
 
-    @Test
-    void theLockWorkloadKeepsTheFencingContractUnderFaults() throws Exception {
-        Chaos.Result r = Chaos.run(new Chaos.Options(40, SEED, 4, 2, false));
+    @ParameterizedTest
+    @ValueSource(strings = {"lock", "election", "rwlock", "semaphore", "runner"})
+    void everyWorkloadKeepsTheFencingContractUnderFaults(String workload) throws Exception {
+        Chaos.Result r = Chaos.run(new Chaos.Options(Workload.named(workload), 40, SEED, 4, false));
         System.out.print(r.table());
         assertTrue(r.passed(), r.table());
-        assertTrue(r.checks().figures.get("grants") > 20, "the owners made progress: " + r.checks().figures);
+        assertTrue(r.report().figures.get("grants") > 20, "the owners made progress: " + r.report().figures);
         assertFalse(r.faults().isEmpty(), "faults were injected");
     }
 
     @Test
     void aResourceThatIgnoresTokensFailsTheRun() throws Exception {
-        Chaos.Result r = Chaos.run(new Chaos.Options(25, SEED, 3, 2, true));
+        Chaos.Result r = Chaos.run(new Chaos.Options(Workload.named("lock"), 25, SEED, 3, true));
         System.out.print(r.table());
         assertFalse(r.passed(), "the checkers must catch the zombie writes of frozen owners: " + r.table());
-        List<String> failures = r.checks().failures;
+        List<String> failures = r.report().failures;
         assertTrue(failures.stream().anyMatch(f -> f.startsWith("lost updates")), failures.toString());
     }
 }

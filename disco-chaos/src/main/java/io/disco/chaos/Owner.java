@@ -1,0 +1,214 @@
+package io.disco.chaos;
+
+import io.disco.fencing.DiscoException;
+import io.disco.fencing.FencingHttp;
+import io.disco.fencing.FencingToken;
+import io.disco.provider.etcd.EtcdDeadlines;
+import io.disco.provider.etcd.EtcdOptions;
+import io.disco.provider.etcd.EtcdSession;
+import io.etcd.jetcd.Client;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * An owner process: runs one {@link Workload}'s loop against the resource, reaching etcd only through
+ * its own TCP proxies, and prints one line per event, {@code <nanos> <owner> <EVENT> <args>}:
+ * <ul>
+ *   <li>{@code GRANT <token> <key> <mode>}: a grant of the register {@code key}, mode {@code W}
+ *       (exclusive) or {@code R} (shared); {@code TIMEOUT} when an acquisition timed out;</li>
+ *   <li>{@code READ <token> <status> <value>}, {@code WRITE <token> <status>}: calls to the resource;</li>
+ *   <li>{@code RELEASING <token>} before the release call (the hold ends there: the next grant may come
+ *       before the call returns), {@code RELEASE <token>} after it;</li>
+ *   <li>{@code DONE <lease or token>} when the loss signal fired, {@code LOST <why>} when a call
+ *       reported the loss, {@code ERROR <what>}, {@code EXIT} on SIGTERM (after closing, so that no key
+ *       is left), and workload-specific lines;</li>
+ *   <li>{@code CLOCK <millis>}: its wall clock, every second.</li>
+ * </ul>
+ * Arguments: workload, owner id, etcd endpoints (its proxies, comma-separated), resource base URI,
+ * name, TTL seconds, milliseconds of work between a read and the write that follows it.
+ */
+final class Owner {
+
+    /** The register of the workloads with one resource; a semaphore's are its permits' guard keys. */
+    static final String MAIN = "main";
+    /** Every blocking call of an owner is bounded; an acquisition by this. */
+    static final Duration ACQUIRE = Duration.ofSeconds(10);
+    private static final Duration CALL = Duration.ofSeconds(5);
+
+    final String id;
+    final String name;
+    final Client client;
+    final EtcdOptions sessionOptions;
+    final Random random = new Random();
+    private final URI resource;
+    private final long workMillis;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(CALL).build();
+    private final AtomicReference<AutoCloseable> closeOnExit = new AtomicReference<>();
+
+    private Owner(String[] args) {
+        id = args[1];
+        client = Client.builder().endpoints(args[2].split(","))
+                .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(2))).build();
+        resource = URI.create(args[3]);
+        name = args[4];
+        sessionOptions = EtcdOptions.builder().ttl(Duration.ofSeconds(Long.parseLong(args[5])))
+                .requestTimeout(Duration.ofSeconds(2)).build();
+        workMillis = Long.parseLong(args[6]);
+    }
+
+    public static void main(String[] args) throws Exception {
+        Owner owner = new Owner(args);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            AutoCloseable c = owner.closeOnExit.get();
+            if (c != null) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    owner.say("ERROR close " + e);
+                }
+            }
+            owner.say("EXIT");
+        }));
+        Thread clock = new Thread(owner::tellClock, "chaos-owner-clock");
+        clock.setDaemon(true);
+        clock.start();
+        Workload.named(args[0]).own(owner);
+    }
+
+    void say(String event) {
+        synchronized (System.out) {
+            System.out.println(System.nanoTime() + " " + id + " " + event.replace('\n', ' '));
+            System.out.flush();
+        }
+    }
+
+    /** Prints {@code CLOCK <wall-clock millis>} every second, so the run can see its wall clock stepped. */
+    private void tellClock() {
+        while (true) {
+            say("CLOCK " + System.currentTimeMillis());
+            try {
+                Thread.sleep(1000);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    void granted(FencingToken token, String key, String mode) {
+        say("GRANT " + token.value() + " " + key + " " + mode);
+    }
+
+    /** What SIGTERM closes: the current session, or a runner. */
+    void closeOnExit(AutoCloseable c) {
+        closeOnExit.set(c);
+    }
+
+    /** One session's part of a workload: runs until the session is lost (or throws). */
+    interface SessionBody {
+        void run(EtcdSession session) throws Exception;
+    }
+
+    /**
+     * Runs {@code body} on one session after another: a lost session (its loss seen as {@code DONE},
+     * and as {@code LOST} from the call that reported it) is replaced by a new one.
+     */
+    void sessions(SessionBody body) throws InterruptedException {
+        while (true) {
+            EtcdSession session;
+            try {
+                session = EtcdSession.open(client, sessionOptions);
+            } catch (RuntimeException e) {
+                say("ERROR session " + e.getMessage());
+                Thread.sleep(200); // the pace of retries while etcd cannot be reached
+                continue;
+            }
+            closeOnExit(session);
+            long lease = session.leaseId();
+            session.done().thenRun(() -> say("DONE " + Long.toHexString(lease)));
+            try {
+                body.run(session);
+            } catch (DiscoException e) {
+                // a *LostException: the loss reported by a call; any other: etcd failed
+                say((e.getClass().getSimpleName().endsWith("LostException") ? "LOST " : "ERROR ")
+                        + e.getClass().getSimpleName() + " " + e.getMessage());
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) {
+                // IllegalStateException: the session was lost before the service was made; I/O to the resource
+                say("ERROR " + e.getClass().getSimpleName() + " " + e.getMessage());
+            }
+            session.close();
+        }
+    }
+
+    /** @return whether {@code session} still holds its lease */
+    static boolean alive(EtcdSession session) {
+        return !session.done().toCompletableFuture().isDone();
+    }
+
+    /**
+     * The critical section of a writer: reads the register, works, writes the value read plus one,
+     * each with {@code token}.
+     *
+     * @return whether both calls were accepted
+     */
+    boolean increment(String key, FencingToken token) throws Exception {
+        HttpResponse<String> read = read(key, token);
+        if (read.statusCode() != 200) {
+            return false;
+        }
+        work();
+        long v = Long.parseLong(read.body().strip());
+        HttpResponse<String> write = call("/write?key=" + encode(key) + "&owner=" + id + "&expect=" + v + "&value=" + (v + 1),
+                token, true);
+        say("WRITE " + token.value() + " " + write.statusCode());
+        return write.statusCode() == 200;
+    }
+
+    HttpResponse<String> read(String key, FencingToken token) throws Exception {
+        HttpResponse<String> read = call("/read?key=" + encode(key) + "&owner=" + id, token, false);
+        say("READ " + token.value() + " " + read.statusCode() + " " + read.body().strip());
+        return read;
+    }
+
+    /** The owner's work between its read and its write. */
+    void work() throws InterruptedException {
+        Thread.sleep(workMillis);
+    }
+
+    /**
+     * One call to the resource, bounded on the monotonic clock: the JDK {@code HttpClient}'s own request
+     * timeout is measured on the wall clock, which the nemesis steps.
+     */
+    private HttpResponse<String> call(String pathAndQuery, FencingToken token, boolean write) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(resource.resolve(pathAndQuery));
+        FencingHttp.inject(b, token);
+        b = write ? b.POST(HttpRequest.BodyPublishers.noBody()) : b.GET();
+        CompletableFuture<HttpResponse<String>> f = http.sendAsync(b.build(), HttpResponse.BodyHandlers.ofString());
+        try {
+            return f.get(CALL.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new HttpTimeoutException("no answer from the resource within " + CALL);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof Exception x ? x : e;
+        } finally {
+            f.cancel(true);
+        }
+    }
+
+    private static String encode(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,42 @@
+package io.disco.chaos;
+
+import io.disco.semaphore.Permit;
+import io.disco.semaphore.SemaphoreService;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The semaphore workload: {@value #LIMIT} permits; acquire → read → work → write(read + 1) → release
+ * on the register of the permit's slot, guarded per slot (the resource's guard is keyed by
+ * {@link Permit#guardKey()}), so the checkers judge each slot as a lock.
+ */
+final class SemaphoreWorkload implements Workload {
+
+    static final int LIMIT = 2;
+
+    @Override
+    public String name() {
+        return "semaphore";
+    }
+
+    @Override
+    public void own(Owner owner) throws Exception {
+        owner.sessions(session -> {
+            try (SemaphoreService semaphore = session.newSemaphore(owner.name, LIMIT)) {
+                while (Owner.alive(session)) {
+                    Permit p;
+                    try {
+                        p = semaphore.acquire(Owner.ACQUIRE);
+                    } catch (TimeoutException e) {
+                        owner.say("TIMEOUT");
+                        continue;
+                    }
+                    owner.granted(p.token(), p.guardKey(), Observations.EXCLUSIVE);
+                    owner.increment(p.guardKey(), p.token());
+                    owner.say("RELEASING " + p.token().value());
+                    semaphore.release();
+                    owner.say("RELEASE " + p.token().value());
+                }
+            }
+        });
+    }
+}
