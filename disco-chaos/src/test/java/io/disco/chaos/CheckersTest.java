@@ -1,0 +1,121 @@
+package io.disco.chaos;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Each checker fails on the history it exists to catch, and passes on the same history without the
+ * flaw: small hand-written logs in the formats of {@link ResourceMain} and {@link Owner}.
+ */
+class CheckersTest {
+
+    private static final long S = 1_000_000_000L;
+
+    private static Report check(Checker c, List<String> history, List<String> owners, List<Observations.Fault> faults,
+                                long keysLeft) {
+        Report r = new Report();
+        c.check(Observations.parse(history, owners, faults, keysLeft, 100 * S), r);
+        return r;
+    }
+
+    private static Report check(Checker c, List<String> history, List<String> owners) {
+        return check(c, history, owners, List.of(), 0);
+    }
+
+    @Test
+    void lostUpdates() {
+        List<String> good = List.of("1 W main o0 5 ok 0 1 0", "2 W main o1 7 ok 1 2 1");
+        assertTrue(check(new LostUpdates(), good, List.of()).passed());
+        // o1 read 0 before o0's write and wrote over it (a zombie write that a broken resource let through)
+        Report lost = check(new LostUpdates(), List.of("1 W main o0 5 ok 0 1 0", "2 W main o1 3 ok 0 1 1"), List.of());
+        assertEquals(2, lost.figures.get("lost updates"), "the write that read a stale value, and the final value");
+        // registers are separate: one write per slot is no lost update
+        assertTrue(check(new LostUpdates(), List.of("1 W s#0 o0 5 ok 0 1 0", "2 W s#1 o1 6 ok 0 1 0"), List.of()).passed());
+    }
+
+    @Test
+    void tokensAtTheResource() {
+        assertTrue(check(new ResourceTokens(), List.of("1 R main o0 5 ok - 0 0", "2 R main o1 5 ok - 0 0",
+                "3 W main o2 7 ok 0 1 0", "4 W main o1 5 stale - - -"), List.of()).passed());
+        Report decreasing = check(new ResourceTokens(), List.of("1 W main o0 7 ok 0 1 0", "2 W main o1 5 ok 1 2 1"), List.of());
+        assertEquals(1, decreasing.figures.get("tokens decreasing at the resource"));
+        Report shared = check(new ResourceTokens(), List.of("1 W main o0 7 ok 0 1 0", "2 W main o1 7 ok 1 2 1"), List.of());
+        assertEquals(1, shared.figures.get("one token written by two owners"));
+        // per register: a lower token on another slot is not a decrease
+        assertTrue(check(new ResourceTokens(), List.of("1 W s#0 o0 7 ok 0 1 0", "2 W s#1 o1 5 ok 0 1 0"), List.of()).passed());
+    }
+
+    @Test
+    void grantTokens() {
+        assertTrue(check(new GrantTokens(), List.of(), List.of("1 o0 GRANT 5 main R", "2 o1 GRANT 5 main R",
+                "3 o0 GRANT 5 main R", "4 o2 GRANT 9 main W")).passed(), "readers of one phase share a token");
+        Report twice = check(new GrantTokens(), List.of(), List.of("1 o0 GRANT 5 main W", "2 o1 GRANT 5 main W"));
+        assertEquals(1, twice.figures.get("a token granted twice"));
+        Report falling = check(new GrantTokens(), List.of(), List.of("1 o0 GRANT 9 main W", "2 o0 GRANT 5 main W"));
+        assertEquals(1, falling.figures.get("grant tokens not rising per owner"));
+    }
+
+    @Test
+    void overlappingHolds() {
+        List<String> owners = List.of("1000 o0 GRANT 5 main W", "2000 o1 GRANT 7 main W", "3000 o0 RELEASING 5",
+                "4000 o1 RELEASING 7");
+        Report notFrozen = check(new OverlappingHolds(), List.of(), owners);
+        assertEquals(1, notFrozen.figures.get("overlapping holds, earlier owner not frozen"));
+        Report frozen = check(new OverlappingHolds(), List.of(), owners,
+                List.of(new Observations.Fault("freeze-owner", "o0", 1500, 2500, 0)), 0);
+        assertTrue(frozen.passed(), frozen.failures.toString());
+        assertEquals(1, frozen.figures.get("overlapping holds, earlier owner frozen (the guard's case)"));
+        assertTrue(check(new OverlappingHolds(), List.of(), List.of("1000 o0 GRANT 5 main R", "2000 o1 GRANT 5 main R",
+                "3000 o0 RELEASING 5", "4000 o1 RELEASING 5")).passed(), "readers overlap readers");
+        assertFalse(check(new OverlappingHolds(), List.of(), List.of("1000 o0 GRANT 5 main R", "2000 o1 GRANT 7 main W",
+                "3000 o0 RELEASING 5", "4000 o1 RELEASING 7")).passed(), "a writer overlaps nobody");
+    }
+
+    @Test
+    void doneBeforeTheNextGrant() {
+        List<Observations.Fault> partition = List.of(new Observations.Fault("partition-owner", "o0", 1500, 9000, 0));
+        Report late = check(new DoneBeforeNextGrant(), List.of(), List.of("1000 o0 GRANT 5 main W",
+                "5000000 o1 GRANT 7 main W", "8000000 o0 DONE 1a"), partition, 0);
+        assertEquals(1, late.figures.get("partitioned holders whose done() came after the next grant"));
+        Report onTime = check(new DoneBeforeNextGrant(), List.of(), List.of("1000 o0 GRANT 5 main W",
+                "3000000 o0 DONE 1a", "5000000 o1 GRANT 7 main W"), partition, 0);
+        assertTrue(onTime.passed());
+        assertEquals(2, onTime.figures.get("partitioned holders' done() to the next grant, ms (median)"));
+    }
+
+    @Test
+    void clockSteps() {
+        ClockSteps c = new ClockSteps(1_000_000, 10 * S);
+        List<Observations.Fault> step = List.of(new Observations.Fault("step-clock-owner", "o0", 2 * S, 6 * S, 300));
+        // at 3 s the run's wall clock read 1_000_000 - 7_000 ms; the owner's 300 s ahead
+        List<String> seen = List.of(3 * S + " o0 CLOCK " + (1_000_000 - 7_000 + 300_000));
+        Report ok = check(c, List.of(), seen, step, 0);
+        assertTrue(ok.passed());
+        assertEquals(1, ok.figures.get("wall-clock steps seen in the stepped owner's clock (of the steps)"));
+        Report lost = check(c, List.of(), List.of(seen.get(0), 4 * S + " o0 DONE 1a"), step, 0);
+        assertEquals(1, lost.figures.get("sessions lost while the owner's wall clock was stepped"));
+    }
+
+    @Test
+    void silence() {
+        Report hung = check(new Silence(), List.of(), List.of("1 o0 GRANT 5 main W", 40 * S + " o0 READ 5 200 0",
+                50 * S + " o0 CLOCK 1", 55 * S + " o0 EXIT"));
+        assertEquals(1, hung.figures.get("owners silent past 30 s (hung in a call)"), "CLOCK lines are no sign of progress");
+        Report frozen = check(new Silence(), List.of(), List.of("1 o0 GRANT 5 main W", 40 * S + " o0 READ 5 200 0",
+                60 * S + " o0 EXIT"), List.of(new Observations.Fault("freeze-owner", "o0", S, 30 * S, 0)), 0);
+        assertTrue(frozen.passed(), "the time it was frozen does not count: " + frozen.failures);
+    }
+
+    @Test
+    void progressAndKeysLeft() {
+        Report nothing = check(new Progress(), List.of(), List.of("1 o0 ERROR session no answer"));
+        assertFalse(nothing.passed(), "no grant at all");
+        Report left = check(new Progress(), List.of(), List.of("1 o0 GRANT 5 main W"), List.of(), 2);
+        assertEquals(2, left.figures.get("holder keys left after every owner closed"));
+        assertFalse(left.passed());
+    }
+}
