@@ -11,12 +11,16 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The leadership runner workload: each owner runs a {@link LeadershipRunner} whose task, per term,
- * does 1–6 rounds of read → work → write(read + 1) with the term's token, then returns (the runner
+ * does 5–30 rounds of read → work → write(read + 1) with the term's token, 100 ms apart (a long-running
+ * task, as runners' tasks are), then returns (the runner
  * resigns and campaigns again) or, one term in three, relinquishes and waits for its end. The runner
  * heals by itself after a loss; a loss is logged {@code DONE} when the term's {@code ended()} says
  * {@code LOST}, which is the signal the runner promises no later than the election's {@code done()}.
  */
 final class RunnerWorkload implements Workload {
+
+    /** Between a term's rounds: a term lasts 0.5–3 s, long enough for a partition to end it. */
+    private static final Duration PAUSE = Duration.ofMillis(100);
 
     @Override
     public String name() {
@@ -48,9 +52,12 @@ final class RunnerWorkload implements Workload {
             }
         });
         try {
-            int rounds = 1 + owner.random.nextInt(6);
+            int rounds = 5 + owner.random.nextInt(26);
             for (int i = 0; i < rounds && term.isActive(); i++) {
                 owner.increment(Owner.MAIN, term.token());
+                if (term.awaitEnd(PAUSE)) {
+                    break;
+                }
             }
             if (term.isActive() && owner.random.nextInt(3) == 0) {
                 owner.say("RELINQUISH " + token);

@@ -1,12 +1,13 @@
 package io.disco.chaos;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * The short runs that the README test command includes: every workload keeps the fencing contract
@@ -23,8 +24,12 @@ class ChaosTest {
         Chaos.Result r = Chaos.run(new Chaos.Options(Workload.named(workload), 40, SEED, 4, false));
         System.out.print(r.table());
         assertTrue(r.passed(), r.table());
-        assertTrue(r.report().figures.get("grants") > 20, "the owners made progress: " + r.report().figures);
+        assertTrue(r.report().figures.get("accepted writes") > 50, "the owners made progress: " + r.report().figures);
         assertFalse(r.faults().isEmpty(), "faults were injected");
+        long steps = r.faults().stream().filter(f -> f.type().equals("step-clock-owner")).count();
+        assertTrue(steps > 0, "a wall clock was stepped");
+        assertEquals(steps, r.report().figures.get("wall-clock steps seen in the stepped owner's clock (of the steps)"),
+                "every step reached its owner's wall clock");
     }
 
     @Test
