@@ -19,7 +19,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -103,14 +102,14 @@ public final class Chaos {
         for (int i = 0; i < results.size(); i++) {
             Result r = results.get(i);
             int column = i;
-            Map<String, Long> byType = new TreeMap<>();
-            r.faults().forEach(f -> byType.merge(f.type(), 1L, Long::sum));
             put(rows, "workload", column, r.options().workload().name() + (r.options().broken() ? " (BROKEN)" : ""));
             put(rows, "run length, s / seed", column, r.options().seconds() + " / " + r.options().seed());
             put(rows, "owners / TTL, s", column, r.options().owners() + " / " + r.options().ttlSeconds());
-            for (String type : List.of("freeze-owner", "partition-owner", "step-clock-owner", "kill-member", "freeze-member",
-                    "compact")) {
-                put(rows, "faults: " + type, column, Long.toString(byType.getOrDefault(type, 0L)));
+            for (String type : Nemesis.KINDS) {
+                List<Observations.Fault> ofType = r.faults().stream().filter(f -> f.type().equals(type)).toList();
+                long onLeader = ofType.stream().filter(f -> f.target().endsWith("-leader")).count();
+                put(rows, "faults: " + type + (type.endsWith("-member") ? " (on the leader)" : ""), column,
+                        ofType.size() + (type.endsWith("-member") ? " (" + onLeader + ")" : ""));
             }
             r.report().figures.forEach((k, v) -> put(rows, k, column, Long.toString(v)));
             put(rows, "verdict", column, r.passed() ? "PASSED" : "FAILED");

@@ -5,6 +5,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import io.disco.testing.EtcdCluster;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.maintenance.StatusResponse;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -20,6 +21,7 @@ import java.util.concurrent.TimeUnit;
  *       forwarded) for 1.5–3 × TTL;</li>
  *   <li>{@code kill-member}: kill -9 an etcd member and start it again 0.5–1.5 s later;</li>
  *   <li>{@code freeze-member}: SIGSTOP a member for 0.3–1 s (under a renewal's margin);</li>
+ *   <li>the member is the leader every other time (its target then reads {@code m<i>-leader});</li>
  *   <li>{@code compact}: compact etcd to the current revision;</li>
  *   <li>{@code step-clock-owner}: step an owner's wall clock by 1–10 minutes, forward or back, for
  *       1.5–3 × TTL, then back (its monotonic clock untouched).</li>
@@ -30,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class Nemesis {
 
-    private static final String[] KINDS = {"freeze-owner", "partition-owner", "kill-member", "freeze-member", "compact",
+    static final String[] KINDS = {"freeze-owner", "partition-owner", "kill-member", "freeze-member", "compact",
         "step-clock-owner"};
 
     private final EtcdCluster etcd;
@@ -41,6 +43,8 @@ final class Nemesis {
     private final Random random;
     private final long ttlNanos;
     final List<Observations.Fault> faults = new ArrayList<>();
+    private int memberFaults;
+    private int leader = -1;
 
     Nemesis(EtcdCluster etcd, List<Child> owners, List<List<TcpProxy>> proxies, List<FakeClock> clocks,
             List<String> ownerLines, long seed, long ttlNanos) {
@@ -85,18 +89,18 @@ final class Nemesis {
                     yield "o" + who;
                 }
                 case "kill-member" -> {
-                    int m = random.nextInt(3);
+                    int m = member();
                     etcd.kill(m);
                     Thread.sleep(500 + random.nextInt(1000));
                     etcd.startMember(m);
-                    yield "m" + m;
+                    yield "m" + m + (m == leader ? "-leader" : "");
                 }
                 case "freeze-member" -> {
-                    int m = random.nextInt(3);
+                    int m = member();
                     etcd.pause(m);
                     Thread.sleep(300 + random.nextInt(700));
                     etcd.resume(m);
-                    yield "m" + m;
+                    yield "m" + m + (m == leader ? "-leader" : "");
                 }
                 case "compact" -> {
                     compact();
@@ -113,6 +117,31 @@ final class Nemesis {
             };
             faults.add(new Observations.Fault(kind, target, start, System.nanoTime(), step[0]));
         }
+    }
+
+    /**
+     * The member to kill or freeze: the leader every other time (a leader's loss is the harder case:
+     * an election, and leases the new leader must carry over), else one drawn from the seed.
+     */
+    private int member() {
+        leader = leader();
+        memberFaults++;
+        return memberFaults % 2 == 1 && leader >= 0 ? leader : random.nextInt(etcd.size());
+    }
+
+    /** @return the index of the member that leads now, or -1 when none answers */
+    private int leader() {
+        try (Client c = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).build()) {
+            for (int i = 0; i < etcd.size(); i++) {
+                StatusResponse s = c.getMaintenanceClient().statusMember(etcd.endpoint(i)).get(5, TimeUnit.SECONDS);
+                if (s.getLeader() == s.getHeader().getMemberId()) {
+                    return i;
+                }
+            }
+        } catch (Exception e) {
+            // no member answered in time: pick one at random
+        }
+        return -1;
     }
 
     private void compact() throws Exception {

@@ -1,9 +1,12 @@
 package io.disco.chaos;
 
+import java.util.List;
+
 /**
  * Liveness, printed and never a failure except when nothing was granted at all: acquisitions per
- * minute while no fault ran and while one did, and owner errors (sessions that could not open,
- * failed calls); and what must be left behind: no holder key after every owner closed.
+ * minute while no fault ran, while one did, and during each kind of fault; owner errors (sessions
+ * that could not open, failed calls); and what must be left behind: no holder key after every owner
+ * closed.
  */
 final class Progress implements Checker {
 
@@ -28,6 +31,12 @@ final class Progress implements Checker {
         }
         r.figure("grants per minute, no fault running", perMinute(healthyGrants, healthyNanos));
         r.figure("grants per minute, a fault running", perMinute(faultyGrants, faultyNanos));
+        for (String type : Nemesis.KINDS) {
+            List<Observations.Fault> ofType = o.faults().stream().filter(x -> x.type().equals(type)).toList();
+            long grants = o.events("GRANT").stream().filter(g -> ofType.stream().anyMatch(x -> x.covers(g.nanos()))).count();
+            r.figure("grants per minute during " + type + " (-1: none)", ofType.isEmpty() ? -1
+                    : perMinute(grants, ofType.stream().mapToLong(x -> x.endNanos() - x.startNanos()).sum()));
+        }
         r.figure("owner errors (a session could not open, a call failed)", o.events("ERROR").size());
         r.safety("holder keys left after every owner closed", o.keysLeft(), null);
         if (o.events("GRANT").isEmpty()) {
