@@ -115,8 +115,9 @@ public final class Chaos {
             put(rows, "verdict", column, r.passed() ? "PASSED" : "FAILED");
         }
         StringBuilder b = new StringBuilder();
+        String label = "%-" + rows.keySet().stream().mapToInt(String::length).max().orElse(10) + "s";
         rows.forEach((k, v) -> {
-            b.append(String.format(Locale.ROOT, "%-64s", k));
+            b.append(String.format(Locale.ROOT, label, k));
             for (int i = 0; i < results.size(); i++) {
                 b.append(String.format(Locale.ROOT, " %14s", i < v.size() && v.get(i) != null ? v.get(i) : "-"));
             }
