@@ -7,6 +7,8 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.kv.TxnResponse;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
@@ -51,7 +53,9 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
     private ByteSequence heldKey;
     private long heldCreateRevision;
     /** Watches the held grant's key, so that its deletion by anybody else is a loss. */
-    private OwnKeyWatch heldWatch;
+    private OwnKeyWatch.Following heldWatch;
+    /** One watch per own key (a read/write lock has two), kept across acquisitions; session thread only. */
+    private final Map<ByteSequence, OwnKeyWatch> ownKeyWatches = new HashMap<>();
     /** The CreateRevision of the held key that a release has been sent for (its delete is not a loss), or 0. */
     private long releasingRevision;
     /** When the held grant was committed (System.nanoTime()); guarded by {@link #lock}. */
@@ -194,7 +198,7 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
      *
      * @return null when committed, else why not (the claim then withdraws with it)
      */
-    final Throwable commit(QueueClaim<G> claim, G grant, long createRevision, OwnKeyWatch watch) {
+    final Throwable commit(QueueClaim<G> claim, G grant, long createRevision, OwnKeyWatch.Following watch) {
         synchronized (lock) {
             if (lost != null) {
                 return lost;
@@ -258,6 +262,11 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
         LOG.warn("{}", loss.getMessage());
         session.probeLease();
         finish();
+    }
+
+    /** Session thread: the watch of {@code ownKey}, opened by its first follower. */
+    final OwnKeyWatch ownKeyWatch(ByteSequence ownKey) {
+        return ownKeyWatches.computeIfAbsent(ownKey, k -> new OwnKeyWatch(session, k));
     }
 
     private void stopHeldWatch() {
@@ -543,6 +552,7 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
     }
 
     private void finish() {
+        session.runOnSession(() -> ownKeyWatches.values().forEach(OwnKeyWatch::close));
         session.deliver(() -> done.complete(null));
     }
 

@@ -6,41 +6,104 @@ import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
+import java.util.concurrent.TimeUnit;
 
 /**
- * Watches one incarnation of an owner's own key (the key with CreateRevision {@code createRevision})
- * from the moment its claim learns of it until the claim or its grant ends, and calls
- * {@code onDeleted} once when it is gone: the lease expired or was revoked, or somebody deleted the
- * key (an operator's {@code etcdctl del}). While waiting this fails the wait at once; while held it
- * ends the grant, which is a loss of the service.
+ * Watches a service's own key for deletes, one watch for every incarnation of the key: a claim
+ * {@linkplain #follow follows} the incarnation it created (the key with CreateRevision
+ * {@code createRevision}) from the moment it learns of it until the claim or its grant ends, and
+ * {@code onDeleted} runs once when that incarnation is gone: the lease expired or was revoked, or
+ * somebody deleted the key (an operator's {@code etcdctl del}). While waiting this fails the wait at
+ * once; while held it ends the grant, which is a loss of the service.
  *
- * <p>The watch starts just after a revision at which the key was seen, so no delete can slip
- * through. When the watch breaks (compacted, cancelled, its member stopped answering: see
- * {@link WatchLiveness}), one read decides: the key gone or re-created means deleted, else the watch
- * starts again just after that read. Confined to the session thread.
+ * <p>The watch outlives the incarnation it was opened for: an owner that releases and acquires
+ * again (the same key, a new incarnation) follows the new one on the watch that is already open,
+ * so a hot loop costs no watch create per acquisition. A watch that follows nothing is closed after
+ * {@link #LINGER_MS}. A delete belongs to the followed incarnation when it came after its creation:
+ * the event's revision is above the CreateRevision (a late event of an earlier incarnation is below).
+ *
+ * <p>The watch starts just after a revision at which the followed key was seen, and a running
+ * watch started before any later incarnation was created, so no delete can slip through. When the
+ * watch breaks (compacted, cancelled, its member stopped answering: see {@link WatchLiveness}), one
+ * read decides: the key gone or re-created means deleted, else the watch starts again just after
+ * that read. Confined to the session thread.
  */
 final class OwnKeyWatch {
 
+    /** How long a watch that follows nothing stays open for the owner's next acquisition. */
+    static final long LINGER_MS = 1000;
+
     private final EtcdSession session;
     private final ByteSequence key;
-    private final long createRevision;
-    private final Runnable onDeleted;
     private Watch.Watcher watcher;
     private long generation;
-    private boolean stopped;
+    private boolean closed;
+    /** The followed incarnation, or null. */
+    private Following following;
+    /** Changes with every follow and unfollow: a linger ends the watch only if neither came after it. */
+    private long lingerEpoch;
 
-    private OwnKeyWatch(EtcdSession session, ByteSequence key, long createRevision, Runnable onDeleted) {
+    OwnKeyWatch(EtcdSession session, ByteSequence key) {
         this.session = session;
         this.key = key;
-        this.createRevision = createRevision;
-        this.onDeleted = onDeleted;
     }
 
-    /** Starts watching {@code key}, which existed with {@code createRevision} at revision {@code seenAt}. Session thread. */
-    static OwnKeyWatch start(EtcdSession session, ByteSequence key, long createRevision, long seenAt, Runnable onDeleted) {
-        OwnKeyWatch w = new OwnKeyWatch(session, key, createRevision, onDeleted);
-        w.watchFrom(seenAt + 1);
-        return w;
+    /** One claim's interest in one incarnation of the key. */
+    final class Following {
+        private final long createRevision;
+        private final long seenAt;
+        private final Runnable onDeleted;
+
+        private Following(long createRevision, long seenAt, Runnable onDeleted) {
+            this.createRevision = createRevision;
+            this.seenAt = seenAt;
+            this.onDeleted = onDeleted;
+        }
+
+        /**
+         * Stops following this incarnation (its owner deletes it, or it is over); idempotent; any
+         * thread (it takes effect on the session thread, after the tasks already queued there, so the
+         * owner still checks its own state in {@code onDeleted}).
+         */
+        void stop() {
+            session.runOnSession(() -> unfollow(this));
+        }
+    }
+
+    /**
+     * Follows the incarnation created at {@code createRevision}, which existed at revision
+     * {@code seenAt}; session thread.
+     */
+    Following follow(long createRevision, long seenAt, Runnable onDeleted) {
+        Following f = new Following(createRevision, seenAt, onDeleted);
+        following = f;
+        lingerEpoch++;
+        if (watcher == null && !closed) {
+            watchFrom(seenAt + 1);
+        }
+        return f;
+    }
+
+    private void unfollow(Following f) {
+        if (following != f) {
+            return;
+        }
+        following = null;
+        long epoch = ++lingerEpoch;
+        session.schedule(() -> {
+            if (epoch == lingerEpoch) {
+                closeWatcher();
+            }
+        }, LINGER_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /** Closes the watch for good (the service is finished); any thread. */
+    void close() {
+        session.runOnSession(() -> {
+            closed = true;
+            following = null;
+            closeWatcher();
+        });
     }
 
     private void watchFrom(long revision) {
@@ -50,12 +113,20 @@ final class OwnKeyWatch {
         watcher = session.watch(key, opt, EtcdSession.Silence.GUARD, r -> onEvents(r, gen), () -> onBroken(gen));
     }
 
+    private void closeWatcher() {
+        generation++;
+        if (watcher != null) {
+            watcher.close();
+            watcher = null;
+        }
+    }
+
     private void onEvents(WatchResponse response, long gen) {
-        if (stopped || gen != generation) {
+        if (gen != generation || following == null) {
             return;
         }
         for (WatchEvent ev : response.getEvents()) {
-            if (ev.getEventType() == WatchEvent.EventType.DELETE) {
+            if (ev.getEventType() == WatchEvent.EventType.DELETE && ev.getKeyValue().getModRevision() > following.createRevision) {
                 deleted();
                 return;
             }
@@ -63,17 +134,23 @@ final class OwnKeyWatch {
     }
 
     private void onBroken(long gen) {
-        if (stopped || gen != generation) {
+        if (gen != generation) {
             return;
         }
-        watcher.close();
-        long next = ++generation;
+        closeWatcher();
+        if (following == null) {
+            return; // nobody to watch for: the next follow opens a new watch
+        }
+        long next = generation;
         session.untilAnswered("read of the own key", () -> session.client().getKVClient().get(key))
                 .thenAccept((GetResponse r) -> session.runOnSession(() -> {
-                    if (stopped || r == null || next != generation) {
-                        return; // stopped, or the session ended
+                    Following f = following;
+                    if (closed || r == null || f == null || next != generation || watcher != null) {
+                        return; // closed, the session ended, or a later follow opened a watch
                     }
-                    if (r.getKvs().isEmpty() || r.getKvs().get(0).getCreateRevision() != createRevision) {
+                    if (r.getHeader().getRevision() < f.seenAt) {
+                        watchFrom(f.seenAt + 1); // the read predates the incarnation now followed
+                    } else if (r.getKvs().isEmpty() || r.getKvs().get(0).getCreateRevision() != f.createRevision) {
                         deleted();
                     } else {
                         watchFrom(r.getHeader().getRevision() + 1);
@@ -82,25 +159,8 @@ final class OwnKeyWatch {
     }
 
     private void deleted() {
-        stop();
-        onDeleted.run();
-    }
-
-    /**
-     * Stops watching; idempotent; any thread (it takes effect on the session thread, after the tasks
-     * already queued there, so the owner still checks its own state in {@code onDeleted}).
-     */
-    void stop() {
-        session.runOnSession(this::stopHere);
-    }
-
-    private void stopHere() {
-        if (!stopped) {
-            stopped = true;
-            generation++;
-            if (watcher != null) {
-                watcher.close();
-            }
-        }
+        Following f = following;
+        unfollow(f);
+        f.onDeleted.run();
     }
 }

@@ -4,10 +4,14 @@ import io.disco.fencing.DiscoException;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -31,8 +35,14 @@ import org.slf4j.LoggerFactory;
  * compaction is never a failure, and neither is any other error that sending again may cure (no
  * leader, an unreachable or frozen member: see {@link EtcdSession#isTransient}); such errors are
  * retried with backoff and logged. Any other error (permission denied, authentication failed) fails
- * the wait at once: retrying cannot cure it, and the caller must learn of it. The own key is watched
- * by the claim ({@link OwnKeyWatch}), not here.
+ * the wait at once: retrying cannot cure it, and the caller must learn of it.
+ *
+ * <p>Every read of the predecessors reads the own key too, in one Txn (one revision, linearizable):
+ * the read that finds few enough predecessors is also the proof that the own key is still there
+ * (rule 2), so the claim is granted at that read's revision with nothing more to read, and a read
+ * that finds the own key gone fails the wait with {@link OwnKeyDeletedException}. When the claim's
+ * create Txn already named the newest predecessor, the wait starts by watching it, with no read. The
+ * own key's deletes are watched by the claim ({@link OwnKeyWatch}), not here.
  */
 final class PredecessorWait {
 
@@ -41,9 +51,11 @@ final class PredecessorWait {
 
     private final EtcdSession session;
     private final KeyRange range;
+    private final ByteSequence ownKey;
     private final long maxCreateRevision;
     private final int allowed;
-    final CompletableFuture<Void> future = new CompletableFuture<>();
+    /** Completes with the revision of the read that found the own key in place and few enough predecessors. */
+    final CompletableFuture<Long> future = new CompletableFuture<>();
 
     private Watch.Watcher predecessorWatch;
     private KeyValue predecessor;
@@ -61,20 +73,31 @@ final class PredecessorWait {
         }
     }
 
-    PredecessorWait(EtcdSession session, KeyRange range, long maxCreateRevision) {
-        this(session, range, maxCreateRevision, 0);
-    }
-
-    PredecessorWait(EtcdSession session, KeyRange range, long maxCreateRevision, int allowed) {
+    /**
+     * @param ownKey the waiting owner's key, created at {@code maxCreateRevision + 1}: every read of the
+     *     predecessors reads it too, in one Txn, so the read that ends the wait also proves the key is
+     *     still there (rule 2) and nothing more needs reading
+     */
+    PredecessorWait(EtcdSession session, KeyRange range, ByteSequence ownKey, long maxCreateRevision, int allowed) {
         this.session = session;
         this.range = range;
+        this.ownKey = ownKey;
         this.maxCreateRevision = maxCreateRevision;
         this.allowed = allowed;
     }
 
-    /** Starts waiting; must be called on the session thread. */
-    PredecessorWait start() {
-        lookup();
+    /**
+     * Starts waiting; must be called on the session thread.
+     *
+     * @param predecessor the newest predecessor, as the read at revision {@code seenAt} found it (the
+     *     claim's create Txn), or null to read it first
+     */
+    PredecessorWait start(KeyValue predecessor, long seenAt) {
+        if (predecessor == null || allowed > 0) {
+            lookup();
+        } else {
+            watchPredecessor(predecessor, seenAt, ++generation);
+        }
         return this;
     }
 
@@ -91,31 +114,69 @@ final class PredecessorWait {
             return;
         }
         long gen = ++generation;
-        GetOption lastBefore = lastPredecessors();
-        session.rpc("get of the last predecessor", () -> session.client().getKVClient().get(range.start(), lastBefore))
-                .whenComplete((r, e) -> {
-                    if (gen != generation || future.isDone()) {
-                        return;
-                    }
-                    if (e != null) {
-                        failed("get of the last predecessor", e);
-                        return;
-                    }
-                    backoffMs = MIN_BACKOFF_MS;
-                    if (r.getKvs().size() <= allowed) {
-                        finish();
-                        return;
-                    }
-                    long seen = r.getHeader().getRevision();
-                    // Watch the predecessor from "now": only a watcher that starts beyond etcd's current revision
-                    // is "synced"; any other waits for etcd's catch-up loop, which runs every 100 ms, and under
-                    // contention the revision has usually moved on since the read. The created answer says where
-                    // the watch started; if that is past the read, the predecessor may have gone in between:
-                    // onCreated checks once.
-                    predecessor = r.getKvs().get(0);
-                    predecessorSeenAt = seen;
-                    predecessorWatch = allowed == 0 ? watch(predecessor.getKey(), null, gen) : watch(range.start(), range.end(), gen);
-                });
+        read("read of the predecessors").whenComplete((r, e) -> {
+            if (gen != generation || future.isDone()) {
+                return;
+            }
+            if (e != null) {
+                failed("read of the predecessors", e);
+                return;
+            }
+            backoffMs = MIN_BACKOFF_MS;
+            if (!ownKeyInPlace(r)) {
+                return;
+            }
+            GetResponse predecessors = r.getGetResponses().get(1);
+            if (predecessors.getKvs().size() <= allowed) {
+                finish(r.getHeader().getRevision());
+            } else if (allowed == 0) {
+                watchPredecessor(predecessors.getKvs().get(0), r.getHeader().getRevision(), gen);
+            } else {
+                predecessorSeenAt = r.getHeader().getRevision();
+                predecessorWatch = watch(range.start(), range.end(), gen);
+            }
+        });
+    }
+
+    /**
+     * One Txn, so one revision: the own key, and the newest {@code allowed + 1} predecessors (more than
+     * {@code allowed} of them means waiting on). Txn reads are linearizable.
+     */
+    private CompletableFuture<TxnResponse> read(String what) {
+        GetOption ownKeyOnly = GetOption.builder().withKeysOnly(true).build();
+        GetOption predecessors = GetOption.builder()
+                .withRange(range.end())
+                .withSortField(GetOption.SortTarget.CREATE)
+                .withSortOrder(GetOption.SortOrder.DESCEND)
+                .withMaxCreateRevision(maxCreateRevision)
+                .withLimit(allowed + 1)
+                .withKeysOnly(true)
+                .build();
+        return session.rpc(what, () -> session.client().getKVClient().txn()
+                .Then(Op.get(ownKey, ownKeyOnly), Op.get(range.start(), predecessors))
+                .commit());
+    }
+
+    /** Rule 2: the own key must still be the incarnation that is waiting; otherwise the wait fails. */
+    private boolean ownKeyInPlace(TxnResponse r) {
+        List<KeyValue> own = r.getGetResponses().get(0).getKvs();
+        if (own.isEmpty() || own.get(0).getCreateRevision() != maxCreateRevision + 1) {
+            fail(new OwnKeyDeletedException(ownKey));
+            return false;
+        }
+        return true;
+    }
+
+    /*
+     * Watch the predecessor from "now": only a watcher that starts beyond etcd's current revision is
+     * "synced"; any other waits for etcd's catch-up loop, which runs every 100 ms, and under contention
+     * the revision has usually moved on since the read. The created answer says where the watch
+     * started; if that is past the read, the predecessor may have gone in between: onCreated checks once.
+     */
+    private void watchPredecessor(KeyValue found, long seenAt, long gen) {
+        predecessor = found;
+        predecessorSeenAt = seenAt;
+        predecessorWatch = watch(found.getKey(), null, gen);
     }
 
     private void onCreated(WatchResponse created, long gen) {
@@ -144,37 +205,23 @@ final class PredecessorWait {
                 });
     }
 
-    /** The newest {@code allowed + 1} predecessors: more than {@code allowed} of them means waiting on. */
-    private GetOption lastPredecessors() {
-        return GetOption.builder()
-                .withRange(range.end())
-                .withSortField(GetOption.SortTarget.CREATE)
-                .withSortOrder(GetOption.SortOrder.DESCEND)
-                .withMaxCreateRevision(maxCreateRevision)
-                .withLimit(allowed + 1)
-                .withKeysOnly(allowed > 0)
-                .build();
-    }
-
     /**
      * The range watch started after the read that counted too many: a delete in between is not in the
      * watch, so count once more; the watch covers every delete after it.
      */
     private void recount(long gen) {
-        GetOption count = lastPredecessors();
-        session.rpc("re-count of the predecessors", () -> session.client().getKVClient().get(range.start(), count))
-                .whenComplete((r, e) -> {
-                    if (stopped || future.isDone() || gen != generation) {
-                        return;
-                    }
-                    if (e != null) {
-                        close(predecessorWatch);
-                        predecessorWatch = null;
-                        failed("re-count of the predecessors", e);
-                    } else if (r.getKvs().size() <= allowed) {
-                        finish();
-                    }
-                });
+        read("re-count of the predecessors").whenComplete((r, e) -> {
+            if (stopped || future.isDone() || gen != generation) {
+                return;
+            }
+            if (e != null) {
+                close(predecessorWatch);
+                predecessorWatch = null;
+                failed("re-count of the predecessors", e);
+            } else if (ownKeyInPlace(r) && r.getGetResponses().get(1).getKvs().size() <= allowed) {
+                finish(r.getHeader().getRevision());
+            }
+        });
     }
 
     private Watch.Watcher watch(ByteSequence key, ByteSequence rangeEnd, long gen) {
@@ -245,9 +292,9 @@ final class PredecessorWait {
         }, delay, TimeUnit.MILLISECONDS);
     }
 
-    private void finish() {
+    private void finish(long revision) {
         cancel();
-        future.complete(null);
+        future.complete(revision);
     }
 
     private void fail(DiscoException e) {

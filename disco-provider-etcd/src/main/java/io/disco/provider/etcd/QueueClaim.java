@@ -25,12 +25,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the lock, the read/write lock and the election.
  *
  * <ol>
- *   <li>One Txn writes the own key (leased) if absent and reads the first-created key of
+ *   <li>One Txn writes the own key (leased) if absent and reads who is ahead in
  *       {@link #waitRange()}: when nobody was created before the own key, the attempt has won
- *       without waiting.</li>
+ *       without waiting; otherwise the answer names the predecessor to watch.</li>
  *   <li>Otherwise wait ({@link PredecessorWait}) until no key created before the own key is left in
- *       the wait range; then re-read the own key linearizably: if it is gone, the lease was lost and
- *       the attempt fails, it never reports success (rule 2).</li>
+ *       the wait range; the read that finds none reads the own key in the same Txn (linearizably): if
+ *       it is gone, the lease was lost and the attempt fails, it never reports success (rule 2).</li>
  *   <li>{@link #grant} turns the acquisition into the caller's grant, once the lease is valid for at
  *       least the grant margin, and the service records it under its monitor.</li>
  * </ol>
@@ -54,10 +54,11 @@ abstract class QueueClaim<G> {
 
     /**
      * What the create Txn found: the own key's CreateRevision, whether someone is ahead, the revision
-     * of the answer, and the value of an existing own key that the claim adopted (null when the Txn
-     * created the key).
+     * of the answer, the value of an existing own key that the claim adopted (null when the Txn
+     * created the key), and the newest key ahead when the Txn created the key and at most one may be
+     * ahead (else null: the wait reads it).
      */
-    record Created(long myRevision, boolean mustWait, long revision, ByteSequence adoptedValue) {
+    record Created(long myRevision, boolean mustWait, long revision, ByteSequence adoptedValue, KeyValue predecessor) {
     }
 
     final EtcdService<G, ?> service;
@@ -74,7 +75,7 @@ abstract class QueueClaim<G> {
     private boolean createOutcomeUnknown;
     private boolean finished;
     private PredecessorWait wait;
-    private OwnKeyWatch ownWatch;
+    private OwnKeyWatch.Following ownWatch;
     private boolean committed;
     private ByteSequence adoptedValue;
     // Read by the awaiting thread.
@@ -172,18 +173,21 @@ abstract class QueueClaim<G> {
                 return;
             }
             long mine = myRevision;
-            ownWatch = OwnKeyWatch.start(session, ownKey, mine, c.revision(), () -> ownKeyDeleted(mine));
+            ownWatch = service.ownKeyWatch(ownKey).follow(mine, c.revision(), () -> ownKeyDeleted(mine));
             if (!c.mustWait()) {
                 acquired(c.revision());
                 return;
             }
-            wait = new PredecessorWait(session, waitRange(), myRevision - 1, allowedAhead()).start();
+            wait = new PredecessorWait(session, waitRange(), ownKey, myRevision - 1, allowedAhead())
+                    .start(c.predecessor(), c.revision());
             scheduleAccessCheck(mine);
-            wait.future.whenComplete((v, we) -> {
-                if (we != null) {
+            wait.future.whenComplete((revision, we) -> {
+                if (we instanceof PredecessorWait.OwnKeyDeletedException gone) {
+                    ownKeyGone(gone);
+                } else if (we != null) {
                     fail(we);
-                } else {
-                    verify();
+                } else if (!finished) {
+                    acquired(revision);
                 }
             });
         });
@@ -225,9 +229,14 @@ abstract class QueueClaim<G> {
     }
 
     /**
-     * One Txn: create the own key if absent (else adopt it, keeping its CreateRevision), and read the
-     * first-created key of the wait range. jetcd lists only the Get results: that key is at index 0
-     * in the Then branch and at index 1 in the Else branch, after the own key (rule 1; a straight
+     * One Txn: create the own key if absent (else adopt it, keeping its CreateRevision), and read who
+     * is ahead. In the Then branch the new key is the newest of all, so the newest two keys of the wait
+     * range, by CreateRevision, are the own key (if the range holds it) and the predecessor to watch,
+     * and the wait needs no read of its own; with predecessors allowed (a semaphore) the range is
+     * counted instead: the count is this owner's predecessors plus itself. In the Else branch (an
+     * adopted key, whose CreateRevision is older) the first-created key of the range says whether
+     * anyone is ahead, and the wait reads the rest. jetcd lists only the Get results: the Then
+     * branch's read is at index 0, the Else branch's at index 1, after the own key (rule 1; a straight
      * port of Go's {@code Responses[1]} is wrong).
      *
      * <p>The Txn is sent again on another member while unanswered ({@link EtcdSession#rpc}), so it
@@ -239,57 +248,40 @@ abstract class QueueClaim<G> {
     private CompletableFuture<Created> create(AtomicInteger copies) {
         KeyRange range = waitRange();
         int allowed = allowedAhead();
-        // With predecessors allowed, count the range instead: in the Then branch the new key is the
-        // newest, so the count is this owner's predecessors plus itself; in the Else branch (an adopted
-        // key) it may include newer keys, which only makes the owner wait and the wait count exactly.
-        Op getFirst = allowed == 0 ? Op.get(range.start(), range.firstCreated())
-                : Op.get(range.start(), GetOption.builder().withRange(range.end()).withCountOnly(true).build());
+        Op count = Op.get(range.start(), GetOption.builder().withRange(range.end()).withCountOnly(true).build());
+        Op newestTwo = Op.get(range.start(), GetOption.builder().withRange(range.end())
+                .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.DESCEND)
+                .withLimit(2).withKeysOnly(true).build());
+        Op firstCreated = Op.get(range.start(), range.firstCreated());
         Op put = Op.put(ownKey, value, PutOption.builder().withLeaseId(session.leaseId()).build());
         return session.rpc(service.kind + " acquire Txn", () -> {
                     copies.incrementAndGet();
                     return session.client().getKVClient().txn()
                             .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                            .Then(put, getFirst)
-                            .Else(Op.get(ownKey, GetOption.DEFAULT), getFirst)
+                            .Then(put, allowed == 0 ? newestTwo : count)
+                            .Else(Op.get(ownKey, GetOption.DEFAULT), allowed == 0 ? firstCreated : count)
                             .commit();
                 })
-                .thenApply(r -> created(r, allowed));
+                .thenApply(r -> created(r, ownKey, allowed));
     }
 
-    static Created created(TxnResponse r, int allowed) {
-        long myRevision;
-        GetResponse first;
-        ByteSequence adopted = null;
+    static Created created(TxnResponse r, ByteSequence ownKey, int allowed) {
         if (r.isSucceeded()) {
-            myRevision = r.getHeader().getRevision();
-            first = r.getGetResponses().get(0);
-        } else {
-            KeyValue own = r.getGetResponses().get(0).getKvs().get(0);
-            myRevision = own.getCreateRevision();
-            adopted = own.getValue();
-            first = r.getGetResponses().get(1);
+            long myRevision = r.getHeader().getRevision();
+            GetResponse read = r.getGetResponses().get(0);
+            if (allowed > 0) {
+                return new Created(myRevision, read.getCount() - 1 > allowed, myRevision, null, null);
+            }
+            KeyValue predecessor = read.getKvs().stream().filter(kv -> !kv.getKey().equals(ownKey)).findFirst().orElse(null);
+            return new Created(myRevision, predecessor != null, myRevision, null, predecessor);
         }
+        KeyValue own = r.getGetResponses().get(0).getKvs().get(0);
+        long myRevision = own.getCreateRevision();
+        GetResponse first = r.getGetResponses().get(1);
         boolean mustWait = allowed == 0
                 ? !first.getKvs().isEmpty() && first.getKvs().get(0).getCreateRevision() < myRevision
                 : first.getCount() - 1 > allowed;
-        return new Created(myRevision, mustWait, r.getHeader().getRevision(), adopted);
-    }
-
-    /** Rule 2: after waiting, the own key must still be there, with the revision it was created at. */
-    private void verify() {
-        if (finished) {
-            return;
-        }
-        session.rpc("re-read of the own key", () -> session.client().getKVClient().get(ownKey))
-                .whenComplete((GetResponse r, Throwable e) -> {
-                    if (e != null) {
-                        fail(e);
-                    } else if (r.getKvs().isEmpty() || r.getKvs().get(0).getCreateRevision() != myRevision) {
-                        ownKeyGone(new PredecessorWait.OwnKeyDeletedException(ownKey));
-                    } else {
-                        acquired(r.getHeader().getRevision());
-                    }
-                });
+        return new Created(myRevision, mustWait, r.getHeader().getRevision(), own.getValue(), null);
     }
 
     /** The own key vanished: the lease is gone (or the key was deleted by hand). Nothing is left to delete. */

@@ -54,6 +54,41 @@ class LossReportTest {
         }
     }
 
+    /**
+     * The own-key watch outlives a grant and follows the owner's next incarnation of its key: a hot
+     * loop opens one watch, not one per acquisition, and a key deleted by somebody else after the
+     * re-acquisition is still a loss. A watch that follows nothing is closed after its linger.
+     */
+    @Test
+    void theOwnKeyWatchFollowsEveryIncarnationOfTheKey() throws Exception {
+        String prefix = uniquePrefix("reacquired-lock");
+        RpcCounter counter = new RpcCounter();
+        try (Client client = Client.builder().endpoints(ETCD.cluster().endpoints().toArray(String[]::new))
+                .interceptor(counter).build();
+             LockService lock = EtcdProvider.newLock(client, prefix, Etcd.ttl(30))) {
+            long before = counter.watchCreates();
+            for (int i = 0; i < 50; i++) {
+                lock.lock();
+                lock.unlock();
+            }
+            long creates = counter.watchCreates() - before;
+            System.out.printf("own-key watches created by 50 lock+unlock cycles: %d%n", creates);
+            assertTrue(creates <= 2, "one watch for the loop (and one more if a liveness probe moved it): " + creates);
+            // a watch that followed nothing for its linger is closed: no watch stream stays open
+            assertTrue(counter.open("Watch") > 0, "the watch lingers after the last release");
+            org.awaitility.Awaitility.await().atMost(Duration.ofMillis(3 * OwnKeyWatch.LINGER_MS))
+                    .until(() -> counter.open("Watch") == 0);
+            Grant g = lock.lock(); // opens a watch again
+            lock.unlock();
+            Grant again = lock.lock(); // follows its new incarnation on the watch the previous one opened
+            assertTrue(again.token().value() > g.token().value());
+            client.getKVClient().delete(Etcd.bytes(again.key())).get(5, SECONDS);
+            lock.done().toCompletableFuture().get(1, SECONDS);
+            assertInstanceOf(LockLostException.class, lock.err().orElseThrow());
+            assertThrows(LockLostException.class, lock::unlock);
+        }
+    }
+
     @Test
     void aLeadershipWhoseKeyIsDeletedIsLost() throws Exception {
         String prefix = uniquePrefix("deleted-held-election");

@@ -18,12 +18,21 @@ final class RpcCounter implements ClientInterceptor {
     private final ConcurrentHashMap<String, LongAdder> received = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, LongAdder> closed = new ConcurrentHashMap<>();
     private final LongAdder progress = new LongAdder();
+    private final LongAdder watchCreates = new LongAdder();
 
     @Override
     public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
         String name = method.getFullMethodName();
         calls.computeIfAbsent(name, k -> new LongAdder()).increment();
         return new ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
+            @Override
+            public void sendMessage(Q message) {
+                if (message instanceof io.etcd.jetcd.api.WatchRequest w && w.hasCreateRequest()) {
+                    watchCreates.increment();
+                }
+                super.sendMessage(message);
+            }
+
             @Override
             public void start(Listener<R> listener, Metadata headers) {
                 super.start(new ForwardingClientCallListener.SimpleForwardingClientCallListener<>(listener) {
@@ -65,6 +74,11 @@ final class RpcCounter implements ClientInterceptor {
     /** Watch progress reports received (answers to the liveness probes), included in {@link #received}. */
     long progress() {
         return progress.sum();
+    }
+
+    /** Watches created (create requests sent on any watch stream). */
+    long watchCreates() {
+        return watchCreates.sum();
     }
 
     private static long sum(ConcurrentHashMap<String, LongAdder> m, String part) {
