@@ -17,7 +17,12 @@ import java.util.Map;
  * which breaks JVM timed waits ({@code LockSupport.parkNanos(100 ms)} returned after 8 µs); with
  * {@code FAKETIME_DONT_FAKE_MONOTONIC=1}, {@code FAKETIME_FORCE_MONOTONIC_FIX=0} and
  * {@code FAKETIME_NO_CACHE=1} the offset in the per-process {@code FAKETIME_TIMESTAMP_FILE} steps a
- * running JVM's {@code System.currentTimeMillis()} and nothing else.
+ * running JVM's {@code System.currentTimeMillis()} and nothing else: {@code System.nanoTime()} runs on,
+ * {@code Thread.sleep}, {@code parkNanos} and {@code Object.wait} of 100 ms take 100 ms. Without
+ * {@code FAKETIME_NO_CACHE} a step is not seen for seconds (libfaketime caches the file). The file holds
+ * the offset from real time, {@code +300} or {@code -300} (seconds); {@link #step(long)} replaces it
+ * with an atomic move, so that the child never reads half a file. The JDK 17 {@code HttpClient}
+ * times its request and connect timeouts on the wall clock: a step forward fails them early.
  */
 final class FakeClock implements AutoCloseable {
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.examples.Cli;
+import io.disco.examples.Http;
 import io.disco.examples.lock.http.resource.HttpResource;
 import io.disco.fencing.FencingHttp;
 import io.disco.fencing.FencingToken;
@@ -47,7 +48,7 @@ class GuardRestartTest {
     @TempDir
     Path dir;
 
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final HttpClient http = Http.client();
     private final List<Process> started = new ArrayList<>();
 
     @AfterEach
@@ -90,10 +91,10 @@ class GuardRestartTest {
     }
 
     private int write(URI resource, FencingToken token) throws Exception {
-        HttpRequest.Builder r = HttpRequest.newBuilder(resource.resolve("/write")).timeout(Duration.ofSeconds(10))
+        HttpRequest.Builder r = HttpRequest.newBuilder(resource.resolve("/write"))
                 .POST(HttpRequest.BodyPublishers.ofString("by " + token));
         FencingHttp.inject(r, token);
-        return http.send(r.build(), HttpResponse.BodyHandlers.ofString()).statusCode();
+        return Http.send(http, r.build(), HttpResponse.BodyHandlers.ofString(), Duration.ofSeconds(10)).statusCode();
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.disco.examples.Http;
 import io.disco.examples.Verdict;
 import io.disco.examples.lock.http.client.HttpClientExample;
 import io.disco.examples.lock.http.client.SlowZombieExample;
@@ -23,6 +24,8 @@ class HttpExampleTest {
     @RegisterExtension
     static final EtcdExtension ETCD = EtcdExtension.singleMember();
 
+    private static final Duration CALL = Duration.ofSeconds(10);
+
     @Test
     void theZombieIsAnswered409AndTheLegitimateWritesAreAccepted() throws Exception {
         try (HttpResource resource = HttpResource.start(0)) {
@@ -37,9 +40,9 @@ class HttpExampleTest {
             assertEquals(o.tokenB(), resource.guard().highWater().orElseThrow());
             assertEquals("VERDICT lock/http: zombie write rejected (409) — OK", o.verdict().line());
 
-            HttpClient http = HttpClient.newHttpClient();
-            HttpResponse<String> status = http.send(HttpRequest.newBuilder(resource.uri().resolve("/status")).GET()
-                    .build(), HttpResponse.BodyHandlers.ofString());
+            HttpClient http = Http.client();
+            HttpResponse<String> status = Http.send(http, HttpRequest.newBuilder(resource.uri().resolve("/status")).GET()
+                    .build(), HttpResponse.BodyHandlers.ofString(), CALL);
             assertEquals(200, status.statusCode());
             assertEquals("{\"highWater\":" + o.tokenB().value() + ",\"writes\":2,\"data\":\"written by B\"}",
                     status.body().strip());
@@ -64,18 +67,18 @@ class HttpExampleTest {
             assertTrue(v.ok(), v.line());
             assertTrue(resource.guard().highWater().isEmpty());
 
-            HttpClient http = HttpClient.newHttpClient();
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(resource.uri().resolve("/write"))
+            HttpClient http = Http.client();
+            HttpResponse<String> r = Http.send(http, HttpRequest.newBuilder(resource.uri().resolve("/write"))
                     .header(FencingHttp.HEADER, "12abc").POST(HttpRequest.BodyPublishers.ofString("x")).build(),
-                    HttpResponse.BodyHandlers.ofString());
+                    HttpResponse.BodyHandlers.ofString(), CALL);
             assertEquals(400, r.statusCode(), r.body());
-            r = http.send(HttpRequest.newBuilder(resource.uri().resolve("/write"))
+            r = Http.send(http, HttpRequest.newBuilder(resource.uri().resolve("/write"))
                     .header(FencingHttp.HEADER, "7").POST(HttpRequest.BodyPublishers.ofString("x")).build(),
-                    HttpResponse.BodyHandlers.ofString());
+                    HttpResponse.BodyHandlers.ofString(), CALL);
             assertEquals(200, r.statusCode(), r.body());
-            r = http.send(HttpRequest.newBuilder(resource.uri().resolve("/write"))
+            r = Http.send(http, HttpRequest.newBuilder(resource.uri().resolve("/write"))
                     .header(FencingHttp.HEADER, "6").POST(HttpRequest.BodyPublishers.ofString("x")).build(),
-                    HttpResponse.BodyHandlers.ofString());
+                    HttpResponse.BodyHandlers.ofString(), CALL);
             assertEquals(409, r.statusCode(), r.body());
         }
     }

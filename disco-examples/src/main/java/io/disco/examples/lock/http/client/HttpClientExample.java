@@ -1,6 +1,7 @@
 package io.disco.examples.lock.http.client;
 
 import io.disco.examples.Cli;
+import io.disco.examples.Http;
 import io.disco.examples.Say;
 import io.disco.examples.lock.LockZombie;
 import io.disco.examples.lock.http.resource.HttpResource;
@@ -28,6 +29,9 @@ public final class HttpClientExample {
     /** The lock's etcd prefix. */
     public static final String LOCK_NAME = "/disco/examples/lock/http";
 
+    /** The bound of each call to the resource, on the monotonic clock ({@link Http}). */
+    private static final Duration CALL = Duration.ofSeconds(5);
+
     private HttpClientExample() {
     }
 
@@ -53,15 +57,13 @@ public final class HttpClientExample {
      */
     public static LockZombie.Outcome run(List<String> endpoints, URI resource, String lockName, Duration zombieTtl) {
         Say say = new Say(SCENARIO);
-        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(5)).build();
+        HttpClient http = Http.client();
         say.step("resource: %s", resource);
         LockZombie.Outcome outcome = LockZombie.run(say, endpoints, lockName, zombieTtl, (owner, token, data) -> {
             HttpRequest.Builder request = HttpRequest.newBuilder(resource.resolve("/write"))
-                    .timeout(Duration.ofSeconds(5))
                     .POST(HttpRequest.BodyPublishers.ofString(data));
             FencingHttp.inject(request, token);
-            HttpResponse<String> r = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = Http.send(http, request.build(), HttpResponse.BodyHandlers.ofString(), CALL);
             String body = r.body().strip();
             switch (r.statusCode()) {
                 case 200:
@@ -73,8 +75,8 @@ public final class HttpClientExample {
             }
         });
         try {
-            HttpResponse<String> status = http.send(HttpRequest.newBuilder(resource.resolve("/status"))
-                    .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> status = Http.send(http, HttpRequest.newBuilder(resource.resolve("/status")).GET()
+                    .build(), HttpResponse.BodyHandlers.ofString(), CALL);
             say.step("GET /status -> %d %s", status.statusCode(), status.body().strip());
         } catch (IOException e) {
             say.step("GET /status failed: %s", e);

@@ -3,6 +3,7 @@ package io.disco.examples.lock.http.client;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.disco.examples.Cli;
+import io.disco.examples.Http;
 import io.disco.examples.Say;
 import io.disco.examples.Verdict;
 import io.disco.examples.lock.LockZombie;
@@ -24,7 +25,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.SubmissionPublisher;
-import java.util.concurrent.TimeUnit;
 
 /**
  * {@code lock/http/slow-zombie}: the zombie's write is still being handled when the new owner
@@ -71,8 +71,7 @@ public final class SlowZombieExample {
      */
     public static Verdict run(List<String> endpoints, URI resource, String lockName, Duration zombieTtl) {
         Say say = new Say(SCENARIO);
-        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(5)).build();
+        HttpClient http = Http.client();
         String step = "connect to etcd " + endpoints;
         try (Client client = Cli.etcdClient(endpoints);
              SubmissionPublisher<ByteBuffer> slowBody = new SubmissionPublisher<>()) {
@@ -112,14 +111,15 @@ public final class SlowZombieExample {
                     step = "A (zombie): wake up and finish the upload";
                     slowBody.submit(UTF_8.encode("(slow upload)"));
                     slowBody.close();
-                    HttpResponse<String> ra = writeA.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                    HttpResponse<String> ra = Http.await(writeA, WAIT, "A's write");
                     say.step("A's admitted write completes -> %d %s", ra.statusCode(), ra.body().strip());
-                    HttpResponse<String> rb = writeB.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                    HttpResponse<String> rb = Http.await(writeB, WAIT, "B's write");
                     say.step("then B's write runs -> %d %s", rb.statusCode(), rb.body().strip());
 
                     step = "A (zombie): write again";
-                    HttpResponse<String> again = http.send(post(resource, tokenA,
-                            HttpRequest.BodyPublishers.ofString("written by zombie A")), HttpResponse.BodyHandlers.ofString());
+                    HttpResponse<String> again = Http.send(http, post(resource, tokenA,
+                            HttpRequest.BodyPublishers.ofString("written by zombie A")), HttpResponse.BodyHandlers.ofString(),
+                            WAIT);
                     say.step("zombie A writes again with token %s -> %d", tokenA, again.statusCode());
                     String status = get(http, resource.resolve("/status"));
                     say.step("GET /status -> %s", status);
@@ -146,7 +146,7 @@ public final class SlowZombieExample {
     }
 
     private static HttpRequest post(URI resource, FencingToken token, HttpRequest.BodyPublisher body) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(resource.resolve("/write")).timeout(WAIT).POST(body);
+        HttpRequest.Builder request = HttpRequest.newBuilder(resource.resolve("/write")).POST(body);
         FencingHttp.inject(request, token);
         return request.build();
     }
@@ -165,7 +165,7 @@ public final class SlowZombieExample {
     }
 
     private static String get(HttpClient http, URI uri) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).GET().build(),
-                HttpResponse.BodyHandlers.ofString()).body().strip();
+        return Http.send(http, HttpRequest.newBuilder(uri).GET().build(), HttpResponse.BodyHandlers.ofString(),
+                Duration.ofSeconds(5)).body().strip();
     }
 }

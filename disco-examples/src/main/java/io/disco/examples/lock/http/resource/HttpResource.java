@@ -3,6 +3,7 @@ package io.disco.examples.lock.http.resource;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.disco.examples.Cli;
+import io.disco.examples.Http;
 import io.disco.examples.Say;
 import io.disco.examples.Verdict;
 import io.disco.fencing.FencingHttp;
@@ -68,6 +69,8 @@ public final class HttpResource implements AutoCloseable {
     public static final int DEFAULT_PORT = 8080;
 
     private static final int MAX_BODY = 4096;
+    /** The bound of each call of {@link #selfCheck}, on the monotonic clock ({@link Http}). */
+    private static final Duration CALL = Duration.ofSeconds(5);
 
     private final Server server;
     private final Guard guard;
@@ -205,20 +208,19 @@ public final class HttpResource implements AutoCloseable {
      */
     public static Verdict selfCheck(URI base) {
         Say say = new Say(SCENARIO);
-        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(5)).build();
+        HttpClient http = Http.client();
         List<String> wrong = new ArrayList<>();
         try {
             String before = get(http, base.resolve("/status"));
             List<List<String>> malformed = List.of(List.of(), List.of("abc"), List.of("-1"), List.of("0"),
                     List.of("0x10"), List.of("1.5"), List.of("99999999999999999999"), List.of("5", "6"));
             for (List<String> values : malformed) {
-                HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve("/write")).timeout(Duration.ofSeconds(5))
+                HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve("/write"))
                         .POST(HttpRequest.BodyPublishers.ofString("malformed"));
                 for (String v : values) {
                     b.header(FencingHttp.HEADER, v);
                 }
-                HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> r = Http.send(http, b.build(), HttpResponse.BodyHandlers.ofString(), CALL);
                 say.step("POST /write with %s %s -> %d %s", FencingHttp.HEADER,
                         values.isEmpty() ? "(absent)" : values, r.statusCode(), r.body().strip());
                 if (r.statusCode() != 400) {
@@ -242,8 +244,8 @@ public final class HttpResource implements AutoCloseable {
     }
 
     private static String get(HttpClient http, URI uri) throws IOException, InterruptedException {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).GET().build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = Http.send(http, HttpRequest.newBuilder(uri).GET().build(),
+                HttpResponse.BodyHandlers.ofString(), CALL);
         if (r.statusCode() != 200) {
             throw new IOException("GET " + uri + " answered " + r.statusCode());
         }
