@@ -3,7 +3,6 @@ package io.disco.chaos;
 import io.disco.election.ElectionService;
 import io.disco.election.Leadership;
 import io.disco.election.NotLeaderException;
-import java.util.concurrent.TimeoutException;
 
 /**
  * The election workload: campaign → as leader, 1–5 rounds of read → work → write(read + 1) with the
@@ -22,11 +21,8 @@ final class ElectionWorkload implements Workload {
         owner.sessions(session -> {
             try (ElectionService election = session.newElection(owner.name)) {
                 while (Owner.alive(session)) {
-                    Leadership term;
-                    try {
-                        term = election.campaign(owner.id, Owner.ACQUIRE);
-                    } catch (TimeoutException e) {
-                        owner.say("TIMEOUT");
+                    Leadership term = owner.acquire(timeout -> election.campaign(owner.id, timeout));
+                    if (term == null) {
                         continue;
                     }
                     owner.granted(term.token(), Owner.MAIN, Observations.EXCLUSIVE);
@@ -43,9 +39,7 @@ final class ElectionWorkload implements Workload {
                             }
                         }
                     }
-                    owner.say("RELEASING " + term.token().value());
-                    election.resign();
-                    owner.say("RELEASE " + term.token().value());
+                    owner.release(term.token(), election::resign);
                 }
             }
         });

@@ -111,6 +111,28 @@ final class Owner {
         say("GRANT " + token.value() + " " + key + " " + mode);
     }
 
+    /** One acquisition bounded by a timeout. */
+    interface Acquisition<T> {
+        T acquire(Duration timeout) throws Exception;
+    }
+
+    /** @return the grant of {@code a} bounded by {@link #ACQUIRE}, or null (said {@code TIMEOUT}) when it timed out */
+    <T> T acquire(Acquisition<T> a) throws Exception {
+        try {
+            return a.acquire(ACQUIRE);
+        } catch (TimeoutException e) {
+            say("TIMEOUT");
+            return null;
+        }
+    }
+
+    /** Releases the grant of {@code token}: the hold ends at {@code RELEASING}, before the call. */
+    void release(FencingToken token, Runnable release) {
+        say("RELEASING " + token.value());
+        release.run();
+        say("RELEASE " + token.value());
+    }
+
     /** What SIGTERM closes: the current session, or a runner. */
     void closeOnExit(AutoCloseable c) {
         closeOnExit.set(c);

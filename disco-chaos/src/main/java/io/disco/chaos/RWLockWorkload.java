@@ -2,7 +2,6 @@ package io.disco.chaos;
 
 import io.disco.rwlock.RWGrant;
 import io.disco.rwlock.RWLockService;
-import java.util.concurrent.TimeoutException;
 
 /**
  * The read/write lock workload: each round an owner is a writer (one in three: lock → read → work →
@@ -22,11 +21,8 @@ final class RWLockWorkload implements Workload {
             try (RWLockService rw = session.newRWLock(owner.name)) {
                 while (Owner.alive(session)) {
                     boolean writer = owner.random.nextInt(3) == 0;
-                    RWGrant g;
-                    try {
-                        g = writer ? rw.lock(Owner.ACQUIRE) : rw.rLock(Owner.ACQUIRE);
-                    } catch (TimeoutException e) {
-                        owner.say("TIMEOUT");
+                    RWGrant g = owner.acquire(writer ? rw::lock : rw::rLock);
+                    if (g == null) {
                         continue;
                     }
                     owner.granted(g.token(), Owner.MAIN, writer ? Observations.EXCLUSIVE : Observations.SHARED);
@@ -35,13 +31,7 @@ final class RWLockWorkload implements Workload {
                     } else if (owner.read(Owner.MAIN, g.token()).statusCode() == 200) {
                         owner.work();
                     }
-                    owner.say("RELEASING " + g.token().value());
-                    if (writer) {
-                        rw.unlock();
-                    } else {
-                        rw.rUnlock();
-                    }
-                    owner.say("RELEASE " + g.token().value());
+                    owner.release(g.token(), writer ? rw::unlock : rw::rUnlock);
                 }
             }
         });

@@ -2,7 +2,6 @@ package io.disco.chaos;
 
 import io.disco.semaphore.Permit;
 import io.disco.semaphore.SemaphoreService;
-import java.util.concurrent.TimeoutException;
 
 /**
  * The semaphore workload: {@value #LIMIT} permits; acquire → read → work → write(read + 1) → release
@@ -23,18 +22,13 @@ final class SemaphoreWorkload implements Workload {
         owner.sessions(session -> {
             try (SemaphoreService semaphore = session.newSemaphore(owner.name, LIMIT)) {
                 while (Owner.alive(session)) {
-                    Permit p;
-                    try {
-                        p = semaphore.acquire(Owner.ACQUIRE);
-                    } catch (TimeoutException e) {
-                        owner.say("TIMEOUT");
+                    Permit p = owner.acquire(semaphore::acquire);
+                    if (p == null) {
                         continue;
                     }
                     owner.granted(p.token(), p.guardKey(), Observations.EXCLUSIVE);
                     owner.increment(p.guardKey(), p.token());
-                    owner.say("RELEASING " + p.token().value());
-                    semaphore.release();
-                    owner.say("RELEASE " + p.token().value());
+                    owner.release(p.token(), semaphore::release);
                 }
             }
         });
