@@ -42,9 +42,11 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -67,19 +69,31 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * The benchmark command: starts a throwaway etcd (or uses {@code DISCO_ETCD_ENDPOINTS}), measures
  * everything side by side against it, prints one table and optionally writes it as JSON.
  *
- * <pre>java -cp ... io.disco.benchmarks.Bench [--quick] [--json FILE] [--no-jmh]</pre>
+ * <pre>java -cp ... io.disco.benchmarks.Bench [--quick] [--json FILE] [--no-jmh] [--uncontended-only] [--only CASE,...]</pre>
+ *
+ * <p>{@code --only many-locks,scale} runs the named cases alone (in their usual order); the names
+ * are listed in {@link #CASES} and by {@code --help}.
  */
 public final class Bench {
 
     private static final ByteSequence EMPTY = ByteSequence.EMPTY;
 
-    private final boolean quick;
+    // Package-private: the cases in files of their own (ManyLocksAtOnce, ScaleOfOneSession) share them.
+    final boolean quick;
     /** Set by {@code --uncontended-only}: section 1 alone, with full iterations. */
     private boolean uncontendedOnly;
-    private final Report report = new Report();
-    private final String root = "/disco-bench/" + UUID.randomUUID().toString().substring(0, 8);
-    private Client client;
-    private RpcCounter counter;
+    /** Set by {@code --only}: the names of the cases to run (see {@link #CASES}); null runs all of them. */
+    private Set<String> only;
+    final Report report = new Report();
+    final String root = "/disco-bench/" + UUID.randomUUID().toString().substring(0, 8);
+    /** The endpoints of the etcd measured against, for a case that needs a second client. */
+    List<String> endpoints;
+    Client client;
+    RpcCounter counter;
+
+    /** The case names {@code --only} accepts, in the order they run. */
+    static final List<String> CASES = List.of("uncontended", "contended", "contended-jetcd", "semaphore", "watch-delivery",
+            "rwlock", "election", "sessions", "many-locks", "scale", "guard-filter", "keyed-guard", "guard-jmh");
 
     private Bench(boolean quick) {
         this.quick = quick;
@@ -90,12 +104,24 @@ public final class Bench {
         boolean quick = false;
         boolean jmh = true;
         boolean only = false;
+        Set<String> cases = null;
         Path json = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick" -> quick = true;
                 case "--no-jmh" -> jmh = false;
                 case "--uncontended-only" -> only = true;
+                case "--only" -> {
+                    if (i + 1 >= args.length) {
+                        usage("--only needs a comma-separated list of cases: " + String.join(",", CASES));
+                    }
+                    cases = new LinkedHashSet<>(List.of(args[++i].split(",")));
+                    for (String c : cases) {
+                        if (!CASES.contains(c)) {
+                            usage("--only: unknown case '" + c + "'; cases: " + String.join(",", CASES));
+                        }
+                    }
+                }
                 case "--json" -> {
                     if (i + 1 >= args.length) {
                         usage("--json needs a file name");
@@ -109,6 +135,7 @@ public final class Bench {
         long t0 = System.nanoTime();
         Bench b = new Bench(quick);
         b.uncontendedOnly = only;
+        b.only = cases;
         b.run(jmh);
         b.report.meta.put("elapsed_s", (System.nanoTime() - t0) / 1e9);
         System.out.println();
@@ -125,13 +152,14 @@ public final class Bench {
         if (error != null) {
             System.err.println(error);
         }
-        System.err.println("usage: Bench [--quick] [--json FILE] [--no-jmh] [--uncontended-only]");
+        System.err.println("usage: Bench [--quick] [--json FILE] [--no-jmh] [--uncontended-only] [--only CASE,...]");
+        System.err.println("  --only CASE,...  run only the named cases, of: " + String.join(",", CASES));
         System.exit(error == null ? 0 : 2);
     }
 
     private static final long START = System.nanoTime();
 
-    private static void log(String fmt, Object... args) {
+    static void log(String fmt, Object... args) {
         System.out.printf(Locale.ROOT, "[bench %5.1fs] " + fmt + "%n", prepend((System.nanoTime() - START) / 1e9, args));
         System.out.flush();
     }
@@ -143,33 +171,65 @@ public final class Bench {
         try (EtcdCluster cluster = EtcdCluster.start(1)) {
             log("etcd: %s", cluster);
             report.meta.put("etcd", cluster.toString());
+            endpoints = cluster.endpoints();
             counter = new RpcCounter();
             client = Client.builder().endpoints(cluster.endpoints().toArray(String[]::new))
                     .interceptor(EtcdDeadlines.unary(EtcdOptions.defaults().requestTimeout()), counter).build();
             try {
                 client.getKVClient().get(bs(root)).get(10, TimeUnit.SECONDS); // connect
-                uncontended();
+                if (runs("uncontended")) {
+                    uncontended();
+                }
                 if (uncontendedOnly) {
                     return;
                 }
-                contended();
-                contendedJetcd();
-                semaphore();
-                watchDelivery();
-                rwlock();
-                election();
-                sessions();
+                if (runs("contended")) {
+                    contended();
+                }
+                if (runs("contended-jetcd")) {
+                    contendedJetcd();
+                }
+                if (runs("semaphore")) {
+                    semaphore();
+                }
+                if (runs("watch-delivery")) {
+                    watchDelivery();
+                }
+                if (runs("rwlock")) {
+                    rwlock();
+                }
+                if (runs("election")) {
+                    election();
+                }
+                if (runs("sessions")) {
+                    sessions();
+                }
+                if (runs("many-locks")) {
+                    new ManyLocksAtOnce(this).run();
+                }
+                if (runs("scale")) {
+                    new ScaleOfOneSession(this).run();
+                }
             } finally {
                 client.close();
             }
         }
-        guardFilter();
-        keyedGuardMemory();
-        if (jmh) {
+        if (runs("guard-filter")) {
+            guardFilter();
+        }
+        if (runs("keyed-guard")) {
+            keyedGuardMemory();
+        }
+        if (jmh && runs("guard-jmh")) {
             guardJmh();
-        } else {
+        } else if (!jmh) {
             report.notes.add("JMH guard benchmark skipped (--no-jmh)");
         }
+    }
+
+    /** Whether {@code --only} selects the case {@code name} (every case when it was not given). */
+    private boolean runs(String name) {
+        return only == null || only.contains(name);
     }
 
     private static Object[] prepend(Object first, Object[] rest) {
@@ -706,7 +766,7 @@ public final class Bench {
 
     // ------------------------------------------------------------------ 6. sessions
 
-    private static long usedHeap() throws InterruptedException {
+    static long usedHeap() throws InterruptedException {
         Runtime rt = Runtime.getRuntime();
         long best = Long.MAX_VALUE;
         for (int i = 0; i < 4; i++) {
@@ -776,7 +836,7 @@ public final class Bench {
                 independent, independent ? "" : "see keepalives_per_s above");
     }
 
-    private double keepalivesPerSecond(long windowMs) throws InterruptedException {
+    double keepalivesPerSecond(long windowMs) throws InterruptedException {
         RpcCounter.Snapshot k0 = counter.snapshot();
         long t0 = System.nanoTime();
         Thread.sleep(windowMs);
