@@ -9,14 +9,12 @@ import io.etcd.jetcd.options.LeaseOption;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -24,9 +22,8 @@ import org.junit.jupiter.api.Timeout;
  * The wall-clock step fault and its control, against a real etcd: two child JVMs
  * ({@link ClockStepMain}) run under a {@link FakeClock} each, one keeping a lease alive with jetcd's own
  * {@code Lease.keepAlive}, one holding this library's {@code EtcdSession}, both with a TTL of 2 s. Both
- * wall clocks are stepped forward by +300 s (again, +300 s at a time, until jetcd has lost its lease),
- * then back to 300 s behind real time, their monotonic clocks left alone; each step is checked in the
- * children's own readings (wall clock moved by the step, monotonic clock within the test's).
+ * wall clocks are stepped forward by +300 s, then back to 300 s behind real time, their monotonic
+ * clocks left alone; each step is checked in the children's own readings (wall clock moved by the step, monotonic clock within the test's).
  *
  * <p>What jetcd 0.8.6 does, read in {@code io.etcd.jetcd.impl.LeaseImpl} and seen here: it times its
  * keep-alives on {@link System#currentTimeMillis()}. Its sender, every 500 ms, sends a renewal when
@@ -40,10 +37,9 @@ import org.junit.jupiter.api.Timeout;
  *   <li>Forward: a race decided by where the step falls. If the next sweep runs before the next
  *       sender tick, the keep-alive ends and the lease expires; if the sender runs first (the renewal is
  *       overdue at once) and its answer arrives before the sweep, the answer moves the deadline onto the
- *       new wall clock and the lease lives (lost in 4 of 10 steps at arbitrary moments, in one
- *       measurement). So the test steps forward again, each step ~750 ms further into the sweep's
- *       period, until the sweep ends the keep-alive, and asserts that it does within
- *       {@value #FORWARD_TRIES} steps and that the lease then runs out at etcd.</li>
+ *       new wall clock and the lease lives (lost in 4 of 10 steps at arbitrary moments in one measurement,
+ *       in none of 6 steps in one CI run). So the forward step's outcome for jetcd is reported, not
+ *       asserted; the step back is the control that always bites.</li>
  * </ul>
  * The session must live through every step: its {@code done()} never completes and its lease stays.
  * A lease is gone when etcd's {@code TimeToLive} answers -1; alive while it answers 0 or more.
@@ -53,10 +49,6 @@ class ClockStepTest {
     private static final long TTL_SECONDS = 2;
     private static final long STEP_SECONDS = 300;
     private static final long TTL_MILLIS = TimeUnit.SECONDS.toMillis(TTL_SECONDS);
-    /** Forward steps before jetcd must have lost its lease: each lands ~750 ms later in its 1 s sweep period. */
-    private static final int FORWARD_TRIES = 6;
-    /** How long a forward step is watched for jetcd's sweep (every 1000 ms) to end the keep-alive. */
-    private static final long FORWARD_TRY_MILLIS = 1650;
 
     @Test
     @Timeout(90)
@@ -85,42 +77,29 @@ class ClockStepTest {
                 d.assertClock(0);
 
                 // before any step: renewals keep the leases alive past their TTL
-                watch(client, List.of(first), true, d, session, 3 * TTL_MILLIS / 2, "before the steps", () -> false);
+                watch(client, List.of(first), true, d, session, 3 * TTL_MILLIS / 2, "before the steps");
 
-                // forward: whether jetcd loses its lease depends on where the step falls between its two timers
-                // (see the class comment); each try lands ~750 ms further into jetcd's 1 s sweep period
-                long offset = 0;
-                List<Long> steps = new ArrayList<>();
-                for (int i = 1; i <= FORWARD_TRIES && !j.saw("COMPLETED " + first); i++) {
-                    offset += STEP_SECONDS;
-                    steps.add(System.nanoTime());
-                    jetcdClock.step(offset);
-                    discoClock.step(offset);
-                    j.assertClock(offset);
-                    d.assertClock(offset);
-                    Map<Long, Long> gone = watch(client, List.of(first), false, d, session, FORWARD_TRY_MILLIS,
-                            "after a step to +" + offset + " s", () -> j.saw("COMPLETED " + first));
-                    assertTrue(gone.isEmpty() || j.saw("COMPLETED " + first), "jetcd's lease " + first + " ran out"
-                            + " although jetcd did not end its keep-alive: " + j);
-                }
-                assertTrue(j.saw("COMPLETED " + first), FORWARD_TRIES + " steps of +" + STEP_SECONDS + " s: jetcd's"
-                        + " deadline sweep never ended its keep-alive: " + j);
-                long swept = j.at("COMPLETED " + first);
-                long bitten = steps.stream().filter(t -> t <= swept).max(Long::compare).orElseThrow();
-                int forwardTries = steps.indexOf(bitten) + 1;
-                long sweptAfter = TimeUnit.NANOSECONDS.toMillis(swept - bitten);
+                // forward: whether jetcd loses its lease is a race between its two timers (see the class
+                // comment), so it is reported, not asserted; the session must live through it
+                long offset = STEP_SECONDS;
+                long forwardStep = System.nanoTime();
+                jetcdClock.step(offset);
+                discoClock.step(offset);
+                j.assertClock(offset);
+                d.assertClock(offset);
                 Map<Long, Long> forward = watch(client, List.of(first), false, d, session, 3 * TTL_MILLIS,
-                        "after the step to +" + offset + " s", () -> false);
-                assertTrue(forward.containsKey(first), "jetcd's lease " + first + " runs out once its keep-alive ended: "
-                        + j);
-                long forwardLostAfter = TimeUnit.NANOSECONDS.toMillis(forward.get(first) - bitten);
+                        "after the step to +" + offset + " s");
+                String forwardOutcome = forward.containsKey(first)
+                        ? "jetcd's lease gone at etcd " + TimeUnit.NANOSECONDS.toMillis(forward.get(first) - forwardStep)
+                                + " ms after the step" + (j.saw("COMPLETED " + first) ? " (its deadline sweep ended the"
+                                + " keep-alive)" : "")
+                        : "jetcd's lease kept (its renewal answered before its deadline sweep)";
 
                 // a fresh lease at the steady offset lives: an offset is harmless, the step bites
                 int from = jetcdLines.size();
                 j.send("NEW");
                 long second = j.lease(from);
-                watch(client, List.of(second), true, d, session, 3 * TTL_MILLIS / 2, "at a steady +" + offset + " s",
-                        () -> false);
+                watch(client, List.of(second), true, d, session, 3 * TTL_MILLIS / 2, "at a steady +" + offset + " s");
 
                 long back = System.nanoTime();
                 jetcdClock.step(-STEP_SECONDS);
@@ -128,7 +107,7 @@ class ClockStepTest {
                 j.assertClock(-STEP_SECONDS);
                 d.assertClock(-STEP_SECONDS);
                 Map<Long, Long> backward = watch(client, List.of(second), false, d, session, 3 * TTL_MILLIS,
-                        "after the step to -" + STEP_SECONDS + " s", () -> false);
+                        "after the step to -" + STEP_SECONDS + " s");
                 assertTrue(backward.containsKey(second), "jetcd's lease " + second + " is lost after the step back (its"
                         + " renewals stop): " + j);
                 assertTrue(!j.saw("COMPLETED " + second) && !j.saw("ERROR " + second),
@@ -138,12 +117,10 @@ class ClockStepTest {
                 long left = ttl(client, session);
                 assertTrue(left >= 0, "the session's lease is alive after every step");
                 assertTrue(!d.saw("DONE"), "the session's done() never completed: " + d);
-                System.out.printf(Locale.ROOT, "[clock-step] forward: jetcd's keep-alive ended by its deadline sweep"
-                                + " %d ms after step %d of +%d s (the %d before kept the lease), lease gone at etcd %d ms"
-                                + " after that step; back to -%d s: jetcd's fresh lease gone %d ms after the step,"
-                                + " silently; disco session lease %d alive through all %d steps (TTL %d s), done() not"
-                                + " completed; %d ms in all%n", sweptAfter, forwardTries, STEP_SECONDS, forwardTries - 1,
-                        forwardLostAfter, STEP_SECONDS, backwardLostAfter, session, steps.size() + 1, left,
+                System.out.printf(Locale.ROOT, "[clock-step] forward +%d s: %s; back to -%d s: jetcd's fresh lease gone"
+                                + " %d ms after the step, silently; disco session lease %d alive through both steps"
+                                + " (TTL %d s left), done() not completed; %d ms in all%n", STEP_SECONDS, forwardOutcome,
+                        STEP_SECONDS, backwardLostAfter, session, left,
                         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began));
             } finally {
                 kill(jetcd);
@@ -153,7 +130,7 @@ class ClockStepTest {
     }
 
     /**
-     * Polls etcd every 100 ms for {@code millis}, or until {@code until} holds: every lease of
+     * Polls etcd every 100 ms for {@code millis}: every lease of
      * {@code jetcdLeases} that runs out is noted once, with the {@link System#nanoTime()} it was first
      * seen gone (if {@code jetcdMustLive}, that fails); the session's lease must be alive and its
      * {@code done()} not completed at every poll.
@@ -161,7 +138,7 @@ class ClockStepTest {
      * @return the leases of {@code jetcdLeases} seen gone, with the time they were seen gone
      */
     private static Map<Long, Long> watch(Client client, List<Long> jetcdLeases, boolean jetcdMustLive, Watched disco,
-                                         long session, long millis, String when, BooleanSupplier until)
+                                         long session, long millis, String when)
             throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         Map<Long, Long> gone = new LinkedHashMap<>();
@@ -176,7 +153,7 @@ class ClockStepTest {
             long t = ttl(client, session);
             assertTrue(t >= 0, when + ": the session's lease " + session + " must be alive, TTL " + t + ": " + disco);
             assertTrue(!disco.saw("DONE"), when + ": the session's done() completed: " + disco);
-            if (System.nanoTime() >= deadline || until.getAsBoolean()) {
+            if (System.nanoTime() >= deadline) {
                 return gone;
             }
             Thread.sleep(100); // polling etcd while the TTLs run: the passing time is what is under test
