@@ -19,7 +19,8 @@ final class ElectionWorkload implements Workload {
     @Override
     public void own(Owner owner) throws Exception {
         owner.sessions(session -> {
-            try (ElectionService election = session.newElection(owner.name)) {
+            try (ElectionService election = session.newElection(owner.name);
+                 AutoCloseable closing = owner.closing()) {
                 while (Owner.alive(session)) {
                     Leadership term = owner.acquire(timeout -> election.campaign(owner.id, timeout));
                     if (term == null) {

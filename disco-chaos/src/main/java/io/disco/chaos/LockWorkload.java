@@ -14,7 +14,8 @@ final class LockWorkload implements Workload {
     @Override
     public void own(Owner owner) throws Exception {
         owner.sessions(session -> {
-            try (LockService lock = session.newLock(owner.name)) {
+            try (LockService lock = session.newLock(owner.name);
+                 AutoCloseable closing = owner.closing()) {
                 while (Owner.alive(session)) {
                     Grant g = owner.acquire(lock::lock);
                     if (g == null) {

@@ -88,7 +88,8 @@ record Observations(List<Op> ops, List<Event> events, List<Fault> faults, long k
     /**
      * A grant as its owner reported it: from its {@code GRANT <token> <key> <mode>} to the first of
      * {@code RELEASING} (it gives the grant up: the next grant may come before its release call returns),
-     * {@code DONE} (the loss signal), {@code LOST}, {@code EXIT} ({@code end}); a hold still open at the
+     * {@code CLOSING} (its service is closed, which gives the grant up), {@code DONE} (the loss signal),
+     * {@code LOST}, {@code EXIT} ({@code end}); a hold still open at the
      * end of the logs ends at {@link Long#MAX_VALUE}.
      */
     record Hold(String owner, long token, String key, String mode, long fromNanos, long toNanos, String end) {
@@ -121,7 +122,7 @@ record Observations(List<Op> ops, List<Event> events, List<Fault> faults, long k
                         holds.add(hold(before, e.nanos(), "GRANT"));
                     }
                 }
-                case "RELEASING", "DONE", "LOST", "EXIT" -> {
+                case "RELEASING", "CLOSING", "DONE", "LOST", "EXIT" -> {
                     Event g = open.remove(e.owner());
                     if (g != null) {
                         holds.add(hold(g, e.nanos(), e.type()));

@@ -30,7 +30,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *       (exclusive) or {@code R} (shared); {@code TIMEOUT} when an acquisition timed out;</li>
  *   <li>{@code READ <token> <status> <value>}, {@code WRITE <token> <status>}: calls to the resource;</li>
  *   <li>{@code RELEASING <token>} before the release call (the hold ends there: the next grant may come
- *       before the call returns), {@code RELEASE <token>} after it;</li>
+ *       before the call returns), {@code RELEASE <token>} after it; {@code CLOSING} before its service is
+ *       closed, which gives up any grant it still holds (after an error, say);</li>
  *   <li>{@code DONE <lease or token>} when the loss signal fired, {@code LOST <why>} when a call
  *       reported the loss, {@code ERROR <what>}, {@code EXIT} on SIGTERM (after closing, so that no key
  *       is left), and workload-specific lines;</li>
@@ -86,6 +87,14 @@ final class Owner {
         clock.setDaemon(true);
         clock.start();
         Workload.named(args[0]).own(owner);
+    }
+
+    /**
+     * Declared after a service in its try-with-resources, so that it closes first: says {@code CLOSING}
+     * before the service's close gives up its grant.
+     */
+    AutoCloseable closing() {
+        return () -> say("CLOSING");
     }
 
     void say(String event) {

@@ -18,7 +18,8 @@ final class RWLockWorkload implements Workload {
     @Override
     public void own(Owner owner) throws Exception {
         owner.sessions(session -> {
-            try (RWLockService rw = session.newRWLock(owner.name)) {
+            try (RWLockService rw = session.newRWLock(owner.name);
+                 AutoCloseable closing = owner.closing()) {
                 while (Owner.alive(session)) {
                     boolean writer = owner.random.nextInt(3) == 0;
                     RWGrant g = owner.acquire(writer ? rw::lock : rw::rLock);

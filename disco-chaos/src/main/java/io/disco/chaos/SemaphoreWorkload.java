@@ -20,7 +20,8 @@ final class SemaphoreWorkload implements Workload {
     @Override
     public void own(Owner owner) throws Exception {
         owner.sessions(session -> {
-            try (SemaphoreService semaphore = session.newSemaphore(owner.name, LIMIT)) {
+            try (SemaphoreService semaphore = session.newSemaphore(owner.name, LIMIT);
+                 AutoCloseable closing = owner.closing()) {
                 while (Owner.alive(session)) {
                     Permit p = owner.acquire(semaphore::acquire);
                     if (p == null) {

@@ -73,6 +73,10 @@ class CheckersTest {
                 "3000 o0 RELEASING 5", "4000 o1 RELEASING 5")).passed(), "readers overlap readers");
         assertFalse(check(new OverlappingHolds(), List.of(), List.of("1000 o0 GRANT 5 main R", "2000 o1 GRANT 7 main W",
                 "3000 o0 RELEASING 5", "4000 o1 RELEASING 7")).passed(), "a writer overlaps nobody");
+        // an owner that closes its service after an error gives its grant up there, not at its session's DONE
+        assertTrue(check(new OverlappingHolds(), List.of(), List.of("1000 o0 GRANT 5 main W", "2000 o0 CLOSING",
+                "3000 o1 GRANT 7 main W", "3500 o0 ERROR DiscoException no answer", "4000 o0 DONE 1f")).passed(),
+                "a hold ends when its service is closed");
     }
 
     @Test
