@@ -177,8 +177,7 @@ final class EtcdObservation implements Observation {
                 .withCreateNotify(true)
                 .build();
         // jetcd calls the listener on its event loop: hand over to the observation thread, never block there.
-        Watch.Watcher[] w = new Watch.Watcher[1];
-        WatchLiveness.Probed probed = liveness.probe(new Watch.Listener() {
+        watcher = liveness.open(l -> client.getWatchClient().watch(range.start(), opt, l), new Watch.Listener() {
             @Override
             public void onNext(WatchResponse response) {
                 run(() -> onEvents(gen, response));
@@ -193,9 +192,7 @@ final class EtcdObservation implements Observation {
             public void onCompleted() {
                 run(() -> broken(gen, null));
             }
-        }, TimeUnit.SECONDS.toNanos(1), () -> w[0].close());
-        w[0] = client.getWatchClient().watch(range.start(), opt, probed);
-        watcher = probed.attach(w[0]);
+        }, TimeUnit.SECONDS.toNanos(1), () -> { });
     }
 
     private void onEvents(long gen, WatchResponse response) {

@@ -22,8 +22,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * What the lock, read/write lock and election services share: one owner per service on one
@@ -37,8 +35,6 @@ import org.slf4j.LoggerFactory;
  * @param <L> the service's "lease lost" exception
  */
 abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.Member {
-
-    private static final Logger LOG = LoggerFactory.getLogger(EtcdService.class);
 
     final EtcdSession session;
     final String prefix;
@@ -259,7 +255,7 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
             stopHeldWatch();
             tellEnded(heldSinceNanos, loss);
         }
-        LOG.warn("{}", loss.getMessage());
+        session.warnHeldKeyDeleted(loss.getMessage());
         session.probeLease();
         finish();
     }

@@ -17,12 +17,14 @@ import io.etcd.jetcd.watch.WatchResponse;
 import io.grpc.Context;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -33,7 +35,6 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -87,8 +88,11 @@ public final class EtcdSession implements AutoCloseable {
     private final ScheduledThreadPoolExecutor worker;
     private final Executor callbacks;
     private final CompletableFuture<Void> done = new CompletableFuture<>();
-    /** The services of this session, by prefix. */
-    private final ConcurrentHashMap<String, Member> members = new ConcurrentHashMap<>();
+    /**
+     * The services of this session, by the range their keys lie in ({@code prefix + "/"}), sorted: a
+     * nested name is found among its neighbours and its parents, not by a scan of every service.
+     */
+    private final ConcurrentSkipListMap<String, Member> members = new ConcurrentSkipListMap<>();
     /** Guards the fields below and registration; never held while calling out. */
     private final Object lock = new Object();
     private final LateCreates lateCreates = new LateCreates(this);
@@ -114,6 +118,9 @@ public final class EtcdSession implements AutoCloseable {
     /** When the last renewal was answered; and whether its failing for long was reported. */
     private long renewedAtNanos;
     private boolean renewalsFailingReported;
+    /** {@link #warnHeldKeyDeleted}'s last WARN and the deletions logged at DEBUG since; session thread only. */
+    private long keyDeletionWarnedAt = System.nanoTime() - TimeUnit.SECONDS.toNanos(1);
+    private int keyDeletionsNotWarned;
     /** Grants waiting for the lease to be valid for at least the grant margin. */
     private final List<CompletableFuture<Void>> awaitingValidity = new ArrayList<>();
 
@@ -679,41 +686,68 @@ public final class EtcdSession implements AutoCloseable {
             if (state == State.CLOSED || state == State.LOST) {
                 throw new IllegalStateException("session " + this + " is " + state.name().toLowerCase() + "; open a new one");
             }
-            for (Member m : members.values()) {
+            Map.Entry<String, Member> under = members.ceilingEntry(range); // the first range that may lie under this one
+            Member m = under != null && under.getKey().startsWith(range) ? under.getValue() : memberOwning(range);
+            if (m != null) {
                 String other = m.prefix() + "/";
-                if (range.startsWith(other) || other.startsWith(range)) {
-                    throw new IllegalStateException(member.kind() + " '" + member.prefix() + "' and " + m.kind() + " '" + m.prefix()
-                            + "' on session " + this + " would share keys: the keys of one lie under '"
-                            + (range.length() >= other.length() ? other : range) + "', where the other queues;"
-                            + " use one session per owner, or names that are not nested");
-                }
+                throw new IllegalStateException(member.kind() + " '" + member.prefix() + "' and " + m.kind() + " '" + m.prefix()
+                        + "' on session " + this + " would share keys: the keys of one lie under '"
+                        + (range.length() >= other.length() ? other : range) + "', where the other queues;"
+                        + " use one session per owner, or names that are not nested");
             }
-            members.put(member.prefix(), member);
+            members.put(range, member);
         }
     }
 
-    /** The services of this session, for log messages: "lock /a, election /b", or "no service". */
+    /** The services of this session, for log messages: "lock /a, election /b", the first ten of many, or "no service". */
     private String describeMembers() {
         StringBuilder b = new StringBuilder();
+        int shown = 0;
         for (Member m : members.values()) {
+            if (shown++ == 10) {
+                return b.append(" and ").append(members.size() - 10).append(" more services").toString();
+            }
             b.append(b.length() == 0 ? "" : ", ").append(m.kind()).append(' ').append(m.prefix());
         }
         return b.length() == 0 ? "no service" : b.toString();
     }
 
     void unregister(Member member) {
-        members.remove(member.prefix(), member);
+        members.remove(member.prefix() + "/", member);
     }
 
     /** The service whose range holds {@code key}, or null (at most one: nested names are refused). */
     Member memberOwning(ByteSequence key) {
-        String k = key.toString(StandardCharsets.UTF_8);
-        for (Member m : members.values()) {
-            if (k.startsWith(m.prefix() + "/")) {
+        return memberOwning(key.toString(StandardCharsets.UTF_8));
+    }
+
+    /** The service whose range is {@code key} up to one of its slashes, or null; one lookup per slash. */
+    private Member memberOwning(String key) {
+        for (int i = key.indexOf('/'); i >= 0; i = key.indexOf('/', i + 1)) {
+            Member m = members.get(key.substring(0, i + 1));
+            if (m != null) {
                 return m;
             }
         }
         return null;
+    }
+
+    /**
+     * Logs that a held key was deleted by somebody else (an operator's delete, the lease revoked
+     * from outside, which deletes every key of the session at once): at WARN at most once a second,
+     * the others at DEBUG and counted in the next WARN. Session thread only.
+     */
+    void warnHeldKeyDeleted(String message) {
+        long now = System.nanoTime();
+        if (now - keyDeletionWarnedAt >= TimeUnit.SECONDS.toNanos(1)) {
+            keyDeletionWarnedAt = now;
+            LOG.warn("{}{}", message, keyDeletionsNotWarned == 0 ? ""
+                    : " (" + keyDeletionsNotWarned + " more held keys of this session deleted since the last such warning, logged at DEBUG)");
+            keyDeletionsNotWarned = 0;
+        } else {
+            keyDeletionsNotWarned++;
+            LOG.debug("{}", message);
+        }
     }
 
     /** The janitor for create Txns whose outcome is unknown; session thread only. */
@@ -833,11 +867,28 @@ public final class EtcdSession implements AutoCloseable {
 
     /** At most this many copies of one request are sent. */
     private static final int MAX_ATTEMPTS = 6;
+    /** Requests of this session at most in flight; more wait, unsent, their timeouts running. */
+    static final int MAX_IN_FLIGHT = 256;
+    /** Copies beyond the first, of all this session's requests, at most outstanding at once. */
+    static final int MAX_EXTRA_COPIES = 16;
 
+    /** Guards the fields below, which bound what this session has in flight (see {@link Request}). */
+    private final Object flight = new Object();
+    private final ArrayDeque<Request<?>> unsent = new ArrayDeque<>();
+    private int inFlight;
+    private int extraCopies;
     /**
      * One request and its copies: the first copy is sent at once, the next after the failover delay
      * without an answer, each later one after twice the previous delay (so at 0, f, 2f, 4f, 8f, 16f),
      * and one at once after a transient failure when no copy is outstanding. The first answer wins.
+     *
+     * <p>A session has at most {@value #MAX_IN_FLIGHT} service requests in flight, the others waiting
+     * in order with their timeouts running, and at most {@value #MAX_EXTRA_COPIES} copies beyond the
+     * first outstanding (a copy over that budget is skipped; the next one is tried on schedule); its
+     * lease renewals are not counted and never wait. Ten thousand acquisitions started at once would
+     * otherwise send ten thousand Txns, each unanswered within the failover delay because of the
+     * others, and then up to five copies each: the client stalled under its own traffic, and the
+     * lease, renewed through the same client, ran out.
      */
     private final class Request<T> {
         private final ScheduledThreadPoolExecutor on;
@@ -850,6 +901,8 @@ public final class EtcdSession implements AutoCloseable {
         private final Object state = new Object();
         private int sent;
         private int outstanding;
+        /** Copies beyond the first sent and not answered, counted in {@code extraCopies} until the request ends. */
+        private int extraOutstanding;
         private ScheduledFuture<?> deadline;
         private ScheduledFuture<?> nextCopy;
         private Throwable lastFailure;
@@ -871,43 +924,112 @@ public final class EtcdSession implements AutoCloseable {
             synchronized (state) {
                 deadline = timer;
             }
-            send();
+            if (!bounded()) {
+                send();
+                return out;
+            }
+            out.whenComplete((v, e) -> ended());
+            boolean now;
+            synchronized (flight) {
+                now = inFlight < MAX_IN_FLIGHT;
+                if (now) {
+                    inFlight++;
+                } else {
+                    unsent.add(this);
+                }
+            }
+            if (now) {
+                send();
+            }
             return out;
         }
 
+        /** Whether the session's bounds apply: to the services' requests, never to the lease's renewals. */
+        private boolean bounded() {
+            return on == worker;
+        }
+
+        /** Frees its place in flight (or in line) and its copies' budget, and sends the next waiting request. */
+        private void ended() {
+            int extra;
+            synchronized (state) {
+                extra = extraOutstanding;
+                extraOutstanding = 0;
+            }
+            Request<?> next = null;
+            synchronized (flight) {
+                extraCopies -= extra;
+                if (!unsent.remove(this)) {
+                    next = unsent.poll();
+                    if (next == null) {
+                        inFlight--;
+                    } // else this request's place passes to the next
+                }
+            }
+            if (next != null) {
+                Request<?> n = next;
+                try {
+                    n.on.execute(n::send);
+                } catch (RejectedExecutionException shutDown) {
+                    n.send();
+                }
+            }
+        }
+
         private void send() {
+            boolean extra;
             synchronized (state) {
                 if (out.isDone() || sent == MAX_ATTEMPTS) {
                     return;
                 }
+                extra = sent > 0 && bounded();
+                boolean skip = false;
+                if (extra) {
+                    synchronized (flight) {
+                        skip = extraCopies >= MAX_EXTRA_COPIES; // over budget: skip this copy, try the next on schedule
+                        if (!skip) {
+                            extraCopies++;
+                            extraOutstanding++;
+                        }
+                    }
+                }
                 sent++;
-                outstanding++;
                 cancel(nextCopy);
                 if (resend && sent < MAX_ATTEMPTS) {
                     nextCopy = schedule(on, this::send, sent <= 2 ? failoverNanos : failoverNanos << (sent - 2));
                 }
+                if (skip) {
+                    return;
+                }
+                outstanding++;
             }
             CompletableFuture<T> src;
             try {
                 src = call.get();
             } catch (RuntimeException e) {
-                answered(null, e);
+                answered(null, e, extra);
                 return;
             }
             src.whenComplete((v, e) -> {
                 try {
-                    on.execute(() -> answered(v, e));
+                    on.execute(() -> answered(v, e, extra));
                 } catch (RejectedExecutionException shutDown) {
                     LOG.debug("session {} is shut down; dropped the answer to {}", EtcdSession.this, what);
                 }
             });
         }
 
-        private void answered(T value, Throwable error) {
+        private void answered(T value, Throwable error, boolean extra) {
             Throwable failed = null;
             boolean again = false;
             synchronized (state) {
                 outstanding--;
+                if (extra && extraOutstanding > 0) {
+                    extraOutstanding--;
+                    synchronized (flight) {
+                        extraCopies--;
+                    }
+                }
                 if (out.isDone()) {
                     return;
                 }
@@ -1008,14 +1130,9 @@ public final class EtcdSession implements AutoCloseable {
             throw new IllegalArgumentException("a probed watch must ask for the created notification");
         }
         long silenceNanos = silence == Silence.WAIT ? probeTimeoutNanos(failoverNanos) : TimeUnit.SECONDS.toNanos(2);
-        AtomicReference<Watch.Watcher> watcher = new AtomicReference<>();
-        WatchLiveness.Probed probed = liveness.probe(listener(onEvents, onBroken), silenceNanos, () -> {
-            LOG.debug("a watch of {} on session {} did not confirm its creation or answer a progress request in time: moving it",
-                    key.toString(StandardCharsets.UTF_8), this);
-            watcher.get().close();
-        });
-        watcher.set(client.getWatchClient().watch(key, option, probed));
-        return probed.attach(watcher.get());
+        return liveness.open(l -> client.getWatchClient().watch(key, option, l), listener(onEvents, onBroken), silenceNanos,
+                () -> LOG.debug("a watch of {} on session {} did not confirm its creation or its member missed a progress"
+                        + " request: moving it", key.toString(StandardCharsets.UTF_8), this));
     }
 
     private Watch.Listener listener(Consumer<WatchResponse> onEvents, Runnable onBroken) {

@@ -267,6 +267,18 @@ class RaceTest {
             LockService sibling = session.newLock(p + "-ab"); // not nested: allowed
             assertTrue(sibling.tryLock().isPresent());
             sibling.unlock();
+
+            // a parent named after its child, at any depth, between siblings that sort around it
+            session.newLock(p + "-c/d/e");
+            session.newLock(p + "-c.");
+            session.newLock(p + "-c0");
+            assertThrows(IllegalStateException.class, () -> session.newLock(p + "-c"));
+            assertThrows(IllegalStateException.class, () -> session.newLock(p + "-c/d"));
+            assertThrows(IllegalStateException.class, () -> session.newLock(p + "-c/d/e/f"));
+            session.newLock(p + "-c/d/ef").close(); // a sibling of the child, not nested
+            LockService child = session.newLock(p + "-c/x");
+            child.close(); // a closed service frees its name
+            session.newLock(p + "-c/x");
         }
     }
 }
