@@ -126,6 +126,8 @@ final class ScaleOfOneSession {
 
             // 2. acquire all at once; if that does not get them all, withdraw and acquire paced
             Acquired burst = acquire(session, services, n, boundSeconds);
+            bench.report.target(label + " lock services on one session, acquired at once", "all held, the lease kept",
+                    burst.granted + " of " + label + " held", burst.all(n), burst.all(n) ? "" : burst.gaveUp);
             boolean paced = false;
             if (burst.all(n)) {
                 report(burst, label + " x lockAsync() at once: time until ALL are held (median/p99: one grant, from the start)");
