@@ -903,6 +903,8 @@ public final class EtcdSession implements AutoCloseable {
         private int outstanding;
         /** Copies beyond the first sent and not answered, counted in {@code extraCopies} until the request ends. */
         private int extraOutstanding;
+        /** Whether it holds one of the session's places in flight; under {@code flight}. */
+        private boolean flying;
         private ScheduledFuture<?> deadline;
         private ScheduledFuture<?> nextCopy;
         private Throwable lastFailure;
@@ -931,9 +933,13 @@ public final class EtcdSession implements AutoCloseable {
             out.whenComplete((v, e) -> ended());
             boolean now;
             synchronized (flight) {
+                if (out.isDone()) {
+                    return out; // timed out already
+                }
                 now = inFlight < MAX_IN_FLIGHT;
                 if (now) {
                     inFlight++;
+                    flying = true;
                 } else {
                     unsent.add(this);
                 }
@@ -959,11 +965,16 @@ public final class EtcdSession implements AutoCloseable {
             Request<?> next = null;
             synchronized (flight) {
                 extraCopies -= extra;
-                if (!unsent.remove(this)) {
+                if (flying) {
+                    flying = false;
                     next = unsent.poll();
                     if (next == null) {
                         inFlight--;
-                    } // else this request's place passes to the next
+                    } else {
+                        next.flying = true; // this request's place passes to the next
+                    }
+                } else {
+                    unsent.remove(this);
                 }
             }
             if (next != null) {
