@@ -116,7 +116,12 @@ final class WatchLiveness {
         List<Probed> stuck = new ArrayList<>();
         synchronized (lock) {
             for (Member m : members.values()) {
-                if (m.prober != null && m.heardAt - m.probedAt < 0 && now - m.probedAt >= m.patienceNanos) {
+                if (m.prober == null) {
+                    continue;
+                }
+                if (m.heardAt - m.probedAt >= 0) {
+                    m.prober = null; // answered (or heard on another watch): the next silence sends the next probe
+                } else if (now - m.probedAt >= m.patienceNanos) {
                     m.prober = null;
                     m.failed = true;
                     m.failedProbeAt = m.probedAt;

@@ -1,5 +1,6 @@
 package io.disco.provider.etcd;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -203,5 +205,60 @@ class FrozenMemberTest {
         }
         gap = Math.max(gap, to - last);
         return TimeUnit.NANOSECONDS.toMillis(gap);
+    }
+
+    /**
+     * Quiet own-key watches spread over the three members; once the member's watches have been
+     * probed and answered (two progress reports), a follower freezes and every held key is deleted
+     * through the other two. Each service must still report its loss: the watches on the frozen
+     * member are found silent by the probes that go on after each answer, and moved.
+     */
+    @Test
+    void quietWatchesLeaveAMemberThatFreezesLater() throws Exception {
+        EtcdCluster etcd = ETCD.cluster();
+        String prefix = Etcd.uniquePrefix("frozen-quiet");
+        RpcCounter counter = new RpcCounter();
+        int member = Etcd.aMember(etcd, false);
+        List<String> others = new ArrayList<>();
+        for (int i = 0; i < etcd.size(); i++) {
+            if (i != member) {
+                others.add(etcd.endpoint(i));
+            }
+        }
+        try (Client client = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).interceptor(counter).build();
+             Client outside = Client.builder().endpoints(others.toArray(String[]::new)).build();
+             EtcdSession session = EtcdSession.open(client, OPTIONS)) {
+            List<LockService> locks = new ArrayList<>();
+            List<String> keys = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                LockService l = session.newLock(prefix + "/" + i);
+                locks.add(l);
+                keys.add(l.lock().key());
+            }
+            await().atMost(Duration.ofSeconds(20)).until(() -> counter.progress() >= 2);
+            long readsBefore = counter.calls("KV/Range");
+            etcd.pause(member);
+            try {
+                long deletedAt = System.nanoTime();
+                for (String k : keys) {
+                    outside.getKVClient().delete(Etcd.bytes(k)).get(5, TimeUnit.SECONDS);
+                }
+                for (int i = 0; i < locks.size(); i++) {
+                    try {
+                        locks.get(i).done().toCompletableFuture().get(10, TimeUnit.SECONDS);
+                    } catch (TimeoutException e) {
+                        throw new AssertionError("lock " + i + " did not report its deleted key within 10 s: its watch"
+                                + " stayed on the frozen member", e);
+                    }
+                }
+                long reads = counter.calls("KV/Range") - readsBefore;
+                System.out.printf("30 held keys deleted while a follower was frozen: every done() within %d ms;"
+                        + " %d own keys read by watches that were moved%n", (System.nanoTime() - deletedAt) / 1_000_000, reads);
+                assertTrue(reads > 0, "no own-key watch was on the frozen member (none was moved and read its key)");
+                assertTrue(session.err().isEmpty(), "the session itself is not lost");
+            } finally {
+                etcd.resume(member);
+            }
+        }
     }
 }

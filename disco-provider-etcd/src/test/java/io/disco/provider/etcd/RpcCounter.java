@@ -66,6 +66,11 @@ final class RpcCounter implements ClientInterceptor {
         return sum(calls, part) - sum(closed, part);
     }
 
+    /** Calls closed whose method name contains {@code part}. */
+    long closed(String part) {
+        return sum(closed, part);
+    }
+
     /** Messages received on calls whose method name contains {@code part}. */
     long received(String part) {
         return sum(received, part);
