@@ -18,13 +18,15 @@ import java.util.function.Function;
  * Opens watches and notices those whose etcd member stopped answering. A member that froze
  * (SIGSTOP, a stalled process) keeps its TCP connection open: the watch neither errors nor delivers,
  * and a require-leader watch does not help, since the member cannot even say that it lost its
- * leader. So a watch must confirm its creation within the probe timeout (its owner asks for the
- * created notification), and a member none of whose watches has delivered anything for a watch's
+ * leader. So a watch must confirm its creation within its patience (its owner asks for the created
+ * notification), and a member none of whose watches has delivered anything for a watch's
  * {@code silence} is asked for a progress report (one small message on one of its watch streams;
- * etcd answers it from memory, without raft or disk), which must come within the probe timeout.
- * A watch that misses either is declared stuck: {@code onStuck} runs once, and the watch is closed
- * (its owner opens a new one: a new watch is a new stream, which the client's round-robin balancing
- * puts on another member).
+ * etcd answers it from memory, without raft or disk), which must come within the least patience of
+ * the watches waiting on it; once answered, the next silence sends the next one. A watch's patience
+ * is the probe timeout, or its silence if that is longer: a watch that only guards against a rare
+ * event need not be moved off a member that is merely busy. A watch that misses either is declared
+ * stuck: {@code onStuck} runs once, and the watch is closed (its owner opens a new one: a new watch
+ * is a new stream, which the client's round-robin balancing puts on another member).
  *
  * <p>Liveness is judged per member, not per watch: a member that answers on one watch stream answers
  * on the others (they share its process and, in gRPC, its connection), and a member that froze
