@@ -50,7 +50,7 @@ import java.util.function.UnaryOperator;
  * A reader is admitted when no writer key created before its own is left ({@code <prefix>/write/});
  * a writer when no key of either kind created before its own is left (the range
  * {@code [<prefix>/read/, end of <prefix>/write/)}). Both wait through {@link QueueClaim} and
- * {@link PredecessorWait}: the newest predecessor only, re-read of the own key afterwards, cleanup
+ * {@link PredecessorWait}: the newest predecessor only, the own key read with the predecessors, cleanup
  * on every way of giving up. A reader that asks while a writer waits therefore queues behind it.
  *
  * <h2>Tokens</h2>
