@@ -6,7 +6,10 @@ import java.util.List;
 /**
  * Checker 4, second part: an owner cut off from etcd while holding a grant must hear of its loss
  * ({@code done()}, logged {@code DONE}) before any other owner is granted the same register. The
- * time from that {@code DONE} to the next grant must be positive; its distribution is reported.
+ * time from that {@code DONE} to the next grant must be positive; its distribution is reported. Only
+ * a hold that its loss ended counts: a holder that gave its grant up first (its task or critical
+ * section ended while it was cut off) needs no signal, and a later {@code DONE} of the same owner
+ * belongs to a later grant.
  */
 final class DoneBeforeNextGrant implements Checker {
 
@@ -18,17 +21,13 @@ final class DoneBeforeNextGrant implements Checker {
             if (!x.type().equals("partition-owner")) {
                 continue;
             }
-            // the grant it held when cut off, and its first DONE after that
+            // the grant it held when cut off, ended by its loss signal (DONE, or LOST from a call)
             Observations.Hold held = holds.stream().filter(h -> h.owner().equals(x.target()) && h.fromNanos() < x.startNanos()
                     && h.toNanos() > x.startNanos()).findFirst().orElse(null);
-            if (held == null) {
-                continue;
+            if (held == null || !(held.end().equals("DONE") || held.end().equals("LOST"))) {
+                continue; // kept its lease through the partition, or gave the grant up itself (RELEASING, CLOSING)
             }
-            long done = o.events("DONE").stream().filter(e -> e.owner().equals(x.target()) && e.nanos() >= x.startNanos())
-                    .mapToLong(Observations.Event::nanos).findFirst().orElse(-1);
-            if (done < 0) {
-                continue; // kept its lease through the partition
-            }
+            long done = held.toNanos();
             holds.stream().filter(h -> !h.owner().equals(x.target()) && h.key().equals(held.key())
                             && h.token() > held.token() && h.fromNanos() > x.startNanos() && !(h.shared() && held.shared()))
                     .mapToLong(Observations.Hold::fromNanos).min()

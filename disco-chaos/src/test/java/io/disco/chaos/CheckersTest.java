@@ -89,6 +89,11 @@ class CheckersTest {
                 "3000000 o0 DONE 1a", "5000000 o1 GRANT 7 main W"), partition, 0);
         assertTrue(onTime.passed());
         assertEquals(2, onTime.figures.get("partitioned holders' done() to the next grant, ms (median)"));
+        // a holder whose task ended while it was cut off gave the grant up; its DONE 40 ms later is a later term's
+        Report gaveUp = check(new DoneBeforeNextGrant(), List.of(), List.of("1000 o0 GRANT 5 main W",
+                "2000000 o0 RELEASING 5", "5000000 o1 GRANT 7 main W", "9000000 o1 RELEASING 7",
+                "20000000 o0 GRANT 9 main W", "40000000 o0 DONE 9"), partition, 0);
+        assertTrue(gaveUp.passed(), gaveUp.failures.toString());
     }
 
     @Test
