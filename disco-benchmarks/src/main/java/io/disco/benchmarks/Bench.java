@@ -371,10 +371,9 @@ public final class Bench {
     private static final int[] OWNERS = {1, 4, 16, 64};
     /** disco's acquisitions per second at K = 64 in the measurement that opened the performance issue (part 2). */
     private static final double K64_BEFORE = 259;
-    /** Acquisitions per second by K, and disco's etcd requests per acquisition by K, for the targets. */
+    /** Contended acquisitions per second by K, disco's and jetcd's, for the targets. */
     private final Map<Integer, Double> discoAcqPerSec = new TreeMap<>();
     private final Map<Integer, Double> jetcdAcqPerSec = new TreeMap<>();
-    private final Map<Integer, Double> discoRpcsPerAcq = new TreeMap<>();
 
     /** One owner's acquire and release, as measured: lock() returns when held, unlock() when released. */
     private interface Owner {
@@ -485,7 +484,6 @@ public final class Bench {
                 perAcq.add(rpa);
                 perAcqText.add(String.format(Locale.ROOT, "K=%d: %.2f", k, rpa));
                 discoAcqPerSec.put(k, c.acquisitions / c.seconds);
-                discoRpcsPerAcq.put(k, rpa);
                 report.row("2 contended disco", "K=" + k + " handoff", Stats.median(c.handoffMs), Stats.p99(c.handoffMs), "ms",
                         "acq_per_s", c.acquisitions / c.seconds, "unlock_ms", Stats.median(c.holdMs), "rpcs_per_acq", rpa,
                         "kv_per_acq", kvCalls / (double) c.acquisitions,

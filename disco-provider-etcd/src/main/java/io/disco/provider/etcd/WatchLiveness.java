@@ -180,6 +180,7 @@ final class WatchLiveness {
 
     /** An etcd member as its watch responses show it. */
     private static final class Member {
+        final long id;
         /** When any watch on it was last heard from. */
         volatile long heardAt = System.nanoTime();
         /**
@@ -192,6 +193,10 @@ final class WatchLiveness {
         /** Whether a probe of it went unanswered, and when that probe was sent; under the lock. */
         boolean failed;
         long failedProbeAt;
+
+        Member(long id) {
+            this.id = id;
+        }
     }
 
     /** One watch under observation; its listener is the one handed to jetcd. */
@@ -311,11 +316,18 @@ final class WatchLiveness {
         @Override
         public void onNext(WatchResponse response) {
             long now = System.nanoTime();
-            Member m = members.computeIfAbsent(response.getHeader().getMemberId(), id -> new Member());
+            long id = response.getHeader().getMemberId();
+            Member m = member;
+            boolean created = m == null;
+            if (created || m.id != id) { // its creation, or jetcd resumed it on another member
+                m = members.computeIfAbsent(id, Member::new);
+                member = m;
+            }
             m.heardAt = now;
             heardAt = now;
-            member = m;
-            releaseSlot();
+            if (created) {
+                releaseSlot();
+            }
             listener.onNext(response);
         }
 
