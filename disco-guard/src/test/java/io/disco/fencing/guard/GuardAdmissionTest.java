@@ -1,6 +1,7 @@
 package io.disco.fencing.guard;
 
 import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -47,8 +48,9 @@ class GuardAdmissionTest {
     }
 
     /** A negative check, bounded: the admission must not have happened during this time. */
-    private static void assertStillWaiting(CompletableFuture<?> f) throws InterruptedException {
-        Thread.sleep(200);
+    private static void assertStillWaiting(CompletableFuture<?> f) {
+        await("must still wait for the older action").during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(2))
+                .until(() -> !f.isDone());
         assertFalse(f.isDone(), "must still wait for the older action");
     }
 

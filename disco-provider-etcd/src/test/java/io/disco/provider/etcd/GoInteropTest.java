@@ -57,8 +57,9 @@ class GoInteropTest {
     }
 
     /** Asserts that {@code f} is still waiting after a while (bounded), then that nothing is left over. */
-    private static void assertWaiting(CompletableFuture<?> f) throws InterruptedException {
-        Thread.sleep(WAITING.toMillis()); // a negative check: nothing may happen during this time
+    private static void assertWaiting(CompletableFuture<?> f) {
+        // a negative check: nothing may happen at any moment of this time
+        await("must still wait").during(WAITING).atMost(WAITING.plusSeconds(2)).until(() -> !f.isDone());
         assertFalse(f.isDone(), "must still wait");
     }
 
