@@ -107,6 +107,11 @@ class CheckersTest {
         assertEquals(1, ok.figures.get("wall-clock steps seen in the stepped owner's clock (of the steps)"));
         Report lost = check(c, List.of(), List.of(seen.get(0), 4 * S + " o0 DONE 1a"), step, 0);
         assertEquals(1, lost.figures.get("sessions lost while the owner's wall clock was stepped"));
+        // every owner lost its session in that window, o1 unstepped: the cluster or the machine, not the clock
+        Report everyone = check(c, List.of(), List.of(seen.get(0), 4 * S + " o0 DONE 1a", 4 * S + 1 + " o1 DONE 2b"),
+                step, 0);
+        assertTrue(everyone.passed(), everyone.failures.toString());
+        assertEquals(1, everyone.figures.get("sessions lost during a step, by unstepped owners too (not the clock's doing)"));
     }
 
     @Test
