@@ -86,6 +86,8 @@ public final class EtcdSession implements AutoCloseable {
     private final ScheduledThreadPoolExecutor leaseTimer;
     /** The services' state machines and their request timers. */
     private final ScheduledThreadPoolExecutor worker;
+    /** Where the services' state machines run ("the session thread"): on {@link #worker}, or on the caller when idle. */
+    private final SessionContext context;
     private final Executor callbacks;
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     /**
@@ -177,6 +179,7 @@ public final class EtcdSession implements AutoCloseable {
         this.callbacks = options.callbackExecutor().orElse(DefaultCallbacks.POOL);
         this.leaseTimer = singleThread("disco-lease-" + hex(leaseId));
         this.worker = singleThread("disco-session-" + hex(leaseId));
+        this.context = new SessionContext(worker, "session " + hex(leaseId));
         this.validUntilNanos = sentNanos + TimeUnit.SECONDS.toNanos(ttlSeconds);
         this.renewedAtNanos = System.nanoTime();
         this.liveness = new WatchLiveness(worker, probeTimeoutNanos(failoverNanos));
@@ -452,6 +455,7 @@ public final class EtcdSession implements AutoCloseable {
         }
         lateCreates.close();
         leaseTimer.shutdownNow();
+        context.shutDown();
         worker.shutdown();
         tell(l -> l.closed(this));
         deliver(() -> done.complete(null));
@@ -784,13 +788,18 @@ public final class EtcdSession implements AutoCloseable {
         return requestTimeout;
     }
 
-    /** Runs {@code task} on the session thread; dropped silently once the session is shut down. */
+    /** Runs {@code task} on the session thread, after the tasks queued before it; dropped silently once the session is shut down. */
     void runOnSession(Runnable task) {
-        try {
-            worker.execute(task);
-        } catch (RejectedExecutionException e) {
-            LOG.debug("session {} is shut down; dropped a task", this);
-        }
+        context.execute(task);
+    }
+
+    /**
+     * Like {@link #runOnSession}, but runs {@code task} on the calling thread when the session's
+     * context is idle (see {@link SessionContext#runHere}): for callers that hold no lock and would
+     * otherwise wait for the hand-off (a caller starting a claim, jetcd delivering an answer).
+     */
+    void runOnSessionHere(Runnable task) {
+        context.runHere(task);
     }
 
     /** Runs {@code task} on the session thread after {@code delay}; null once the session is shut down. */
@@ -798,7 +807,12 @@ public final class EtcdSession implements AutoCloseable {
         return schedule(worker, task, unit.toNanos(delay));
     }
 
-    private static ScheduledFuture<?> schedule(ScheduledThreadPoolExecutor exec, Runnable task, long delayNanos) {
+    /** A timer on the session thread runs in the session's context; the lease thread's timers run on it alone. */
+    private ScheduledFuture<?> schedule(ScheduledThreadPoolExecutor exec, Runnable task, long delayNanos) {
+        return scheduleOn(exec, exec == worker ? () -> context.runHere(task) : task, delayNanos);
+    }
+
+    private static ScheduledFuture<?> scheduleOn(ScheduledThreadPoolExecutor exec, Runnable task, long delayNanos) {
         try {
             return exec.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
@@ -831,8 +845,9 @@ public final class EtcdSession implements AutoCloseable {
         return callbacks;
     }
 
+    /** Whether the calling thread is a session's (lease or worker) thread, or runs a task of a session's context. */
     static boolean onSessionThread() {
-        return Thread.currentThread() instanceof SessionThread;
+        return Thread.currentThread() instanceof SessionThread || SessionContext.inside();
     }
 
     /** A blocking call made on a session thread would stall (or deadlock) the lease or the services: refuse it. */
@@ -978,12 +993,7 @@ public final class EtcdSession implements AutoCloseable {
                 }
             }
             if (next != null) {
-                Request<?> n = next;
-                try {
-                    n.on.execute(n::send);
-                } catch (RejectedExecutionException shutDown) {
-                    n.send();
-                }
+                context.execute(next::send); // only the services' requests wait in line
             }
         }
 
@@ -1022,6 +1032,10 @@ public final class EtcdSession implements AutoCloseable {
                 return;
             }
             src.whenComplete((v, e) -> {
+                if (bounded()) {
+                    context.runHere(() -> answered(v, e, extra));
+                    return;
+                }
                 try {
                     on.execute(() -> answered(v, e, extra));
                 } catch (RejectedExecutionException shutDown) {
@@ -1150,7 +1164,7 @@ public final class EtcdSession implements AutoCloseable {
         return new Watch.Listener() {
             @Override
             public void onNext(WatchResponse response) {
-                runOnSession(() -> onEvents.accept(response));
+                runOnSessionHere(() -> onEvents.accept(response));
             }
 
             @Override

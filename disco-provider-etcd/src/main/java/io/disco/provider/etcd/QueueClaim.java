@@ -123,11 +123,12 @@ abstract class QueueClaim<G> {
     /**
      * Starts the attempt once {@code previous} (this service's attempt before it, or null) has nothing
      * left to withdraw: otherwise its guarded delete could remove the very key this attempt adopts
-     * (same key, same CreateRevision).
+     * (same key, same CreateRevision). Called holding no lock; when nothing is left to wait for, the
+     * create Txn is sent from the calling thread if the session's context is idle.
      */
     final void startAfter(QueueClaim<?> previous) {
-        if (previous == null) {
-            session.runOnSession(this::doCreate);
+        if (previous == null || previous.settled.isDone()) {
+            session.runOnSessionHere(this::doCreate);
         } else {
             previous.settled.whenComplete((v, e) -> session.runOnSession(this::doCreate));
         }
