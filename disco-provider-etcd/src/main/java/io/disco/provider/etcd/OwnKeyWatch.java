@@ -40,8 +40,10 @@ final class OwnKeyWatch {
     private boolean closed;
     /** The followed incarnation, or null. */
     private Following following;
-    /** Changes with every follow and unfollow: a linger ends the watch only if neither came after it. */
-    private long lingerEpoch;
+    /** When the watch last stopped following (System.nanoTime()). */
+    private long idleSinceNanos;
+    /** Whether a linger check is scheduled: one at a time, so a hot loop costs no timer per release. */
+    private boolean lingerScheduled;
 
     OwnKeyWatch(EtcdSession session, ByteSequence key) {
         this.session = session;
@@ -77,7 +79,6 @@ final class OwnKeyWatch {
     Following follow(long createRevision, long seenAt, Runnable onDeleted) {
         Following f = new Following(createRevision, seenAt, onDeleted);
         following = f;
-        lingerEpoch++;
         if (watcher == null && !closed) {
             watchFrom(seenAt + 1);
         }
@@ -89,12 +90,28 @@ final class OwnKeyWatch {
             return;
         }
         following = null;
-        long epoch = ++lingerEpoch;
-        session.schedule(() -> {
-            if (epoch == lingerEpoch) {
-                closeWatcher();
-            }
-        }, LINGER_MS, TimeUnit.MILLISECONDS);
+        idleSinceNanos = System.nanoTime();
+        if (!lingerScheduled) {
+            scheduleLinger(TimeUnit.MILLISECONDS.toNanos(LINGER_MS));
+        }
+    }
+
+    private void scheduleLinger(long delayNanos) {
+        lingerScheduled = session.schedule(this::lingered, delayNanos, TimeUnit.NANOSECONDS) != null;
+    }
+
+    /** Closes the watch once it has followed nothing for {@link #LINGER_MS}; a follow since then keeps it. */
+    private void lingered() {
+        lingerScheduled = false;
+        if (following != null || watcher == null) {
+            return; // in use again (its next unfollow schedules the next check), or closed already
+        }
+        long left = idleSinceNanos + TimeUnit.MILLISECONDS.toNanos(LINGER_MS) - System.nanoTime();
+        if (left > 0) {
+            scheduleLinger(left); // followed and unfollowed again meanwhile
+        } else {
+            closeWatcher();
+        }
     }
 
     /** Closes the watch for good (the service is finished); any thread. */
