@@ -17,9 +17,10 @@ import org.slf4j.LoggerFactory;
  * on the calling thread when the context is idle, which saves the hand-off to the session thread and
  * back (a thread wake-up each way, ~45 µs on a loaded 2-core machine): the caller sending its create
  * Txn, the jetcd thread delivering an answer or a watch event. It still queues when the context is
- * busy, when the caller is inside a task already (a task submitted by a task runs after it, never
- * inside it), and when tasks wait behind the caller's: the caller runs its own task (and any queued
- * before it), never other people's backlog, which it hands to the session thread.
+ * busy, and when the caller is inside a task already (a task submitted by a task runs after it,
+ * never inside it). The caller runs its own task, the tasks queued before it, and the follow-ups its
+ * task queued (with what was queued in between), at most {@value #BATCH} tasks; the rest of the
+ * backlog it hands to the session thread.
  *
  * <p>No user code runs in this context: while a task runs here, {@link #inside()} is true, and
  * {@link EtcdSession#deliver} and the blocking calls treat the thread as a session thread. Lease
@@ -31,7 +32,7 @@ import org.slf4j.LoggerFactory;
 final class SessionContext implements Executor {
 
     private static final Logger LOG = LoggerFactory.getLogger(SessionContext.class);
-    /** Tasks run per turn of the session thread before it lets its timers run. */
+    /** Tasks run per turn of the session thread before it lets its timers run, and at most by a caller. */
     private static final int BATCH = 64;
     private static final ThreadLocal<SessionContext> INSIDE = new ThreadLocal<>();
 
@@ -42,6 +43,8 @@ final class SessionContext implements Executor {
     private final AtomicBoolean running = new AtomicBoolean();
     private final Runnable drain = this::drain;
     private volatile boolean shutDown;
+    /** The last task queued by a task of this context; only the running thread touches it. */
+    private Runnable lastQueuedInside;
 
     /**
      * @param thread the session's own thread, which runs what callers do not
@@ -65,14 +68,18 @@ final class SessionContext implements Executor {
             return;
         }
         tasks.add(task);
-        if (running.compareAndSet(false, true)) {
+        if (INSIDE.get() == this) {
+            lastQueuedInside = task;
+        } else if (running.compareAndSet(false, true)) {
             handOff();
         }
     }
 
     /**
      * Runs {@code task} now, on this thread, if the context is idle and this thread is not inside a
-     * task already; queues it otherwise (see the class comment). Call it holding no lock.
+     * task already; queues it otherwise (see the class comment). Call it holding no lock. What the
+     * task queues in turn (its follow-ups, behind whatever was queued before them) runs here too, up
+     * to {@value #BATCH} tasks in all: handing it to the session thread would cost a wake-up.
      */
     void runHere(Runnable task) {
         if (shutDown) {
@@ -88,16 +95,25 @@ final class SessionContext implements Executor {
             return; // the running thread runs it
         }
         INSIDE.set(this);
+        lastQueuedInside = null;
         try {
-            Runnable t;
-            do {
-                t = tasks.poll(); // tasks queued before this one, by callers that lost the race, come first
+            Runnable until = task;
+            for (int n = 0; n < BATCH; n++) {
+                Runnable t = tasks.poll(); // tasks queued before this one, by callers that lost the race, come first
                 if (t == null) {
                     break; // a drainer that has just let go ran it already
                 }
                 run(t);
-            } while (t != task);
+                if (t == until) {
+                    until = lastQueuedInside; // the follow-ups queued so far
+                    lastQueuedInside = null;
+                    if (until == null) {
+                        break;
+                    }
+                }
+            }
         } finally {
+            lastQueuedInside = null;
             INSIDE.remove();
         }
         if (tasks.isEmpty()) {
@@ -115,6 +131,7 @@ final class SessionContext implements Executor {
     private void drain() {
         INSIDE.set(this);
         try {
+            lastQueuedInside = null;
             for (int i = 0; i < BATCH; i++) {
                 Runnable t = tasks.poll();
                 if (t == null) {
@@ -123,6 +140,7 @@ final class SessionContext implements Executor {
                 run(t);
             }
         } finally {
+            lastQueuedInside = null;
             INSIDE.remove();
         }
         if (tasks.isEmpty()) {

@@ -93,6 +93,24 @@ class SessionContextTest {
     }
 
     @Test
+    void theCallerRunsItsTasksFollowUpsInOrderWithWhatCameBeforeThem() throws Exception {
+        CountDownLatch submitted = new CountDownLatch(1);
+        List<String> ran = new ArrayList<>();
+        Thread other = new Thread(() -> {
+            context.execute(() -> ran.add("other on " + Thread.currentThread().getName()));
+            submitted.countDown();
+        }, "other-submitter");
+        context.runHere(() -> {
+            other.start();
+            await(submitted);
+            context.execute(() -> ran.add("follow-up on " + Thread.currentThread().getName()));
+        });
+        String me = Thread.currentThread().getName();
+        assertEquals(List.of("other on " + me, "follow-up on " + me), ran,
+                "the follow-up runs here, after the task queued before it, without a hand-off");
+    }
+
+    @Test
     void tasksNeverOverlapAndRunInTheOrderEachThreadSubmittedThem() throws Exception {
         int threads = 8;
         int perThread = 5_000;
