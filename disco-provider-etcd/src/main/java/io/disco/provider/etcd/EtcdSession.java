@@ -15,6 +15,7 @@ import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchResponse;
 import io.grpc.Context;
+import io.netty.util.concurrent.FastThreadLocalThread;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -796,10 +797,17 @@ public final class EtcdSession implements AutoCloseable {
     /**
      * Like {@link #runOnSession}, but runs {@code task} on the calling thread when the session's
      * context is idle (see {@link SessionContext#runHere}): for callers that hold no lock and would
-     * otherwise wait for the hand-off (a caller starting a claim, jetcd delivering an answer).
+     * otherwise wait for the hand-off (a caller starting a claim, jetcd's executor delivering an
+     * answer). Never on a Netty I/O thread (gRPC's and vert.x's event loops, which jetcd's watch
+     * events and the lease's keepalive answers arrive on): a burst of work there, such as 10,000
+     * held keys deleted by a revoke, would delay every other answer of the client, renewals included.
      */
     void runOnSessionHere(Runnable task) {
-        context.runHere(task);
+        if (Thread.currentThread() instanceof FastThreadLocalThread) {
+            context.execute(task);
+        } else {
+            context.runHere(task);
+        }
     }
 
     /** Runs {@code task} on the session thread after {@code delay}; null once the session is shut down. */
@@ -1033,7 +1041,7 @@ public final class EtcdSession implements AutoCloseable {
             }
             src.whenComplete((v, e) -> {
                 if (bounded()) {
-                    context.runHere(() -> answered(v, e, extra));
+                    runOnSessionHere(() -> answered(v, e, extra));
                     return;
                 }
                 try {
@@ -1164,7 +1172,7 @@ public final class EtcdSession implements AutoCloseable {
         return new Watch.Listener() {
             @Override
             public void onNext(WatchResponse response) {
-                runOnSessionHere(() -> onEvents.accept(response));
+                runOnSession(() -> onEvents.accept(response)); // jetcd's I/O thread: hand it over (see runOnSessionHere)
             }
 
             @Override
