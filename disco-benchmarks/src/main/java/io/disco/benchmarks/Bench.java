@@ -345,8 +345,7 @@ public final class Bench {
             double rf = med[0] / med[1];
             String cause = String.format(Locale.ROOT,
                     "disco %.3f ms = floor %.3f + owner read inside the create Txn %+.3f (disco's Txns sent raw: %.3f)"
-                            + " + client-side work %+.3f (per request a deadline and a failover timer, futures, the claim's"
-                            + " steps and the own-key watch's follow, the DELETE event of every release);"
+                            + " + client-side work %+.3f (hops to the session thread and back, futures);"
                             + " %.1f etcd RPCs per lock+unlock",
                     med[0], med[1], med[2] - med[1], med[2], med[0] - med[2], discoRpcs);
             report.target("disco lock+unlock vs floor", "median <= 1.10 x floor",

@@ -15,7 +15,6 @@ import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchResponse;
 import io.grpc.Context;
-import io.netty.util.concurrent.FastThreadLocalThread;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -87,8 +86,6 @@ public final class EtcdSession implements AutoCloseable {
     private final ScheduledThreadPoolExecutor leaseTimer;
     /** The services' state machines and their request timers. */
     private final ScheduledThreadPoolExecutor worker;
-    /** Where the services' state machines run ("the session thread"): on {@link #worker}, or on the caller when idle. */
-    private final SessionContext context;
     private final Executor callbacks;
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     /**
@@ -180,7 +177,6 @@ public final class EtcdSession implements AutoCloseable {
         this.callbacks = options.callbackExecutor().orElse(DefaultCallbacks.POOL);
         this.leaseTimer = singleThread("disco-lease-" + hex(leaseId));
         this.worker = singleThread("disco-session-" + hex(leaseId));
-        this.context = new SessionContext(worker, "session " + hex(leaseId));
         this.validUntilNanos = sentNanos + TimeUnit.SECONDS.toNanos(ttlSeconds);
         this.renewedAtNanos = System.nanoTime();
         this.liveness = new WatchLiveness(worker, probeTimeoutNanos(failoverNanos));
@@ -456,7 +452,6 @@ public final class EtcdSession implements AutoCloseable {
         }
         lateCreates.close();
         leaseTimer.shutdownNow();
-        context.shutDown();
         worker.shutdown();
         tell(l -> l.closed(this));
         deliver(() -> done.complete(null));
@@ -789,24 +784,12 @@ public final class EtcdSession implements AutoCloseable {
         return requestTimeout;
     }
 
-    /** Runs {@code task} on the session thread, after the tasks queued before it; dropped silently once the session is shut down. */
+    /** Runs {@code task} on the session thread; dropped silently once the session is shut down. */
     void runOnSession(Runnable task) {
-        context.execute(task);
-    }
-
-    /**
-     * Like {@link #runOnSession}, but runs {@code task} on the calling thread when the session's
-     * context is idle (see {@link SessionContext#runHere}): for callers that hold no lock and would
-     * otherwise wait for the hand-off (a caller starting a claim, jetcd's executor delivering an
-     * answer). Never on a Netty I/O thread (gRPC's and vert.x's event loops, which jetcd's watch
-     * events and the lease's keepalive answers arrive on): a burst of work there, such as 10,000
-     * held keys deleted by a revoke, would delay every other answer of the client, renewals included.
-     */
-    void runOnSessionHere(Runnable task) {
-        if (Thread.currentThread() instanceof FastThreadLocalThread) {
-            context.execute(task);
-        } else {
-            context.runHere(task);
+        try {
+            worker.execute(task);
+        } catch (RejectedExecutionException e) {
+            LOG.debug("session {} is shut down; dropped a task", this);
         }
     }
 
@@ -815,12 +798,7 @@ public final class EtcdSession implements AutoCloseable {
         return schedule(worker, task, unit.toNanos(delay));
     }
 
-    /** A timer on the session thread runs in the session's context; the lease thread's timers run on it alone. */
-    private ScheduledFuture<?> schedule(ScheduledThreadPoolExecutor exec, Runnable task, long delayNanos) {
-        return scheduleOn(exec, exec == worker ? () -> context.runHere(task) : task, delayNanos);
-    }
-
-    private static ScheduledFuture<?> scheduleOn(ScheduledThreadPoolExecutor exec, Runnable task, long delayNanos) {
+    private static ScheduledFuture<?> schedule(ScheduledThreadPoolExecutor exec, Runnable task, long delayNanos) {
         try {
             return exec.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
@@ -853,9 +831,8 @@ public final class EtcdSession implements AutoCloseable {
         return callbacks;
     }
 
-    /** Whether the calling thread is a session's (lease or worker) thread, or runs a task of a session's context. */
     static boolean onSessionThread() {
-        return Thread.currentThread() instanceof SessionThread || SessionContext.inside();
+        return Thread.currentThread() instanceof SessionThread;
     }
 
     /** A blocking call made on a session thread would stall (or deadlock) the lease or the services: refuse it. */
@@ -1001,7 +978,12 @@ public final class EtcdSession implements AutoCloseable {
                 }
             }
             if (next != null) {
-                context.execute(next::send); // only the services' requests wait in line
+                Request<?> n = next;
+                try {
+                    n.on.execute(n::send);
+                } catch (RejectedExecutionException shutDown) {
+                    n.send();
+                }
             }
         }
 
@@ -1040,10 +1022,6 @@ public final class EtcdSession implements AutoCloseable {
                 return;
             }
             src.whenComplete((v, e) -> {
-                if (bounded()) {
-                    runOnSessionHere(() -> answered(v, e, extra));
-                    return;
-                }
                 try {
                     on.execute(() -> answered(v, e, extra));
                 } catch (RejectedExecutionException shutDown) {
@@ -1172,7 +1150,7 @@ public final class EtcdSession implements AutoCloseable {
         return new Watch.Listener() {
             @Override
             public void onNext(WatchResponse response) {
-                runOnSession(() -> onEvents.accept(response)); // jetcd's I/O thread: hand it over (see runOnSessionHere)
+                runOnSession(() -> onEvents.accept(response));
             }
 
             @Override

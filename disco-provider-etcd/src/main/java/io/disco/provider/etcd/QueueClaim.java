@@ -123,12 +123,11 @@ abstract class QueueClaim<G> {
     /**
      * Starts the attempt once {@code previous} (this service's attempt before it, or null) has nothing
      * left to withdraw: otherwise its guarded delete could remove the very key this attempt adopts
-     * (same key, same CreateRevision). Called holding no lock; when nothing is left to wait for, the
-     * create Txn is sent from the calling thread if the session's context is idle.
+     * (same key, same CreateRevision).
      */
     final void startAfter(QueueClaim<?> previous) {
-        if (previous == null || previous.settled.isDone()) {
-            session.runOnSessionHere(this::doCreate);
+        if (previous == null) {
+            session.runOnSession(this::doCreate);
         } else {
             previous.settled.whenComplete((v, e) -> session.runOnSession(this::doCreate));
         }

@@ -53,25 +53,6 @@ class RaceTest {
         return release;
     }
 
-    /** An acquisition started by {@link #lockAsyncThenBlock}, and the latch that lets the session go on. */
-    private record Blocked(CompletableFuture<Grant> grant, CountDownLatch release) {
-    }
-
-    /**
-     * Starts {@code lock.lockAsync()} and holds the session right after its create Txn is sent, so
-     * that the answer waits behind the block. Started from inside a session task, the acquisition's
-     * first step is queued (a caller outside would send the Txn itself, and its answer could be
-     * handled before any block is queued); the block is queued behind it.
-     */
-    private static Blocked lockAsyncThenBlock(EtcdSession session, LockService lock) throws Exception {
-        CompletableFuture<Blocked> started = new CompletableFuture<>();
-        session.runOnSession(() -> {
-            CompletableFuture<Grant> grant = lock.lockAsync();
-            started.complete(new Blocked(grant, blockSessionThread(session)));
-        });
-        return started.get(5, SECONDS);
-    }
-
     /**
      * Waits until the session thread has run everything queued so far. A grant reaches the caller
      * while the session thread is still finishing the task that committed it; an acquisition started
@@ -97,9 +78,8 @@ class RaceTest {
         String prefix = uniquePrefix("close-race");
         try (EtcdSession session = EtcdSession.open(ETCD.client(), Etcd.ttl(10))) {
             LockService a = session.newLock(prefix);
-            Blocked b = lockAsyncThenBlock(session, a);
-            CompletableFuture<Grant> f = b.grant();
-            CountDownLatch release = b.release();
+            CompletableFuture<Grant> f = a.lockAsync();
+            CountDownLatch release = blockSessionThread(session); // queued behind the create Txn's sending
             awaitKeys(prefix, 1);
             // The Txn was answered; its answer waits behind the blocked session thread. Close now.
             CompletableFuture<Void> closer = CompletableFuture.runAsync(a::close);
@@ -163,9 +143,8 @@ class RaceTest {
             LockService a = session.newLock(prefix);
             for (int round = 0; round < ROUNDS; round++) {
                 drainSessionThread(session);
-                Blocked b = lockAsyncThenBlock(session, a);
-                CompletableFuture<Grant> f = b.grant();
-                CountDownLatch release = b.release();
+                CompletableFuture<Grant> f = a.lockAsync();
+                CountDownLatch release = blockSessionThread(session);
                 awaitKeys(prefix, 1); // the create Txn is applied; its answer waits behind the blocked session thread
                 long offset = at.next();
                 release.countDown();

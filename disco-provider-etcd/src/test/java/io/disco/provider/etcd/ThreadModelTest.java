@@ -159,38 +159,6 @@ class ThreadModelTest {
         }
     }
 
-    /**
-     * The session's work may run on a caller's or on jetcd's thread when the session is idle
-     * ({@link SessionContext}); a user callback must still never run inside it, even with a direct
-     * executor: a callback that blocks there would stall every service of the session.
-     */
-    @Test
-    void aBlockingCallbackOnADirectExecutorStallsNoOtherServiceOfTheSession() throws Exception {
-        String prefix = uniquePrefix("direct-blocking");
-        EtcdOptions direct = EtcdOptions.builder().ttl(Duration.ofSeconds(10)).requestTimeout(Duration.ofSeconds(5))
-                .callbackExecutor(Runnable::run).build();
-        CountDownLatch release = new CountDownLatch(1);
-        try (EtcdSession session = EtcdSession.open(ETCD.client(), direct)) {
-            LockService a = session.newLock(prefix + "-a");
-            LockService b = session.newLock(prefix + "-b");
-            CompletableFuture<Boolean> insideTheSession = new CompletableFuture<>();
-            for (int i = 0; i < 20; i++) { // the first rounds may find the session busy and hand off; later ones run inline
-                a.lockAsync().get(10, SECONDS);
-                a.unlock();
-            }
-            a.lockAsync().thenAccept(g -> {
-                insideTheSession.complete(EtcdSession.onSessionThread());
-                awaitQuietly(release, 30);
-            });
-            assertFalse(insideTheSession.get(10, SECONDS), "the user's callback ran inside the session's context");
-            Grant g = b.lock(Duration.ofSeconds(5)); // needs the session's context while a's callback blocks
-            b.unlock();
-            assertTrue(g.token().value() > 0);
-        } finally {
-            release.countDown();
-        }
-    }
-
     @Test
     void blockingCallsOnTheSessionThreadFailAtOnce() throws Exception {
         String prefix = uniquePrefix("on-session-thread");
