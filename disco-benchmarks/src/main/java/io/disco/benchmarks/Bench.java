@@ -345,7 +345,8 @@ public final class Bench {
             double rf = med[0] / med[1];
             String cause = String.format(Locale.ROOT,
                     "disco %.3f ms = floor %.3f + owner read inside the create Txn %+.3f (disco's Txns sent raw: %.3f)"
-                            + " + client-side work %+.3f (hops to the session thread and back, futures);"
+                            + " + client-side work %+.3f (the claim's steps: building and reading Txns, futures, two timers"
+                            + " per request; not the hand-offs to the session thread, whose removal measured no difference);"
                             + " %.1f etcd RPCs per lock+unlock",
                     med[0], med[1], med[2] - med[1], med[2], med[0] - med[2], discoRpcs);
             report.target("disco lock+unlock vs floor", "median <= 1.10 x floor",
