@@ -7,8 +7,9 @@ import java.util.List;
  * clock left alone) must not lose its session for it. A {@code DONE} of that owner while its clock
  * was stepped (no other fault runs then) fails the run: the library's lease tracking must not read the
  * wall clock; unless an owner whose clock was left alone lost its session in the same window too (the
- * cluster or the machine stalled them all), which is counted apart. That the step reached the owner is shown by its {@code CLOCK} lines: the offset of its
- * wall clock from the run's, within 2 s of the step.
+ * cluster or the machine stalled them all), which is counted apart. That the step reached the owner
+ * is shown by its {@code CLOCK} lines: the offset of its wall clock from the run's, within 2 s of the
+ * step.
  *
  * @param runWallMillis the run's wall clock at {@code runNanos}, to place the owners' readings
  */

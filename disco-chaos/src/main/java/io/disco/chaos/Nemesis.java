@@ -59,10 +59,6 @@ final class Nemesis {
     }
 
     /**
-     * Injects faults until {@code endNanos}: the kinds in a seeded random order, each once per round,
-     * so that a short run sees every kind; with {@code onlyFreezes} every fault freezes an owner.
-     */
-    /**
      * Waits until the owners are up before the first fault: every owner has printed its wall clock and
      * one of them has been granted (bounded by the run's end). Four owner JVMs and the resource start
      * on the cores etcd runs on; a fault dealt during that start-up was blamed for the losses the
@@ -81,6 +77,10 @@ final class Nemesis {
         }
     }
 
+    /**
+     * Injects faults until {@code endNanos}: the kinds in a seeded random order, each once per round,
+     * so that a short run sees every kind; with {@code onlyFreezes} every fault freezes an owner.
+     */
     void run(long endNanos, boolean onlyFreezes) throws Exception {
         awaitWarm(endNanos);
         List<String> deck = new ArrayList<>();
