@@ -42,14 +42,14 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
     private final List<EtcdObservation> observations = new ArrayList<>();
 
 
-    private EtcdElectionService(EtcdSession session, String prefix, boolean ownsSession) {
+    private EtcdElectionService(SessionCore session, String prefix, boolean ownsSession) {
         super(session, prefix, "election", ownsSession);
         this.key = leaseKey(prefix);
         this.ownKey = KeyRange.bytes(key);
         this.candidates = KeyRange.prefix(prefix + "/");
     }
 
-    static EtcdElectionService create(EtcdSession session, String prefix, boolean ownsSession) {
+    static EtcdElectionService create(SessionCore session, String prefix, boolean ownsSession) {
         return register(new EtcdElectionService(session, prefix, ownsSession));
     }
 

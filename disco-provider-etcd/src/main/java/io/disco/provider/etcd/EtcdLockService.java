@@ -22,14 +22,14 @@ final class EtcdLockService extends EtcdService<Grant, LockLostException> implem
     private final ByteSequence ownKey;
     private final KeyRange queue;
 
-    private EtcdLockService(EtcdSession session, String prefix, boolean ownsSession) {
+    private EtcdLockService(SessionCore session, String prefix, boolean ownsSession) {
         super(session, prefix, "lock", ownsSession);
         this.key = leaseKey(prefix);
         this.ownKey = KeyRange.bytes(key);
         this.queue = KeyRange.prefix(prefix + "/");
     }
 
-    static EtcdLockService create(EtcdSession session, String prefix, boolean ownsSession) {
+    static EtcdLockService create(SessionCore session, String prefix, boolean ownsSession) {
         return register(new EtcdLockService(session, prefix, ownsSession));
     }
 

@@ -162,7 +162,7 @@ public final class EtcdProvider {
     }
 
     private interface Factory<S> {
-        S create(EtcdSession session, String prefix, boolean ownsSession);
+        S create(SessionCore session, String prefix, boolean ownsSession);
     }
 
     /** Opens a session for one service, which then owns it; the session is closed again if the service cannot be made. */
@@ -170,7 +170,7 @@ public final class EtcdProvider {
         EtcdService.validPrefix(prefix);
         EtcdSession session = EtcdSession.open(client, options);
         try {
-            return factory.create(session, prefix, true);
+            return factory.create(session.core(), prefix, true);
         } catch (RuntimeException e) {
             session.close();
             throw e;

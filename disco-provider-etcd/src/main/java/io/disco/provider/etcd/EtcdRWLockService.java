@@ -90,7 +90,7 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
     private final KeyRange writers;
     private final KeyRange everyone;
 
-    private EtcdRWLockService(EtcdSession session, String prefix, boolean ownsSession) {
+    private EtcdRWLockService(SessionCore session, String prefix, boolean ownsSession) {
         super(session, prefix, "read/write lock", ownsSession);
         this.readKey = leaseKey(prefix + "/read");
         this.writeKey = leaseKey(prefix + "/write");
@@ -101,7 +101,7 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
         this.everyone = new KeyRange(KeyRange.bytes(prefix + "/read/"), OptionsUtil.prefixEndOf(KeyRange.bytes(prefix + "/write/")));
     }
 
-    static EtcdRWLockService create(EtcdSession session, String prefix, boolean ownsSession) {
+    static EtcdRWLockService create(SessionCore session, String prefix, boolean ownsSession) {
         return register(new EtcdRWLockService(session, prefix, ownsSession));
     }
 

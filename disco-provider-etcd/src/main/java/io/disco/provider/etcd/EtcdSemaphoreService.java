@@ -71,7 +71,7 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
     private final KeyRange queue;
     private final KeyRange slots;
 
-    private EtcdSemaphoreService(EtcdSession session, String prefix, int limit, boolean ownsSession) {
+    private EtcdSemaphoreService(SessionCore session, String prefix, int limit, boolean ownsSession) {
         super(session, prefix, "semaphore", ownsSession);
         this.limit = limit;
         this.key = leaseKey(prefix);
@@ -80,12 +80,12 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
         this.slots = KeyRange.prefix(SLOT_NAMESPACE + prefix + "/");
     }
 
-    static EtcdSemaphoreService create(EtcdSession session, String prefix, int limit, boolean ownsSession) {
+    static EtcdSemaphoreService create(SessionCore session, String prefix, int limit, boolean ownsSession) {
         validPrefix(prefix);
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be at least 1, got " + limit);
         }
-        EtcdSession.refuseOnSessionThread("creating a semaphore");
+        SessionThread.refuseOnSessionThread("creating a semaphore");
         ByteSequence marker = KeyRange.bytes(LIMIT_NAMESPACE + prefix);
         ByteSequence value = KeyRange.bytes(Integer.toString(limit));
         TxnResponse r = await(session, session.rpc("record of the semaphore limit", () -> session.client().getKVClient().txn()
@@ -104,7 +104,7 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
         return register(new EtcdSemaphoreService(session, prefix, limit, ownsSession));
     }
 
-    private static <T> T await(EtcdSession session, CompletableFuture<T> f, String what) {
+    private static <T> T await(SessionCore session, CompletableFuture<T> f, String what) {
         try {
             return f.get(session.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
@@ -114,7 +114,7 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
             throw new DiscoException("etcd could not be reached: no answer to the " + what + " within "
                     + session.requestTimeout().toMillis() + " ms", e);
         } catch (ExecutionException e) {
-            throw EtcdSession.failure(what, e.getCause());
+            throw EtcdErrors.failure(what, e.getCause());
         }
     }
 
@@ -167,7 +167,7 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
 
     @Override
     public Stat stat() {
-        EtcdSession.refuseOnSessionThread("semaphore.stat()");
+        SessionThread.refuseOnSessionThread("semaphore.stat()");
         long count = await(session, session.rpc("count of the semaphore", () -> session.client().getKVClient()
                 .get(queue.start(), GetOption.builder().withRange(queue.end()).withCountOnly(true).build())),
                 "count of semaphore " + prefix).getCount();

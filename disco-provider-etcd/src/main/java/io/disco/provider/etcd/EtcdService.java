@@ -34,9 +34,9 @@ import java.util.function.UnaryOperator;
  * @param <G> the grant type
  * @param <L> the service's "lease lost" exception
  */
-abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.Member {
+abstract class EtcdService<G, L extends DiscoException> implements SessionMember {
 
-    final EtcdSession session;
+    final SessionCore session;
     final String prefix;
     /** What the service is called in messages: "lock", "read/write lock", "election". */
     final String kind;
@@ -62,7 +62,7 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
     /** The loss ended a held grant that was not released: releasing it reports the loss. */
     private boolean lostWhileHeld;
 
-    EtcdService(EtcdSession session, String prefix, String kind, boolean ownsSession) {
+    EtcdService(SessionCore session, String prefix, String kind, boolean ownsSession) {
         this.session = Objects.requireNonNull(session, "session");
         this.prefix = validPrefix(prefix);
         this.kind = kind;
@@ -97,7 +97,7 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
 
     /** This session's key under {@code dir}: {@code <dir>/<lease id in hex>}, as etcd's Go recipes name it. */
     final String leaseKey(String dir) {
-        return dir + "/" + EtcdSession.hex(session.leaseId());
+        return dir + "/" + session.leaseHex();
     }
 
     /** The service's lease-lost exception. */
@@ -123,7 +123,7 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
      */
     final G acquire(String call, Duration timeout, UnaryOperator<G> whenHeld, Supplier<QueueClaim<G>> newClaim)
             throws InterruptedException, TimeoutException {
-        EtcdSession.refuseOnSessionThread(call);
+        SessionThread.refuseOnSessionThread(call);
         if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
             throw new IllegalArgumentException("timeout must be positive, got " + timeout);
         }
@@ -132,7 +132,7 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
     }
 
     final Optional<G> tryAcquire(String call, UnaryOperator<G> whenHeld, Supplier<QueueClaim<G>> newClaim) {
-        EtcdSession.refuseOnSessionThread(call);
+        SessionThread.refuseOnSessionThread(call);
         Object begun = begin(whenHeld, newClaim);
         return Optional.ofNullable(begun instanceof QueueClaim ? claim(begun).join() : grant(begun));
     }
@@ -216,7 +216,7 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
             Duration waited = Duration.ofNanos(heldSinceNanos - claim.startedNanos);
             String key = claim.ownKey.toString(java.nio.charset.StandardCharsets.UTF_8);
             FencingToken token = grant instanceof Fenced f ? f.token() : null;
-            session.tell(l -> l.acquired(session, kind, prefix, key, token, waited));
+            session.tell(l -> l.acquired(session.front(), kind, prefix, key, token, waited));
         }
         return null;
     }
@@ -228,9 +228,9 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
         }
         Duration heldFor = Duration.ofNanos(System.nanoTime() - heldSince);
         if (loss == null) {
-            session.tell(l -> l.released(session, kind, prefix, heldFor));
+            session.tell(l -> l.released(session.front(), kind, prefix, heldFor));
         } else {
-            session.tell(l -> l.grantLost(session, kind, prefix, loss, heldFor));
+            session.tell(l -> l.grantLost(session.front(), kind, prefix, loss, heldFor));
         }
     }
 
@@ -333,7 +333,7 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
      * copies (sent to several members) include one that may have deleted it, while the lease is valid.
      */
     final void release(String call, Consumer<G> check, String what) {
-        EtcdSession.refuseOnSessionThread(call);
+        SessionThread.refuseOnSessionThread(call);
         awaitAnswer(releasing(check, what), what, "still held, retry");
     }
 
@@ -371,7 +371,7 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
         AtomicInteger copies = new AtomicInteger();
         return session.rpc(what, () -> {
             copies.incrementAndGet();
-            return QueueClaim.guardedDelete(session, key, rev, also);
+            return GuardedDelete.send(session.client(), key, rev, also);
         }).thenApply(r -> {
             replaceHeld(rev, null);
             // With more than one copy sent, "already gone" may mean that an earlier copy deleted it; while
@@ -415,7 +415,7 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
      */
     final <T> T awaitAnswer(CompletableFuture<T> request, String what, String ifUnanswered) {
         String op = what + " of " + kind + " " + prefix;
-        EtcdSession.refuseOnSessionThread("the " + op);
+        SessionThread.refuseOnSessionThread("the " + op);
         try {
             return request.get(session.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
@@ -425,11 +425,11 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
             throw new DiscoException("etcd could not be reached: no answer to the " + op + " within "
                     + session.requestTimeout().toMillis() + " ms; " + ifUnanswered, e);
         } catch (ExecutionException e) {
-            throw EtcdSession.failure(op, e.getCause());
+            throw EtcdErrors.failure(op, e.getCause());
         }
     }
 
-    /** Session thread. See {@link EtcdSession.Member#lateIncarnation}. */
+    /** Session thread. See {@link SessionMember#lateIncarnation}. */
     @Override
     public final CompletableFuture<?> lateIncarnation(ByteSequence key, long createRevision) {
         QueueClaim<G> claim;
@@ -461,7 +461,7 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
      * the background until the session ends). A closed service never hands out a grant. Idempotent.
      */
     public void close() {
-        EtcdSession.refuseOnSessionThread(kind + " close()");
+        SessionThread.refuseOnSessionThread(kind + " close()");
         QueueClaim<G> claim;
         ByteSequence key;
         long rev;
@@ -490,7 +490,7 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
                 withdrawn = claim.abandon(new IllegalStateException(kind + " service " + prefix + " closed"));
             }
             if (key != null) {
-                withdrawn = CompletableFuture.allOf(withdrawn, QueueClaim.deleteOwnKey(session, key, rev, also));
+                withdrawn = CompletableFuture.allOf(withdrawn, session.deleteOwnKey(key, rev, also));
             }
             try {
                 withdrawn.get(session.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
@@ -554,7 +554,7 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
 
     @Override
     public String toString() {
-        return getClass().getSimpleName() + "{prefix=" + prefix + ", lease=" + EtcdSession.hex(session.leaseId()) + '}';
+        return getClass().getSimpleName() + "{prefix=" + prefix + ", lease=" + session.leaseHex() + '}';
     }
 
     /**

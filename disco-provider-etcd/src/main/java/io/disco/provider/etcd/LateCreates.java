@@ -1,6 +1,7 @@
 package io.disco.provider.etcd;
 
 import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.options.WatchOption;
@@ -22,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * no claim or grant of the session owns is deleted, guarded by its CreateRevision) and then watched
  * for creations until the session ends; every incarnation created later that nobody owns is deleted
  * the same way. Ownership is asked of the service whose range holds the key
- * ({@link EtcdSession.Member#lateIncarnation}). An acquisition of that key waits until the janitor's
+ * ({@link SessionMember#lateIncarnation}). An acquisition of that key waits until the janitor's
  * deletes of it are answered before it sends its create Txn ({@link #deleting}), so a delete can
  * never remove an incarnation that a new claim has adopted.
  *
@@ -32,14 +33,22 @@ final class LateCreates {
 
     private static final CompletableFuture<Void> NONE = CompletableFuture.completedFuture(null);
 
-    private final EtcdSession session;
+    private final Client client;
+    private final RequestPipeline requests;
+    private final SessionWatches watches;
+    private final ServiceRegistry services;
+    private final SessionExecutors executors;
     private final ConcurrentHashMap<ByteSequence, Watch.Watcher> watched = new ConcurrentHashMap<>();
     // Session thread only.
     private final Map<ByteSequence, CompletableFuture<Void>> deletes = new HashMap<>();
     private volatile boolean closed;
 
-    LateCreates(EtcdSession session) {
-        this.session = session;
+    LateCreates(Client client, RequestPipeline requests, SessionWatches watches, ServiceRegistry services, SessionExecutors executors) {
+        this.client = client;
+        this.requests = requests;
+        this.watches = watches;
+        this.services = services;
+        this.executors = executors;
     }
 
     /**
@@ -63,7 +72,7 @@ final class LateCreates {
             swept.complete(null);
             return;
         }
-        session.untilAnswered("read of the own key", () -> session.client().getKVClient().get(key))
+        requests.untilAnswered("read of the own key", () -> client.getKVClient().get(key))
                 .thenAccept((GetResponse r) -> {
                     if (r == null) {
                         swept.complete(null); // the session ended
@@ -76,7 +85,7 @@ final class LateCreates {
                     if (!closed && !watched.containsKey(key)) {
                         WatchOption opt = WatchOption.builder().withRevision(r.getHeader().getRevision() + 1)
                                 .withNoDelete(true).withRequireLeader(true).withCreateNotify(true).build();
-                        watched.put(key, session.watch(key, opt, EtcdSession.Silence.GUARD, response -> onEvents(key, response), () -> broken(key)));
+                        watched.put(key, watches.watch(key, opt, SessionWatches.Silence.GUARD, response -> onEvents(key, response), () -> broken(key)));
                         if (closed) {
                             close();
                         }
@@ -99,7 +108,7 @@ final class LateCreates {
         if (w != null) {
             w.close();
         }
-        session.schedule(() -> sweep(key, new CompletableFuture<>()), 100, TimeUnit.MILLISECONDS);
+        executors.schedule(() -> sweep(key, new CompletableFuture<>()), 100, TimeUnit.MILLISECONDS);
     }
 
     /** An incarnation of {@code key} created at {@code createRevision}: deleted unless a claim or grant owns it. */
@@ -107,14 +116,14 @@ final class LateCreates {
         if (closed) {
             return;
         }
-        EtcdSession.Member owner = session.memberOwning(key);
+        SessionMember owner = services.owning(key);
         CompletableFuture<?> ownership = owner == null ? null : owner.lateIncarnation(key, createRevision);
         if (ownership == null) {
-            CompletableFuture<Void> deleted = QueueClaim.deleteOwnKey(session, key, createRevision);
+            CompletableFuture<Void> deleted = GuardedDelete.untilAnswered(requests, client, key, createRevision);
             deletes.merge(key, deleted, (a, b) -> CompletableFuture.allOf(a, b));
-            deleted.whenComplete((v, e) -> session.runOnSession(() -> deletes.computeIfPresent(key, (k, f) -> f.isDone() ? null : f)));
+            deleted.whenComplete((v, e) -> executors.runOnSession(() -> deletes.computeIfPresent(key, (k, f) -> f.isDone() ? null : f)));
         } else if (!ownership.isDone()) {
-            ownership.whenComplete((v, e) -> session.runOnSession(() -> created(key, createRevision)));
+            ownership.whenComplete((v, e) -> executors.runOnSession(() -> created(key, createRevision)));
         }
     }
 

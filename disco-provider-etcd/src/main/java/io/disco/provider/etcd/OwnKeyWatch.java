@@ -33,7 +33,7 @@ final class OwnKeyWatch {
     /** How long a watch that follows nothing stays open for the owner's next acquisition. */
     static final long LINGER_MS = 1000;
 
-    private final EtcdSession session;
+    private final SessionCore session;
     private final ByteSequence key;
     private Watch.Watcher watcher;
     private long generation;
@@ -45,7 +45,7 @@ final class OwnKeyWatch {
     /** Whether a linger check is scheduled: one at a time, so a hot loop costs no timer per release. */
     private boolean lingerScheduled;
 
-    OwnKeyWatch(EtcdSession session, ByteSequence key) {
+    OwnKeyWatch(SessionCore session, ByteSequence key) {
         this.session = session;
         this.key = key;
     }
@@ -127,7 +127,7 @@ final class OwnKeyWatch {
         long gen = ++generation;
         WatchOption opt = WatchOption.builder().withRevision(revision).withNoPut(true).withRequireLeader(true)
                 .withCreateNotify(true).build();
-        watcher = session.watch(key, opt, EtcdSession.Silence.GUARD, r -> onEvents(r, gen), () -> onBroken(gen));
+        watcher = session.watch(key, opt, SessionWatches.Silence.GUARD, r -> onEvents(r, gen), () -> onBroken(gen));
     }
 
     private void closeWatcher() {

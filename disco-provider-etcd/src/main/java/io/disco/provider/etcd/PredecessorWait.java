@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * release wakes every waiter of the range; unlike it, the watch stays open across re-counts). When
  * the watch breaks, completes or is compacted away, the read and the watch are simply redone: a
  * compaction is never a failure, and neither is any other error that sending again may cure (no
- * leader, an unreachable or frozen member: see {@link EtcdSession#isTransient}); such errors are
+ * leader, an unreachable or frozen member: see {@link EtcdErrors#isTransient}); such errors are
  * retried with backoff and logged. Any other error (permission denied, authentication failed) fails
  * the wait at once: retrying cannot cure it, and the caller must learn of it.
  *
@@ -49,7 +49,7 @@ final class PredecessorWait {
     private static final long MIN_BACKOFF_MS = 50;
     private static final long MAX_BACKOFF_MS = 1000;
 
-    private final EtcdSession session;
+    private final SessionCore session;
     private final KeyRange range;
     private final ByteSequence ownKey;
     private final long maxCreateRevision;
@@ -78,7 +78,7 @@ final class PredecessorWait {
      *     predecessors reads it too, in one Txn, so the read that ends the wait also proves the key is
      *     still there (rule 2) and nothing more needs reading
      */
-    PredecessorWait(EtcdSession session, KeyRange range, ByteSequence ownKey, long maxCreateRevision, int allowed) {
+    PredecessorWait(SessionCore session, KeyRange range, ByteSequence ownKey, long maxCreateRevision, int allowed) {
         this.session = session;
         this.range = range;
         this.ownKey = ownKey;
@@ -233,7 +233,7 @@ final class PredecessorWait {
             b.withRange(rangeEnd);
         }
         WatchOption opt = b.build();
-        return session.watch(key, opt, EtcdSession.Silence.WAIT, response -> onEvents(response, gen), () -> onBroken(gen));
+        return session.watch(key, opt, SessionWatches.Silence.WAIT, response -> onEvents(response, gen), () -> onBroken(gen));
     }
 
     private void onEvents(WatchResponse response, long gen) {
@@ -269,14 +269,14 @@ final class PredecessorWait {
 
     /** A read failed: retried when sending again may cure it, else the wait fails. */
     private void failed(String what, Throwable e) {
-        if (!EtcdSession.isTransient(e)) {
-            fail(EtcdSession.failure(what + " while waiting", e));
+        if (!EtcdErrors.isTransient(e)) {
+            fail(EtcdErrors.failure(what + " while waiting", e));
             return;
         }
         if (backoffMs >= MAX_BACKOFF_MS) {
-            LOG.warn("{} of {} keeps failing, retrying every {} ms: {}", what, range, MAX_BACKOFF_MS, EtcdSession.unwrap(e).getMessage());
+            LOG.warn("{} of {} keeps failing, retrying every {} ms: {}", what, range, MAX_BACKOFF_MS, EtcdErrors.unwrap(e).getMessage());
         } else {
-            LOG.debug("{} of {} failed, retrying in {} ms: {}", what, range, backoffMs, EtcdSession.unwrap(e).getMessage());
+            LOG.debug("{} of {} failed, retrying in {} ms: {}", what, range, backoffMs, EtcdErrors.unwrap(e).getMessage());
         }
         retryLater();
     }

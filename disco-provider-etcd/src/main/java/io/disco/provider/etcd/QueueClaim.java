@@ -62,7 +62,7 @@ abstract class QueueClaim<G> {
     }
 
     final EtcdService<G, ?> service;
-    final EtcdSession session;
+    final SessionCore session;
     final ByteSequence ownKey;
     private final ByteSequence value;
     private final boolean tryOnly;
@@ -210,7 +210,7 @@ abstract class QueueClaim<G> {
                         if (finished || myRevision != mine) {
                             return;
                         }
-                        if (e != null && !EtcdSession.isTransient(e)) {
+                        if (e != null && !EtcdErrors.isTransient(e)) {
                             fail(e);
                             return;
                         }
@@ -239,7 +239,7 @@ abstract class QueueClaim<G> {
      * branch's read is at index 0, the Else branch's at index 1, after the own key (rule 1; a straight
      * port of Go's {@code Responses[1]} is wrong).
      *
-     * <p>The Txn is sent again on another member while unanswered ({@link EtcdSession#rpc}), so it
+     * <p>The Txn is sent again on another member while unanswered ({@link SessionCore#rpc}), so it
      * must be harmless when applied twice or late: its Else branch only reads (Go's Campaign writes
      * the value there; the election writes it after adopting instead, guarded, see
      * {@link #adoptedValue}), and a copy applied after the key is gone is deleted by the session's
@@ -310,7 +310,7 @@ abstract class QueueClaim<G> {
             if (e == null) {
                 grantNow(revision);
             } else if (!finished) {
-                Throwable cause = EtcdSession.unwrap(e);
+                Throwable cause = EtcdErrors.unwrap(e);
                 fail(session.isLost()
                         ? service.lostException(service.kind + " " + service.prefix + " lost while acquiring: " + cause.getMessage(), cause)
                         : cause);
@@ -358,7 +358,7 @@ abstract class QueueClaim<G> {
     }
 
     private void fail(Throwable e) {
-        giveUp(e instanceof DiscoException ? e : EtcdSession.failure(service.kind + " acquisition", e));
+        giveUp(e instanceof DiscoException ? e : EtcdErrors.failure(service.kind + " acquisition", e));
     }
 
     /** Gives up the attempt for {@code cause}; idempotent; session thread only. */
@@ -372,7 +372,7 @@ abstract class QueueClaim<G> {
         }
         if (session.listened()) {
             java.time.Duration waited = java.time.Duration.ofNanos(System.nanoTime() - startedNanos);
-            session.tell(l -> l.acquisitionFailed(session, service.kind, service.prefix, cause, waited));
+            session.tell(l -> l.acquisitionFailed(session.front(), service.kind, service.prefix, cause, waited));
         }
         result.internalFail(cause);
         if (!createInFlight) {
@@ -401,7 +401,7 @@ abstract class QueueClaim<G> {
             // whatever it creates that no claim owns, now and for as long as the session lives.
             withdrawn = session.lateCreates().watch(ownKey);
         } else if (myRevision != 0) {
-            withdrawn = deleteOwnKey(session, ownKey, myRevision);
+            withdrawn = session.deleteOwnKey(ownKey, myRevision);
         } else {
             withdrawn = CompletableFuture.completedFuture(null);
         }
@@ -412,7 +412,7 @@ abstract class QueueClaim<G> {
 
     /**
      * Session thread. Whether this claim owns the incarnation of its key created at
-     * {@code createRevision} (see {@link EtcdSession.Member#lateIncarnation}): it does while it is
+     * {@code createRevision} (see {@link SessionMember#lateIncarnation}): it does while it is
      * waiting or acquiring with that key; it may, until its create Txn is answered (it adopts an
      * existing key), so the answer is then "ask again once it has settled".
      */
@@ -424,33 +424,6 @@ abstract class QueueClaim<G> {
             return settled;
         }
         return myRevision == createRevision ? CompletableFuture.completedFuture(null) : null;
-    }
-
-    /**
-     * Deletes {@code key} if it still has CreateRevision {@code createRevision}, retrying in the
-     * background until etcd answers. The returned future completes then, or when the session ends
-     * (its lease, and so the key, is gone or about to be).
-     */
-    static CompletableFuture<Void> deleteOwnKey(EtcdSession session, ByteSequence key, long createRevision, Op... alsoDelete) {
-        return session.untilAnswered("delete of the own key", () -> guardedDelete(session, key, createRevision, alsoDelete))
-                .thenApply(r -> null);
-    }
-
-    /** Deletes {@code key} only while it is the incarnation created at {@code createRevision}: never someone else's, and harmless when late. */
-    /**
-     * Deletes {@code key} if it is the incarnation created at {@code createRevision}, and in the same
-     * Txn {@code alsoDelete}: what belongs to that incarnation (a semaphore permit's slot), which is
-     * then still its own.
-     */
-    static CompletableFuture<TxnResponse> guardedDelete(EtcdSession session, ByteSequence key, long createRevision,
-                                                        Op... alsoDelete) {
-        Op[] ops = new Op[alsoDelete.length + 1];
-        ops[0] = Op.delete(key, DeleteOption.DEFAULT);
-        System.arraycopy(alsoDelete, 0, ops, 1, alsoDelete.length);
-        return session.client().getKVClient().txn()
-                .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(createRevision)))
-                .Then(ops)
-                .commit();
     }
 
     /**

@@ -1,0 +1,83 @@
+package io.disco.provider.etcd;
+
+import io.etcd.jetcd.ByteSequence;
+import java.nio.charset.StandardCharsets;
+import java.util.Collection;
+import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
+
+/**
+ * The services of one session, by the range their keys lie in ({@code prefix + "/"}), sorted: a
+ * nested name is found among its neighbours and its parents, not by a scan of every service. No two
+ * services of a session may have nested names (rule 8): they would share or queue behind each other's
+ * keys, and one's release could delete the other's key. Thread-safe.
+ */
+final class ServiceRegistry {
+
+    private final ConcurrentSkipListMap<String, SessionMember> members = new ConcurrentSkipListMap<>();
+    /** What the session is called in messages. */
+    private final String session;
+
+    ServiceRegistry(String session) {
+        this.session = session;
+    }
+
+    /**
+     * Registers a service. Refused when its keys would fall inside another service's range on this
+     * session, or the other's inside its own (one name equal to, or nested under, the other).
+     * Registrations must not run concurrently (the session runs them under its lease's lock).
+     *
+     * @throws IllegalStateException if the names nest
+     */
+    void register(SessionMember member) {
+        String range = member.prefix() + "/";
+        Map.Entry<String, SessionMember> under = members.ceilingEntry(range); // the first range that may lie under this one
+        SessionMember m = under != null && under.getKey().startsWith(range) ? under.getValue() : owning(range);
+        if (m != null) {
+            String other = m.prefix() + "/";
+            throw new IllegalStateException(member.kind() + " '" + member.prefix() + "' and " + m.kind() + " '" + m.prefix()
+                    + "' on session " + session + " would share keys: the keys of one lie under '"
+                    + (range.length() >= other.length() ? other : range) + "', where the other queues;"
+                    + " use one session per owner, or names that are not nested");
+        }
+        members.put(range, member);
+    }
+
+    void unregister(SessionMember member) {
+        members.remove(member.prefix() + "/", member);
+    }
+
+    /** The service whose range holds {@code key}, or null (at most one: nested names are refused). */
+    SessionMember owning(ByteSequence key) {
+        return owning(key.toString(StandardCharsets.UTF_8));
+    }
+
+    /** The service whose range is {@code key} up to one of its slashes, or null; one lookup per slash. */
+    private SessionMember owning(String key) {
+        for (int i = key.indexOf('/'); i >= 0; i = key.indexOf('/', i + 1)) {
+            SessionMember m = members.get(key.substring(0, i + 1));
+            if (m != null) {
+                return m;
+            }
+        }
+        return null;
+    }
+
+    /** Every service, in name order; a live view. */
+    Collection<SessionMember> all() {
+        return members.values();
+    }
+
+    /** The services, for log messages: "lock /a, election /b", the first ten of many, or "no service". */
+    String describe() {
+        StringBuilder b = new StringBuilder();
+        int shown = 0;
+        for (SessionMember m : members.values()) {
+            if (shown++ == 10) {
+                return b.append(" and ").append(members.size() - 10).append(" more services").toString();
+            }
+            b.append(b.length() == 0 ? "" : ", ").append(m.kind()).append(' ').append(m.prefix());
+        }
+        return b.length() == 0 ? "no service" : b.toString();
+    }
+}

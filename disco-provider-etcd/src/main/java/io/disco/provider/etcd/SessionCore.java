@@ -1,0 +1,302 @@
+package io.disco.provider.etcd;
+
+import io.disco.fencing.DiscoException;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchResponse;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A session as its services see it: the one object a service, a claim or a watch depends on. It
+ * wires the session's parts together and knows nothing of what the services are: its
+ * {@link LeaseKeeper} (grant, renewal, validity, loss), its {@link RequestPipeline}, its
+ * {@link SessionExecutors threads} and the {@link Callbacks callback executor}, its
+ * {@link SessionEvents listener events}, its {@link ServiceRegistry services}, its
+ * {@link SessionWatches watches} and its {@link LateCreates janitor}. It runs the two endings of a
+ * session, loss and close, across them. {@link EtcdSession} is the public front over it.
+ */
+final class SessionCore implements LeaseKeeper.Observer {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SessionCore.class);
+
+    /** The session as its listeners see it. */
+    private final EtcdSession front;
+    private final Client client;
+    private final long leaseId;
+    private final long ttlSeconds;
+    private final Duration requestTimeout;
+    /** What the session is called in messages. */
+    private final String name;
+    private final SessionExecutors executors;
+    private final Callbacks callbacks;
+    private final SessionEvents events;
+    private final RequestPipeline requests;
+    private final LeaseKeeper lease;
+    private final ServiceRegistry services;
+    private final SessionWatches watches;
+    private final LateCreates lateCreates;
+    private final HeldKeyDeletions heldKeyDeletions = new HeldKeyDeletions();
+    private final CompletableFuture<Void> done = new CompletableFuture<>();
+
+    SessionCore(EtcdSession front, Client client, LeaseKeeper.Granted granted, EtcdOptions options) {
+        this.front = front;
+        this.client = client;
+        this.leaseId = granted.id();
+        this.ttlSeconds = granted.ttlSeconds();
+        this.requestTimeout = options.requestTimeout();
+        this.name = "EtcdSession{lease=" + LeaseKeeper.hex(leaseId) + ", ttl=" + ttlSeconds + "s}";
+        long failoverNanos = options.failoverAfter().toNanos();
+        this.executors = new SessionExecutors(LeaseKeeper.hex(leaseId), name);
+        this.callbacks = new Callbacks(options.callbackExecutor().orElse(null));
+        this.events = new SessionEvents(options.listeners(), executors.leaseTimer, callbacks);
+        this.requests = new RequestPipeline(executors, requestTimeout, failoverNanos, this::finishedCause, name);
+        this.lease = new LeaseKeeper(client, granted, options, executors, requests, this, name);
+        this.services = new ServiceRegistry(name);
+        this.watches = new SessionWatches(client, executors, failoverNanos, name);
+        this.lateCreates = new LateCreates(client, requests, watches, services, executors);
+    }
+
+    /** Starts keeping the lease alive. */
+    void start() {
+        lease.start();
+    }
+
+
+    // ---------------------------------------------------------------- what the session is
+
+    EtcdSession front() {
+        return front;
+    }
+
+    Client client() {
+        return client;
+    }
+
+    long leaseId() {
+        return leaseId;
+    }
+
+    /** The lease id as etcd's Go recipes write it in keys: {@code <prefix>/<lease id in hex>}. */
+    String leaseHex() {
+        return LeaseKeeper.hex(leaseId);
+    }
+
+    long ttlSeconds() {
+        return ttlSeconds;
+    }
+
+    Duration requestTimeout() {
+        return requestTimeout;
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+
+    // ---------------------------------------------------------------- the lease
+
+    LeaseState state() {
+        return lease.state();
+    }
+
+    Duration remainingValidity() {
+        return lease.remainingValidity();
+    }
+
+    /** The moment, on the local monotonic clock, at which the session considers its lease expired. */
+    long validUntilNanos() {
+        return lease.validUntilNanos();
+    }
+
+    /** @return the reason the lease was lost, or null while alive or after a plain close */
+    DiscoException lossCause() {
+        return lease.lossCause();
+    }
+
+    /** @return the loss or closure that finished this session, or null while it is usable */
+    DiscoException finishedCause() {
+        return lease.finishedCause();
+    }
+
+    /** Whether the lease was lost (not merely the session closed). */
+    boolean isLost() {
+        return lease.state() == LeaseState.LOST;
+    }
+
+    /** Renews right now, to learn quickly whether the lease still exists. */
+    void probeLease() {
+        lease.probe();
+    }
+
+    /** See {@link LeaseKeeper#validForGrant}. */
+    CompletableFuture<Void> validForGrant() {
+        return lease.validForGrant();
+    }
+
+    void orphan() {
+        lease.orphan();
+    }
+
+    /** Completes, once, when the lease is lost or the session closed; on the callback executor. */
+    CompletableFuture<Void> done() {
+        return done;
+    }
+
+    // ---------------------------------------------------------------- services
+
+    /**
+     * Registers a service (see {@link ServiceRegistry#register}).
+     *
+     * @throws IllegalStateException if the session is closed or lost, or the names nest
+     */
+    void register(SessionMember member) {
+        lease.whileUsable(() -> services.register(member));
+    }
+
+    void unregister(SessionMember member) {
+        services.unregister(member);
+    }
+
+    /** The service whose range holds {@code key}, or null. */
+    SessionMember memberOwning(ByteSequence key) {
+        return services.owning(key);
+    }
+
+    /** Logs that a held key was deleted by somebody else (see {@link HeldKeyDeletions}); session thread only. */
+    void warnHeldKeyDeleted(String message) {
+        heldKeyDeletions.warn(message);
+    }
+
+    /** See {@link GuardedDelete#untilAnswered}. */
+    CompletableFuture<Void> deleteOwnKey(ByteSequence key, long createRevision, Op... alsoDelete) {
+        return GuardedDelete.untilAnswered(requests, client, key, createRevision, alsoDelete);
+    }
+
+    /** The janitor for create Txns whose outcome is unknown; session thread only. */
+    LateCreates lateCreates() {
+        return lateCreates;
+    }
+
+    // ---------------------------------------------------------------- requests and watches
+
+    /** See {@link RequestPipeline#rpc(String, Supplier)}. */
+    <T> CompletableFuture<T> rpc(String what, Supplier<CompletableFuture<T>> call) {
+        return requests.rpc(what, call);
+    }
+
+    /** See {@link RequestPipeline#rpcOnce}. */
+    <T> CompletableFuture<T> rpcOnce(String what, Supplier<CompletableFuture<T>> call) {
+        return requests.rpcOnce(what, call);
+    }
+
+    /** See {@link RequestPipeline#untilAnswered}. */
+    <T> CompletableFuture<T> untilAnswered(String what, Supplier<CompletableFuture<T>> call) {
+        return requests.untilAnswered(what, call);
+    }
+
+    /** See {@link SessionWatches#watch}. */
+    Watch.Watcher watch(ByteSequence key, WatchOption option, SessionWatches.Silence silence, Consumer<WatchResponse> onEvents,
+                        Runnable onBroken) {
+        return watches.watch(key, option, silence, onEvents, onBroken);
+    }
+
+    long probeTimeoutNanos() {
+        return watches.probeTimeoutNanos();
+    }
+
+    // ---------------------------------------------------------------- threads and events
+
+    /** Runs {@code task} on the session thread; dropped silently once the session is shut down. */
+    void runOnSession(Runnable task) {
+        executors.runOnSession(task);
+    }
+
+    /** Runs {@code task} on the session thread after {@code delay}; null once the session is shut down. */
+    ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
+        return executors.schedule(task, delay, unit);
+    }
+
+    /** See {@link Callbacks#deliver}. */
+    void deliver(Runnable task) {
+        callbacks.deliver(task);
+    }
+
+    /** @return where user-facing futures complete: the default for {@code *Async} stages of those futures */
+    Executor callbackExecutor() {
+        return callbacks.executor();
+    }
+
+    /** @return whether anyone listens: callers skip building an event's arguments otherwise */
+    boolean listened() {
+        return events.listened();
+    }
+
+    /** See {@link SessionEvents#tell}. */
+    void tell(Consumer<EtcdSessionListener> event) {
+        events.tell(event);
+    }
+
+    // ---------------------------------------------------------------- the lease's events
+
+    @Override
+    public void renewed(Duration remaining) {
+        if (events.listened()) {
+            events.tell(l -> l.renewed(front, remaining));
+        }
+    }
+
+    @Override
+    public void renewalFailing(Duration failingFor, Duration remaining, Throwable cause) {
+        events.tell(l -> l.renewalFailing(front, failingFor, remaining, cause));
+    }
+
+    /** Tells every service and completes {@link #done()}; on the lease thread, outside the lease's lock. */
+    @Override
+    public void lost(DiscoException cause) {
+        LOG.warn("{}; lost with it: {}", cause.getMessage(), services.describe(), cause.getCause());
+        lateCreates.close();
+        for (SessionMember m : services.all()) {
+            m.sessionLost(cause);
+        }
+        events.tell(l -> l.lost(front, cause)); // after the services' grantLost and acquisitionFailed
+        callbacks.deliver(() -> done.complete(null));
+    }
+
+    @Override
+    public String affected() {
+        return services.describe();
+    }
+
+    // ---------------------------------------------------------------- close
+
+    /**
+     * Revokes the lease (releasing everything held through it), finishes every service of the
+     * session and stops its threads. Waits at most the request timeout for etcd. Idempotent.
+     */
+    void close() {
+        SessionThread.refuseOnSessionThread("EtcdSession.close()");
+        if (!lease.close()) {
+            return;
+        }
+        for (SessionMember m : services.all()) {
+            m.sessionClosed();
+        }
+        lease.revoke();
+        lateCreates.close();
+        executors.shutdown();
+        events.tell(l -> l.closed(front));
+        callbacks.deliver(() -> done.complete(null));
+    }
+}

@@ -1,0 +1,79 @@
+package io.disco.provider.etcd;
+
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Tells a session's listeners of its events and its services' events: in event order, one event at
+ * a time, on the callback executor (never a session thread), batched over a few milliseconds so that
+ * a busy service does not wake a callback thread twice per acquisition. Nothing is queued when there
+ * is no listener.
+ */
+final class SessionEvents {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SessionEvents.class);
+
+    /** How long events wait to be told together. */
+    private static final long EVENT_BATCH_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
+    private final List<EtcdSessionListener> listeners;
+    private final ScheduledThreadPoolExecutor timer;
+    private final Callbacks callbacks;
+    private final ConcurrentLinkedQueue<Runnable> events = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean telling = new AtomicBoolean();
+
+    /**
+     * @param timer where the batch's delay runs (the lease timer: its tasks are short)
+     * @param callbacks where the listeners are called
+     */
+    SessionEvents(List<EtcdSessionListener> listeners, ScheduledThreadPoolExecutor timer, Callbacks callbacks) {
+        this.listeners = List.copyOf(listeners);
+        this.timer = timer;
+        this.callbacks = callbacks;
+    }
+
+    /** @return whether anyone listens: callers skip building an event's arguments otherwise */
+    boolean listened() {
+        return !listeners.isEmpty();
+    }
+
+    /** Tells every listener of an event (see the class comment); a listener that throws is logged. */
+    void tell(Consumer<EtcdSessionListener> event) {
+        if (listeners.isEmpty()) {
+            return;
+        }
+        events.add(() -> {
+            for (EtcdSessionListener l : listeners) {
+                try {
+                    event.accept(l);
+                } catch (RuntimeException e) {
+                    LOG.warn("a session listener threw", e);
+                }
+            }
+        });
+        if (telling.compareAndSet(false, true)) {
+            if (SessionExecutors.schedule(timer, () -> callbacks.deliver(this::tellQueued), EVENT_BATCH_NANOS) == null) {
+                callbacks.deliver(this::tellQueued); // shut down: tell what is left at once
+            }
+        }
+    }
+
+    private void tellQueued() {
+        try {
+            for (Runnable r; (r = events.poll()) != null; ) {
+                r.run();
+            }
+        } finally {
+            telling.set(false);
+            if (!events.isEmpty() && telling.compareAndSet(false, true)) {
+                callbacks.deliver(this::tellQueued); // more came while telling: no need to wait for a batch
+            }
+        }
+    }
+}
