@@ -5,7 +5,6 @@ import io.disco.fencing.Fenced;
 import io.disco.fencing.FencingToken;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.kv.TxnResponse;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -15,7 +14,6 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -27,9 +25,10 @@ import java.util.function.UnaryOperator;
  * What the lock, read/write lock and election services share: one owner per service on one
  * session's lease, the held grant, at most one acquisition in flight, release, loss and close.
  *
- * <p>State is guarded by {@link #lock}, a private object (never the service itself, which users can
- * see and synchronise on); {@link QueueClaim} commits under it too. It is held only for short state
- * changes, never while waiting for etcd or calling out.
+ * <p>The grant's state is a {@link GrantState} (every move checked), the grant itself a
+ * {@link HeldGrant}. State is guarded by {@link #lock}, a private object (never the service itself,
+ * which users can see and synchronise on); {@link QueueClaim} commits under it too. It is held only
+ * for short state changes, never while waiting for etcd or calling out.
  *
  * @param <G> the grant type
  * @param <L> the service's "lease lost" exception
@@ -44,23 +43,21 @@ abstract class EtcdService<G, L extends DiscoException> implements SessionMember
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     final Object lock = new Object();
 
-    // Guarded by lock.
-    private G held;
-    private ByteSequence heldKey;
-    private long heldCreateRevision;
-    /** Watches the held grant's key, so that its deletion by anybody else is a loss. */
-    private OwnKeyWatch.Following heldWatch;
     /** One watch per own key (a read/write lock has two), kept across acquisitions; session thread only. */
     private final Map<ByteSequence, OwnKeyWatch> ownKeyWatches = new HashMap<>();
-    /** The CreateRevision of the held key that a release has been sent for (its delete is not a loss), or 0. */
-    private long releasingRevision;
-    /** When the held grant was committed (System.nanoTime()); guarded by {@link #lock}. */
-    private long heldSinceNanos;
+
+    // Guarded by lock.
+    private GrantState state = GrantState.IDLE;
+    /** The held grant while {@link GrantState#holding() holding}, else null. */
+    private HeldGrant<G> held;
     private QueueClaim<G> latest;
-    private boolean closed;
+    /** Why the service is unusable: its loss, or null. Set in state LOST, or CLOSED when the loss came after closing. */
     private L lost;
-    /** The loss ended a held grant that was not released: releasing it reports the loss. */
-    private boolean lostWhileHeld;
+    /**
+     * The loss that ended a held grant before it was released, or null: the next release reports it
+     * (a resumed zombie learns there that it had lost), even after the service was closed.
+     */
+    private L unreleasedLoss;
 
     EtcdService(SessionCore session, String prefix, String kind, boolean ownsSession) {
         this.session = Objects.requireNonNull(session, "session");
@@ -114,6 +111,21 @@ abstract class EtcdService<G, L extends DiscoException> implements SessionMember
 
     private static final Op[] NO_OPS = new Op[0];
 
+    /** Moves to {@code next}; a move the service never makes fails loudly (see {@link GrantState#to}). */
+    private void move(GrantState next) {
+        assert Thread.holdsLock(lock);
+        state = state.to(next);
+    }
+
+    /** Ends the held grant: stops watching its key. */
+    private void dropHeld() {
+        assert Thread.holdsLock(lock);
+        if (held != null && held.watch() != null) {
+            held.watch().stop();
+        }
+        held = null;
+    }
+
     // ---------------------------------------------------------------- acquiring
 
     /**
@@ -162,7 +174,7 @@ abstract class EtcdService<G, L extends DiscoException> implements SessionMember
         synchronized (lock) {
             checkUsable();
             if (held != null) {
-                return whenHeld.apply(held);
+                return whenHeld.apply(held.grant());
             }
             if (latest != null && !latest.result.isDone()) {
                 throw new IllegalStateException(kind + " " + prefix + ": another acquisition of this service is in progress;"
@@ -195,25 +207,23 @@ abstract class EtcdService<G, L extends DiscoException> implements SessionMember
      * @return null when committed, else why not (the claim then withdraws with it)
      */
     final Throwable commit(QueueClaim<G> claim, G grant, long createRevision, OwnKeyWatch.Following watch) {
+        long since;
         synchronized (lock) {
             if (lost != null) {
                 return lost;
             }
-            if (closed) {
+            if (state == GrantState.CLOSED) {
                 return new IllegalStateException(kind + " service " + prefix + " closed");
             }
             if (!claim.result.internalComplete(grant)) {
                 return new CancellationException("the caller gave up");
             }
-            held = grant;
-            heldKey = claim.ownKey;
-            heldCreateRevision = createRevision;
-            heldWatch = watch;
-            releasingRevision = 0;
-            heldSinceNanos = System.nanoTime();
+            move(GrantState.HELD);
+            held = new HeldGrant<>(grant, claim.ownKey, createRevision, watch, System.nanoTime());
+            since = held.sinceNanos();
         }
         if (session.listened()) {
-            Duration waited = Duration.ofNanos(heldSinceNanos - claim.startedNanos);
+            Duration waited = Duration.ofNanos(since - claim.startedNanos);
             String key = claim.ownKey.toString(java.nio.charset.StandardCharsets.UTF_8);
             FencingToken token = grant instanceof Fenced f ? f.token() : null;
             session.tell(l -> l.acquired(session.front(), kind, prefix, key, token, waited));
@@ -244,16 +254,16 @@ abstract class EtcdService<G, L extends DiscoException> implements SessionMember
     final void heldKeyDeleted(long createRevision) {
         L loss;
         synchronized (lock) {
-            if (held == null || heldCreateRevision != createRevision || releasingRevision == createRevision || lost != null || closed) {
-                return;
+            if (state != GrantState.HELD || held.createRevision() != createRevision || lost != null) {
+                return; // nothing held, another term, or a release of it was sent (its delete is expected)
             }
-            loss = lostException(kind + " " + prefix + " lost: its key " + heldKey.toString(java.nio.charset.StandardCharsets.UTF_8)
+            loss = lostException(kind + " " + prefix + " lost: its key " + held.key().toString(java.nio.charset.StandardCharsets.UTF_8)
                     + " (token " + createRevision + ") was deleted while held, not by this owner", null);
+            move(GrantState.LOST);
             lost = loss;
-            lostWhileHeld = true;
-            held = null;
-            stopHeldWatch();
-            tellEnded(heldSinceNanos, loss);
+            unreleasedLoss = loss;
+            tellEnded(held.sinceNanos(), loss);
+            dropHeld();
         }
         session.warnHeldKeyDeleted(loss.getMessage());
         session.probeLease();
@@ -263,14 +273,6 @@ abstract class EtcdService<G, L extends DiscoException> implements SessionMember
     /** Session thread: the watch of {@code ownKey}, opened by its first follower. */
     final OwnKeyWatch ownKeyWatch(ByteSequence ownKey) {
         return ownKeyWatches.computeIfAbsent(ownKey, k -> new OwnKeyWatch(session, k));
-    }
-
-    private void stopHeldWatch() {
-        assert Thread.holdsLock(lock);
-        if (heldWatch != null) {
-            heldWatch.stop();
-            heldWatch = null;
-        }
     }
 
     final void checkUsable() {
@@ -284,7 +286,7 @@ abstract class EtcdService<G, L extends DiscoException> implements SessionMember
 
     final void checkOpen() {
         synchronized (lock) {
-            if (closed) {
+            if (state == GrantState.CLOSED) {
                 throw new IllegalStateException(kind + " service " + prefix + " is closed");
             }
         }
@@ -295,14 +297,14 @@ abstract class EtcdService<G, L extends DiscoException> implements SessionMember
     /** @return the held grant, or empty */
     public final Optional<G> held() {
         synchronized (lock) {
-            return Optional.ofNullable(held);
+            return Optional.ofNullable(held == null ? null : held.grant());
         }
     }
 
     /** The CreateRevision of the held grant's key, or 0 when nothing is held. */
     final long heldCreateRevision() {
         synchronized (lock) {
-            return held == null ? 0 : heldCreateRevision;
+            return held == null ? 0 : held.createRevision();
         }
     }
 
@@ -313,10 +315,12 @@ abstract class EtcdService<G, L extends DiscoException> implements SessionMember
      */
     final void replaceHeld(long createRevision, G replacement) {
         synchronized (lock) {
-            if (held != null && heldCreateRevision == createRevision) {
-                held = replacement;
+            if (held != null && held.createRevision() == createRevision) {
                 if (replacement == null) {
-                    stopHeldWatch();
+                    move(GrantState.IDLE);
+                    dropHeld();
+                } else {
+                    held = held.withGrant(replacement);
                 }
             }
         }
@@ -352,21 +356,25 @@ abstract class EtcdService<G, L extends DiscoException> implements SessionMember
         ByteSequence key;
         long rev;
         boolean retry;
+        long heldSince;
         synchronized (lock) {
-            if (lostWhileHeld) {
-                throw lostException(kind + " " + prefix + ": the grant was lost before it was released: " + lost.getMessage(), lost);
+            if (unreleasedLoss != null) {
+                throw lostException(kind + " " + prefix + ": the grant was lost before it was released: " + unreleasedLoss.getMessage(),
+                        unreleasedLoss);
             }
-            g = held;
-            key = heldKey;
-            rev = heldCreateRevision;
+            g = held == null ? null : held.grant();
             check.accept(g);
             if (g == null) {
                 return CompletableFuture.completedFuture(null);
             }
-            retry = releasingRevision == rev;
-            releasingRevision = rev;
+            key = held.key();
+            rev = held.createRevision();
+            heldSince = held.sinceNanos();
+            retry = state == GrantState.RELEASING; // an earlier release of this grant was sent and not answered
+            if (!retry) {
+                move(GrantState.RELEASING);
+            }
         }
-        long heldSince = heldSinceOf(rev);
         Op[] also = releaseOps(g);
         AtomicInteger copies = new AtomicInteger();
         return session.rpc(what, () -> {
@@ -383,8 +391,11 @@ abstract class EtcdService<G, L extends DiscoException> implements SessionMember
                 synchronized (lock) {
                     loss = lostException(kind + " " + prefix + " was lost before this release: its key " + key.toString(java.nio.charset.StandardCharsets.UTF_8)
                             + " (token " + rev + ") was already gone (its lease expired or was revoked, or somebody deleted it)", null);
-                    if (lost == null && !closed) {
+                    if (lost == null && state != GrantState.CLOSED) {
                         lost = loss;
+                        if (state == GrantState.IDLE) {
+                            move(GrantState.LOST);
+                        }
                     }
                 }
                 session.probeLease();
@@ -395,12 +406,6 @@ abstract class EtcdService<G, L extends DiscoException> implements SessionMember
             tellEnded(heldSince, null);
             return null;
         });
-    }
-
-    private long heldSinceOf(long createRevision) {
-        synchronized (lock) {
-            return heldCreateRevision == createRevision ? heldSinceNanos : System.nanoTime();
-        }
     }
 
     /** {@link #close()} without blocking the caller: run on the callback executor. */
@@ -434,7 +439,7 @@ abstract class EtcdService<G, L extends DiscoException> implements SessionMember
     public final CompletableFuture<?> lateIncarnation(ByteSequence key, long createRevision) {
         QueueClaim<G> claim;
         synchronized (lock) {
-            if (held != null && heldKey.equals(key) && heldCreateRevision == createRevision) {
+            if (held != null && held.key().equals(key) && held.createRevision() == createRevision) {
                 return CompletableFuture.completedFuture(null);
             }
             claim = latest;
@@ -467,19 +472,18 @@ abstract class EtcdService<G, L extends DiscoException> implements SessionMember
         long rev;
         Op[] also;
         synchronized (lock) {
-            if (closed) {
+            if (state == GrantState.CLOSED) {
                 return;
             }
-            closed = true;
+            move(GrantState.CLOSED);
             claim = latest;
-            key = held == null ? null : heldKey;
-            rev = heldCreateRevision;
-            also = held == null ? NO_OPS : releaseOps(held);
+            key = held == null ? null : held.key();
+            rev = held == null ? 0 : held.createRevision();
+            also = held == null ? NO_OPS : releaseOps(held.grant());
             if (held != null) {
-                tellEnded(heldSinceNanos, null);
+                tellEnded(held.sinceNanos(), null);
             }
-            held = null;
-            stopHeldWatch();
+            dropHeld();
         }
         closing();
         if (ownsSession) {
@@ -514,12 +518,14 @@ abstract class EtcdService<G, L extends DiscoException> implements SessionMember
             if (lost == null) {
                 lost = loss;
             }
-            if (held != null) {
-                tellEnded(heldSinceNanos, loss);
+            if (state != GrantState.LOST && state != GrantState.CLOSED) {
+                move(GrantState.LOST);
             }
-            lostWhileHeld |= held != null;
-            held = null;
-            stopHeldWatch();
+            if (held != null) {
+                tellEnded(held.sinceNanos(), loss);
+                unreleasedLoss = lost;
+            }
+            dropHeld();
             claim = latest;
         }
         if (claim != null) {
@@ -532,12 +538,13 @@ abstract class EtcdService<G, L extends DiscoException> implements SessionMember
     public final void sessionClosed() {
         QueueClaim<G> claim;
         synchronized (lock) {
-            closed = true;
-            if (held != null) {
-                tellEnded(heldSinceNanos, null);
+            if (state != GrantState.CLOSED) {
+                move(GrantState.CLOSED);
             }
-            held = null;
-            stopHeldWatch();
+            if (held != null) {
+                tellEnded(held.sinceNanos(), null);
+            }
+            dropHeld();
             claim = latest;
         }
         if (claim != null) {
@@ -555,62 +562,5 @@ abstract class EtcdService<G, L extends DiscoException> implements SessionMember
     @Override
     public String toString() {
         return getClass().getSimpleName() + "{prefix=" + prefix + ", lease=" + session.leaseHex() + '}';
-    }
-
-    /**
-     * A future handed to the user: completed on the callback executor (so the user's dependent stages
-     * never run on a session thread), with that executor as the default of its {@code *Async} stages.
-     * Cancelling it, or completing it exceptionally, gives up the claim behind it, unless the claim
-     * has already committed, in which case it returns false and the grant arrives as usual.
-     */
-    static final class UserFuture<T> extends CompletableFuture<T> {
-
-        private final Executor executor;
-        private final CompletableFuture<T> source;
-
-        UserFuture(Executor executor, CompletableFuture<T> source) {
-            this.executor = executor;
-            this.source = source;
-        }
-
-        void answer(T value, Throwable error) {
-            if (error == null) {
-                super.complete(value);
-            } else {
-                super.completeExceptionally(error instanceof java.util.concurrent.CompletionException && error.getCause() != null
-                        ? error.getCause() : error);
-            }
-        }
-
-        @Override
-        public boolean cancel(boolean mayInterruptIfRunning) {
-            if (source != null && !source.cancel(mayInterruptIfRunning) && !source.isCancelled()) {
-                return false;
-            }
-            return super.cancel(mayInterruptIfRunning);
-        }
-
-        @Override
-        public boolean completeExceptionally(Throwable ex) {
-            if (source != null && !source.completeExceptionally(ex)) {
-                return false;
-            }
-            return super.completeExceptionally(ex);
-        }
-
-        @Override
-        public boolean complete(T value) {
-            throw new UnsupportedOperationException("an acquisition completes only by acquiring");
-        }
-
-        @Override
-        public Executor defaultExecutor() {
-            return executor;
-        }
-
-        @Override
-        public <U> CompletableFuture<U> newIncompleteFuture() {
-            return new CompletableFuture<>();
-        }
     }
 }

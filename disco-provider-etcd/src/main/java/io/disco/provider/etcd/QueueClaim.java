@@ -2,13 +2,9 @@ package io.disco.provider.etcd;
 
 import io.disco.fencing.DiscoException;
 import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.kv.GetResponse;
-import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import java.time.Duration;
@@ -45,21 +41,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * outcome is unknown, {@link LateCreates} takes over: it deletes what that Txn created, whenever it
  * is applied, and every delete stays guarded by a CreateRevision.
  *
- * <p>The state machine runs on the session thread; {@link #result} may be completed, cancelled or
- * awaited from any thread.
+ * <p>The state machine ({@link ClaimState}, every move checked) runs on the session thread;
+ * {@link #result} may be completed, cancelled or awaited from any thread.
  *
  * @param <G> the grant type; a {@code null} grant means "not acquired" (try-only attempts)
  */
 abstract class QueueClaim<G> {
-
-    /**
-     * What the create Txn found: the own key's CreateRevision, whether someone is ahead, the revision
-     * of the answer, the value of an existing own key that the claim adopted (null when the Txn
-     * created the key), and the newest key ahead when the Txn created the key and at most one may be
-     * ahead (else null: the wait reads it).
-     */
-    record Created(long myRevision, boolean mustWait, long revision, ByteSequence adoptedValue, KeyValue predecessor) {
-    }
 
     final EtcdService<G, ?> service;
     final SessionCore session;
@@ -70,15 +57,13 @@ abstract class QueueClaim<G> {
     private final CompletableFuture<Void> settled = new CompletableFuture<>();
 
     // Session thread only.
+    private ClaimState state = ClaimState.NEW;
+    /** The own key's CreateRevision once the create Txn is answered; 0 when there is no own key to delete. */
     private long myRevision;
-    private boolean createInFlight;
-    private boolean createOutcomeUnknown;
-    private boolean finished;
     private PredecessorWait wait;
     private OwnKeyWatch.Following ownWatch;
-    private boolean committed;
     private ByteSequence adoptedValue;
-    // Read by the awaiting thread.
+    /** Whether etcd answered the create Txn: read by the awaiting thread, to tell a timeout from an unreachable etcd. */
     private volatile boolean answered;
 
     /** When this acquisition started (System.nanoTime()), for the listeners' wait times. */
@@ -133,9 +118,14 @@ abstract class QueueClaim<G> {
         }
     }
 
+    /** Moves to {@code next}; a move the claim never makes fails loudly (see {@link ClaimState#to}). */
+    private void move(ClaimState next) {
+        state = state.to(next);
+    }
+
     private void doCreate() {
-        if (finished) {
-            settled.complete(null);
+        if (state != ClaimState.NEW) {
+            settled.complete(null); // given up before it started
             return;
         }
         CompletableFuture<Void> janitor = session.lateCreates().deleting(ownKey);
@@ -144,16 +134,15 @@ abstract class QueueClaim<G> {
             janitor.whenComplete((v, e) -> session.runOnSession(this::doCreate));
             return;
         }
-        createInFlight = true;
+        move(ClaimState.CREATING);
         AtomicInteger copies = new AtomicInteger();
         create(copies).whenComplete((c, e) -> {
-            createInFlight = false;
             if (e != null) {
-                createOutcomeUnknown = true;
-                if (finished) {
-                    cleanup();
+                // The outcome is unknown: the Txn may have been applied, or may be applied later still.
+                if (state == ClaimState.ABANDONED) {
+                    withdraw(true);
                 } else {
-                    fail(e);
+                    giveUp(cause(e), true);
                 }
                 return;
             }
@@ -164,20 +153,22 @@ abstract class QueueClaim<G> {
                 // A copy sent to a member that did not answer may still be applied, after this key is gone.
                 session.lateCreates().watch(ownKey);
             }
-            if (finished) {
-                cleanup();
+            if (state == ClaimState.ABANDONED) {
+                withdraw(false);
                 return;
             }
             if (c.mustWait() && tryOnly) {
-                finishWith(null);
+                notAcquired();
                 return;
             }
             long mine = myRevision;
             ownWatch = service.ownKeyWatch(ownKey).follow(mine, c.revision(), () -> ownKeyDeleted(mine));
             if (!c.mustWait()) {
+                move(ClaimState.VALIDATING);
                 acquired(c.revision());
                 return;
             }
+            move(ClaimState.WAITING);
             wait = new PredecessorWait(session, waitRange(), ownKey, myRevision - 1, allowedAhead())
                     .start(c.predecessor(), c.revision());
             scheduleAccessCheck(mine);
@@ -186,7 +177,8 @@ abstract class QueueClaim<G> {
                     ownKeyGone(gone);
                 } else if (we != null) {
                     fail(we);
-                } else if (!finished) {
+                } else if (state == ClaimState.WAITING) {
+                    move(ClaimState.VALIDATING);
                     acquired(revision);
                 }
             });
@@ -201,13 +193,13 @@ abstract class QueueClaim<G> {
      */
     private void scheduleAccessCheck(long mine) {
         session.schedule(() -> {
-            if (finished || myRevision != mine || wait == null || wait.future.isDone()) {
+            if (state != ClaimState.WAITING || myRevision != mine || wait.future.isDone()) {
                 return;
             }
             session.rpc("permission check of the own key", () -> session.client().getKVClient()
                             .get(ownKey, GetOption.builder().withCountOnly(true).build()))
                     .whenComplete((r, e) -> {
-                        if (finished || myRevision != mine) {
+                        if (state.finished() || myRevision != mine) {
                             return;
                         }
                         if (e != null && !EtcdErrors.isTransient(e)) {
@@ -221,9 +213,9 @@ abstract class QueueClaim<G> {
 
     /** Session thread: the own key incarnation created at {@code createRevision} is gone. */
     private void ownKeyDeleted(long createRevision) {
-        if (committed) {
+        if (state == ClaimState.COMMITTED) {
             service.heldKeyDeleted(createRevision);
-        } else if (!finished && myRevision == createRevision) {
+        } else if (!state.finished() && myRevision == createRevision) {
             ownKeyGone(new PredecessorWait.OwnKeyDeletedException(ownKey));
         }
     }
@@ -245,7 +237,7 @@ abstract class QueueClaim<G> {
      * {@link #adoptedValue}), and a copy applied after the key is gone is deleted by the session's
      * janitor. {@code copies} counts the copies sent.
      */
-    private CompletableFuture<Created> create(AtomicInteger copies) {
+    private CompletableFuture<CreateAnswer> create(AtomicInteger copies) {
         KeyRange range = waitRange();
         int allowed = allowedAhead();
         Op count = Op.get(range.start(), GetOption.builder().withRange(range.end()).withCountOnly(true).build());
@@ -262,26 +254,7 @@ abstract class QueueClaim<G> {
                             .Else(Op.get(ownKey, GetOption.DEFAULT), allowed == 0 ? firstCreated : count)
                             .commit();
                 })
-                .thenApply(r -> created(r, ownKey, allowed));
-    }
-
-    static Created created(TxnResponse r, ByteSequence ownKey, int allowed) {
-        if (r.isSucceeded()) {
-            long myRevision = r.getHeader().getRevision();
-            GetResponse read = r.getGetResponses().get(0);
-            if (allowed > 0) {
-                return new Created(myRevision, read.getCount() - 1 > allowed, myRevision, null, null);
-            }
-            KeyValue predecessor = read.getKvs().stream().filter(kv -> !kv.getKey().equals(ownKey)).findFirst().orElse(null);
-            return new Created(myRevision, predecessor != null, myRevision, null, predecessor);
-        }
-        KeyValue own = r.getGetResponses().get(0).getKvs().get(0);
-        long myRevision = own.getCreateRevision();
-        GetResponse first = r.getGetResponses().get(1);
-        boolean mustWait = allowed == 0
-                ? !first.getKvs().isEmpty() && first.getKvs().get(0).getCreateRevision() < myRevision
-                : first.getCount() - 1 > allowed;
-        return new Created(myRevision, mustWait, r.getHeader().getRevision(), own.getValue(), null);
+                .thenApply(r -> CreateAnswer.of(r, ownKey, allowed));
     }
 
     /** The own key vanished: the lease is gone (or the key was deleted by hand). Nothing is left to delete. */
@@ -298,7 +271,7 @@ abstract class QueueClaim<G> {
      * is lost instead).
      */
     private void acquired(long revision) {
-        if (finished) {
+        if (state != ClaimState.VALIDATING) {
             return;
         }
         CompletableFuture<Void> valid = session.validForGrant();
@@ -309,7 +282,7 @@ abstract class QueueClaim<G> {
         valid.whenComplete((v, e) -> session.runOnSession(() -> {
             if (e == null) {
                 grantNow(revision);
-            } else if (!finished) {
+            } else if (!state.finished()) {
                 Throwable cause = EtcdErrors.unwrap(e);
                 fail(session.isLost()
                         ? service.lostException(service.kind + " " + service.prefix + " lost while acquiring: " + cause.getMessage(), cause)
@@ -319,7 +292,7 @@ abstract class QueueClaim<G> {
     }
 
     private void grantNow(long revision) {
-        if (finished) {
+        if (state != ClaimState.VALIDATING) {
             return;
         }
         grant(myRevision, revision).whenComplete((g, e) -> {
@@ -332,18 +305,15 @@ abstract class QueueClaim<G> {
     }
 
     private void finishWith(G grant) {
-        if (finished) {
+        if (state != ClaimState.VALIDATING) {
+            // Given up while the grant was being built: the claim is withdrawn already.
             if (grant != null) {
                 discarded(grant);
             }
-            cleanup();
             return;
         }
         if (grant == null) {
-            // Not acquired (try-only): answer once the own key is withdrawn, so none is left behind.
-            finished = true;
-            cleanup();
-            settled.whenComplete((v, e) -> result.internalComplete(null));
+            notAcquired();
             return;
         }
         Throwable refused = service.commit(this, grant, myRevision, ownWatch);
@@ -352,21 +322,40 @@ abstract class QueueClaim<G> {
             giveUp(refused); // closed, lost, or given up by the caller at this instant: withdraw
             return;
         }
-        finished = true;
-        committed = true;
+        move(ClaimState.COMMITTED);
         settled.complete(null);
     }
 
+    /** Not acquired (try-only): answers once the own key is withdrawn, so none is left behind. */
+    private void notAcquired() {
+        move(ClaimState.WITHDRAWING);
+        withdraw(false);
+        settled.whenComplete((v, e) -> result.internalComplete(null));
+    }
+
     private void fail(Throwable e) {
-        giveUp(e instanceof DiscoException ? e : EtcdErrors.failure(service.kind + " acquisition", e));
+        giveUp(cause(e));
+    }
+
+    private Throwable cause(Throwable e) {
+        return e instanceof DiscoException ? e : EtcdErrors.failure(service.kind + " acquisition", e);
     }
 
     /** Gives up the attempt for {@code cause}; idempotent; session thread only. */
     final void giveUp(Throwable cause) {
-        if (finished) {
+        giveUp(cause, false);
+    }
+
+    /**
+     * @param createFailed whether the create Txn has just failed: its outcome is unknown, and the
+     *     janitor withdraws whatever it creates
+     */
+    private void giveUp(Throwable cause, boolean createFailed) {
+        if (state.finished()) {
             return;
         }
-        finished = true;
+        boolean createInFlight = state == ClaimState.CREATING && !createFailed;
+        move(createInFlight ? ClaimState.ABANDONED : ClaimState.WITHDRAWING);
         if (wait != null) {
             wait.cancel();
         }
@@ -376,7 +365,7 @@ abstract class QueueClaim<G> {
         }
         result.internalFail(cause);
         if (!createInFlight) {
-            cleanup(); // else the create Txn's answer triggers it
+            withdraw(createFailed); // else the create Txn's answer does
         }
     }
 
@@ -390,7 +379,15 @@ abstract class QueueClaim<G> {
         return settled;
     }
 
-    private void cleanup() {
+    /**
+     * Deletes what is left of the attempt, and completes {@link #settled} once that is done.
+     *
+     * @param createOutcomeUnknown whether the create Txn failed: it may have been applied, or be applied later
+     */
+    private void withdraw(boolean createOutcomeUnknown) {
+        if (state == ClaimState.ABANDONED) {
+            move(ClaimState.WITHDRAWING);
+        }
         if (ownWatch != null) {
             ownWatch.stop();
             ownWatch = null;
@@ -406,8 +403,12 @@ abstract class QueueClaim<G> {
             withdrawn = CompletableFuture.completedFuture(null);
         }
         myRevision = 0;
-        createOutcomeUnknown = false;
-        withdrawn.whenComplete((v, e) -> settled.complete(null));
+        withdrawn.whenComplete((v, e) -> {
+            if (state == ClaimState.WITHDRAWING) {
+                move(ClaimState.SETTLED);
+            }
+            settled.complete(null);
+        });
     }
 
     /**
@@ -417,7 +418,7 @@ abstract class QueueClaim<G> {
      * existing key), so the answer is then "ask again once it has settled".
      */
     final CompletableFuture<?> ownership(long createRevision) {
-        if (finished) {
+        if (state.finished()) {
             return null;
         }
         if (!answered) {
@@ -491,7 +492,7 @@ abstract class QueueClaim<G> {
 
     /**
      * The attempt's internal future: the blocking calls wait on it, and the user's future
-     * ({@link EtcdService.UserFuture}) follows it. Nothing of the user's is attached to it, so it may
+     * ({@link UserFuture}) follows it. Nothing of the user's is attached to it, so it may
      * complete on the session thread. Completing it with the grant is the commit point
      * ({@link EtcdService#commit}); cancelling it, or completing it exceptionally, before that
      * withdraws the claim.
