@@ -1,11 +1,11 @@
 package io.disco.micrometer;
 
+import io.disco.core.DiscoSession;
+import io.disco.core.SessionListener;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingToken;
 import io.disco.fencing.guard.Guard;
 import io.disco.fencing.guard.GuardListener;
-import io.disco.provider.etcd.EtcdSession;
-import io.disco.provider.etcd.EtcdSessionListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -18,8 +18,8 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Micrometer meters for disco: register it as a session listener
- * ({@code EtcdOptions.builder().listener(metrics)}) and as a guard listener
+ * Micrometer meters for disco: register it as a session listener, with any provider
+ * (etcd: {@code EtcdOptions.builder().listener(metrics)}) and as a guard listener
  * ({@code Guard.builder().listener(metrics.guard("orders"))}).
  *
  * <table>
@@ -37,7 +37,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * Names of locks, elections and semaphores are not tags by default (their number may be unbounded);
  * {@link #withNameTags} adds a {@code name} tag to the acquisition and hold timers.
  */
-public final class DiscoMetrics implements EtcdSessionListener {
+public final class DiscoMetrics implements SessionListener {
 
     private final MeterRegistry registry;
     private final boolean nameTags;
@@ -81,14 +81,14 @@ public final class DiscoMetrics implements EtcdSessionListener {
         return nameTags ? tags.and("name", name) : tags;
     }
 
-    private void sessionSeen(EtcdSession session) {
+    private void sessionSeen(DiscoSession session) {
         remaining.computeIfAbsent(session.leaseId(), id -> Gauge.builder("disco.lease.remaining", session,
                         s -> s.remainingValidity().toNanos() / 1e9)
                 .tags("lease", Long.toHexString(id)).baseUnit("seconds")
                 .description("validity left on the lease, on the local clock").register(registry));
     }
 
-    private void sessionGone(EtcdSession session) {
+    private void sessionGone(DiscoSession session) {
         Gauge g = remaining.remove(session.leaseId());
         if (g != null) {
             registry.remove(g);
@@ -96,46 +96,46 @@ public final class DiscoMetrics implements EtcdSessionListener {
     }
 
     @Override
-    public void renewed(EtcdSession session, Duration left) {
+    public void renewed(DiscoSession session, Duration left) {
         sessionSeen(session);
         renewalsOk.increment();
     }
 
     @Override
-    public void renewalFailing(EtcdSession session, Duration failingFor, Duration left, Throwable cause) {
+    public void renewalFailing(DiscoSession session, Duration failingFor, Duration left, Throwable cause) {
         sessionSeen(session);
         renewalsFailed.increment();
     }
 
     @Override
-    public void lost(EtcdSession session, DiscoException cause) {
+    public void lost(DiscoSession session, DiscoException cause) {
         losses.increment();
         sessionGone(session);
     }
 
     @Override
-    public void closed(EtcdSession session) {
+    public void closed(DiscoSession session) {
         sessionGone(session);
     }
 
     @Override
-    public void acquired(EtcdSession session, String primitive, String name, String key, FencingToken token, Duration waited) {
+    public void acquired(DiscoSession session, String primitive, String name, String key, FencingToken token, Duration waited) {
         sessionSeen(session);
         timer("disco.acquisitions", primitive, name, "acquired").record(waited);
     }
 
     @Override
-    public void acquisitionFailed(EtcdSession session, String primitive, String name, Throwable cause, Duration waited) {
+    public void acquisitionFailed(DiscoSession session, String primitive, String name, Throwable cause, Duration waited) {
         timer("disco.acquisitions", primitive, name, "failed").record(waited);
     }
 
     @Override
-    public void released(EtcdSession session, String primitive, String name, Duration held) {
+    public void released(DiscoSession session, String primitive, String name, Duration held) {
         timer("disco.holds", primitive, name, "released").record(held);
     }
 
     @Override
-    public void grantLost(EtcdSession session, String primitive, String name, Throwable cause, Duration held) {
+    public void grantLost(DiscoSession session, String primitive, String name, Throwable cause, Duration held) {
         timer("disco.holds", primitive, name, "lost").record(held);
     }
 

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.disco.core.DiscoSession;
+import io.disco.core.SessionListener;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingToken;
 import io.disco.fencing.TokenStaleException;
@@ -13,7 +15,6 @@ import io.disco.lock.LockService;
 import io.disco.provider.etcd.EtcdDeadlines;
 import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdSession;
-import io.disco.provider.etcd.EtcdSessionListener;
 import io.disco.testing.EtcdCluster;
 import io.disco.testing.EtcdExtension;
 import io.etcd.jetcd.Client;
@@ -35,54 +36,54 @@ class ObservabilityTest {
     static final EtcdExtension ETCD = EtcdExtension.singleMember();
 
     /** Records "<lease>:<event>" lines. */
-    static final class Recorder implements EtcdSessionListener {
+    static final class Recorder implements SessionListener {
         final List<String> events = new CopyOnWriteArrayList<>();
 
-        private void add(EtcdSession s, String e) {
+        private void add(DiscoSession s, String e) {
             events.add(Long.toHexString(s.leaseId()) + ":" + e);
         }
 
         @Override
-        public void renewed(EtcdSession s, Duration remaining) {
+        public void renewed(DiscoSession s, Duration remaining) {
             add(s, "renewed");
         }
 
         @Override
-        public void renewalFailing(EtcdSession s, Duration failingFor, Duration remaining, Throwable cause) {
+        public void renewalFailing(DiscoSession s, Duration failingFor, Duration remaining, Throwable cause) {
             add(s, "renewalFailing");
         }
 
         @Override
-        public void lost(EtcdSession s, DiscoException cause) {
+        public void lost(DiscoSession s, DiscoException cause) {
             add(s, "lost");
         }
 
         @Override
-        public void closed(EtcdSession s) {
+        public void closed(DiscoSession s) {
             add(s, "closed");
         }
 
         @Override
-        public void acquired(EtcdSession s, String primitive, String name, String key, FencingToken token, Duration waited) {
+        public void acquired(DiscoSession s, String primitive, String name, String key, FencingToken token, Duration waited) {
             add(s, "acquired " + primitive);
         }
 
         @Override
-        public void released(EtcdSession s, String primitive, String name, Duration held) {
+        public void released(DiscoSession s, String primitive, String name, Duration held) {
             add(s, "released " + primitive);
         }
 
         @Override
-        public void acquisitionFailed(EtcdSession s, String primitive, String name, Throwable cause, Duration waited) {
+        public void acquisitionFailed(DiscoSession s, String primitive, String name, Throwable cause, Duration waited) {
             add(s, "acquisitionFailed " + primitive);
         }
 
         @Override
-        public void grantLost(EtcdSession s, String primitive, String name, Throwable cause, Duration held) {
+        public void grantLost(DiscoSession s, String primitive, String name, Throwable cause, Duration held) {
             add(s, "grantLost " + primitive);
         }
 
-        List<String> of(EtcdSession s) {
+        List<String> of(DiscoSession s) {
             String p = Long.toHexString(s.leaseId()) + ":";
             return events.stream().filter(e -> e.startsWith(p)).map(e -> e.substring(p.length()))
                     .filter(e -> !e.equals("renewed") && !e.equals("renewalFailing")).toList();
@@ -160,9 +161,9 @@ class ObservabilityTest {
 
     @Test
     void aSlowOrThrowingListenerCannotDelayRenewal() throws Exception {
-        EtcdSessionListener slow = new EtcdSessionListener() {
+        SessionListener slow = new SessionListener() {
             @Override
-            public void renewed(EtcdSession session, Duration remaining) {
+            public void renewed(DiscoSession session, Duration remaining) {
                 try {
                     Thread.sleep(10_000); // a listener stuck far longer than the TTL
                 } catch (InterruptedException e) {
@@ -170,9 +171,9 @@ class ObservabilityTest {
                 }
             }
         };
-        EtcdSessionListener throwing = new EtcdSessionListener() {
+        SessionListener throwing = new SessionListener() {
             @Override
-            public void renewed(EtcdSession session, Duration remaining) {
+            public void renewed(DiscoSession session, Duration remaining) {
                 throw new IllegalStateException("listener bug");
             }
         };

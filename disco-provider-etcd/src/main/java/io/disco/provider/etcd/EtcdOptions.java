@@ -1,5 +1,6 @@
 package io.disco.provider.etcd;
 
+import io.disco.core.SessionListener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,7 +54,7 @@ public final class EtcdOptions {
     private final Executor callbackExecutor;
     private final Duration failoverAfter;
     private final Duration grantMargin;
-    private final List<EtcdSessionListener> listeners;
+    private final List<SessionListener> listeners;
 
     private EtcdOptions(Builder b) {
         this.listeners = List.copyOf(b.listeners);
@@ -112,7 +113,7 @@ public final class EtcdOptions {
     }
 
     /** @return the listeners every session with these options tells of its events, in registration order */
-    public List<EtcdSessionListener> listeners() {
+    public List<SessionListener> listeners() {
         return listeners;
     }
 
@@ -130,19 +131,19 @@ public final class EtcdOptions {
         private Executor callbackExecutor;
         private Duration failoverAfter = Duration.ofMillis(150);
         private Duration grantMargin;
-        private final List<EtcdSessionListener> listeners = new ArrayList<>();
+        private final List<SessionListener> listeners = new ArrayList<>();
 
         private Builder() {
         }
 
         /**
-         * Adds a listener of session and service events (see {@link EtcdSessionListener}).
+         * Adds a listener of session and service events (see {@link SessionListener}).
          *
          * @param listener the listener
          * @return this builder
          * @throws IllegalArgumentException if {@code listener} is null
          */
-        public Builder listener(EtcdSessionListener listener) {
+        public Builder listener(SessionListener listener) {
             listeners.add(requireArgument(listener, "listener"));
             return this;
         }

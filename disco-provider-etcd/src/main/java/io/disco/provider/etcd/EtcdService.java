@@ -1,5 +1,7 @@
 package io.disco.provider.etcd;
 
+import io.disco.core.SessionThread;
+import io.disco.core.UserFuture;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.Fenced;
 import io.disco.fencing.FencingToken;

@@ -1,5 +1,6 @@
 package io.disco.provider.etcd;
 
+import io.disco.core.DiscoSession;
 import io.disco.election.ElectionService;
 import io.disco.fencing.DiscoException;
 import io.disco.lock.LockService;
@@ -42,7 +43,7 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>Thread-safe.
  */
-public final class EtcdSession implements AutoCloseable {
+public final class EtcdSession implements DiscoSession {
 
     /** A session's state, for health checks. */
     public enum State {

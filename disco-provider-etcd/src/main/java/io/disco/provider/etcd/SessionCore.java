@@ -1,5 +1,10 @@
 package io.disco.provider.etcd;
 
+import io.disco.core.Callbacks;
+import io.disco.core.DiscoSession;
+import io.disco.core.SessionEvents;
+import io.disco.core.SessionListener;
+import io.disco.core.SessionThread;
 import io.disco.fencing.DiscoException;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -24,14 +29,14 @@ import org.slf4j.LoggerFactory;
  * {@link SessionExecutors threads} and the {@link Callbacks callback executor}, its
  * {@link SessionEvents listener events}, its {@link ServiceRegistry services}, its
  * {@link SessionWatches watches} and its {@link LateCreates janitor}. It runs the two endings of a
- * session, loss and close, across them. {@link EtcdSession} is the public front over it.
+ * session, loss and close, across them. The public {@code EtcdSession} is the front over it.
  */
 final class SessionCore implements LeaseKeeper.Observer {
 
     private static final Logger LOG = LoggerFactory.getLogger(SessionCore.class);
 
     /** The session as its listeners see it. */
-    private final EtcdSession front;
+    private final DiscoSession front;
     private final Client client;
     private final long leaseId;
     private final long ttlSeconds;
@@ -49,7 +54,7 @@ final class SessionCore implements LeaseKeeper.Observer {
     private final HeldKeyDeletions heldKeyDeletions = new HeldKeyDeletions();
     private final CompletableFuture<Void> done = new CompletableFuture<>();
 
-    SessionCore(EtcdSession front, Client client, LeaseKeeper.Granted granted, EtcdOptions options) {
+    SessionCore(DiscoSession front, Client client, LeaseKeeper.Granted granted, EtcdOptions options) {
         this.front = front;
         this.client = client;
         this.leaseId = granted.id();
@@ -75,7 +80,7 @@ final class SessionCore implements LeaseKeeper.Observer {
 
     // ---------------------------------------------------------------- what the session is
 
-    EtcdSession front() {
+    DiscoSession front() {
         return front;
     }
 
@@ -244,7 +249,7 @@ final class SessionCore implements LeaseKeeper.Observer {
     }
 
     /** See {@link SessionEvents#tell}. */
-    void tell(Consumer<EtcdSessionListener> event) {
+    void tell(Consumer<SessionListener> event) {
         events.tell(event);
     }
 

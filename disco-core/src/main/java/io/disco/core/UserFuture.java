@@ -1,4 +1,4 @@
-package io.disco.provider.etcd;
+package io.disco.core;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -8,19 +8,33 @@ import java.util.concurrent.Executor;
  * A future handed to the user: completed on the callback executor (so the user's dependent stages
  * never run on a session thread), with that executor as the default of its {@code *Async} stages.
  * Cancelling it, or completing it exceptionally, gives up the claim behind it, unless the claim
- * has already committed, in which case it returns false and the grant arrives as usual.
+ * has already committed, in which case it returns false and the grant arrives as usual. For
+ * providers: a provider completes it with {@link #answer}, through {@link Callbacks#deliver}.
+ *
+ * @param <T> the answer's type
  */
-final class UserFuture<T> extends CompletableFuture<T> {
+public final class UserFuture<T> extends CompletableFuture<T> {
 
     private final Executor executor;
     private final CompletableFuture<T> source;
 
-    UserFuture(Executor executor, CompletableFuture<T> source) {
+    /**
+     * @param executor the callback executor: the default of the {@code *Async} stages
+     * @param source the internal future behind it, which a cancellation or a failure by the user is
+     *     passed to; null when there is none (an answer known at once)
+     */
+    public UserFuture(Executor executor, CompletableFuture<T> source) {
         this.executor = executor;
         this.source = source;
     }
 
-    void answer(T value, Throwable error) {
+    /**
+     * Completes the future with the internal answer; call it on the callback executor.
+     *
+     * @param value the answer, when {@code error} is null
+     * @param error the failure (a {@code CompletionException} is unwrapped), or null
+     */
+    public void answer(T value, Throwable error) {
         if (error == null) {
             super.complete(value);
         } else {

@@ -1,4 +1,4 @@
-package io.disco.provider.etcd;
+package io.disco.core;
 
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingToken;
@@ -6,15 +6,16 @@ import java.time.Duration;
 
 /**
  * What a session and its services tell about themselves: renewals, their failures, the loss of the
- * lease, and each service's acquisitions and releases. Registered with
- * {@link EtcdOptions.Builder#listener}; the Micrometer binding ({@code disco-micrometer}) is one.
+ * lease, and each service's acquisitions and releases. The same for every provider: registered with
+ * the provider's options (etcd: {@code EtcdOptions.builder().listener(...)}); the Micrometer binding
+ * ({@code disco-micrometer}) is one.
  *
  * <p>Calls are made one at a time and in the order of the events, per session, on the session's
  * callback executor, never on a thread that renews the lease or detects its loss: a slow listener
  * delays only later notifications, and one that throws is logged and called again for later events.
  * Every method has an empty default.
  */
-public interface EtcdSessionListener {
+public interface SessionListener {
 
     /**
      * A renewal was answered.
@@ -22,7 +23,7 @@ public interface EtcdSessionListener {
      * @param session the session
      * @param remaining how long the lease is valid from now on the local clock
      */
-    default void renewed(EtcdSession session, Duration remaining) {
+    default void renewed(DiscoSession session, Duration remaining) {
     }
 
     /**
@@ -33,7 +34,7 @@ public interface EtcdSessionListener {
      * @param remaining how long the lease stays valid unless a renewal is answered
      * @param cause the failure
      */
-    default void renewalFailing(EtcdSession session, Duration failingFor, Duration remaining, Throwable cause) {
+    default void renewalFailing(DiscoSession session, Duration failingFor, Duration remaining, Throwable cause) {
     }
 
     /**
@@ -43,7 +44,7 @@ public interface EtcdSessionListener {
      * @param session the session
      * @param cause why
      */
-    default void lost(EtcdSession session, DiscoException cause) {
+    default void lost(DiscoSession session, DiscoException cause) {
     }
 
     /**
@@ -51,7 +52,7 @@ public interface EtcdSessionListener {
      *
      * @param session the session
      */
-    default void closed(EtcdSession session) {
+    default void closed(DiscoSession session) {
     }
 
     /**
@@ -64,7 +65,7 @@ public interface EtcdSessionListener {
      * @param token the grant's fencing token
      * @param waited from the start of the acquisition to the grant
      */
-    default void acquired(EtcdSession session, String primitive, String name, String key, FencingToken token, Duration waited) {
+    default void acquired(DiscoSession session, String primitive, String name, String key, FencingToken token, Duration waited) {
     }
 
     /**
@@ -75,7 +76,7 @@ public interface EtcdSessionListener {
      * @param name the service's name
      * @param held from the grant to the release
      */
-    default void released(EtcdSession session, String primitive, String name, Duration held) {
+    default void released(DiscoSession session, String primitive, String name, Duration held) {
     }
 
     /**
@@ -88,7 +89,7 @@ public interface EtcdSessionListener {
      * @param cause why
      * @param waited from the start of the acquisition to its end
      */
-    default void acquisitionFailed(EtcdSession session, String primitive, String name, Throwable cause, Duration waited) {
+    default void acquisitionFailed(DiscoSession session, String primitive, String name, Throwable cause, Duration waited) {
     }
 
     /**
@@ -100,6 +101,6 @@ public interface EtcdSessionListener {
      * @param cause the loss
      * @param held from the grant to the loss
      */
-    default void grantLost(EtcdSession session, String primitive, String name, Throwable cause, Duration held) {
+    default void grantLost(DiscoSession session, String primitive, String name, Throwable cause, Duration held) {
     }
 }

@@ -1,4 +1,4 @@
-package io.disco.provider.etcd;
+package io.disco.core;
 
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -7,19 +7,20 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Where user code runs: the callback executor of a session (the user's choice, or a shared pool of
- * daemon threads), never a {@linkplain SessionThread session thread}.
+ * Where user code runs: a session's callback executor (the user's choice, or a shared pool of daemon
+ * threads named {@code disco-callback-N} that grows as needed, so that one blocking callback delays no
+ * other), never a {@linkplain SessionThread session thread}. For providers.
  */
-final class Callbacks {
+public final class Callbacks {
 
     private final Executor executor;
 
     /** @param executor the user's callback executor, or null for the default pool */
-    Callbacks(Executor executor) {
+    public Callbacks(Executor executor) {
         this.executor = executor == null ? DefaultPool.POOL : executor;
     }
 
-    /** The default callback executor: daemon threads, created as needed, so one blocking callback delays no other. */
+    /** The default callback executor. */
     private static final class DefaultPool {
         private static final AtomicInteger COUNT = new AtomicInteger();
         static final ExecutorService POOL = Executors.newCachedThreadPool(r -> {
@@ -33,8 +34,10 @@ final class Callbacks {
      * Runs user-facing work (completing a future the user holds, so its dependent stages) on the
      * callback executor, never on a session thread: a task that the executor would run on one (a
      * direct executor) goes to the default pool instead, and so does a task it rejects.
+     *
+     * @param task the work
      */
-    void deliver(Runnable task) {
+    public void deliver(Runnable task) {
         Runnable guarded = () -> {
             if (SessionThread.onSessionThread()) {
                 DefaultPool.POOL.execute(task);
@@ -50,7 +53,7 @@ final class Callbacks {
     }
 
     /** @return where user-facing futures complete: the default for {@code *Async} stages of those futures */
-    Executor executor() {
+    public Executor executor() {
         return executor;
     }
 }

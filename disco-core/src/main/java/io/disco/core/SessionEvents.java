@@ -1,8 +1,9 @@
-package io.disco.provider.etcd;
+package io.disco.core;
 
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -13,43 +14,48 @@ import org.slf4j.LoggerFactory;
  * Tells a session's listeners of its events and its services' events: in event order, one event at
  * a time, on the callback executor (never a session thread), batched over a few milliseconds so that
  * a busy service does not wake a callback thread twice per acquisition. Nothing is queued when there
- * is no listener.
+ * is no listener. For providers.
  */
-final class SessionEvents {
+public final class SessionEvents {
 
     private static final Logger LOG = LoggerFactory.getLogger(SessionEvents.class);
 
     /** How long events wait to be told together. */
     private static final long EVENT_BATCH_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
-    private final List<EtcdSessionListener> listeners;
-    private final ScheduledThreadPoolExecutor timer;
+    private final List<SessionListener> listeners;
+    private final ScheduledExecutorService timer;
     private final Callbacks callbacks;
     private final ConcurrentLinkedQueue<Runnable> events = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean telling = new AtomicBoolean();
 
     /**
-     * @param timer where the batch's delay runs (the lease timer: its tasks are short)
+     * @param listeners who is told, in this order
+     * @param timer where the batch's delay runs (a session's lease timer: its tasks are short)
      * @param callbacks where the listeners are called
      */
-    SessionEvents(List<EtcdSessionListener> listeners, ScheduledThreadPoolExecutor timer, Callbacks callbacks) {
+    public SessionEvents(List<SessionListener> listeners, ScheduledExecutorService timer, Callbacks callbacks) {
         this.listeners = List.copyOf(listeners);
         this.timer = timer;
         this.callbacks = callbacks;
     }
 
     /** @return whether anyone listens: callers skip building an event's arguments otherwise */
-    boolean listened() {
+    public boolean listened() {
         return !listeners.isEmpty();
     }
 
-    /** Tells every listener of an event (see the class comment); a listener that throws is logged. */
-    void tell(Consumer<EtcdSessionListener> event) {
+    /**
+     * Tells every listener of an event (see the class comment); a listener that throws is logged.
+     *
+     * @param event what to call on each listener
+     */
+    public void tell(Consumer<SessionListener> event) {
         if (listeners.isEmpty()) {
             return;
         }
         events.add(() -> {
-            for (EtcdSessionListener l : listeners) {
+            for (SessionListener l : listeners) {
                 try {
                     event.accept(l);
                 } catch (RuntimeException e) {
@@ -58,8 +64,10 @@ final class SessionEvents {
             }
         });
         if (telling.compareAndSet(false, true)) {
-            if (SessionExecutors.schedule(timer, () -> callbacks.deliver(this::tellQueued), EVENT_BATCH_NANOS) == null) {
-                callbacks.deliver(this::tellQueued); // shut down: tell what is left at once
+            try {
+                timer.schedule(() -> callbacks.deliver(this::tellQueued), EVENT_BATCH_NANOS, TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException shutDown) {
+                callbacks.deliver(this::tellQueued); // tell what is left at once
             }
         }
     }
