@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
@@ -35,7 +36,7 @@ import java.util.function.UnaryOperator;
  * @param <G> the grant type
  * @param <L> the service's "lease lost" exception
  */
-abstract class EtcdService<G, L extends DiscoException> implements SessionMember {
+abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> implements SessionMember {
 
     final SessionCore session;
     final String prefix;
@@ -85,6 +86,11 @@ abstract class EtcdService<G, L extends DiscoException> implements SessionMember
     }
 
     @Override
+    final SessionCore session() {
+        return session;
+    }
+
+    @Override
     public final String prefix() {
         return prefix;
     }
@@ -100,6 +106,7 @@ abstract class EtcdService<G, L extends DiscoException> implements SessionMember
     }
 
     /** The service's lease-lost exception. */
+    @Override
     abstract L lostException(String message, Throwable cause);
 
     /** Called when the service is closed (on the caller's thread) or its session is (on the closing thread). */
@@ -200,15 +207,9 @@ abstract class EtcdService<G, L extends DiscoException> implements SessionMember
         return (G) begun;
     }
 
-    /**
-     * Hands {@code grant} to the caller and records it as held, or refuses: when the service is closed
-     * or lost, or the caller has already given up (cancelled, timed out). Completing the claim's
-     * future is the commit point: it is one atomic step, so either the caller gets the grant and the
-     * service holds it, or the caller's giving up wins and the claim is withdrawn; never neither.
-     *
-     * @return null when committed, else why not (the claim then withdraws with it)
-     */
-    final Throwable commit(QueueClaim<G> claim, G grant, long createRevision, OwnKeyWatch.Following watch) {
+    @Override
+    final Throwable commit(G grant, ByteSequence ownKey, long createRevision, OwnKeyWatch.Following watch, long startedNanos,
+                           Predicate<G> handOver) {
         long since;
         synchronized (lock) {
             if (lost != null) {
@@ -217,16 +218,16 @@ abstract class EtcdService<G, L extends DiscoException> implements SessionMember
             if (state == GrantState.CLOSED) {
                 return new IllegalStateException(kind + " service " + prefix + " closed");
             }
-            if (!claim.result.internalComplete(grant)) {
+            if (!handOver.test(grant)) {
                 return new CancellationException("the caller gave up");
             }
             move(GrantState.HELD);
-            held = new HeldGrant<>(grant, claim.ownKey, createRevision, watch, System.nanoTime());
+            held = new HeldGrant<>(grant, ownKey, createRevision, watch, System.nanoTime());
             since = held.sinceNanos();
         }
         if (session.listened()) {
-            Duration waited = Duration.ofNanos(since - claim.startedNanos);
-            String key = claim.ownKey.toString(java.nio.charset.StandardCharsets.UTF_8);
+            Duration waited = Duration.ofNanos(since - startedNanos);
+            String key = ownKey.toString(java.nio.charset.StandardCharsets.UTF_8);
             FencingToken token = grant instanceof Fenced f ? f.token() : null;
             session.tell(l -> l.acquired(session.front(), kind, prefix, key, token, waited));
         }
@@ -253,6 +254,7 @@ abstract class EtcdService<G, L extends DiscoException> implements SessionMember
      * lease loss ({@link #done()}, {@link #err()}, and the next release throws it). The lease may be
      * gone too: it is checked at once.
      */
+    @Override
     final void heldKeyDeleted(long createRevision) {
         L loss;
         synchronized (lock) {
@@ -272,7 +274,7 @@ abstract class EtcdService<G, L extends DiscoException> implements SessionMember
         finish();
     }
 
-    /** Session thread: the watch of {@code ownKey}, opened by its first follower. */
+    @Override
     final OwnKeyWatch ownKeyWatch(ByteSequence ownKey) {
         return ownKeyWatches.computeIfAbsent(ownKey, k -> new OwnKeyWatch(session, k));
     }

@@ -33,7 +33,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * From the create Txn's answer until the grant ends, the own key is watched ({@link OwnKeyWatch}):
  * its deletion by anybody else fails a waiting attempt at once and ends a held grant as a loss of
- * the service ({@link EtcdService#heldKeyDeleted}).
+ * the service ({@link ClaimOwner#heldKeyDeleted}).
  *
  * Every way of giving up (timeout, interruption, cancellation of {@link #result}, failure, loss)
  * deletes the own key, guarded by {@code CreateRevision == myRev}, retrying in the background until
@@ -48,7 +48,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 abstract class QueueClaim<G> {
 
-    final EtcdService<G, ?> service;
+    final ClaimOwner<G> service;
     final SessionCore session;
     final ByteSequence ownKey;
     private final ByteSequence value;
@@ -69,9 +69,9 @@ abstract class QueueClaim<G> {
     /** When this acquisition started (System.nanoTime()), for the listeners' wait times. */
     final long startedNanos = System.nanoTime();
 
-    QueueClaim(EtcdService<G, ?> service, ByteSequence ownKey, ByteSequence value, boolean tryOnly) {
+    QueueClaim(ClaimOwner<G> service, ByteSequence ownKey, ByteSequence value, boolean tryOnly) {
         this.service = service;
-        this.session = service.session;
+        this.session = service.session();
         this.ownKey = ownKey;
         this.value = value;
         this.tryOnly = tryOnly;
@@ -246,7 +246,7 @@ abstract class QueueClaim<G> {
                 .withLimit(2).withKeysOnly(true).build());
         Op firstCreated = Op.get(range.start(), range.firstCreated());
         Op put = Op.put(ownKey, value, PutOption.builder().withLeaseId(session.leaseId()).build());
-        return session.rpc(service.kind + " acquire Txn", () -> {
+        return session.rpc(service.kind() + " acquire Txn", () -> {
                     copies.incrementAndGet();
                     return session.client().getKVClient().txn()
                             .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
@@ -260,7 +260,7 @@ abstract class QueueClaim<G> {
     /** The own key vanished: the lease is gone (or the key was deleted by hand). Nothing is left to delete. */
     final void ownKeyGone(DiscoException cause) {
         myRevision = 0;
-        fail(service.lostException(service.kind + " " + service.prefix + " lost while acquiring: " + cause.getMessage(), cause));
+        fail(service.lostException(service.kind() + " " + service.prefix() + " lost while acquiring: " + cause.getMessage(), cause));
         session.probeLease();
     }
 
@@ -285,7 +285,7 @@ abstract class QueueClaim<G> {
             } else if (!state.finished()) {
                 Throwable cause = EtcdErrors.unwrap(e);
                 fail(session.isLost()
-                        ? service.lostException(service.kind + " " + service.prefix + " lost while acquiring: " + cause.getMessage(), cause)
+                        ? service.lostException(service.kind() + " " + service.prefix() + " lost while acquiring: " + cause.getMessage(), cause)
                         : cause);
             }
         }));
@@ -316,7 +316,7 @@ abstract class QueueClaim<G> {
             notAcquired();
             return;
         }
-        Throwable refused = service.commit(this, grant, myRevision, ownWatch);
+        Throwable refused = service.commit(grant, ownKey, myRevision, ownWatch, startedNanos, result::internalComplete);
         if (refused != null) {
             discarded(grant);
             giveUp(refused); // closed, lost, or given up by the caller at this instant: withdraw
@@ -338,7 +338,7 @@ abstract class QueueClaim<G> {
     }
 
     private Throwable cause(Throwable e) {
-        return e instanceof DiscoException ? e : EtcdErrors.failure(service.kind + " acquisition", e);
+        return e instanceof DiscoException ? e : EtcdErrors.failure(service.kind() + " acquisition", e);
     }
 
     /** Gives up the attempt for {@code cause}; idempotent; session thread only. */
@@ -361,7 +361,7 @@ abstract class QueueClaim<G> {
         }
         if (session.listened()) {
             java.time.Duration waited = java.time.Duration.ofNanos(System.nanoTime() - startedNanos);
-            session.tell(l -> l.acquisitionFailed(session.front(), service.kind, service.prefix, cause, waited));
+            session.tell(l -> l.acquisitionFailed(session.front(), service.kind(), service.prefix(), cause, waited));
         }
         result.internalFail(cause);
         if (!createInFlight) {
@@ -494,7 +494,7 @@ abstract class QueueClaim<G> {
      * The attempt's internal future: the blocking calls wait on it, and the user's future
      * ({@link UserFuture}) follows it. Nothing of the user's is attached to it, so it may
      * complete on the session thread. Completing it with the grant is the commit point
-     * ({@link EtcdService#commit}); cancelling it, or completing it exceptionally, before that
+     * ({@link ClaimOwner#commit}); cancelling it, or completing it exceptionally, before that
      * withdraws the claim.
      */
     final class Result extends CompletableFuture<G> {
