@@ -14,8 +14,11 @@ import java.util.concurrent.Executor;
  *   <li>Never two tasks at once in one runner: the next term's task starts only after the previous
  *       one has returned.</li>
  *   <li>The task learns of the end of its term no later than the election's {@code done()} fires:
- *       {@link LeaderTerm#ended()} completes and its thread is interrupted. It holds its term's token,
- *       so a guarded resource rejects whatever it still sends after a newer leader's first request.</li>
+ *       its thread is interrupted, and then {@link LeaderTerm#ended()} completes, so every
+ *       interruptible wait of the task, {@link LeaderTerm#awaitEnd} included, throws
+ *       {@link InterruptedException} at the end; the interrupt never reaches another term's task
+ *       (details in {@link LeaderTerm}). It holds its term's token, so a guarded resource rejects
+ *       whatever it still sends after a newer leader's first request.</li>
  *   <li>When the task returns normally it resigns, and campaigns again if {@link Options#requeue()}
  *       (the default); when it throws, the failure is logged, the term resigned, and the same rule
  *       applies. After a loss it always campaigns again, on a new session.</li>

@@ -236,22 +236,21 @@ final class EtcdLeadershipRunner implements LeadershipRunner {
         }
         notify(() -> options.listener().elected(won));
         Thread task = daemon(() -> {
+            term.enter();
+            Throwable failure = null;
             try {
                 options.task().lead(term);
-                term.stop(LeaderTerm.End.COMPLETED);
             } catch (Throwable t) {
-                term.failure = t;
-                if (term.stop(LeaderTerm.End.FAILED)) {
-                    LOG.warn("leadership runner {}: the task of term {} failed", prefix, won.token(), t);
-                }
+                failure = t;
+            }
+            if (term.leave(failure) && failure != null) {
+                LOG.warn("leadership runner {}: the task of term {} failed", prefix, won.token(), failure);
             }
         }, "disco-leader-task " + prefix + " term " + won.token());
         term.task = task;
         task.start();
+        // The term's end interrupts the task (Term.stop) before it completes ended: here it only waits.
         LeaderTerm.End end = term.ended.join();
-        if (end != LeaderTerm.End.COMPLETED && end != LeaderTerm.End.FAILED) {
-            task.interrupt();
-        }
         boolean interrupted = false;
         while (task.isAlive()) {
             try {
@@ -295,10 +294,27 @@ final class EtcdLeadershipRunner implements LeadershipRunner {
         return "EtcdLeadershipRunner[" + prefix + ", " + (isRunning() ? "running" : "stopped") + "]";
     }
 
-    /** One term as its task sees it. */
+    /**
+     * One term as its task sees it. Its end is decided once (the first {@link #stop} wins), and in
+     * this order: the end is recorded ({@link #isActive()}, {@link #end()}), the task's thread is
+     * interrupted if the task is running and the end is not its return, and only then is
+     * {@link #ended()} completed, so that no wait of the task can return normally on the end
+     * (issue 36). The interrupt is sent under {@link #guard}, which the task's return also takes, so
+     * it never lands after {@link #leave} (and the thread ends there: the next term's task runs on a
+     * new thread).
+     */
     private static final class Term implements LeaderTerm {
+
+        /** Where the term's task is: it moves forward only, one step at a time. */
+        private enum TaskState { NOT_STARTED, RUNNING, RETURNED }
+
         final Leadership leadership;
         final CompletableFuture<End> ended = new CompletableFuture<>();
+        private final Object guard = new Object();
+        /** The end, once decided; written under {@link #guard}. */
+        private volatile End end;
+        /** Guarded by {@link #guard}. */
+        private TaskState state = TaskState.NOT_STARTED;
         volatile Throwable failure;
         /** The thread running this term's task; set before it starts. */
         volatile Thread task;
@@ -307,9 +323,53 @@ final class EtcdLeadershipRunner implements LeadershipRunner {
             this.leadership = leadership;
         }
 
+        private void move(TaskState from, TaskState to) {
+            if (state != from) {
+                throw new IllegalStateException("term " + leadership.token() + ": task " + state + ", expected " + from + " for " + to);
+            }
+            state = to;
+        }
+
+        /** On the task's thread, before the task: a term that ended before its task started interrupts it now. */
+        void enter() {
+            synchronized (guard) {
+                move(TaskState.NOT_STARTED, TaskState.RUNNING);
+                if (end != null) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+
+        /**
+         * On the task's thread, once the task returned ({@code failure} null) or threw: no interrupt
+         * is sent from here on. Ends the term as COMPLETED or FAILED unless it had ended.
+         *
+         * @return whether the task's return ended the term
+         */
+        boolean leave(Throwable failure) {
+            synchronized (guard) {
+                move(TaskState.RUNNING, TaskState.RETURNED);
+            }
+            Thread.interrupted(); // an interrupt that landed after the task returned is nobody's: this thread ends
+            if (failure != null) {
+                this.failure = failure;
+            }
+            return stop(failure == null ? End.COMPLETED : End.FAILED);
+        }
+
         /** Ends the term with {@code end} unless it has ended; returns whether this call ended it. */
         boolean stop(End end) {
-            return ended.complete(end);
+            synchronized (guard) {
+                if (this.end != null) {
+                    return false;
+                }
+                this.end = end;
+                if (state == TaskState.RUNNING) {
+                    task.interrupt(); // before ended completes: every wait of the task sees the end
+                }
+            }
+            ended.complete(end);
+            return true;
         }
 
         @Override
@@ -324,7 +384,7 @@ final class EtcdLeadershipRunner implements LeadershipRunner {
 
         @Override
         public boolean isActive() {
-            return !ended.isDone();
+            return end == null;
         }
 
         @Override
@@ -334,11 +394,17 @@ final class EtcdLeadershipRunner implements LeadershipRunner {
 
         @Override
         public Optional<End> end() {
-            return Optional.ofNullable(ended.getNow(null));
+            return Optional.ofNullable(end);
         }
 
         @Override
         public boolean awaitEnd(Duration timeout) throws InterruptedException {
+            if (timeout == null) {
+                throw new IllegalArgumentException("timeout must not be null");
+            }
+            if (Thread.interrupted()) {
+                throw new InterruptedException("interrupted before awaiting the end of term " + leadership.token());
+            }
             try {
                 ended.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
                 return true;
