@@ -84,9 +84,12 @@ final class ElectionLeadershipRunner implements LeadershipRunner {
 
     @Override
     public boolean relinquish() {
+        RunnerTerm term;
         synchronized (lock) {
-            return current != null && current.stop(LeaderTerm.End.RELINQUISHED);
+            term = current;
         }
+        // stopped outside the lock: completing ended() runs the task's callbacks on this thread
+        return term != null && term.stop(LeaderTerm.End.RELINQUISHED);
     }
 
     @Override
@@ -98,11 +101,13 @@ final class ElectionLeadershipRunner implements LeadershipRunner {
     public void close() {
         closing.complete(LeaderTerm.End.CLOSED);
         CompletableFuture<Leadership> campaign;
+        RunnerTerm term;
         synchronized (lock) {
-            if (current != null) {
-                current.stop(LeaderTerm.End.CLOSED);
-            }
+            term = current;
             campaign = pending;
+        }
+        if (term != null) {
+            term.stop(LeaderTerm.End.CLOSED); // a term made current after this sees closing in runTerm
         }
         if (campaign != null) {
             campaign.cancel(true); // withdraws the candidacy
@@ -208,10 +213,12 @@ final class ElectionLeadershipRunner implements LeadershipRunner {
 
     /** Ends the running term if it belongs to {@code election} (a late {@code done()} of an earlier attempt's service does not). */
     private void stopCurrent(ElectionService election, LeaderTerm.End end) {
+        RunnerTerm term;
         synchronized (lock) {
-            if (current != null && currentElection == election) {
-                current.stop(end);
-            }
+            term = currentElection == election ? current : null;
+        }
+        if (term != null) {
+            term.stop(end); // a term made current after this sees done() in runTerm
         }
     }
 
