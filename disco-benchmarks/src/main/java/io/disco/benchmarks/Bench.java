@@ -14,6 +14,7 @@ import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdProvider;
 import io.disco.provider.etcd.EtcdSession;
 import io.disco.testing.EtcdCluster;
+import io.disco.testing.RpcCounter;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
