@@ -20,8 +20,9 @@ public interface ContractBackend {
      * Opens a new owner: its own session (lease) with the given time to live, independent of every other
      * owner, as another process would be. The kit closes it at the end of the test.
      *
-     * @param ttl the lease's time to live; the kit asks for 2 s (a frozen owner's lease must end quickly) up to
-     *            30 s (a lease that must outlive the test unless ended on purpose)
+     * @param ttl the lease's time to live; the kit asks for 1 s (callbacks that block for three TTLs), 2 s (a
+     *            frozen owner's lease must end quickly) up to 30 s (a lease that must outlive the test unless
+     *            ended on purpose)
      * @return the new owner
      */
     ContractOwner newOwner(Duration ttl);
