@@ -10,6 +10,7 @@ import io.disco.election.LeaderTerm;
 import io.disco.election.Leadership;
 import io.disco.election.LeadershipRunner;
 import io.disco.fencing.DiscoException;
+import io.disco.testing.contract.LeadershipEvents;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -31,7 +32,7 @@ class LeadershipRunnerFactoryTest {
 
     private static final LeaderTask HOLD = term -> term.awaitEnd(Duration.ofMinutes(1));
 
-    private static LeadershipRunner.Options options(String value, LeaderTask task, RunnerEvents events) {
+    private static LeadershipRunner.Options options(String value, LeaderTask task, LeadershipEvents events) {
         return LeadershipRunner.Options.of(value, task).withListener(events)
                 .withBackoff(Duration.ofMillis(10), Duration.ofMillis(200));
     }
@@ -55,7 +56,7 @@ class LeadershipRunnerFactoryTest {
             opened.add(e);
             return e;
         };
-        RunnerEvents events = new RunnerEvents();
+        LeadershipEvents events = new LeadershipEvents();
         LeadershipRunner r = LeadershipRunner.start("factory", elections, options("a", HOLD, events));
         try {
             Leadership first = events.elected(10);
@@ -97,7 +98,7 @@ class LeadershipRunnerFactoryTest {
                 }
             }
         };
-        RunnerEvents events = new RunnerEvents();
+        LeadershipEvents events = new LeadershipEvents();
         try (LeadershipRunner r = LeadershipRunner.start("factory-fails", elections, options("a", HOLD, events))) {
             events.elected(10);
             assertEquals(4, calls.get());
