@@ -69,6 +69,17 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
         this.ownsSession = ownsSession;
     }
 
+    /**
+     * The timeout of a bounded acquire, checked: never null (the unbounded form is the method without
+     * the parameter), so that a missing configuration value is no silent wait for ever.
+     */
+    static Duration requireTimeout(Duration timeout) {
+        if (timeout == null) {
+            throw new NullPointerException("timeout must not be null (to wait without a limit, call the method without a timeout)");
+        }
+        return timeout;
+    }
+
     /** Registers the service on its session: its keys must not fall in another service's range there. */
     static <S extends EtcdService<?, ?>> S register(S service) {
         service.session.register(service);
