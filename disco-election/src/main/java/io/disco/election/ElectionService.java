@@ -84,6 +84,7 @@ public interface ElectionService extends AutoCloseable {
      * @param value the value to lead with, not null
      * @param timeout the longest time to wait, positive
      * @return this candidate's leadership
+     * @throws NullPointerException if {@code timeout} is null (the method without a timeout waits without a limit)
      * @throws TimeoutException if another candidate still led when the timeout expired; the candidacy is withdrawn
      * @throws InterruptedException if the thread is interrupted while waiting; the candidacy is withdrawn
      * @throws LeadershipLostException if the lease was lost before or while waiting

@@ -68,6 +68,7 @@ public interface LockService extends AutoCloseable {
      *
      * @param timeout the longest time to wait, positive
      * @return the grant of this acquisition, or the held grant if this service already holds the lock
+     * @throws NullPointerException if {@code timeout} is null (the method without a timeout waits without a limit)
      * @throws TimeoutException if another owner still held the lock when the timeout expired; the claim is withdrawn
      * @throws InterruptedException if the thread is interrupted while waiting; the claim is withdrawn
      * @throws LockLostException if the lease was lost before or while waiting

@@ -78,6 +78,7 @@ public interface RWLockService extends AutoCloseable {
      *
      * @param timeout the longest time to wait, positive
      * @return the read grant, or the held one if this service already holds a read grant
+     * @throws NullPointerException if {@code timeout} is null (the method without a timeout waits without a limit)
      * @throws TimeoutException if a writer was still ahead when the timeout expired; the claim is withdrawn
      * @throws InterruptedException if the thread is interrupted while waiting; the claim is withdrawn
      * @throws RWLockLostException if the lease was lost before or while waiting
@@ -147,6 +148,7 @@ public interface RWLockService extends AutoCloseable {
      *
      * @param timeout the longest time to wait, positive
      * @return the write grant, or the held one if this service already holds the write grant
+     * @throws NullPointerException if {@code timeout} is null (the method without a timeout waits without a limit)
      * @throws TimeoutException if another owner was still ahead when the timeout expired; the claim is withdrawn
      * @throws InterruptedException if the thread is interrupted while waiting; the claim is withdrawn
      * @throws RWLockLostException if the lease was lost before or while waiting

@@ -55,6 +55,7 @@ public interface SemaphoreService extends AutoCloseable {
      *
      * @param timeout the longest wait, positive
      * @return the permit
+     * @throws NullPointerException if {@code timeout} is null (the method without a timeout waits without a limit)
      * @throws TimeoutException if no permit came in time; the claim is withdrawn
      * @throws InterruptedException if interrupted while waiting; the claim is withdrawn
      * @throws SemaphoreLostException if the lease was lost before or while waiting
