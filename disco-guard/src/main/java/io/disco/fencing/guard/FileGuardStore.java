@@ -44,6 +44,8 @@ final class FileGuardStore implements GuardStore {
 
     @Override
     public void persist(String key, FencingToken mark) throws IOException {
+        java.util.Objects.requireNonNull(key, "key");
+        java.util.Objects.requireNonNull(mark, "mark");
         synchronized (lock) {
             Map<String, Long> current = marks();
             Long old = current.get(key);

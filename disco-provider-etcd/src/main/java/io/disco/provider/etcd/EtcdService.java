@@ -69,6 +69,17 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
         this.ownsSession = ownsSession;
     }
 
+    /**
+     * The timeout of a bounded acquire, checked: never null (the unbounded form is the method without
+     * the parameter), so that a missing configuration value is no silent wait for ever.
+     */
+    static Duration requireTimeout(Duration timeout) {
+        if (timeout == null) {
+            throw new NullPointerException("timeout must not be null (to wait without a limit, call the method without a timeout)");
+        }
+        return timeout;
+    }
+
     /** Registers the service on its session: its keys must not fall in another service's range there. */
     static <S extends EtcdService<?, ?>> S register(S service) {
         service.session.register(service);
@@ -235,16 +246,25 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
     }
 
     /**
-     * Session thread: the held key incarnation created at {@code createRevision} was deleted, and
-     * not by a release of this service (somebody's {@code etcdctl del}, a revoke of the lease by
-     * another process). That ends the grant for good: it is a loss of this service, reported like a
-     * lease loss ({@link #done()}, {@link #err()}, and the next release throws it). The lease may be
-     * gone too: it is checked at once.
+     * Session thread: the held key incarnation created at {@code createRevision} was deleted. When a
+     * release of it was sent (even one whose answer was lost, which failed for the caller and kept the
+     * grant), that is the release's delete: the grant ends as released. Otherwise it was not deleted by
+     * this service (somebody's {@code etcdctl del}, a revoke of the lease by another process). That ends
+     * the grant for good: it is a loss of this service, reported like a lease loss ({@link #done()},
+     * {@link #err()}, and the next release throws it). The lease may be gone too: it is checked at once.
      */
     final void heldKeyDeleted(long createRevision) {
         L loss;
         synchronized (lock) {
-            if (held == null || heldCreateRevision != createRevision || releasingRevision == createRevision || lost != null || closed) {
+            if (held == null || heldCreateRevision != createRevision || lost != null || closed) {
+                return;
+            }
+            if (releasingRevision == createRevision) {
+                // The delete of a release of this grant, whose answer was lost or is still to come: the
+                // release is done (held() follows the own key), with no need to call it again.
+                held = null;
+                stopHeldWatch();
+                tellEnded(heldSinceNanos, null);
                 return;
             }
             loss = lostException(kind + " " + prefix + " lost: its key " + heldKey.toString(java.nio.charset.StandardCharsets.UTF_8)
@@ -373,6 +393,7 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
             copies.incrementAndGet();
             return QueueClaim.guardedDelete(session, key, rev, also);
         }).thenApply(r -> {
+            boolean stillHeld = heldCreateRevision() == rev; // false when the own key's watch saw the delete first
             replaceHeld(rev, null);
             // With more than one copy sent, "already gone" may mean that an earlier copy deleted it; while
             // the lease is valid, only a delete by somebody else at this very instant would be
@@ -392,7 +413,9 @@ abstract class EtcdService<G, L extends DiscoException> implements EtcdSession.M
                 tellEnded(heldSince, loss);
                 throw loss;
             }
-            tellEnded(heldSince, null);
+            if (stillHeld) {
+                tellEnded(heldSince, null);
+            }
             return null;
         });
     }

@@ -613,6 +613,27 @@ public final class EtcdSession implements AutoCloseable {
         return io.grpc.Status.fromThrowable(cause).getCode() == io.grpc.Status.Code.NOT_FOUND;
     }
 
+    /**
+     * A key of this session's lease could not be withdrawn, and sending the delete again cannot cure
+     * it (etcd refused it: permission denied, authentication failed, any non-transient error): the key
+     * would block every other owner of its name for as long as the lease is renewed. So the renewals
+     * stop, and the lease, with every key on it, expires on the server within one TTL; the session
+     * reports that at once as its loss, with {@code cause}, to every service ({@link #done()},
+     * {@link #err()}). A no-op once the session is lost or closed. Any thread.
+     */
+    void abandonLease(String what, Throwable cause) {
+        DiscoException loss;
+        synchronized (lock) {
+            if (state != State.ALIVE && state != State.ORPHANED) {
+                return;
+            }
+            loss = markLost(new DiscoException("etcd lease " + hex(leaseId) + " given up: the " + what + " was refused and retrying"
+                    + " cannot cure it, so the key would block the other owners for as long as the lease was renewed; it is no"
+                    + " longer renewed and expires within its TTL of " + ttlSeconds + " s", failure(what, cause)));
+        }
+        schedule(leaseTimer, () -> announceLoss(loss), 0);
+    }
+
     /** Renews right now, to learn quickly whether the lease still exists. */
     void probeLease() {
         synchronized (lock) {

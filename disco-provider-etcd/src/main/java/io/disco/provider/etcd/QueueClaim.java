@@ -429,10 +429,20 @@ abstract class QueueClaim<G> {
     /**
      * Deletes {@code key} if it still has CreateRevision {@code createRevision}, retrying in the
      * background until etcd answers. The returned future completes then, or when the session ends
-     * (its lease, and so the key, is gone or about to be).
+     * (its lease, and so the key, is gone or about to be). A delete that etcd refuses for a reason
+     * retrying cannot cure (permission denied, authentication failed, any non-transient error) gives
+     * up the session's lease ({@link EtcdSession#abandonLease}): the key then goes within one TTL
+     * instead of blocking the other owners for as long as the session lives, and every service of the
+     * session reports the loss.
      */
     static CompletableFuture<Void> deleteOwnKey(EtcdSession session, ByteSequence key, long createRevision, Op... alsoDelete) {
-        return session.untilAnswered("delete of the own key", () -> guardedDelete(session, key, createRevision, alsoDelete))
+        return session.untilAnswered("delete of the own key", () -> guardedDelete(session, key, createRevision, alsoDelete)
+                        .whenComplete((r, e) -> {
+                            if (e != null && !EtcdSession.isTransient(e)) {
+                                // Refused for good: the key would block others while the lease lives (see abandonLease).
+                                session.abandonLease("delete of the own key " + key.toString(java.nio.charset.StandardCharsets.UTF_8), e);
+                            }
+                        }))
                 .thenApply(r -> null);
     }
 
