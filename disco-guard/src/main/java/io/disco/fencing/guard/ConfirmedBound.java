@@ -11,9 +11,12 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The highest revision a guard (or every key's guard of a keyed guard) has confirmed with its
- * {@link IssuedBound}, and the reads that raise it: at most one read in flight, shared by every
- * request that needs it, each bounded by the timeout.
+ * The highest revision confirmed with an {@link IssuedBound}, and the reads that raise it: at most
+ * one read in flight, shared by every request that needs it, each bounded by a timeout. A
+ * {@link Guard} built with {@link Guard.Builder#issuedBound} keeps one (a keyed guard one for all its
+ * keys). Used directly, it gives a resource that fences elsewhere (a conditional update in a
+ * database) the same bound: {@link #confirm} a token, and pass the answer to the write, for example
+ * {@code UPDATE ... WHERE fence_token <= :token AND :token <= :bound}. Thread-safe.
  *
  * <p>A read can only <em>confirm</em> a token for a request that arrived before the read was
  * started: a read started earlier may have been served before the token was issued. So a request
@@ -22,7 +25,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * issued only by a read that started after the request arrived. A request waits at most for two
  * reads, each bounded by the timeout.
  */
-final class ConfirmedBound {
+public final class ConfirmedBound {
 
     private final IssuedBound source;
     private final Duration timeout;
@@ -37,25 +40,46 @@ final class ConfirmedBound {
         latest.get().result.complete(0L);
     }
 
+    /**
+     * A bound that confirms tokens with {@code source}, each read bounded by {@code timeout}.
+     *
+     * @param source the coordination service's current revision
+     * @param timeout how long one read may take; positive
+     * @return a bound that has confirmed nothing yet
+     * @throws IllegalArgumentException if {@code source} is null or {@code timeout} is null, zero or negative
+     */
+    public static ConfirmedBound of(IssuedBound source, Duration timeout) {
+        if (source == null) {
+            throw new IllegalArgumentException("source must not be null");
+        }
+        if (timeout == null || timeout.isZero() || timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+        }
+        return new ConfirmedBound(source, timeout);
+    }
+
     /** @return the highest revision confirmed so far, 0 if none */
     long confirmed() {
         return confirmed.get();
     }
 
-    Duration timeout() {
-        return timeout;
-    }
 
     /**
-     * Returns when {@code token} is at most a confirmed revision; free when it already is.
+     * Confirms that the coordination service issued {@code token}: free when it is at most the
+     * highest revision confirmed so far, else it waits for a read (one shared by every caller that
+     * needs it; at most two reads, each bounded by the timeout).
      *
-     * @throws TokenNotIssuedException if a read started after this call says the token is above the revision
-     * @throws BoundUnavailableException if no such read answered in time (or the thread was interrupted)
+     * @param token the token a request carries
+     * @return the confirmed revision, at least {@code token}
+     * @throws TokenNotIssuedException if a read begun after this call answered a revision below {@code token}
+     * @throws BoundUnavailableException if no such read answered in time, or the thread was interrupted
+     *     (its interrupt flag is then set)
      */
-    void confirm(FencingToken token) {
+    public FencingToken confirm(FencingToken token) {
         long t = token.value();
-        if (t <= confirmed.get()) {
-            return;
+        long now = confirmed.get();
+        if (t <= now) {
+            return FencingToken.of(now);
         }
         long arrived = latest.get().seq;
         while (true) {
@@ -63,7 +87,7 @@ final class ConfirmedBound {
             Throwable failure = await(r, token);
             long c = confirmed.get();
             if (t <= c) {
-                return;
+                return FencingToken.of(c);
             }
             if (r.seq > arrived) {
                 if (failure != null) {
