@@ -150,7 +150,8 @@ public final class Chaos {
                      ? List.of(ResourceMain.class.getName(), "--etcd", String.join(",", etcd.endpoints()), "--broken")
                      : List.of(ResourceMain.class.getName(), "--etcd", String.join(",", etcd.endpoints())), Map.of(), null)) {
             URI resourceUri = URI.create("http://127.0.0.1:" + resource.await("LISTENING ", 30).split(" ")[1]);
-            hostile = new Child(List.of(Hostile.class.getName(), resourceUri.toString()), Map.of(), ownerLines);
+            hostile = new Child(o.broken() ? List.of(Hostile.class.getName(), resourceUri.toString(), "--reads-only")
+                    : List.of(Hostile.class.getName(), resourceUri.toString()), Map.of(), ownerLines);
             for (int i = 0; i < o.owners(); i++) {
                 List<TcpProxy> mine = new ArrayList<>();
                 for (String endpoint : etcd.endpoints()) {

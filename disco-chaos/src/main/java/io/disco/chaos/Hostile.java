@@ -22,7 +22,9 @@ import java.util.concurrent.TimeUnit;
  * must refuse them all ({@link HostileRequests}), whatever faults the nemesis injects: a single
  * admitted one would raise the mark above every legitimate owner's token.
  *
- * <p>Argument: the resource's base URI. It reaches the resource directly, not through a proxy.
+ * <p>Arguments: the resource's base URI, and {@code --reads-only} against a broken resource (one that
+ * ignores tokens), so that its admitted requests change no register and the lost updates that run
+ * reports are the frozen owners' alone. It reaches the resource directly, not through a proxy.
  */
 final class Hostile {
 
@@ -36,6 +38,7 @@ final class Hostile {
 
     public static void main(String[] args) throws Exception {
         URI resource = URI.create(args[0]);
+        boolean readsOnly = List.of(args).contains("--reads-only");
         Runtime.getRuntime().addShutdownHook(new Thread(() -> say("EXIT"), "chaos-hostile-exit"));
         HttpClient http = HttpClient.newHttpClient();
         Random random = new Random();
@@ -45,7 +48,7 @@ final class Hostile {
             for (String key : keys) {
                 FencingToken forged = FencingToken.of(maximal ? Long.MAX_VALUE : (1L << 40) + (random.nextLong() >>> 2));
                 maximal = !maximal;
-                boolean write = random.nextBoolean();
+                boolean write = !readsOnly && random.nextBoolean();
                 String path = (write ? "/write?expect=0&value=0&" : "/read?") + "key="
                         + URLEncoder.encode(key, StandardCharsets.UTF_8) + "&owner=" + ID;
                 HttpRequest.Builder b = HttpRequest.newBuilder(resource.resolve(path));
