@@ -68,7 +68,9 @@ import java.util.function.Function;
  *       resource key, named by a function of the request (a path segment, a header);</li>
  *   <li>by class name (web.xml, {@code FilterHolder(GuardFilter.class)}, ...): the public no-arg
  *       constructor, after which {@link #init(FilterConfig)} creates the filter's own guard, seeded
- *       from the optional init parameter {@value #INITIAL_TOKEN_PARAM}.</li>
+ *       from the optional init parameter {@value #INITIAL_TOKEN_PARAM}. That guard has no
+ *       {@link IssuedBound} (an init parameter cannot build one), so a token nobody issued can poison
+ *       its mark: prefer the constructors with a guard built with {@link Guard.Builder#issuedBound}.</li>
  * </ul>
  * Map it to the {@code REQUEST} dispatch (the default): every dispatch it is mapped to is an
  * admission, and an {@code ASYNC} re-dispatch of the same request would wait behind itself when a

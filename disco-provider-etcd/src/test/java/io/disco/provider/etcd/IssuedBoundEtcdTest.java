@@ -236,6 +236,44 @@ class IssuedBoundEtcdTest {
         }
     }
 
+    @Test
+    void grpcServerWhoseBoundPointsAtADeadPortClosesANewTokenWithUnavailableAndKeepsTheCurrentOwner() throws Exception {
+        int dead;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            dead = s.getLocalPort(); // closed again: nothing listens there
+        }
+        try (Client nowhere = Client.builder().endpoints("http://127.0.0.1:" + dead)
+                .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(1))).build()) {
+            Guard guard = Guard.builder().issuedBound(EtcdIssuedBound.of(nowhere)).boundTimeout(Duration.ofSeconds(1))
+                    .initialToken(FencingToken.of(7)).build();
+            ServerServiceDefinition service = ServerServiceDefinition.builder("disco.test.Bound")
+                    .addMethod(WRITE, ServerCalls.asyncUnaryCall((request, response) -> {
+                        response.onNext("under " + GuardServerInterceptor.currentToken().orElseThrow());
+                        response.onCompleted();
+                    })).build();
+            io.grpc.Server server = NettyServerBuilder
+                    .forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), InsecureServerCredentials.create())
+                    .addService(ServerInterceptors.intercept(service, new GuardServerInterceptor(guard))).build().start();
+            ManagedChannel channel = Grpc.newChannelBuilderForAddress("127.0.0.1", server.getPort(),
+                    InsecureChannelCredentials.create()).build();
+            try {
+                assertEquals("under 7", call(channel, FencingToken.of(7)), "the current owner (the mark) passes");
+                long start = System.nanoTime();
+                StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> call(channel, FencingToken.of(8)));
+                long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode(), e.toString());
+                assertTrue(ms < 5000, "refused in about the bound timeout: " + ms + " ms");
+                assertEquals(Status.Code.UNAVAILABLE, assertThrows(StatusRuntimeException.class,
+                        () -> call(channel, POISON)).getStatus().getCode(), "never admitted unconfirmed");
+                assertEquals("under 7", call(channel, FencingToken.of(7)));
+                assertEquals(Optional.of(FencingToken.of(7)), guard.highWater());
+            } finally {
+                channel.shutdownNow().awaitTermination(10, SECONDS);
+                server.shutdownNow().awaitTermination(10, SECONDS);
+            }
+        }
+    }
+
     private static String call(ManagedChannel channel, FencingToken token) {
         return ClientCalls.blockingUnaryCall(io.grpc.ClientInterceptors.intercept(channel,
                 FencingGrpc.clientInterceptor(token)), WRITE, io.grpc.CallOptions.DEFAULT.withDeadlineAfter(10, SECONDS), "w");
