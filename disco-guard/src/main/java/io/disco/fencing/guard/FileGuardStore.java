@@ -59,6 +59,16 @@ final class FileGuardStore implements GuardStore {
         }
     }
 
+    @Override
+    public void lower(String key, FencingToken mark) throws IOException {
+        synchronized (lock) {
+            Map<String, Long> next = new HashMap<>(marks());
+            next.put(key, mark.value());
+            write(next);
+            marks = next;
+        }
+    }
+
     private Map<String, Long> marks() throws IOException {
         if (marks == null) {
             marks = read();
