@@ -203,7 +203,7 @@ public class GuardBenchmark implements BenchCase {
         report.target("equal-token check with an issued bound vs without, 1 thread", "bounded >= unbounded / 1.2",
                 String.format(Locale.ROOT, "bounded %.3g ops/s = %.2f x unbounded %.3g ops/s", bounded, bounded / guard, guard),
                 bounded / guard >= 1 / 1.2,
-                bounded / guard >= 1 / 1.2 ? "" : "the equal-token path reads nothing more with a bound: within JMH's error bars?");
+                bounded / guard >= 1 / 1.2 ? "" : "the equal-token path reads nothing more with a bound; compare the difference with JMH's error bars");
         Map<String, double[]> eight = byThreads.get(8);
         report.notes.add(String.format(Locale.ROOT, "8 threads on 2 cores: equal-token admissions %.3g ops/s, token advancing"
                 + " every %d requests %.3g ops/s (%.2f x)", eight.get("guardAdmitEqualToken")[0],
