@@ -3,6 +3,7 @@ package io.disco.benchmarks;
 import io.disco.lock.LockService;
 import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdSession;
+import io.disco.testing.RpcCounter;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.kv.TxnResponse;
@@ -29,13 +30,13 @@ import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
- * Case 7, "many locks at once": {@value #THREADS} threads, each locking and unlocking a lock name of
- * its own in a loop (nobody ever waits for anybody), for a fixed time. Three variants:
+ * Case "many-locks" (section 7), "many locks at once": {@value #THREADS} threads, each locking and
+ * unlocking a lock name of its own in a loop (nobody ever waits for anybody), for a fixed time. Three variants:
  * <ol type="a">
  *   <li>all {@value #THREADS} {@link LockService}s on <em>one</em> {@link EtcdSession} (one lease, one
  *       session thread {@code disco-session-<lease>} running every service's state machine);</li>
  *   <li>one {@link EtcdSession} per thread (16 leases, 16 session threads);</li>
- *   <li>raw: the floor of {@code Bench.uncontended()} — a create-if-absent Txn with a lease, then a
+ *   <li>raw: the floor of {@link Uncontended} — a create-if-absent Txn with a lease, then a
  *       Delete, with the same jetcd client — sent by {@value #THREADS} threads, each on its own key.</li>
  * </ol>
  *
@@ -54,7 +55,7 @@ import java.util.stream.Collectors;
  * core fully busy, which would make that thread the bottleneck. For comparison the same is summed
  * over the 16 session threads of (b). A note breaks the JVM's CPU during (a) down by thread group.
  */
-final class ManyLocksAtOnce {
+final class ManyLocksAtOnce implements BenchCase {
 
     static final int THREADS = 16;
     private static final String SECTION = "7 many locks";
@@ -62,10 +63,12 @@ final class ManyLocksAtOnce {
     private static final com.sun.management.OperatingSystemMXBean OS =
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
-    private final Bench bench;
+    /** The run's context, set by {@link #run}. */
+    private Bench bench;
 
-    ManyLocksAtOnce(Bench bench) {
-        this.bench = bench;
+    @Override
+    public String name() {
+        return "many-locks";
     }
 
     /** Thread {@code i}'s one lock+unlock cycle. */
@@ -123,7 +126,9 @@ final class ManyLocksAtOnce {
         }
     }
 
-    void run() throws Exception {
+    @Override
+    public void run(Bench bench) throws Exception {
+        this.bench = bench;
         long warmMs = bench.quick ? 500 : 2_000;
         int slices = bench.quick ? 2 : 5;
         long sliceMs = 1_000;

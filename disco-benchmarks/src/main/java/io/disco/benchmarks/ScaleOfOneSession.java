@@ -5,6 +5,7 @@ import io.disco.lock.LockService;
 import io.disco.provider.etcd.EtcdDeadlines;
 import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdSession;
+import io.disco.testing.RpcCounter;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.options.DeleteOption;
@@ -30,9 +31,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 /**
- * Case 8, "scale of one session": 10,000 {@link LockService}s (1,000 with {@code --quick}) on one
- * {@link EtcdSession} with a TTL of {@value #TTL_SECONDS} s, each on a lock name of its own, all
- * acquiring and then holding. Measured, in order:
+ * Case "scale" (section 8), "scale of one session": 10,000 {@link LockService}s (1,000 with {@code
+ * --quick}) on one {@link EtcdSession} with a TTL of {@value #TTL_SECONDS} s, each on a lock name of
+ * its own, all acquiring and then holding. Measured, in order:
  * <ol>
  *   <li>creating the services ({@code newLock}, no etcd request): total time;</li>
  *   <li>acquiring all at once: every service's {@code lockAsync()} is called in one loop, then all
@@ -68,7 +69,7 @@ import java.util.stream.Collectors;
  * {@link OutOfMemoryError}) is reported as a row and a note after the clean-up, so that the rest of
  * the table is still printed. This case runs last among the etcd cases.
  */
-final class ScaleOfOneSession {
+final class ScaleOfOneSession implements BenchCase {
 
     private static final String SECTION = "8 one session scale";
     private static final int TTL_SECONDS = 10;
@@ -76,17 +77,16 @@ final class ScaleOfOneSession {
     private static final int PACED_WINDOW = 256;
     private static final ThreadMXBean MX = ManagementFactory.getThreadMXBean();
 
-    private final Bench bench;
-    private final int n;
-    private final String label;
-    private final String base;
+    /** The run's context and what follows from it, set by {@link #run}. */
+    private Bench bench;
+    private int n;
+    private String label;
+    private String base;
     private final EtcdOptions options = EtcdOptions.builder().ttl(Duration.ofSeconds(TTL_SECONDS)).build();
 
-    ScaleOfOneSession(Bench bench) {
-        this.bench = bench;
-        this.n = bench.quick ? 1_000 : 10_000;
-        this.label = String.format(Locale.ROOT, "%,d", n);
-        this.base = bench.root + "/scale";
+    @Override
+    public String name() {
+        return "scale";
     }
 
     /** One acquisition run: how many were granted, how fast, at what cost, and why the rest failed. */
@@ -97,7 +97,12 @@ final class ScaleOfOneSession {
         }
     }
 
-    void run() throws Exception {
+    @Override
+    public void run(Bench bench) throws Exception {
+        this.bench = bench;
+        this.n = bench.quick ? 1_000 : 10_000;
+        this.label = String.format(Locale.ROOT, "%,d", n);
+        this.base = bench.root + "/scale";
         long boundSeconds = bench.quick ? 30 : 60;
         long keepaliveWindowMs = bench.quick ? 10_000 : 20_000;
         Bench.log("8. scale of one session: %s lock services on 1 session (TTL %d s), all acquire at once and hold,"

@@ -26,8 +26,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The fault-injection run of one {@link Workload}: a 3-member etcd cluster on loopback, a resource
  * process ({@link ResourceMain}), owner processes ({@link Owner}) that each reach etcd only through
- * TCP proxies of their own and run with a wall clock the nemesis can step ({@link FakeClock}), and a
- * {@link Nemesis}. Then every {@link Checker} reads what the run left.
+ * TCP proxies of their own and run with a wall clock the nemesis can step ({@link FakeClock}), a
+ * {@link Hostile} owner that sends the resource tokens nobody issued, and a {@link Nemesis}. Then
+ * every {@link Checker} reads what the run left.
  *
  * <p>{@code java io.disco.chaos.Chaos [--seconds S | --minutes M] [--seed N] [--owners N]
  * [--workload W] [--broken]}: runs every workload (or one), prints one table with a column per
@@ -143,10 +144,14 @@ public final class Chaos {
         List<Child> owners = new ArrayList<>();
         List<List<TcpProxy>> proxies = new ArrayList<>();
         List<FakeClock> clocks = new ArrayList<>();
+        Child hostile = null;
         try (EtcdCluster etcd = EtcdCluster.start(3);
-             Child resource = new Child(o.broken() ? List.of(ResourceMain.class.getName(), "--broken")
-                     : List.of(ResourceMain.class.getName()), Map.of(), null)) {
+             Child resource = new Child(o.broken()
+                     ? List.of(ResourceMain.class.getName(), "--etcd", String.join(",", etcd.endpoints()), "--broken")
+                     : List.of(ResourceMain.class.getName(), "--etcd", String.join(",", etcd.endpoints())), Map.of(), null)) {
             URI resourceUri = URI.create("http://127.0.0.1:" + resource.await("LISTENING ", 30).split(" ")[1]);
+            hostile = new Child(o.broken() ? List.of(Hostile.class.getName(), resourceUri.toString(), "--reads-only")
+                    : List.of(Hostile.class.getName(), resourceUri.toString()), Map.of(), ownerLines);
             for (int i = 0; i < o.owners(); i++) {
                 List<TcpProxy> mine = new ArrayList<>();
                 for (String endpoint : etcd.endpoints()) {
@@ -170,6 +175,7 @@ public final class Chaos {
             for (Child c : owners) {
                 c.close();
             }
+            hostile.close();
             List<String> history = Arrays.asList(HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                     resourceUri.resolve("/history")).timeout(Duration.ofSeconds(10)).GET().build(),
                     HttpResponse.BodyHandlers.ofString()).body().split("\n"));
@@ -192,6 +198,9 @@ public final class Chaos {
         } finally {
             for (Child c : owners) {
                 c.process.destroyForcibly();
+            }
+            if (hostile != null) {
+                hostile.process.destroyForcibly();
             }
             proxies.forEach(list -> list.forEach(TcpProxy::close));
             clocks.forEach(FakeClock::close);

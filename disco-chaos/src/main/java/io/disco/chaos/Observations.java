@@ -28,7 +28,8 @@ record Observations(List<Op> ops, List<Event> events, List<Fault> faults, long k
      *
      * @param op {@code R} or {@code W}
      * @param key the register (and guard) the operation was on
-     * @param outcome {@code ok}, {@code stale} or {@code drain}
+     * @param outcome {@code ok}, {@code stale}, {@code drain}, {@code unissued} (a token above etcd's
+     *     revision) or {@code unconfirmed} (etcd could not confirm a new token in time)
      * @param expect for a write, the value the owner had read; else -1
      * @param value for a write, the value written; for a read, the value read
      * @param previous the register's value before the operation

@@ -6,9 +6,15 @@ import io.disco.fencing.FencingHttp;
 import io.disco.fencing.FencingToken;
 import io.disco.fencing.MalformedTokenException;
 import io.disco.fencing.TokenStaleException;
+import io.disco.fencing.guard.BoundUnavailableException;
 import io.disco.fencing.guard.DrainTimeoutException;
 import io.disco.fencing.guard.Guard;
 import io.disco.fencing.guard.KeyedGuard;
+import io.disco.fencing.guard.TokenNotIssuedException;
+import io.disco.provider.etcd.EtcdDeadlines;
+import io.disco.provider.etcd.EtcdIssuedBound;
+import io.etcd.jetcd.Client;
+import java.time.Duration;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -26,31 +32,46 @@ import java.util.concurrent.Executors;
  * The guarded resource, in a process of its own: integer registers, each behind its own guard (a
  * {@link KeyedGuard}: one register for most workloads, one per slot for the semaphore). Every
  * operation is admitted in token order and recorded, with {@code System.nanoTime()}, in its history:
+ * The guard confirms each new token with etcd ({@link EtcdIssuedBound}, reading the cluster
+ * directly, not through an owner's proxy): a token nobody issued is refused ({@code unissued}, 400),
+ * and a new token that etcd cannot confirm in time ({@code unconfirmed}, 503).
  * <ul>
  *   <li>{@code GET /read?key=K&owner=O} answers the register's value;</li>
  *   <li>{@code POST /write?key=K&owner=O&expect=V&value=N} sets the register to {@code N} (the owner
  *       read {@code V} before); the history keeps both and the value it replaced, so a lost update shows;</li>
+ *   <li>{@code GET /keys} answers the registers seen so far, one per line (for the {@link Hostile} owner);</li>
  *   <li>{@code GET /history} answers the history, one operation per line:
  *       {@code nanos op key owner token outcome expect value previous} (see {@link Observations.Op}).</li>
  * </ul>
  * With {@code --broken} the guard is bypassed (every token accepted): the suite's checkers must then
  * fail, which is how the suite proves they can. Prints {@code LISTENING <port>} once it serves.
+ * Arguments: {@code --etcd <endpoints>} (comma-separated) and {@code --broken}.
  */
 public final class ResourceMain {
 
-    private final KeyedGuard guards = KeyedGuard.create();
+    private final KeyedGuard guards;
     private final boolean broken;
     private final Object lock = new Object();
     private final List<String> history = new ArrayList<>(); // guarded by lock
     private final Map<String, Long> values = new HashMap<>(); // guarded by lock
 
-    private ResourceMain(boolean broken) {
+    private ResourceMain(boolean broken, KeyedGuard guards) {
         this.broken = broken;
+        this.guards = guards;
     }
 
     public static void main(String[] args) throws IOException {
-        boolean broken = List.of(args).contains("--broken");
-        ResourceMain r = new ResourceMain(broken);
+        List<String> list = List.of(args);
+        boolean broken = list.contains("--broken");
+        int at = list.indexOf("--etcd");
+        if (at < 0 || at + 1 >= list.size()) {
+            throw new IllegalArgumentException("usage: ResourceMain --etcd <endpoints> [--broken]");
+        }
+        Client client = Client.builder().endpoints(list.get(at + 1).split(","))
+                .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(1))).build(); // for the life of the process
+        KeyedGuard guards = Guard.builder().issuedBound(EtcdIssuedBound.of(client)).boundTimeout(Duration.ofSeconds(1))
+                .buildKeyed();
+        ResourceMain r = new ResourceMain(broken, guards);
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.setExecutor(Executors.newCachedThreadPool());
         server.createContext("/", r::handle);
@@ -65,6 +86,14 @@ public final class ResourceMain {
             String body;
             synchronized (lock) {
                 body = String.join("\n", history) + "\n";
+            }
+            answer(ex, 200, body);
+            return;
+        }
+        if (path.equals("/keys")) {
+            String body;
+            synchronized (lock) {
+                body = String.join("\n", values.keySet()) + "\n";
             }
             answer(ex, 200, body);
             return;
@@ -94,6 +123,14 @@ public final class ResourceMain {
             return;
         } catch (DrainTimeoutException e) {
             record(op, key, owner, token, "drain");
+            answer(ex, 503, e.getMessage());
+            return;
+        } catch (TokenNotIssuedException e) {
+            record(op, key, owner, token, "unissued");
+            answer(ex, 400, e.getMessage());
+            return;
+        } catch (BoundUnavailableException e) {
+            record(op, key, owner, token, "unconfirmed");
             answer(ex, 503, e.getMessage());
             return;
         } catch (InterruptedException e) {

@@ -132,4 +132,26 @@ class CheckersTest {
         assertEquals(2, left.figures.get("holder keys left after every owner closed"));
         assertFalse(left.passed());
     }
+
+    @Test
+    void hostileRequests() {
+        List<String> owners = List.of("1 hostile HOSTILE 9223372036854775807 main W 400", "2 hostile HOSTILE 1099511627777 main R 503");
+        List<String> refused = List.of("1 W main o0 5 ok 0 1 0", "2 W main hostile 9223372036854775807 unissued - - -",
+                "3 R main hostile 1099511627777 unconfirmed - - -");
+        Report good = check(new HostileRequests(), refused, owners);
+        assertTrue(good.passed(), good.failures.toString());
+        assertEquals(1, good.figures.get("hostile requests refused: not issued (400)"));
+        assertEquals(1, good.figures.get("hostile requests refused: etcd unreachable (503)"));
+        // a resource that let one forged token through (what a guard without an issued bound does)
+        Report admitted = check(new HostileRequests(), List.of("1 W main o0 5 ok 0 1 0",
+                "2 W main hostile 9223372036854775807 ok 0 0 1"), List.of("2 hostile HOSTILE 9223372036854775807 main W 200"));
+        assertEquals(1, admitted.figures.get("hostile requests admitted (tokens nobody issued)"));
+        assertFalse(admitted.passed());
+        // seen only by the hostile owner: answered 200
+        assertFalse(check(new HostileRequests(), refused, List.of("1 hostile HOSTILE 9223372036854775807 main W 200")).passed());
+        // a run whose hostile owner sent nothing proves nothing
+        Report silent = check(new HostileRequests(), List.of("1 W main o0 5 ok 0 1 0"), List.of());
+        assertEquals(1, silent.figures.get("hostile owner sent no request (the check would be empty)"));
+        assertFalse(silent.passed());
+    }
 }

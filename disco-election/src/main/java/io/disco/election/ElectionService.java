@@ -33,7 +33,11 @@ import java.util.function.Consumer;
  *       with that exception and every later campaign fails at once. A service whose lease is lost is
  *       finished: create a new one.</li>
  *   <li>Every way of giving up a campaign (timeout, interruption, cancellation, failure) withdraws this
- *       candidate's key from the backend, so it never blocks anybody.</li>
+ *       candidate's key from the backend, so it never blocks anybody.
+ *       When the backend refuses the withdrawal for a reason retrying cannot cure (a permission
+ *       taken away), the claim blocks others for at most one lease TTL: the lease that carries it is
+ *       given up (the etcd provider stops renewing it, so it expires on the server), which is reported
+ *       at once as the loss of this service and of every other service on the same lease.</li>
  *   <li>{@link #leader()} and {@link #observe(Consumer)} work for anyone, candidate or not: a process
  *       may use a service only to watch the election.</li>
  *   <li>Backend failures surface as {@link io.disco.fencing.DiscoException} with the backend's exception
@@ -80,6 +84,7 @@ public interface ElectionService extends AutoCloseable {
      * @param value the value to lead with, not null
      * @param timeout the longest time to wait, positive
      * @return this candidate's leadership
+     * @throws NullPointerException if {@code timeout} is null (the method without a timeout waits without a limit)
      * @throws TimeoutException if another candidate still led when the timeout expired; the candidacy is withdrawn
      * @throws InterruptedException if the thread is interrupted while waiting; the candidacy is withdrawn
      * @throws LeadershipLostException if the lease was lost before or while waiting

@@ -11,9 +11,26 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>The term is active from the moment the task starts until the first of: the lease is lost or the
  * leader key deleted (signalled no later than the election's {@code done()}), the runner is asked to
- * {@linkplain LeadershipRunner#relinquish() relinquish} or is closed, or the task returns. Once it has
- * ended, {@link #ended()} is complete and {@link #end()} says why; the task's thread is also
- * interrupted when the end did not come from the task itself.
+ * {@linkplain LeadershipRunner#relinquish() relinquish} or is closed, or the task returns.
+ *
+ * <h2>How the end reaches the task</h2>
+ * The end is decided once, and made known in this order:
+ * <ol>
+ *   <li>{@link #isActive()} turns false and {@link #end()} says why;</li>
+ *   <li>if the end is not the task's own return, the task's thread is interrupted (also when the
+ *       task itself called {@code relinquish()} or {@code close()}: that call returns with the
+ *       thread's interrupt flag set);</li>
+ *   <li>{@link #ended()} completes, and {@link #awaitEnd} returns {@code true} from then on.</li>
+ * </ol>
+ * So every interruptible wait the task is in at the end ({@link #awaitEnd}, {@code Thread.sleep},
+ * {@code BlockingQueue.take}, {@code Object.wait}, ...), or enters later without having cleared its
+ * interrupt flag, throws {@link InterruptedException}; a call of {@link #awaitEnd} on the task's
+ * thread never returns normally on the end while the flag is set. If the term ended before its task
+ * started, the task starts with its thread interrupted. The interrupt is never sent after the task
+ * has returned, and every term's task runs on a new thread, so an interrupt meant for one term never
+ * reaches another term's work. A task that clears the interrupt and carries on keeps its term (and
+ * the runner) until it returns; {@link #isActive()}, {@link #ended()} and {@link #awaitEnd} still
+ * tell it the term is over.
  */
 public interface LeaderTerm extends Fenced {
 
@@ -54,9 +71,12 @@ public interface LeaderTerm extends Fenced {
     /**
      * Waits until the term ends or the timeout passes.
      *
-     * @param timeout the longest wait
-     * @return whether the term has ended
-     * @throws InterruptedException if the thread was interrupted (as it is when the term ends)
+     * @param timeout the longest wait, not null; not positive: no wait
+     * @return whether the term has ended ({@link #ended()} is complete)
+     * @throws InterruptedException if the thread's interrupt flag was set on entry or it was
+     *     interrupted while waiting; on the task's thread that is how the term's end shows (see the
+     *     class comment), the flag is cleared, and {@link #end()} says why the term ended
+     * @throws IllegalArgumentException if {@code timeout} is null
      */
     boolean awaitEnd(Duration timeout) throws InterruptedException;
 }

@@ -41,6 +41,6 @@ public record Leadership(String key, String value, FencingToken token) implement
      * @return a leadership with this key and token and {@code newValue}
      */
     public Leadership withValue(String newValue) {
-        return new Leadership(key, newValue, token);
+        return new Leadership(key, java.util.Objects.requireNonNull(newValue, "newValue"), token);
     }
 }

@@ -4,18 +4,23 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 
 /**
  * Runs a {@link LeaderTask} while, and only while, this candidate leads, and heals itself: after a
- * lost lease it opens a new session (with bounded exponential backoff) and campaigns again.
+ * lost lease it opens a new session (a new service from its factory, with bounded exponential
+ * backoff) and campaigns again.
  *
  * <h2>Guarantees</h2>
  * <ul>
  *   <li>Never two tasks at once in one runner: the next term's task starts only after the previous
  *       one has returned.</li>
  *   <li>The task learns of the end of its term no later than the election's {@code done()} fires:
- *       {@link LeaderTerm#ended()} completes and its thread is interrupted. It holds its term's token,
- *       so a guarded resource rejects whatever it still sends after a newer leader's first request.</li>
+ *       its thread is interrupted, and then {@link LeaderTerm#ended()} completes, so every
+ *       interruptible wait of the task, {@link LeaderTerm#awaitEnd} included, throws
+ *       {@link InterruptedException} at the end; the interrupt never reaches another term's task
+ *       (details in {@link LeaderTerm}). It holds its term's token, so a guarded resource rejects
+ *       whatever it still sends after a newer leader's first request.</li>
  *   <li>When the task returns normally it resigns, and campaigns again if {@link Options#requeue()}
  *       (the default); when it throws, the failure is logged, the term resigned, and the same rule
  *       applies. After a loss it always campaigns again, on a new session.</li>
@@ -23,11 +28,54 @@ import java.util.concurrent.Executor;
  *       that the next candidate in line leads, and campaigns again behind it.</li>
  *   <li>Listener callbacks run on the listener executor, never on a session's threads.</li>
  *   <li>{@link #close()} ends the current term, waits for the task to return, resigns and closes the
- *       sessions the runner opened; it never closes the caller's backend client.</li>
+ *       services (and so the sessions) the runner opened; it never closes the caller's backend
+ *       client.</li>
  * </ul>
- * Created started, by the provider (for etcd: {@code EtcdProvider.newLeadershipRunner}).
+ * Created started, by {@link #start} over any backend's elections, or by a provider's shortcut (for
+ * etcd: {@code EtcdProvider.newLeadershipRunner}).
  */
 public interface LeadershipRunner extends AutoCloseable {
+
+    /**
+     * Starts a runner over any backend: it asks {@code elections} for a new {@link ElectionService}
+     * for each attempt, campaigns with it, and runs {@code options.task()} for each term won.
+     *
+     * <p>The factory's contract:
+     * <ul>
+     *   <li>It is called on the runner's own thread: once at the start, and again after every attempt
+     *       that ended (the service's lease lost, its {@code done()} complete, or the factory or a
+     *       campaign failed), after the backoff of {@link Options}. A healthy service is kept for any
+     *       number of terms (a relinquish, or a task that returned with requeue, campaigns again on
+     *       it).</li>
+     *   <li>Every call must return a <em>new</em> service, one candidate of the election the runner
+     *       should lead, that owns its backend session (for etcd: {@code EtcdProvider.newElection},
+     *       never {@code session.newElection} on a shared session): when its lease is lost it must
+     *       complete {@code done()}, and closing it must release everything it holds.</li>
+     *   <li>The runner owns every service it got: it closes it when the attempt ends, and when the
+     *       runner is closed. It closes nothing else (not the backend client the factory uses).</li>
+     *   <li>A factory that throws, or returns null, fails that attempt: logged, and tried again after
+     *       the backoff, until the runner is closed.</li>
+     * </ul>
+     *
+     * @param name the election's name, for the runner's thread names and log lines; not blank
+     * @param elections opens one service, on a session of its own, per attempt
+     * @param options the value, task, listener, requeue and backoff
+     * @return the running runner; close it to stop
+     * @throws IllegalArgumentException if {@code name} is null or blank, or {@code elections} or
+     *     {@code options} is null (nothing is started)
+     */
+    static LeadershipRunner start(String name, Supplier<? extends ElectionService> elections, Options options) {
+        if (name == null || name.isBlank()) {
+            throw new IllegalArgumentException("name must not be null or blank, got " + (name == null ? null : "'" + name + "'"));
+        }
+        if (elections == null) {
+            throw new IllegalArgumentException("elections must not be null");
+        }
+        if (options == null) {
+            throw new IllegalArgumentException("options must not be null");
+        }
+        return new ElectionLeadershipRunner(name, elections, options).start();
+    }
 
     /** @return the current term's leadership, if this runner leads now */
     Optional<Leadership> leadership();

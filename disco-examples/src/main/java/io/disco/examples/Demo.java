@@ -56,7 +56,8 @@ public final class Demo {
         try (EtcdCluster etcd = EtcdCluster.start(1)) {
             List<String> endpoints = etcd.endpoints();
             say.step("etcd: %s", etcd.describe());
-            try (HttpResource http = HttpResource.start(0); GrpcResource grpc = GrpcResource.start(0)) {
+            try (io.etcd.jetcd.Client client = Cli.etcdClient(endpoints);
+                 HttpResource http = HttpResource.start(0, client); GrpcResource grpc = GrpcResource.start(0, client)) {
                 say.step("HTTP resource on %s, gRPC resource on 127.0.0.1:%d", http.uri(), grpc.port());
                 scenario(verdicts, "lock/db", () -> DbExample.run(endpoints, ns + "/lock/db", ttl).verdict());
                 scenario(verdicts, HttpResource.SCENARIO, () -> HttpResource.selfCheck(http.uri()));

@@ -31,7 +31,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <tr><td>{@code disco.lease.renewals}</td><td>counter</td><td>{@code outcome} (ok, failed)</td></tr>
  *   <tr><td>{@code disco.lease.losses}</td><td>counter</td><td></td></tr>
  *   <tr><td>{@code disco.lease.remaining}</td><td>gauge, seconds of validity left, per live session</td><td>{@code lease} (id in hex)</td></tr>
- *   <tr><td>{@code disco.guard.requests}</td><td>counter</td><td>{@code resource}, {@code outcome} (accepted, malformed, stale, drain_timeout, store_failed)</td></tr>
+ *   <tr><td>{@code disco.guard.requests}</td><td>counter</td><td>{@code resource}, {@code outcome} (accepted, malformed, stale, drain_timeout, store_failed, not_issued, bound_unavailable)</td></tr>
  *   <tr><td>{@code disco.guard.high.water}</td><td>gauge</td><td>{@code resource}</td></tr>
  * </table>
  * Names of locks, elections and semaphores are not tags by default (their number may be unbounded);

@@ -33,7 +33,11 @@ import java.util.concurrent.TimeoutException;
  *       acquisition fails with that exception and every later call to acquire fails at once. A
  *       service whose lease is lost is finished: create a new one.</li>
  *   <li>Every way of giving up an acquisition (timeout, interruption, cancellation, failure) withdraws
- *       this owner's claim from the backend, so it never blocks anybody.</li>
+ *       this owner's claim from the backend, so it never blocks anybody.
+ *       When the backend refuses the withdrawal for a reason retrying cannot cure (a permission
+ *       taken away), the claim blocks others for at most one lease TTL: the lease that carries it is
+ *       given up (the etcd provider stops renewing it, so it expires on the server), which is reported
+ *       at once as the loss of this service and of every other service on the same lease.</li>
  *   <li>Backend failures surface as {@link io.disco.fencing.DiscoException} with the backend's exception
  *       as cause; a backend that does not answer in time gives a timely exception, never a hang.</li>
  *   <li>Threads: every future this service hands out ({@code *Async} acquisitions, {@link #done()})
@@ -74,6 +78,7 @@ public interface RWLockService extends AutoCloseable {
      *
      * @param timeout the longest time to wait, positive
      * @return the read grant, or the held one if this service already holds a read grant
+     * @throws NullPointerException if {@code timeout} is null (the method without a timeout waits without a limit)
      * @throws TimeoutException if a writer was still ahead when the timeout expired; the claim is withdrawn
      * @throws InterruptedException if the thread is interrupted while waiting; the claim is withdrawn
      * @throws RWLockLostException if the lease was lost before or while waiting
@@ -143,6 +148,7 @@ public interface RWLockService extends AutoCloseable {
      *
      * @param timeout the longest time to wait, positive
      * @return the write grant, or the held one if this service already holds the write grant
+     * @throws NullPointerException if {@code timeout} is null (the method without a timeout waits without a limit)
      * @throws TimeoutException if another owner was still ahead when the timeout expired; the claim is withdrawn
      * @throws InterruptedException if the thread is interrupted while waiting; the claim is withdrawn
      * @throws RWLockLostException if the lease was lost before or while waiting

@@ -26,7 +26,11 @@ import java.util.concurrent.TimeoutException;
  *       a pending acquisition fails with it, the next {@link #release()} throws it. A lost service is
  *       finished.</li>
  *   <li>Every way of giving up (timeout, interruption, cancellation, failure, close) withdraws the
- *       claim and leaves no key of this holder behind.</li>
+ *       claim and leaves no key of this holder behind.
+ *       When the backend refuses the withdrawal for a reason retrying cannot cure (a permission
+ *       taken away), the claim blocks others for at most one lease TTL: the lease that carries it is
+ *       given up (the etcd provider stops renewing it, so it expires on the server), which is reported
+ *       at once as the loss of this service and of every other service on the same lease.</li>
  *   <li>Futures complete on the implementation's callback executor, never on a thread that keeps the
  *       lease alive.</li>
  * </ul>
@@ -51,6 +55,7 @@ public interface SemaphoreService extends AutoCloseable {
      *
      * @param timeout the longest wait, positive
      * @return the permit
+     * @throws NullPointerException if {@code timeout} is null (the method without a timeout waits without a limit)
      * @throws TimeoutException if no permit came in time; the claim is withdrawn
      * @throws InterruptedException if interrupted while waiting; the claim is withdrawn
      * @throws SemaphoreLostException if the lease was lost before or while waiting

@@ -25,21 +25,28 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * <p>The cluster is started with {@link EtcdCluster#start(int)} before the first test of the class
  * (so it follows the same resolution order and fails, never skips, when no etcd is available) and
  * closed after the last one. {@code @Nested} classes share the cluster of the class that started
- * it. Test methods and constructors may declare an {@link EtcdCluster} parameter. Fault operations
+ * it. {@link #sharedMember()} instead runs one member for every class of the test run that registers
+ * it (started by the first, stopped when the run ends), for suites of many short classes whose tests
+ * use names of their own. Test methods and constructors may declare an {@link EtcdCluster} parameter. Fault operations
  * on an external or container cluster throw {@link UnsupportedOperationException}, so such a test
  * fails.
  */
 public final class EtcdExtension implements BeforeAllCallback, AfterAllCallback, ParameterResolver {
 
+    /** Where the shared member is kept: the root context's store, closed when the test run ends. */
+    private static final ExtensionContext.Namespace SHARED = ExtensionContext.Namespace.create(EtcdExtension.class, "shared");
+
     private final int members;
+    private final boolean shared;
     private volatile EtcdCluster cluster;
     private volatile String owner;
 
-    private EtcdExtension(int members) {
+    private EtcdExtension(int members, boolean shared) {
         if (members < 1) {
             throw new IllegalArgumentException("an etcd cluster needs at least 1 member, got " + members);
         }
         this.members = members;
+        this.shared = shared;
     }
 
     /**
@@ -48,7 +55,19 @@ public final class EtcdExtension implements BeforeAllCallback, AfterAllCallback,
      * @return a new extension
      */
     public static EtcdExtension singleMember() {
-        return new EtcdExtension(1);
+        return new EtcdExtension(1, false);
+    }
+
+    /**
+     * Returns an extension that runs one single-member cluster for the whole test run: the first class
+     * that registers such an extension starts it, every later one uses the same member, and it stops
+     * when the run ends (JUnit's root store). Tests on it must not rely on a fresh member: they use
+     * names (key prefixes) of their own and never stop or pause it.
+     *
+     * @return a new extension on the shared member
+     */
+    public static EtcdExtension sharedMember() {
+        return new EtcdExtension(1, true);
     }
 
     /**
@@ -60,7 +79,7 @@ public final class EtcdExtension implements BeforeAllCallback, AfterAllCallback,
      * @throws IllegalArgumentException if {@code members < 1}
      */
     public static EtcdExtension cluster(int members) {
-        return new EtcdExtension(members);
+        return new EtcdExtension(members, false);
     }
 
     /**
@@ -86,6 +105,11 @@ public final class EtcdExtension implements BeforeAllCallback, AfterAllCallback,
      */
     @Override
     public synchronized void beforeAll(ExtensionContext context) {
+        if (shared) {
+            cluster = context.getRoot().getStore(SHARED)
+                    .getOrComputeIfAbsent("member", k -> EtcdCluster.start(1), EtcdCluster.class);
+            return;
+        }
         if (cluster == null) {
             cluster = EtcdCluster.start(members);
             owner = context.getUniqueId();
@@ -93,12 +117,15 @@ public final class EtcdExtension implements BeforeAllCallback, AfterAllCallback,
     }
 
     /**
-     * Closes the cluster if it was started for this class.
+     * Closes the cluster if it was started for this class (a shared member is closed when the run ends).
      *
      * @param context the JUnit context of the test class
      */
     @Override
     public synchronized void afterAll(ExtensionContext context) {
+        if (shared) {
+            return;
+        }
         if (cluster != null && context.getUniqueId().equals(owner)) {
             try {
                 cluster.close();

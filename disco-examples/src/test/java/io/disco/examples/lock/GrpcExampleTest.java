@@ -5,7 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.disco.examples.Cli;
 import io.disco.examples.Verdict;
+import io.etcd.jetcd.Client;
+import org.junit.jupiter.api.AfterEach;
 import io.disco.examples.lock.grpc.client.GrpcClientExample;
 import io.disco.examples.lock.grpc.resource.GrpcResource;
 import io.disco.testing.EtcdExtension;
@@ -18,9 +21,16 @@ class GrpcExampleTest {
     @RegisterExtension
     static final EtcdExtension ETCD = EtcdExtension.singleMember();
 
+    private final Client client = Cli.etcdClient(ETCD.cluster().endpoints());
+
+    @AfterEach
+    void closeClient() {
+        client.close();
+    }
+
     @Test
     void theZombieIsAbortedAndTheLegitimateWritesAreAccepted() throws Exception {
-        try (GrpcResource resource = GrpcResource.start(0)) {
+        try (GrpcResource resource = GrpcResource.start(0, client)) {
             LockZombie.Outcome o = GrpcClientExample.run(ETCD.cluster().endpoints(), "127.0.0.1", resource.port(),
                     "/test/examples/grpc", Duration.ofSeconds(2));
             assertNull(o.failure());
@@ -36,7 +46,7 @@ class GrpcExampleTest {
 
     @Test
     void theExampleServerClosesMissingAndMalformedTokensWithInvalidArgument() throws Exception {
-        try (GrpcResource resource = GrpcResource.start(0)) {
+        try (GrpcResource resource = GrpcResource.start(0, client)) {
             Verdict v = GrpcResource.selfCheck(resource.port());
             assertTrue(v.ok(), v.line());
             assertTrue(resource.guard().highWater().isEmpty());

@@ -99,6 +99,12 @@ class GuardRestartTest {
 
     @Test
     void withTheFileStoreTheOlderTokenIsRejectedAfterSigkill() throws Exception {
+        try (Client client = Cli.etcdClient(ETCD.cluster().endpoints())) { // tokens 10 and 20 must have been issued
+            while (io.disco.provider.etcd.EtcdProvider.currentRevision(client, Duration.ofSeconds(10)).value() < 20) {
+                client.getKVClient().put(io.etcd.jetcd.ByteSequence.from("/test/examples/restart-rev", StandardCharsets.UTF_8),
+                        io.etcd.jetcd.ByteSequence.from("x", StandardCharsets.UTF_8)).get(10, TimeUnit.SECONDS);
+            }
+        }
         String state = dir.resolve("marks").toString();
         URI first = startResource("--state-file", state);
         assertEquals(200, write(first, FencingToken.of(10)));

@@ -5,12 +5,19 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.disco.examples.Cli;
 import io.disco.examples.Http;
 import io.disco.examples.Verdict;
 import io.disco.examples.lock.http.client.HttpClientExample;
 import io.disco.examples.lock.http.client.SlowZombieExample;
 import io.disco.examples.lock.http.resource.HttpResource;
 import io.disco.fencing.FencingHttp;
+import io.disco.provider.etcd.EtcdProvider;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
 import io.disco.testing.EtcdExtension;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -26,9 +33,16 @@ class HttpExampleTest {
 
     private static final Duration CALL = Duration.ofSeconds(10);
 
+    private final Client client = Cli.etcdClient(ETCD.cluster().endpoints());
+
+    @AfterEach
+    void closeClient() {
+        client.close();
+    }
+
     @Test
     void theZombieIsAnswered409AndTheLegitimateWritesAreAccepted() throws Exception {
-        try (HttpResource resource = HttpResource.start(0)) {
+        try (HttpResource resource = HttpResource.start(0, client)) {
             LockZombie.Outcome o = HttpClientExample.run(ETCD.cluster().endpoints(), resource.uri(),
                     "/test/examples/http", Duration.ofSeconds(2));
             assertNull(o.failure());
@@ -51,7 +65,7 @@ class HttpExampleTest {
 
     @Test
     void aZombiesWriteStillBeingHandledCompletesBeforeTheNewOwnersAndTheNewOwnersDataStands() throws Exception {
-        try (HttpResource resource = HttpResource.start(0)) {
+        try (HttpResource resource = HttpResource.start(0, client)) {
             Verdict v = SlowZombieExample.run(ETCD.cluster().endpoints(), resource.uri(), "/test/examples/http-slow",
                     Duration.ofSeconds(2));
             assertTrue(v.ok(), v.line());
@@ -62,7 +76,7 @@ class HttpExampleTest {
 
     @Test
     void theExampleServerAnswersMissingAndMalformedHeadersWith400() throws Exception {
-        try (HttpResource resource = HttpResource.start(0)) {
+        try (HttpResource resource = HttpResource.start(0, client)) {
             Verdict v = HttpResource.selfCheck(resource.uri());
             assertTrue(v.ok(), v.line());
             assertTrue(resource.guard().highWater().isEmpty());
@@ -72,14 +86,23 @@ class HttpExampleTest {
                     .header(FencingHttp.HEADER, "12abc").POST(HttpRequest.BodyPublishers.ofString("x")).build(),
                     HttpResponse.BodyHandlers.ofString(), CALL);
             assertEquals(400, r.statusCode(), r.body());
+            client.getKVClient().put(ByteSequence.from("/test/examples/http-rev", StandardCharsets.UTF_8),
+                    ByteSequence.from("x", StandardCharsets.UTF_8)).get(10, TimeUnit.SECONDS);
+            long issued = EtcdProvider.currentRevision(client, CALL).value(); // at least 2: a token etcd issued
             r = Http.send(http, HttpRequest.newBuilder(resource.uri().resolve("/write"))
-                    .header(FencingHttp.HEADER, "7").POST(HttpRequest.BodyPublishers.ofString("x")).build(),
+                    .header(FencingHttp.HEADER, Long.toString(issued)).POST(HttpRequest.BodyPublishers.ofString("x")).build(),
                     HttpResponse.BodyHandlers.ofString(), CALL);
             assertEquals(200, r.statusCode(), r.body());
             r = Http.send(http, HttpRequest.newBuilder(resource.uri().resolve("/write"))
-                    .header(FencingHttp.HEADER, "6").POST(HttpRequest.BodyPublishers.ofString("x")).build(),
+                    .header(FencingHttp.HEADER, Long.toString(issued - 1)).POST(HttpRequest.BodyPublishers.ofString("x")).build(),
                     HttpResponse.BodyHandlers.ofString(), CALL);
             assertEquals(409, r.statusCode(), r.body());
+            r = Http.send(http, HttpRequest.newBuilder(resource.uri().resolve("/write"))
+                    .header(FencingHttp.HEADER, Long.toString(Long.MAX_VALUE)).POST(HttpRequest.BodyPublishers.ofString("x"))
+                    .build(), HttpResponse.BodyHandlers.ofString(), CALL);
+            assertEquals(400, r.statusCode(), r.body());
+            assertTrue(r.body().contains("was not issued"), r.body());
+            assertEquals(issued, resource.guard().highWater().orElseThrow().value(), "the mark did not move");
         }
     }
 }

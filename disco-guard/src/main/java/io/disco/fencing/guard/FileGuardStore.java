@@ -44,6 +44,8 @@ final class FileGuardStore implements GuardStore {
 
     @Override
     public void persist(String key, FencingToken mark) throws IOException {
+        java.util.Objects.requireNonNull(key, "key");
+        java.util.Objects.requireNonNull(mark, "mark");
         synchronized (lock) {
             Map<String, Long> current = marks();
             Long old = current.get(key);
@@ -51,6 +53,16 @@ final class FileGuardStore implements GuardStore {
                 return;
             }
             Map<String, Long> next = new HashMap<>(current);
+            next.put(key, mark.value());
+            write(next);
+            marks = next;
+        }
+    }
+
+    @Override
+    public void lower(String key, FencingToken mark) throws IOException {
+        synchronized (lock) {
+            Map<String, Long> next = new HashMap<>(marks());
             next.put(key, mark.value());
             write(next);
             marks = next;

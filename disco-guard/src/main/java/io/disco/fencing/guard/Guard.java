@@ -53,6 +53,32 @@ import java.util.concurrent.locks.ReentrantLock;
  * its end, and holds newer owners back meanwhile: bound the resource's own actions below the drain
  * timeout, or compare the token where the resource writes (a conditional update in the database).
  *
+ * <h2>Tokens nobody issued</h2>
+ * A token is a revision of the coordination service, so a legitimate one is never above the
+ * service's current revision when the resource sees it. Built with an {@link IssuedBound}
+ * ({@link Builder#issuedBound}), the guard keeps the highest revision it has confirmed with the
+ * service, and a token above both the mark and that confirmed bound is confirmed first: one read of
+ * the service's current revision, shared by every request that waits for it (coalesced), bounded by
+ * {@link Builder#boundTimeout}. A token still above the revision is refused with
+ * {@link TokenNotIssuedException} and never moves the mark; when the service cannot answer in time
+ * the token is refused with {@link BoundUnavailableException} (retry), never admitted unconfirmed,
+ * while tokens at or below the confirmed bound keep being admitted. A token equal to or lower than
+ * the mark, or up to the confirmed bound, costs nothing extra: the equal-token paths above read no
+ * more than before. So no single request can raise the mark above what the service has issued.
+ *
+ * <p>What the bound does not do: a token at or below the service's current revision is accepted
+ * if it is at least the mark, whoever sends it. A client that steals or guesses a real, current
+ * token can write as its owner, and one that sends a token issued but not yet seen here (at most
+ * the current revision) can hold the current owner back until the next grant, whose token is higher.
+ * That is authentication of the clients, a separate duty of the resource, not fencing.
+ *
+ * <p><b>Without an issued bound</b> the guard accepts any token at least its mark, including one no
+ * coordination service issued: a single request with {@code 9223372036854775807} raises the mark
+ * for good, and every legitimate owner is rejected as stale from then on (with a store, across
+ * restarts too). Use a guard without one only where every client that can reach the resource is
+ * trusted not to send such a token. A mark poisoned that way is lowered with {@link #lowerMark}
+ * once the guard has an issued bound.
+ *
  * <h2>Restarts and keys</h2>
  * Built with a {@link GuardStore} ({@link Builder#store}), the guard loads its mark at start and
  * persists every higher mark before it accepts it, so a restarted resource keeps rejecting the
@@ -73,6 +99,9 @@ public final class Guard {
     /** The default drain timeout, in seconds. */
     public static final long DEFAULT_DRAIN_TIMEOUT_SECONDS = 5;
 
+    /** The default bound on one read of the {@link IssuedBound}, in milliseconds. */
+    public static final long DEFAULT_BOUND_TIMEOUT_MILLIS = 2000;
+
     /** The key under which a single (not keyed) guard's mark is persisted in its store. */
     static final String SINGLE_KEY = "";
 
@@ -92,10 +121,14 @@ public final class Guard {
     private volatile Epoch epoch = new Epoch(0);
 
     private final GuardListener listener;
+    /** Null without an {@link IssuedBound}; shared by every key's guard of a keyed guard. */
+    private final ConfirmedBound bound;
 
-    Guard(String key, long initial, Duration drainTimeout, GuardStore store, GuardListener listener) {
+    Guard(String key, long initial, Duration drainTimeout, GuardStore store, GuardListener listener,
+          ConfirmedBound bound) {
         this.key = key;
         this.listener = listener;
+        this.bound = bound;
         this.mark = new AtomicLong(initial);
         this.drainTimeout = drainTimeout;
         this.store = store;
@@ -170,6 +203,7 @@ public final class Guard {
         if (t < m) {
             throw stale(token, m);
         }
+        confirm(token);
         lock.lock();
         try {
             raiseLocked(token);
@@ -187,6 +221,29 @@ public final class Guard {
             listener.rejected(key, token, GuardListener.Rejection.STALE);
         }
         return new TokenStaleException(token, FencingToken.of(m));
+    }
+
+    /**
+     * A token above the mark must be one the coordination service issued: free when it is at most the
+     * confirmed bound, else one (shared) read of the bound. Called before the lock is taken.
+     */
+    private void confirm(FencingToken token) {
+        if (bound == null) {
+            return;
+        }
+        try {
+            bound.confirm(token);
+        } catch (TokenNotIssuedException e) {
+            if (listener != null) {
+                listener.rejected(key, token, GuardListener.Rejection.NOT_ISSUED);
+            }
+            throw e;
+        } catch (BoundUnavailableException e) {
+            if (listener != null) {
+                listener.rejected(key, token, GuardListener.Rejection.BOUND_UNAVAILABLE);
+            }
+            throw e;
+        }
     }
 
     /** A request to this guard carried no usable token: tells the listener. */
@@ -228,13 +285,19 @@ public final class Guard {
                 return admitted(token, e);
             }
             e.leave();
-            throw stale(token, m);
+            if (m > t) {
+                throw stale(token, m);
+            }
+            // m < t: the mark was lowered below the running token (lowerMark); it needs confirming again
         }
         return admitSlowly(token);
     }
 
     private Admission admitSlowly(FencingToken token) throws InterruptedException {
         long t = token.value();
+        if (t > mark.get()) {
+            confirm(token);
+        }
         long deadline = System.nanoTime() + drainTimeout.toNanos();
         lock.lockInterruptibly();
         try {
@@ -325,6 +388,103 @@ public final class Guard {
     }
 
     /**
+     * The highest revision this guard (for a keyed guard: any key's guard) has confirmed with its
+     * {@link IssuedBound}: tokens up to it are accepted without asking the coordination service again.
+     *
+     * @return the confirmed bound; empty without an issued bound or before its first read
+     */
+    public Optional<FencingToken> confirmedBound() {
+        long b = bound == null ? 0 : bound.confirmed();
+        return b == 0 ? Optional.empty() : Optional.of(FencingToken.of(b));
+    }
+
+    /**
+     * Recovery from a poisoned mark (one raised by a token nobody issued, before this guard had an
+     * {@link IssuedBound}, or loaded so from its store): lowers the mark to the coordination service's
+     * current revision, read afresh, as {@link #lowerMark(FencingToken)} does. Every token issued
+     * before that read is rejected from then on (as after seeding a restarted guard with
+     * {@link Builder#initialToken}); current owners acquire again and get higher tokens.
+     *
+     * @return the mark afterwards ({@link #highWater()})
+     * @throws IllegalStateException if the guard has no issued bound
+     * @throws BoundUnavailableException if the coordination service could not be read; nothing changed
+     * @throws UncheckedIOException if the store could not persist the lower mark; nothing changed
+     * @throws UnsupportedOperationException if the store cannot lower a mark ({@link GuardStore#lower})
+     */
+    public Optional<FencingToken> lowerMarkToBound() {
+        ConfirmedBound b = requireBound();
+        long fresh = b.fresh(FencingToken.of(Math.max(1, mark.get())));
+        return lowerLocked(FencingToken.of(fresh));
+    }
+
+    /**
+     * Lowers the mark to {@code to}, persisting it in the store first, but never below the
+     * coordination service's current revision: that is read afresh from the {@link IssuedBound},
+     * and {@code to} must be at least that revision. A lower mark would accept again tokens that
+     * were issued to owners who have since been replaced; at the revision, every token issued so far
+     * is rejected and the next grant is admitted. A mark already at or below {@code to} is left as it
+     * is. Admissions still running with the old, higher token complete before any newer token runs
+     * (as for any higher token); the old token, sent again, must be confirmed like any other token
+     * above the mark, and is refused with {@link TokenNotIssuedException} when nobody issued it.
+     *
+     * <p>This is a maintenance operation, for an operator; a guard with an issued bound cannot be
+     * poisoned in the first place. Without an issued bound it is refused: the guard could not tell
+     * how low is safe.
+     *
+     * @param to the new mark
+     * @return the mark afterwards ({@link #highWater()})
+     * @throws IllegalArgumentException if {@code to} is null or below the coordination service's
+     *     current revision; nothing changed
+     * @throws IllegalStateException if the guard has no issued bound
+     * @throws BoundUnavailableException if the coordination service could not be read; nothing changed
+     * @throws UncheckedIOException if the store could not persist the lower mark; nothing changed
+     * @throws UnsupportedOperationException if the store cannot lower a mark ({@link GuardStore#lower})
+     */
+    public Optional<FencingToken> lowerMark(FencingToken to) {
+        if (to == null) {
+            throw new IllegalArgumentException("to must not be null");
+        }
+        ConfirmedBound b = requireBound();
+        long fresh = b.fresh(to);
+        if (to.value() < fresh) {
+            throw new IllegalArgumentException("to (" + to.value() + ") is below the coordination service's current"
+                    + " revision " + fresh + ": a mark that low would accept tokens of replaced owners again");
+        }
+        return lowerLocked(to);
+    }
+
+    private ConfirmedBound requireBound() {
+        if (bound == null) {
+            throw new IllegalStateException("this guard has no IssuedBound: it cannot tell how low a mark is safe;"
+                    + " build it with Guard.builder().issuedBound(...)");
+        }
+        return bound;
+    }
+
+    private Optional<FencingToken> lowerLocked(FencingToken to) {
+        lock.lock();
+        try {
+            long m = mark.get();
+            if (m <= to.value()) {
+                return highWater();
+            }
+            if (store != null) {
+                try {
+                    store.lower(key, to);
+                } catch (IOException e) {
+                    throw new UncheckedIOException("could not persist the lowered fencing mark " + to.value()
+                            + " for key '" + key + "'; the mark stays " + m, e);
+                }
+            }
+            mark.set(to.value());
+            changed.signalAll();
+            return highWater();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * The greatest token accepted so far (or the initial token), empty while nothing has been.
      * The value may be outdated by the time it is used if other threads are checking tokens.
      *
@@ -351,7 +511,8 @@ public final class Guard {
 
         void leave() {
             // Count out first, then look at the mark: a waiter raised the mark before it looked at the count.
-            if (running.decrementAndGet() == 0 && mark.get() > token) {
+            // The mark differs from this epoch's token when a higher one waits, or when it was lowered.
+            if (running.decrementAndGet() == 0 && mark.get() != token) {
                 lock.lock();
                 try {
                     changed.signalAll();
@@ -410,8 +571,41 @@ public final class Guard {
         private Duration drainTimeout = Duration.ofSeconds(DEFAULT_DRAIN_TIMEOUT_SECONDS);
         private GuardStore store;
         private GuardListener listener;
+        private IssuedBound issuedBound;
+        private Duration boundTimeout = Duration.ofMillis(DEFAULT_BOUND_TIMEOUT_MILLIS);
 
         private Builder() {
+        }
+
+        /**
+         * Where the guard confirms that a token above its mark was issued by the coordination service
+         * (see {@link IssuedBound} and the class description). Without one, any token at least the mark
+         * is accepted, including one nobody issued, which then locks every legitimate owner out.
+         *
+         * @param source the coordination service's current revision, for example
+         *     {@code EtcdIssuedBound.of(client)}; for a keyed guard, one confirmed bound serves every key
+         *     (the service's revisions are global)
+         * @return this builder
+         */
+        public Builder issuedBound(IssuedBound source) {
+            this.issuedBound = Objects.requireNonNull(source, "issuedBound");
+            return this;
+        }
+
+        /**
+         * How long one read of the {@link #issuedBound issued bound} may take before the token that needed
+         * it is refused with {@link BoundUnavailableException}. A request waits for at most two reads.
+         *
+         * @param timeout positive; default {@value #DEFAULT_BOUND_TIMEOUT_MILLIS} ms
+         * @return this builder
+         * @throws IllegalArgumentException if {@code timeout} is null, zero or negative
+         */
+        public Builder boundTimeout(Duration timeout) {
+            if (timeout == null || timeout.isZero() || timeout.isNegative()) {
+                throw new IllegalArgumentException("boundTimeout must be positive, got " + timeout);
+            }
+            this.boundTimeout = timeout;
+            return this;
         }
 
         /**
@@ -470,7 +664,7 @@ public final class Guard {
          * @throws UncheckedIOException if the store could not be read
          */
         public Guard build() {
-            return new Guard(SINGLE_KEY, initialFor(load(), SINGLE_KEY), drainTimeout, store, listener);
+            return new Guard(SINGLE_KEY, initialFor(load(), SINGLE_KEY), drainTimeout, store, listener, bound());
         }
 
         /**
@@ -481,7 +675,12 @@ public final class Guard {
         public KeyedGuard buildKeyed() {
             Map<String, FencingToken> loaded = load();
             GuardListener l = listener;
-            return new KeyedGuard(k -> new Guard(k, initialFor(loaded, k), drainTimeout, store, l), l);
+            ConfirmedBound b = bound();
+            return new KeyedGuard(k -> new Guard(k, initialFor(loaded, k), drainTimeout, store, l, b), l);
+        }
+
+        private ConfirmedBound bound() {
+            return issuedBound == null ? null : new ConfirmedBound(issuedBound, boundTimeout);
         }
 
         private Map<String, FencingToken> load() {

@@ -33,10 +33,17 @@ import java.util.function.Function;
  *       rejects: answered {@code 400 Bad Request};</li>
  *   <li>a keyed filter whose key function names no key (null or blank): {@code 400 Bad Request};</li>
  *   <li>a token lower than the guard's mark: answered {@code 409 Conflict};</li>
+ *   <li>a token above the coordination service's current revision, for a guard built with an
+ *       {@link IssuedBound} ({@link TokenNotIssuedException}): answered {@code 400 Bad Request}, like a
+ *       malformed token, because nobody issued it: the client's own error, which retrying with the
+ *       same token cannot cure ({@code 409} would tell it that a newer owner holds the resource, and
+ *       {@code 503} would invite a retry);</li>
  *   <li>requests with older tokens still running after the guard's drain timeout, the guard's store
- *       failing to persist a higher mark, or the request thread interrupted while it waits:
- *       {@code 503 Service Unavailable} with {@code Retry-After: 1}; nothing of the request ran and
- *       the client may retry (older tokens stay rejected);</li>
+ *       failing to persist a higher mark, a token above the confirmed bound that the coordination
+ *       service could not confirm in time ({@link BoundUnavailableException}), or the request thread
+ *       interrupted while it waits: {@code 503 Service Unavailable} with {@code Retry-After: 1};
+ *       nothing of the request ran and the client may retry (older tokens stay rejected, and tokens
+ *       at or below the confirmed bound keep being admitted meanwhile);</li>
  *   <li>otherwise the token is admitted (the mark advances to it), stored in the request attribute
  *       {@value #TOKEN_ATTRIBUTE}, and the request goes down the chain. The admission is closed when
  *       the chain returns, or, for a request put in asynchronous mode, when its
@@ -61,7 +68,9 @@ import java.util.function.Function;
  *       resource key, named by a function of the request (a path segment, a header);</li>
  *   <li>by class name (web.xml, {@code FilterHolder(GuardFilter.class)}, ...): the public no-arg
  *       constructor, after which {@link #init(FilterConfig)} creates the filter's own guard, seeded
- *       from the optional init parameter {@value #INITIAL_TOKEN_PARAM}.</li>
+ *       from the optional init parameter {@value #INITIAL_TOKEN_PARAM}. That guard has no
+ *       {@link IssuedBound} (an init parameter cannot build one), so a token nobody issued can poison
+ *       its mark: prefer the constructors with a guard built with {@link Guard.Builder#issuedBound}.</li>
  * </ul>
  * Map it to the {@code REQUEST} dispatch (the default): every dispatch it is mapped to is an
  * admission, and an {@code ASYNC} re-dispatch of the same request would wait behind itself when a
@@ -195,7 +204,10 @@ public final class GuardFilter implements Filter {
         } catch (TokenStaleException e) {
             reject(answer, HttpServletResponse.SC_CONFLICT, e.getMessage());
             return;
-        } catch (DrainTimeoutException | UncheckedIOException e) {
+        } catch (TokenNotIssuedException e) {
+            reject(answer, HttpServletResponse.SC_BAD_REQUEST, e.getMessage());
+            return;
+        } catch (DrainTimeoutException | BoundUnavailableException | UncheckedIOException e) {
             unavailable(answer, e.getMessage());
             return;
         } catch (InterruptedException e) {

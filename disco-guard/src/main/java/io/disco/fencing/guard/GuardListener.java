@@ -19,7 +19,11 @@ public interface GuardListener {
         /** Older requests still ran after the drain timeout (HTTP 503, gRPC UNAVAILABLE). */
         DRAIN_TIMEOUT,
         /** The store could not persist a higher mark (HTTP 503, gRPC UNAVAILABLE). */
-        STORE_FAILED
+        STORE_FAILED,
+        /** A token above the coordination service's revision: nobody issued it (HTTP 400, gRPC INVALID_ARGUMENT). */
+        NOT_ISSUED,
+        /** A token above the confirmed bound that the coordination service could not confirm in time (HTTP 503, gRPC UNAVAILABLE). */
+        BOUND_UNAVAILABLE
     }
 
     /**

@@ -28,9 +28,15 @@ import java.util.function.BiFunction;
  *       rejects: the call is closed with {@link Status#INVALID_ARGUMENT}; so is a call of a keyed
  *       interceptor whose key function names no key;</li>
  *   <li>a token lower than the guard's mark: closed with {@link Status#ABORTED};</li>
+ *   <li>a token above the coordination service's current revision, for a guard built with an
+ *       {@link IssuedBound} ({@link TokenNotIssuedException}): closed with
+ *       {@link Status#INVALID_ARGUMENT}, like a malformed token: nobody issued it, so it is the
+ *       caller's own error and retrying the same call cannot succeed ({@code ABORTED} would tell it
+ *       that a newer owner holds the resource, {@code UNAVAILABLE} would invite a retry);</li>
  *   <li>calls with older tokens still running after the guard's drain timeout, the guard's store
- *       failing, or the thread interrupted while waiting: closed with {@link Status#UNAVAILABLE};
- *       nothing of the call ran and the client may retry;</li>
+ *       failing, a token above the confirmed bound that the coordination service could not confirm
+ *       in time ({@link BoundUnavailableException}), or the thread interrupted while waiting: closed
+ *       with {@link Status#UNAVAILABLE}; nothing of the call ran and the client may retry;</li>
  *   <li>otherwise the token is admitted and the call proceeds with the token in the
  *       {@link Context} under {@link #TOKEN}, where the handler finds it through
  *       {@link #currentToken()}.</li>
@@ -48,8 +54,9 @@ import java.util.function.BiFunction;
  * A rejected call's status description is a one-line reason; its handler is never started (or, for
  * a stale message, never sees the message), and the mark does not change.
  *
- * <p>A higher token's call waits for older calls in {@code interceptCall} (or in the delivery of its
- * message), on the server's executor: keep the default executor, not a direct one, so that the wait
+ * <p>A higher token's call waits for older calls, and for the confirmation of its token when the
+ * guard has an {@link IssuedBound}, in {@code interceptCall} (or in the delivery of its message), on
+ * the server's executor: keep the default executor, not a direct one, so that the wait
  * does not block a transport thread.
  *
  * <p>This class needs {@code io.grpc:grpc-api} on the class path (an optional dependency of
@@ -169,7 +176,11 @@ public final class GuardServerInterceptor implements ServerInterceptor {
         if (e instanceof TokenStaleException) {
             return Status.ABORTED.withDescription(e.getMessage());
         }
-        if (e instanceof DrainTimeoutException || e instanceof UncheckedIOException) {
+        if (e instanceof TokenNotIssuedException) {
+            return Status.INVALID_ARGUMENT.withDescription(e.getMessage());
+        }
+        if (e instanceof DrainTimeoutException || e instanceof BoundUnavailableException
+                || e instanceof UncheckedIOException) {
             return Status.UNAVAILABLE.withDescription(e.getMessage());
         }
         if (e instanceof InterruptedException) {

@@ -36,6 +36,20 @@ public interface GuardStore {
     void persist(String key, FencingToken mark) throws IOException;
 
     /**
+     * Maintenance only ({@link Guard#lowerMark}): makes {@code mark} the persisted mark of {@code key}
+     * even though it is lower than the stored one, durably, before returning. The guard calls it only
+     * for a mark it has checked against the coordination service's current revision.
+     *
+     * @param key the resource key ({@code ""} for a single guard)
+     * @param mark the new, lower mark
+     * @throws IOException if it could not be persisted (the guard then keeps its mark)
+     * @throws UnsupportedOperationException if this store cannot lower a mark (the default)
+     */
+    default void lower(String key, FencingToken mark) throws IOException {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot lower a persisted mark");
+    }
+
+    /**
      * A store in one file, which holds every key's mark. Each {@link #persist} writes a new file
      * next to it, forces it to disk, renames it over the old one atomically and forces the
      * directory: a crash at any instant leaves either the old or the new marks, never a torn file.

@@ -12,7 +12,10 @@ import java.util.function.Function;
  * <p>Each key's guard is created on first use, with the settings of the {@link Guard.Builder} that
  * built this keyed guard: its mark starts at the key's stored mark, if the builder had a
  * {@link GuardStore}, or else at the builder's initial token. Every key's mark is persisted in that
- * one store. A key's guard stays for the life of this object (its memory per idle key is measured in
+ * one store. Built with an {@link IssuedBound}, every key's guard confirms tokens against one shared
+ * confirmed bound: the coordination service's revisions are global, so a revision confirmed for one
+ * key bounds the tokens of every key, and a new owner of any key costs at most one read. A key's
+ * guard stays for the life of this object (its memory per idle key is measured in
  * the benchmarks), so keys should name resources, not requests.
  *
  * <p>{@link GuardFilter} and {@link GuardServerInterceptor} take a keyed guard with a function

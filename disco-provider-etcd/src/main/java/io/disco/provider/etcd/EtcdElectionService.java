@@ -58,7 +58,7 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
     @Override
     public Leadership campaign(String value) throws InterruptedException {
         try {
-            return campaign(value, null);
+            return campaignWithin(value, null);
         } catch (TimeoutException e) {
             throw new AssertionError("no timeout was given", e);
         }
@@ -66,6 +66,11 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
 
     @Override
     public Leadership campaign(String value, Duration timeout) throws InterruptedException, TimeoutException {
+        return campaignWithin(value, requireTimeout(timeout));
+    }
+
+    /** {@link #campaign(String, Duration)}, or without a limit when {@code timeout} is null. */
+    private Leadership campaignWithin(String value, Duration timeout) throws InterruptedException, TimeoutException {
         Leadership l = acquire("election.campaign()", timeout, UnaryOperator.identity(), () -> new ElectionClaim(validValue(value)));
         return l.value().equals(value) ? l : proclaim(value);
     }

@@ -36,7 +36,7 @@ final class EtcdLockService extends EtcdService<Grant, LockLostException> implem
     @Override
     public Grant lock() throws InterruptedException {
         try {
-            return lock(null);
+            return acquire("lock.lock()", null, UnaryOperator.identity(), () -> new LockClaim(false));
         } catch (TimeoutException e) {
             throw new AssertionError("no timeout was given", e);
         }
@@ -44,7 +44,7 @@ final class EtcdLockService extends EtcdService<Grant, LockLostException> implem
 
     @Override
     public Grant lock(Duration timeout) throws InterruptedException, TimeoutException {
-        return acquire("lock.lock()", timeout, UnaryOperator.identity(), () -> new LockClaim(false));
+        return acquire("lock.lock()", requireTimeout(timeout), UnaryOperator.identity(), () -> new LockClaim(false));
     }
 
     @Override

@@ -143,7 +143,9 @@ public final class EtcdProvider {
     }
 
     /**
-     * A leadership runner whose sessions use {@code sessionOptions}.
+     * A leadership runner whose sessions use {@code sessionOptions}: the etcd shortcut for
+     * {@code LeadershipRunner.start(prefix, () -> EtcdProvider.newElection(client, prefix, sessionOptions), options)},
+     * one election on a session of its own per attempt.
      *
      * @param client the caller's jetcd client; the runner never closes it
      * @param prefix the election's name
@@ -158,7 +160,7 @@ public final class EtcdProvider {
         if (client == null || options == null || sessionOptions == null) {
             throw new IllegalArgumentException("client, options and sessionOptions must not be null");
         }
-        return new EtcdLeadershipRunner(client, prefix, options, sessionOptions).start();
+        return LeadershipRunner.start(prefix, () -> newElection(client, prefix, sessionOptions), options);
     }
 
     private interface Factory<S> {

@@ -122,7 +122,7 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
 
     @Override
     public RWGrant rLock(Duration timeout) throws InterruptedException, TimeoutException {
-        return acquire(Mode.READ, timeout);
+        return acquire(Mode.READ, requireTimeout(timeout));
     }
 
     @Override
@@ -152,7 +152,7 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
 
     @Override
     public RWGrant lock(Duration timeout) throws InterruptedException, TimeoutException {
-        return acquire(Mode.WRITE, timeout);
+        return acquire(Mode.WRITE, requireTimeout(timeout));
     }
 
     @Override

@@ -124,7 +124,7 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
     @Override
     public Permit acquire() throws InterruptedException {
         try {
-            return acquire(null);
+            return acquire("semaphore.acquire()", null, UnaryOperator.identity(), () -> new SemaphoreClaim(false));
         } catch (TimeoutException e) {
             throw new AssertionError("no timeout was given", e);
         }
@@ -132,7 +132,7 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
 
     @Override
     public Permit acquire(Duration timeout) throws InterruptedException, TimeoutException {
-        return acquire("semaphore.acquire()", timeout, UnaryOperator.identity(), () -> new SemaphoreClaim(false));
+        return acquire("semaphore.acquire()", requireTimeout(timeout), UnaryOperator.identity(), () -> new SemaphoreClaim(false));
     }
 
     @Override

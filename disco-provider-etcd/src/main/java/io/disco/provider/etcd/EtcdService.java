@@ -69,6 +69,17 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
         this.ownsSession = ownsSession;
     }
 
+    /**
+     * The timeout of a bounded acquire, checked: never null (the unbounded form is the method without
+     * the parameter), so that a missing configuration value is no silent wait for ever.
+     */
+    static Duration requireTimeout(Duration timeout) {
+        if (timeout == null) {
+            throw new NullPointerException("timeout must not be null (to wait without a limit, call the method without a timeout)");
+        }
+        return timeout;
+    }
+
     /** Registers the service on its session: its keys must not fall in another service's range there. */
     static <S extends EtcdService<?, ?>> S register(S service) {
         service.session.register(service);
@@ -248,18 +259,27 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
     }
 
     /**
-     * Session thread: the held key incarnation created at {@code createRevision} was deleted, and
-     * not by a release of this service (somebody's {@code etcdctl del}, a revoke of the lease by
-     * another process). That ends the grant for good: it is a loss of this service, reported like a
-     * lease loss ({@link #done()}, {@link #err()}, and the next release throws it). The lease may be
-     * gone too: it is checked at once.
+     * Session thread: the held key incarnation created at {@code createRevision} was deleted. When a
+     * release of it was sent (even one whose answer was lost, which failed for the caller and kept the
+     * grant), that is the release's delete: the grant ends as released. Otherwise it was not deleted by
+     * this service (somebody's {@code etcdctl del}, a revoke of the lease by another process). That ends
+     * the grant for good: it is a loss of this service, reported like a lease loss ({@link #done()},
+     * {@link #err()}, and the next release throws it). The lease may be gone too: it is checked at once.
      */
     @Override
     final void heldKeyDeleted(long createRevision) {
         L loss;
         synchronized (lock) {
-            if (state != GrantState.HELD || held.createRevision() != createRevision || lost != null) {
-                return; // nothing held, another term, or a release of it was sent (its delete is expected)
+            if (!state.holding() || held.createRevision() != createRevision || lost != null) {
+                return; // nothing held, or another term
+            }
+            if (state == GrantState.RELEASING) {
+                // The delete of a release of this grant, whose answer was lost or is still to come: the
+                // release is done (held() follows the own key), with no need to call it again.
+                move(GrantState.IDLE);
+                tellEnded(held.sinceNanos(), null);
+                dropHeld();
+                return;
             }
             loss = lostException(kind + " " + prefix + " lost: its key " + held.key().toString(java.nio.charset.StandardCharsets.UTF_8)
                     + " (token " + createRevision + ") was deleted while held, not by this owner", null);
@@ -385,6 +405,7 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
             copies.incrementAndGet();
             return GuardedDelete.send(session.client(), key, rev, also);
         }).thenApply(r -> {
+            boolean stillHeld = heldCreateRevision() == rev; // false when the own key's watch saw the delete first
             replaceHeld(rev, null);
             // With more than one copy sent, "already gone" may mean that an earlier copy deleted it; while
             // the lease is valid, only a delete by somebody else at this very instant would be
@@ -407,7 +428,9 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
                 tellEnded(heldSince, loss);
                 throw loss;
             }
-            tellEnded(heldSince, null);
+            if (stillHeld) {
+                tellEnded(heldSince, null);
+            }
             return null;
         });
     }

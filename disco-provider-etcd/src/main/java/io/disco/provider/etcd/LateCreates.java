@@ -35,6 +35,7 @@ final class LateCreates {
 
     private final Client client;
     private final RequestPipeline requests;
+    private final GuardedDelete guardedDelete;
     private final SessionWatches watches;
     private final ServiceRegistry services;
     private final SessionExecutors executors;
@@ -43,9 +44,10 @@ final class LateCreates {
     private final Map<ByteSequence, CompletableFuture<Void>> deletes = new HashMap<>();
     private volatile boolean closed;
 
-    LateCreates(Client client, RequestPipeline requests, SessionWatches watches, ServiceRegistry services, SessionExecutors executors) {
+    LateCreates(Client client, RequestPipeline requests, GuardedDelete guardedDelete, SessionWatches watches, ServiceRegistry services, SessionExecutors executors) {
         this.client = client;
         this.requests = requests;
+        this.guardedDelete = guardedDelete;
         this.watches = watches;
         this.services = services;
         this.executors = executors;
@@ -119,7 +121,7 @@ final class LateCreates {
         SessionMember owner = services.owning(key);
         CompletableFuture<?> ownership = owner == null ? null : owner.lateIncarnation(key, createRevision);
         if (ownership == null) {
-            CompletableFuture<Void> deleted = GuardedDelete.untilAnswered(requests, client, key, createRevision);
+            CompletableFuture<Void> deleted = guardedDelete.untilAnswered(key, createRevision);
             deletes.merge(key, deleted, (a, b) -> CompletableFuture.allOf(a, b));
             deleted.whenComplete((v, e) -> executors.runOnSession(() -> deletes.computeIfPresent(key, (k, f) -> f.isDone() ? null : f)));
         } else if (!ownership.isDone()) {

@@ -377,6 +377,27 @@ final class LeaseKeeper {
         observer.lost(loss);
     }
 
+    /**
+     * A key of this lease could not be withdrawn, and sending the delete again cannot cure it (etcd
+     * refused it: permission denied, authentication failed, any non-transient error): the key would
+     * block every other owner of its name for as long as the lease is renewed. So the renewals stop,
+     * and the lease, with every key on it, expires on the server within one TTL; the loss, with
+     * {@code cause}, is told at once (on the lease timer) as the lease's loss. A no-op once the lease
+     * is lost or closed. Any thread.
+     */
+    void abandon(String what, Throwable cause) {
+        DiscoException loss;
+        synchronized (lock) {
+            if (state != LeaseState.ALIVE && state != LeaseState.ORPHANED) {
+                return;
+            }
+            loss = markLost(new DiscoException("etcd lease " + hex(leaseId) + " given up: the " + what + " was refused and retrying"
+                    + " cannot cure it, so the key would block the other owners for as long as the lease was renewed; it is no"
+                    + " longer renewed and expires within its TTL of " + ttlSeconds + " s", EtcdErrors.failure(what, cause)));
+        }
+        SessionExecutors.schedule(executors.leaseTimer, () -> observer.lost(loss), 0);
+    }
+
     /** Renews right now, to learn quickly whether the lease still exists. */
     void probe() {
         synchronized (lock) {

@@ -50,6 +50,7 @@ final class SessionCore implements LeaseKeeper.Observer {
     private final LeaseKeeper lease;
     private final ServiceRegistry services;
     private final SessionWatches watches;
+    private final GuardedDelete deletes;
     private final LateCreates lateCreates;
     private final HeldKeyDeletions heldKeyDeletions = new HeldKeyDeletions();
     private final CompletableFuture<Void> done = new CompletableFuture<>();
@@ -69,7 +70,8 @@ final class SessionCore implements LeaseKeeper.Observer {
         this.lease = new LeaseKeeper(client, granted, options, executors, requests, this, name);
         this.services = new ServiceRegistry(name);
         this.watches = new SessionWatches(client, executors, failoverNanos, name);
-        this.lateCreates = new LateCreates(client, requests, watches, services, executors);
+        this.deletes = new GuardedDelete(client, requests, lease);
+        this.lateCreates = new LateCreates(client, requests, deletes, watches, services, executors);
     }
 
     /** Starts keeping the lease alive. */
@@ -186,7 +188,7 @@ final class SessionCore implements LeaseKeeper.Observer {
 
     /** See {@link GuardedDelete#untilAnswered}. */
     CompletableFuture<Void> deleteOwnKey(ByteSequence key, long createRevision, Op... alsoDelete) {
-        return GuardedDelete.untilAnswered(requests, client, key, createRevision, alsoDelete);
+        return deletes.untilAnswered(key, createRevision, alsoDelete);
     }
 
     /** The janitor for create Txns whose outcome is unknown; session thread only. */

@@ -2,8 +2,6 @@ package io.disco.provider.etcd;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
@@ -15,7 +13,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -24,11 +21,14 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The {@link FencedLock} view over the etcd lock: threads of this JVM and a second process contend. */
+/**
+ * The {@link FencedLock} view over the etcd lock: threads of this JVM and a second process contend. The
+ * in-process contract (owners, the holding thread, withdrawal) is {@code FencedLockContract}, run by
+ * {@link EtcdFencedLockContractTest}.
+ */
 class FencedLockTest {
 
     @RegisterExtension
@@ -107,70 +107,4 @@ class FencedLockTest {
         assertTrue(Etcd.keysUnder(ETCD.client(), prefix).isEmpty());
     }
 
-    @Test
-    void aThreadThatDoesNotHoldItCannotUnlockOrReadTheToken() throws Exception {
-        String prefix = Etcd.uniquePrefix("fenced-lock-owner");
-        try (EtcdSession session = EtcdSession.open(ETCD.client(), Etcd.ttl(10));
-             LockService service = session.newLock(prefix)) {
-            FencedLock view = FencedLock.of(service);
-            assertThrows(IllegalMonitorStateException.class, view::unlock, "nobody holds it");
-            view.lock();
-            CompletableFuture<Throwable> other = CompletableFuture.supplyAsync(() -> {
-                try {
-                    view.unlock();
-                    return null;
-                } catch (Throwable t) {
-                    return t;
-                }
-            });
-            assertTrue(other.get(10, TimeUnit.SECONDS) instanceof IllegalMonitorStateException);
-            assertTrue(CompletableFuture.supplyAsync(() -> {
-                try {
-                    view.token();
-                    return false;
-                } catch (IllegalMonitorStateException e) {
-                    return true;
-                }
-            }).get(10, TimeUnit.SECONDS));
-            assertTrue(view.isHeldByCurrentThread());
-            assertThrows(UnsupportedOperationException.class, view::newCondition);
-            view.unlock();
-            assertTrue(Etcd.keysUnder(ETCD.client(), prefix).isEmpty());
-        }
-    }
-
-    @Test
-    void interruptionAndTimeoutsWithdrawTheClaim() throws Exception {
-        String prefix = Etcd.uniquePrefix("fenced-lock-withdraw");
-        try (EtcdSession holderSession = EtcdSession.open(ETCD.client(), Etcd.ttl(10));
-             LockService holder = holderSession.newLock(prefix);
-             EtcdSession session = EtcdSession.open(ETCD.client(), Etcd.ttl(10));
-             LockService service = session.newLock(prefix)) {
-            holder.lock(Duration.ofSeconds(10));
-            FencedLock view = FencedLock.of(service);
-            assertFalse(view.tryLock());
-            assertFalse(view.tryLock(300, TimeUnit.MILLISECONDS));
-            assertEquals(1, Etcd.keysUnder(ETCD.client(), prefix).size(), "the timed-out claim was withdrawn");
-
-            CompletableFuture<Throwable> waiting = new CompletableFuture<>();
-            Thread t = new Thread(() -> {
-                try {
-                    view.lockInterruptibly();
-                    waiting.complete(null);
-                } catch (Throwable e) {
-                    waiting.complete(e);
-                }
-            });
-            t.start();
-            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> Etcd.keysUnder(ETCD.client(), prefix).size() == 2);
-            t.interrupt();
-            assertTrue(waiting.get(10, TimeUnit.SECONDS) instanceof InterruptedException);
-            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> Etcd.keysUnder(ETCD.client(), prefix).size() == 1);
-            assertFalse(view.isHeldByCurrentThread());
-
-            holder.unlock();
-            assertTrue(view.tryLock(10, TimeUnit.SECONDS), "free again: the view takes it");
-            view.unlock();
-        }
-    }
 }

@@ -9,6 +9,7 @@ import io.disco.fencing.FencingToken;
 import io.disco.lock.LockService;
 import io.disco.testing.EtcdCluster;
 import io.disco.testing.EtcdExtension;
+import io.disco.testing.RpcCounter;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -13,6 +13,7 @@ import io.disco.lock.Grant;
 import io.disco.lock.LockService;
 import io.disco.testing.EtcdCluster;
 import io.disco.testing.EtcdExtension;
+import io.disco.testing.RpcCounter;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.options.WatchOption;

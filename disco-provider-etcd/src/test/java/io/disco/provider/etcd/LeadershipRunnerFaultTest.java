@@ -15,6 +15,7 @@ import io.disco.fencing.TokenStaleException;
 import io.disco.fencing.guard.Guard;
 import io.disco.testing.EtcdCluster;
 import io.disco.testing.EtcdExtension;
+import io.disco.testing.contract.LeadershipEvents;
 import io.etcd.jetcd.Client;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -35,7 +36,7 @@ class LeadershipRunnerFaultTest {
     static final EtcdExtension ETCD = EtcdExtension.singleMember();
 
     private static LeadershipRunner runner(Client client, String prefix, String value, io.disco.election.LeaderTask task,
-                                           RunnerEvents events) {
+                                           LeadershipEvents events) {
         return EtcdProvider.newLeadershipRunner(client, prefix, LeadershipRunner.Options.of(value, task)
                 .withListener(events).withBackoff(Duration.ofMillis(50), Duration.ofMillis(500)), Etcd.ttl(2));
     }
@@ -52,14 +53,14 @@ class LeadershipRunnerFaultTest {
     void etcdStoppedLongerThanTheTtlSignalsTheTaskAndTheRunnerLeadsAgainAfterwards() throws Exception {
         EtcdCluster etcd = ETCD.cluster();
         String prefix = Etcd.uniquePrefix("runner-outage");
-        RunnerEvents events = new RunnerEvents();
+        LeadershipEvents events = new LeadershipEvents();
         try (Client client = Etcd.client(etcd);
              LeadershipRunner r = runner(client, prefix, "a", LeadershipRunnerFaultTest::holdTerm, events)) {
             Leadership first = events.elected(10);
             long stopped = System.nanoTime();
             etcd.stopMember(0);
             try {
-                RunnerEvents.Event end = events.revoked(10);
+                LeadershipEvents.Event end = events.revoked(10);
                 assertEquals(LeaderTerm.End.LOST, end.end());
                 long ms = TimeUnit.NANOSECONDS.toMillis(end.nanos() - stopped);
                 System.out.println("runner outage: task signalled " + ms + " ms after etcd stopped (TTL 2000 ms)");
@@ -101,7 +102,7 @@ class LeadershipRunnerFaultTest {
                 .lines().forEach(lines::add), "runner-child-output");
         reader.setDaemon(true);
         reader.start();
-        RunnerEvents events = new RunnerEvents();
+        LeadershipEvents events = new LeadershipEvents();
         try (Client client = Etcd.client(ETCD.cluster())) {
             String elected = awaitLine(lines, "ELECTED ", 60);
             long childToken = Long.parseLong(elected.split(" ")[1]);

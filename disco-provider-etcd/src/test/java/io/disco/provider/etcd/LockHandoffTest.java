@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.disco.lock.Grant;
 import io.disco.lock.LockService;
 import io.disco.testing.EtcdExtension;
+import io.disco.testing.RpcCounter;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.ArrayList;

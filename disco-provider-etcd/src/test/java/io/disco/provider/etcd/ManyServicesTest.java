@@ -13,6 +13,7 @@ import io.disco.lock.Grant;
 import io.disco.lock.LockLostException;
 import io.disco.lock.LockService;
 import io.disco.testing.EtcdExtension;
+import io.disco.testing.RpcCounter;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -24,7 +24,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The session threads belong to the lease (issue 10, items 1 and 2): no user callback runs on them,
- * a blocking call on them fails fast, and no object handed to users is an internal monitor.
+ * a blocking call on them fails fast, and no object handed to users is an internal monitor. That a
+ * blocking callback stalls no renewal and may call back into the session's services is the contract
+ * kit's ({@code OwnerContract}, run by {@link EtcdOwnerContractTest}).
  */
 class ThreadModelTest {
 
@@ -38,39 +40,6 @@ class ThreadModelTest {
 
     /** How long a blocking callback holds on in the tests below: three TTLs. */
     private static final Duration THREE_TTLS = Duration.ofSeconds(3);
-
-    @Test
-    void aCallbackThatBlocksForThreeTtlsDoesNotStallRenewal() throws Exception {
-        String prefix = uniquePrefix("blocking-callback");
-        try (EtcdSession session = EtcdSession.open(ETCD.client(), shortLease())) {
-            LockService a = session.newLock(prefix);
-            RWLockService rw = session.newRWLock(prefix + "-rw");
-            ElectionService e = session.newElection(prefix + "-election");
-            CountDownLatch release = new CountDownLatch(1);
-            CountDownLatch inside = new CountDownLatch(3);
-            Runnable block = () -> {
-                inside.countDown();
-                awaitQuietly(release, 30);
-            };
-            a.lockAsync().thenAccept(g -> block.run());
-            rw.rLockAsync().thenAccept(g -> block.run());
-            e.campaignAsync("v").thenAccept(l -> block.run());
-            a.done().thenRun(block);
-            assertTrue(inside.await(10, SECONDS), "the callbacks must run");
-
-            long until = System.nanoTime() + THREE_TTLS.toNanos();
-            while (System.nanoTime() - until < 0) {
-                // The property under test is "alive for three TTLs"; poll it without stopping early.
-                assertTrue(session.err().isEmpty(), () -> "the lease was lost while callbacks blocked: " + session.err());
-                TimeUnit.MILLISECONDS.sleep(100);
-            }
-            Grant g = a.held().orElseThrow();
-            assertEquals(List.of(g.key()), keysUnder(ETCD.client(), prefix), "the key must still be in etcd under the live lease");
-            release.countDown();
-            a.unlock();
-            assertEquals(List.of(), keysUnder(ETCD.client(), prefix));
-        }
-    }
 
     @Test
     void doneFiresOnTimeWhileEveryCallbackBlocks() throws Exception {
@@ -110,28 +79,6 @@ class ThreadModelTest {
             assertTrue(a.err().isPresent());
         } finally {
             release.countDown();
-        }
-    }
-
-    @Test
-    void aCallbackMayCallBackIntoServicesOfTheSameSession() throws Exception {
-        String prefix = uniquePrefix("reentrant-callback");
-        try (EtcdSession session = EtcdSession.open(ETCD.client(), Etcd.ttl(10))) {
-            LockService a = session.newLock(prefix + "-a");
-            LockService b = session.newLock(prefix + "-b");
-            LockService c = session.newLock(prefix + "-c");
-            // Blocking calls on another service of the same session, from a dependent stage.
-            Optional<Grant> gb = a.lockAsync().thenApply(g -> b.tryLock()).get(10, SECONDS);
-            assertTrue(gb.isPresent(), "b.tryLock() from a's callback must acquire");
-            // unlock() and close() of another service from a dependent stage.
-            c.lockAsync().thenRun(() -> {
-                a.unlock();
-                b.close();
-            }).get(10, SECONDS);
-            assertTrue(a.held().isEmpty());
-            assertEquals(List.of(), keysUnder(ETCD.client(), prefix + "-a"));
-            assertEquals(List.of(), keysUnder(ETCD.client(), prefix + "-b"));
-            assertTrue(session.err().isEmpty());
         }
     }
 

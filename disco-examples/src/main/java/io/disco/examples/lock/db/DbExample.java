@@ -5,6 +5,11 @@ import io.disco.examples.Say;
 import io.disco.examples.Verdict;
 import io.disco.examples.lock.LockZombie;
 import io.disco.fencing.FencingToken;
+import io.disco.fencing.guard.BoundUnavailableException;
+import io.disco.fencing.guard.ConfirmedBound;
+import io.disco.fencing.guard.TokenNotIssuedException;
+import io.disco.provider.etcd.EtcdIssuedBound;
+import io.etcd.jetcd.Client;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -21,6 +26,14 @@ import java.util.UUID;
  * {@code UPDATE ... WHERE fence_token <= ?} both checks the token and writes the data, so a stale
  * owner's write updates 0 rows and changes nothing, however late it arrives.
  *
+ * <p>A token nobody issued (a forged {@code 9223372036854775807}) would pass {@code fence_token <= ?}
+ * and then lock every owner out. So each write first confirms its token with etcd
+ * ({@link ConfirmedBound} over {@link EtcdIssuedBound}: free for a token at most the revision already
+ * confirmed, one read of etcd's current revision per new owner otherwise), and the statement carries
+ * the confirmed revision as a bound: {@code AND ? <= ?} (token, bound). A token above it is refused
+ * before the database is touched; the condition keeps any path that skipped the confirmation from
+ * writing a token above the bound it passed. The story ends with such a forged write, refused.
+ *
  * <p>The database is a real embedded H2 (in memory), reached through plain JDBC; each owner uses its
  * own connection, as separate processes would.
  *
@@ -33,9 +46,16 @@ public final class DbExample {
     /** The lock's etcd prefix. */
     public static final String LOCK_NAME = "/disco/examples/lock/db";
 
-    /** The single conditional update: the token check and the data write are one statement. */
-    static final String FENCED_UPDATE =
-            "UPDATE resource SET data = ?, fence_token = ? WHERE id = 1 AND fence_token <= ?";
+    /**
+     * The single conditional update: the token check (not stale: at least the stored token; issued: at
+     * most the revision confirmed with etcd) and the data write are one statement. Parameters: data,
+     * token, token, token, bound.
+     */
+    public static final String FENCED_UPDATE =
+            "UPDATE resource SET data = ?, fence_token = ? WHERE id = 1 AND fence_token <= ? AND ? <= ?";
+
+    /** The forged token of the story's last write. */
+    static final FencingToken FORGED = FencingToken.of(Long.MAX_VALUE);
 
     /**
      * What happened, with the row as the database finally holds it.
@@ -44,18 +64,27 @@ public final class DbExample {
      * @param finalData the row's data at the end
      * @param finalToken the row's fence_token at the end
      * @param history the writes the database applied, in order, as {@code token:data}
+     * @param forgedWrite the answer to a write with the forged token {@code 2^63-1}, after B's
      */
-    public record Result(LockZombie.Outcome zombie, String finalData, long finalToken, List<String> history) {
+    public record Result(LockZombie.Outcome zombie, String finalData, long finalToken, List<String> history,
+                         LockZombie.Answer forgedWrite) {
 
-        /** @return the zombie story's verdict, failed also if the row does not hold B's write */
+        /**
+         * @return the zombie story's verdict, failed also if the row does not hold B's write or the forged
+         *     write was accepted
+         */
         public Verdict verdict() {
             Verdict v = zombie.verdict();
             if (v.ok() && (!"written by B".equals(finalData) || finalToken != zombie.tokenB().value())) {
                 return new Verdict(v.scenario(), false, "the row holds '" + finalData + "' with token "
                         + finalToken + " instead of B's write");
             }
-            return v.ok() ? new Verdict(v.scenario(), true, "zombie write rejected by the database (0 rows updated)")
-                    : v;
+            if (v.ok() && (forgedWrite == null || forgedWrite.accepted())) {
+                return new Verdict(v.scenario(), false, "a write with a forged token was "
+                        + (forgedWrite == null ? "not tried" : "accepted"));
+            }
+            return v.ok() ? new Verdict(v.scenario(), true, "zombie write rejected by the database (0 rows updated),"
+                    + " forged token refused (not issued)") : v;
         }
     }
 
@@ -83,9 +112,11 @@ public final class DbExample {
     public static Result run(List<String> endpoints, String lockName, Duration zombieTtl) {
         Say say = new Say(SCENARIO);
         String url = "jdbc:h2:mem:disco-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
-        try (Connection admin = DriverManager.getConnection(url);
+        try (Client client = Cli.etcdClient(endpoints);
+             Connection admin = DriverManager.getConnection(url);
              Connection connA = DriverManager.getConnection(url);
              Connection connB = DriverManager.getConnection(url)) {
+            ConfirmedBound bound = ConfirmedBound.of(EtcdIssuedBound.of(client), Duration.ofSeconds(5));
             try (Statement st = admin.createStatement()) {
                 st.execute("CREATE TABLE resource (id INT PRIMARY KEY, data VARCHAR(200) NOT NULL,"
                         + " fence_token BIGINT NOT NULL)");
@@ -97,7 +128,9 @@ public final class DbExample {
                     FENCED_UPDATE);
 
             LockZombie.Outcome outcome = LockZombie.run(say, endpoints, lockName, zombieTtl,
-                    (owner, token, data) -> fencedWrite(owner.equals("A") ? connA : connB, token, data));
+                    (owner, token, data) -> fencedWrite(owner.equals("A") ? connA : connB, bound, token, data));
+            LockZombie.Answer forged = fencedWrite(connA, bound, FORGED, "forged");
+            say.step("a write with the forged token %s -> %s (%s)", FORGED, forged.code(), forged.detail());
 
             try (Statement st = admin.createStatement();
                  ResultSet row = st.executeQuery("SELECT data, fence_token FROM resource WHERE id = 1")) {
@@ -112,20 +145,29 @@ public final class DbExample {
                     }
                 }
                 say.step("the database holds data='%s', fence_token=%d; applied writes: %s", data, token, history);
-                return new Result(outcome, data, token, List.copyOf(history));
+                return new Result(outcome, data, token, List.copyOf(history), forged);
             }
         } catch (SQLException e) {
             say.step("database failure: %s", e);
             return new Result(new LockZombie.Outcome(SCENARIO, null, null, null, null, null, "database: " + e),
-                    null, -1, List.of());
+                    null, -1, List.of(), null);
         }
     }
 
     /**
-     * One fenced write: the conditional update and the history row in one transaction, committed only
-     * when the update matched the row.
+     * One fenced write: the token confirmed with etcd, then the conditional update and the history row
+     * in one transaction, committed only when the update matched the row.
      */
-    static LockZombie.Answer fencedWrite(Connection conn, FencingToken token, String data) throws SQLException {
+    static LockZombie.Answer fencedWrite(Connection conn, ConfirmedBound bound, FencingToken token, String data)
+            throws SQLException {
+        FencingToken confirmed;
+        try {
+            confirmed = bound.confirm(token);
+        } catch (TokenNotIssuedException e) {
+            return new LockZombie.Answer(false, "not issued", e.getMessage() + "; the database was not touched");
+        } catch (BoundUnavailableException e) {
+            return new LockZombie.Answer(false, "unavailable", e.getMessage());
+        }
         conn.setAutoCommit(false);
         try {
             int updated;
@@ -133,6 +175,8 @@ public final class DbExample {
                 up.setString(1, data);
                 up.setLong(2, token.value());
                 up.setLong(3, token.value());
+                up.setLong(4, token.value());
+                up.setLong(5, confirmed.value());
                 updated = up.executeUpdate();
             }
             if (updated == 0) {

@@ -9,6 +9,8 @@ import io.disco.fencing.FencingToken;
 import io.disco.fencing.guard.Guard;
 import java.util.concurrent.atomic.AtomicReference;
 import io.disco.fencing.guard.GuardServerInterceptor;
+import io.disco.provider.etcd.EtcdIssuedBound;
+import io.etcd.jetcd.Client;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
@@ -40,12 +42,14 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code lock/grpc/resource}: the {@link ResourceGrpc} service on a grpc-netty-shaded server,
- * protected by {@link GuardServerInterceptor}. A call without a well-formed {@code x-fencing-token}
- * is closed with {@code INVALID_ARGUMENT}, a stale token with {@code ABORTED}; the handler reads the
+ * protected by {@link GuardServerInterceptor}. A call without a well-formed {@code x-fencing-token},
+ * or with a token etcd never issued (above its current revision: {@link EtcdIssuedBound}), is closed
+ * with {@code INVALID_ARGUMENT}, a stale token with {@code ABORTED}, a new owner's token that etcd
+ * could not confirm in time with {@code UNAVAILABLE}; the handler reads the
  * accepted token from {@link GuardServerInterceptor#currentToken()}. Listens on loopback only and
  * logs every call with its token and status.
  *
- * <p>Run: {@code java ... io.disco.examples.lock.grpc.resource.GrpcResource [--port 9090]}
+ * <p>Run: {@code java ... io.disco.examples.lock.grpc.resource.GrpcResource [--port 9090] [--endpoints host:port]}
  */
 public final class GrpcResource implements AutoCloseable {
 
@@ -70,7 +74,8 @@ public final class GrpcResource implements AutoCloseable {
      */
     public static void main(String[] args) throws Exception {
         Cli cli = Cli.parse(args, DEFAULT_PORT);
-        GrpcResource resource = start(cli.port());
+        Client client = Cli.etcdClient(cli.endpoints()); // for the life of the process
+        GrpcResource resource = start(cli.port(), client);
         new Say(SCENARIO).step("listening on 127.0.0.1:%d: %s/Write (guarded by %s metadata)", resource.port(),
                 ResourceGrpc.SERVICE, FencingGrpc.KEY.name());
         Runtime.getRuntime().addShutdownHook(new Thread(resource::close, "grpc-resource-stop"));
@@ -78,15 +83,17 @@ public final class GrpcResource implements AutoCloseable {
     }
 
     /**
-     * Starts the resource on loopback.
+     * Starts the resource on loopback, its guard confirming new owners' tokens with etcd.
      *
      * @param port the port, 0 for any free port
+     * @param client a client of the etcd cluster that issues the tokens; the caller closes it after
+     *     the resource
      * @return the running resource; close it to stop it
      * @throws IOException if the server cannot bind
      */
-    public static GrpcResource start(int port) throws IOException {
+    public static GrpcResource start(int port, Client client) throws IOException {
         Say say = new Say(SCENARIO);
-        Guard guard = Guard.create();
+        Guard guard = Guard.builder().issuedBound(EtcdIssuedBound.of(client)).build();
         AtomicReference<String> data = new AtomicReference<>("");
         ResourceGrpc.Handler handler = request -> {
             // The interceptor's admission lasts until this unary call is closed: no write with a higher
@@ -132,8 +139,8 @@ public final class GrpcResource implements AutoCloseable {
     }
 
     /**
-     * Checks the guard of a running resource: calls without the token metadata or with malformed
-     * values must be closed with {@code INVALID_ARGUMENT}.
+     * Checks the guard of a running resource: calls without the token metadata, with malformed values
+     * or with a token nobody issued ({@code 2^63-1}) must be closed with {@code INVALID_ARGUMENT}.
      *
      * @param port the resource's port on loopback
      * @return the verdict
@@ -144,7 +151,8 @@ public final class GrpcResource implements AutoCloseable {
                 port, InsecureChannelCredentials.create()).build();
         List<String> wrong = new ArrayList<>();
         try {
-            for (String value : new String[] {null, "abc", "-1", "0", "1.5", "99999999999999999999"}) {
+            for (String value : new String[] {null, "abc", "-1", "0", "1.5", "99999999999999999999",
+                Long.toString(Long.MAX_VALUE)}) {
                 Channel ch = value == null ? channel : ClientInterceptors.intercept(channel, rawToken(value));
                 Status.Code code;
                 try {
@@ -163,8 +171,8 @@ public final class GrpcResource implements AutoCloseable {
             channel.shutdownNow();
         }
         return wrong.isEmpty()
-                ? new Verdict(SCENARIO, true, "missing and malformed tokens closed with INVALID_ARGUMENT")
-                : new Verdict(SCENARIO, false, "guard let malformed calls through: " + wrong);
+                ? new Verdict(SCENARIO, true, "missing, malformed and never-issued tokens closed with INVALID_ARGUMENT")
+                : new Verdict(SCENARIO, false, "guard let malformed or never-issued tokens through: " + wrong);
     }
 
     /** Sends {@code value} as the token metadata, unparsed. */

@@ -11,6 +11,7 @@ import io.disco.fencing.FencingToken;
 import io.disco.fencing.guard.Guard;
 import io.disco.fencing.guard.GuardFilter;
 import io.disco.fencing.guard.GuardStore;
+import io.disco.provider.etcd.EtcdIssuedBound;
 import io.disco.provider.etcd.EtcdProvider;
 import io.etcd.jetcd.Client;
 import jakarta.servlet.DispatcherType;
@@ -45,8 +46,9 @@ import org.eclipse.jetty.server.ServerConnector;
  *
  * <ul>
  *   <li>{@code POST /write} (guarded): the body becomes the resource's data. Answers 200 with the
- *       accepted token, 400 for a missing or malformed {@value FencingHttp#HEADER} header, 409 for a
- *       stale token.</li>
+ *       accepted token, 400 for a missing or malformed {@value FencingHttp#HEADER} header or a token
+ *       etcd never issued (above its current revision: {@link EtcdIssuedBound}), 409 for a stale
+ *       token, 503 when a new owner's token cannot be confirmed with etcd in time.</li>
  *   <li>{@code GET /status} (not guarded): the high-water mark, the number of writes and the data,
  *       as JSON.</li>
  * </ul>
@@ -59,7 +61,8 @@ import org.eclipse.jetty.server.ServerConnector;
  * [--state-file PATH | --fence-from-etcd] [--endpoints host:port]}. With {@code --state-file} the
  * mark is kept in that file and survives a restart (even {@code kill -9}); with
  * {@code --fence-from-etcd} the mark starts at etcd's current revision, so every token issued
- * before the start is rejected.
+ * before the start is rejected. Either way the guard confirms each new owner's token with etcd
+ * ({@link EtcdIssuedBound}), so a forged token cannot raise the mark.
  */
 public final class HttpResource implements AutoCloseable {
 
@@ -107,17 +110,16 @@ public final class HttpResource implements AutoCloseable {
         }
         boolean fromEtcd = rest.remove("--fence-from-etcd");
         Cli cli = Cli.parse(rest.toArray(String[]::new), DEFAULT_PORT);
-        Guard.Builder guard = Guard.builder();
+        Client client = Cli.etcdClient(cli.endpoints()); // for the life of the process
+        Guard.Builder guard = Guard.builder().issuedBound(EtcdIssuedBound.of(client));
         Say say = new Say(SCENARIO);
         if (stateFile != null) {
             guard.store(GuardStore.file(stateFile));
         }
         if (fromEtcd) {
-            try (Client client = Cli.etcdClient(cli.endpoints())) {
-                FencingToken revision = EtcdProvider.currentRevision(client, Duration.ofSeconds(10));
-                say.step("fencing from etcd's current revision %s: every older token is rejected", revision);
-                guard.initialToken(revision);
-            }
+            FencingToken revision = EtcdProvider.currentRevision(client, Duration.ofSeconds(10));
+            say.step("fencing from etcd's current revision %s: every older token is rejected", revision);
+            guard.initialToken(revision);
         }
         HttpResource resource = start(cli.port(), guard.build());
         say.step("listening on %s: POST /write (guarded by %s), GET /status; mark %s", resource.uri(),
@@ -127,14 +129,16 @@ public final class HttpResource implements AutoCloseable {
     }
 
     /**
-     * Starts the resource on loopback.
+     * Starts the resource on loopback, its guard confirming new owners' tokens with etcd.
      *
      * @param port the port, 0 for any free port
+     * @param client a client of the etcd cluster that issues the tokens; the caller closes it after
+     *     the resource
      * @return the running resource; close it to stop it
      * @throws Exception if Jetty cannot start
      */
-    public static HttpResource start(int port) throws Exception {
-        return start(port, Guard.create());
+    public static HttpResource start(int port, Client client) throws Exception {
+        return start(port, Guard.builder().issuedBound(EtcdIssuedBound.of(client)).build());
     }
 
     /**
@@ -199,9 +203,9 @@ public final class HttpResource implements AutoCloseable {
     }
 
     /**
-     * Checks the guard of a running resource the way a careless client would hit it: no header, and
-     * malformed headers, each must be answered 400 without changing the mark; {@code GET /status}
-     * must answer 200 without any header.
+     * Checks the guard of a running resource the way a careless (or hostile) client would hit it: no
+     * header, malformed headers, and a token nobody issued ({@code 2^63-1}), each must be answered 400
+     * without changing the mark; {@code GET /status} must answer 200 without any header.
      *
      * @param base the resource's base URI
      * @return the verdict
@@ -213,7 +217,8 @@ public final class HttpResource implements AutoCloseable {
         try {
             String before = get(http, base.resolve("/status"));
             List<List<String>> malformed = List.of(List.of(), List.of("abc"), List.of("-1"), List.of("0"),
-                    List.of("0x10"), List.of("1.5"), List.of("99999999999999999999"), List.of("5", "6"));
+                    List.of("0x10"), List.of("1.5"), List.of("99999999999999999999"), List.of("5", "6"),
+                    List.of(Long.toString(Long.MAX_VALUE)));
             for (List<String> values : malformed) {
                 HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve("/write"))
                         .POST(HttpRequest.BodyPublishers.ofString("malformed"));
@@ -239,8 +244,8 @@ public final class HttpResource implements AutoCloseable {
             return new Verdict(SCENARIO, false, "step failed: interrupted");
         }
         return wrong.isEmpty()
-                ? new Verdict(SCENARIO, true, "missing and malformed tokens answered 400, mark unchanged")
-                : new Verdict(SCENARIO, false, "guard let malformed requests through: " + wrong);
+                ? new Verdict(SCENARIO, true, "missing, malformed and never-issued tokens answered 400, mark unchanged")
+                : new Verdict(SCENARIO, false, "guard let malformed or never-issued tokens through: " + wrong);
     }
 
     private static String get(HttpClient http, URI uri) throws IOException, InterruptedException {

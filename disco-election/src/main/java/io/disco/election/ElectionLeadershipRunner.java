@@ -1,76 +1,70 @@
-package io.disco.provider.etcd;
+package io.disco.election;
 
-import io.disco.election.ElectionService;
-import io.disco.election.LeaderTerm;
-import io.disco.election.Leadership;
-import io.disco.election.LeadershipLostException;
-import io.disco.election.LeadershipRunner;
-import io.disco.election.Observation;
-import io.disco.fencing.FencingToken;
-import io.etcd.jetcd.Client;
-import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link LeadershipRunner} on etcd: one runner thread that opens a session, campaigns, runs each
+ * {@link LeadershipRunner} over any backend: one runner thread that asks the factory for an
+ * {@link ElectionService} per attempt (for etcd: one on a session of its own), campaigns, runs each
  * term's task on a thread of its own and waits for the first of the task's return, the election's
- * {@code done()} (a lost lease or a deleted key), a relinquish and a close.
+ * {@code done()} (a lost lease or a deleted key), a relinquish and a close. An attempt ends, and its
+ * service is closed, when the service's lease is lost, when the runner stops, or when the factory or
+ * a campaign failed; the next attempt follows after the backoff.
  *
  * <p>Why the guarantees hold: a term's task runs only between the campaign's return and the end of
  * that term, and the runner thread, which alone starts tasks, joins each task thread before it
  * campaigns again, so two tasks never overlap. The loss signal is the election's {@code done()}
- * itself (fired by the session's expiry detection, which no user code can delay), so the task hears
- * of it as soon as {@code done()} fires. A term's token is its key's CreateRevision, and every later
- * term (of this runner, on a new session, or of another candidate) has a key created later, so
+ * itself (fired by the backend's expiry detection, which no user code can delay), so the task hears
+ * of it as soon as {@code done()} fires; {@link RunnerTerm} interrupts the task before it completes
+ * the term's end. A term's token is its key's incarnation (for etcd: its CreateRevision), and every
+ * later term (of this runner, on a new service, or of another candidate) has a key created later, so
  * tokens strictly increase across terms.
  */
-final class EtcdLeadershipRunner implements LeadershipRunner {
+final class ElectionLeadershipRunner implements LeadershipRunner {
 
-    private static final Logger LOG = LoggerFactory.getLogger(EtcdLeadershipRunner.class);
+    private static final Logger LOG = LoggerFactory.getLogger(ElectionLeadershipRunner.class);
 
-    private final Client client;
-    private final String prefix;
+    private final String name;
+    private final Supplier<? extends ElectionService> elections;
     private final Options options;
-    private final EtcdOptions sessionOptions;
     private final Executor listenerExecutor;
     private final ExecutorService ownListenerThread;
     private final Thread runner;
     private final Object lock = new Object();
     /** Completed by close(): every wait of the runner thread also waits on it. */
     private final CompletableFuture<LeaderTerm.End> closing = new CompletableFuture<>();
-    /** Guarded by {@link #lock}. */
-    private Term current;
+    /** The running term, and the service it belongs to; guarded by {@link #lock}. */
+    private RunnerTerm current;
+    private ElectionService currentElection;
     /** The campaign in progress; guarded by {@link #lock}. */
     private CompletableFuture<Leadership> pending;
 
-    EtcdLeadershipRunner(Client client, String prefix, Options options, EtcdOptions sessionOptions) {
-        this.client = client;
-        this.prefix = prefix;
+    ElectionLeadershipRunner(String name, Supplier<? extends ElectionService> elections, Options options) {
+        this.name = name;
+        this.elections = elections;
         this.options = options;
-        this.sessionOptions = sessionOptions;
         if (options.listenerExecutor() != null) {
             this.listenerExecutor = options.listenerExecutor();
             this.ownListenerThread = null;
         } else {
-            this.ownListenerThread = Executors.newSingleThreadExecutor(r -> daemon(r, "disco-leader-listener " + prefix));
+            this.ownListenerThread = Executors.newSingleThreadExecutor(r -> daemon(r, "disco-leader-listener " + name));
             this.listenerExecutor = ownListenerThread;
         }
-        this.runner = daemon(this::loop, "disco-leader-runner " + prefix);
+        this.runner = daemon(this::loop, "disco-leader-runner " + name);
     }
 
-    EtcdLeadershipRunner start() {
+    ElectionLeadershipRunner start() {
         runner.start();
         return this;
     }
@@ -90,9 +84,12 @@ final class EtcdLeadershipRunner implements LeadershipRunner {
 
     @Override
     public boolean relinquish() {
+        RunnerTerm term;
         synchronized (lock) {
-            return current != null && current.stop(LeaderTerm.End.RELINQUISHED);
+            term = current;
         }
+        // stopped outside the lock: completing ended() runs the task's callbacks on this thread
+        return term != null && term.stop(LeaderTerm.End.RELINQUISHED);
     }
 
     @Override
@@ -104,11 +101,13 @@ final class EtcdLeadershipRunner implements LeadershipRunner {
     public void close() {
         closing.complete(LeaderTerm.End.CLOSED);
         CompletableFuture<Leadership> campaign;
+        RunnerTerm term;
         synchronized (lock) {
-            if (current != null) {
-                current.stop(LeaderTerm.End.CLOSED);
-            }
+            term = current;
             campaign = pending;
+        }
+        if (term != null) {
+            term.stop(LeaderTerm.End.CLOSED); // a term made current after this sees closing in runTerm
         }
         if (campaign != null) {
             campaign.cancel(true); // withdraws the candidacy
@@ -137,10 +136,9 @@ final class EtcdLeadershipRunner implements LeadershipRunner {
     private void loop() {
         long backoff = options.initialBackoff().toNanos();
         while (!closing.isDone()) {
-            try (EtcdSession session = EtcdSession.open(client, sessionOptions);
-                 ElectionService election = session.newElection(prefix);
+            try (ElectionService election = openElection();
                  Observation ignored = election.observe(this::leaderChanged)) {
-                election.done().whenComplete((v, e) -> stopCurrent(election.err().isPresent()
+                election.done().whenComplete((v, e) -> stopCurrent(election, election.err().isPresent()
                         ? LeaderTerm.End.LOST : LeaderTerm.End.CLOSED));
                 while (!closing.isDone()) {
                     Optional<Leadership> won = campaign(election);
@@ -159,10 +157,10 @@ final class EtcdLeadershipRunner implements LeadershipRunner {
                     }
                 }
             } catch (LeadershipLostException e) {
-                LOG.info("leadership runner {}: lease lost while campaigning; a new session in {} ms", prefix,
+                LOG.info("leadership runner {}: lease lost while campaigning; a new attempt in {} ms", name,
                         TimeUnit.NANOSECONDS.toMillis(backoff));
             } catch (RuntimeException e) {
-                LOG.warn("leadership runner {}: {}; a new session in {} ms", prefix, e.toString(),
+                LOG.warn("leadership runner {}: {}; a new attempt in {} ms", name, e.toString(),
                         TimeUnit.NANOSECONDS.toMillis(backoff));
             }
             if (closing.isDone()) {
@@ -177,6 +175,15 @@ final class EtcdLeadershipRunner implements LeadershipRunner {
                 return; // nobody interrupts the runner thread but the JVM's shutdown
             }
         }
+    }
+
+    /** This attempt's service, from the factory; a factory that returns null fails the attempt. */
+    private ElectionService openElection() {
+        ElectionService election = elections.get();
+        if (election == null) {
+            throw new IllegalStateException("the election factory returned null");
+        }
+        return election;
     }
 
     /** Campaigns until this candidate leads; empty if the runner was closed meanwhile. */
@@ -204,11 +211,14 @@ final class EtcdLeadershipRunner implements LeadershipRunner {
         }
     }
 
-    private void stopCurrent(LeaderTerm.End end) {
+    /** Ends the running term if it belongs to {@code election} (a late {@code done()} of an earlier attempt's service does not). */
+    private void stopCurrent(ElectionService election, LeaderTerm.End end) {
+        RunnerTerm term;
         synchronized (lock) {
-            if (current != null) {
-                current.stop(end);
-            }
+            term = currentElection == election ? current : null;
+        }
+        if (term != null) {
+            term.stop(end); // a term made current after this sees done() in runTerm
         }
     }
 
@@ -217,15 +227,16 @@ final class EtcdLeadershipRunner implements LeadershipRunner {
         try {
             election.resign();
         } catch (RuntimeException e) {
-            LOG.info("leadership runner {}: resigning term {} found: {}", prefix, term.token(), e.toString());
+            LOG.info("leadership runner {}: resigning term {} found: {}", name, term.token(), e.toString());
         }
     }
 
     /** Runs one term's task; returns once it has returned, with why the term ended. */
     private LeaderTerm.End runTerm(ElectionService election, Leadership won) {
-        Term term = new Term(won);
+        RunnerTerm term = new RunnerTerm(won);
         synchronized (lock) {
             current = term;
+            currentElection = election;
         }
         // Ends that came before the term was current (close(), done() register on current):
         if (closing.isDone()) {
@@ -236,22 +247,21 @@ final class EtcdLeadershipRunner implements LeadershipRunner {
         }
         notify(() -> options.listener().elected(won));
         Thread task = daemon(() -> {
+            term.enter();
+            Throwable failure = null;
             try {
                 options.task().lead(term);
-                term.stop(LeaderTerm.End.COMPLETED);
             } catch (Throwable t) {
-                term.failure = t;
-                if (term.stop(LeaderTerm.End.FAILED)) {
-                    LOG.warn("leadership runner {}: the task of term {} failed", prefix, won.token(), t);
-                }
+                failure = t;
             }
-        }, "disco-leader-task " + prefix + " term " + won.token());
+            if (term.leave(failure) && failure != null) {
+                LOG.warn("leadership runner {}: the task of term {} failed", name, won.token(), failure);
+            }
+        }, "disco-leader-task " + name + " term " + won.token());
         term.task = task;
         task.start();
+        // The term's end interrupts the task (RunnerTerm.stop) before it completes ended: here it only waits.
         LeaderTerm.End end = term.ended.join();
-        if (end != LeaderTerm.End.COMPLETED && end != LeaderTerm.End.FAILED) {
-            task.interrupt();
-        }
         boolean interrupted = false;
         while (task.isAlive()) {
             try {
@@ -262,6 +272,7 @@ final class EtcdLeadershipRunner implements LeadershipRunner {
         }
         synchronized (lock) {
             current = null;
+            currentElection = null;
         }
         Throwable cause = end == LeaderTerm.End.LOST ? election.err().orElse(null)
                 : end == LeaderTerm.End.FAILED ? term.failure : null;
@@ -282,76 +293,16 @@ final class EtcdLeadershipRunner implements LeadershipRunner {
                 try {
                     call.run();
                 } catch (RuntimeException e) {
-                    LOG.warn("leadership runner {}: a listener threw", prefix, e);
+                    LOG.warn("leadership runner {}: a listener threw", name, e);
                 }
             });
         } catch (RuntimeException e) {
-            LOG.warn("leadership runner {}: the listener executor refused a notification: {}", prefix, e.toString());
+            LOG.warn("leadership runner {}: the listener executor refused a notification: {}", name, e.toString());
         }
     }
 
     @Override
     public String toString() {
-        return "EtcdLeadershipRunner[" + prefix + ", " + (isRunning() ? "running" : "stopped") + "]";
-    }
-
-    /** One term as its task sees it. */
-    private static final class Term implements LeaderTerm {
-        final Leadership leadership;
-        final CompletableFuture<End> ended = new CompletableFuture<>();
-        volatile Throwable failure;
-        /** The thread running this term's task; set before it starts. */
-        volatile Thread task;
-
-        Term(Leadership leadership) {
-            this.leadership = leadership;
-        }
-
-        /** Ends the term with {@code end} unless it has ended; returns whether this call ended it. */
-        boolean stop(End end) {
-            return ended.complete(end);
-        }
-
-        @Override
-        public Leadership leadership() {
-            return leadership;
-        }
-
-        @Override
-        public FencingToken token() {
-            return leadership.token();
-        }
-
-        @Override
-        public boolean isActive() {
-            return !ended.isDone();
-        }
-
-        @Override
-        public CompletionStage<End> ended() {
-            return ended.minimalCompletionStage();
-        }
-
-        @Override
-        public Optional<End> end() {
-            return Optional.ofNullable(ended.getNow(null));
-        }
-
-        @Override
-        public boolean awaitEnd(Duration timeout) throws InterruptedException {
-            try {
-                ended.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-                return true;
-            } catch (TimeoutException e) {
-                return false;
-            } catch (ExecutionException e) {
-                throw new IllegalStateException(e);
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "LeaderTerm[" + leadership + ", " + end().map(Enum::name).orElse("active") + "]";
-        }
+        return "LeadershipRunner[" + name + ", " + (isRunning() ? "running" : "stopped") + "]";
     }
 }

@@ -1,0 +1,25 @@
+/**
+ * The contract test kit: abstract JUnit 5 tests, one per primitive ({@link io.disco.testing.contract.LockContract},
+ * {@link io.disco.testing.contract.RWLockContract}, {@link io.disco.testing.contract.SemaphoreContract},
+ * {@link io.disco.testing.contract.ElectionContract}, {@link io.disco.testing.contract.LeadershipRunnerContract},
+ * {@link io.disco.testing.contract.FencedLockContract}), plus the thread rules of one owner
+ * ({@link io.disco.testing.contract.OwnerContract}), written against the public interfaces only. They are the
+ * executable statement of the contract that every backend keeps: exclusion, strictly increasing fencing tokens,
+ * a zombie's token rejected by the guard, every way of giving up leaving no key, a waiter whose lease ends never
+ * winning, loss reported through {@code done()}/{@code err()}, clear errors for bad input, close, and user code
+ * that never stalls a lease.
+ *
+ * <p>A backend runs the kit by implementing {@link io.disco.testing.contract.ContractBackend} (open an independent
+ * owner, list an owner's keys, delete a key as an operator would, ...) and extending each contract class:
+ * <pre>{@code
+ * class MyLockContractTest extends LockContract {
+ *     @Override
+ *     protected ContractBackend backend() {
+ *         return MY_BACKEND; // started once for the test run
+ *     }
+ * }
+ * }</pre>
+ * A user's own wrapper around a {@code LockService} runs it the same way, with a backend whose owners hand out
+ * the wrapped services.
+ */
+package io.disco.testing.contract;
