@@ -582,13 +582,13 @@ public final class Guard {
          * (see {@link IssuedBound} and the class description). Without one, any token at least the mark
          * is accepted, including one nobody issued, which then locks every legitimate owner out.
          *
-         * @param source the coordination service's current revision, for example
+         * @param issuedBound the coordination service's current revision, for example
          *     {@code EtcdIssuedBound.of(client)}; for a keyed guard, one confirmed bound serves every key
          *     (the service's revisions are global)
          * @return this builder
          */
-        public Builder issuedBound(IssuedBound source) {
-            this.issuedBound = Objects.requireNonNull(source, "issuedBound");
+        public Builder issuedBound(IssuedBound issuedBound) {
+            this.issuedBound = Objects.requireNonNull(issuedBound, "issuedBound");
             return this;
         }
 
