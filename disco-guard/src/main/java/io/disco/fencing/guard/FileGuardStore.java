@@ -61,6 +61,8 @@ final class FileGuardStore implements GuardStore {
 
     @Override
     public void lower(String key, FencingToken mark) throws IOException {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(mark, "mark");
         synchronized (lock) {
             Map<String, Long> next = new HashMap<>(marks());
             next.put(key, mark.value());

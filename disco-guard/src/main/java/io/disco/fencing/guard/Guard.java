@@ -598,11 +598,13 @@ public final class Guard {
          *
          * @param timeout positive; default {@value #DEFAULT_BOUND_TIMEOUT_MILLIS} ms
          * @return this builder
-         * @throws IllegalArgumentException if {@code timeout} is null, zero or negative
+         * @throws NullPointerException if {@code timeout} is null
+         * @throws IllegalArgumentException if {@code timeout} is zero or negative
          */
         public Builder boundTimeout(Duration timeout) {
-            if (timeout == null || timeout.isZero() || timeout.isNegative()) {
-                throw new IllegalArgumentException("boundTimeout must be positive, got " + timeout);
+            Objects.requireNonNull(timeout, "timeout");
+            if (timeout.isZero() || timeout.isNegative()) {
+                throw new IllegalArgumentException("boundTimeout: timeout must be positive, got " + timeout);
             }
             this.boundTimeout = timeout;
             return this;
