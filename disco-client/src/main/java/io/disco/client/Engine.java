@@ -1,0 +1,204 @@
+package io.disco.client;
+
+import io.disco.lock.FencedLock;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The backend-neutral {@link Disco}: one owner at a time, replaced after a loss; the registry of
+ * names in use.
+ *
+ * <p>Where the rest of the client slots in: a semaphore or an election by name is one more
+ * {@link Kind}, one more {@link Entry} subclass and one more {@code DiscoBackend.Owner} factory
+ * method; a maximum hold time is a timer per hold in the entries; holder metadata goes through
+ * the owner's factory methods.
+ */
+final class Engine implements Disco {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
+    static final long FIRST_BACKOFF_MILLIS = 100;
+    static final long MAX_BACKOFF_MILLIS = 10_000;
+
+    private final DiscoBackend backend;
+    private final Registry registry = new Registry();
+    /** Opens owners after a loss; no user code runs on it. */
+    private final ScheduledExecutorService reopener;
+    /** Guards the fields below; never held while calling the backend. */
+    private final ReentrantLock lock = new ReentrantLock();
+    /** The current owner, or the pending replacement of a lost one. */
+    private CompletableFuture<DiscoBackend.Owner> owner;
+    private DiscoBackend.Owner alive;
+    /** A lost owner not yet closed: closed once its replacement is open, or with the client. */
+    private DiscoBackend.Owner lostOwner;
+    private boolean closed;
+
+    Engine(DiscoBackend backend) {
+        this.backend = backend;
+        DiscoBackend.Owner first = backend.open();
+        this.reopener = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "disco-client-reopen");
+            t.setDaemon(true);
+            return t;
+        });
+        lock.lock();
+        try {
+            install(first);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    Registry registry() {
+        return registry;
+    }
+
+    void requireOpen() {
+        lock.lock();
+        try {
+            if (closed) {
+                throw new IllegalStateException(this + " is closed");
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void install(DiscoBackend.Owner o) {
+        assert lock.isHeldByCurrentThread();
+        alive = o;
+        if (owner == null || owner.isDone()) {
+            owner = CompletableFuture.completedFuture(o);
+        } else {
+            owner.complete(o);
+        }
+        o.done().thenRun(() -> ended(o));
+    }
+
+    /**
+     * The current owner, or the replacement of a lost one once it is open; fails with
+     * {@link IllegalStateException} once the client is closed.
+     */
+    CompletableFuture<DiscoBackend.Owner> owner() {
+        DiscoBackend.Owner lost = null;
+        lock.lock();
+        try {
+            if (closed) {
+                return CompletableFuture.failedFuture(new IllegalStateException(this + " is closed"));
+            }
+            if (alive != null && alive.err().isPresent()) { // lost, and its done() not handled yet
+                lost = alive;
+            } else {
+                return owner;
+            }
+        } finally {
+            lock.unlock();
+        }
+        ended(lost);
+        return owner();
+    }
+
+    /** The owner finished: after a loss, open a new one at once and then with backoff. */
+    private void ended(DiscoBackend.Owner o) {
+        lock.lock();
+        try {
+            if (closed || alive != o || o.err().isEmpty()) {
+                return;
+            }
+            LOG.warn("disco client on {} lost its owner ({}); opening a new one", backend.describe(), o.err().get().getMessage());
+            alive = null;
+            lostOwner = o;
+            owner = new CompletableFuture<>();
+            reopener.execute(() -> reopen(o, FIRST_BACKOFF_MILLIS));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** On the reopener: one attempt; a failure schedules the next one after {@code backoff}. */
+    private void reopen(DiscoBackend.Owner lost, long backoff) {
+        DiscoBackend.Owner next;
+        try {
+            next = backend.open();
+        } catch (RuntimeException e) {
+            LOG.info("disco client on {} could not open a new owner ({}); next attempt in {} ms", backend.describe(), e.getMessage(), backoff);
+            try {
+                reopener.schedule(() -> reopen(lost, Math.min(MAX_BACKOFF_MILLIS, backoff * 2)), backoff, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException closing) {
+                // closed meanwhile
+            }
+            return;
+        }
+        boolean installed = false;
+        lock.lock();
+        try {
+            if (!closed) {
+                install(next);
+                installed = true;
+                lostOwner = null;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (!installed) {
+            next.close();
+            return; // close() ends the lost owner
+        }
+        // The backend answers again: end the lost owner there too (for etcd: revoke the lease, whose
+        // keys a restarted cluster may still hold), so that nothing of it is left in anybody's way.
+        lost.close();
+    }
+
+    @Override
+    public FencedLock lock(String name) {
+        requireOpen();
+        return new ClientLock(this, Names.check(name));
+    }
+
+    @Override
+    public FencedReadWriteLock readWriteLock(String name) {
+        requireOpen();
+        return new ClientReadWriteLock(this, Names.check(name));
+    }
+
+    /** @return how many names are held or waited for now (tests, and a health check's gauge) */
+    int namesInUse() {
+        return registry.size();
+    }
+
+    @Override
+    public void close() {
+        CompletableFuture<DiscoBackend.Owner> o;
+        DiscoBackend.Owner lost;
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            o = owner;
+            lost = lostOwner;
+            lostOwner = null;
+        } finally {
+            lock.unlock();
+        }
+        reopener.shutdownNow();
+        if (lost != null) {
+            lost.close();
+        }
+        if (o.isDone()) {
+            o.join().close();
+        } else {
+            o.completeExceptionally(new IllegalStateException(this + " is closed"));
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Disco[" + backend.describe() + "]";
+    }
+}

@@ -1,0 +1,97 @@
+package io.disco.client;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The state the client keeps for one name while anybody holds it or waits for it: the local queue
+ * and the service of the current owner. Made by {@link Registry#join} and dropped, with its service
+ * closed, when the last user leaves.
+ *
+ * @param <S> the service type
+ */
+abstract class Entry<S> {
+
+    final String name;
+    final Kind kind;
+    private final Engine engine;
+    /** Holders and waiters, counted per acquisition call; guarded by the registry's lock. */
+    int users;
+    /** Guards {@link #service}; never held while waiting for the backend. */
+    private final ReentrantLock serviceLock = new ReentrantLock();
+    private S service;
+    /** Set when the entry falls idle: a late answer must not make a service nobody will close. */
+    private boolean dropped;
+
+    Entry(Engine engine, String name, Kind kind) {
+        this.engine = engine;
+        this.name = name;
+        this.kind = kind;
+    }
+
+    /** Makes this entry's service on {@code owner}. */
+    abstract S newService(DiscoBackend.Owner owner);
+
+    /** @return whether {@code service} was lost with its owner */
+    abstract boolean isLost(S service);
+
+    abstract void close(S service);
+
+    /**
+     * The service to claim through: the current one, or (after a loss, or the first time) a new one
+     * on the client's current owner, once there is one.
+     */
+    final CompletableFuture<S> service() {
+        serviceLock.lock();
+        try {
+            if (service != null && !isLost(service)) {
+                return CompletableFuture.completedFuture(service);
+            }
+            service = null; // a lost service is finished with its owner
+        } finally {
+            serviceLock.unlock();
+        }
+        return engine.owner().thenCompose(this::serviceOn);
+    }
+
+    private CompletableFuture<S> serviceOn(DiscoBackend.Owner owner) {
+        serviceLock.lock();
+        try {
+            if (dropped) {
+                return CompletableFuture.failedFuture(new IllegalStateException(this + " is no longer in use"));
+            }
+            if (service == null || isLost(service)) {
+                service = newService(owner);
+            }
+            return CompletableFuture.completedFuture(service);
+        } catch (IllegalStateException e) {
+            if (owner.err().isPresent()) { // lost since: wait for the next owner
+                return engine.owner().thenCompose(this::serviceOn);
+            }
+            throw e;
+        } finally {
+            serviceLock.unlock();
+        }
+    }
+
+    /** Nobody holds or waits any more: close the service (cheap: nothing is held or claimed). */
+    final void idle() {
+        S s;
+        serviceLock.lock();
+        try {
+            s = service;
+            service = null;
+            dropped = true;
+        } finally {
+            serviceLock.unlock();
+        }
+        if (s != null && !isLost(s)) {
+            close(s);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return kind + " '" + name + "'";
+    }
+}

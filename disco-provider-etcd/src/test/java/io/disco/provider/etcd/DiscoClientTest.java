@@ -1,0 +1,380 @@
+package io.disco.provider.etcd;
+
+import static io.disco.provider.etcd.Etcd.keysUnder;
+import static io.disco.provider.etcd.Etcd.uniquePrefix;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.disco.client.Disco;
+import io.disco.client.FencedReadWriteLock;
+import io.disco.fencing.FencingToken;
+import io.disco.fencing.Held;
+import io.disco.lock.FencedLock;
+import io.disco.lock.LockService;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Lock;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The client ({@link Disco}) over etcd: thread-owned locks and read/write locks by name (issue 34, items 1-3). */
+class DiscoClientTest {
+
+    @RegisterExtension
+    static final EtcdWithClient ETCD = new EtcdWithClient();
+
+    private static Disco disco;
+    private static Disco other; // another process, as far as etcd can tell: its own lease
+
+    @BeforeAll
+    static void open() {
+        disco = EtcdProvider.disco(ETCD.client(), Etcd.ttl(10));
+        other = EtcdProvider.disco(ETCD.client(), Etcd.ttl(10));
+    }
+
+    @AfterAll
+    static void close() {
+        disco.close();
+        other.close();
+    }
+
+    private static Throwable failure(Future<?> f) throws Exception {
+        try {
+            f.get(20, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            return e.getCause();
+        }
+        throw new AssertionError("the task did not fail");
+    }
+
+    private static <T> T on(ExecutorService pool, java.util.concurrent.Callable<T> task) throws Exception {
+        return pool.submit(task).get(20, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void ownershipIsPerThreadAndReentrant() throws Exception {
+        String name = uniquePrefix("client-owner");
+        FencedLock lock = disco.lock(name);
+        ExecutorService second = Executors.newSingleThreadExecutor();
+        try {
+            lock.lock();
+            FencingToken token = lock.token();
+            lock.lock(); // reentrant: no second claim
+            assertEquals(2, lock.getHoldCount());
+            assertEquals(token, lock.token());
+            assertEquals(1, keysUnder(ETCD.client(), name).size());
+
+            assertInstanceOf(IllegalMonitorStateException.class, failure(second.submit(() -> disco.lock(name).unlock())));
+            assertInstanceOf(IllegalMonitorStateException.class, failure(second.submit(() -> lock.token())));
+            assertFalse(on(second, lock::isHeldByCurrentThread));
+            assertFalse(on(second, () -> lock.tryLock()), "a second thread of this process is excluded");
+
+            lock.unlock();
+            assertTrue(lock.isHeldByCurrentThread(), "the outer hold remains");
+            assertEquals(1, keysUnder(ETCD.client(), name).size());
+            lock.unlock();
+            assertFalse(lock.isHeldByCurrentThread());
+            assertEquals(List.of(), keysUnder(ETCD.client(), name));
+            assertThrows(IllegalMonitorStateException.class, lock::unlock);
+            assertThrows(IllegalMonitorStateException.class, lock::token);
+
+            assertTrue(on(second, () -> {
+                try {
+                    return lock.tryLock(5, TimeUnit.SECONDS) && lock.token().compareTo(token) > 0;
+                } finally {
+                    lock.unlock();
+                }
+            }));
+        } finally {
+            second.shutdownNow();
+        }
+    }
+
+    @Test
+    void threadsOfOneProcessQueueFairlyBehindOneClaim() throws Exception {
+        String name = uniquePrefix("client-queue");
+        int threads = 8;
+        int rounds = 5;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        AtomicInteger inside = new AtomicInteger();
+        List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
+        List<Integer> claims = Collections.synchronizedList(new ArrayList<>());
+        try {
+            List<Future<?>> all = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                all.add(pool.submit(() -> {
+                    for (int r = 0; r < rounds; r++) {
+                        Lock lock = disco.lock(name); // a fresh handle each time: the name is the lock
+                        lock.lock();
+                        try {
+                            assertEquals(1, inside.incrementAndGet(), "two threads inside at once");
+                            tokens.add(((FencedLock) lock).token().value());
+                            claims.add(keysUnder(ETCD.client(), name).size());
+                            inside.decrementAndGet();
+                        } finally {
+                            lock.unlock();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : all) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(threads * rounds, tokens.size());
+        for (int i = 1; i < tokens.size(); i++) {
+            assertTrue(tokens.get(i) > tokens.get(i - 1), "tokens strictly increase: " + tokens);
+        }
+        assertEquals(List.of(1), claims.stream().distinct().toList(), "one claim in etcd per process");
+        assertEquals(List.of(), keysUnder(ETCD.client(), name));
+    }
+
+    @Test
+    void givingUpWithdrawsTheClaim() throws Exception {
+        String name = uniquePrefix("client-withdraw");
+        FencedLock theirs = other.lock(name);
+        theirs.lock();
+        String theirKey = keysUnder(ETCD.client(), name).get(0);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            FencedLock mine = disco.lock(name);
+            long start = System.nanoTime();
+            assertFalse(mine.tryLock(300, TimeUnit.MILLISECONDS));
+            assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(300));
+            assertEquals(List.of(theirKey), keysUnder(ETCD.client(), name), "the timed-out claim was withdrawn");
+            assertFalse(mine.tryLock());
+            assertEquals(List.of(theirKey), keysUnder(ETCD.client(), name));
+
+            CountDownLatch waiting = new CountDownLatch(1);
+            Future<?> interruptible = pool.submit(() -> {
+                waiting.countDown();
+                mine.lockInterruptibly();
+                return null;
+            });
+            waiting.await();
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+                    .until(() -> keysUnder(ETCD.client(), name).size() == 2);
+            interruptible.cancel(true);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+                    .until(() -> keysUnder(ETCD.client(), name).equals(List.of(theirKey)));
+        } finally {
+            theirs.unlock();
+            pool.shutdownNow();
+        }
+        assertEquals(List.of(), keysUnder(ETCD.client(), name));
+    }
+
+    @Test
+    void aScopedHoldIsTiedToItsOwnAcquisition() throws Exception {
+        String name = uniquePrefix("client-scoped");
+        FencedLock lock = disco.lock(name);
+        try (Held<FencedLock> outer = lock.acquire(Duration.ofSeconds(5))) {
+            FencingToken token = outer.token();
+            try (Held<FencedLock> inner = disco.lock(name).acquire(Duration.ofSeconds(5))) {
+                assertEquals(token, inner.token());
+            }
+            assertTrue(lock.isHeldByCurrentThread(), "closing the inner hold leaves the outer one");
+            assertEquals(1, keysUnder(ETCD.client(), name).size());
+            assertFalse(other.lock(name).tryLock());
+            assertEquals(token, outer.token());
+        }
+        assertFalse(lock.isHeldByCurrentThread());
+        assertEquals(List.of(), keysUnder(ETCD.client(), name));
+    }
+
+    @Test
+    void closingTheClientReleasesEverythingAndLeavesTheJetcdClientOpen() throws Exception {
+        String name = uniquePrefix("client-close");
+        Disco mine = EtcdProvider.disco(ETCD.client(), Etcd.ttl(30));
+        FencedLock lock = mine.lock(name);
+        lock.lock();
+        mine.readWriteLock(name + "-rw").readLock().lock();
+        assertEquals(1, keysUnder(ETCD.client(), name).size());
+        mine.close();
+        assertEquals(List.of(), keysUnder(ETCD.client(), name), "the lease was revoked");
+        assertEquals(List.of(), keysUnder(ETCD.client(), name + "-rw"));
+        assertTrue(other.lock(name).tryLock(5, TimeUnit.SECONDS), "the jetcd client still works, the lock is free");
+        other.lock(name).unlock();
+        assertThrows(IllegalStateException.class, () -> mine.lock(name));
+        assertThrows(IllegalStateException.class, () -> lock.tryLock());
+    }
+
+    @Test
+    void readersOfOnePhaseShareATokenAndAWriterExcludesThem() throws Exception {
+        String name = uniquePrefix("client-rw");
+        FencedReadWriteLock rw = disco.readWriteLock(name);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            rw.readLock().lock();
+            FencingToken read = rw.readLock().token();
+            rw.readLock().lock(); // reentrant
+            assertEquals(read, on(pool, () -> {
+                rw.readLock().lock();
+                try {
+                    return rw.readLock().token();
+                } finally {
+                    rw.readLock().unlock();
+                }
+            }), "readers of this process share the read claim and its token");
+            FencingToken theirs = on(pool, () -> {
+                Lock r = other.readWriteLock(name).readLock();
+                assertTrue(r.tryLock(5, TimeUnit.SECONDS));
+                try {
+                    return ((FencedLock) r).token();
+                } finally {
+                    r.unlock();
+                }
+            });
+            assertEquals(read, theirs, "readers of one phase share one token across processes");
+            assertEquals(1, keysUnder(ETCD.client(), name).size(), "one read claim for the process");
+            assertFalse(on(pool, () -> rw.writeLock().tryLock(200, TimeUnit.MILLISECONDS)));
+            assertThrows(IllegalStateException.class, () -> rw.writeLock().lock(), "no upgrade");
+            assertInstanceOf(IllegalMonitorStateException.class, failure(pool.submit(() -> rw.readLock().unlock())));
+            Future<FencingToken> writer = pool.submit(() -> {
+                rw.writeLock().lock();
+                try {
+                    assertThrows(IllegalStateException.class, () -> rw.readLock().lock(), "no downgrade");
+                    return rw.writeLock().token();
+                } finally {
+                    rw.writeLock().unlock();
+                }
+            });
+            rw.readLock().unlock();
+            assertTrue(rw.readLock().isHeldByCurrentThread());
+            rw.readLock().unlock();
+            FencingToken write = writer.get(20, TimeUnit.SECONDS);
+            assertTrue(write.compareTo(read) > 0, "the writer's token is above the read phase's");
+            rw.readLock().lock();
+            try {
+                assertTrue(rw.readLock().token().compareTo(write) > 0, "the next read phase is above the writer");
+            } finally {
+                rw.readLock().unlock();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(List.of(), keysUnder(ETCD.client(), name));
+    }
+
+    @Test
+    void namesAreCheckedAndNestedNamesInUseAreRefusedNamingBoth() throws Exception {
+        assertThrows(IllegalArgumentException.class, () -> disco.lock(null));
+        assertThrows(IllegalArgumentException.class, () -> disco.lock("  "));
+        IllegalArgumentException slash = assertThrows(IllegalArgumentException.class, () -> disco.lock("/x/"));
+        assertTrue(slash.getMessage().contains("'/x'"), slash.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> disco.readWriteLock("/x/"));
+
+        String parent = uniquePrefix("client-nested");
+        String child = parent + "/42";
+        FencedLock p = disco.lock(parent);
+        p.lock();
+        try {
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> disco.lock(child).tryLock());
+            assertTrue(e.getMessage().contains("'" + parent + "'") && e.getMessage().contains("'" + child + "'"), e.getMessage());
+            assertThrows(IllegalStateException.class, () -> disco.readWriteLock(parent).readLock().tryLock(), "one kind per name in use");
+        } finally {
+            p.unlock();
+        }
+        FencedLock c = disco.lock(child); // the parent is idle now: the child may be used
+        c.lock();
+        try {
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> disco.lock(parent).lock());
+            assertTrue(e.getMessage().contains("'" + parent + "'") && e.getMessage().contains("'" + child + "'"), e.getMessage());
+        } finally {
+            c.unlock();
+        }
+    }
+
+    @Test
+    void nestedNamesAcrossProcessesExcludeOneWayOnly() throws Exception {
+        String parent = uniquePrefix("client-oneway");
+        String child = parent + "/42";
+        // A holder of the parent does NOT exclude the child: the child's claimant does not see its key.
+        FencedLock p = other.lock(parent);
+        p.lock();
+        try {
+            FencedLock c = disco.lock(child);
+            assertTrue(c.tryLock(5, TimeUnit.SECONDS), "a parent's holder does not exclude a child");
+            c.unlock();
+        } finally {
+            p.unlock();
+        }
+        // A holder of the child excludes a claimant of the parent, whose range holds the child's key.
+        FencedLock c = other.lock(child);
+        c.lock();
+        try {
+            assertFalse(disco.lock(parent).tryLock(300, TimeUnit.MILLISECONDS), "a parent's claimant waits for a child's holder");
+        } finally {
+            c.unlock();
+        }
+        assertTrue(disco.lock(parent).tryLock(5, TimeUnit.SECONDS));
+        disco.lock(parent).unlock();
+    }
+
+    @Test
+    void idleNamesLeaveNothingBehind() throws Exception {
+        String base = uniquePrefix("client-idle");
+        int names = 3000;
+        for (int i = 0; i < names; i++) {
+            FencedLock lock = disco.lock(base + "/lock-" + i);
+            lock.lock();
+            lock.unlock();
+            if (i % 3 == 0) {
+                FencedReadWriteLock rw = disco.readWriteLock(base + "/rw-" + i);
+                rw.writeLock().lock();
+                rw.writeLock().unlock();
+                rw.readLock().lock();
+                rw.readLock().unlock();
+            }
+        }
+        assertEquals(0, namesInUse(disco), "no registry entry for an idle name");
+        assertEquals(List.of(), keysUnder(ETCD.client(), base), "no key for an idle name");
+    }
+
+    /** The engine's count of names in use, read reflectively (it is package-private in io.disco.client). */
+    static int namesInUse(Disco d) throws Exception {
+        var m = d.getClass().getDeclaredMethod("namesInUse");
+        m.setAccessible(true);
+        return (int) m.invoke(d);
+    }
+
+    @Test
+    void theClientContendsWithAServiceOnTheSameName() throws Exception {
+        String name = uniquePrefix("client-vs-service");
+        try (LockService service = EtcdProvider.newLock(ETCD.client(), name, Etcd.ttl(10))) {
+            FencingToken serviceToken = service.lock().token();
+            FencedLock lock = disco.lock(name);
+            CompletableFuture<FencingToken> mine = CompletableFuture.supplyAsync(() -> {
+                lock.lock();
+                try {
+                    return lock.token();
+                } finally {
+                    lock.unlock();
+                }
+            });
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(ETCD.client(), name).size() == 2);
+            assertFalse(mine.isDone());
+            service.unlock();
+            assertNotEquals(serviceToken, mine.get(10, TimeUnit.SECONDS));
+            assertTrue(mine.get().compareTo(serviceToken) > 0);
+        }
+    }
+}
