@@ -37,6 +37,14 @@ abstract class Entry<S> {
 
     abstract void close(S service);
 
+    /** Closes a lost service without waiting (its withdrawal may wait for the backend). */
+    abstract CompletableFuture<Void> closeAsync(S service);
+
+    /** Retires a lost service: closed in the background; the next service of the name waits for it. */
+    private void retire(S lost) {
+        engine.registry().retire(name, closeAsync(lost).exceptionally(e -> null));
+    }
+
     /**
      * The service to claim through: the current one, or (after a loss, or the first time) a new one
      * on the client's current owner, once there is one.
@@ -47,7 +55,10 @@ abstract class Entry<S> {
             if (service != null && !isLost(service)) {
                 return CompletableFuture.completedFuture(service);
             }
-            service = null; // a lost service is finished with its owner
+            if (service != null) {
+                retire(service);
+                service = null;
+            }
         } finally {
             serviceLock.unlock();
         }
@@ -60,7 +71,15 @@ abstract class Entry<S> {
             if (dropped) {
                 return CompletableFuture.failedFuture(new IllegalStateException(this + " is no longer in use"));
             }
-            if (service == null || isLost(service)) {
+            if (service != null && isLost(service)) {
+                retire(service);
+                service = null;
+            }
+            if (service == null) {
+                CompletableFuture<Void> predecessor = engine.registry().retiring(name);
+                if (predecessor != null) { // a lost service of this name still holds its place on the owner
+                    return predecessor.thenCompose(v -> serviceOn(owner));
+                }
                 service = newService(owner);
             }
             return CompletableFuture.completedFuture(service);
@@ -85,8 +104,12 @@ abstract class Entry<S> {
         } finally {
             serviceLock.unlock();
         }
-        if (s != null && !isLost(s)) {
-            close(s);
+        if (s != null) {
+            if (isLost(s)) {
+                retire(s);
+            } else {
+                close(s); // nothing held, nothing claimed: no request to the backend
+            }
         }
     }
 

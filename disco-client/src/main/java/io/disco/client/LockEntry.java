@@ -2,6 +2,7 @@ package io.disco.client;
 
 import io.disco.lock.FencedLock;
 import io.disco.lock.LockService;
+import java.util.concurrent.CompletableFuture;
 
 /** A lock name in use: the threads' fair local queue, in front of one claim through the current owner's service. */
 final class LockEntry extends Entry<LockService> {
@@ -26,5 +27,10 @@ final class LockEntry extends Entry<LockService> {
     @Override
     void close(LockService service) {
         service.close();
+    }
+
+    @Override
+    CompletableFuture<Void> closeAsync(LockService service) {
+        return service.closeAsync();
     }
 }

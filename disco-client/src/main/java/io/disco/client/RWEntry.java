@@ -67,6 +67,11 @@ final class RWEntry extends Entry<RWLockService> {
         service.close();
     }
 
+    @Override
+    CompletableFuture<Void> closeAsync(RWLockService service) {
+        return service.closeAsync();
+    }
+
     // ------------------------------------------------------------------ read
 
     boolean acquireRead(Wait wait, long deadline) throws InterruptedException {
@@ -272,11 +277,11 @@ final class RWEntry extends Entry<RWLockService> {
      */
     private RWLockService claim(Wait wait, long deadline, boolean read, RWGrant[] grant)
             throws InterruptedException, TimeoutException {
-        RWLockService lost = null;
+        RWLockService lost = null; // the service whose claim was lost while it waited, if any
         while (true) {
             RWLockService service = await(service(), wait, deadline);
-            if (service == lost) {
-                throw service.err().orElseThrow(() -> new AssertionError("a lost service without its loss"));
+            if (service == lost && service.err().isPresent()) {
+                throw service.err().get(); // the service itself is finished: nothing to claim through
             }
             try {
                 RWGrant g;

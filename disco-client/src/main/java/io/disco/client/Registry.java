@@ -1,6 +1,8 @@
 package io.disco.client;
 
+import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
@@ -15,6 +17,8 @@ final class Registry {
     /** Guards {@link #names} and every entry's user count; held for map work only, never while waiting. */
     private final ReentrantLock lock = new ReentrantLock();
     private final TreeMap<String, Entry<?>> names = new TreeMap<>();
+    /** Lost services still being closed, by name: a new service of the name waits for its predecessor's close. */
+    private final Map<String, CompletableFuture<Void>> retiring = new HashMap<>();
 
     /**
      * Counts one more user of {@code name}, making its entry if it has none.
@@ -85,11 +89,40 @@ final class Registry {
         }
     }
 
+    /** Records that a lost service of {@code name} is closing; forgotten once closed. */
+    void retire(String name, CompletableFuture<Void> closing) {
+        lock.lock();
+        try {
+            retiring.put(name, closing);
+        } finally {
+            lock.unlock();
+        }
+        closing.whenComplete((v, e) -> {
+            lock.lock();
+            try {
+                retiring.remove(name, closing);
+            } finally {
+                lock.unlock();
+            }
+        });
+    }
+
+    /** @return the close of a lost service of {@code name} still in progress, or null */
+    CompletableFuture<Void> retiring(String name) {
+        lock.lock();
+        try {
+            CompletableFuture<Void> f = retiring.get(name);
+            return f == null || f.isDone() ? null : f;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** @return how many names are in use */
     int size() {
         lock.lock();
         try {
-            return names.size();
+            return names.size() + retiring.size();
         } finally {
             lock.unlock();
         }

@@ -64,7 +64,7 @@ public interface FencedLock extends Lock, Fenced {
      * A lock whose local holder claims through the service {@code services} supplies at the time of
      * each claim: a client that replaces a lost session supplies the service of the new one. An
      * acquisition whose claim is lost while it waits (it held nothing) asks {@code services} again and
-     * waits on the service it gets, unless that is the same (lost) service.
+     * waits on the service it gets, unless that service is finished (its loss is then thrown).
      *
      * @param services supplies the service to claim through; its stage completes once there is one
      *                 (for example when a lost session has been replaced), called by the local holder only

@@ -125,16 +125,17 @@ final class QueuedFencedLock implements FencedLock {
 
     /**
      * Makes the distributed claim for the local holder. A claim lost while waiting held nothing: it is
-     * made again through the next service the supplier gives, unless that is the lost one.
+     * made again through the service the supplier gives then, unless that service is finished (its
+     * own loss is then thrown).
      *
      * @return whether the lock was acquired (false only for {@link Wait#NOT_AT_ALL})
      */
     private boolean claim(Wait wait, long deadline) throws InterruptedException, TimeoutException {
-        LockService lost = null;
+        LockService lost = null; // the service whose claim was lost while it waited, if any
         while (true) {
             LockService service = service(wait, deadline);
-            if (service == lost) {
-                throw service.err().orElseThrow(() -> new AssertionError("a lost service without its loss"));
+            if (service == lost && service.err().isPresent()) {
+                throw service.err().get(); // the service itself is finished: nothing to claim through
             }
             try {
                 Grant g;
