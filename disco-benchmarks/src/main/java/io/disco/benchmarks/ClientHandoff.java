@@ -27,34 +27,39 @@ final class ClientHandoff implements BenchCase {
 
     @Override
     public void run(Bench bench) throws Exception {
-        long windowMs = bench.quick ? 4_000 : 12_000;
-        log("client-handoff: %d threads on one name, one client vs %d sessions, %.0f s each", THREADS, THREADS, windowMs / 1e3);
-        double viaClient;
+        int rounds = bench.quick ? 2 : 4;
+        long windowMs = bench.quick ? 2_000 : 3_000;
+        log("client-handoff: %d threads on one name, one client vs %d sessions, %d rounds of %.1f s each", THREADS, THREADS,
+                rounds, windowMs / 1e3);
+        List<LockService> services = new ArrayList<>();
+        double viaClient = 0;
+        double viaSessions = 0;
         try (Disco disco = EtcdProvider.disco(bench.client, EtcdOptions.defaults())) {
             String name = bench.root + "/ch/client";
-            List<ClientParallelNames.Cycle> cycles = new ArrayList<>();
+            List<ClientParallelNames.Cycle> client = new ArrayList<>();
+            List<ClientParallelNames.Cycle> sessions = new ArrayList<>();
             for (int t = 0; t < THREADS; t++) {
-                cycles.add(() -> {
+                client.add(() -> {
                     FencedLock lock = disco.lock(name);
                     lock.lock();
                     lock.unlock();
                 });
-            }
-            viaClient = ClientParallelNames.rate(cycles, windowMs);
-        }
-        List<LockService> services = new ArrayList<>();
-        double viaSessions;
-        try {
-            List<ClientParallelNames.Cycle> cycles = new ArrayList<>();
-            for (int t = 0; t < THREADS; t++) {
                 LockService s = EtcdProvider.newLock(bench.client, bench.root + "/ch/sessions", EtcdOptions.defaults());
                 services.add(s);
-                cycles.add(() -> {
+                sessions.add(() -> {
                     s.lock();
                     s.unlock();
                 });
             }
-            viaSessions = ClientParallelNames.rate(cycles, windowMs);
+            for (int r = 0; r < rounds; r++) { // in turn, so that warm-up and load fall on both alike
+                if (r % 2 == 0) {
+                    viaClient += ClientParallelNames.rate(client, windowMs) / rounds;
+                    viaSessions += ClientParallelNames.rate(sessions, windowMs) / rounds;
+                } else {
+                    viaSessions += ClientParallelNames.rate(sessions, windowMs) / rounds;
+                    viaClient += ClientParallelNames.rate(client, windowMs) / rounds;
+                }
+            }
         } finally {
             services.forEach(LockService::close);
         }

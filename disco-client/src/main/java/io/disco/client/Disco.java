@@ -27,9 +27,10 @@ import java.util.Objects;
  *   <li><b>Names.</b> A name is a path such as {@code /locks/orders}: not null, not blank, and not
  *       ending in {@code '/'} (refused with {@link IllegalArgumentException}; the keys of a name lie
  *       under {@code name + "/"}, as in etcd's Go recipes and {@code etcdctl lock}, so {@code "/x/"}
- *       would be another lock than {@code "/x"}, one whose keys lie under {@code "/x//"}). The client
- *       keeps nothing for a name that nobody holds or waits for: no key, no watch, no memory; handles
- *       are cheap and may be kept or dropped. While a name is held or waited for, using a name nested
+ *       would be another lock than {@code "/x"}, one whose keys lie under {@code "/x//"}). A name that
+ *       nobody holds or waits for has no key; the client keeps its service (for etcd: a watch of its
+ *       own key) for at most half a second, so that a name locked again at once does not pay for a new
+ *       one, and after that nothing: no watch, no memory. Handles are cheap and may be kept or dropped. While a name is held or waited for, using a name nested
  *       in it ({@code /locks/orders/42} under {@code /locks/orders}) or one it is nested in, or the same
  *       name as another kind of primitive, is refused with an {@link IllegalStateException} naming
  *       both: their keys would share a range.</li>

@@ -26,7 +26,7 @@ final class Engine implements Disco {
 
     private final DiscoBackend backend;
     private final Registry registry = new Registry();
-    /** Opens owners after a loss; no user code runs on it. */
+    /** Opens owners after a loss and sweeps idle names; no user code runs on it. */
     private final ScheduledExecutorService reopener;
     /** Guards the fields below; never held while calling the backend. */
     private final ReentrantLock lock = new ReentrantLock();
@@ -41,10 +41,12 @@ final class Engine implements Disco {
         this.backend = backend;
         DiscoBackend.Owner first = backend.open();
         this.reopener = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "disco-client-reopen");
+            Thread t = new Thread(r, "disco-client");
             t.setDaemon(true);
             return t;
         });
+        long sweep = Registry.LINGER_NANOS / 2;
+        reopener.scheduleWithFixedDelay(() -> registry.sweep(false), sweep, sweep, TimeUnit.NANOSECONDS);
         lock.lock();
         try {
             install(first);
@@ -187,6 +189,7 @@ final class Engine implements Disco {
             lock.unlock();
         }
         reopener.shutdownNow();
+        registry.sweep(true);
         if (lost != null) {
             lost.close();
         }

@@ -17,6 +17,8 @@ abstract class Entry<S> {
     private final Engine engine;
     /** Holders and waiters, counted per acquisition call; guarded by the registry's lock. */
     int users;
+    /** When {@link #users} last fell to 0; guarded by the registry's lock. */
+    long idleSinceNanos;
     /** Guards {@link #service}; never held while waiting for the backend. */
     private final ReentrantLock serviceLock = new ReentrantLock();
     private S service;
@@ -93,7 +95,7 @@ abstract class Entry<S> {
         }
     }
 
-    /** Nobody holds or waits any more: close the service (cheap: nothing is held or claimed). */
+    /** Dropped by the registry, idle: close the service (cheap: nothing is held or claimed). */
     final void idle() {
         S s;
         serviceLock.lock();
