@@ -53,6 +53,7 @@ final class Engine implements Disco {
         } finally {
             lock.unlock();
         }
+
     }
 
     Registry registry() {
@@ -70,15 +71,17 @@ final class Engine implements Disco {
         }
     }
 
-    private void install(DiscoBackend.Owner o) {
+    /**
+     * Makes {@code o} the current owner; returns the pending future to complete with it, which the
+     * caller completes after releasing {@link #lock} (its dependents make services).
+     */
+    private CompletableFuture<DiscoBackend.Owner> install(DiscoBackend.Owner o) {
         assert lock.isHeldByCurrentThread();
         alive = o;
-        if (owner == null || owner.isDone()) {
-            owner = CompletableFuture.completedFuture(o);
-        } else {
-            owner.complete(o);
-        }
+        CompletableFuture<DiscoBackend.Owner> pending = owner;
+        owner = CompletableFuture.completedFuture(o);
         o.done().thenRun(() -> ended(o));
+        return pending;
     }
 
     /**
@@ -135,18 +138,19 @@ final class Engine implements Disco {
             }
             return;
         }
-        boolean installed = false;
+        CompletableFuture<DiscoBackend.Owner> waiting = null;
         lock.lock();
         try {
             if (!closed) {
-                install(next);
-                installed = true;
+                waiting = install(next);
                 lostOwner = null;
             }
         } finally {
             lock.unlock();
         }
-        if (!installed) {
+        if (waiting != null) {
+            waiting.complete(next); // the acquisitions that waited for an owner go on, on this thread
+        } else {
             next.close();
             return; // close() ends the lost owner
         }

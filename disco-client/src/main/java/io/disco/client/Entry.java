@@ -49,17 +49,14 @@ abstract class Entry<S> {
 
     /**
      * The service to claim through: the current one, or (after a loss, or the first time) a new one
-     * on the client's current owner, once there is one.
+     * on the client's current owner, once there is one. Lock order: the registry's lock may be taken
+     * before this entry's, never after, so nothing below calls the registry while holding it.
      */
     final CompletableFuture<S> service() {
         serviceLock.lock();
         try {
             if (service != null && !isLost(service)) {
                 return CompletableFuture.completedFuture(service);
-            }
-            if (service != null) {
-                retire(service);
-                service = null;
             }
         } finally {
             serviceLock.unlock();
@@ -68,31 +65,41 @@ abstract class Entry<S> {
     }
 
     private CompletableFuture<S> serviceOn(DiscoBackend.Owner owner) {
+        CompletableFuture<Void> predecessor = engine.registry().retiring(name);
+        if (predecessor != null) { // a lost service of this name still holds its place on the owner
+            return predecessor.thenCompose(v -> serviceOn(owner));
+        }
+        S lost = null;
         serviceLock.lock();
         try {
             if (dropped) {
                 return CompletableFuture.failedFuture(new IllegalStateException(this + " is no longer in use"));
             }
-            if (service != null && isLost(service)) {
-                retire(service);
+            if (service != null && !isLost(service)) {
+                return CompletableFuture.completedFuture(service);
+            }
+            if (service != null) {
+                lost = service;
                 service = null;
-            }
-            if (service == null) {
-                CompletableFuture<Void> predecessor = engine.registry().retiring(name);
-                if (predecessor != null) { // a lost service of this name still holds its place on the owner
-                    return predecessor.thenCompose(v -> serviceOn(owner));
+            } else {
+                try {
+                    service = newService(owner);
+                    return CompletableFuture.completedFuture(service);
+                } catch (IllegalStateException e) {
+                    if (owner.err().isEmpty()) {
+                        throw e;
+                    }
+                    // lost since: wait for the next owner, below
                 }
-                service = newService(owner);
             }
-            return CompletableFuture.completedFuture(service);
-        } catch (IllegalStateException e) {
-            if (owner.err().isPresent()) { // lost since: wait for the next owner
-                return engine.owner().thenCompose(this::serviceOn);
-            }
-            throw e;
         } finally {
             serviceLock.unlock();
         }
+        if (lost != null) {
+            retire(lost);
+            return serviceOn(owner);
+        }
+        return engine.owner().thenCompose(this::serviceOn);
     }
 
     /** Dropped by the registry, idle: close the service (cheap: nothing is held or claimed). */
