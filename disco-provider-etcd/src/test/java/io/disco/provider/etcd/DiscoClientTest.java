@@ -183,6 +183,43 @@ class DiscoClientTest {
     }
 
     @Test
+    void localWaitersThatGiveUpLeaveNothing() throws Exception {
+        String name = uniquePrefix("client-local-giveup");
+        FencedLock lock = disco.lock(name);
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        try {
+            lock.lock();
+            Future<Boolean> timed = pool.submit(() -> lock.tryLock(300, TimeUnit.MILLISECONDS));
+            CountDownLatch started = new CountDownLatch(1);
+            Future<?> interrupted = pool.submit(() -> {
+                started.countDown();
+                lock.lockInterruptibly();
+                return null;
+            });
+            Future<Boolean> later = pool.submit(() -> {
+                if (!lock.tryLock(20, TimeUnit.SECONDS)) {
+                    return false;
+                }
+                try {
+                    return lock.getHoldCount() == 1;
+                } finally {
+                    lock.unlock();
+                }
+            });
+            assertFalse(timed.get(10, TimeUnit.SECONDS), "timed out in the local queue");
+            started.await();
+            interrupted.cancel(true);
+            assertEquals(1, keysUnder(ETCD.client(), name).size(), "local waiters make no claim");
+            lock.unlock();
+            assertTrue(later.get(20, TimeUnit.SECONDS));
+        } finally {
+            pool.shutdownNow();
+        }
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> namesInUse(disco) == 0);
+        assertEquals(List.of(), keysUnder(ETCD.client(), name));
+    }
+
+    @Test
     void aScopedHoldIsTiedToItsOwnAcquisition() throws Exception {
         String name = uniquePrefix("client-scoped");
         FencedLock lock = disco.lock(name);

@@ -123,6 +123,16 @@ class DiscoHealingTest {
             assertNotEquals(lostKey, name + "/" + Long.toHexString(after[2]));
             assertEquals(List.of(), keysUnder(client, name));
             assertEquals(List.of(), keysUnder(client, rwName), "the lost lease's read key is gone too");
+            assertTrue(on(holder, () -> {
+                if (!rw.writeLock().tryLock(5, TimeUnit.SECONDS)) {
+                    return false;
+                }
+                try {
+                    return rw.writeLock().token().compareTo(before) > 0;
+                } finally {
+                    rw.writeLock().unlock();
+                }
+            }), "the read/write lock heals too, with a higher token");
         } finally {
             holder.shutdownNow();
         }
