@@ -13,10 +13,21 @@ import org.slf4j.LoggerFactory;
  * The backend-neutral {@link Disco}: one owner at a time, replaced after a loss; the registry of
  * names in use.
  *
- * <p>Where the rest of the client slots in: a semaphore or an election by name is one more
- * {@link Kind}, one more {@link Entry} subclass and one more {@code DiscoBackend.Owner} factory
- * method; a maximum hold time is a timer per hold in the entries; holder metadata goes through
- * the owner's factory methods.
+ * <p>Where the rest of the client slots in:
+ * <ul>
+ *   <li>A semaphore by name with many permits per process: one more {@link Kind}, a
+ *       {@code SemaphoreEntry} (an {@link Entry} subclass whose services are one per permit held, since
+ *       a semaphore service holds one permit), and {@code DiscoBackend.Owner.newSemaphore(name, limit)}.</li>
+ *   <li>An election and a leadership runner from the client: {@code Kind.ELECTION} and
+ *       {@code Owner.newElection(name)}; the runner takes its elections from {@link #owner()}, so it
+ *       campaigns again on the new owner after a loss.</li>
+ *   <li>Holder metadata: the backend puts it in the key's value; the client passes its settings to the
+ *       backend when it is created, and a listing of a name's holders is one more {@code Owner} method.</li>
+ *   <li>A maximum hold time: a timer per hold on this engine's scheduler ({@link #reopener}), which
+ *       releases the hold's service and lets the holder's {@code token()} and {@code unlock()} throw.</li>
+ *   <li>Virtual threads: the client and {@code FencedLock.queued} wait on {@code java.util.concurrent}
+ *       locks and futures only, never in a {@code synchronized} block.</li>
+ * </ul>
  */
 final class Engine implements Disco {
 
