@@ -1,7 +1,5 @@
-package io.disco.provider.etcd;
+package io.disco.testing.contract;
 
-import static io.disco.provider.etcd.Etcd.keysUnder;
-import static io.disco.provider.etcd.Etcd.uniquePrefix;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -27,30 +25,24 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The client ({@link Disco}) over etcd: thread-owned locks and read/write locks by name (issue 34, items 1-3). */
-class DiscoClientTest {
+/**
+ * The client ({@link Disco}) over a backend's {@code DiscoBackend} (issue 34, items 1-3 and 7): thread-owned,
+ * reentrant locks and read/write locks by name; one claim per process and name; giving up leaves nothing;
+ * scoped holds; closing; names (refused forms, nested names in use, the one-way exclusion of nested names across
+ * processes); idle names leave nothing. Extend it with a {@link #backend()}.
+ */
+public abstract class ClientContract extends ContractSupport {
 
-    @RegisterExtension
-    static final EtcdWithClient ETCD = new EtcdWithClient();
+    private Disco disco;
+    private Disco other; // another process, as far as the backend can tell: its own owner
 
-    private static Disco disco;
-    private static Disco other; // another process, as far as etcd can tell: its own lease
-
-    @BeforeAll
-    static void open() {
-        disco = EtcdProvider.disco(ETCD.client(), Etcd.ttl(10));
-        other = EtcdProvider.disco(ETCD.client(), Etcd.ttl(10));
-    }
-
-    @AfterAll
-    static void close() {
-        disco.close();
-        other.close();
+    @BeforeEach
+    void openClients() {
+        disco = client(10);
+        other = client(10);
     }
 
     private static Throwable failure(Future<?> f) throws Exception {
@@ -68,7 +60,7 @@ class DiscoClientTest {
 
     @Test
     void ownershipIsPerThreadAndReentrant() throws Exception {
-        String name = uniquePrefix("client-owner");
+        String name = uniqueName("client-owner");
         FencedLock lock = disco.lock(name);
         ExecutorService second = Executors.newSingleThreadExecutor();
         try {
@@ -77,7 +69,7 @@ class DiscoClientTest {
             lock.lock(); // reentrant: no second claim
             assertEquals(2, lock.getHoldCount());
             assertEquals(token, lock.token());
-            assertEquals(1, keysUnder(ETCD.client(), name).size());
+            assertEquals(1, keys(name).size());
 
             assertInstanceOf(IllegalMonitorStateException.class, failure(second.submit(() -> disco.lock(name).unlock())));
             assertInstanceOf(IllegalMonitorStateException.class, failure(second.submit(() -> lock.token())));
@@ -86,10 +78,10 @@ class DiscoClientTest {
 
             lock.unlock();
             assertTrue(lock.isHeldByCurrentThread(), "the outer hold remains");
-            assertEquals(1, keysUnder(ETCD.client(), name).size());
+            assertEquals(1, keys(name).size());
             lock.unlock();
             assertFalse(lock.isHeldByCurrentThread());
-            assertEquals(List.of(), keysUnder(ETCD.client(), name));
+            assertEquals(List.of(), keys(name));
             assertThrows(IllegalMonitorStateException.class, lock::unlock);
             assertThrows(IllegalMonitorStateException.class, lock::token);
 
@@ -107,7 +99,7 @@ class DiscoClientTest {
 
     @Test
     void threadsOfOneProcessQueueFairlyBehindOneClaim() throws Exception {
-        String name = uniquePrefix("client-queue");
+        String name = uniqueName("client-queue");
         int threads = 8;
         int rounds = 5;
         ExecutorService pool = Executors.newFixedThreadPool(threads);
@@ -124,7 +116,7 @@ class DiscoClientTest {
                         try {
                             assertEquals(1, inside.incrementAndGet(), "two threads inside at once");
                             tokens.add(((FencedLock) lock).token().value());
-                            claims.add(keysUnder(ETCD.client(), name).size());
+                            claims.add(keys(name).size());
                             inside.decrementAndGet();
                         } finally {
                             lock.unlock();
@@ -144,24 +136,24 @@ class DiscoClientTest {
             assertTrue(tokens.get(i) > tokens.get(i - 1), "tokens strictly increase: " + tokens);
         }
         assertEquals(List.of(1), claims.stream().distinct().toList(), "one claim in etcd per process");
-        assertEquals(List.of(), keysUnder(ETCD.client(), name));
+        assertEquals(List.of(), keys(name));
     }
 
     @Test
     void givingUpWithdrawsTheClaim() throws Exception {
-        String name = uniquePrefix("client-withdraw");
+        String name = uniqueName("client-withdraw");
         FencedLock theirs = other.lock(name);
         theirs.lock();
-        String theirKey = keysUnder(ETCD.client(), name).get(0);
+        String theirKey = keys(name).get(0);
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
             FencedLock mine = disco.lock(name);
             long start = System.nanoTime();
             assertFalse(mine.tryLock(300, TimeUnit.MILLISECONDS));
             assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(300));
-            assertEquals(List.of(theirKey), keysUnder(ETCD.client(), name), "the timed-out claim was withdrawn");
+            assertEquals(List.of(theirKey), keys(name), "the timed-out claim was withdrawn");
             assertFalse(mine.tryLock());
-            assertEquals(List.of(theirKey), keysUnder(ETCD.client(), name));
+            assertEquals(List.of(theirKey), keys(name));
 
             CountDownLatch waiting = new CountDownLatch(1);
             Future<?> interruptible = pool.submit(() -> {
@@ -171,20 +163,20 @@ class DiscoClientTest {
             });
             waiting.await();
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
-                    .until(() -> keysUnder(ETCD.client(), name).size() == 2);
+                    .until(() -> keys(name).size() == 2);
             interruptible.cancel(true);
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
-                    .until(() -> keysUnder(ETCD.client(), name).equals(List.of(theirKey)));
+                    .until(() -> keys(name).equals(List.of(theirKey)));
         } finally {
             theirs.unlock();
             pool.shutdownNow();
         }
-        assertEquals(List.of(), keysUnder(ETCD.client(), name));
+        assertEquals(List.of(), keys(name));
     }
 
     @Test
     void localWaitersThatGiveUpLeaveNothing() throws Exception {
-        String name = uniquePrefix("client-local-giveup");
+        String name = uniqueName("client-local-giveup");
         FencedLock lock = disco.lock(name);
         ExecutorService pool = Executors.newFixedThreadPool(3);
         try {
@@ -209,19 +201,19 @@ class DiscoClientTest {
             assertFalse(timed.get(10, TimeUnit.SECONDS), "timed out in the local queue");
             started.await();
             interrupted.cancel(true);
-            assertEquals(1, keysUnder(ETCD.client(), name).size(), "local waiters make no claim");
+            assertEquals(1, keys(name).size(), "local waiters make no claim");
             lock.unlock();
             assertTrue(later.get(20, TimeUnit.SECONDS));
         } finally {
             pool.shutdownNow();
         }
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> namesInUse(disco) == 0);
-        assertEquals(List.of(), keysUnder(ETCD.client(), name));
+        assertEquals(List.of(), keys(name));
     }
 
     @Test
     void aScopedHoldIsTiedToItsOwnAcquisition() throws Exception {
-        String name = uniquePrefix("client-scoped");
+        String name = uniqueName("client-scoped");
         FencedLock lock = disco.lock(name);
         try (Held<FencedLock> outer = lock.acquire(Duration.ofSeconds(5))) {
             FencingToken token = outer.token();
@@ -229,25 +221,25 @@ class DiscoClientTest {
                 assertEquals(token, inner.token());
             }
             assertTrue(lock.isHeldByCurrentThread(), "closing the inner hold leaves the outer one");
-            assertEquals(1, keysUnder(ETCD.client(), name).size());
+            assertEquals(1, keys(name).size());
             assertFalse(other.lock(name).tryLock());
             assertEquals(token, outer.token());
         }
         assertFalse(lock.isHeldByCurrentThread());
-        assertEquals(List.of(), keysUnder(ETCD.client(), name));
+        assertEquals(List.of(), keys(name));
     }
 
     @Test
     void closingTheClientReleasesEverythingAndLeavesTheJetcdClientOpen() throws Exception {
-        String name = uniquePrefix("client-close");
-        Disco mine = EtcdProvider.disco(ETCD.client(), Etcd.ttl(30));
+        String name = uniqueName("client-close");
+        Disco mine = client(30);
         FencedLock lock = mine.lock(name);
         lock.lock();
         mine.readWriteLock(name + "-rw").readLock().lock();
-        assertEquals(1, keysUnder(ETCD.client(), name).size());
+        assertEquals(1, keys(name).size());
         mine.close();
-        assertEquals(List.of(), keysUnder(ETCD.client(), name), "the lease was revoked");
-        assertEquals(List.of(), keysUnder(ETCD.client(), name + "-rw"));
+        assertEquals(List.of(), keys(name), "the lease was revoked");
+        assertEquals(List.of(), keys(name + "-rw"));
         assertTrue(other.lock(name).tryLock(5, TimeUnit.SECONDS), "the jetcd client still works, the lock is free");
         other.lock(name).unlock();
         assertThrows(IllegalStateException.class, () -> mine.lock(name));
@@ -256,7 +248,7 @@ class DiscoClientTest {
 
     @Test
     void readersOfOnePhaseShareATokenAndAWriterExcludesThem() throws Exception {
-        String name = uniquePrefix("client-rw");
+        String name = uniqueName("client-rw");
         FencedReadWriteLock rw = disco.readWriteLock(name);
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
@@ -281,7 +273,7 @@ class DiscoClientTest {
                 }
             });
             assertEquals(read, theirs, "readers of one phase share one token across processes");
-            assertEquals(1, keysUnder(ETCD.client(), name).size(), "one read claim for the process");
+            assertEquals(1, keys(name).size(), "one read claim for the process");
             assertFalse(on(pool, () -> rw.writeLock().tryLock(200, TimeUnit.MILLISECONDS)));
             assertThrows(IllegalStateException.class, () -> rw.writeLock().lock(), "no upgrade");
             assertInstanceOf(IllegalMonitorStateException.class, failure(pool.submit(() -> rw.readLock().unlock())));
@@ -308,7 +300,7 @@ class DiscoClientTest {
         } finally {
             pool.shutdownNow();
         }
-        assertEquals(List.of(), keysUnder(ETCD.client(), name));
+        assertEquals(List.of(), keys(name));
     }
 
     @Test
@@ -319,7 +311,7 @@ class DiscoClientTest {
         assertTrue(slash.getMessage().contains("'/x'"), slash.getMessage());
         assertThrows(IllegalArgumentException.class, () -> disco.readWriteLock("/x/"));
 
-        String parent = uniquePrefix("client-nested");
+        String parent = uniqueName("client-nested");
         String child = parent + "/42";
         FencedLock p = disco.lock(parent);
         p.lock();
@@ -342,7 +334,7 @@ class DiscoClientTest {
 
     @Test
     void nestedNamesAcrossProcessesExcludeOneWayOnly() throws Exception {
-        String parent = uniquePrefix("client-oneway");
+        String parent = uniqueName("client-oneway");
         String child = parent + "/42";
         // A holder of the parent does NOT exclude the child: the child's claimant does not see its key.
         FencedLock p = other.lock(parent);
@@ -368,7 +360,7 @@ class DiscoClientTest {
 
     @Test
     void idleNamesLeaveNothingBehind() throws Exception {
-        String base = uniquePrefix("client-idle");
+        String base = uniqueName("client-idle");
         int names = 3000;
         for (int i = 0; i < names; i++) {
             FencedLock lock = disco.lock(base + "/lock-" + i);
@@ -384,11 +376,17 @@ class DiscoClientTest {
         }
         // An idle name lingers at most 0.5 s (so that a name locked again at once reuses its service), then nothing is kept.
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> namesInUse(disco) == 0);
-        assertEquals(List.of(), keysUnder(ETCD.client(), base), "no key for an idle name");
+        assertEquals(List.of(), keys(base), "no key for an idle name");
     }
 
-    /** The engine's count of names in use, read reflectively (it is package-private in io.disco.client). */
-    static int namesInUse(Disco d) throws Exception {
+    /**
+     * The client's count of names it keeps anything for, read reflectively (the engine is package-private).
+     *
+     * @param d a client made by {@code Disco.over}
+     * @return the names in use, lingering, or with a lost service still closing
+     * @throws Exception if the engine has no such method
+     */
+    protected static int namesInUse(Disco d) throws Exception {
         var m = d.getClass().getDeclaredMethod("namesInUse");
         m.setAccessible(true);
         return (int) m.invoke(d);
@@ -396,8 +394,8 @@ class DiscoClientTest {
 
     @Test
     void theClientContendsWithAServiceOnTheSameName() throws Exception {
-        String name = uniquePrefix("client-vs-service");
-        try (LockService service = EtcdProvider.newLock(ETCD.client(), name, Etcd.ttl(10))) {
+        String name = uniqueName("client-vs-service");
+        try (LockService service = owner(10).newLock(name)) {
             FencingToken serviceToken = service.lock().token();
             FencedLock lock = disco.lock(name);
             CompletableFuture<FencingToken> mine = CompletableFuture.supplyAsync(() -> {
@@ -408,7 +406,7 @@ class DiscoClientTest {
                     lock.unlock();
                 }
             });
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(ETCD.client(), name).size() == 2);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> keys(name).size() == 2);
             assertFalse(mine.isDone());
             service.unlock();
             assertNotEquals(serviceToken, mine.get(10, TimeUnit.SECONDS));
