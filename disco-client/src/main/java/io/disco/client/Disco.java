@@ -47,7 +47,9 @@ import java.util.Objects;
  *       {@code RWLockLostException}). The client opens a new owner at once and, while that fails, again
  *       after a backoff of 100 ms that doubles up to 10 s. An acquisition that was waiting at the moment
  *       of loss held nothing: it claims again through the new owner, within its own timeout, and
- *       acquisitions started later wait for the new owner the same way. A thread that holds a lost lock
+ *       acquisitions started later wait for the new owner the same way.
+ *       A claim that fails with a backend error while the loss is not yet known (for etcd: "lease not
+ *       found", after a revoke) is taken for the loss if the owner reports it within a second. A thread that holds a lost lock
  *       keeps it locally until it unlocks, so this process's other threads on that name wait for that
  *       unlock.</li>
  *   <li><b>Threads.</b> No user code runs on a thread that keeps the owner alive or detects its loss.</li>

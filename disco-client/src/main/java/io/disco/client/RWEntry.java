@@ -1,5 +1,6 @@
 package io.disco.client;
 
+import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingToken;
 import io.disco.rwlock.RWGrant;
 import io.disco.rwlock.RWLockLostException;
@@ -310,8 +311,36 @@ final class RWEntry extends Entry<RWLockService> {
                 return service;
             } catch (RWLockLostException e) {
                 lost = service;
+            } catch (DiscoException e) {
+                if (!lostMeanwhile(service, wait, deadline)) {
+                    throw e;
+                }
+                lost = service; // the failure was the loss, seen by the request before the lease's owner
             }
         }
+    }
+
+    /** As {@code QueuedFencedLock.lostMeanwhile}: whether a claim's failure turns out to be the lease's loss within a second. */
+    private static boolean lostMeanwhile(RWLockService service, Wait wait, long deadline) throws InterruptedException {
+        long grace = TimeUnit.SECONDS.toNanos(1);
+        if (wait == Wait.NOT_AT_ALL) {
+            grace = 0;
+        } else if (deadline != Long.MAX_VALUE && wait == Wait.INTERRUPTIBLY) {
+            grace = Math.min(grace, deadline - System.nanoTime());
+        }
+        if (grace > 0) {
+            try {
+                service.done().toCompletableFuture().get(grace, TimeUnit.NANOSECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                // not finished: the failure stands
+            } catch (InterruptedException e) {
+                if (wait != Wait.UNINTERRUPTIBLY) {
+                    throw e;
+                }
+                Thread.currentThread().interrupt();
+            }
+        }
+        return service.err().isPresent();
     }
 
     private static <T> T join(CompletableFuture<T> f) {

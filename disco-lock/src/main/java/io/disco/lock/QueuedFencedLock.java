@@ -1,5 +1,6 @@
 package io.disco.lock;
 
+import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingToken;
 import java.time.Duration;
 import java.util.Optional;
@@ -28,6 +29,9 @@ final class QueuedFencedLock implements FencedLock {
         /** {@code tryLock()}: only if free now. */
         NOT_AT_ALL
     }
+
+    /** How long a claim's failure may wait to turn out to be the loss of the lease. */
+    static final long LOSS_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final Supplier<? extends CompletionStage<LockService>> services;
     private final String description;
@@ -165,8 +169,40 @@ final class QueuedFencedLock implements FencedLock {
                 return true;
             } catch (LockLostException e) {
                 lost = service;
+            } catch (DiscoException e) {
+                if (!lostMeanwhile(service, wait, deadline)) {
+                    throw e;
+                }
+                lost = service; // the failure was the loss, seen by the request before the lease's owner
             }
         }
+    }
+
+    /**
+     * Whether a claim's failure was the loss of its lease in disguise (for etcd: "lease not found" answered to a
+     * claim sent between a revoke and the session noticing it): the service then reports the loss within
+     * {@link #LOSS_GRACE_NANOS}, or the deadline if sooner.
+     */
+    private static boolean lostMeanwhile(LockService service, Wait wait, long deadline) throws InterruptedException {
+        long grace = LOSS_GRACE_NANOS;
+        if (wait == Wait.NOT_AT_ALL) {
+            grace = 0;
+        } else if (deadline != Long.MAX_VALUE && wait == Wait.INTERRUPTIBLY) {
+            grace = Math.min(grace, deadline - System.nanoTime());
+        }
+        if (grace > 0) {
+            try {
+                service.done().toCompletableFuture().get(grace, TimeUnit.NANOSECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                // not finished: the failure stands
+            } catch (InterruptedException e) {
+                if (wait != Wait.UNINTERRUPTIBLY) {
+                    throw e;
+                }
+                Thread.currentThread().interrupt();
+            }
+        }
+        return service.err().isPresent();
     }
 
     private static Grant joinUninterruptibly(LockService service) {
