@@ -17,7 +17,8 @@ interface BenchCase {
         ContendedDisco contended = new ContendedDisco();
         return List.of(new Uncontended(), contended, new ContendedJetcd(contended), new SemaphoreHandover(),
                 new WatchDelivery(), new RWLockThroughput(), new ElectionFailover(), new SharedSessions(),
-                new ManyLocksAtOnce(), new ScaleOfOneSession(), new GuardFilterOnJetty(), new KeyedGuardMemory(),
+                new ManyLocksAtOnce(), new ScaleOfOneSession(), new ClientVsService(), new ClientParallelNames(),
+                new ClientHandoff(), new ClientManyNames(), new GuardFilterOnJetty(), new KeyedGuardMemory(),
                 new GuardBenchmark());
     }
 

@@ -1,210 +1,145 @@
 package io.disco.lock;
 
+import io.disco.fencing.DiscoException;
 import io.disco.fencing.Fenced;
 import io.disco.fencing.FencingToken;
+import io.disco.fencing.Held;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 
 /**
- * A {@link java.util.concurrent.locks.Lock} view of a {@link LockService}, with the fencing token of
- * the current hold, in the manner of Hazelcast's {@code FencedLock}.
+ * A distributed {@link java.util.concurrent.locks.Lock} with the fencing token of the current hold,
+ * in the manner of Hazelcast's {@code FencedLock}: what a thread of a service locks.
  *
  * <ul>
- *   <li>Ownership is per thread, and reentrant: the thread that locked holds the view until it has
- *       unlocked as many times as it locked; the distributed lock is acquired on the first hold and
- *       released on the last, and {@link #token()} stays the same in between. An {@link #unlock()} by
- *       a thread that does not hold the view throws {@link IllegalMonitorStateException}.</li>
- *   <li>One view serves many threads of this JVM: they queue locally (a fair {@link ReentrantLock}),
- *       and only the local holder takes part in the distributed queue, through the one service.</li>
+ *   <li>Ownership is per thread, and reentrant: the thread that locked holds the lock until it has
+ *       unlocked as many times as it locked; the distributed claim is made on the first hold and
+ *       released on the last, and {@link #token()} stays the same in between. {@link #unlock()} and
+ *       {@link #token()} by a thread that does not hold the lock throw
+ *       {@link IllegalMonitorStateException}, as {@code ReentrantLock} does.</li>
+ *   <li>The threads of one JVM queue locally and fairly; only the local holder takes part in the
+ *       distributed queue, so one process makes at most one claim per name at a time.</li>
  *   <li>Every way of giving up (interruption in {@link #lockInterruptibly()}, a timeout in
  *       {@link #tryLock(long, TimeUnit)}, a failure) withdraws the claim and releases the local
  *       lock; nothing is left behind in the backend.</li>
  *   <li>{@link #lock()} ignores interruption, as {@code Lock.lock()} must (the interrupt status is
- *       kept); its failures are the service's: {@link LockLostException} once the lease is lost,
+ *       kept); its failures are the service's: {@link LockLostException}, or
  *       {@link io.disco.fencing.DiscoException} when the backend fails.</li>
- *   <li>Lease loss while held: the view stays held by its thread until it unlocks, and that
- *       {@link #unlock()} throws the {@link LockLostException} after releasing the local lock. Until
- *       then the token is stale and a guarded resource rejects it. The service is finished after a
- *       loss: make a new service and a new view.</li>
+ *   <li>Lease loss while held: the lock stays held by its thread until it unlocks, {@link #done()}
+ *       completes and {@link #err()} tells the loss; {@link #token()} throws the loss (the token is
+ *       stale, a guarded resource rejects it) and the last {@link #unlock()} throws it too, after
+ *       releasing the local lock.</li>
  *   <li>{@link #newCondition()} is not supported: a condition would have to release and reacquire the
  *       distributed lock, which changes the token under the caller's feet.</li>
  * </ul>
- * The view does not own the service: closing the service is the caller's duty (and ends the view).
+ *
+ * <p>Two implementations: {@link #of(LockService)}, a view of one service (finished when that service
+ * is), and the locks of {@code io.disco.client.Disco}, which claim through the session of the moment
+ * and so outlive a lost lease.
  */
-public final class FencedLock implements Lock, Fenced {
-
-    private final LockService service;
-    private final ReentrantLock local = new ReentrantLock(true);
-    /** The distributed grant while a thread holds the view; written and read by the holder only. */
-    private Grant grant;
-
-    private FencedLock(LockService service) {
-        this.service = service;
-    }
+public interface FencedLock extends Lock, Fenced {
 
     /**
      * A view of {@code service}. One view per service: two views of one service would both think
-     * they own its single grant.
+     * they own its single grant. The view does not own the service: closing it is the caller's duty
+     * (and ends the view). After a loss, every later acquisition fails with the service's loss.
      *
      * @param service the lock service; the view never closes it
      * @return the view
      */
-    public static FencedLock of(LockService service) {
-        return new FencedLock(Objects.requireNonNull(service, "service"));
-    }
-
-    /** Acquires, ignoring interruption (the interrupt status is restored on return). */
-    @Override
-    public void lock() {
-        local.lock();
-        if (local.getHoldCount() > 1) {
-            return;
-        }
-        try {
-            grant = service.lockAsync().join(); // uninterruptible, keeps the claim's place in the queue
-        } catch (java.util.concurrent.CompletionException e) {
-            local.unlock();
-            throw e.getCause() instanceof RuntimeException cause ? cause : e;
-        } catch (RuntimeException | Error e) {
-            local.unlock();
-            throw e;
-        }
-    }
-
-    @Override
-    public void lockInterruptibly() throws InterruptedException {
-        local.lockInterruptibly();
-        if (local.getHoldCount() > 1) {
-            return;
-        }
-        try {
-            grant = service.lock();
-        } catch (InterruptedException | RuntimeException | Error e) {
-            local.unlock();
-            throw e;
-        }
-    }
-
-    /** Acquires only if both the local and the distributed lock are free right now; one round trip to the backend. */
-    @Override
-    public boolean tryLock() {
-        if (!local.tryLock()) {
-            return false;
-        }
-        if (local.getHoldCount() > 1) {
-            return true;
-        }
-        try {
-            Optional<Grant> g = service.tryLock();
-            if (g.isPresent()) {
-                grant = g.get();
-                return true;
-            }
-        } catch (RuntimeException | Error e) {
-            local.unlock();
-            throw e;
-        }
-        local.unlock();
-        return false;
-    }
-
-    @Override
-    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        long deadline = System.nanoTime() + unit.toNanos(time);
-        if (!local.tryLock(time, unit)) {
-            return false;
-        }
-        if (local.getHoldCount() > 1) {
-            return true;
-        }
-        try {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                Optional<Grant> g = service.tryLock();
-                if (g.isPresent()) {
-                    grant = g.get();
-                    return true;
-                }
-            } else {
-                grant = service.lock(Duration.ofNanos(left));
-                return true;
-            }
-        } catch (TimeoutException e) {
-            // the claim was withdrawn by the service
-        } catch (InterruptedException | RuntimeException | Error e) {
-            local.unlock();
-            throw e;
-        }
-        local.unlock();
-        return false;
+    static FencedLock of(LockService service) {
+        Objects.requireNonNull(service, "service");
+        CompletableFuture<LockService> always = CompletableFuture.completedFuture(service);
+        return new QueuedFencedLock(() -> always, service.toString());
     }
 
     /**
-     * Releases one hold; the last one releases the distributed lock.
+     * A lock whose local holder claims through the service {@code services} supplies at the time of
+     * each claim: a client that replaces a lost session supplies the service of the new one. An
+     * acquisition whose claim is lost while it waits (it held nothing) asks {@code services} again and
+     * waits on the service it gets, unless that service is finished (its loss is then thrown).
      *
-     * @throws IllegalMonitorStateException if the current thread does not hold the view
-     * @throws LockLostException if the grant was lost while held (the view is released all the same)
+     * @param services supplies the service to claim through; its stage completes once there is one
+     *                 (for example when a lost session has been replaced), called by the local holder only
+     * @param description what {@link Object#toString()} names
+     * @return the lock
      */
-    @Override
-    public void unlock() {
-        if (!local.isHeldByCurrentThread()) {
-            throw new IllegalMonitorStateException("this thread does not hold the fenced lock");
-        }
-        if (local.getHoldCount() > 1) {
-            local.unlock();
-            return;
-        }
-        try {
-            service.unlock();
-        } finally {
-            grant = null;
-            local.unlock();
-        }
+    static FencedLock queued(Supplier<? extends CompletionStage<LockService>> services, String description) {
+        return new QueuedFencedLock(Objects.requireNonNull(services, "services"), Objects.requireNonNull(description, "description"));
     }
 
     /**
      * The token of the current thread's hold: attach it to every request to a guarded resource.
      *
      * @return the token, the same for every nested hold
-     * @throws IllegalMonitorStateException if the current thread does not hold the view
+     * @throws IllegalMonitorStateException if the current thread does not hold the lock
+     * @throws DiscoException the primitive's lost exception ({@link LockLostException} for a lock)
+     *         if the hold was lost: the token is stale
      */
     @Override
-    public FencingToken token() {
-        if (!local.isHeldByCurrentThread()) {
-            throw new IllegalMonitorStateException("this thread does not hold the fenced lock");
-        }
-        return grant.token();
-    }
-
-    /** @return whether the current thread holds the view */
-    public boolean isHeldByCurrentThread() {
-        return local.isHeldByCurrentThread();
-    }
-
-    /** @return how many times the current thread holds the view (0 if it does not) */
-    public int getHoldCount() {
-        return local.getHoldCount();
-    }
+    FencingToken token();
 
     /**
-     * Not supported.
+     * Releases one hold; the last one releases the distributed lock.
      *
-     * @throws UnsupportedOperationException always
+     * @throws IllegalMonitorStateException if the current thread does not hold the lock
+     * @throws DiscoException the primitive's lost exception if the hold was lost before it was
+     *         released (the lock is released locally all the same)
      */
     @Override
-    public Condition newCondition() {
-        throw new UnsupportedOperationException("FencedLock has no conditions: waiting on one would release and"
-                + " reacquire the distributed lock, and change the fencing token");
-    }
+    void unlock();
 
-    @Override
-    public String toString() {
-        return "FencedLock[" + service + (local.isLocked() ? ", held" : ", free") + "]";
+    /** @return whether the current thread holds the lock */
+    boolean isHeldByCurrentThread();
+
+    /** @return how many times the current thread holds the lock (0 if it does not) */
+    int getHoldCount();
+
+    /**
+     * Completes, normally, when the current thread's hold ends: it was released, or its lease was lost
+     * ({@link #err()} then tells). Its dependent actions run on the backend's callback executor.
+     *
+     * @return a stage that completes when the current hold ends
+     * @throws IllegalMonitorStateException if the current thread does not hold the lock
+     */
+    CompletionStage<Void> done();
+
+    /**
+     * The loss of the current thread's hold, if it was lost.
+     *
+     * @return the loss, or empty while the hold is valid
+     * @throws IllegalMonitorStateException if the current thread does not hold the lock
+     */
+    Optional<? extends DiscoException> err();
+
+    /**
+     * Locks for one critical section, waiting at most {@code timeout}: closing the returned hold
+     * unlocks once. A hold is tied to its own acquisition: closing an inner hold of a reentrant
+     * acquisition releases that inner hold only, never the outer one.
+     *
+     * <pre>{@code
+     * try (Held<FencedLock> held = lock.acquire(Duration.ofSeconds(3))) {
+     *     resource.write(data, held.token());
+     * }
+     * }</pre>
+     *
+     * @param timeout the longest time to wait, positive
+     * @return the hold; close it on the thread that acquired it
+     * @throws TimeoutException if the lock was not acquired in time; the claim is withdrawn
+     * @throws InterruptedException if interrupted while waiting; the claim is withdrawn
+     */
+    default Held<FencedLock> acquire(Duration timeout) throws InterruptedException, TimeoutException {
+        Objects.requireNonNull(timeout, "timeout");
+        if (!tryLock(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+            throw new TimeoutException("not acquired within " + timeout.toMillis() + " ms: " + this);
+        }
+        return Held.of(this, this::unlock);
     }
 }

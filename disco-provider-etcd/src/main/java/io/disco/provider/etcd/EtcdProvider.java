@@ -1,5 +1,6 @@
 package io.disco.provider.etcd;
 
+import io.disco.client.Disco;
 import io.disco.election.ElectionService;
 import io.disco.election.LeadershipRunner;
 import io.disco.fencing.DiscoException;
@@ -161,6 +162,39 @@ public final class EtcdProvider {
             throw new IllegalArgumentException("client, options and sessionOptions must not be null");
         }
         return LeadershipRunner.start(prefix, () -> newElection(client, prefix, sessionOptions), options);
+    }
+
+    /**
+     * The client of an application on etcd, with the default session options (TTL 30 s): see
+     * {@link #disco(Client, EtcdOptions)}.
+     *
+     * @param client the caller's jetcd client; never closed by the returned client
+     * @return the client; close it at shutdown
+     * @throws NullPointerException if {@code client} is null
+     * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
+     */
+    public static Disco disco(Client client) {
+        return disco(client, EtcdOptions.defaults());
+    }
+
+    /**
+     * The client of an application on etcd: create it once, share it between threads, close it at
+     * shutdown (see {@link Disco} for the contract). It holds one {@link EtcdSession} at a time, made
+     * with {@code options}, and opens a new one after a loss. Its locks and read/write locks are
+     * those of {@link EtcdSession#newLock} and {@link EtcdSession#newRWLock}, with the same keys, so
+     * they contend with Go's {@code concurrency.Mutex}, {@code recipes.RWMutex} and {@code etcdctl lock}
+     * on the same name. Closing it revokes its lease; it never closes {@code client}.
+     *
+     * @param client the caller's jetcd client; never closed by the returned client
+     * @param options every session's TTL, request timeout, callback executor and listeners
+     * @return the client; close it at shutdown
+     * @throws NullPointerException if an argument is null
+     * @throws io.disco.fencing.DiscoException if etcd does not grant the first lease in time
+     */
+    public static Disco disco(Client client, EtcdOptions options) {
+        Objects.requireNonNull(client, "client");
+        Objects.requireNonNull(options, "options");
+        return Disco.over(new EtcdDiscoBackend(client, options));
     }
 
     private interface Factory<S> {

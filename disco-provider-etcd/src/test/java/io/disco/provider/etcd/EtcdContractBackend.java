@@ -1,5 +1,6 @@
 package io.disco.provider.etcd;
 
+import io.disco.client.DiscoBackend;
 import io.disco.election.ElectionService;
 import io.disco.election.LeadershipRunner;
 import io.disco.lock.LockService;
@@ -63,6 +64,11 @@ final class EtcdContractBackend implements ContractBackend, BeforeAllCallback {
     @Override
     public ContractOwner newOwner(Duration ttl) {
         return new Owner(EtcdSession.open(client, options(ttl)));
+    }
+
+    @Override
+    public DiscoBackend discoBackend(Duration ttl) {
+        return new EtcdDiscoBackend(client, options(ttl));
     }
 
     @Override

@@ -11,6 +11,8 @@ import io.disco.fencing.FencingGrpc;
 import io.disco.fencing.FencingHttp;
 import io.disco.fencing.FencingToken;
 import io.disco.fencing.Held;
+import io.disco.client.Disco;
+import io.disco.client.FencedReadWriteLock;
 import io.disco.lock.FencedLock;
 import io.disco.lock.Grant;
 import io.disco.lock.LockService;
@@ -82,14 +84,15 @@ class NullArgumentsTest {
     @Test
     void everyPublicMethodRejectsNullNamingTheParameter() throws Exception {
         String base = Etcd.uniquePrefix("nulls");
-        try (Client client = Etcd.client(ETCD.cluster()); EtcdSession session = EtcdSession.open(client, Etcd.ttl(10))) {
+        try (Client client = Etcd.client(ETCD.cluster()); EtcdSession session = EtcdSession.open(client, Etcd.ttl(10));
+             Disco disco = EtcdProvider.disco(client, Etcd.ttl(10))) {
             Map<Class<?>, Object> samples = samples(client, base);
             String leasesBefore = ETCD.cluster().etcdctl("lease", "list").lines().findFirst().orElse("");
 
             // Statics and constructors of the public classes.
             for (Class<?> type : List.of(EtcdProvider.class, EtcdSession.class, EtcdOptions.class, EtcdOptions.Builder.class,
                     EtcdDeadlines.class, FencingToken.class, FencingHttp.class, FencingGrpc.class, Held.class, FencedLock.class,
-                    Grant.class, RWGrant.class, Permit.class, Leadership.class, LeadershipRunner.Options.class)) {
+                    Grant.class, RWGrant.class, Permit.class, Leadership.class, LeadershipRunner.Options.class, Disco.class)) {
                 walk(type, null, samples);
             }
             // Instances, backed by etcd where the type is a service.
@@ -107,6 +110,8 @@ class NullArgumentsTest {
             instances.put(EtcdOptions.class, Etcd.ttl(10));
             instances.put(FencingToken.class, FencingToken.of(5));
             instances.put(FencedLock.class, FencedLock.of(lock));
+            instances.put(Disco.class, disco);
+            instances.put(FencedReadWriteLock.class, disco.readWriteLock(base + "/client-rw"));
             instances.put(Grant.class, samples.get(Grant.class));
             instances.put(Held.class, Held.of((Grant) samples.get(Grant.class), () -> { }));
             instances.put(RWGrant.class, samples.get(RWGrant.class));

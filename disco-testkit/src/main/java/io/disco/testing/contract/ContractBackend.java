@@ -1,5 +1,6 @@
 package io.disco.testing.contract;
 
+import io.disco.client.DiscoBackend;
 import io.disco.election.LeadershipRunner;
 import java.time.Duration;
 import java.util.List;
@@ -37,6 +38,15 @@ public interface ContractBackend {
      * @return the started runner
      */
     LeadershipRunner newLeadershipRunner(String name, LeadershipRunner.Options options, Duration ttl);
+
+    /**
+     * The backend of a client ({@code io.disco.client.Disco}) whose owners have the given time to live: what
+     * the backend's provider hands to {@code Disco.over}. The kit closes the clients it makes.
+     *
+     * @param ttl each owner's lease time to live
+     * @return the client's backend
+     */
+    DiscoBackend discoBackend(Duration ttl);
 
     /**
      * Lists, with a linearizable read, every key that owners of the primitive on {@code name} hold: the keys of

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.disco.client.Disco;
 import io.disco.election.LeadershipRunner;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -45,6 +46,19 @@ public abstract class ContractSupport {
         ContractOwner owner = backend().newOwner(Duration.ofSeconds(ttlSeconds));
         opened.add(owner);
         return owner;
+    }
+
+    /**
+     * Creates a client ({@link Disco}) on the backend, whose owners have leases of {@code ttlSeconds}, closed
+     * after the test.
+     *
+     * @param ttlSeconds each owner's lease time to live in seconds
+     * @return the new client
+     */
+    protected final Disco client(int ttlSeconds) {
+        Disco client = Disco.over(backend().discoBackend(Duration.ofSeconds(ttlSeconds)));
+        opened.add(client);
+        return client;
     }
 
     /**

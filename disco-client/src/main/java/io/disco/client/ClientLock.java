@@ -1,0 +1,155 @@
+package io.disco.client;
+
+import io.disco.fencing.DiscoException;
+import io.disco.fencing.FencingToken;
+import io.disco.lock.FencedLock;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+
+/**
+ * The handle {@link Disco#lock(String)} returns: a name and the client. Every acquisition joins the
+ * name's entry (making it if the name was idle) and every release leaves it, so the entry lives
+ * exactly as long as somebody holds or waits.
+ */
+final class ClientLock implements FencedLock {
+
+    private final Engine engine;
+    private final String name;
+
+    ClientLock(Engine engine, String name) {
+        this.engine = engine;
+        this.name = name;
+    }
+
+    private LockEntry join() {
+        return engine.registry().join(name, Kind.LOCK, LockEntry.class, n -> new LockEntry(engine, n));
+    }
+
+    /** The entry, if this thread holds the lock. */
+    private LockEntry held() {
+        LockEntry e = engine.registry().get(name, LockEntry.class);
+        return e != null && e.queue.isHeldByCurrentThread() ? e : null;
+    }
+
+    private LockEntry requireHeld() {
+        LockEntry e = held();
+        if (e == null) {
+            throw new IllegalMonitorStateException("this thread does not hold lock '" + name + "'");
+        }
+        return e;
+    }
+
+    @Override
+    public void lock() {
+        engine.requireOpen();
+        LockEntry e = join();
+        boolean ok = false;
+        try {
+            e.queue.lock();
+            ok = true;
+        } finally {
+            if (!ok) {
+                engine.registry().leave(e);
+            }
+        }
+    }
+
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        engine.requireOpen();
+        LockEntry e = join();
+        boolean ok = false;
+        try {
+            e.queue.lockInterruptibly();
+            ok = true;
+        } finally {
+            if (!ok) {
+                engine.registry().leave(e);
+            }
+        }
+    }
+
+    @Override
+    public boolean tryLock() {
+        engine.requireOpen();
+        LockEntry e = join();
+        boolean ok = false;
+        try {
+            ok = e.queue.tryLock();
+            return ok;
+        } finally {
+            if (!ok) {
+                engine.registry().leave(e);
+            }
+        }
+    }
+
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        engine.requireOpen();
+        LockEntry e = join();
+        boolean ok = false;
+        try {
+            ok = e.queue.tryLock(time, unit);
+            return ok;
+        } finally {
+            if (!ok) {
+                engine.registry().leave(e);
+            }
+        }
+    }
+
+    @Override
+    public void unlock() {
+        LockEntry e = requireHeld();
+        try {
+            e.queue.unlock();
+        } finally {
+            engine.registry().leave(e);
+        }
+    }
+
+    @Override
+    public FencingToken token() {
+        return requireHeld().queue.token();
+    }
+
+    @Override
+    public CompletionStage<Void> done() {
+        return requireHeld().queue.done();
+    }
+
+    @Override
+    public Optional<? extends DiscoException> err() {
+        return requireHeld().queue.err();
+    }
+
+    @Override
+    public boolean isHeldByCurrentThread() {
+        return held() != null;
+    }
+
+    @Override
+    public int getHoldCount() {
+        LockEntry e = held();
+        return e == null ? 0 : e.queue.getHoldCount();
+    }
+
+    /**
+     * Not supported.
+     *
+     * @throws UnsupportedOperationException always
+     */
+    @Override
+    public Condition newCondition() {
+        throw new UnsupportedOperationException("FencedLock has no conditions: waiting on one would release and"
+                + " reacquire the distributed lock, and change the fencing token");
+    }
+
+    @Override
+    public String toString() {
+        return "FencedLock[lock '" + name + "' of " + engine + "]";
+    }
+}

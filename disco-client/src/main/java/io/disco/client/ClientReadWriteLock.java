@@ -1,0 +1,169 @@
+package io.disco.client;
+
+import io.disco.fencing.DiscoException;
+import io.disco.fencing.FencingToken;
+import io.disco.lock.FencedLock;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+
+/**
+ * The handle {@link Disco#readWriteLock(String)} returns. As with {@link ClientLock}, every
+ * acquisition joins the name's entry and every release leaves it.
+ */
+final class ClientReadWriteLock implements FencedReadWriteLock {
+
+    private final Engine engine;
+    private final String name;
+    private final Side read = new Side(true);
+    private final Side write = new Side(false);
+
+    ClientReadWriteLock(Engine engine, String name) {
+        this.engine = engine;
+        this.name = name;
+    }
+
+    @Override
+    public FencedLock readLock() {
+        return read;
+    }
+
+    @Override
+    public FencedLock writeLock() {
+        return write;
+    }
+
+    @Override
+    public String toString() {
+        return "FencedReadWriteLock[read/write lock '" + name + "' of " + engine + "]";
+    }
+
+    /** The read or the write lock. */
+    private final class Side implements FencedLock {
+
+        private final boolean isRead;
+
+        Side(boolean isRead) {
+            this.isRead = isRead;
+        }
+
+        private boolean acquire(Wait wait, long deadline) throws InterruptedException {
+            engine.requireOpen();
+            RWEntry e = engine.registry().join(name, Kind.READ_WRITE_LOCK, RWEntry.class, n -> new RWEntry(engine, n));
+            boolean ok = false;
+            try {
+                ok = isRead ? e.acquireRead(wait, deadline) : e.acquireWrite(wait, deadline);
+                return ok;
+            } finally {
+                if (!ok) {
+                    engine.registry().leave(e);
+                }
+            }
+        }
+
+        private boolean holds(RWEntry e) {
+            return e != null && (isRead ? e.local.getReadHoldCount() > 0 : e.local.isWriteLockedByCurrentThread());
+        }
+
+        private RWEntry held() {
+            RWEntry e = engine.registry().get(name, RWEntry.class);
+            if (!holds(e)) {
+                throw new IllegalMonitorStateException("this thread does not hold the " + (isRead ? "read" : "write")
+                        + " lock of '" + name + "'");
+            }
+            return e;
+        }
+
+        @Override
+        public void lock() {
+            try {
+                acquire(Wait.UNINTERRUPTIBLY, 0);
+            } catch (InterruptedException e) {
+                throw new AssertionError("an uninterruptible wait was interrupted", e);
+            }
+        }
+
+        @Override
+        public void lockInterruptibly() throws InterruptedException {
+            acquire(Wait.INTERRUPTIBLY, Long.MAX_VALUE);
+        }
+
+        @Override
+        public boolean tryLock() {
+            try {
+                return acquire(Wait.NOT_AT_ALL, 0);
+            } catch (InterruptedException e) {
+                throw new AssertionError("tryLock() does not wait", e);
+            }
+        }
+
+        @Override
+        public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+            long nanos = unit.toNanos(time);
+            return nanos <= 0 ? tryLock() : acquire(Wait.INTERRUPTIBLY, System.nanoTime() + nanos);
+        }
+
+        @Override
+        public void unlock() {
+            RWEntry e = held();
+            try {
+                if (isRead) {
+                    e.releaseRead();
+                } else {
+                    e.releaseWrite();
+                }
+            } finally {
+                engine.registry().leave(e);
+            }
+        }
+
+        @Override
+        public FencingToken token() {
+            RWEntry e = held();
+            return isRead ? e.readToken() : e.writeToken();
+        }
+
+        @Override
+        public CompletionStage<Void> done() {
+            RWEntry e = held();
+            return isRead ? e.readDone() : e.writeDone();
+        }
+
+        @Override
+        public Optional<? extends DiscoException> err() {
+            RWEntry e = held();
+            return isRead ? e.readErr() : e.writeErr();
+        }
+
+        @Override
+        public boolean isHeldByCurrentThread() {
+            return holds(engine.registry().get(name, RWEntry.class));
+        }
+
+        @Override
+        public int getHoldCount() {
+            RWEntry e = engine.registry().get(name, RWEntry.class);
+            if (e == null) {
+                return 0;
+            }
+            return isRead ? e.local.getReadHoldCount() : e.local.getWriteHoldCount();
+        }
+
+        /**
+         * Not supported.
+         *
+         * @throws UnsupportedOperationException always
+         */
+        @Override
+        public Condition newCondition() {
+            throw new UnsupportedOperationException("FencedLock has no conditions: waiting on one would release and"
+                    + " reacquire the distributed lock, and change the fencing token");
+        }
+
+        @Override
+        public String toString() {
+            return "FencedLock[" + (isRead ? "read" : "write") + " lock of '" + name + "' of " + engine + "]";
+        }
+    }
+}

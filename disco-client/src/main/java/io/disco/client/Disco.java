@@ -1,0 +1,109 @@
+package io.disco.client;
+
+import io.disco.lock.FencedLock;
+import java.util.Objects;
+
+/**
+ * One client per application: the entry point that the threads of a service share, like Redisson's
+ * {@code RedissonClient} or Hazelcast's CP subsystem. Create it once (for etcd:
+ * {@code EtcdProvider.disco(client, options)}), share it (it is thread-safe), close it at shutdown.
+ *
+ * <pre>{@code
+ * FencedLock lock = disco.lock("/locks/order-" + id);
+ * lock.lock();
+ * try {
+ *     repository.save(order, lock.token());
+ * } finally {
+ *     lock.unlock();
+ * }
+ * }</pre>
+ *
+ * <h2>Contract</h2>
+ * <ul>
+ *   <li><b>One owner.</b> The client holds one owner in the backend (for etcd: one lease, kept alive
+ *       in the background) and makes every claim through it. Locks are owned by threads: the threads of
+ *       one process on one name queue locally and fairly behind a single claim in the backend, so a
+ *       hand-off between two threads of this process never waits for another process that asked later.</li>
+ *   <li><b>Names.</b> A name is a path such as {@code /locks/orders}: not null, not blank, and not
+ *       ending in {@code '/'} (refused with {@link IllegalArgumentException}; the keys of a name lie
+ *       under {@code name + "/"}, as in etcd's Go recipes and {@code etcdctl lock}, so {@code "/x/"}
+ *       would be another lock than {@code "/x"}, one whose keys lie under {@code "/x//"}). A name that
+ *       nobody holds or waits for has no key; the client keeps its service (for etcd: a watch of its
+ *       own key) for at most half a second, so that a name locked again at once does not pay for a new
+ *       one, and after that nothing: no watch, no memory. Handles are cheap and may be kept or dropped. While a name is held or waited for, using a name nested
+ *       in it ({@code /locks/orders/42} under {@code /locks/orders}) or one it is nested in, or the same
+ *       name as another kind of primitive, is refused with an {@link IllegalStateException} naming
+ *       both: their keys would share a range.</li>
+ *   <li><b>Nested names across processes exclude one way only.</b> A claimant of {@code /a} queues
+ *       behind every key under {@code /a/}, so it waits for holders of {@code /a/b} in other processes;
+ *       a claimant of {@code /a/b} does not see the key of a holder of {@code /a}, and gets
+ *       {@code /a/b} while {@code /a} is held. Do not rely on a parent name to exclude its children.</li>
+ *   <li><b>Tokens.</b> Every hold has a fencing token strictly greater than every earlier hold's of the
+ *       same name, by any owner in any process (readers of one read phase share one).</li>
+ *   <li><b>Self-healing.</b> When the owner is lost (its lease expired while the backend was
+ *       unreachable or the process paused, or was revoked), every hold made through it reports the loss:
+ *       its {@code done()} completes, {@code err()} tells it, and {@code token()} and the last
+ *       {@code unlock()} throw the primitive's lost exception ({@code LockLostException},
+ *       {@code RWLockLostException}). The client opens a new owner at once and, while that fails, again
+ *       after a backoff of 100 ms that doubles up to 10 s. An acquisition that was waiting at the moment
+ *       of loss held nothing: it claims again through the new owner, within its own timeout, and
+ *       acquisitions started later wait for the new owner the same way.
+ *       A claim that fails with a backend error while the loss is not yet known (for etcd: "lease not
+ *       found", after a revoke) is taken for the loss if the owner reports it within a second. A thread that holds a lost lock
+ *       keeps it locally until it unlocks, so this process's other threads on that name wait for that
+ *       unlock.</li>
+ *   <li><b>Threads.</b> No user code runs on a thread that keeps the owner alive or detects its loss.</li>
+ * </ul>
+ *
+ * <h2>Who closes what</h2>
+ * {@link #close()} releases everything the client holds and ends its owner (for etcd: revokes the
+ * lease); a thread that then unlocks gets no error, and later acquisitions fail with
+ * {@link IllegalStateException}. It never closes the backend's client (the jetcd {@code Client}),
+ * which the application owns.
+ *
+ * <p>Below the client are the per-owner services ({@code LockService}, {@code RWLockService}, ...),
+ * one owner each, which a backend's own API creates; the client is made of them.
+ */
+public interface Disco extends AutoCloseable {
+
+    /**
+     * The lock named {@code name}. Every call with one name gives a handle on the same lock; the
+     * handle holds no resource until a thread locks.
+     *
+     * @param name the lock's name, for example {@code /locks/orders}
+     * @return the lock, owned per thread and reentrant
+     * @throws IllegalArgumentException if {@code name} is null, blank or ends in {@code '/'}
+     * @throws IllegalStateException if the client is closed
+     */
+    FencedLock lock(String name);
+
+    /**
+     * The read/write lock named {@code name}; same naming rules as {@link #lock(String)}. Its keys are
+     * those of etcd's Go {@code recipes.RWMutex} on the name.
+     *
+     * @param name the read/write lock's name
+     * @return the read/write lock, owned per thread and reentrant in each mode
+     * @throws IllegalArgumentException if {@code name} is null, blank or ends in {@code '/'}
+     * @throws IllegalStateException if the client is closed
+     */
+    FencedReadWriteLock readWriteLock(String name);
+
+    /**
+     * Releases everything held and ends the owner (for etcd: revokes the lease); waits at most the
+     * backend's request timeout. Never closes the backend's client. Idempotent.
+     */
+    @Override
+    void close();
+
+    /**
+     * A client on {@code backend}; opens its first owner before returning. A backend's provider offers
+     * the shortcut (for etcd: {@code EtcdProvider.disco(client, options)}).
+     *
+     * @param backend the backend
+     * @return the client; close it at shutdown
+     * @throws io.disco.fencing.DiscoException if the backend cannot be reached
+     */
+    static Disco over(DiscoBackend backend) {
+        return new Engine(Objects.requireNonNull(backend, "backend"));
+    }
+}

@@ -1,0 +1,222 @@
+package io.disco.client;
+
+import io.disco.lock.FencedLock;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The backend-neutral {@link Disco}: one owner at a time, replaced after a loss; the registry of
+ * names in use.
+ *
+ * <p>Where the rest of the client slots in:
+ * <ul>
+ *   <li>A semaphore by name with many permits per process: one more {@link Kind}, a
+ *       {@code SemaphoreEntry} (an {@link Entry} subclass whose services are one per permit held, since
+ *       a semaphore service holds one permit), and {@code DiscoBackend.Owner.newSemaphore(name, limit)}.</li>
+ *   <li>An election and a leadership runner from the client: {@code Kind.ELECTION} and
+ *       {@code Owner.newElection(name)}; the runner takes its elections from {@link #owner()}, so it
+ *       campaigns again on the new owner after a loss.</li>
+ *   <li>Holder metadata: the backend puts it in the key's value; the client passes its settings to the
+ *       backend when it is created, and a listing of a name's holders is one more {@code Owner} method.</li>
+ *   <li>A maximum hold time: a timer per hold on this engine's scheduler ({@link #reopener}), which
+ *       releases the hold's service and lets the holder's {@code token()} and {@code unlock()} throw.</li>
+ *   <li>Virtual threads: the client and {@code FencedLock.queued} wait on {@code java.util.concurrent}
+ *       locks and futures only, never in a {@code synchronized} block.</li>
+ * </ul>
+ */
+final class Engine implements Disco {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
+    static final long FIRST_BACKOFF_MILLIS = 100;
+    static final long MAX_BACKOFF_MILLIS = 10_000;
+
+    private final DiscoBackend backend;
+    private final Registry registry = new Registry();
+    /** Opens owners after a loss and sweeps idle names; no user code runs on it. */
+    private final ScheduledExecutorService reopener;
+    /** Guards the fields below; never held while calling the backend. */
+    private final ReentrantLock lock = new ReentrantLock();
+    /** The current owner, or the pending replacement of a lost one. */
+    private CompletableFuture<DiscoBackend.Owner> owner;
+    private DiscoBackend.Owner alive;
+    /** A lost owner not yet closed: closed once its replacement is open, or with the client. */
+    private DiscoBackend.Owner lostOwner;
+    private boolean closed;
+
+    Engine(DiscoBackend backend) {
+        this.backend = backend;
+        DiscoBackend.Owner first = backend.open();
+        this.reopener = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "disco-client");
+            t.setDaemon(true);
+            return t;
+        });
+        long sweep = Registry.LINGER_NANOS / 2;
+        reopener.scheduleWithFixedDelay(() -> registry.sweep(false), sweep, sweep, TimeUnit.NANOSECONDS);
+        lock.lock();
+        try {
+            install(first);
+        } finally {
+            lock.unlock();
+        }
+
+    }
+
+    Registry registry() {
+        return registry;
+    }
+
+    void requireOpen() {
+        lock.lock();
+        try {
+            if (closed) {
+                throw new IllegalStateException(this + " is closed");
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Makes {@code o} the current owner; returns the pending future to complete with it, which the
+     * caller completes after releasing {@link #lock} (its dependents make services).
+     */
+    private CompletableFuture<DiscoBackend.Owner> install(DiscoBackend.Owner o) {
+        assert lock.isHeldByCurrentThread();
+        alive = o;
+        CompletableFuture<DiscoBackend.Owner> pending = owner;
+        owner = CompletableFuture.completedFuture(o);
+        o.done().thenRun(() -> ended(o));
+        return pending;
+    }
+
+    /**
+     * The current owner, or the replacement of a lost one once it is open; fails with
+     * {@link IllegalStateException} once the client is closed.
+     */
+    CompletableFuture<DiscoBackend.Owner> owner() {
+        DiscoBackend.Owner lost = null;
+        lock.lock();
+        try {
+            if (closed) {
+                return CompletableFuture.failedFuture(new IllegalStateException(this + " is closed"));
+            }
+            if (alive != null && alive.err().isPresent()) { // lost, and its done() not handled yet
+                lost = alive;
+            } else {
+                return owner;
+            }
+        } finally {
+            lock.unlock();
+        }
+        ended(lost);
+        return owner();
+    }
+
+    /** The owner finished: after a loss, open a new one at once and then with backoff. */
+    private void ended(DiscoBackend.Owner o) {
+        lock.lock();
+        try {
+            if (closed || alive != o || o.err().isEmpty()) {
+                return;
+            }
+            LOG.warn("disco client on {} lost its owner ({}); opening a new one", backend.describe(), o.err().get().getMessage());
+            alive = null;
+            lostOwner = o;
+            owner = new CompletableFuture<>();
+            reopener.execute(() -> reopen(o, FIRST_BACKOFF_MILLIS));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** On the reopener: one attempt; a failure schedules the next one after {@code backoff}. */
+    private void reopen(DiscoBackend.Owner lost, long backoff) {
+        DiscoBackend.Owner next;
+        try {
+            next = backend.open();
+        } catch (RuntimeException e) {
+            LOG.info("disco client on {} could not open a new owner ({}); next attempt in {} ms", backend.describe(), e.getMessage(), backoff);
+            try {
+                reopener.schedule(() -> reopen(lost, Math.min(MAX_BACKOFF_MILLIS, backoff * 2)), backoff, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException closing) {
+                // closed meanwhile
+            }
+            return;
+        }
+        CompletableFuture<DiscoBackend.Owner> waiting = null;
+        lock.lock();
+        try {
+            if (!closed) {
+                waiting = install(next);
+                lostOwner = null;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (waiting != null) {
+            waiting.complete(next); // the acquisitions that waited for an owner go on, on this thread
+        } else {
+            next.close();
+            return; // close() ends the lost owner
+        }
+        // The backend answers again: end the lost owner there too (for etcd: revoke the lease, whose
+        // keys a restarted cluster may still hold), so that nothing of it is left in anybody's way.
+        lost.close();
+    }
+
+    @Override
+    public FencedLock lock(String name) {
+        requireOpen();
+        return new ClientLock(this, Names.check(name));
+    }
+
+    @Override
+    public FencedReadWriteLock readWriteLock(String name) {
+        requireOpen();
+        return new ClientReadWriteLock(this, Names.check(name));
+    }
+
+    /** @return how many names are held or waited for now (tests, and a health check's gauge) */
+    int namesInUse() {
+        return registry.size();
+    }
+
+    @Override
+    public void close() {
+        CompletableFuture<DiscoBackend.Owner> o;
+        DiscoBackend.Owner lost;
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            o = owner;
+            lost = lostOwner;
+            lostOwner = null;
+        } finally {
+            lock.unlock();
+        }
+        reopener.shutdownNow();
+        registry.sweep(true);
+        if (lost != null) {
+            lost.close();
+        }
+        if (o.isDone()) {
+            o.join().close();
+        } else {
+            o.completeExceptionally(new IllegalStateException(this + " is closed"));
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Disco[" + backend.describe() + "]";
+    }
+}

@@ -1,0 +1,129 @@
+package io.disco.client;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The state the client keeps for one name while anybody holds it or waits for it: the local queue
+ * and the service of the current owner. Made by {@link Registry#join} and dropped, with its service
+ * closed, when the last user leaves.
+ *
+ * @param <S> the service type
+ */
+abstract class Entry<S> {
+
+    final String name;
+    final Kind kind;
+    private final Engine engine;
+    /** Holders and waiters, counted per acquisition call; guarded by the registry's lock. */
+    int users;
+    /** When {@link #users} last fell to 0; guarded by the registry's lock. */
+    long idleSinceNanos;
+    /** Guards {@link #service}; never held while waiting for the backend. */
+    private final ReentrantLock serviceLock = new ReentrantLock();
+    private S service;
+    /** Set when the entry falls idle: a late answer must not make a service nobody will close. */
+    private boolean dropped;
+
+    Entry(Engine engine, String name, Kind kind) {
+        this.engine = engine;
+        this.name = name;
+        this.kind = kind;
+    }
+
+    /** Makes this entry's service on {@code owner}. */
+    abstract S newService(DiscoBackend.Owner owner);
+
+    /** @return whether {@code service} was lost with its owner */
+    abstract boolean isLost(S service);
+
+    abstract void close(S service);
+
+    /** Closes a lost service without waiting (its withdrawal may wait for the backend). */
+    abstract CompletableFuture<Void> closeAsync(S service);
+
+    /** Retires a lost service: closed in the background; the next service of the name waits for it. */
+    private void retire(S lost) {
+        engine.registry().retire(name, closeAsync(lost).exceptionally(e -> null));
+    }
+
+    /**
+     * The service to claim through: the current one, or (after a loss, or the first time) a new one
+     * on the client's current owner, once there is one. Lock order: the registry's lock may be taken
+     * before this entry's, never after, so nothing below calls the registry while holding it.
+     */
+    final CompletableFuture<S> service() {
+        serviceLock.lock();
+        try {
+            if (service != null && !isLost(service)) {
+                return CompletableFuture.completedFuture(service);
+            }
+        } finally {
+            serviceLock.unlock();
+        }
+        return engine.owner().thenCompose(this::serviceOn);
+    }
+
+    private CompletableFuture<S> serviceOn(DiscoBackend.Owner owner) {
+        CompletableFuture<Void> predecessor = engine.registry().retiring(name);
+        if (predecessor != null) { // a lost service of this name still holds its place on the owner
+            return predecessor.thenCompose(v -> serviceOn(owner));
+        }
+        S lost = null;
+        serviceLock.lock();
+        try {
+            if (dropped) {
+                return CompletableFuture.failedFuture(new IllegalStateException(this + " is no longer in use"));
+            }
+            if (service != null && !isLost(service)) {
+                return CompletableFuture.completedFuture(service);
+            }
+            if (service != null) {
+                lost = service;
+                service = null;
+            } else {
+                try {
+                    service = newService(owner);
+                    return CompletableFuture.completedFuture(service);
+                } catch (IllegalStateException e) {
+                    if (owner.err().isEmpty()) {
+                        throw e;
+                    }
+                    // lost since: wait for the next owner, below
+                }
+            }
+        } finally {
+            serviceLock.unlock();
+        }
+        if (lost != null) {
+            retire(lost);
+            return serviceOn(owner);
+        }
+        return engine.owner().thenCompose(this::serviceOn);
+    }
+
+    /** Dropped by the registry, idle: close the service (cheap: nothing is held or claimed). */
+    final void idle() {
+        S s;
+        serviceLock.lock();
+        try {
+            s = service;
+            service = null;
+            dropped = true;
+        } finally {
+            serviceLock.unlock();
+        }
+        if (s != null) {
+            if (isLost(s)) {
+                retire(s);
+            } else {
+                close(s); // nothing held, nothing claimed: no request to the backend
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return kind + " '" + name + "'";
+    }
+}

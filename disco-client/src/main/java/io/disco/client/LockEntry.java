@@ -1,0 +1,36 @@
+package io.disco.client;
+
+import io.disco.lock.FencedLock;
+import io.disco.lock.LockService;
+import java.util.concurrent.CompletableFuture;
+
+/** A lock name in use: the threads' fair local queue, in front of one claim through the current owner's service. */
+final class LockEntry extends Entry<LockService> {
+
+    final FencedLock queue;
+
+    LockEntry(Engine engine, String name) {
+        super(engine, name, Kind.LOCK);
+        this.queue = FencedLock.queued(this::service, "lock '" + name + "'");
+    }
+
+    @Override
+    LockService newService(DiscoBackend.Owner owner) {
+        return owner.newLock(name);
+    }
+
+    @Override
+    boolean isLost(LockService service) {
+        return service.err().isPresent();
+    }
+
+    @Override
+    void close(LockService service) {
+        service.close();
+    }
+
+    @Override
+    CompletableFuture<Void> closeAsync(LockService service) {
+        return service.closeAsync();
+    }
+}

@@ -1,0 +1,372 @@
+package io.disco.client;
+
+import io.disco.fencing.DiscoException;
+import io.disco.fencing.FencingToken;
+import io.disco.rwlock.RWGrant;
+import io.disco.rwlock.RWLockLostException;
+import io.disco.rwlock.RWLockService;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * A read/write lock name in use: a fair local read/write lock in front of the current owner's
+ * service. The local readers share one read claim (a {@link Share}): the first makes it, the last
+ * releases it; the local writer makes its own write claim. The local lock keeps the two apart, so the
+ * service never holds both modes.
+ */
+final class RWEntry extends Entry<RWLockService> {
+
+    /** One read claim in the backend, shared by this process's reading threads. */
+    private static final class Share {
+        final RWLockService service;
+        final RWGrant grant;
+        /** Threads holding it; guarded by {@link RWEntry#shares}. */
+        int holders;
+
+        Share(RWLockService service, RWGrant grant) {
+            this.service = service;
+            this.grant = grant;
+        }
+    }
+
+    final ReentrantReadWriteLock local = new ReentrantReadWriteLock(true);
+    /** Serialises making and ending the read claim; held while the first reader waits for it. */
+    private final ReentrantLock shares = new ReentrantLock();
+    private Share current;
+    private final ConcurrentHashMap<Thread, Share> readersShare = new ConcurrentHashMap<>();
+    /** The write claim; written and read by the local writer only (published by {@code local}). */
+    private RWLockService writeService;
+    private RWGrant writeGrant;
+
+    RWEntry(Engine engine, String name) {
+        super(engine, name, Kind.READ_WRITE_LOCK);
+    }
+
+    @Override
+    RWLockService newService(DiscoBackend.Owner owner) {
+        return owner.newRWLock(name);
+    }
+
+    @Override
+    boolean isLost(RWLockService service) {
+        return service.err().isPresent();
+    }
+
+    @Override
+    void close(RWLockService service) {
+        service.close();
+    }
+
+    @Override
+    CompletableFuture<Void> closeAsync(RWLockService service) {
+        return service.closeAsync();
+    }
+
+    // ------------------------------------------------------------------ read
+
+    boolean acquireRead(Wait wait, long deadline) throws InterruptedException {
+        if (local.isWriteLockedByCurrentThread()) {
+            throw new IllegalStateException("this thread holds the write lock of '" + name + "': no downgrade to the"
+                    + " read lock (the backend cannot turn the write claim into a read claim without a gap); unlock first");
+        }
+        if (!acquireLocal(local.readLock(), wait, deadline)) {
+            return false;
+        }
+        if (local.getReadHoldCount() > 1) {
+            return true;
+        }
+        boolean ok = false;
+        try {
+            if (!acquireLocal(shares, wait, deadline)) {
+                return false;
+            }
+            try {
+                Share s = current;
+                if (s == null || s.service.err().isPresent()) {
+                    RWGrant[] grant = new RWGrant[1];
+                    RWLockService service = claim(wait, deadline, true, grant);
+                    if (service == null) {
+                        return false;
+                    }
+                    s = new Share(service, grant[0]);
+                    current = s;
+                }
+                s.holders++;
+                readersShare.put(Thread.currentThread(), s);
+                ok = true;
+                return true;
+            } finally {
+                shares.unlock();
+            }
+        } catch (TimeoutException e) {
+            return false;
+        } finally {
+            if (!ok) {
+                local.readLock().unlock();
+            }
+        }
+    }
+
+    void releaseRead() {
+        if (local.getReadHoldCount() == 0) {
+            throw new IllegalMonitorStateException("this thread does not hold the read lock of '" + name + "'");
+        }
+        if (local.getReadHoldCount() > 1) {
+            local.readLock().unlock();
+            return;
+        }
+        RuntimeException failure = null;
+        shares.lock();
+        try {
+            Share s = readersShare.remove(Thread.currentThread());
+            if (--s.holders == 0) {
+                if (current == s) {
+                    current = null;
+                }
+                try {
+                    s.service.rUnlock();
+                } catch (RuntimeException e) {
+                    failure = e;
+                }
+            } else if (s.service.err().isPresent()) {
+                failure = lost(s.service.err().get());
+            }
+        } finally {
+            shares.unlock();
+            local.readLock().unlock();
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    private Share readShare() {
+        if (local.getReadHoldCount() == 0) {
+            throw new IllegalMonitorStateException("this thread does not hold the read lock of '" + name + "'");
+        }
+        return readersShare.get(Thread.currentThread());
+    }
+
+    FencingToken readToken() {
+        Share s = readShare();
+        s.service.err().ifPresent(e -> {
+            throw lost(e);
+        });
+        return s.grant.token();
+    }
+
+    CompletionStage<Void> readDone() {
+        return readShare().service.done();
+    }
+
+    Optional<RWLockLostException> readErr() {
+        return readShare().service.err();
+    }
+
+    // ------------------------------------------------------------------ write
+
+    boolean acquireWrite(Wait wait, long deadline) throws InterruptedException {
+        if (local.getReadHoldCount() > 0 && !local.isWriteLockedByCurrentThread()) {
+            throw new IllegalStateException("this thread holds the read lock of '" + name + "': no upgrade to the write"
+                    + " lock (two readers upgrading would wait for each other for ever); unlock first");
+        }
+        if (!acquireLocal(local.writeLock(), wait, deadline)) {
+            return false;
+        }
+        if (local.getWriteHoldCount() > 1) {
+            return true;
+        }
+        boolean ok = false;
+        try {
+            RWGrant[] grant = new RWGrant[1];
+            RWLockService service = claim(wait, deadline, false, grant);
+            if (service != null) {
+                writeService = service;
+                writeGrant = grant[0];
+                ok = true;
+            }
+            return ok;
+        } catch (TimeoutException e) {
+            return false;
+        } finally {
+            if (!ok) {
+                local.writeLock().unlock();
+            }
+        }
+    }
+
+    void releaseWrite() {
+        requireWriter();
+        if (local.getWriteHoldCount() > 1) {
+            local.writeLock().unlock();
+            return;
+        }
+        try {
+            writeService.unlock();
+        } finally {
+            writeService = null;
+            writeGrant = null;
+            local.writeLock().unlock();
+        }
+    }
+
+    private void requireWriter() {
+        if (!local.isWriteLockedByCurrentThread()) {
+            throw new IllegalMonitorStateException("this thread does not hold the write lock of '" + name + "'");
+        }
+    }
+
+    FencingToken writeToken() {
+        requireWriter();
+        writeService.err().ifPresent(e -> {
+            throw lost(e);
+        });
+        return writeGrant.token();
+    }
+
+    CompletionStage<Void> writeDone() {
+        requireWriter();
+        return writeService.done();
+    }
+
+    Optional<RWLockLostException> writeErr() {
+        requireWriter();
+        return writeService.err();
+    }
+
+    // ------------------------------------------------------------------ shared
+
+    private RWLockLostException lost(RWLockLostException e) {
+        return new RWLockLostException("the hold of read/write lock '" + name + "' by this thread was lost: " + e.getMessage(), e);
+    }
+
+    private static boolean acquireLocal(Lock lock, Wait wait, long deadline) throws InterruptedException {
+        switch (wait) {
+            case UNINTERRUPTIBLY -> {
+                lock.lock();
+                return true;
+            }
+            case NOT_AT_ALL -> {
+                return lock.tryLock();
+            }
+            default -> {
+                if (deadline == Long.MAX_VALUE) {
+                    lock.lockInterruptibly();
+                    return true;
+                }
+                return lock.tryLock(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+            }
+        }
+    }
+
+    /**
+     * Claims in the backend through the service of the moment; a claim lost while waiting held
+     * nothing and is made again through the next service, unless that is the lost one.
+     *
+     * @return the service that granted {@code grant[0]}, or null if not acquired (try only)
+     */
+    private RWLockService claim(Wait wait, long deadline, boolean read, RWGrant[] grant)
+            throws InterruptedException, TimeoutException {
+        RWLockService lost = null; // the service whose claim was lost while it waited, if any
+        while (true) {
+            RWLockService service = await(service(), wait, deadline);
+            if (service == lost && service.err().isPresent()) {
+                throw service.err().get(); // the service itself is finished: nothing to claim through
+            }
+            try {
+                RWGrant g;
+                switch (wait) {
+                    case UNINTERRUPTIBLY -> g = join(read ? service.rLockAsync() : service.lockAsync());
+                    case NOT_AT_ALL -> {
+                        Optional<RWGrant> now = read ? service.tryRLock() : service.tryLock();
+                        if (now.isEmpty()) {
+                            return null;
+                        }
+                        g = now.get();
+                    }
+                    default -> {
+                        if (deadline == Long.MAX_VALUE) {
+                            g = read ? service.rLock() : service.lock();
+                        } else {
+                            long left = deadline - System.nanoTime();
+                            if (left <= 0) {
+                                throw new TimeoutException("no time left");
+                            }
+                            g = read ? service.rLock(Duration.ofNanos(left)) : service.lock(Duration.ofNanos(left));
+                        }
+                    }
+                }
+                grant[0] = g;
+                return service;
+            } catch (RWLockLostException e) {
+                lost = service;
+            } catch (DiscoException e) {
+                if (!lostMeanwhile(service, wait, deadline)) {
+                    throw e;
+                }
+                lost = service; // the failure was the loss, seen by the request before the lease's owner
+            }
+        }
+    }
+
+    /** As {@code QueuedFencedLock.lostMeanwhile}: whether a claim's failure turns out to be the lease's loss within a second. */
+    private static boolean lostMeanwhile(RWLockService service, Wait wait, long deadline) throws InterruptedException {
+        long grace = TimeUnit.SECONDS.toNanos(1);
+        if (wait == Wait.NOT_AT_ALL) {
+            grace = 0;
+        } else if (deadline != Long.MAX_VALUE && wait == Wait.INTERRUPTIBLY) {
+            grace = Math.min(grace, deadline - System.nanoTime());
+        }
+        if (grace > 0) {
+            try {
+                service.done().toCompletableFuture().get(grace, TimeUnit.NANOSECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                // not finished: the failure stands
+            } catch (InterruptedException e) {
+                if (wait != Wait.UNINTERRUPTIBLY) {
+                    throw e;
+                }
+                Thread.currentThread().interrupt();
+            }
+        }
+        return service.err().isPresent();
+    }
+
+    private static <T> T join(CompletableFuture<T> f) {
+        try {
+            return f.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException cause ? cause : e;
+        }
+    }
+
+    static <T> T await(CompletableFuture<T> pending, Wait wait, long deadline) throws InterruptedException, TimeoutException {
+        try {
+            if (pending.isDone() || wait == Wait.UNINTERRUPTIBLY) {
+                return join(pending);
+            }
+            if (wait == Wait.NOT_AT_ALL) {
+                throw new TimeoutException("the client has no owner in the backend right now");
+            }
+            if (deadline == Long.MAX_VALUE) {
+                return pending.get();
+            }
+            return pending.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException cause ? cause : new IllegalStateException(e.getCause());
+        } catch (CancellationException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
+    }
+}

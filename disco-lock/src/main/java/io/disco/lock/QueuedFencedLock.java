@@ -1,0 +1,306 @@
+package io.disco.lock;
+
+import io.disco.fencing.DiscoException;
+import io.disco.fencing.FencingToken;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+
+/**
+ * The {@link FencedLock}: a fair local lock in front of one distributed claim at a time, made through
+ * the service its supplier names at the moment of the claim.
+ */
+final class QueuedFencedLock implements FencedLock {
+
+    /** How the local holder waits for the distributed lock. */
+    private enum Wait {
+        /** {@code lock()}: as long as it takes, ignoring interruption. */
+        UNINTERRUPTIBLY,
+        /** {@code lockInterruptibly()} and {@code tryLock(time)}: until the deadline (if any), interruptibly. */
+        INTERRUPTIBLY,
+        /** {@code tryLock()}: only if free now. */
+        NOT_AT_ALL
+    }
+
+    /** How long a claim's failure may wait to turn out to be the loss of the lease. */
+    static final long LOSS_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private final Supplier<? extends CompletionStage<LockService>> services;
+    private final String description;
+    private final ReentrantLock local = new ReentrantLock(true);
+    /** The service and grant of the current hold; written and read by the holder only (published by {@code local}). */
+    private LockService holding;
+    private Grant grant;
+
+    QueuedFencedLock(Supplier<? extends CompletionStage<LockService>> services, String description) {
+        this.services = services;
+        this.description = description;
+    }
+
+    /** Acquires, ignoring interruption (the interrupt status is kept). */
+    @Override
+    public void lock() {
+        local.lock();
+        if (local.getHoldCount() > 1) {
+            return;
+        }
+        try {
+            claim(Wait.UNINTERRUPTIBLY, 0);
+        } catch (InterruptedException | TimeoutException e) {
+            local.unlock();
+            throw new AssertionError("an uninterruptible, unbounded wait ended with " + e, e);
+        } catch (RuntimeException | Error e) {
+            local.unlock();
+            throw e;
+        }
+    }
+
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        local.lockInterruptibly();
+        if (local.getHoldCount() > 1) {
+            return;
+        }
+        try {
+            claim(Wait.INTERRUPTIBLY, Long.MAX_VALUE);
+        } catch (TimeoutException e) {
+            local.unlock();
+            throw new AssertionError("an unbounded wait timed out", e);
+        } catch (InterruptedException | RuntimeException | Error e) {
+            local.unlock();
+            throw e;
+        }
+    }
+
+    /** Acquires only if both the local and the distributed lock are free right now; one round trip to the backend. */
+    @Override
+    public boolean tryLock() {
+        if (!local.tryLock()) {
+            return false;
+        }
+        if (local.getHoldCount() > 1) {
+            return true;
+        }
+        try {
+            if (claim(Wait.NOT_AT_ALL, 0)) {
+                return true;
+            }
+        } catch (InterruptedException | TimeoutException e) {
+            local.unlock();
+            throw new AssertionError("tryLock() does not wait", e);
+        } catch (RuntimeException | Error e) {
+            local.unlock();
+            throw e;
+        }
+        local.unlock();
+        return false;
+    }
+
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        long deadline = System.nanoTime() + unit.toNanos(time);
+        if (!local.tryLock(time, unit)) {
+            return false;
+        }
+        if (local.getHoldCount() > 1) {
+            return true;
+        }
+        try {
+            if (claim(deadline - System.nanoTime() <= 0 ? Wait.NOT_AT_ALL : Wait.INTERRUPTIBLY, deadline)) {
+                return true;
+            }
+        } catch (TimeoutException e) {
+            // the claim was withdrawn by the service
+        } catch (InterruptedException | RuntimeException | Error e) {
+            local.unlock();
+            throw e;
+        }
+        local.unlock();
+        return false;
+    }
+
+    /**
+     * Makes the distributed claim for the local holder. A claim lost while waiting held nothing: it is
+     * made again through the service the supplier gives then, unless that service is finished (its
+     * own loss is then thrown).
+     *
+     * @return whether the lock was acquired (false only for {@link Wait#NOT_AT_ALL})
+     */
+    private boolean claim(Wait wait, long deadline) throws InterruptedException, TimeoutException {
+        LockService lost = null; // the service whose claim was lost while it waited, if any
+        while (true) {
+            LockService service = service(wait, deadline);
+            if (service == lost && service.err().isPresent()) {
+                throw service.err().get(); // the service itself is finished: nothing to claim through
+            }
+            try {
+                Grant g;
+                switch (wait) {
+                    case UNINTERRUPTIBLY -> g = joinUninterruptibly(service);
+                    case NOT_AT_ALL -> {
+                        Optional<Grant> now = service.tryLock();
+                        if (now.isEmpty()) {
+                            return false;
+                        }
+                        g = now.get();
+                    }
+                    default -> {
+                        if (deadline == Long.MAX_VALUE) {
+                            g = service.lock();
+                        } else {
+                            long left = deadline - System.nanoTime();
+                            if (left <= 0) {
+                                throw new TimeoutException("no time left");
+                            }
+                            g = service.lock(Duration.ofNanos(left));
+                        }
+                    }
+                }
+                holding = service;
+                grant = g;
+                return true;
+            } catch (LockLostException e) {
+                lost = service;
+            } catch (DiscoException e) {
+                if (!lostMeanwhile(service, wait, deadline)) {
+                    throw e;
+                }
+                lost = service; // the failure was the loss, seen by the request before the lease's owner
+            }
+        }
+    }
+
+    /**
+     * Whether a claim's failure was the loss of its lease in disguise (for etcd: "lease not found" answered to a
+     * claim sent between a revoke and the session noticing it): the service then reports the loss within
+     * {@link #LOSS_GRACE_NANOS}, or the deadline if sooner.
+     */
+    private static boolean lostMeanwhile(LockService service, Wait wait, long deadline) throws InterruptedException {
+        long grace = LOSS_GRACE_NANOS;
+        if (wait == Wait.NOT_AT_ALL) {
+            grace = 0;
+        } else if (deadline != Long.MAX_VALUE && wait == Wait.INTERRUPTIBLY) {
+            grace = Math.min(grace, deadline - System.nanoTime());
+        }
+        if (grace > 0) {
+            try {
+                service.done().toCompletableFuture().get(grace, TimeUnit.NANOSECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                // not finished: the failure stands
+            } catch (InterruptedException e) {
+                if (wait != Wait.UNINTERRUPTIBLY) {
+                    throw e;
+                }
+                Thread.currentThread().interrupt();
+            }
+        }
+        return service.err().isPresent();
+    }
+
+    private static Grant joinUninterruptibly(LockService service) {
+        try {
+            return service.lockAsync().join(); // uninterruptible, keeps the claim's place in the queue
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException cause ? cause : e;
+        }
+    }
+
+    /** The service to claim through, waiting for the supplier as the acquisition may wait. */
+    private LockService service(Wait wait, long deadline) throws InterruptedException, TimeoutException {
+        var pending = services.get().toCompletableFuture();
+        try {
+            if (pending.isDone() || wait == Wait.UNINTERRUPTIBLY) {
+                return pending.join();
+            }
+            if (wait == Wait.NOT_AT_ALL) {
+                throw new TimeoutException("no service yet for " + description);
+            }
+            if (deadline == Long.MAX_VALUE) {
+                return pending.get();
+            }
+            return pending.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (CompletionException | ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException cause ? cause : new IllegalStateException(e.getCause());
+        } catch (CancellationException e) {
+            throw new IllegalStateException("no service for " + description + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void unlock() {
+        requireHeld();
+        if (local.getHoldCount() > 1) {
+            local.unlock();
+            return;
+        }
+        try {
+            holding.unlock();
+        } finally {
+            holding = null;
+            grant = null;
+            local.unlock();
+        }
+    }
+
+    @Override
+    public FencingToken token() {
+        requireHeld();
+        Optional<LockLostException> loss = holding.err();
+        if (loss.isPresent()) {
+            throw new LockLostException("the hold of " + description + " by this thread was lost: " + loss.get().getMessage(), loss.get());
+        }
+        return grant.token();
+    }
+
+    @Override
+    public CompletionStage<Void> done() {
+        requireHeld();
+        return holding.done();
+    }
+
+    @Override
+    public Optional<LockLostException> err() {
+        requireHeld();
+        return holding.err();
+    }
+
+    private void requireHeld() {
+        if (!local.isHeldByCurrentThread()) {
+            throw new IllegalMonitorStateException("this thread does not hold " + description);
+        }
+    }
+
+    @Override
+    public boolean isHeldByCurrentThread() {
+        return local.isHeldByCurrentThread();
+    }
+
+    @Override
+    public int getHoldCount() {
+        return local.getHoldCount();
+    }
+
+    /**
+     * Not supported.
+     *
+     * @throws UnsupportedOperationException always
+     */
+    @Override
+    public Condition newCondition() {
+        throw new UnsupportedOperationException("FencedLock has no conditions: waiting on one would release and"
+                + " reacquire the distributed lock, and change the fencing token");
+    }
+
+    @Override
+    public String toString() {
+        return "FencedLock[" + description + (local.isLocked() ? ", held" : ", free") + "]";
+    }
+}

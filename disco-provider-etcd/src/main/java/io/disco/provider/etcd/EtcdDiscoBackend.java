@@ -1,0 +1,59 @@
+package io.disco.provider.etcd;
+
+import io.disco.client.DiscoBackend;
+import io.disco.fencing.DiscoException;
+import io.disco.lock.LockService;
+import io.disco.rwlock.RWLockService;
+import io.etcd.jetcd.Client;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+
+/** The client's backend on etcd: an owner is an {@link EtcdSession} (one lease), its services the session's. */
+final class EtcdDiscoBackend implements DiscoBackend {
+
+    private final Client client;
+    private final EtcdOptions options;
+
+    EtcdDiscoBackend(Client client, EtcdOptions options) {
+        this.client = client;
+        this.options = options;
+    }
+
+    @Override
+    public Owner open() {
+        return new SessionOwner(EtcdSession.open(client, options));
+    }
+
+    @Override
+    public String describe() {
+        return "etcd";
+    }
+
+    private record SessionOwner(EtcdSession session) implements Owner {
+
+        @Override
+        public LockService newLock(String name) {
+            return session.newLock(name);
+        }
+
+        @Override
+        public RWLockService newRWLock(String name) {
+            return session.newRWLock(name);
+        }
+
+        @Override
+        public CompletionStage<Void> done() {
+            return session.done();
+        }
+
+        @Override
+        public Optional<? extends DiscoException> err() {
+            return session.err();
+        }
+
+        @Override
+        public void close() {
+            session.close();
+        }
+    }
+}
