@@ -94,12 +94,39 @@ public interface LeadershipRunner extends AutoCloseable {
 
     /**
      * Stops: ends the current term (signal and interrupt), waits for the task to return, resigns,
-     * withdraws a pending campaign and closes the sessions the runner opened. Idempotent. A task that
-     * ignores its signal keeps this call waiting. Called by the task itself, it only signals and
-     * returns; the runner stops once the task has returned.
+     * withdraws a pending campaign and closes the sessions the runner opened. Idempotent. Called by
+     * the task itself, it only signals and returns; the runner stops once the task has returned.
+     *
+     * <p>The wait is not bounded: a task that ignores its signal (neither returns on the interrupt
+     * nor watches {@link LeaderTerm#ended()}) keeps this call waiting until it returns, and keeps the
+     * leadership meanwhile. That is deliberate: when {@code close()} returns, no task of this runner
+     * runs and its key is gone, which is what a try-with-resources block promises; a bounded
+     * {@code close()} would have to break one of the two silently. Where a bound matters (a shutdown
+     * hook, a container's stop timeout) call {@link #close(Duration)} and act on its answer.
      */
     @Override
     void close();
+
+    /**
+     * Stops as {@link #close()} does, but waits at most {@code timeout} for the runner to finish.
+     *
+     * <p>The signal is sent at once (the term ends, the task's thread is interrupted, a pending
+     * campaign is withdrawn). If the task returns and the runner resigns and closes its sessions
+     * within the bound, this returns {@code true} and the runner is closed exactly as by
+     * {@code close()}. Otherwise it returns {@code false} and the runner keeps stopping on its own:
+     * as long as the task runs, the leadership is <em>kept</em> (the key stays, the lease is renewed),
+     * because resigning would let another candidate lead while this task still acts as leader; once
+     * the task returns, the runner resigns and closes its sessions by itself (the listener's
+     * {@code revoked(..., CLOSED, null)} tells when). A later {@code close()} waits for that, a later
+     * {@code close(Duration)} waits again up to its bound. Called by the task itself, it only signals
+     * and returns {@code false} (the task cannot end while it waits for itself).
+     *
+     * @param timeout the longest wait; zero only signals and reports whether the runner had already stopped
+     * @return whether the runner has stopped (task returned, leadership given up, sessions closed)
+     * @throws NullPointerException if {@code timeout} is null
+     * @throws IllegalArgumentException if {@code timeout} is negative (nothing is signalled)
+     */
+    boolean close(Duration timeout);
 
     /**
      * The runner's settings.
