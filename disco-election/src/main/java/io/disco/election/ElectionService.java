@@ -1,5 +1,6 @@
 package io.disco.election;
 
+import io.disco.fencing.DiscoService;
 import io.disco.fencing.Held;
 import java.time.Duration;
 import java.util.Optional;
@@ -63,7 +64,7 @@ import java.util.function.Consumer;
  * on a shared session leaves the session open. Nothing in this library closes the backend client the
  * caller passed in.
  */
-public interface ElectionService extends AutoCloseable {
+public interface ElectionService extends DiscoService<Leadership, LeadershipLostException> {
 
     /**
      * Campaigns with {@code value} and waits, as long as it takes, until this candidate is the leader.
@@ -220,7 +221,7 @@ public interface ElectionService extends AutoCloseable {
      * @throws TimeoutException if another candidate still led when the timeout expired; the candidacy is withdrawn
      * @throws InterruptedException if interrupted while waiting; the candidacy is withdrawn
      */
-    default Held<Leadership> lead(String value, Duration timeout) throws InterruptedException, TimeoutException {
+    default Held<Leadership> hold(String value, Duration timeout) throws InterruptedException, TimeoutException {
         return Held.of(campaign(value, timeout), this::resign);
     }
 

@@ -376,13 +376,13 @@ public abstract class ElectionContract extends ContractSupport {
     void aScopedTermResignsAndKeepsTheCandidate() throws Exception {
         String name = uniqueName("scoped-election");
         ElectionService e = owner(10).newElection(name);
-        try (Held<Leadership> term = e.lead("a", WAIT)) {
+        try (Held<Leadership> term = e.hold("a", WAIT)) {
             assertEquals("a", term.grant().value());
             assertEquals(term.grant(), e.leader().orElseThrow());
         }
         assertTrue(e.held().isEmpty());
         assertTrue(e.leader().isEmpty(), "resigned");
-        try (Held<Leadership> again = e.lead("b", WAIT)) {
+        try (Held<Leadership> again = e.hold("b", WAIT)) {
             assertEquals("b", again.grant().value());
         }
     }

@@ -588,11 +588,11 @@ public abstract class RWLockContract extends ContractSupport {
         String name = uniqueName("scoped-rw");
         RWLockService rw = open(name);
         long read;
-        try (Held<RWGrant> r = rw.acquireRead(WAIT)) {
+        try (Held<RWGrant> r = rw.holdRead(WAIT)) {
             read = r.token().value();
             assertEquals(Mode.READ, r.grant().mode());
         }
-        try (Held<RWGrant> w = rw.acquireWrite(WAIT)) {
+        try (Held<RWGrant> w = rw.holdWrite(WAIT)) {
             assertEquals(Mode.WRITE, w.grant().mode());
             assertTrue(w.token().value() > read);
         }

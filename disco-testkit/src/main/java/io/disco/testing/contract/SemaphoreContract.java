@@ -56,7 +56,7 @@ public abstract class SemaphoreContract extends ContractSupport {
                 SemaphoreService sem = owner(10).newSemaphore(name, limit);
                 workers.add(CompletableFuture.runAsync(() -> {
                     for (int round = 0; round < 6; round++) {
-                        try (Held<Permit> held = sem.acquireScoped(WAIT)) {
+                        try (Held<Permit> held = sem.hold(WAIT)) {
                             Permit p = held.grant();
                             synchronized (monitor) {
                                 if (p.slot() < 0 || p.slot() >= limit) {
