@@ -56,8 +56,8 @@ final class ElectionLeadershipRunner implements LeadershipRunner {
         this.name = name;
         this.elections = elections;
         this.options = options;
-        if (options.listenerExecutor() != null) {
-            this.listenerExecutor = options.listenerExecutor();
+        if (options.listenerExecutor().isPresent()) {
+            this.listenerExecutor = options.listenerExecutor().get();
             this.ownListenerThread = null;
         } else {
             this.ownListenerThread = Executors.newSingleThreadExecutor(r -> daemon(r, "disco-leader-listener " + name));

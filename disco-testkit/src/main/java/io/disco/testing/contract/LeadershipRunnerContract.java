@@ -35,8 +35,8 @@ import org.junit.jupiter.api.Test;
 public abstract class LeadershipRunnerContract extends ContractSupport {
 
     private LeadershipRunner runner(String name, String value, LeaderTask task, LeadershipEvents events, boolean requeue) {
-        return runner(name, LeadershipRunner.Options.of(value, task).withListener(events).withRequeue(requeue)
-                .withBackoff(Duration.ofMillis(50), Duration.ofMillis(500)), 2);
+        return runner(name, LeadershipRunner.Options.builder(value, task).listener(events).requeue(requeue)
+                .backoff(Duration.ofMillis(50), Duration.ofMillis(500)).build(), 2);
     }
 
     /** A task that holds its term until the term ends, and records how it ended. */
