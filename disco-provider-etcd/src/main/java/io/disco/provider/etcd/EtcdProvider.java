@@ -112,6 +112,20 @@ public final class EtcdProvider {
     }
 
     /**
+     * A semaphore service on its own session with the default options (TTL 30 s).
+     *
+     * @param client the caller's jetcd client
+     * @param prefix the semaphore's name
+     * @param limit how many may hold a permit at once, at least 1
+     * @return the service; closing it revokes its session's lease
+     * @throws IllegalArgumentException if {@code prefix} is null or blank, {@code limit < 1}, or the name has another limit
+     * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
+     */
+    public static SemaphoreService newSemaphore(Client client, String prefix, int limit) {
+        return newSemaphore(client, prefix, limit, EtcdOptions.defaults());
+    }
+
+    /**
      * A semaphore service on its own session (see {@link EtcdSession#newSemaphore}).
      *
      * @param client the caller's jetcd client

@@ -38,6 +38,20 @@ class SemaphoreTest {
     }
 
     @Test
+    void theProviderOpensASemaphoreOnItsOwnSessionWithTheDefaultOptionsLikeItsSiblings() throws Exception {
+        String prefix = Etcd.uniquePrefix("semaphore-provider");
+        SemaphoreService s = EtcdProvider.newSemaphore(ETCD.client(), prefix, 2);
+        try (s) {
+            assertEquals(2, s.limit());
+            Permit p = s.acquire(WAIT);
+            assertEquals(List.of(p.key()), holderKeys(prefix));
+            assertEquals(1, slotKeys(prefix).size());
+        }
+        assertTrue(s.done().toCompletableFuture().isDone(), "closing it finished the service (and its own session)");
+        assertTrue(holderKeys(prefix).isEmpty() && slotKeys(prefix).isEmpty());
+    }
+
+    @Test
     void aSlotWhoseHolderKeyIsGoneIsClaimedAgainWithAHigherTokenAndItsOldOwnerCannotFreeIt() throws Exception {
         String prefix = Etcd.uniquePrefix("semaphore-stale-slot");
         try (EtcdSession sa = EtcdSession.open(ETCD.client(), Etcd.ttl(10));
