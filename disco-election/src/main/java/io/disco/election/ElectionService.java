@@ -73,7 +73,7 @@ public interface ElectionService extends DiscoService<Leadership, LeadershipLost
      * @return this candidate's leadership; its token is the fencing token of this term
      * @throws InterruptedException if the thread is interrupted while waiting; the candidacy is withdrawn
      * @throws LeadershipLostException if the lease was lost before or while waiting
-     * @throws IllegalArgumentException if {@code value} is null
+     * @throws NullPointerException if {@code value} is null
      * @throws IllegalStateException if another campaign of this service is in progress, or the service is closed
      * @throws io.disco.fencing.DiscoException if the backend failed or did not answer in time
      */
@@ -89,7 +89,8 @@ public interface ElectionService extends DiscoService<Leadership, LeadershipLost
      * @throws TimeoutException if another candidate still led when the timeout expired; the candidacy is withdrawn
      * @throws InterruptedException if the thread is interrupted while waiting; the candidacy is withdrawn
      * @throws LeadershipLostException if the lease was lost before or while waiting
-     * @throws IllegalArgumentException if {@code value} is null or {@code timeout} is not positive
+     * @throws NullPointerException if {@code value} or {@code timeout} is null
+     * @throws IllegalArgumentException if {@code timeout} is not positive
      * @throws IllegalStateException if another campaign of this service is in progress, or the service is closed
      * @throws io.disco.fencing.DiscoException if the backend failed, or did not answer at all within the timeout
      */
@@ -106,7 +107,7 @@ public interface ElectionService extends DiscoService<Leadership, LeadershipLost
      *
      * @param value the value to lead with, not null
      * @return the pending campaign
-     * @throws IllegalArgumentException if {@code value} is null
+     * @throws NullPointerException if {@code value} is null
      * @throws IllegalStateException if another campaign of this service is in progress, or the service is closed
      */
     CompletableFuture<Leadership> campaignAsync(String value);
@@ -117,7 +118,7 @@ public interface ElectionService extends DiscoService<Leadership, LeadershipLost
      * @param value the new value, not null
      * @return the held leadership with the new value
      * @throws NotLeaderException if this service is not the leader (never won, resigned, or its key is gone)
-     * @throws IllegalArgumentException if {@code value} is null
+     * @throws NullPointerException if {@code value} is null
      * @throws io.disco.fencing.DiscoException if the backend failed or did not answer in time
      */
     Leadership proclaim(String value);
@@ -173,7 +174,7 @@ public interface ElectionService extends DiscoService<Leadership, LeadershipLost
      *
      * @param listener called with each new leadership, not null
      * @return the running observation; close it to stop
-     * @throws IllegalArgumentException if {@code listener} is null
+     * @throws NullPointerException if {@code listener} is null
      * @throws IllegalStateException if the service is closed
      */
     Observation observe(Consumer<Leadership> listener);

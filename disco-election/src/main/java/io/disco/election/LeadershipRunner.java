@@ -61,18 +61,15 @@ public interface LeadershipRunner extends AutoCloseable {
      * @param elections opens one service, on a session of its own, per attempt
      * @param options the value, task, listener, requeue and backoff
      * @return the running runner; close it to stop
-     * @throws IllegalArgumentException if {@code name} is null or blank, or {@code elections} or
-     *     {@code options} is null (nothing is started)
+     * @throws NullPointerException if an argument is null (nothing is started)
+     * @throws IllegalArgumentException if {@code name} is blank (nothing is started)
      */
     static LeadershipRunner start(String name, Supplier<? extends ElectionService> elections, Options options) {
-        if (name == null || name.isBlank()) {
-            throw new IllegalArgumentException("name must not be null or blank, got " + (name == null ? null : "'" + name + "'"));
-        }
-        if (elections == null) {
-            throw new IllegalArgumentException("elections must not be null");
-        }
-        if (options == null) {
-            throw new IllegalArgumentException("options must not be null");
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(elections, "elections");
+        Objects.requireNonNull(options, "options");
+        if (name.isBlank()) {
+            throw new IllegalArgumentException("name must not be blank, got '" + name + "'");
         }
         return new ElectionLeadershipRunner(name, elections, options).start();
     }

@@ -36,7 +36,8 @@ public final class EtcdProvider {
      * @param client the caller's jetcd client
      * @param prefix the lock's name, for example {@code /locks/my-resource}
      * @return the service; closing it revokes its session's lease
-     * @throws IllegalArgumentException if {@code prefix} is null or blank
+     * @throws NullPointerException if {@code prefix} is null
+     * @throws IllegalArgumentException if {@code prefix} is blank
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
     public static LockService newLock(Client client, String prefix) {
@@ -50,7 +51,8 @@ public final class EtcdProvider {
      * @param prefix the lock's name, for example {@code /locks/my-resource}
      * @param options the session's TTL and request timeout
      * @return the service; closing it revokes its session's lease
-     * @throws IllegalArgumentException if {@code prefix} is null or blank
+     * @throws NullPointerException if {@code prefix} is null
+     * @throws IllegalArgumentException if {@code prefix} is blank
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
     public static LockService newLock(Client client, String prefix, EtcdOptions options) {
@@ -63,7 +65,8 @@ public final class EtcdProvider {
      * @param client the caller's jetcd client
      * @param prefix the read/write lock's name, for example {@code /rwlocks/my-resource}
      * @return the service; closing it revokes its session's lease
-     * @throws IllegalArgumentException if {@code prefix} is null or blank
+     * @throws NullPointerException if {@code prefix} is null
+     * @throws IllegalArgumentException if {@code prefix} is blank
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
     public static RWLockService newRWLock(Client client, String prefix) {
@@ -77,7 +80,8 @@ public final class EtcdProvider {
      * @param prefix the read/write lock's name, for example {@code /rwlocks/my-resource}
      * @param options the session's TTL and request timeout
      * @return the service; closing it revokes its session's lease
-     * @throws IllegalArgumentException if {@code prefix} is null or blank
+     * @throws NullPointerException if {@code prefix} is null
+     * @throws IllegalArgumentException if {@code prefix} is blank
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
     public static RWLockService newRWLock(Client client, String prefix, EtcdOptions options) {
@@ -90,7 +94,8 @@ public final class EtcdProvider {
      * @param client the caller's jetcd client
      * @param prefix the election's name, for example {@code /elections/my-service}
      * @return the service; closing it revokes its session's lease
-     * @throws IllegalArgumentException if {@code prefix} is null or blank
+     * @throws NullPointerException if {@code prefix} is null
+     * @throws IllegalArgumentException if {@code prefix} is blank
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
     public static ElectionService newElection(Client client, String prefix) {
@@ -104,7 +109,8 @@ public final class EtcdProvider {
      * @param prefix the election's name, for example {@code /elections/my-service}
      * @param options the session's TTL and request timeout
      * @return the service; closing it revokes its session's lease
-     * @throws IllegalArgumentException if {@code prefix} is null or blank
+     * @throws NullPointerException if {@code prefix} is null
+     * @throws IllegalArgumentException if {@code prefix} is blank
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
     public static ElectionService newElection(Client client, String prefix, EtcdOptions options) {
@@ -118,7 +124,8 @@ public final class EtcdProvider {
      * @param prefix the semaphore's name
      * @param limit how many may hold a permit at once, at least 1
      * @return the service; closing it revokes its session's lease
-     * @throws IllegalArgumentException if {@code prefix} is null or blank, {@code limit < 1}, or the name has another limit
+     * @throws NullPointerException if {@code prefix} is null
+     * @throws IllegalArgumentException if {@code prefix} is blank, {@code limit < 1}, or the name has another limit
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
     public static SemaphoreService newSemaphore(Client client, String prefix, int limit) {
@@ -133,7 +140,8 @@ public final class EtcdProvider {
      * @param limit how many may hold a permit at once, at least 1
      * @param options the session's TTL and request timeout
      * @return the service; closing it revokes its session's lease
-     * @throws IllegalArgumentException if {@code prefix} is null or blank, {@code limit < 1}, or the name has another limit
+     * @throws NullPointerException if {@code prefix} is null
+     * @throws IllegalArgumentException if {@code prefix} is blank, {@code limit < 1}, or the name has another limit
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
     public static SemaphoreService newSemaphore(Client client, String prefix, int limit, EtcdOptions options) {
@@ -150,7 +158,8 @@ public final class EtcdProvider {
      *     {@code concurrency.Election}
      * @param options the value, task, listener, requeue and backoff
      * @return the running runner; close it to stop
-     * @throws IllegalArgumentException if {@code prefix} is null or blank, or an argument is null
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code prefix} is blank
      */
     public static LeadershipRunner newLeadershipRunner(Client client, String prefix, LeadershipRunner.Options options) {
         return newLeadershipRunner(client, prefix, options, EtcdOptions.defaults());
@@ -166,14 +175,15 @@ public final class EtcdProvider {
      * @param options the value, task, listener, requeue and backoff
      * @param sessionOptions each session's TTL, request timeout and callback executor
      * @return the running runner; close it to stop
-     * @throws IllegalArgumentException if {@code prefix} is null or blank, or an argument is null
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code prefix} is blank
      */
     public static LeadershipRunner newLeadershipRunner(Client client, String prefix, LeadershipRunner.Options options,
                                                        EtcdOptions sessionOptions) {
         EtcdService.validPrefix(prefix);
-        if (client == null || options == null || sessionOptions == null) {
-            throw new IllegalArgumentException("client, options and sessionOptions must not be null");
-        }
+        Objects.requireNonNull(client, "client");
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(sessionOptions, "sessionOptions");
         return LeadershipRunner.start(prefix, () -> newElection(client, prefix, sessionOptions), options);
     }
 
@@ -210,7 +220,8 @@ public final class EtcdProvider {
      */
     public static FencingToken currentRevision(Client client, Duration timeout) {
         Objects.requireNonNull(client, "client");
-        if (timeout == null || timeout.isZero() || timeout.isNegative()) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isZero() || timeout.isNegative()) {
             throw new IllegalArgumentException("timeout must be positive, got " + timeout);
         }
         ByteSequence anyKey = ByteSequence.from("disco-revision-probe", StandardCharsets.UTF_8);

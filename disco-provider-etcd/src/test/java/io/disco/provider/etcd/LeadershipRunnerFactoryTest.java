@@ -133,13 +133,13 @@ class LeadershipRunnerFactoryTest {
         Supplier<ElectionService> elections = () -> {
             throw new AssertionError("nothing is started");
         };
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> LeadershipRunner.start(null, elections, options))
-                .getMessage().startsWith("name"));
+        assertEquals("name", assertThrows(NullPointerException.class, () -> LeadershipRunner.start(null, elections, options))
+                .getMessage());
         assertTrue(assertThrows(IllegalArgumentException.class, () -> LeadershipRunner.start(" ", elections, options))
                 .getMessage().startsWith("name"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> LeadershipRunner.start("n", null, options))
-                .getMessage().startsWith("elections"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> LeadershipRunner.start("n", elections, null))
-                .getMessage().startsWith("options"));
+        assertEquals("elections", assertThrows(NullPointerException.class, () -> LeadershipRunner.start("n", null, options))
+                .getMessage());
+        assertEquals("options", assertThrows(NullPointerException.class, () -> LeadershipRunner.start("n", elections, null))
+                .getMessage());
     }
 }

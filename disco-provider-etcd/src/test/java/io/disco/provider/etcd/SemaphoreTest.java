@@ -104,7 +104,7 @@ class SemaphoreTest {
              EtcdSession s2 = EtcdSession.open(ETCD.client(), Etcd.ttl(10))) {
             IllegalArgumentException zero = assertThrows(IllegalArgumentException.class, () -> s.newSemaphore(prefix, 0));
             assertTrue(zero.getMessage().contains("limit must be at least 1"), zero.getMessage());
-            assertThrows(IllegalArgumentException.class, () -> s.newSemaphore(null, 2));
+            assertThrows(NullPointerException.class, () -> s.newSemaphore(null, 2));
             assertThrows(IllegalArgumentException.class, () -> s.newSemaphore("  ", 2));
             try (SemaphoreService first = s.newSemaphore(prefix, 2)) {
                 assertEquals(2, first.limit());

@@ -343,12 +343,12 @@ public abstract class ElectionContract extends ContractSupport {
         assertEquals(Optional.empty(), a.leader());
 
         // Bad arguments fail at once and name the argument.
-        IllegalArgumentException nullValue = assertThrows(IllegalArgumentException.class, () -> a.campaign(null));
+        NullPointerException nullValue = assertThrows(NullPointerException.class, () -> a.campaign(null));
         assertTrue(nullValue.getMessage().contains("value"), nullValue.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> a.observe(null));
+        assertThrows(NullPointerException.class, () -> a.observe(null));
         assertThrows(IllegalArgumentException.class, () -> a.campaign("a", Duration.ZERO));
         assertThrows(IllegalArgumentException.class, () -> owner.newElection(" "));
-        assertThrows(IllegalArgumentException.class, () -> owner.newElection(null));
+        assertThrows(NullPointerException.class, () -> owner.newElection(null));
         IllegalStateException twice = assertThrows(IllegalStateException.class, () -> owner.newElection(name));
         assertTrue(twice.getMessage().contains(name), twice.getMessage());
 

@@ -233,9 +233,9 @@ public abstract class LockContract extends ContractSupport {
     void badInputFailsAtOnceAndChangesNothing() throws Exception {
         String name = uniqueName("input");
         ContractOwner owner = owner(5);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> owner.newLock(null));
-        assertFalse(e.getMessage() == null || e.getMessage().isBlank(), "the message names the problem");
-        e = assertThrows(IllegalArgumentException.class, () -> owner.newLock("  "));
+        NullPointerException n = assertThrows(NullPointerException.class, () -> owner.newLock(null));
+        assertFalse(n.getMessage() == null || n.getMessage().isBlank(), "the message names the problem");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> owner.newLock("  "));
         assertFalse(e.getMessage() == null || e.getMessage().isBlank(), "the message names the problem");
 
         LockService first = owner.newLock(name);

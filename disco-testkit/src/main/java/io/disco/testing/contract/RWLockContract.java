@@ -544,7 +544,7 @@ public abstract class RWLockContract extends ContractSupport {
     void badInputFailsAtOnceAndChangesNothing() throws Exception {
         String name = uniqueName("rw-input");
         ContractOwner owner = owner(5);
-        assertThrows(IllegalArgumentException.class, () -> owner.newRWLock(null));
+        assertThrows(NullPointerException.class, () -> owner.newRWLock(null));
         assertThrows(IllegalArgumentException.class, () -> owner.newRWLock(" "));
         RWLockService first = owner.newRWLock(name);
         IllegalStateException dup = assertThrows(IllegalStateException.class, () -> owner.newRWLock(name));
