@@ -30,14 +30,14 @@ final class RunnerWorkload implements Workload {
     @Override
     public void own(Owner owner) throws Exception {
         AtomicReference<LeadershipRunner> runner = new AtomicReference<>();
-        LeadershipRunner.Options options = LeadershipRunner.Options.of(owner.id, term -> lead(owner, term, runner))
-                .withListener(new LeadershipListener() {
+        LeadershipRunner.Options options = LeadershipRunner.Options.builder(owner.id, term -> lead(owner, term, runner))
+                .listener(new LeadershipListener() {
                     @Override
                     public void leaderChanged(Leadership leader) {
                         owner.say("LEADER " + leader.token().value());
                     }
                 })
-                .withBackoff(Duration.ofMillis(100), Duration.ofSeconds(1));
+                .backoff(Duration.ofMillis(100), Duration.ofSeconds(1)).build();
         runner.set(EtcdProvider.newLeadershipRunner(owner.client, owner.name, options, owner.sessionOptions));
         owner.closeOnExit(runner.get());
         new CountDownLatch(1).await(); // until SIGTERM closes the runner and ends the process

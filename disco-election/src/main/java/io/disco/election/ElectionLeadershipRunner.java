@@ -1,5 +1,7 @@
 package io.disco.election;
 
+import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -54,14 +56,14 @@ final class ElectionLeadershipRunner implements LeadershipRunner {
         this.name = name;
         this.elections = elections;
         this.options = options;
-        if (options.listenerExecutor() != null) {
-            this.listenerExecutor = options.listenerExecutor();
+        if (options.listenerExecutor().isPresent()) {
+            this.listenerExecutor = options.listenerExecutor().get();
             this.ownListenerThread = null;
         } else {
             this.ownListenerThread = Executors.newSingleThreadExecutor(r -> daemon(r, "disco-leader-listener " + name));
             this.listenerExecutor = ownListenerThread;
         }
-        this.runner = daemon(this::loop, "disco-leader-runner " + name);
+        this.runner = daemon(this::run, "disco-leader-runner " + name);
     }
 
     ElectionLeadershipRunner start() {
@@ -99,6 +101,57 @@ final class ElectionLeadershipRunner implements LeadershipRunner {
 
     @Override
     public void close() {
+        if (signalClose()) {
+            return; // called by the task itself: the runner finishes once the task returns
+        }
+        boolean interrupted = false;
+        while (runner.isAlive() && Thread.currentThread() != runner) {
+            try {
+                runner.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public boolean close(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must not be negative, got " + timeout);
+        }
+        if (signalClose()) {
+            return false; // called by the task itself: it cannot end while it waits here
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        boolean interrupted = false;
+        while (runner.isAlive() && Thread.currentThread() != runner) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                break; // the task still runs (leadership kept) or the resign is under way: the runner finishes alone
+            }
+            try {
+                TimeUnit.NANOSECONDS.timedJoin(runner, left);
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return !runner.isAlive();
+    }
+
+    /**
+     * Signals the close: ends the current term, withdraws a pending campaign. Resigning is left to
+     * the runner thread, after the task has returned.
+     *
+     * @return whether the caller is the current term's task (it must not wait for itself)
+     */
+    private boolean signalClose() {
         closing.complete(LeaderTerm.End.CLOSED);
         CompletableFuture<Leadership> campaign;
         RunnerTerm term;
@@ -113,23 +166,18 @@ final class ElectionLeadershipRunner implements LeadershipRunner {
             campaign.cancel(true); // withdraws the candidacy
         }
         synchronized (lock) {
-            if (current != null && current.task == Thread.currentThread()) {
-                return; // called by the task itself: the runner finishes once the task returns
+            return current != null && current.task == Thread.currentThread();
+        }
+    }
+
+    /** The runner thread: the loop, then the own listener thread is let go (queued notifications still run). */
+    private void run() {
+        try {
+            loop();
+        } finally {
+            if (ownListenerThread != null) {
+                ownListenerThread.shutdown();
             }
-        }
-        boolean interrupted = false;
-        while (runner.isAlive() && Thread.currentThread() != runner) {
-            try {
-                runner.join();
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (ownListenerThread != null) {
-            ownListenerThread.shutdown();
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
         }
     }
 

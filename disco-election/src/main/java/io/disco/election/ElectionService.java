@@ -1,5 +1,6 @@
 package io.disco.election;
 
+import io.disco.fencing.DiscoService;
 import io.disco.fencing.Held;
 import java.time.Duration;
 import java.util.Optional;
@@ -63,7 +64,7 @@ import java.util.function.Consumer;
  * on a shared session leaves the session open. Nothing in this library closes the backend client the
  * caller passed in.
  */
-public interface ElectionService extends AutoCloseable {
+public interface ElectionService extends DiscoService<Leadership, LeadershipLostException> {
 
     /**
      * Campaigns with {@code value} and waits, as long as it takes, until this candidate is the leader.
@@ -72,7 +73,7 @@ public interface ElectionService extends AutoCloseable {
      * @return this candidate's leadership; its token is the fencing token of this term
      * @throws InterruptedException if the thread is interrupted while waiting; the candidacy is withdrawn
      * @throws LeadershipLostException if the lease was lost before or while waiting
-     * @throws IllegalArgumentException if {@code value} is null
+     * @throws NullPointerException if {@code value} is null
      * @throws IllegalStateException if another campaign of this service is in progress, or the service is closed
      * @throws io.disco.fencing.DiscoException if the backend failed or did not answer in time
      */
@@ -88,7 +89,8 @@ public interface ElectionService extends AutoCloseable {
      * @throws TimeoutException if another candidate still led when the timeout expired; the candidacy is withdrawn
      * @throws InterruptedException if the thread is interrupted while waiting; the candidacy is withdrawn
      * @throws LeadershipLostException if the lease was lost before or while waiting
-     * @throws IllegalArgumentException if {@code value} is null or {@code timeout} is not positive
+     * @throws NullPointerException if {@code value} or {@code timeout} is null
+     * @throws IllegalArgumentException if {@code timeout} is not positive
      * @throws IllegalStateException if another campaign of this service is in progress, or the service is closed
      * @throws io.disco.fencing.DiscoException if the backend failed, or did not answer at all within the timeout
      */
@@ -105,7 +107,7 @@ public interface ElectionService extends AutoCloseable {
      *
      * @param value the value to lead with, not null
      * @return the pending campaign
-     * @throws IllegalArgumentException if {@code value} is null
+     * @throws NullPointerException if {@code value} is null
      * @throws IllegalStateException if another campaign of this service is in progress, or the service is closed
      */
     CompletableFuture<Leadership> campaignAsync(String value);
@@ -116,7 +118,7 @@ public interface ElectionService extends AutoCloseable {
      * @param value the new value, not null
      * @return the held leadership with the new value
      * @throws NotLeaderException if this service is not the leader (never won, resigned, or its key is gone)
-     * @throws IllegalArgumentException if {@code value} is null
+     * @throws NullPointerException if {@code value} is null
      * @throws io.disco.fencing.DiscoException if the backend failed or did not answer in time
      */
     Leadership proclaim(String value);
@@ -172,7 +174,7 @@ public interface ElectionService extends AutoCloseable {
      *
      * @param listener called with each new leadership, not null
      * @return the running observation; close it to stop
-     * @throws IllegalArgumentException if {@code listener} is null
+     * @throws NullPointerException if {@code listener} is null
      * @throws IllegalStateException if the service is closed
      */
     Observation observe(Consumer<Leadership> listener);
@@ -220,7 +222,7 @@ public interface ElectionService extends AutoCloseable {
      * @throws TimeoutException if another candidate still led when the timeout expired; the candidacy is withdrawn
      * @throws InterruptedException if interrupted while waiting; the candidacy is withdrawn
      */
-    default Held<Leadership> lead(String value, Duration timeout) throws InterruptedException, TimeoutException {
+    default Held<Leadership> hold(String value, Duration timeout) throws InterruptedException, TimeoutException {
         return Held.of(campaign(value, timeout), this::resign);
     }
 

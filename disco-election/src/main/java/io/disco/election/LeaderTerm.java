@@ -76,7 +76,7 @@ public interface LeaderTerm extends Fenced {
      * @throws InterruptedException if the thread's interrupt flag was set on entry or it was
      *     interrupted while waiting; on the task's thread that is how the term's end shows (see the
      *     class comment), the flag is cleared, and {@link #end()} says why the term ended
-     * @throws IllegalArgumentException if {@code timeout} is null
+     * @throws NullPointerException if {@code timeout} is null
      */
     boolean awaitEnd(Duration timeout) throws InterruptedException;
 }

@@ -61,18 +61,15 @@ public interface LeadershipRunner extends AutoCloseable {
      * @param elections opens one service, on a session of its own, per attempt
      * @param options the value, task, listener, requeue and backoff
      * @return the running runner; close it to stop
-     * @throws IllegalArgumentException if {@code name} is null or blank, or {@code elections} or
-     *     {@code options} is null (nothing is started)
+     * @throws NullPointerException if an argument is null (nothing is started)
+     * @throws IllegalArgumentException if {@code name} is blank (nothing is started)
      */
     static LeadershipRunner start(String name, Supplier<? extends ElectionService> elections, Options options) {
-        if (name == null || name.isBlank()) {
-            throw new IllegalArgumentException("name must not be null or blank, got " + (name == null ? null : "'" + name + "'"));
-        }
-        if (elections == null) {
-            throw new IllegalArgumentException("elections must not be null");
-        }
-        if (options == null) {
-            throw new IllegalArgumentException("options must not be null");
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(elections, "elections");
+        Objects.requireNonNull(options, "options");
+        if (name.isBlank()) {
+            throw new IllegalArgumentException("name must not be blank, got '" + name + "'");
         }
         return new ElectionLeadershipRunner(name, elections, options).start();
     }
@@ -94,97 +91,208 @@ public interface LeadershipRunner extends AutoCloseable {
 
     /**
      * Stops: ends the current term (signal and interrupt), waits for the task to return, resigns,
-     * withdraws a pending campaign and closes the sessions the runner opened. Idempotent. A task that
-     * ignores its signal keeps this call waiting. Called by the task itself, it only signals and
-     * returns; the runner stops once the task has returned.
+     * withdraws a pending campaign and closes the sessions the runner opened. Idempotent. Called by
+     * the task itself, it only signals and returns; the runner stops once the task has returned.
+     *
+     * <p>The wait is not bounded: a task that ignores its signal (neither returns on the interrupt
+     * nor watches {@link LeaderTerm#ended()}) keeps this call waiting until it returns, and keeps the
+     * leadership meanwhile. That is deliberate: when {@code close()} returns, no task of this runner
+     * runs and its key is gone, which is what a try-with-resources block promises; a bounded
+     * {@code close()} would have to break one of the two silently. Where a bound matters (a shutdown
+     * hook, a container's stop timeout) call {@link #close(Duration)} and act on its answer.
      */
     @Override
     void close();
 
     /**
-     * The runner's settings.
+     * Stops as {@link #close()} does, but waits at most {@code timeout} for the runner to finish.
      *
-     * @param value the value to campaign with (for example this node's address)
-     * @param task what to run while leading
-     * @param listener told of terms and leader changes
-     * @param listenerExecutor where the listener runs; null for the runner's own single thread
-     * @param requeue whether to campaign again after the task returned or threw
-     * @param initialBackoff the first wait before a new session after a loss or a failed campaign
-     * @param maxBackoff the longest such wait; the wait doubles up to it and resets after a won campaign
+     * <p>The signal is sent at once (the term ends, the task's thread is interrupted, a pending
+     * campaign is withdrawn). If the task returns and the runner resigns and closes its sessions
+     * within the bound, this returns {@code true} and the runner is closed exactly as by
+     * {@code close()}. Otherwise it returns {@code false} and the runner keeps stopping on its own:
+     * as long as the task runs, the leadership is <em>kept</em> (the key stays, the lease is renewed),
+     * because resigning would let another candidate lead while this task still acts as leader; once
+     * the task returns, the runner resigns and closes its sessions by itself (the listener's
+     * {@code revoked(..., CLOSED, null)} tells when). A later {@code close()} waits for that, a later
+     * {@code close(Duration)} waits again up to its bound. Called by the task itself, it only signals
+     * and returns {@code false} (the task cannot end while it waits for itself).
+     *
+     * @param timeout the longest wait; zero only signals and reports whether the runner had already stopped
+     * @return whether the runner has stopped (task returned, leadership given up, sessions closed)
+     * @throws NullPointerException if {@code timeout} is null
+     * @throws IllegalArgumentException if {@code timeout} is negative (nothing is signalled)
      */
-    record Options(String value, LeaderTask task, LeadershipListener listener, Executor listenerExecutor,
-                   boolean requeue, Duration initialBackoff, Duration maxBackoff) {
+    boolean close(Duration timeout);
 
-        /**
-         * Validates the settings.
-         *
-         * @throws IllegalArgumentException if a value is missing or a backoff not positive, or
-         *     {@code maxBackoff < initialBackoff}
-         */
-        public Options {
-            if (value == null) {
-                throw new IllegalArgumentException("value must not be null");
-            }
-            if (task == null) {
-                throw new IllegalArgumentException("task must not be null");
-            }
-            if (listener == null) {
-                throw new IllegalArgumentException("listener must not be null (use new LeadershipListener() {})");
-            }
-            if (initialBackoff == null || initialBackoff.isZero() || initialBackoff.isNegative()) {
-                throw new IllegalArgumentException("initialBackoff must be positive, got " + initialBackoff);
-            }
-            if (maxBackoff == null || maxBackoff.compareTo(initialBackoff) < 0) {
-                throw new IllegalArgumentException("maxBackoff must be at least initialBackoff, got " + maxBackoff);
-            }
+    /**
+     * The runner's settings, immutable. The common case is {@link #of(String, LeaderTask)}; anything
+     * else goes through {@link #builder(String, LeaderTask)}.
+     */
+    final class Options {
+
+        private final String value;
+        private final LeaderTask task;
+        private final LeadershipListener listener;
+        private final Executor listenerExecutor;
+        private final boolean requeue;
+        private final Duration initialBackoff;
+        private final Duration maxBackoff;
+
+        private Options(Builder b) {
+            this.value = b.value;
+            this.task = b.task;
+            this.listener = b.listener;
+            this.listenerExecutor = b.listenerExecutor;
+            this.requeue = b.requeue;
+            this.initialBackoff = b.initialBackoff;
+            this.maxBackoff = b.maxBackoff;
         }
 
         /**
          * The defaults: no listener, the runner's own listener thread, requeue, backoff from 100 ms to
          * 10 s.
          *
-         * @param value the value to campaign with
+         * @param value the value to campaign with (for example this node's address)
          * @param task what to run while leading
          * @return the options
+         * @throws NullPointerException if {@code value} or {@code task} is null
          */
         public static Options of(String value, LeaderTask task) {
-            return new Options(value, task, new LeadershipListener() {
-            }, null, true, Duration.ofMillis(100), Duration.ofSeconds(10));
+            return builder(value, task).build();
         }
 
         /**
-         * @param listener told of terms and leader changes
-         * @return these options with {@code listener}
+         * A builder that starts from the defaults of {@link #of(String, LeaderTask)}.
+         *
+         * @param value the value to campaign with (for example this node's address)
+         * @param task what to run while leading
+         * @return a new builder
+         * @throws NullPointerException if {@code value} or {@code task} is null
          */
-        public Options withListener(LeadershipListener listener) {
-            return new Options(value, task, Objects.requireNonNull(listener, "listener"), listenerExecutor, requeue,
-                    initialBackoff, maxBackoff);
+        public static Builder builder(String value, LeaderTask task) {
+            return new Builder(value, task);
         }
 
-        /**
-         * @param executor where the listener runs
-         * @return these options with {@code executor}
-         */
-        public Options withListenerExecutor(Executor executor) {
-            return new Options(value, task, listener, Objects.requireNonNull(executor, "executor"), requeue,
-                    initialBackoff, maxBackoff);
+        /** @return a builder that starts from these options */
+        public Builder toBuilder() {
+            Builder b = new Builder(value, task).listener(listener).requeue(requeue).backoff(initialBackoff, maxBackoff);
+            b.listenerExecutor = listenerExecutor;
+            return b;
         }
 
-        /**
-         * @param requeue whether to campaign again after the task returned or threw
-         * @return these options with {@code requeue}
-         */
-        public Options withRequeue(boolean requeue) {
-            return new Options(value, task, listener, listenerExecutor, requeue, initialBackoff, maxBackoff);
+        /** @return the value to campaign with */
+        public String value() {
+            return value;
         }
 
-        /**
-         * @param initial the first wait before a new session
-         * @param max the longest wait
-         * @return these options with that backoff
-         */
-        public Options withBackoff(Duration initial, Duration max) {
-            return new Options(value, task, listener, listenerExecutor, requeue, initial, max);
+        /** @return what to run while leading */
+        public LeaderTask task() {
+            return task;
+        }
+
+        /** @return told of terms and leader changes */
+        public LeadershipListener listener() {
+            return listener;
+        }
+
+        /** @return where the listener runs; empty for the runner's own single thread */
+        public Optional<Executor> listenerExecutor() {
+            return Optional.ofNullable(listenerExecutor);
+        }
+
+        /** @return whether to campaign again after the task returned or threw */
+        public boolean requeue() {
+            return requeue;
+        }
+
+        /** @return the first wait before a new session after a loss or a failed campaign */
+        public Duration initialBackoff() {
+            return initialBackoff;
+        }
+
+        /** @return the longest such wait; the wait doubles up to it and resets after a won campaign */
+        public Duration maxBackoff() {
+            return maxBackoff;
+        }
+
+        @Override
+        public String toString() {
+            return "LeadershipRunner.Options[value=" + value + ", requeue=" + requeue + ", backoff=" + initialBackoff
+                    + ".." + maxBackoff + (listenerExecutor == null ? "" : ", listenerExecutor=" + listenerExecutor) + "]";
+        }
+
+        /** Builds {@link Options}; each setter checks its argument at once and changes nothing when it refuses it. */
+        public static final class Builder {
+
+            private final String value;
+            private final LeaderTask task;
+            private LeadershipListener listener = new LeadershipListener() {
+            };
+            private Executor listenerExecutor;
+            private boolean requeue = true;
+            private Duration initialBackoff = Duration.ofMillis(100);
+            private Duration maxBackoff = Duration.ofSeconds(10);
+
+            private Builder(String value, LeaderTask task) {
+                this.value = Objects.requireNonNull(value, "value");
+                this.task = Objects.requireNonNull(task, "task");
+            }
+
+            /**
+             * @param listener told of terms and leader changes (default: none)
+             * @return this builder
+             * @throws NullPointerException if {@code listener} is null
+             */
+            public Builder listener(LeadershipListener listener) {
+                this.listener = Objects.requireNonNull(listener, "listener");
+                return this;
+            }
+
+            /**
+             * @param executor where the listener runs (default: the runner's own single thread)
+             * @return this builder
+             * @throws NullPointerException if {@code executor} is null
+             */
+            public Builder listenerExecutor(Executor executor) {
+                this.listenerExecutor = Objects.requireNonNull(executor, "executor");
+                return this;
+            }
+
+            /**
+             * @param requeue whether to campaign again after the task returned or threw (default: true)
+             * @return this builder
+             */
+            public Builder requeue(boolean requeue) {
+                this.requeue = requeue;
+                return this;
+            }
+
+            /**
+             * @param initial the first wait before a new session, positive (default: 100 ms)
+             * @param max the longest wait, at least {@code initial} (default: 10 s)
+             * @return this builder
+             * @throws NullPointerException if {@code initial} or {@code max} is null
+             * @throws IllegalArgumentException if {@code initial} is not positive or {@code max < initial}
+             */
+            public Builder backoff(Duration initial, Duration max) {
+                Objects.requireNonNull(initial, "initial");
+                Objects.requireNonNull(max, "max");
+                if (initial.isZero() || initial.isNegative()) {
+                    throw new IllegalArgumentException("initial backoff must be positive, got " + initial);
+                }
+                if (max.compareTo(initial) < 0) {
+                    throw new IllegalArgumentException("max backoff must be at least the initial " + initial + ", got " + max);
+                }
+                this.initialBackoff = initial;
+                this.maxBackoff = max;
+                return this;
+            }
+
+            /** @return the options */
+            public Options build() {
+                return new Options(this);
+            }
         }
     }
 }

@@ -2,6 +2,7 @@ package io.disco.election;
 
 import io.disco.fencing.FencingToken;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -114,9 +115,7 @@ final class RunnerTerm implements LeaderTerm {
 
     @Override
     public boolean awaitEnd(Duration timeout) throws InterruptedException {
-        if (timeout == null) {
-            throw new IllegalArgumentException("timeout must not be null");
-        }
+        Objects.requireNonNull(timeout, "timeout");
         if (Thread.interrupted()) {
             throw new InterruptedException("interrupted before awaiting the end of term " + leadership.token());
         }

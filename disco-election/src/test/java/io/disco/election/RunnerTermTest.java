@@ -117,7 +117,7 @@ class RunnerTermTest {
         assertThrows(InterruptedException.class, () -> term.awaitEnd(Duration.ofSeconds(1)));
         assertFalse(Thread.currentThread().isInterrupted(), "the flag is cleared, as by every blocking call");
         assertTrue(term.awaitEnd(Duration.ofSeconds(1)));
-        assertThrows(IllegalArgumentException.class, () -> term.awaitEnd(null));
+        assertThrows(NullPointerException.class, () -> term.awaitEnd(null));
     }
 
     @Test

@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * lease), so that try-with-resources scopes a lock, a read or write hold, or a leadership term.
  *
  * <pre>{@code
- * try (Held<Grant> held = lock.acquire(Duration.ofSeconds(3))) {
+ * try (Held<Grant> held = lock.hold(Duration.ofSeconds(3))) {
  *     resource.write(data, held.token());
  * }
  * }</pre>

@@ -1,5 +1,6 @@
 package io.disco.lock;
 
+import io.disco.fencing.DiscoService;
 import io.disco.fencing.Held;
 import java.time.Duration;
 import java.util.Optional;
@@ -50,7 +51,7 @@ import java.util.concurrent.TimeoutException;
  * session leaves the session open. Nothing in this library closes the backend client the caller
  * passed in.
  */
-public interface LockService extends AutoCloseable {
+public interface LockService extends DiscoService<Grant, LockLostException> {
 
     /**
      * Acquires the lock, waiting as long as it takes.
@@ -157,7 +158,7 @@ public interface LockService extends AutoCloseable {
      * @throws InterruptedException if interrupted while waiting; the claim is withdrawn
      * @throws LockLostException if the lease was lost before or while waiting
      */
-    default Held<Grant> acquire(Duration timeout) throws InterruptedException, TimeoutException {
+    default Held<Grant> hold(Duration timeout) throws InterruptedException, TimeoutException {
         return Held.of(lock(timeout), this::unlock);
     }
 

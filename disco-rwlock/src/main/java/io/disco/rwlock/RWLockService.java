@@ -1,5 +1,6 @@
 package io.disco.rwlock;
 
+import io.disco.fencing.DiscoService;
 import io.disco.fencing.Held;
 import java.time.Duration;
 import java.util.Optional;
@@ -57,7 +58,7 @@ import java.util.concurrent.TimeoutException;
  * session leaves the session open. Nothing in this library closes the backend client the caller
  * passed in.
  */
-public interface RWLockService extends AutoCloseable {
+public interface RWLockService extends DiscoService<RWGrant, RWLockLostException> {
 
     // ---------------------------------------------------------------- read (shared)
 
@@ -247,7 +248,7 @@ public interface RWLockService extends AutoCloseable {
      * @throws TimeoutException if not admitted in time; the claim is withdrawn
      * @throws InterruptedException if interrupted while waiting; the claim is withdrawn
      */
-    default Held<RWGrant> acquireRead(Duration timeout) throws InterruptedException, TimeoutException {
+    default Held<RWGrant> holdRead(Duration timeout) throws InterruptedException, TimeoutException {
         return Held.of(rLock(timeout), this::rUnlock);
     }
 
@@ -259,7 +260,7 @@ public interface RWLockService extends AutoCloseable {
      * @throws TimeoutException if not admitted in time; the claim is withdrawn
      * @throws InterruptedException if interrupted while waiting; the claim is withdrawn
      */
-    default Held<RWGrant> acquireWrite(Duration timeout) throws InterruptedException, TimeoutException {
+    default Held<RWGrant> holdWrite(Duration timeout) throws InterruptedException, TimeoutException {
         return Held.of(lock(timeout), this::unlock);
     }
 

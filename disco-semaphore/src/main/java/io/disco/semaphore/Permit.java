@@ -22,12 +22,13 @@ import java.util.Objects;
 public record Permit(String name, String key, int slot, FencingToken token) implements Fenced {
 
     /**
-     * @throws IllegalArgumentException if a value is missing or {@code slot} is negative
+     * @throws NullPointerException if {@code name}, {@code key} or {@code token} is null
+     * @throws IllegalArgumentException if {@code slot} is negative
      */
     public Permit {
-        if (name == null || key == null || token == null) {
-            throw new IllegalArgumentException("name, key and token must not be null");
-        }
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(token, "token");
         if (slot < 0) {
             throw new IllegalArgumentException("slot must not be negative, got " + slot);
         }
@@ -41,15 +42,5 @@ public record Permit(String name, String key, int slot, FencingToken token) impl
     @Override
     public String toString() {
         return "Permit[" + guardKey() + ", token=" + token + ", key=" + key + "]";
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof Permit p && p.name.equals(name) && p.key.equals(key) && p.slot == slot && p.token.equals(token);
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hash(name, key, slot, token);
     }
 }

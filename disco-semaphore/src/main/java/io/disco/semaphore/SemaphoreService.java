@@ -1,5 +1,6 @@
 package io.disco.semaphore;
 
+import io.disco.fencing.DiscoService;
 import io.disco.fencing.Held;
 import java.time.Duration;
 import java.util.Optional;
@@ -37,7 +38,7 @@ import java.util.concurrent.TimeoutException;
  * {@link #close()} releases a held permit and withdraws a pending acquisition; a service with its own
  * session revokes it. Nothing here closes the caller's backend client.
  */
-public interface SemaphoreService extends AutoCloseable {
+public interface SemaphoreService extends DiscoService<Permit, SemaphoreLostException> {
 
     /**
      * Acquires a permit, waiting as long as it takes.
@@ -96,7 +97,7 @@ public interface SemaphoreService extends AutoCloseable {
      * @throws TimeoutException if no permit came in time
      * @throws InterruptedException if interrupted while waiting
      */
-    default Held<Permit> acquireScoped(Duration timeout) throws InterruptedException, TimeoutException {
+    default Held<Permit> hold(Duration timeout) throws InterruptedException, TimeoutException {
         return Held.of(acquire(timeout), this::release);
     }
 

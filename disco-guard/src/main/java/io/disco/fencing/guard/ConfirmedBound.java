@@ -2,6 +2,7 @@ package io.disco.fencing.guard;
 
 import io.disco.fencing.FencingToken;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -46,13 +47,13 @@ public final class ConfirmedBound {
      * @param source the coordination service's current revision
      * @param timeout how long one read may take; positive
      * @return a bound that has confirmed nothing yet
-     * @throws IllegalArgumentException if {@code source} is null or {@code timeout} is null, zero or negative
+     * @throws NullPointerException if {@code source} or {@code timeout} is null
+     * @throws IllegalArgumentException if {@code timeout} is zero or negative
      */
     public static ConfirmedBound of(IssuedBound source, Duration timeout) {
-        if (source == null) {
-            throw new IllegalArgumentException("source must not be null");
-        }
-        if (timeout == null || timeout.isZero() || timeout.isNegative()) {
+        Objects.requireNonNull(source, "source");
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isZero() || timeout.isNegative()) {
             throw new IllegalArgumentException("timeout must be positive, got " + timeout);
         }
         return new ConfirmedBound(source, timeout);

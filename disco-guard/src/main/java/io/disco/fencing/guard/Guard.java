@@ -433,7 +433,8 @@ public final class Guard {
      *
      * @param to the new mark
      * @return the mark afterwards ({@link #highWater()})
-     * @throws IllegalArgumentException if {@code to} is null or below the coordination service's
+     * @throws NullPointerException if {@code to} is null
+     * @throws IllegalArgumentException if {@code to} is below the coordination service's
      *     current revision; nothing changed
      * @throws IllegalStateException if the guard has no issued bound
      * @throws BoundUnavailableException if the coordination service could not be read; nothing changed
@@ -441,9 +442,7 @@ public final class Guard {
      * @throws UnsupportedOperationException if the store cannot lower a mark ({@link GuardStore#lower})
      */
     public Optional<FencingToken> lowerMark(FencingToken to) {
-        if (to == null) {
-            throw new IllegalArgumentException("to must not be null");
-        }
+        Objects.requireNonNull(to, "to");
         ConfirmedBound b = requireBound();
         long fresh = b.fresh(to);
         if (to.value() < fresh) {
@@ -639,10 +638,12 @@ public final class Guard {
          *
          * @param drainTimeout positive
          * @return this builder
-         * @throws IllegalArgumentException if {@code drainTimeout} is null, zero or negative
+         * @throws NullPointerException if {@code drainTimeout} is null
+         * @throws IllegalArgumentException if {@code drainTimeout} is zero or negative
          */
         public Builder drainTimeout(Duration drainTimeout) {
-            if (drainTimeout == null || drainTimeout.isZero() || drainTimeout.isNegative()) {
+            Objects.requireNonNull(drainTimeout, "drainTimeout");
+            if (drainTimeout.isZero() || drainTimeout.isNegative()) {
                 throw new IllegalArgumentException("drainTimeout must be positive, got " + drainTimeout);
             }
             this.drainTimeout = drainTimeout;

@@ -1,5 +1,6 @@
 package io.disco.fencing.guard;
 
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
@@ -53,12 +54,13 @@ public final class KeyedGuard {
      *
      * @param key the resource key; not blank
      * @return its guard, the same instance on every call
-     * @throws IllegalArgumentException if {@code key} is null or blank
+     * @throws NullPointerException if {@code key} is null
+     * @throws IllegalArgumentException if {@code key} is blank
      */
     public Guard forKey(String key) {
-        if (key == null || key.isBlank()) {
-            throw new IllegalArgumentException("resource key must not be null or blank, got "
-                    + (key == null ? "null" : "'" + key + "'"));
+        Objects.requireNonNull(key, "key");
+        if (key.isBlank()) {
+            throw new IllegalArgumentException("resource key must not be blank, got '" + key + "'");
         }
         Guard g = guards.get(key);
         return g != null ? g : guards.computeIfAbsent(key, factory);

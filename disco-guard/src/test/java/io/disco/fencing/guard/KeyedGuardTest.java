@@ -46,7 +46,8 @@ class KeyedGuardTest {
     @Test
     void blankKeysAreRejected() {
         KeyedGuard g = KeyedGuard.create();
-        for (String bad : new String[] {null, "", "  "}) {
+        assertEquals("key", assertThrows(NullPointerException.class, () -> g.forKey(null)).getMessage());
+        for (String bad : new String[] {"", "  "}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> g.forKey(bad));
             assertTrue(e.getMessage().contains("resource key"), e.getMessage());
         }

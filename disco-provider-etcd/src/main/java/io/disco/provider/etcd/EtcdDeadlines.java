@@ -6,6 +6,7 @@ import io.grpc.ClientCall;
 import io.grpc.ClientInterceptor;
 import io.grpc.MethodDescriptor;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -32,10 +33,12 @@ public final class EtcdDeadlines {
     /**
      * @param timeout the deadline of each unary call, counted from its start; positive
      * @return an interceptor for {@code ClientBuilder.interceptor(...)}
-     * @throws IllegalArgumentException if {@code timeout} is null, zero or negative
+     * @throws NullPointerException if {@code timeout} is null
+     * @throws IllegalArgumentException if {@code timeout} is zero or negative
      */
     public static ClientInterceptor unary(Duration timeout) {
-        if (timeout == null || timeout.isZero() || timeout.isNegative()) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isZero() || timeout.isNegative()) {
             throw new IllegalArgumentException("timeout must be positive, got " + timeout);
         }
         long nanos = timeout.toNanos();

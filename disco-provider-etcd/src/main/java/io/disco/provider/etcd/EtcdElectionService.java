@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
@@ -86,10 +87,7 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
     }
 
     private static String validValue(String value) {
-        if (value == null) {
-            throw new IllegalArgumentException("value must not be null");
-        }
-        return value;
+        return Objects.requireNonNull(value, "value");
     }
 
     @Override
@@ -176,9 +174,7 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
 
     @Override
     public Observation observe(Consumer<Leadership> listener) {
-        if (listener == null) {
-            throw new IllegalArgumentException("listener must not be null");
-        }
+        Objects.requireNonNull(listener, "listener");
         EtcdObservation obs;
         synchronized (lock) {
             checkOpen();

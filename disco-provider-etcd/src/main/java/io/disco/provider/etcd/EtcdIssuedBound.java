@@ -51,8 +51,8 @@ public final class EtcdIssuedBound implements IssuedBound {
 
     private EtcdIssuedBound(Client client, String key) {
         this.kv = Objects.requireNonNull(client, "client").getKVClient();
-        if (key == null || key.isEmpty()) {
-            throw new IllegalArgumentException("key must not be null or empty, got " + (key == null ? "null" : "''"));
+        if (Objects.requireNonNull(key, "key").isEmpty()) {
+            throw new IllegalArgumentException("key must not be empty");
         }
         this.key = ByteSequence.from(key, StandardCharsets.UTF_8);
         this.keyName = key;
@@ -75,7 +75,8 @@ public final class EtcdIssuedBound implements IssuedBound {
      * @param client the caller's jetcd client, connected to the cluster that issues the tokens
      * @param readableKey the key to probe; it need not exist
      * @return the bound
-     * @throws IllegalArgumentException if {@code readableKey} is null or empty
+     * @throws NullPointerException if {@code readableKey} is null
+     * @throws IllegalArgumentException if {@code readableKey} is empty
      */
     public static EtcdIssuedBound of(Client client, String readableKey) {
         return new EtcdIssuedBound(client, readableKey);

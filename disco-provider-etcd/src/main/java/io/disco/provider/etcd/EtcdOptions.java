@@ -4,6 +4,7 @@ import io.disco.core.SessionListener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 
@@ -67,14 +68,6 @@ public final class EtcdOptions {
             throw new IllegalArgumentException("grantMargin must be shorter than the ttl (" + ttl + "), got " + grantMargin
                     + ": no grant could ever be handed out");
         }
-    }
-
-    /** Null arguments are bad input like any other: an {@link IllegalArgumentException} naming the argument. */
-    static <T> T requireArgument(T value, String name) {
-        if (value == null) {
-            throw new IllegalArgumentException(name + " must not be null");
-        }
-        return value;
     }
 
     /** @return the defaults: TTL 30 s, request timeout 5 s, failover after 150 ms, grant margin a third of the TTL */
@@ -141,20 +134,21 @@ public final class EtcdOptions {
          *
          * @param listener the listener
          * @return this builder
-         * @throws IllegalArgumentException if {@code listener} is null
+         * @throws NullPointerException if {@code listener} is null
          */
         public Builder listener(SessionListener listener) {
-            listeners.add(requireArgument(listener, "listener"));
+            listeners.add(Objects.requireNonNull(listener, "listener"));
             return this;
         }
 
         /**
          * @param ttl the lease TTL: a whole number of seconds, at least 1 s
          * @return this builder
-         * @throws IllegalArgumentException if {@code ttl} is null, under 1 s, not whole seconds, or above etcd's maximum
+         * @throws NullPointerException if {@code ttl} is null
+         * @throws IllegalArgumentException if {@code ttl} is under 1 s, not whole seconds, or above etcd's maximum
          */
         public Builder ttl(Duration ttl) {
-            EtcdOptions.requireArgument(ttl, "ttl");
+            Objects.requireNonNull(ttl, "ttl");
             if (ttl.compareTo(Duration.ofSeconds(1)) < 0) {
                 throw new IllegalArgumentException("ttl must be at least 1 s (etcd leases have whole-second TTLs), got " + ttl);
             }
@@ -171,10 +165,11 @@ public final class EtcdOptions {
         /**
          * @param requestTimeout the deadline of every single request to etcd, positive
          * @return this builder
-         * @throws IllegalArgumentException if {@code requestTimeout} is null, zero or negative
+         * @throws NullPointerException if {@code requestTimeout} is null
+         * @throws IllegalArgumentException if {@code requestTimeout} is zero or negative
          */
         public Builder requestTimeout(Duration requestTimeout) {
-            EtcdOptions.requireArgument(requestTimeout, "requestTimeout");
+            Objects.requireNonNull(requestTimeout, "requestTimeout");
             if (requestTimeout.isZero() || requestTimeout.isNegative()) {
                 throw new IllegalArgumentException("requestTimeout must be positive, got " + requestTimeout);
             }
@@ -187,10 +182,10 @@ public final class EtcdOptions {
          *        (see the class description); it should not reject tasks: a rejected task runs on the
          *        default pool
          * @return this builder
-         * @throws IllegalArgumentException if {@code callbackExecutor} is null
+         * @throws NullPointerException if {@code callbackExecutor} is null
          */
         public Builder callbackExecutor(Executor callbackExecutor) {
-            this.callbackExecutor = EtcdOptions.requireArgument(callbackExecutor, "callbackExecutor");
+            this.callbackExecutor = Objects.requireNonNull(callbackExecutor, "callbackExecutor");
             return this;
         }
 
@@ -199,10 +194,11 @@ public final class EtcdOptions {
          *        again (usually to another member) and a watch is moved (see the class description);
          *        positive; a value at least as long as the request timeout turns re-sending off
          * @return this builder
-         * @throws IllegalArgumentException if {@code failoverAfter} is null, zero or negative
+         * @throws NullPointerException if {@code failoverAfter} is null
+         * @throws IllegalArgumentException if {@code failoverAfter} is zero or negative
          */
         public Builder failoverAfter(Duration failoverAfter) {
-            EtcdOptions.requireArgument(failoverAfter, "failoverAfter");
+            Objects.requireNonNull(failoverAfter, "failoverAfter");
             if (failoverAfter.isZero() || failoverAfter.isNegative()) {
                 throw new IllegalArgumentException("failoverAfter must be positive, got " + failoverAfter);
             }
@@ -214,10 +210,11 @@ public final class EtcdOptions {
          * @param grantMargin the least lease validity a grant is handed out with (see the class
          *        description); zero or positive, and shorter than the TTL (checked by {@link #build()})
          * @return this builder
-         * @throws IllegalArgumentException if {@code grantMargin} is null or negative
+         * @throws NullPointerException if {@code grantMargin} is null
+         * @throws IllegalArgumentException if {@code grantMargin} is negative
          */
         public Builder grantMargin(Duration grantMargin) {
-            EtcdOptions.requireArgument(grantMargin, "grantMargin");
+            Objects.requireNonNull(grantMargin, "grantMargin");
             if (grantMargin.isNegative()) {
                 throw new IllegalArgumentException("grantMargin must not be negative, got " + grantMargin);
             }

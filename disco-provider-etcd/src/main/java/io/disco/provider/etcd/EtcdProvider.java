@@ -37,7 +37,8 @@ public final class EtcdProvider {
      * @param client the caller's jetcd client
      * @param prefix the lock's name, for example {@code /locks/my-resource}
      * @return the service; closing it revokes its session's lease
-     * @throws IllegalArgumentException if {@code prefix} is null or blank
+     * @throws NullPointerException if {@code prefix} is null
+     * @throws IllegalArgumentException if {@code prefix} is blank
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
     public static LockService newLock(Client client, String prefix) {
@@ -51,7 +52,8 @@ public final class EtcdProvider {
      * @param prefix the lock's name, for example {@code /locks/my-resource}
      * @param options the session's TTL and request timeout
      * @return the service; closing it revokes its session's lease
-     * @throws IllegalArgumentException if {@code prefix} is null or blank
+     * @throws NullPointerException if {@code prefix} is null
+     * @throws IllegalArgumentException if {@code prefix} is blank
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
     public static LockService newLock(Client client, String prefix, EtcdOptions options) {
@@ -64,7 +66,8 @@ public final class EtcdProvider {
      * @param client the caller's jetcd client
      * @param prefix the read/write lock's name, for example {@code /rwlocks/my-resource}
      * @return the service; closing it revokes its session's lease
-     * @throws IllegalArgumentException if {@code prefix} is null or blank
+     * @throws NullPointerException if {@code prefix} is null
+     * @throws IllegalArgumentException if {@code prefix} is blank
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
     public static RWLockService newRWLock(Client client, String prefix) {
@@ -78,7 +81,8 @@ public final class EtcdProvider {
      * @param prefix the read/write lock's name, for example {@code /rwlocks/my-resource}
      * @param options the session's TTL and request timeout
      * @return the service; closing it revokes its session's lease
-     * @throws IllegalArgumentException if {@code prefix} is null or blank
+     * @throws NullPointerException if {@code prefix} is null
+     * @throws IllegalArgumentException if {@code prefix} is blank
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
     public static RWLockService newRWLock(Client client, String prefix, EtcdOptions options) {
@@ -91,7 +95,8 @@ public final class EtcdProvider {
      * @param client the caller's jetcd client
      * @param prefix the election's name, for example {@code /elections/my-service}
      * @return the service; closing it revokes its session's lease
-     * @throws IllegalArgumentException if {@code prefix} is null or blank
+     * @throws NullPointerException if {@code prefix} is null
+     * @throws IllegalArgumentException if {@code prefix} is blank
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
     public static ElectionService newElection(Client client, String prefix) {
@@ -105,11 +110,27 @@ public final class EtcdProvider {
      * @param prefix the election's name, for example {@code /elections/my-service}
      * @param options the session's TTL and request timeout
      * @return the service; closing it revokes its session's lease
-     * @throws IllegalArgumentException if {@code prefix} is null or blank
+     * @throws NullPointerException if {@code prefix} is null
+     * @throws IllegalArgumentException if {@code prefix} is blank
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
     public static ElectionService newElection(Client client, String prefix, EtcdOptions options) {
         return onOwnSession(client, prefix, options, EtcdElectionService::create);
+    }
+
+    /**
+     * A semaphore service on its own session with the default options (TTL 30 s).
+     *
+     * @param client the caller's jetcd client
+     * @param prefix the semaphore's name
+     * @param limit how many may hold a permit at once, at least 1
+     * @return the service; closing it revokes its session's lease
+     * @throws NullPointerException if {@code prefix} is null
+     * @throws IllegalArgumentException if {@code prefix} is blank, {@code limit < 1}, or the name has another limit
+     * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
+     */
+    public static SemaphoreService newSemaphore(Client client, String prefix, int limit) {
+        return newSemaphore(client, prefix, limit, EtcdOptions.defaults());
     }
 
     /**
@@ -120,7 +141,8 @@ public final class EtcdProvider {
      * @param limit how many may hold a permit at once, at least 1
      * @param options the session's TTL and request timeout
      * @return the service; closing it revokes its session's lease
-     * @throws IllegalArgumentException if {@code prefix} is null or blank, {@code limit < 1}, or the name has another limit
+     * @throws NullPointerException if {@code prefix} is null
+     * @throws IllegalArgumentException if {@code prefix} is blank, {@code limit < 1}, or the name has another limit
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
     public static SemaphoreService newSemaphore(Client client, String prefix, int limit, EtcdOptions options) {
@@ -137,7 +159,8 @@ public final class EtcdProvider {
      *     {@code concurrency.Election}
      * @param options the value, task, listener, requeue and backoff
      * @return the running runner; close it to stop
-     * @throws IllegalArgumentException if {@code prefix} is null or blank, or an argument is null
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code prefix} is blank
      */
     public static LeadershipRunner newLeadershipRunner(Client client, String prefix, LeadershipRunner.Options options) {
         return newLeadershipRunner(client, prefix, options, EtcdOptions.defaults());
@@ -153,14 +176,15 @@ public final class EtcdProvider {
      * @param options the value, task, listener, requeue and backoff
      * @param sessionOptions each session's TTL, request timeout and callback executor
      * @return the running runner; close it to stop
-     * @throws IllegalArgumentException if {@code prefix} is null or blank, or an argument is null
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code prefix} is blank
      */
     public static LeadershipRunner newLeadershipRunner(Client client, String prefix, LeadershipRunner.Options options,
                                                        EtcdOptions sessionOptions) {
         EtcdService.validPrefix(prefix);
-        if (client == null || options == null || sessionOptions == null) {
-            throw new IllegalArgumentException("client, options and sessionOptions must not be null");
-        }
+        Objects.requireNonNull(client, "client");
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(sessionOptions, "sessionOptions");
         return LeadershipRunner.start(prefix, () -> newElection(client, prefix, sessionOptions), options);
     }
 
@@ -230,7 +254,8 @@ public final class EtcdProvider {
      */
     public static FencingToken currentRevision(Client client, Duration timeout) {
         Objects.requireNonNull(client, "client");
-        if (timeout == null || timeout.isZero() || timeout.isNegative()) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isZero() || timeout.isNegative()) {
             throw new IllegalArgumentException("timeout must be positive, got " + timeout);
         }
         ByteSequence anyKey = ByteSequence.from("disco-revision-probe", StandardCharsets.UTF_8);

@@ -74,10 +74,7 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
      * the parameter), so that a missing configuration value is no silent wait for ever.
      */
     static Duration requireTimeout(Duration timeout) {
-        if (timeout == null) {
-            throw new NullPointerException("timeout must not be null (to wait without a limit, call the method without a timeout)");
-        }
-        return timeout;
+        return Objects.requireNonNull(timeout, "timeout"); // to wait without a limit, call the method without a timeout
     }
 
     /** Registers the service on its session: its keys must not fall in another service's range there. */
@@ -87,9 +84,7 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
     }
 
     static String validPrefix(String prefix) {
-        if (prefix == null) {
-            throw new IllegalArgumentException("prefix must not be null");
-        }
+        Objects.requireNonNull(prefix, "prefix");
         if (prefix.isBlank()) {
             throw new IllegalArgumentException("prefix must not be blank, got '" + prefix + "'");
         }

@@ -8,6 +8,7 @@ import io.disco.rwlock.RWLockService;
 import io.disco.semaphore.SemaphoreService;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
@@ -81,12 +82,12 @@ public final class EtcdSession implements DiscoSession {
      * @param client the caller's jetcd client; never closed by this library
      * @param options the TTL and request timeout
      * @return the open session
-     * @throws IllegalArgumentException if {@code client} or {@code options} is null
+     * @throws NullPointerException if {@code client} or {@code options} is null
      * @throws DiscoException if etcd refuses the lease or does not answer within the request timeout
      */
     public static EtcdSession open(Client client, EtcdOptions options) {
-        EtcdOptions.requireArgument(client, "client");
-        EtcdOptions.requireArgument(options, "options");
+        Objects.requireNonNull(client, "client");
+        Objects.requireNonNull(options, "options");
         EtcdSession s = new EtcdSession(client, LeaseKeeper.grant(client, options), options);
         s.core.start();
         return s;
@@ -99,7 +100,8 @@ public final class EtcdSession implements DiscoSession {
      *
      * @param prefix the lock's name, for example {@code /locks/my-resource}; not blank
      * @return a new lock service; closing it does not close this session
-     * @throws IllegalArgumentException if {@code prefix} is null or blank
+     * @throws NullPointerException if {@code prefix} is null
+     * @throws IllegalArgumentException if {@code prefix} is blank
      * @throws IllegalStateException if this session already has a service on {@code prefix}, or is closed or lost
      */
     public LockService newLock(String prefix) {
@@ -116,7 +118,8 @@ public final class EtcdSession implements DiscoSession {
      *
      * @param prefix the read/write lock's name, for example {@code /rwlocks/my-resource}; not blank
      * @return a new read/write lock service; closing it does not close this session
-     * @throws IllegalArgumentException if {@code prefix} is null or blank
+     * @throws NullPointerException if {@code prefix} is null
+     * @throws IllegalArgumentException if {@code prefix} is blank
      * @throws IllegalStateException if this session already has a service on {@code prefix}, or is closed or lost
      */
     public RWLockService newRWLock(String prefix) {
@@ -131,7 +134,8 @@ public final class EtcdSession implements DiscoSession {
      *
      * @param prefix the election's name, for example {@code /elections/my-service}; not blank
      * @return a new election service; closing it does not close this session
-     * @throws IllegalArgumentException if {@code prefix} is null or blank
+     * @throws NullPointerException if {@code prefix} is null
+     * @throws IllegalArgumentException if {@code prefix} is blank
      * @throws IllegalStateException if this session already has a service on {@code prefix}, or is closed or lost
      */
     public ElectionService newElection(String prefix) {
@@ -149,7 +153,8 @@ public final class EtcdSession implements DiscoSession {
      * @param prefix the semaphore's name, for example {@code /semaphores/exports}; not blank
      * @param limit how many may hold a permit at once, at least 1; the same for every service on the name
      * @return a new semaphore service; closing it does not close this session
-     * @throws IllegalArgumentException if {@code prefix} is null or blank, {@code limit < 1}, or the name has another limit
+     * @throws NullPointerException if {@code prefix} is null
+     * @throws IllegalArgumentException if {@code prefix} is blank, {@code limit < 1}, or the name has another limit
      * @throws IllegalStateException if this session already has a service on {@code prefix}, or is closed or lost
      * @throws io.disco.fencing.DiscoException if etcd does not answer the limit check in time
      */

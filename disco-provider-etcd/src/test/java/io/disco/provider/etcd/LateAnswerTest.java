@@ -195,6 +195,6 @@ class LateAnswerTest {
             }
         }
         assertThrows(IllegalArgumentException.class, () -> EtcdDeadlines.unary(Duration.ZERO));
-        assertThrows(IllegalArgumentException.class, () -> EtcdDeadlines.unary(null));
+        assertThrows(NullPointerException.class, () -> EtcdDeadlines.unary(null));
     }
 }

@@ -37,8 +37,8 @@ class LeadershipRunnerFaultTest {
 
     private static LeadershipRunner runner(Client client, String prefix, String value, io.disco.election.LeaderTask task,
                                            LeadershipEvents events) {
-        return EtcdProvider.newLeadershipRunner(client, prefix, LeadershipRunner.Options.of(value, task)
-                .withListener(events).withBackoff(Duration.ofMillis(50), Duration.ofMillis(500)), Etcd.ttl(2));
+        return EtcdProvider.newLeadershipRunner(client, prefix, LeadershipRunner.Options.builder(value, task)
+                .listener(events).backoff(Duration.ofMillis(50), Duration.ofMillis(500)).build(), Etcd.ttl(2));
     }
 
     private static void holdTerm(LeaderTerm term) {

@@ -49,9 +49,9 @@ class LockTest {
 
     @Test
     void badInputFailsAtOnceNamingTheProblem() throws Exception {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> EtcdProvider.newLock(ETCD.client(), null));
-        assertTrue(e.getMessage().contains("prefix"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> EtcdProvider.newLock(ETCD.client(), "  "));
+        NullPointerException n = assertThrows(NullPointerException.class, () -> EtcdProvider.newLock(ETCD.client(), null));
+        assertEquals("prefix", n.getMessage());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> EtcdProvider.newLock(ETCD.client(), "  "));
         assertTrue(e.getMessage().contains("prefix"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> EtcdOptions.builder().ttl(Duration.ofMillis(500)));
         assertTrue(e.getMessage().contains("ttl"), e.getMessage());
@@ -59,12 +59,12 @@ class LockTest {
         assertTrue(e.getMessage().contains("ttl"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> EtcdOptions.builder().requestTimeout(Duration.ZERO));
         assertTrue(e.getMessage().contains("requestTimeout"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> EtcdOptions.builder().ttl(null));
-        assertTrue(e.getMessage().contains("ttl"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> EtcdSession.open(null));
-        assertTrue(e.getMessage().contains("client"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> EtcdSession.open(ETCD.client(), null));
-        assertTrue(e.getMessage().contains("options"), e.getMessage());
+        n = assertThrows(NullPointerException.class, () -> EtcdOptions.builder().ttl(null));
+        assertEquals("ttl", n.getMessage());
+        n = assertThrows(NullPointerException.class, () -> EtcdSession.open(null));
+        assertEquals("client", n.getMessage());
+        n = assertThrows(NullPointerException.class, () -> EtcdSession.open(ETCD.client(), null));
+        assertEquals("options", n.getMessage());
     }
 
     @Test

@@ -69,8 +69,6 @@ class NullArgumentsTest {
 
     /** "Type#method.parameter" whose null the Javadoc gives a meaning to. */
     static final Set<String> NULLABLE = Set.of(
-            // null: the listener runs on the runner's own thread (documented on the record).
-            "Options#Options.listenerExecutor",
             // null: the header is absent, a MalformedTokenException ("missing X-Fencing-Token header") for the client.
             "FencingHttp#parseHeader.values",
             // null: the token is missing, a MalformedTokenException ("fencing token is missing"), an
@@ -118,6 +116,8 @@ class NullArgumentsTest {
             instances.put(Permit.class, samples.get(Permit.class));
             instances.put(Leadership.class, samples.get(Leadership.class));
             instances.put(LeadershipRunner.Options.class, samples.get(LeadershipRunner.Options.class));
+            instances.put(LeadershipRunner.Options.Builder.class,
+                    LeadershipRunner.Options.builder("v", (LeaderTask) samples.get(LeaderTask.class)));
             for (Map.Entry<Class<?>, Object> e : instances.entrySet()) {
                 walk(e.getKey(), e.getValue(), samples);
             }

@@ -94,9 +94,8 @@ class RWLockTest {
 
     @Test
     void badInputFailsAtOnceNamingTheProblem() throws Exception {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> EtcdProvider.newRWLock(ETCD.client(), null));
-        assertTrue(e.getMessage().contains("prefix"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> EtcdProvider.newRWLock(ETCD.client(), " "));
+        assertEquals("prefix", assertThrows(NullPointerException.class, () -> EtcdProvider.newRWLock(ETCD.client(), null)).getMessage());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> EtcdProvider.newRWLock(ETCD.client(), " "));
         assertTrue(e.getMessage().contains("prefix"), e.getMessage());
     }
 

@@ -29,7 +29,7 @@ public final class RunnerChild {
         String prefix = args[1];
         URI resource = URI.create(args[2]);
         HttpClient http = HttpClient.newHttpClient();
-        LeadershipRunner runner = EtcdProvider.newLeadershipRunner(client, prefix, LeadershipRunner.Options.of("child",
+        LeadershipRunner runner = EtcdProvider.newLeadershipRunner(client, prefix, LeadershipRunner.Options.builder("child",
                 term -> {
                     say("ELECTED " + term.token().value());
                     term.ended().thenAccept(end -> say("SIGNALLED " + term.token().value() + " " + end));
@@ -41,12 +41,12 @@ public final class RunnerChild {
                         say("WRITE " + term.token().value() + " " + status);
                         Thread.sleep(50); // the pace of the child's writes
                     }
-                }).withListener(new LeadershipListener() {
+                }).listener(new LeadershipListener() {
                     @Override
                     public void revoked(Leadership term, LeaderTerm.End end, Throwable cause) {
                         say("REVOKED " + term.token().value() + " " + end);
                     }
-                }), EtcdOptions.builder().ttl(Duration.ofSeconds(2)).build());
+                }).build(), EtcdOptions.builder().ttl(Duration.ofSeconds(2)).build());
         Runtime.getRuntime().addShutdownHook(new Thread(runner::close));
         Thread.currentThread().join();
     }

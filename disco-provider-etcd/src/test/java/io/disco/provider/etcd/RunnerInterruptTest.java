@@ -84,8 +84,8 @@ class RunnerInterruptTest {
     }
 
     private static LeadershipRunner runner(String prefix, LeaderTask task) {
-        return EtcdProvider.newLeadershipRunner(ETCD.client(), prefix, LeadershipRunner.Options.of("a", task)
-                .withBackoff(Duration.ofMillis(1), Duration.ofMillis(100)), Etcd.ttl(1));
+        return EtcdProvider.newLeadershipRunner(ETCD.client(), prefix, LeadershipRunner.Options.builder("a", task)
+                .backoff(Duration.ofMillis(1), Duration.ofMillis(100)).build(), Etcd.ttl(1));
     }
 
     @Test

@@ -38,6 +38,20 @@ class SemaphoreTest {
     }
 
     @Test
+    void theProviderOpensASemaphoreOnItsOwnSessionWithTheDefaultOptionsLikeItsSiblings() throws Exception {
+        String prefix = Etcd.uniquePrefix("semaphore-provider");
+        SemaphoreService s = EtcdProvider.newSemaphore(ETCD.client(), prefix, 2);
+        try (s) {
+            assertEquals(2, s.limit());
+            Permit p = s.acquire(WAIT);
+            assertEquals(List.of(p.key()), holderKeys(prefix));
+            assertEquals(1, slotKeys(prefix).size());
+        }
+        assertTrue(s.done().toCompletableFuture().isDone(), "closing it finished the service (and its own session)");
+        assertTrue(holderKeys(prefix).isEmpty() && slotKeys(prefix).isEmpty());
+    }
+
+    @Test
     void aSlotWhoseHolderKeyIsGoneIsClaimedAgainWithAHigherTokenAndItsOldOwnerCannotFreeIt() throws Exception {
         String prefix = Etcd.uniquePrefix("semaphore-stale-slot");
         try (EtcdSession sa = EtcdSession.open(ETCD.client(), Etcd.ttl(10));
@@ -90,7 +104,7 @@ class SemaphoreTest {
              EtcdSession s2 = EtcdSession.open(ETCD.client(), Etcd.ttl(10))) {
             IllegalArgumentException zero = assertThrows(IllegalArgumentException.class, () -> s.newSemaphore(prefix, 0));
             assertTrue(zero.getMessage().contains("limit must be at least 1"), zero.getMessage());
-            assertThrows(IllegalArgumentException.class, () -> s.newSemaphore(null, 2));
+            assertThrows(NullPointerException.class, () -> s.newSemaphore(null, 2));
             assertThrows(IllegalArgumentException.class, () -> s.newSemaphore("  ", 2));
             try (SemaphoreService first = s.newSemaphore(prefix, 2)) {
                 assertEquals(2, first.limit());

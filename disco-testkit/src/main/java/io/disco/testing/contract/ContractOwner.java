@@ -19,7 +19,8 @@ public interface ContractOwner extends AutoCloseable {
      *
      * @param name the lock's name
      * @return the lock; closing it releases it and keeps the owner's session
-     * @throws IllegalArgumentException if {@code name} is null or blank
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is blank
      * @throws IllegalStateException    if this owner already has a service on {@code name}
      */
     LockService newLock(String name);
@@ -29,7 +30,8 @@ public interface ContractOwner extends AutoCloseable {
      *
      * @param name the lock's name
      * @return the read/write lock
-     * @throws IllegalArgumentException if {@code name} is null or blank
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is blank
      * @throws IllegalStateException    if this owner already has a service on {@code name}
      */
     RWLockService newRWLock(String name);
@@ -40,7 +42,8 @@ public interface ContractOwner extends AutoCloseable {
      * @param name  the semaphore's name
      * @param limit the number of permits
      * @return the semaphore
-     * @throws IllegalArgumentException if {@code name} is null or blank, {@code limit < 1}, or the semaphore
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is blank, {@code limit < 1}, or the semaphore
      *                                  exists with another limit
      * @throws IllegalStateException    if this owner already has a service on {@code name}
      */
@@ -51,7 +54,8 @@ public interface ContractOwner extends AutoCloseable {
      *
      * @param name the election's name
      * @return the election
-     * @throws IllegalArgumentException if {@code name} is null or blank
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is blank
      * @throws IllegalStateException    if this owner already has a service on {@code name}
      */
     ElectionService newElection(String name);

@@ -343,12 +343,12 @@ public abstract class ElectionContract extends ContractSupport {
         assertEquals(Optional.empty(), a.leader());
 
         // Bad arguments fail at once and name the argument.
-        IllegalArgumentException nullValue = assertThrows(IllegalArgumentException.class, () -> a.campaign(null));
+        NullPointerException nullValue = assertThrows(NullPointerException.class, () -> a.campaign(null));
         assertTrue(nullValue.getMessage().contains("value"), nullValue.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> a.observe(null));
+        assertThrows(NullPointerException.class, () -> a.observe(null));
         assertThrows(IllegalArgumentException.class, () -> a.campaign("a", Duration.ZERO));
         assertThrows(IllegalArgumentException.class, () -> owner.newElection(" "));
-        assertThrows(IllegalArgumentException.class, () -> owner.newElection(null));
+        assertThrows(NullPointerException.class, () -> owner.newElection(null));
         IllegalStateException twice = assertThrows(IllegalStateException.class, () -> owner.newElection(name));
         assertTrue(twice.getMessage().contains(name), twice.getMessage());
 
@@ -376,13 +376,13 @@ public abstract class ElectionContract extends ContractSupport {
     void aScopedTermResignsAndKeepsTheCandidate() throws Exception {
         String name = uniqueName("scoped-election");
         ElectionService e = owner(10).newElection(name);
-        try (Held<Leadership> term = e.lead("a", WAIT)) {
+        try (Held<Leadership> term = e.hold("a", WAIT)) {
             assertEquals("a", term.grant().value());
             assertEquals(term.grant(), e.leader().orElseThrow());
         }
         assertTrue(e.held().isEmpty());
         assertTrue(e.leader().isEmpty(), "resigned");
-        try (Held<Leadership> again = e.lead("b", WAIT)) {
+        try (Held<Leadership> again = e.hold("b", WAIT)) {
             assertEquals("b", again.grant().value());
         }
     }

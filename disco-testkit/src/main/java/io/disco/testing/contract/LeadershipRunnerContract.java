@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -28,14 +29,14 @@ import org.junit.jupiter.api.Test;
  * The {@link LeadershipRunner} contract: a lost term signals the task promptly and a new term comes with a
  * higher token; terms of several runners never overlap; a failing task is resigned and requeued as configured;
  * relinquish hands over; close signals the task, waits for it, resigns and leaves no key, also from inside the
- * task; a stale term's writes are rejected. The runners are created through
+ * task; a bounded close keeps the leadership of a task that ignores its signal and gives it up once it returns; a stale term's writes are rejected. The runners are created through
  * {@link ContractBackend#newLeadershipRunner}. Extend it with a {@link #backend()}.
  */
 public abstract class LeadershipRunnerContract extends ContractSupport {
 
     private LeadershipRunner runner(String name, String value, LeaderTask task, LeadershipEvents events, boolean requeue) {
-        return runner(name, LeadershipRunner.Options.of(value, task).withListener(events).withRequeue(requeue)
-                .withBackoff(Duration.ofMillis(50), Duration.ofMillis(500)), 2);
+        return runner(name, LeadershipRunner.Options.builder(value, task).listener(events).requeue(requeue)
+                .backoff(Duration.ofMillis(50), Duration.ofMillis(500)).build(), 2);
     }
 
     /** A task that holds its term until the term ends, and records how it ended. */
@@ -175,6 +176,71 @@ public abstract class LeadershipRunnerContract extends ContractSupport {
         assertTrue(r.leadership().isEmpty());
         assertKeys(name);
         r.close(); // idempotent
+    }
+
+    @Test
+    void aBoundedCloseKeepsTheLeadershipOfATaskThatIgnoresItsSignalUntilItReturns() throws Exception {
+        String name = uniqueName("runner-close-bounded");
+        LeadershipEvents events = new LeadershipEvents();
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicBoolean running = new AtomicBoolean();
+        AtomicInteger signals = new AtomicInteger();
+        LeaderTask stubborn = term -> {
+            running.set(true);
+            while (true) {
+                try {
+                    if (release.await(1, TimeUnit.MINUTES)) {
+                        break;
+                    }
+                } catch (InterruptedException ignored) {
+                    signals.incrementAndGet(); // a task that ignores its signal
+                }
+            }
+            running.set(false);
+        };
+        LeadershipRunner a = runner(name, "a", stubborn, events, true);
+        Leadership term = events.elected(10);
+        AtomicInteger otherTerms = new AtomicInteger();
+        LeadershipEvents eb = new LeadershipEvents();
+        runner(name, "b", t -> {
+            otherTerms.incrementAndGet();
+            t.awaitEnd(Duration.ofMinutes(1));
+        }, eb, true);
+        awaitKeyCount(name, 2);
+
+        long start = System.nanoTime();
+        assertFalse(a.close(Duration.ofMillis(200)), "the task has not returned");
+        long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(waited >= 200 && waited < 2_000, "waited " + waited + " ms");
+        assertEquals(1, signals.get(), "the task was signalled");
+        // the leadership is kept while the task runs: its key stays and nobody else is elected
+        Awaitility.await().during(Duration.ofMillis(700)).atMost(Duration.ofSeconds(3)).until(
+                () -> running.get() && keys(name).contains(term.key()) && otherTerms.get() == 0 && a.isRunning());
+
+        release.countDown(); // the task returns: now the runner resigns by itself
+        assertEquals(LeaderTerm.End.CLOSED, events.revoked(10).end());
+        Leadership next = eb.elected(10);
+        assertTrue(next.token().isNewerThan(term.token()), term.token() + " then " + next.token());
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !a.isRunning());
+        assertKeys(name, next.key());
+        assertTrue(a.close(Duration.ZERO), "a stopped runner reports it at once");
+    }
+
+    @Test
+    void aBoundedCloseOfACooperativeTaskReturnsTrueWithinTheBoundAndLeavesNoKey() throws Exception {
+        String name = uniqueName("runner-close-bounded-ok");
+        LeadershipEvents events = new LeadershipEvents();
+        List<String> seen = new CopyOnWriteArrayList<>();
+        LeadershipRunner r = runner(name, "a", holdUntilEnd(seen), events, true);
+        Leadership term = events.elected(10);
+        long start = System.nanoTime();
+        assertTrue(r.close(Duration.ofSeconds(2)), "the task returned on its signal");
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(2));
+        assertTrue(seen.contains("ended " + term.token().value() + " CLOSED"), seen.toString());
+        assertFalse(r.isRunning());
+        assertTrue(r.leadership().isEmpty());
+        assertKeys(name);
+        assertThrows(IllegalArgumentException.class, () -> r.close(Duration.ofMillis(-1)));
     }
 
     @Test

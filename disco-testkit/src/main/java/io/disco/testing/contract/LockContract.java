@@ -233,9 +233,9 @@ public abstract class LockContract extends ContractSupport {
     void badInputFailsAtOnceAndChangesNothing() throws Exception {
         String name = uniqueName("input");
         ContractOwner owner = owner(5);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> owner.newLock(null));
-        assertFalse(e.getMessage() == null || e.getMessage().isBlank(), "the message names the problem");
-        e = assertThrows(IllegalArgumentException.class, () -> owner.newLock("  "));
+        NullPointerException n = assertThrows(NullPointerException.class, () -> owner.newLock(null));
+        assertFalse(n.getMessage() == null || n.getMessage().isBlank(), "the message names the problem");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> owner.newLock("  "));
         assertFalse(e.getMessage() == null || e.getMessage().isBlank(), "the message names the problem");
 
         LockService first = owner.newLock(name);
@@ -317,14 +317,14 @@ public abstract class LockContract extends ContractSupport {
         String name = uniqueName("scoped-lock");
         LockService lock = owner(10).newLock(name);
         long first;
-        try (Held<Grant> held = lock.acquire(WAIT)) {
+        try (Held<Grant> held = lock.hold(WAIT)) {
             first = held.token().value();
             assertEquals(held.grant().token(), lock.held().orElseThrow().token());
             assertEquals(1, keys(name).size());
         }
         assertTrue(lock.held().isEmpty());
         assertKeys(name);
-        try (Held<Grant> again = lock.acquire(WAIT)) {
+        try (Held<Grant> again = lock.hold(WAIT)) {
             assertTrue(again.token().value() > first, "the service is still usable");
         }
     }
@@ -333,7 +333,7 @@ public abstract class LockContract extends ContractSupport {
     void aScopedHoldWhoseGrantWasLostThrowsTheLossOnClose() throws Exception {
         String name = uniqueName("scoped-lost");
         LockService lock = owner(10).newLock(name);
-        Held<Grant> held = lock.acquire(WAIT);
+        Held<Grant> held = lock.hold(WAIT);
         backend().deleteKey(held.grant().key());
         lock.done().toCompletableFuture().get(10, SECONDS);
         assertThrows(LockLostException.class, held::close);

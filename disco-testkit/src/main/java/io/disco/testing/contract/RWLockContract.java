@@ -544,7 +544,7 @@ public abstract class RWLockContract extends ContractSupport {
     void badInputFailsAtOnceAndChangesNothing() throws Exception {
         String name = uniqueName("rw-input");
         ContractOwner owner = owner(5);
-        assertThrows(IllegalArgumentException.class, () -> owner.newRWLock(null));
+        assertThrows(NullPointerException.class, () -> owner.newRWLock(null));
         assertThrows(IllegalArgumentException.class, () -> owner.newRWLock(" "));
         RWLockService first = owner.newRWLock(name);
         IllegalStateException dup = assertThrows(IllegalStateException.class, () -> owner.newRWLock(name));
@@ -588,11 +588,11 @@ public abstract class RWLockContract extends ContractSupport {
         String name = uniqueName("scoped-rw");
         RWLockService rw = open(name);
         long read;
-        try (Held<RWGrant> r = rw.acquireRead(WAIT)) {
+        try (Held<RWGrant> r = rw.holdRead(WAIT)) {
             read = r.token().value();
             assertEquals(Mode.READ, r.grant().mode());
         }
-        try (Held<RWGrant> w = rw.acquireWrite(WAIT)) {
+        try (Held<RWGrant> w = rw.holdWrite(WAIT)) {
             assertEquals(Mode.WRITE, w.grant().mode());
             assertTrue(w.token().value() > read);
         }

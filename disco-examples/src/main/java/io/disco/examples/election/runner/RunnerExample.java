@@ -210,7 +210,7 @@ public final class RunnerExample {
                 term.awaitEnd(Duration.ofMillis(100)); // the pace of the leader's writes
             }
         };
-        return LeadershipRunner.Options.of(node, task).withListener(new LeadershipListener() {
+        return LeadershipRunner.Options.builder(node, task).listener(new LeadershipListener() {
             @Override
             public void elected(Leadership term) {
                 events.add(new Event(node, term, null));
@@ -220,6 +220,6 @@ public final class RunnerExample {
             public void revoked(Leadership term, LeaderTerm.End end, Throwable cause) {
                 events.add(new Event(node, term, end));
             }
-        });
+        }).build();
     }
 }
