@@ -72,7 +72,8 @@ public interface Disco extends AutoCloseable {
      *
      * @param name the lock's name, for example {@code /locks/orders}
      * @return the lock, owned per thread and reentrant
-     * @throws IllegalArgumentException if {@code name} is null, blank or ends in {@code '/'}
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is blank or ends in {@code '/'}
      * @throws IllegalStateException if the client is closed
      */
     FencedLock lock(String name);
@@ -83,7 +84,8 @@ public interface Disco extends AutoCloseable {
      *
      * @param name the read/write lock's name
      * @return the read/write lock, owned per thread and reentrant in each mode
-     * @throws IllegalArgumentException if {@code name} is null, blank or ends in {@code '/'}
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is blank or ends in {@code '/'}
      * @throws IllegalStateException if the client is closed
      */
     FencedReadWriteLock readWriteLock(String name);

@@ -1,5 +1,7 @@
 package io.disco.client;
 
+import java.util.Objects;
+
 /** The rules for a name given to the client. */
 final class Names {
 
@@ -8,12 +10,11 @@ final class Names {
 
     /**
      * @return {@code name}, checked
-     * @throws IllegalArgumentException if null, blank, or ending in {@code '/'}
+     * @throws NullPointerException if null
+     * @throws IllegalArgumentException if blank, or ending in {@code '/'}
      */
     static String check(String name) {
-        if (name == null) {
-            throw new IllegalArgumentException("name must not be null");
-        }
+        Objects.requireNonNull(name, "name");
         if (name.isBlank()) {
             throw new IllegalArgumentException("name must not be blank, got '" + name + "'");
         }

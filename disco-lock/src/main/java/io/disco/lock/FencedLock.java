@@ -125,7 +125,7 @@ public interface FencedLock extends Lock, Fenced {
      * acquisition releases that inner hold only, never the outer one.
      *
      * <pre>{@code
-     * try (Held<FencedLock> held = lock.acquire(Duration.ofSeconds(3))) {
+     * try (Held<FencedLock> held = lock.hold(Duration.ofSeconds(3))) {
      *     resource.write(data, held.token());
      * }
      * }</pre>
@@ -135,7 +135,7 @@ public interface FencedLock extends Lock, Fenced {
      * @throws TimeoutException if the lock was not acquired in time; the claim is withdrawn
      * @throws InterruptedException if interrupted while waiting; the claim is withdrawn
      */
-    default Held<FencedLock> acquire(Duration timeout) throws InterruptedException, TimeoutException {
+    default Held<FencedLock> hold(Duration timeout) throws InterruptedException, TimeoutException {
         Objects.requireNonNull(timeout, "timeout");
         if (!tryLock(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
             throw new TimeoutException("not acquired within " + timeout.toMillis() + " ms: " + this);
