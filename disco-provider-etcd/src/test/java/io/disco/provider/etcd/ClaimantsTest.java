@@ -283,4 +283,16 @@ class ClaimantsTest {
                 () -> EtcdOptions.builder().clientId("x".repeat(257)));
         assertTrue(tooLong.getMessage().contains("clientId"), tooLong.getMessage());
     }
+
+    @Test
+    void theListingOnlyReadsSoItWorksOnAClosedSession() throws Exception {
+        String name = uniquePrefix("meta-closed");
+        LockService holder = session("holder").newLock(name);
+        Grant g = holder.lock();
+        EtcdSession closed = session("closed");
+        closed.close();
+        List<Claimant> cs = closed.claimants(Primitive.LOCK, name);
+        assertEquals(List.of(g.key()), keys(cs));
+        assertEquals("holder", cs.get(0).metadata().clientId());
+    }
 }
