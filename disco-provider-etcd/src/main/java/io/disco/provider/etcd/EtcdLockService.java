@@ -1,5 +1,6 @@
 package io.disco.provider.etcd;
 
+import io.disco.core.ClaimMetadata;
 import io.disco.fencing.FencingToken;
 import io.disco.lock.Grant;
 import io.disco.lock.LockLostException;
@@ -74,8 +75,16 @@ final class EtcdLockService extends EtcdService<Grant, LockLostException> implem
 
     private final class LockClaim extends QueueClaim<Grant> {
 
+        private final ClaimMetadata metadata;
+
         LockClaim(boolean tryOnly) {
-            super(EtcdLockService.this, EtcdLockService.this.ownKey, ByteSequence.EMPTY, tryOnly);
+            this(tryOnly, EtcdLockService.this.session.claimMetadata());
+        }
+
+        /** The own key's value is the claim's metadata (Go's Mutex writes an empty value and never reads it). */
+        private LockClaim(boolean tryOnly, ClaimMetadata metadata) {
+            super(EtcdLockService.this, EtcdLockService.this.ownKey, KeyRange.bytes(metadata.toJson()), tryOnly);
+            this.metadata = metadata;
         }
 
         @Override
@@ -83,9 +92,16 @@ final class EtcdLockService extends EtcdService<Grant, LockLostException> implem
             return queue;
         }
 
-        /** The token: the cluster revision at which nobody was ahead any more. */
+        /**
+         * The token: the cluster revision at which nobody was ahead any more. When that is not the own
+         * key's CreateRevision (the claim waited, or adopted its key), etcd keeps it nowhere: it is
+         * recorded in the own key's value, in the background, for the listing of claimants.
+         */
         @Override
         CompletableFuture<Grant> grant(long myRevision, long revision) {
+            if (revision != myRevision) {
+                recordToken(myRevision, metadata.toJson(revision));
+            }
             return CompletableFuture.completedFuture(new Grant(key, FencingToken.of(revision)));
         }
     }

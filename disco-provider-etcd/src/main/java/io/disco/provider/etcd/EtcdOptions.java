@@ -41,6 +41,11 @@ import java.util.concurrent.Executor;
  *       the granted TTL. When the session's lease has less validity left at the moment of acquiring
  *       (its renewals are being delayed), the grant waits for a renewal first, or fails if the lease
  *       is lost meanwhile.</li>
+ *   <li>{@code clientId}: a name the application gives itself (for example its service and instance),
+ *       written, with the host, the process id, the acquiring thread's name and the time, into the
+ *       value of every lock, read/write lock and semaphore key it creates (see
+ *       {@link io.disco.core.ClaimMetadata}); default empty, as the host and process id already say
+ *       which process it is.</li>
  * </ul>
  */
 public final class EtcdOptions {
@@ -56,8 +61,13 @@ public final class EtcdOptions {
     private final Duration failoverAfter;
     private final Duration grantMargin;
     private final List<SessionListener> listeners;
+    private final String clientId;
+
+    /** The longest client id: the value of a key should stay small. */
+    static final int MAX_CLIENT_ID_LENGTH = 256;
 
     private EtcdOptions(Builder b) {
+        this.clientId = b.clientId;
         this.listeners = List.copyOf(b.listeners);
         this.ttl = b.ttl;
         this.requestTimeout = b.requestTimeout;
@@ -110,9 +120,14 @@ public final class EtcdOptions {
         return listeners;
     }
 
+    /** @return the client id written into the metadata of every claim; empty by default */
+    public String clientId() {
+        return clientId;
+    }
+
     @Override
     public String toString() {
-        return "EtcdOptions{ttl=" + ttl + ", requestTimeout=" + requestTimeout + ", failoverAfter=" + failoverAfter
+        return "EtcdOptions{ttl=" + ttl + (clientId.isEmpty() ? "" : ", clientId=" + clientId) + ", requestTimeout=" + requestTimeout + ", failoverAfter=" + failoverAfter
                 + (grantMargin == null ? "" : ", grantMargin=" + grantMargin)
                 + (callbackExecutor == null ? "" : ", callbackExecutor=" + callbackExecutor) + '}';
     }
@@ -125,8 +140,26 @@ public final class EtcdOptions {
         private Duration failoverAfter = Duration.ofMillis(150);
         private Duration grantMargin;
         private final List<SessionListener> listeners = new ArrayList<>();
+        private String clientId = "";
 
         private Builder() {
+        }
+
+        /**
+         * @param clientId the application's name for itself, written into the metadata of every claim
+         *        (see the class description); empty for none; at most 256 characters
+         * @return this builder
+         * @throws NullPointerException if {@code clientId} is null
+         * @throws IllegalArgumentException if {@code clientId} is longer than 256 characters
+         */
+        public Builder clientId(String clientId) {
+            Objects.requireNonNull(clientId, "clientId");
+            if (clientId.length() > MAX_CLIENT_ID_LENGTH) {
+                throw new IllegalArgumentException("clientId must be at most " + MAX_CLIENT_ID_LENGTH
+                        + " characters (it is written into every claim's key), got " + clientId.length());
+            }
+            this.clientId = clientId;
+            return this;
         }
 
         /**

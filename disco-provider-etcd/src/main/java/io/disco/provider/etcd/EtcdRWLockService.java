@@ -1,5 +1,6 @@
 package io.disco.provider.etcd;
 
+import io.disco.core.ClaimMetadata;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingToken;
 import io.disco.rwlock.RWGrant;
@@ -221,10 +222,17 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
     private final class RWClaim extends QueueClaim<RWGrant> {
 
         private final Mode mode;
+        private final ClaimMetadata metadata;
 
         RWClaim(Mode mode, boolean tryOnly) {
-            super(EtcdRWLockService.this, mode == Mode.READ ? readOwnKey : writeOwnKey, ByteSequence.EMPTY, tryOnly);
+            this(mode, tryOnly, EtcdRWLockService.this.session.claimMetadata());
+        }
+
+        /** The own key's value is the claim's metadata (Go's RWMutex writes an empty value and never reads it). */
+        private RWClaim(Mode mode, boolean tryOnly, ClaimMetadata metadata) {
+            super(EtcdRWLockService.this, mode == Mode.READ ? readOwnKey : writeOwnKey, KeyRange.bytes(metadata.toJson()), tryOnly);
             this.mode = mode;
+            this.metadata = metadata;
         }
 
         /** A reader waits for the writers before it; a writer for everyone before it. */
@@ -263,7 +271,11 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
                     });
         }
 
-        /** Ends the current read phase: the token is the revision of the Txn that deletes the marker. */
+        /**
+         * Ends the current read phase: the token is the revision of the Txn that deletes the marker,
+         * which etcd keeps nowhere: it is recorded in the own key's value, in the background, for the
+         * listing of claimants.
+         */
         private CompletableFuture<RWGrant> admitWriter(long myRevision) {
             return session.rpc("write admission Txn", () -> session.client().getKVClient().txn()
                             .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(myRevision)))
@@ -276,6 +288,7 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
                             throw new DiscoException("read/write lock " + prefix + ": the write admission Txn failed"
                                     + " although the own key is there (unexpected etcd answer)");
                         }
+                        recordToken(myRevision, metadata.toJson(r.getHeader().getRevision()));
                         return grantOf(r.getHeader().getRevision());
                     });
         }

@@ -196,7 +196,9 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
     private final class SemaphoreClaim extends QueueClaim<Permit> {
 
         SemaphoreClaim(boolean tryOnly) {
-            super(EtcdSemaphoreService.this, EtcdSemaphoreService.this.ownKey, ByteSequence.EMPTY, tryOnly);
+            // The holder key's value is the claim's metadata (the Go semaphore never reads it).
+            super(EtcdSemaphoreService.this, EtcdSemaphoreService.this.ownKey,
+                    KeyRange.bytes(EtcdSemaphoreService.this.session.claimMetadata().toJson()), tryOnly);
         }
 
         @Override

@@ -1,6 +1,8 @@
 package io.disco.provider.etcd;
 
+import io.disco.core.Claimant;
 import io.disco.core.DiscoSession;
+import io.disco.core.Primitive;
 import io.disco.election.ElectionService;
 import io.disco.fencing.DiscoException;
 import io.disco.lock.LockService;
@@ -8,6 +10,7 @@ import io.disco.rwlock.RWLockService;
 import io.disco.semaphore.SemaphoreService;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
@@ -160,6 +163,23 @@ public final class EtcdSession implements DiscoSession {
      */
     public SemaphoreService newSemaphore(String prefix, int limit) {
         return EtcdSemaphoreService.create(core, prefix, limit, false);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>On etcd: one read-only Txn of the name's keys ordered by CreateRevision. Tokens: a lock
+     * holder's is its key's CreateRevision when it did not wait, else the token this library records
+     * in the value after a waited acquisition (empty until that write lands, and for another client's
+     * holder that waited); a writer's is recorded the same way; readers of a read/write lock share the
+     * phase marker's CreateRevision; a semaphore holder's is its slot token; a leader's is its key's
+     * CreateRevision. The value of a lock, read/write lock or semaphore key written by this library is
+     * the {@linkplain io.disco.core.ClaimMetadata claim's metadata}; an election's value is the
+     * candidate's own and is listed as it is, with empty metadata.
+     */
+    @Override
+    public List<Claimant> claimants(Primitive primitive, String name) {
+        return new ClaimantListing(core.client(), core.requestTimeout()).list(primitive, name);
     }
 
     /** @return the id of this session's lease */

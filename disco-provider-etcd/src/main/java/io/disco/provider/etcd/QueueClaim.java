@@ -257,6 +257,20 @@ abstract class QueueClaim<G> {
                 .thenApply(r -> CreateAnswer.of(r, ownKey, allowed));
     }
 
+    /**
+     * Records the holder's fencing token in the own key's value ({@code json}, the claim's metadata
+     * with the token), for the listing of claimants: a guarded Put (the incarnation created at
+     * {@code myRevision} only, keeping the lease), sent once and not awaited, so that it delays no
+     * hand-over; if it fails or comes too late, the listing shows no token for this holder. Waiters
+     * watching this key see a PUT event, which etcd's Go recipes and this library's waits ignore.
+     */
+    final void recordToken(long myRevision, String json) {
+        session.rpcOnce("record of the token in the own key", () -> session.client().getKVClient().txn()
+                .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(myRevision)))
+                .Then(Op.put(ownKey, KeyRange.bytes(json), PutOption.builder().withLeaseId(session.leaseId()).build()))
+                .commit());
+    }
+
     /** The own key vanished: the lease is gone (or the key was deleted by hand). Nothing is left to delete. */
     final void ownKeyGone(DiscoException cause) {
         myRevision = 0;

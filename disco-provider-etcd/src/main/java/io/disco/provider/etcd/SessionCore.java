@@ -1,6 +1,7 @@
 package io.disco.provider.etcd;
 
 import io.disco.core.Callbacks;
+import io.disco.core.ClaimMetadata;
 import io.disco.core.DiscoSession;
 import io.disco.core.SessionEvents;
 import io.disco.core.SessionListener;
@@ -55,12 +56,15 @@ final class SessionCore implements LeaseKeeper.Observer {
     private final HeldKeyDeletions heldKeyDeletions = new HeldKeyDeletions();
     private final CompletableFuture<Void> done = new CompletableFuture<>();
 
+    private final String clientId;
+
     SessionCore(DiscoSession front, Client client, LeaseKeeper.Granted granted, EtcdOptions options) {
         this.front = front;
         this.client = client;
         this.leaseId = granted.id();
         this.ttlSeconds = granted.ttlSeconds();
         this.requestTimeout = options.requestTimeout();
+        this.clientId = options.clientId();
         this.name = "EtcdSession{lease=" + LeaseKeeper.hex(leaseId) + ", ttl=" + ttlSeconds + "s}";
         long failoverNanos = options.failoverAfter().toNanos();
         this.executors = new SessionExecutors(LeaseKeeper.hex(leaseId), name);
@@ -97,6 +101,11 @@ final class SessionCore implements LeaseKeeper.Observer {
     /** The lease id as etcd's Go recipes write it in keys: {@code <prefix>/<lease id in hex>}. */
     String leaseHex() {
         return LeaseKeeper.hex(leaseId);
+    }
+
+    /** Who makes a claim now, on the calling thread: the metadata written into the claim's key. */
+    ClaimMetadata claimMetadata() {
+        return ClaimMetadata.ofCurrentThread(clientId);
     }
 
     long ttlSeconds() {

@@ -78,6 +78,37 @@ class GoInteropTest {
         assertEquals(List.of(), keysUnder(client, name));
     }
 
+    /** Go's keys carry an empty value: the listing shows them with empty metadata, beside Java's. */
+    @Test
+    void goHoldersAreListedWithEmptyMetadata() throws Exception {
+        String name = uniquePrefix("go-listed");
+        try (GoRecipes goWriter = go(); GoRecipes goMutex = go(); EtcdSession s = EtcdSession.open(client, ttl(30))) {
+            RWLockService reader = s.newRWLock(name);
+            goWriter.send("wlock " + name).expect("wlocked", SOON);
+            CompletableFuture<RWGrant> r = reader.rLockAsync();
+            await().atMost(SOON).until(() -> s.claimants(io.disco.core.Primitive.RWLOCK, name).size() == 2);
+            List<io.disco.core.Claimant> cs = s.claimants(io.disco.core.Primitive.RWLOCK, name);
+            assertEquals(io.disco.core.ClaimMetadata.EMPTY, cs.get(0).metadata());
+            assertEquals(io.disco.core.Claimant.Role.HOLDER, cs.get(0).role());
+            assertEquals(io.disco.core.Claimant.Mode.EXCLUSIVE, cs.get(0).mode());
+            assertEquals(java.util.Optional.empty(), cs.get(0).token(), "a Go writer has no token");
+            assertEquals(io.disco.core.ClaimMetadata.Source.DISCO, cs.get(1).metadata().source());
+            assertEquals(io.disco.core.Claimant.Role.WAITER, cs.get(1).role());
+            goWriter.send("wunlock").expect("wunlocked", SOON);
+            r.get(5, SECONDS);
+            reader.rUnlock();
+
+            String lockName = uniquePrefix("go-listed-mutex");
+            long goRev = GoRecipes.revision(goMutex.send("lock " + lockName).expect("locked", SOON));
+            List<io.disco.core.Claimant> held = s.claimants(io.disco.core.Primitive.LOCK, lockName);
+            assertEquals(1, held.size());
+            assertEquals(io.disco.core.ClaimMetadata.EMPTY, held.get(0).metadata());
+            assertEquals(goRev, held.get(0).token().orElseThrow().value(), "an uncontended Go holder's revision");
+            goMutex.send("unlock").expect("unlocked", SOON);
+        }
+        assertEquals(List.of(), keysUnder(client, name));
+    }
+
     @Test
     void mutexJavaHoldsGoWaits() throws Exception {
         String name = uniquePrefix("go-mutex-b");

@@ -1,0 +1,62 @@
+package io.disco.core;
+
+import io.disco.fencing.FencingToken;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One key in a name's queue, as {@link DiscoSession#claimants} lists it: a holder, or a waiter, of a
+ * lock, read/write lock, semaphore or election, whichever client made it (this library, etcd's Go
+ * recipes, {@code etcdctl}, ...). A snapshot: by the time it is read, the holder may have changed.
+ *
+ * @param key the claim's key, for example {@code /locks/orders/694d8a3c3b7f1a04}
+ * @param leaseId the lease the key is attached to (0 if none)
+ * @param role whether it holds or waits
+ * @param position its place in the queue, from 0 (the first holder), in order of creation
+ * @param mode {@link Mode#SHARED} for a reader of a read/write lock and a semaphore permit, else
+ *     {@link Mode#EXCLUSIVE}
+ * @param token the holder's fencing token, where etcd's state gives it (see the provider's
+ *     description of the listing); always empty for a waiter
+ * @param metadata who made the claim (see {@link ClaimMetadata}); {@link ClaimMetadata#EMPTY} for an
+ *     election candidate, whose value is its own
+ * @param value the key's value as text: this library's JSON, another client's value, or an election
+ *     candidate's value
+ */
+public record Claimant(String key, long leaseId, Role role, int position, Mode mode, Optional<FencingToken> token,
+                       ClaimMetadata metadata, String value) {
+
+    /** Whether a claimant holds or waits. */
+    public enum Role {
+        /** Holds the lock, a read or write grant, a permit, or the leadership. */
+        HOLDER,
+        /** Waits in the queue behind the holders. */
+        WAITER
+    }
+
+    /** How a claim holds. */
+    public enum Mode {
+        /** Alone: a lock, a writer, a leader. */
+        EXCLUSIVE,
+        /** Beside others: a reader, a semaphore permit. */
+        SHARED
+    }
+
+    /**
+     * @throws NullPointerException if a component is null
+     * @throws IllegalArgumentException if {@code position} is negative, or a waiter has a token
+     */
+    public Claimant {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(role, "role");
+        Objects.requireNonNull(mode, "mode");
+        Objects.requireNonNull(token, "token");
+        Objects.requireNonNull(metadata, "metadata");
+        Objects.requireNonNull(value, "value");
+        if (position < 0) {
+            throw new IllegalArgumentException("position must not be negative, got " + position);
+        }
+        if (role == Role.WAITER && token.isPresent()) {
+            throw new IllegalArgumentException("a waiter has no token, got " + token.get());
+        }
+    }
+}
