@@ -103,7 +103,7 @@ final class ContendedDisco implements BenchCase {
         report.target("etcd requests per contended acquisition", "<= 4.5 from K=4 to K=64",
                 String.join(", ", perAcqText), worst <= 4.5,
                 "unary requests plus watch creates per acquisition, the own-key watch reused across acquisitions;"
-                        + " a waited acquisition also records its token in its key's value (one unanswered-for Put,"
+                        + " a waited acquisition also records its token in its key's value (one Put that nothing waits for,"
                         + " for EtcdSession.claimants), about 1.1 of the requests from K=4 on");
     }
 }
