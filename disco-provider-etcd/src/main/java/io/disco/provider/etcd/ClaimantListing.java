@@ -41,8 +41,10 @@ import java.util.concurrent.TimeoutException;
  *       acquisition (empty until that write lands, and for other clients' holders that waited, or
  *       when the revision was compacted);</li>
  *   <li>read/write lock: the first key, if it is a writer's; else every reader created before the
- *       first writer. A reader's token is the phase marker's CreateRevision; a writer's the
- *       {@code token} recorded in its value after admission (empty for a Go writer);</li>
+ *       first writer. A reader's token is the phase marker's CreateRevision; a writer's is
+ *       not listed (empty): it is the revision of its admission Txn, which no key keeps, and it is
+ *       not recorded in the writer's key because a Put would move the key's ModRevision, by which
+ *       etcd's Go RWMutex finds the writer that blocks a reader;</li>
  *   <li>semaphore: the first {@code limit} keys (the limit recorded for the name; every key when none
  *       is recorded, as for a name only Go programs use); a holder's token is the ModRevision of the
  *       slot key that names it;</li>
@@ -108,7 +110,7 @@ final class ClaimantListing {
             boolean writer = kv.getKey().startsWith(writerStart);
             boolean holds = writer ? i == 0 : !writerSeen;
             writerSeen |= writer;
-            Optional<FencingToken> token = !holds ? Optional.empty() : writer ? recorded(kv) : phase;
+            Optional<FencingToken> token = holds && !writer ? phase : Optional.empty();
             out.add(claimant(kv, holds ? Role.HOLDER : Role.WAITER, i, writer ? Mode.EXCLUSIVE : Mode.SHARED, token, true));
         }
         return out;

@@ -263,6 +263,10 @@ abstract class QueueClaim<G> {
      * {@code myRevision} only, keeping the lease), sent once and not awaited, so that it delays no
      * hand-over; if it fails or comes too late, the listing shows no token for this holder. Waiters
      * watching this key see a PUT event, which etcd's Go recipes and this library's waits ignore.
+     * Only for a key that nobody finds by its ModRevision: the lock's (Go's Mutex, etcdctl lock and
+     * etcd's server-side Lock find predecessors by CreateRevision), never a read/write lock's (Go's
+     * RWMutex finds blockers with {@code WithMaxModRev}, so a moved ModRevision lets a reader pass a
+     * held writer; GoInteropTest.aJavaWriterAndGoReadersExcludeEachOther caught it).
      */
     final void recordToken(long myRevision, String json) {
         session.rpcOnce("record of the token in the own key", () -> session.client().getKVClient().txn()
