@@ -21,30 +21,19 @@ import io.disco.rwlock.RWLockService;
 import io.disco.semaphore.Permit;
 import io.disco.semaphore.SemaphoreService;
 import io.disco.testing.EtcdExtension;
+import io.disco.testing.NullArguments;
 import io.etcd.jetcd.Client;
-import java.lang.reflect.Constructor;
-import java.lang.reflect.Executable;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
-import java.lang.reflect.Parameter;
-import java.lang.reflect.Proxy;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.FutureTask;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -57,7 +46,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * whose message names the parameter, at once (a call still running after 5 s is a failure: it waited),
  * and must change nothing: no key left in etcd, the service still usable. Exceptions' constructors are
  * left out (a null message or cause is theirs to take), and so are parameters documented to take null
- * ({@link #NULLABLE}).
+ * ({@link #NULLABLE}). The walk itself is {@link NullArguments}.
  *
  * <p>Before, {@code lock(null)}, {@code rLock(null)}, a semaphore's {@code acquire(null)} and
  * {@code campaign(value, null)} waited for ever, and other methods took null silently.
@@ -85,13 +74,15 @@ class NullArgumentsTest {
         try (Client client = Etcd.client(ETCD.cluster()); EtcdSession session = EtcdSession.open(client, Etcd.ttl(10));
              Disco disco = EtcdProvider.disco(client, Etcd.ttl(10))) {
             Map<Class<?>, Object> samples = samples(client, base);
+            // Strings are fresh names: no call may collide with another's service.
+            NullArguments nulls = new NullArguments(samples, () -> "/test/nulls/" + UUID.randomUUID()).allowNull(NULLABLE);
             String leasesBefore = ETCD.cluster().etcdctl("lease", "list").lines().findFirst().orElse("");
 
             // Statics and constructors of the public classes.
             for (Class<?> type : List.of(EtcdProvider.class, EtcdSession.class, EtcdOptions.class, EtcdOptions.Builder.class,
                     EtcdDeadlines.class, FencingToken.class, FencingHttp.class, FencingGrpc.class, Held.class, FencedLock.class,
                     Grant.class, RWGrant.class, Permit.class, Leadership.class, LeadershipRunner.Options.class, Disco.class)) {
-                walk(type, null, samples);
+                nulls.walk(type, null);
             }
             // Instances, backed by etcd where the type is a service.
             LockService lock = session.newLock(base + "/lock");
@@ -119,8 +110,11 @@ class NullArgumentsTest {
             instances.put(LeadershipRunner.Options.Builder.class,
                     LeadershipRunner.Options.builder("v", (LeaderTask) samples.get(LeaderTask.class)));
             for (Map.Entry<Class<?>, Object> e : instances.entrySet()) {
-                walk(e.getKey(), e.getValue(), samples);
+                nulls.walk(e.getKey(), e.getValue());
             }
+
+            problems.addAll(nulls.problems());
+            calls = nulls.calls();
 
             // Nothing changed: no key, no lease, every service usable.
             List<String> left = Etcd.keysUnder(client, base);
@@ -187,112 +181,4 @@ class NullArgumentsTest {
         s.put(Object.class, "v");
         return s;
     }
-
-    private Object sample(Parameter p, Map<Class<?>, Object> samples) {
-        Class<?> type = p.getType();
-        if (type == String.class) {
-            return "/test/nulls/" + UUID.randomUUID(); // a fresh name: no call may collide with another's service
-        }
-        if (type == int.class || type == Integer.class) {
-            return 1;
-        }
-        if (type == long.class || type == Long.class) {
-            return 1L;
-        }
-        if (type == boolean.class || type == Boolean.class) {
-            return false;
-        }
-        if (type.isEnum()) {
-            return type.getEnumConstants()[0];
-        }
-        if (samples.containsKey(type)) {
-            return samples.get(type);
-        }
-        if (type.isInterface()) {
-            return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {type}, (proxy, m, args) -> {
-                if (m.getName().equals("toString")) {
-                    return "a " + type.getSimpleName();
-                }
-                Class<?> r = m.getReturnType();
-                return r == boolean.class ? false : r == int.class || r == long.class ? 0 : null;
-            });
-        }
-        throw new AssertionError("no sample value of " + type.getName() + " for " + p);
-    }
-
-    private static boolean ours(Class<?> c) {
-        return c.getName().startsWith("io.disco.");
-    }
-
-    private void walk(Class<?> type, Object instance, Map<Class<?>, Object> samples) throws Exception {
-        List<Executable> targets = new ArrayList<>();
-        for (Method m : type.getMethods()) {
-            if (ours(m.getDeclaringClass()) && !m.isBridge() && !m.isSynthetic() && Modifier.isStatic(m.getModifiers()) == (instance == null)
-                    && !m.getName().equals("equals")) {
-                targets.add(m);
-            }
-        }
-        if (instance == null && !Throwable.class.isAssignableFrom(type) && !Modifier.isAbstract(type.getModifiers())) {
-            targets.addAll(Arrays.asList(type.getConstructors()));
-        }
-        for (Executable x : targets) {
-            Parameter[] params = x.getParameters();
-            for (int i = 0; i < params.length; i++) {
-                if (params[i].getType().isPrimitive()) {
-                    continue;
-                }
-                String where = type.getSimpleName() + "#" + (x instanceof Constructor ? type.getSimpleName() : x.getName())
-                        + "." + params[i].getName();
-                if (NULLABLE.contains(where)) {
-                    continue;
-                }
-                if (!params[i].isNamePresent()) {
-                    throw new AssertionError("compile with -parameters: no name for " + where);
-                }
-                Object[] args = new Object[params.length];
-                for (int j = 0; j < params.length; j++) {
-                    args[j] = j == i ? null : sample(params[j], samples);
-                }
-                calls++;
-                check(where, params[i].getName(), x, instance, args);
-            }
-        }
-    }
-
-    private void check(String where, String name, Executable x, Object instance, Object[] args) throws Exception {
-        FutureTask<Object> call = new FutureTask<>(() -> {
-            try {
-                Object r = x instanceof Method m ? m.invoke(instance, args) : ((Constructor<?>) x).newInstance(args);
-                return r instanceof Future<?> ? r : r == null ? "returned null" : "returned " + r;
-            } catch (InvocationTargetException e) {
-                return e.getCause();
-            }
-        });
-        Thread t = new Thread(call, "null-argument-call");
-        t.setDaemon(true);
-        t.start();
-        Object outcome;
-        try {
-            outcome = call.get(5, TimeUnit.SECONDS);
-        } catch (TimeoutException e) {
-            call.cancel(true);
-            problems.add(where + "(null): still waiting after 5 s");
-            return;
-        } catch (ExecutionException e) {
-            throw new AssertionError(where, e);
-        }
-        if (!(outcome instanceof NullPointerException || outcome instanceof IllegalArgumentException)) {
-            problems.add(where + "(null): " + (outcome instanceof Throwable e ? "threw " + e
-                    : outcome instanceof Future<?> ? "returned a future (an async method must throw at once)" : outcome));
-            if (outcome instanceof Future<?> f) {
-                f.cancel(true);
-            }
-            return;
-        }
-        String message = ((Throwable) outcome).getMessage();
-        if (message == null || !message.contains(name)) {
-            problems.add(where + "(null): " + outcome + " does not name the parameter '" + name + "'");
-        }
-    }
-
 }
