@@ -105,20 +105,24 @@ public final class Guard {
     /** The key under which a single (not keyed) guard's mark is persisted in its store. */
     static final String SINGLE_KEY = "";
 
+    // mark, lock and changed are package-private for Epoch (the last admission of a token leaving);
+    // the check and admit paths read them here.
+
     /** The high-water mark; 0 while no token has been accepted (tokens are at least 1). */
-    private final AtomicLong mark;
+    final AtomicLong mark;
     private final Duration drainTimeout;
     private final GuardStore store;
     private final String key;
     /** Taken to raise the mark, to start a new token's epoch, and to wait for one. */
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition changed = lock.newCondition();
+    final ReentrantLock lock = new ReentrantLock();
+    /** Signalled under {@link #lock} when the mark moves or an epoch's last admission leaves. */
+    final Condition changed = lock.newCondition();
     /**
      * The token whose admissions may run now, with their count. Every open admission has this
      * epoch's token: a higher token starts a new epoch only once this one's count is zero, and a
      * lower token is stale. Replaced under {@link #lock}.
      */
-    private volatile Epoch epoch = new Epoch(0);
+    private volatile Epoch epoch = new Epoch(this, 0);
 
     private final GuardListener listener;
     /** Null without an {@link IssuedBound}; shared by every key's guard of a keyed guard. */
@@ -313,7 +317,7 @@ public final class Guard {
                     return admitted(token, e);
                 }
                 if (e.running.get() == 0) {
-                    Epoch next = new Epoch(t);
+                    Epoch next = new Epoch(this, t);
                     next.running.set(1);
                     epoch = next;
                     return admitted(token, next);
@@ -497,29 +501,6 @@ public final class Guard {
     @Override
     public String toString() {
         return "Guard[highWater=" + mark.get() + "]";
-    }
-
-    /** The admissions of one token. */
-    private final class Epoch {
-        final long token;
-        final AtomicLong running = new AtomicLong();
-
-        Epoch(long token) {
-            this.token = token;
-        }
-
-        void leave() {
-            // Count out first, then look at the mark: a waiter raised the mark before it looked at the count.
-            // The mark differs from this epoch's token when a higher one waits, or when it was lowered.
-            if (running.decrementAndGet() == 0 && mark.get() != token) {
-                lock.lock();
-                try {
-                    changed.signalAll();
-                } finally {
-                    lock.unlock();
-                }
-            }
-        }
     }
 
     /** An admitted action in progress; {@link #close()} ends it (idempotent, any thread). */
