@@ -105,14 +105,14 @@ public final class Guard {
     /** The key under which a single (not keyed) guard's mark is persisted in its store. */
     static final String SINGLE_KEY = "";
 
-    // mark, lock and changed are package-private for Epoch (the last admission of a token leaving);
-    // the check and admit paths read them here.
+    // mark, store, key, lock, changed and bound are package-private for Epoch (the last admission of a
+    // token leaving) and MarkLowering (lowering a poisoned mark); the check and admit paths read them here.
 
     /** The high-water mark; 0 while no token has been accepted (tokens are at least 1). */
     final AtomicLong mark;
     private final Duration drainTimeout;
-    private final GuardStore store;
-    private final String key;
+    final GuardStore store;
+    final String key;
     /** Taken to raise the mark, to start a new token's epoch, and to wait for one. */
     final ReentrantLock lock = new ReentrantLock();
     /** Signalled under {@link #lock} when the mark moves or an epoch's last admission leaves. */
@@ -126,7 +126,7 @@ public final class Guard {
 
     private final GuardListener listener;
     /** Null without an {@link IssuedBound}; shared by every key's guard of a keyed guard. */
-    private final ConfirmedBound bound;
+    final ConfirmedBound bound;
 
     Guard(String key, long initial, Duration drainTimeout, GuardStore store, GuardListener listener,
           ConfirmedBound bound) {
@@ -416,9 +416,7 @@ public final class Guard {
      * @throws UnsupportedOperationException if the store cannot lower a mark ({@link GuardStore#lower})
      */
     public Optional<FencingToken> lowerMarkToBound() {
-        ConfirmedBound b = requireBound();
-        long fresh = b.fresh(FencingToken.of(Math.max(1, mark.get())));
-        return lowerLocked(FencingToken.of(fresh));
+        return MarkLowering.toBound(this);
     }
 
     /**
@@ -446,45 +444,7 @@ public final class Guard {
      * @throws UnsupportedOperationException if the store cannot lower a mark ({@link GuardStore#lower})
      */
     public Optional<FencingToken> lowerMark(FencingToken to) {
-        Objects.requireNonNull(to, "to");
-        ConfirmedBound b = requireBound();
-        long fresh = b.fresh(to);
-        if (to.value() < fresh) {
-            throw new IllegalArgumentException("to (" + to.value() + ") is below the coordination service's current"
-                    + " revision " + fresh + ": a mark that low would accept tokens of replaced owners again");
-        }
-        return lowerLocked(to);
-    }
-
-    private ConfirmedBound requireBound() {
-        if (bound == null) {
-            throw new IllegalStateException("this guard has no IssuedBound: it cannot tell how low a mark is safe;"
-                    + " build it with Guard.builder().issuedBound(...)");
-        }
-        return bound;
-    }
-
-    private Optional<FencingToken> lowerLocked(FencingToken to) {
-        lock.lock();
-        try {
-            long m = mark.get();
-            if (m <= to.value()) {
-                return highWater();
-            }
-            if (store != null) {
-                try {
-                    store.lower(key, to);
-                } catch (IOException e) {
-                    throw new UncheckedIOException("could not persist the lowered fencing mark " + to.value()
-                            + " for key '" + key + "'; the mark stays " + m, e);
-                }
-            }
-            mark.set(to.value());
-            changed.signalAll();
-            return highWater();
-        } finally {
-            lock.unlock();
-        }
+        return MarkLowering.to(this, to);
     }
 
     /**
