@@ -105,24 +105,28 @@ public final class Guard {
     /** The key under which a single (not keyed) guard's mark is persisted in its store. */
     static final String SINGLE_KEY = "";
 
+    // mark, store, key, lock, changed and bound are package-private for Epoch (the last admission of a
+    // token leaving) and MarkLowering (lowering a poisoned mark); the check and admit paths read them here.
+
     /** The high-water mark; 0 while no token has been accepted (tokens are at least 1). */
-    private final AtomicLong mark;
+    final AtomicLong mark;
     private final Duration drainTimeout;
-    private final GuardStore store;
-    private final String key;
+    final GuardStore store;
+    final String key;
     /** Taken to raise the mark, to start a new token's epoch, and to wait for one. */
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition changed = lock.newCondition();
+    final ReentrantLock lock = new ReentrantLock();
+    /** Signalled under {@link #lock} when the mark moves or an epoch's last admission leaves. */
+    final Condition changed = lock.newCondition();
     /**
      * The token whose admissions may run now, with their count. Every open admission has this
      * epoch's token: a higher token starts a new epoch only once this one's count is zero, and a
      * lower token is stale. Replaced under {@link #lock}.
      */
-    private volatile Epoch epoch = new Epoch(0);
+    private volatile Epoch epoch = new Epoch(this, 0);
 
     private final GuardListener listener;
     /** Null without an {@link IssuedBound}; shared by every key's guard of a keyed guard. */
-    private final ConfirmedBound bound;
+    final ConfirmedBound bound;
 
     Guard(String key, long initial, Duration drainTimeout, GuardStore store, GuardListener listener,
           ConfirmedBound bound) {
@@ -313,7 +317,7 @@ public final class Guard {
                     return admitted(token, e);
                 }
                 if (e.running.get() == 0) {
-                    Epoch next = new Epoch(t);
+                    Epoch next = new Epoch(this, t);
                     next.running.set(1);
                     epoch = next;
                     return admitted(token, next);
@@ -412,9 +416,7 @@ public final class Guard {
      * @throws UnsupportedOperationException if the store cannot lower a mark ({@link GuardStore#lower})
      */
     public Optional<FencingToken> lowerMarkToBound() {
-        ConfirmedBound b = requireBound();
-        long fresh = b.fresh(FencingToken.of(Math.max(1, mark.get())));
-        return lowerLocked(FencingToken.of(fresh));
+        return MarkLowering.toBound(this);
     }
 
     /**
@@ -442,45 +444,7 @@ public final class Guard {
      * @throws UnsupportedOperationException if the store cannot lower a mark ({@link GuardStore#lower})
      */
     public Optional<FencingToken> lowerMark(FencingToken to) {
-        Objects.requireNonNull(to, "to");
-        ConfirmedBound b = requireBound();
-        long fresh = b.fresh(to);
-        if (to.value() < fresh) {
-            throw new IllegalArgumentException("to (" + to.value() + ") is below the coordination service's current"
-                    + " revision " + fresh + ": a mark that low would accept tokens of replaced owners again");
-        }
-        return lowerLocked(to);
-    }
-
-    private ConfirmedBound requireBound() {
-        if (bound == null) {
-            throw new IllegalStateException("this guard has no IssuedBound: it cannot tell how low a mark is safe;"
-                    + " build it with Guard.builder().issuedBound(...)");
-        }
-        return bound;
-    }
-
-    private Optional<FencingToken> lowerLocked(FencingToken to) {
-        lock.lock();
-        try {
-            long m = mark.get();
-            if (m <= to.value()) {
-                return highWater();
-            }
-            if (store != null) {
-                try {
-                    store.lower(key, to);
-                } catch (IOException e) {
-                    throw new UncheckedIOException("could not persist the lowered fencing mark " + to.value()
-                            + " for key '" + key + "'; the mark stays " + m, e);
-                }
-            }
-            mark.set(to.value());
-            changed.signalAll();
-            return highWater();
-        } finally {
-            lock.unlock();
-        }
+        return MarkLowering.to(this, to);
     }
 
     /**
@@ -497,29 +461,6 @@ public final class Guard {
     @Override
     public String toString() {
         return "Guard[highWater=" + mark.get() + "]";
-    }
-
-    /** The admissions of one token. */
-    private final class Epoch {
-        final long token;
-        final AtomicLong running = new AtomicLong();
-
-        Epoch(long token) {
-            this.token = token;
-        }
-
-        void leave() {
-            // Count out first, then look at the mark: a waiter raised the mark before it looked at the count.
-            // The mark differs from this epoch's token when a higher one waits, or when it was lowered.
-            if (running.decrementAndGet() == 0 && mark.get() != token) {
-                lock.lock();
-                try {
-                    changed.signalAll();
-                } finally {
-                    lock.unlock();
-                }
-            }
-        }
     }
 
     /** An admitted action in progress; {@link #close()} ends it (idempotent, any thread). */
