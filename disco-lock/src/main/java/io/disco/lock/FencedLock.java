@@ -21,7 +21,11 @@ import java.util.function.Supplier;
  * <ul>
  *   <li>Ownership is per thread, and reentrant: the thread that locked holds the lock until it has
  *       unlocked as many times as it locked; the distributed claim is made on the first hold and
- *       released on the last, and {@link #token()} stays the same in between. {@link #unlock()} and
+ *       released on the last, and {@link #token()} stays the same in between. A reentrant
+ *       {@code tryLock} confirms the hold: once it was lost, {@link #tryLock()} and
+ *       {@link #tryLock(long, TimeUnit)} by the holding thread return false and leave its hold count as
+ *       it was (a caller that re-acquires to check that it still leads, such as Spring Integration's
+ *       {@code LockRegistryLeaderInitiator}, learns of the loss); {@link #lock()} still nests. {@link #unlock()} and
  *       {@link #token()} by a thread that does not hold the lock throw
  *       {@link IllegalMonitorStateException}, as {@code ReentrantLock} does.</li>
  *   <li>The threads of one JVM queue locally and fairly; only the local holder takes part in the

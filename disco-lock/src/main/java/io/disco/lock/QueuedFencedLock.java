@@ -87,7 +87,7 @@ final class QueuedFencedLock implements FencedLock {
             return false;
         }
         if (local.getHoldCount() > 1) {
-            return true;
+            return stillValid();
         }
         try {
             if (claim(Wait.NOT_AT_ALL, 0)) {
@@ -111,7 +111,7 @@ final class QueuedFencedLock implements FencedLock {
             return false;
         }
         if (local.getHoldCount() > 1) {
-            return true;
+            return stillValid();
         }
         try {
             if (claim(deadline - System.nanoTime() <= 0 ? Wait.NOT_AT_ALL : Wait.INTERRUPTIBLY, deadline)) {
@@ -125,6 +125,19 @@ final class QueuedFencedLock implements FencedLock {
         }
         local.unlock();
         return false;
+    }
+
+    /**
+     * A reentrant {@code tryLock}: it confirms the outer hold, and takes back its own local hold (the count
+     * is unchanged) if that hold was lost, so that a caller re-acquiring to check that it still holds
+     * learns of the loss.
+     */
+    private boolean stillValid() {
+        if (holding.err().isPresent()) {
+            local.unlock();
+            return false;
+        }
+        return true;
     }
 
     /**
