@@ -2,7 +2,8 @@
 #
 # ensure_etcd WHO BINARY:PACKAGE...
 #   BINARY is a command name, or an absolute path that the package installs (for packages without
-#   a command, such as Go sources).
+#   a command, such as Go sources); a path may be a glob (PostgreSQL's initdb lies under
+#   /usr/lib/postgresql/<version>/bin).
 #   For each missing binary (unless DISCO_ETCD_ENDPOINTS or DISCO_ETCD_BINARY points elsewhere),
 #   installs its Debian package when running as root with apt-get; otherwise says how to install it
 #   and returns 1.
@@ -16,7 +17,7 @@ ensure_etcd() {
       continue
     fi
     if [ "${bin#/}" != "$bin" ]; then
-      [ -e "$bin" ] || missing+=("$pkg")
+      compgen -G "$bin" >/dev/null || missing+=("$pkg")
     else
       command -v "$bin" >/dev/null 2>&1 || missing+=("$pkg")
     fi
