@@ -99,7 +99,11 @@ public final class PostgresServer implements AutoCloseable {
     }
 
     private static Path binaries() {
-        String env = System.getenv("DISCO_PG_BIN");
+        return binaries(System.getenv("DISCO_PG_BIN"), Paths.get(DEBIAN_ROOT));
+    }
+
+    /** The directory of initdb and pg_ctl: {@code env} if set, else the newest version under {@code root}. */
+    static Path binaries(String env, Path root) {
         if (env != null && !env.isBlank()) {
             Path dir = Paths.get(env);
             if (!Files.isExecutable(dir.resolve("initdb")) || !Files.isExecutable(dir.resolve("pg_ctl"))) {
@@ -107,7 +111,6 @@ public final class PostgresServer implements AutoCloseable {
             }
             return dir;
         }
-        Path root = Paths.get(DEBIAN_ROOT);
         if (!Files.isDirectory(root)) {
             throw new IllegalStateException(INSTALL);
         }
@@ -117,7 +120,7 @@ public final class PostgresServer implements AutoCloseable {
                     .max(Comparator.comparingDouble(PostgresServer::version))
                     .orElseThrow(() -> new IllegalStateException(INSTALL));
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot list " + DEBIAN_ROOT, e);
+            throw new UncheckedIOException("cannot list " + root, e);
         }
     }
 
