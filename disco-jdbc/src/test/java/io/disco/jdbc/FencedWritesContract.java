@@ -211,7 +211,7 @@ abstract class FencedWritesContract {
      * committed before it or lost with TokenStaleException.
      */
     void freeRaces(int isolation) throws Exception {
-        for (int round = 1; round <= 8; round++) {
+        for (int round = 1; round <= 6; round++) {
             long older = 2L * round;
             long newer = older + 1;
             long id = round % 2 == 0 ? 1 : 1000 + round; // the existing row, or a first insert
