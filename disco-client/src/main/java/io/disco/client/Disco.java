@@ -44,7 +44,8 @@ import java.util.Objects;
  *       unreachable or the process paused, or was revoked), every hold made through it reports the loss:
  *       its {@code done()} completes, {@code err()} tells it, and {@code token()} and the last
  *       {@code unlock()} throw the primitive's lost exception ({@code LockLostException},
- *       {@code RWLockLostException}). The client opens a new owner at once and, while that fails, again
+ *       {@code RWLockLostException}; for a semaphore's permit, {@code done(permit)}, {@code err(permit)} and
+ *       {@code release(permit)}, which throws {@code SemaphoreLostException}). The client opens a new owner at once and, while that fails, again
  *       after a backoff of 100 ms that doubles up to 10 s. An acquisition that was waiting at the moment
  *       of loss held nothing: it claims again through the new owner, within its own timeout, and
  *       acquisitions started later wait for the new owner the same way.

@@ -15,7 +15,10 @@ import java.util.concurrent.ConcurrentSkipListMap;
  * {@code n > 0} is {@code <prefix>/<lease id in hex>-<n>}. Every one of them lies directly under
  * {@code <prefix>/}, where Go's semaphore and this library's count holders, so each counts as one holder
  * for everybody. A key never names another lease's holder ({@code '-'} is no hex digit). An index is
- * taken by the lowest free one when a service is made and freed when it is closed.
+ * taken by the lowest free one when a service is made and freed when it is closed: reusing a key of the
+ * same lease is what a new service on a name does after a close for every kind, with the same caveat (a
+ * withdrawal that etcd had not confirmed within the close's request timeout may still delete the
+ * incarnation a new claim adopted; that claim then fails as lost, it never holds two places).
  *
  * <p>Join and leave run under the registry's holders lock; the lease thread reads {@link #services}
  * without it.

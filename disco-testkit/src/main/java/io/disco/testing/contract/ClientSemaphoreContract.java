@@ -127,6 +127,12 @@ public abstract class ClientSemaphoreContract extends ContractSupport {
         }
         assertEquals(threads * rounds, acquisitions);
         assertEquals(List.of(), keys(name));
+        awaitNothingKept(disco);
+    }
+
+    /** Waits until the client keeps nothing for any name: an idle name lingers at most half a second. */
+    private static void awaitNothingKept(Disco d) {
+        org.awaitility.Awaitility.await().atMost(SOON).until(() -> ClientContract.namesInUse(d) == 0);
     }
 
     @Test
@@ -191,6 +197,7 @@ public abstract class ClientSemaphoreContract extends ContractSupport {
         Permit c = semaphore.acquireAsync().get(10, TimeUnit.SECONDS);
         semaphore.release(c);
         assertEquals(List.of(), keys(name));
+        awaitNothingKept(disco);
     }
 
     @Test
@@ -261,6 +268,7 @@ public abstract class ClientSemaphoreContract extends ContractSupport {
         semaphore.release(later);
         other.semaphore(name, 3).release(theirs);
         assertEquals(List.of(), keys(name));
+        awaitNothingKept(disco);
     }
 
     @Test
