@@ -42,7 +42,7 @@ import java.util.concurrent.TimeoutException;
  *       would need the {@code n} claims made in one backend transaction and admitted together (for etcd:
  *       {@code n} keys with one CreateRevision, admitted only when all fit), which the one-key acquire
  *       machine shared by every primitive does not do; and each of the {@code n} permits would still need
- *       its own slot and token. To take several, take them one by one under a {@link FencedLock} of your
+ *       its own slot and token. To take several, take them one by one under a {@link io.disco.lock.FencedLock} of your
  *       own that every multi-permit taker of the name holds while taking, so that at most one caller is
  *       ever part-way through.</li>
  *   <li>Futures complete off the backend's threads that keep the owner alive.</li>
