@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 
 /**
  * A semaphore name in use: the permits held through it, each with the per-owner service that holds it
@@ -36,14 +37,14 @@ final class SemaphoreEntry extends Entry<SemaphoreEntry.Holders> {
 
         final DiscoBackend.Owner owner;
         /** Told, off the backend's threads, when a service made here finishes (its owner lost, or closed). */
-        private final java.util.function.Consumer<SemaphoreService> ended;
+        private final Consumer<SemaphoreService> ended;
         /** Guards the fields below; never held while calling the backend. */
         private final ReentrantLock lock = new ReentrantLock();
         private final ArrayDeque<SemaphoreService> idle = new ArrayDeque<>();
         private final List<SemaphoreService> all = new ArrayList<>();
         private boolean closed;
 
-        Holders(DiscoBackend.Owner owner, java.util.function.Consumer<SemaphoreService> ended) {
+        Holders(DiscoBackend.Owner owner, Consumer<SemaphoreService> ended) {
             this.owner = owner;
             this.ended = ended;
         }
