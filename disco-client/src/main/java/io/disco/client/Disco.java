@@ -44,7 +44,8 @@ import java.util.Objects;
  *       unreachable or the process paused, or was revoked), every hold made through it reports the loss:
  *       its {@code done()} completes, {@code err()} tells it, and {@code token()} and the last
  *       {@code unlock()} throw the primitive's lost exception ({@code LockLostException},
- *       {@code RWLockLostException}). The client opens a new owner at once and, while that fails, again
+ *       {@code RWLockLostException}; for a semaphore's permit, {@code done(permit)}, {@code err(permit)} and
+ *       {@code release(permit)}, which throws {@code SemaphoreLostException}). The client opens a new owner at once and, while that fails, again
  *       after a backoff of 100 ms that doubles up to 10 s. An acquisition that was waiting at the moment
  *       of loss held nothing: it claims again through the new owner, within its own timeout, and
  *       acquisitions started later wait for the new owner the same way.
@@ -89,6 +90,24 @@ public interface Disco extends AutoCloseable {
      * @throws IllegalStateException if the client is closed
      */
     FencedReadWriteLock readWriteLock(String name);
+
+    /**
+     * The semaphore named {@code name}, with {@code permits} permits; same naming rules as
+     * {@link #lock(String)}. Any number of this process's threads may hold permits at once, each its own
+     * holder in the backend on the client's one owner (for etcd: one more key on the same lease), each
+     * permit with its own slot and slot token; see {@link FencedSemaphore}. Its keys are those of the Go
+     * disco semaphore on the name, so Go holders count in the same limit.
+     *
+     * @param name the semaphore's name
+     * @param permits how many may hold a permit at once, in every process together; the same for every
+     *     holder of the name
+     * @return the semaphore; the handle holds nothing until a permit is acquired
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is blank or ends in {@code '/'}, {@code permits < 1},
+     *     or this client holds or waits on the name with another number of permits
+     * @throws IllegalStateException if the client is closed
+     */
+    FencedSemaphore semaphore(String name, int permits);
 
     /**
      * Releases everything held and ends the owner (for etcd: revokes the lease); waits at most the

@@ -3,6 +3,7 @@ package io.disco.client;
 import io.disco.fencing.DiscoException;
 import io.disco.lock.LockService;
 import io.disco.rwlock.RWLockService;
+import io.disco.semaphore.SemaphoreService;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
@@ -55,6 +56,19 @@ public interface DiscoBackend {
          * @throws IllegalStateException if the owner is lost or closed
          */
         RWLockService newRWLock(String name);
+
+        /**
+         * One more holder of the semaphore {@code name} on this owner: the client makes one per permit
+         * held or waited for at once, so an owner must allow several on one name, each its own holder
+         * (for etcd: its own key on the owner's lease) counted once against {@code limit}.
+         *
+         * @param name the semaphore's name, already checked by the client
+         * @param limit the semaphore's limit, positive
+         * @return a new semaphore service on this owner
+         * @throws IllegalArgumentException if the name's recorded limit is another
+         * @throws IllegalStateException if the owner is lost or closed
+         */
+        SemaphoreService newSemaphore(String name, int limit);
 
         /**
          * Completes, normally, once when the owner is lost or closed.

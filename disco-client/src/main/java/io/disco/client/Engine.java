@@ -11,13 +11,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The backend-neutral {@link Disco}: one owner at a time, replaced after a loss; the registry of
- * names in use.
+ * names in use. A semaphore by name is a {@link SemaphoreEntry}: its entry's service is the set of
+ * semaphore services of the current owner, one per permit held or waited for at once, each one more
+ * holder of the same owner ({@code DiscoBackend.Owner.newSemaphore}).
  *
  * <p>Where the rest of the client slots in:
  * <ul>
- *   <li>A semaphore by name with many permits per process: one more {@link Kind}, a
- *       {@code SemaphoreEntry} (an {@link Entry} subclass whose services are one per permit held, since
- *       a semaphore service holds one permit), and {@code DiscoBackend.Owner.newSemaphore(name, limit)}.</li>
  *   <li>An election and a leadership runner from the client: {@code Kind.ELECTION} and
  *       {@code Owner.newElection(name)}; the runner takes its elections from {@link #owner()}, so it
  *       campaigns again on the new owner after a loss.</li>
@@ -180,6 +179,18 @@ final class Engine implements Disco {
     public FencedReadWriteLock readWriteLock(String name) {
         requireOpen();
         return new ClientReadWriteLock(this, Names.check(name));
+    }
+
+    @Override
+    public FencedSemaphore semaphore(String name, int permits) {
+        requireOpen();
+        String checked = Names.check(name);
+        ClientSemaphore s = new ClientSemaphore(this, checked, ClientSemaphore.checkPermits(permits));
+        SemaphoreEntry inUse = registry.inUse(checked, SemaphoreEntry.class);
+        if (inUse != null && inUse.permits != permits) {
+            throw s.otherLimit(inUse.permits);
+        }
+        return s;
     }
 
     /** @return how many names are held or waited for now (tests, and a health check's gauge) */

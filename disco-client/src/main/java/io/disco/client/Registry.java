@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * The names of one client, sorted so that a name nested in another, or holding another, is found
@@ -37,9 +38,22 @@ final class Registry {
      * @throws IllegalStateException if the name is used as another kind, or is nested in (or holds) a name in use
      */
     <E extends Entry<?>> E join(String name, Kind kind, Class<E> type, Function<String, E> create) {
+        return join(name, kind, type, create, e -> true);
+    }
+
+    /**
+     * {@link #join(String, Kind, Class, Function)}, where an idle entry of the kind that does not
+     * {@code fit} (a semaphore's limit) is dropped and made anew; one in use is returned as it is, for the
+     * caller to refuse.
+     */
+    <E extends Entry<?>> E join(String name, Kind kind, Class<E> type, Function<String, E> create, Predicate<? super E> fits) {
         lock.lock();
         try {
             Entry<?> e = names.get(name);
+            if (e != null && e.kind == kind && e.users == 0 && !fits.test(type.cast(e))) {
+                drop(e);
+                e = null;
+            }
             if (e != null && e.kind != kind) {
                 if (e.users > 0) {
                     throw new IllegalStateException("'" + name + "' is in use by this client as a " + e.kind
@@ -101,6 +115,17 @@ final class Registry {
         try {
             Entry<?> e = names.get(name);
             return type.isInstance(e) ? type.cast(e) : null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The entry of {@code name} if it is in use (held or waited for) as a {@code type}, or null. */
+    <E extends Entry<?>> E inUse(String name, Class<E> type) {
+        lock.lock();
+        try {
+            Entry<?> e = names.get(name);
+            return type.isInstance(e) && e.users > 0 ? type.cast(e) : null;
         } finally {
             lock.unlock();
         }

@@ -4,6 +4,7 @@ import io.disco.client.DiscoBackend;
 import io.disco.fencing.DiscoException;
 import io.disco.lock.LockService;
 import io.disco.rwlock.RWLockService;
+import io.disco.semaphore.SemaphoreService;
 import io.etcd.jetcd.Client;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
@@ -39,6 +40,12 @@ final class EtcdDiscoBackend implements DiscoBackend {
         @Override
         public RWLockService newRWLock(String name) {
             return session.newRWLock(name);
+        }
+
+        /** One more holder on the session's lease: a session allows several semaphore services per name. */
+        @Override
+        public SemaphoreService newSemaphore(String name, int limit) {
+            return session.newSemaphore(name, limit);
         }
 
         @Override

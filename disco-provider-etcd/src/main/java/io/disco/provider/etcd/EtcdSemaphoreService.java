@@ -36,6 +36,13 @@ import java.util.function.UnaryOperator;
  * created newest, so once a key is among the first {@code limit}, it stays there: at most
  * {@code limit} holders are admitted at any time. Go and Java holders share the queue and the count.
  *
+ * <p><b>Several permits per lease.</b> One service holds one permit, but a session may have several
+ * services on one name ({@link SemaphoreHolders}): the first's key is {@code <prefix>/<lease id in hex>}
+ * as above, a further one's {@code <prefix>/<lease id in hex>-<n>}. Each is one key directly under
+ * {@code <prefix>/}, created by its own Txn at its own revision, so the argument above counts it as one
+ * holder, for Go's admission as for this library's: {@code n} services of one lease take {@code n} of the
+ * {@code limit} places, never more. Everything below is per holder key, so it holds for each of them.
+ *
  * <p><b>Slots</b>, outside {@code <prefix>/} (Go never counts them): after admission a holder claims
  * slot {@code i} in {@code 0 .. limit-1} by writing the leased key
  * {@code disco-semaphore-slot:<prefix>/<i>} with the value {@code <holder key>@<its CreateRevision>},
@@ -44,8 +51,9 @@ import java.util.function.UnaryOperator;
  * Txn's revision, which is the slot key's ModRevision afterwards.
  *
  * <p><b>Why it is safe.</b> (1) Unique slots: a slot key is written only by an admitted holder, and
- * only while it is absent or belongs to a holder key that no longer exists; so no two current holders
- * have one slot. (2) A free slot exists: the slot keys of current holders number at most
+ * only while it is absent or belongs to a holder key incarnation ({@code <key>@<CreateRevision>}) that
+ * no longer exists; so no two current holders have one slot, even two holders of one lease, whose keys
+ * differ. (2) A free slot exists: the slot keys of current holders number at most
  * {@code limit - 1} besides the claimer's, so among {@code limit} slots one is absent or stale.
  * (3) Tokens increase per slot: every claim is a write at a new revision. (4) A valid holder is never
  * rejected by its slot's guard: the mark of slot {@code i} rises above a holder's token only through
@@ -72,10 +80,10 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
     private final KeyRange queue;
     private final KeyRange slots;
 
-    private EtcdSemaphoreService(SessionCore session, String prefix, int limit, boolean ownsSession) {
+    private EtcdSemaphoreService(SessionCore session, String prefix, int limit, boolean ownsSession, int holder) {
         super(session, prefix, "semaphore", ownsSession);
         this.limit = limit;
-        this.key = leaseKey(prefix);
+        this.key = SemaphoreHolders.holderKey(prefix, session.leaseHex(), holder);
         this.ownKey = KeyRange.bytes(key);
         this.queue = KeyRange.prefix(prefix + "/");
         this.slots = KeyRange.prefix(SLOT_NAMESPACE + prefix + "/");
@@ -102,7 +110,19 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
                         + ": every service on one name must use one limit");
             }
         }
-        return register(new EtcdSemaphoreService(session, prefix, limit, ownsSession));
+        return session.joinSemaphoreHolders(prefix, holder -> new EtcdSemaphoreService(session, prefix, limit, ownsSession, holder));
+    }
+
+    /** @return the holder key */
+    ByteSequence ownKey() {
+        return ownKey;
+    }
+
+    /** Closes, then frees its holder index for the session's next service on the name. */
+    @Override
+    public void close() {
+        super.close();
+        session.leaveSemaphoreHolders(this);
     }
 
     private static <T> T await(SessionCore session, CompletableFuture<T> f, String what) {

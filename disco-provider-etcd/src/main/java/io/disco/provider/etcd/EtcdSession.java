@@ -155,10 +155,16 @@ public final class EtcdSession implements DiscoSession {
      *
      * @param prefix the semaphore's name, for example {@code /semaphores/exports}; not blank
      * @param limit how many may hold a permit at once, at least 1; the same for every service on the name
+     * <p>Unlike the other services, several semaphore services of one session may share a name: each is
+     * one more holder of one permit, under its own key ({@code <prefix>/<lease id in hex>} for the first,
+     * {@code <prefix>/<lease id in hex>-<n>} for further ones, all counted by Go's admission), so one lease
+     * can hold several permits. {@code io.disco.client.Disco#semaphore} is built on this.
+     *
      * @return a new semaphore service; closing it does not close this session
      * @throws NullPointerException if {@code prefix} is null
      * @throws IllegalArgumentException if {@code prefix} is blank, {@code limit < 1}, or the name has another limit
-     * @throws IllegalStateException if this session already has a service on {@code prefix}, or is closed or lost
+     * @throws IllegalStateException if this session has a service of another kind on {@code prefix} or on a
+     *     name nested with it, or is closed or lost
      * @throws io.disco.fencing.DiscoException if etcd does not answer the limit check in time
      */
     public SemaphoreService newSemaphore(String prefix, int limit) {

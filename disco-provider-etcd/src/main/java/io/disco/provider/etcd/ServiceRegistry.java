@@ -5,18 +5,24 @@ import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntFunction;
 
 /**
  * The services of one session, by the range their keys lie in ({@code prefix + "/"}), sorted: a
  * nested name is found among its neighbours and its parents, not by a scan of every service. No two
  * services of a session may have nested names (rule 8): they would share or queue behind each other's
- * keys, and one's release could delete the other's key. Thread-safe.
+ * keys, and one's release could delete the other's key. The one exception is a semaphore: several
+ * semaphore services of one session may share its name, each with its own holder key; they are one
+ * member here, a {@link SemaphoreHolders}. Thread-safe.
  */
 final class ServiceRegistry {
 
     private final ConcurrentSkipListMap<String, SessionMember> members = new ConcurrentSkipListMap<>();
     /** What the session is called in messages. */
     private final String session;
+    /** Serialises the joins and leaves of semaphore holders, so that a group is never dropped while one joins it. */
+    private final ReentrantLock holders = new ReentrantLock();
 
     ServiceRegistry(String session) {
         this.session = session;
@@ -45,6 +51,47 @@ final class ServiceRegistry {
 
     void unregister(SessionMember member) {
         members.remove(member.prefix() + "/", member);
+    }
+
+    /**
+     * Registers one more semaphore holder on {@code prefix}: the first makes the name's
+     * {@link SemaphoreHolders} (refused like {@link #register} when another kind uses the name or a
+     * nested one), later ones join it with the lowest free holder index. Runs under the lease's lock,
+     * as {@link #register}.
+     *
+     * @param make makes the service of a holder index
+     * @throws IllegalStateException if the name is used by another kind, or nests with a name in use
+     */
+    EtcdSemaphoreService joinHolders(String prefix, IntFunction<EtcdSemaphoreService> make) {
+        holders.lock();
+        try {
+            SessionMember m = members.get(prefix + "/");
+            SemaphoreHolders group;
+            if (m instanceof SemaphoreHolders g) {
+                group = g;
+            } else {
+                group = new SemaphoreHolders(prefix);
+                register(group);
+            }
+            int index = group.freeIndex();
+            EtcdSemaphoreService service = make.apply(index);
+            group.add(index, service);
+            return service;
+        } finally {
+            holders.unlock();
+        }
+    }
+
+    /** Unregisters a semaphore holder; the name's group goes with its last one. */
+    void leaveHolders(EtcdSemaphoreService service) {
+        holders.lock();
+        try {
+            if (members.get(service.prefix() + "/") instanceof SemaphoreHolders g && g.remove(service)) {
+                members.remove(service.prefix() + "/", g);
+            }
+        } finally {
+            holders.unlock();
+        }
     }
 
     /** The service whose range holds {@code key}, or null (at most one: nested names are refused). */

@@ -185,6 +185,21 @@ final class SessionCore implements LeaseKeeper.Observer {
         services.unregister(member);
     }
 
+    /**
+     * Registers one more semaphore holder on {@code prefix} (see {@link ServiceRegistry#joinHolders}).
+     *
+     * @throws IllegalStateException if the session is closed or lost, or the name is another kind's or nests
+     */
+    EtcdSemaphoreService joinSemaphoreHolders(String prefix, java.util.function.IntFunction<EtcdSemaphoreService> make) {
+        EtcdSemaphoreService[] made = new EtcdSemaphoreService[1];
+        lease.whileUsable(() -> made[0] = services.joinHolders(prefix, make));
+        return made[0];
+    }
+
+    void leaveSemaphoreHolders(EtcdSemaphoreService service) {
+        services.leaveHolders(service);
+    }
+
     /** The service whose range holds {@code key}, or null. */
     SessionMember memberOwning(ByteSequence key) {
         return services.owning(key);

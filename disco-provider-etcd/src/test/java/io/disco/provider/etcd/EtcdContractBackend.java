@@ -90,6 +90,23 @@ final class EtcdContractBackend implements ContractBackend, BeforeAllCallback {
         client.getKVClient().delete(Etcd.bytes(key)).get(5, TimeUnit.SECONDS);
     }
 
+    /** The key's lease, in hex as in the keys of etcd's Go recipes. */
+    @Override
+    public String ownerOf(String key) throws Exception {
+        List<io.etcd.jetcd.KeyValue> kvs = client.getKVClient().get(Etcd.bytes(key)).get(5, TimeUnit.SECONDS).getKvs();
+        return kvs.isEmpty() || kvs.get(0).getLease() == 0 ? null : Long.toHexString(kvs.get(0).getLease());
+    }
+
+    /** Revokes the key's lease, as {@code etcdctl lease revoke} does. */
+    @Override
+    public void endOwnerOf(String key) throws Exception {
+        String lease = ownerOf(key);
+        if (lease == null) {
+            throw new IllegalStateException("key " + key + " is absent or has no lease");
+        }
+        client.getLeaseClient().revoke(Long.parseUnsignedLong(lease, 16)).get(5, TimeUnit.SECONDS);
+    }
+
     /** Advances the revision past the waiters' and compacts up to it. */
     @Override
     public void compactHistory() throws Exception {

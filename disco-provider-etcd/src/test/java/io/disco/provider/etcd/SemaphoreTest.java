@@ -98,6 +98,48 @@ class SemaphoreTest {
     }
 
     @Test
+    void oneSessionHoldsSeveralPermitsEachUnderItsOwnKeyCountedLikeGoHolders() throws Exception {
+        String prefix = Etcd.uniquePrefix("semaphore-one-lease");
+        long goLease = ETCD.client().getLeaseClient().grant(30).get(10, TimeUnit.SECONDS).getID();
+        try (EtcdSession s = EtcdSession.open(ETCD.client(), Etcd.ttl(10))) {
+            String hex = Long.toHexString(s.leaseId());
+            SemaphoreService first = s.newSemaphore(prefix, 3);
+            SemaphoreService second = s.newSemaphore(prefix, 3);
+            Permit p1 = first.acquire(WAIT);
+            Permit p2 = second.acquire(WAIT);
+            assertEquals(prefix + "/" + hex, p1.key(), "the first holder's key is the Go semaphore's");
+            assertEquals(prefix + "/" + hex + "-1", p2.key());
+            assertTrue(p1.slot() != p2.slot(), "one slot each");
+            assertThrows(IllegalStateException.class, () -> s.newLock(prefix), "the name is this session's semaphore");
+            assertThrows(IllegalStateException.class, () -> s.newLock(prefix + "/x"), "nested in it");
+
+            // A Go holder (its key under the prefix, created after ours) fills the limit: it counts our two keys.
+            String goKey = prefix + "/" + Long.toHexString(goLease);
+            ETCD.client().getKVClient().put(Etcd.bytes(goKey), Etcd.bytes(""),
+                    PutOption.builder().withLeaseId(goLease).build()).get(10, TimeUnit.SECONDS);
+            SemaphoreService third = s.newSemaphore(prefix, 3);
+            assertTrue(third.tryAcquire().isEmpty(), "two keys of one lease and a Go key fill a limit of 3");
+            assertEquals(List.of(p1.key(), p2.key(), goKey).stream().sorted().toList(), holderKeys(prefix));
+
+            second.release();
+            second.close();
+            SemaphoreService again = s.newSemaphore(prefix, 3); // the freed holder index is taken again
+            Permit p3 = again.acquire(WAIT);
+            assertEquals(prefix + "/" + hex + "-1", p3.key());
+            assertEquals(p2.slot(), p3.slot(), "the freed slot");
+            assertTrue(p3.token().isNewerThan(p2.token()));
+            third.close();
+            again.close();
+            first.close();
+            assertEquals(List.of(goKey), holderKeys(prefix));
+            assertTrue(slotKeys(prefix).isEmpty());
+            s.newLock(prefix).close(); // the name is free for another kind once its holders are closed
+        } finally {
+            ETCD.client().getLeaseClient().revoke(goLease).get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
     void badInputAndADifferentLimitAreClearErrors() throws Exception {
         String prefix = Etcd.uniquePrefix("semaphore-input");
         try (EtcdSession s = EtcdSession.open(ETCD.client(), Etcd.ttl(10));

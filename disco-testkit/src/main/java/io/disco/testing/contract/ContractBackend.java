@@ -70,6 +70,25 @@ public interface ContractBackend {
     void deleteKey(String key) throws Exception;
 
     /**
+     * The owner a key belongs to (etcd: the lease it is attached to, in hex; ZooKeeper: the session id of an
+     * ephemeral node), for tests that check how many owners a client uses.
+     *
+     * @param key a key as {@link #keys(String)} lists it
+     * @return the owner's id, or null when the key is absent or belongs to no owner
+     * @throws Exception if the backend cannot be read
+     */
+    String ownerOf(String key) throws Exception;
+
+    /**
+     * Ends the owner {@code key} belongs to from outside, as an operator would ({@code etcdctl lease revoke},
+     * a ZooKeeper session expired by the server), without telling the process that holds it.
+     *
+     * @param key a key as {@link #keys(String)} lists it
+     * @throws Exception if the backend cannot be written, or the key belongs to no owner
+     */
+    void endOwnerOf(String key) throws Exception;
+
+    /**
      * Discards the history of past changes that the backend keeps, if it keeps one (etcd: compacts up to the
      * current revision), so that a waiter or observer that resumes from history has to cope. A backend without
      * such history does nothing.

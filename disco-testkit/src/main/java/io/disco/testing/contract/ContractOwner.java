@@ -37,7 +37,8 @@ public interface ContractOwner extends AutoCloseable {
     RWLockService newRWLock(String name);
 
     /**
-     * Creates a semaphore of {@code limit} permits on {@code name}, on this owner's session.
+     * Creates a semaphore of {@code limit} permits on {@code name}, on this owner's session: one more holder of
+     * one permit (an owner may have several semaphore services on one name, each its own holder).
      *
      * @param name  the semaphore's name
      * @param limit the number of permits
@@ -45,7 +46,7 @@ public interface ContractOwner extends AutoCloseable {
      * @throws NullPointerException if {@code name} is null
      * @throws IllegalArgumentException if {@code name} is blank, {@code limit < 1}, or the semaphore
      *                                  exists with another limit
-     * @throws IllegalStateException    if this owner already has a service on {@code name}
+     * @throws IllegalStateException    if this owner has a service of another kind on {@code name}
      */
     SemaphoreService newSemaphore(String name, int limit);
 

@@ -1,0 +1,167 @@
+package io.disco.client;
+
+import io.disco.semaphore.Permit;
+import io.disco.semaphore.SemaphoreLostException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The handle {@link Disco#semaphore(String, int)} returns: a name, a limit and the client. Every
+ * acquisition joins the name's entry (making it if the name was idle) and the end of every hold (a
+ * release, a loss reported by the release, an acquisition that gives up) leaves it, so the entry lives
+ * exactly as long as somebody holds or waits.
+ */
+final class ClientSemaphore implements FencedSemaphore {
+
+    private final Engine engine;
+    private final String name;
+    private final int permits;
+
+    ClientSemaphore(Engine engine, String name, int permits) {
+        this.engine = engine;
+        this.name = name;
+        this.permits = permits;
+    }
+
+    /**
+     * @throws IllegalArgumentException if {@code permits} is not positive
+     */
+    static int checkPermits(int permits) {
+        if (permits < 1) {
+            throw new IllegalArgumentException("permits must be at least 1, got " + permits);
+        }
+        return permits;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public int permits() {
+        return permits;
+    }
+
+    /** Joins the entry; refuses (and leaves) when this client uses the name with another limit. */
+    private SemaphoreEntry join() {
+        engine.requireOpen();
+        SemaphoreEntry e = engine.registry().join(name, Kind.SEMAPHORE, SemaphoreEntry.class, n -> new SemaphoreEntry(engine, n, permits),
+                idle -> idle.permits == permits);
+        if (e.permits != permits) {
+            engine.registry().leave(e);
+            throw otherLimit(e.permits);
+        }
+        return e;
+    }
+
+    IllegalArgumentException otherLimit(int inUse) {
+        return new IllegalArgumentException("semaphore '" + name + "' is in use by this client with " + inUse
+                + " permits; this handle asks for " + permits + ": every holder of one name must use one limit");
+    }
+
+    private Permit acquire(Wait wait, long deadline) throws InterruptedException, TimeoutException {
+        SemaphoreEntry e = join();
+        Permit p = null;
+        try {
+            p = e.acquire(wait, deadline);
+            return p;
+        } finally {
+            if (p == null) {
+                engine.registry().leave(e);
+            }
+        }
+    }
+
+    @Override
+    public Permit acquire() throws InterruptedException {
+        try {
+            return acquire(Wait.INTERRUPTIBLY, Long.MAX_VALUE);
+        } catch (TimeoutException e) {
+            throw new AssertionError("no timeout was given", e);
+        }
+    }
+
+    @Override
+    public Permit acquire(Duration timeout) throws InterruptedException, TimeoutException {
+        Objects.requireNonNull(timeout, "timeout"); // to wait without a limit, call acquire()
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+        }
+        long now = System.nanoTime();
+        long deadline = now + Math.min(timeout.toNanos(), Long.MAX_VALUE - now - 1);
+        return acquire(Wait.INTERRUPTIBLY, deadline);
+    }
+
+    @Override
+    public Optional<Permit> tryAcquire() {
+        try {
+            return Optional.ofNullable(acquire(Wait.NOT_AT_ALL, 0));
+        } catch (InterruptedException | TimeoutException e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            return Optional.empty(); // no owner right now: nothing free now
+        }
+    }
+
+    @Override
+    public CompletableFuture<Permit> acquireAsync() {
+        SemaphoreEntry e = join();
+        CompletableFuture<Permit> out = new CompletableFuture<>();
+        out.whenComplete((p, x) -> {
+            if (x != null) {
+                engine.registry().leave(e);
+            }
+        });
+        e.acquireAsync(out);
+        return out;
+    }
+
+    /** The entry that holds {@code permit}. */
+    private SemaphoreEntry holding(Permit permit) {
+        Objects.requireNonNull(permit, "permit");
+        SemaphoreEntry e = engine.registry().get(name, SemaphoreEntry.class);
+        if (e == null || !e.holds(permit)) {
+            throw new IllegalArgumentException(permit + " is not held through this client on semaphore '" + name
+                    + "' (released already, or acquired elsewhere)");
+        }
+        return e;
+    }
+
+    @Override
+    public void release(Permit permit) {
+        SemaphoreEntry e = holding(permit);
+        boolean ended = false;
+        try {
+            e.release(permit);
+            ended = true;
+        } catch (SemaphoreLostException lost) {
+            ended = true;
+            throw lost;
+        } finally {
+            if (ended) {
+                engine.registry().leave(e);
+            }
+        }
+    }
+
+    @Override
+    public CompletionStage<Void> done(Permit permit) {
+        return holding(permit).done(permit);
+    }
+
+    @Override
+    public Optional<SemaphoreLostException> err(Permit permit) {
+        return holding(permit).err(permit);
+    }
+
+    @Override
+    public String toString() {
+        return "FencedSemaphore[semaphore '" + name + "' of " + permits + " permits, " + engine + "]";
+    }
+}
