@@ -1,5 +1,6 @@
 package io.disco.client;
 
+import io.disco.election.ElectionService;
 import io.disco.fencing.DiscoException;
 import io.disco.lock.LockService;
 import io.disco.rwlock.RWLockService;
@@ -55,6 +56,23 @@ public interface DiscoBackend {
          * @throws IllegalStateException if the owner is lost or closed
          */
         RWLockService newRWLock(String name);
+
+        /**
+         * A candidate of this owner in the election {@code name}: its key is the owner's (for etcd:
+         * {@code <name>/<lease id in hex>}, as etcd's Go {@code concurrency.Election} writes it), so an owner
+         * has at most one candidate per name. Closing the service withdraws the candidate (resigns if it
+         * leads) and leaves the owner open; the service finishes, lost, when the owner is lost.
+         *
+         * <p>The default refuses: a backend without elections still runs the client's locks.
+         *
+         * @param name the election's name, already checked by the client
+         * @return a new election service on this owner
+         * @throws IllegalStateException if the owner is lost or closed, or already has a service on {@code name}
+         * @throws UnsupportedOperationException if the backend has no elections
+         */
+        default ElectionService newElection(String name) {
+            throw new UnsupportedOperationException(getClass().getName() + " has no elections");
+        }
 
         /**
          * Completes, normally, once when the owner is lost or closed.

@@ -5,7 +5,9 @@ enum Kind {
     /** {@link Disco#lock(String)}. */
     LOCK("lock"),
     /** {@link Disco#readWriteLock(String)}. */
-    READ_WRITE_LOCK("read/write lock");
+    READ_WRITE_LOCK("read/write lock"),
+    /** {@link Disco#election(String)} and {@link Disco#leadershipRunner}. */
+    ELECTION("election");
 
     private final String label;
 

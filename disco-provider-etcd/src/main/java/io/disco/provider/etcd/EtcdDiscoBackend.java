@@ -1,6 +1,7 @@
 package io.disco.provider.etcd;
 
 import io.disco.client.DiscoBackend;
+import io.disco.election.ElectionService;
 import io.disco.fencing.DiscoException;
 import io.disco.lock.LockService;
 import io.disco.rwlock.RWLockService;
@@ -39,6 +40,11 @@ final class EtcdDiscoBackend implements DiscoBackend {
         @Override
         public RWLockService newRWLock(String name) {
             return session.newRWLock(name);
+        }
+
+        @Override
+        public ElectionService newElection(String name) {
+            return session.newElection(name);
         }
 
         @Override

@@ -90,6 +90,16 @@ final class EtcdContractBackend implements ContractBackend, BeforeAllCallback {
         client.getKVClient().delete(Etcd.bytes(key)).get(5, TimeUnit.SECONDS);
     }
 
+    /** Revokes the lease the key is attached to (read with a linearizable Get), as {@code etcdctl lease revoke}. */
+    @Override
+    public void revokeOwnerOf(String key) throws Exception {
+        var kvs = client.getKVClient().get(Etcd.bytes(key)).get(5, TimeUnit.SECONDS).getKvs();
+        if (kvs.isEmpty() || kvs.get(0).getLease() == 0) {
+            throw new IllegalStateException("no leased key " + key);
+        }
+        client.getLeaseClient().revoke(kvs.get(0).getLease()).get(5, TimeUnit.SECONDS);
+    }
+
     /** Advances the revision past the waiters' and compacts up to it. */
     @Override
     public void compactHistory() throws Exception {

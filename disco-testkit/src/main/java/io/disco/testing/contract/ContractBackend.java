@@ -70,6 +70,20 @@ public interface ContractBackend {
     void deleteKey(String key) throws Exception;
 
     /**
+     * Ends, behind its back, the owner that holds {@code key} (for etcd: revokes the key's lease, as
+     * {@code etcdctl lease revoke} would), so that every key of that owner goes and the owner learns of its
+     * loss. The client tests use it on a client's owner, which they cannot reach otherwise.
+     *
+     * <p>The default refuses: a backend runs the tests that need it only once it implements this.
+     *
+     * @param key a key as a grant or leadership reports it, held by a live owner
+     * @throws Exception if the backend cannot be written
+     */
+    default void revokeOwnerOf(String key) throws Exception {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot end an owner from outside");
+    }
+
+    /**
      * Discards the history of past changes that the backend keeps, if it keeps one (etcd: compacts up to the
      * current revision), so that a waiter or observer that resumes from history has to cope. A backend without
      * such history does nothing.
