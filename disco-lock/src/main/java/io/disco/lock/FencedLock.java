@@ -120,6 +120,54 @@ public interface FencedLock extends Lock, Fenced {
     Optional<? extends DiscoException> err();
 
     /**
+     * This lock, with a maximum hold time for the acquisitions made through the returned view (Redisson's
+     * {@code leaseTime}, ShedLock's {@code lockAtMostFor}): a safety net against a holder that hangs.
+     *
+     * <ul>
+     *   <li>It counts from the moment the distributed lock is acquired, for a thread's first hold; a
+     *       nested acquisition (the thread already holds) keeps the first hold's deadline, and an
+     *       acquisition through another view, or through this lock, while the thread holds changes
+     *       nothing either.</li>
+     *   <li>When it passes before the thread's last {@link #unlock()}, the distributed lock is released
+     *       (another process may acquire it at once, with a higher token) and the hold is lost:
+     *       {@link #done()} completes, {@link #err()} and {@link #token()} tell the loss
+     *       ({@link LockLostException}), and the last {@link #unlock()} throws it after releasing the
+     *       local lock. The timer runs on a thread of the library's own that only starts the release;
+     *       no user code runs there.</li>
+     *   <li>The local lock is the thread's until it unlocks, as after a lost lease: this process's other
+     *       threads on the name still wait for that thread. The maximum hold time frees the name for
+     *       other processes, not for the threads queued behind a hung one.</li>
+     *   <li>The view is this lock: ownership, reentrancy, {@link #unlock()} and {@link #token()} are
+     *       shared; only the acquisitions made through it carry the maximum hold time. Without a view,
+     *       nothing changes.</li>
+     * </ul>
+     *
+     * <pre>{@code
+     * FencedLock lock = disco.lock("/jobs/nightly").withMaxHold(Duration.ofMinutes(10));
+     * if (lock.tryLock()) { // ShedLock's lockAtMostFor
+     *     try {
+     *         job.run(lock.token());
+     *     } finally {
+     *         lock.unlock(); // throws LockLostException if the job ran past 10 minutes
+     *     }
+     * }
+     * }</pre>
+     *
+     * <p>The default refuses: the locks of {@link #of(LockService)}, {@link #queued} and the client's
+     * {@code Disco.lock(name)} support it.
+     *
+     * @param maxHold the longest time a first hold may last, positive
+     * @return a view of this lock whose acquisitions end after {@code maxHold}
+     * @throws NullPointerException if {@code maxHold} is null
+     * @throws IllegalArgumentException if {@code maxHold} is not positive
+     * @throws UnsupportedOperationException if this lock has no maximum hold times
+     */
+    default FencedLock withMaxHold(Duration maxHold) {
+        Objects.requireNonNull(maxHold, "maxHold");
+        throw new UnsupportedOperationException(this + " has no maximum hold time");
+    }
+
+    /**
      * Locks for one critical section, waiting at most {@code timeout}: closing the returned hold
      * unlocks once. A hold is tied to its own acquisition: closing an inner hold of a reentrant
      * acquisition releases that inner hold only, never the outer one.

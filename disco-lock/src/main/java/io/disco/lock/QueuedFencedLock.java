@@ -36,9 +36,8 @@ final class QueuedFencedLock implements FencedLock {
     private final Supplier<? extends CompletionStage<LockService>> services;
     private final String description;
     private final ReentrantLock local = new ReentrantLock(true);
-    /** The service and grant of the current hold; written and read by the holder only (published by {@code local}). */
-    private LockService holding;
-    private Grant grant;
+    /** The current hold; written and read by the holder only (published by {@code local}). */
+    private HeldClaim held;
 
     QueuedFencedLock(Supplier<? extends CompletionStage<LockService>> services, String description) {
         this.services = services;
@@ -48,12 +47,41 @@ final class QueuedFencedLock implements FencedLock {
     /** Acquires, ignoring interruption (the interrupt status is kept). */
     @Override
     public void lock() {
+        lock(0);
+    }
+
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        lockInterruptibly(0);
+    }
+
+    @Override
+    public boolean tryLock() {
+        return tryLock(0);
+    }
+
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        return tryLock(time, unit, 0);
+    }
+
+    /**
+     * @throws IllegalArgumentException if {@code maxHold} is not positive
+     */
+    @Override
+    public FencedLock withMaxHold(Duration maxHold) {
+        long nanos = MaxHold.nanos(maxHold);
+        return new MaxHoldView(nanos);
+    }
+
+    /** {@code maxHoldNanos}: the maximum hold time of a first hold, 0 for none. */
+    private void lock(long maxHoldNanos) {
         local.lock();
         if (local.getHoldCount() > 1) {
             return;
         }
         try {
-            claim(Wait.UNINTERRUPTIBLY, 0);
+            claim(Wait.UNINTERRUPTIBLY, 0, maxHoldNanos);
         } catch (InterruptedException | TimeoutException e) {
             local.unlock();
             throw new AssertionError("an uninterruptible, unbounded wait ended with " + e, e);
@@ -63,14 +91,13 @@ final class QueuedFencedLock implements FencedLock {
         }
     }
 
-    @Override
-    public void lockInterruptibly() throws InterruptedException {
+    private void lockInterruptibly(long maxHoldNanos) throws InterruptedException {
         local.lockInterruptibly();
         if (local.getHoldCount() > 1) {
             return;
         }
         try {
-            claim(Wait.INTERRUPTIBLY, Long.MAX_VALUE);
+            claim(Wait.INTERRUPTIBLY, Long.MAX_VALUE, maxHoldNanos);
         } catch (TimeoutException e) {
             local.unlock();
             throw new AssertionError("an unbounded wait timed out", e);
@@ -81,8 +108,7 @@ final class QueuedFencedLock implements FencedLock {
     }
 
     /** Acquires only if both the local and the distributed lock are free right now; one round trip to the backend. */
-    @Override
-    public boolean tryLock() {
+    private boolean tryLock(long maxHoldNanos) {
         if (!local.tryLock()) {
             return false;
         }
@@ -90,7 +116,7 @@ final class QueuedFencedLock implements FencedLock {
             return true;
         }
         try {
-            if (claim(Wait.NOT_AT_ALL, 0)) {
+            if (claim(Wait.NOT_AT_ALL, 0, maxHoldNanos)) {
                 return true;
             }
         } catch (InterruptedException | TimeoutException e) {
@@ -104,8 +130,7 @@ final class QueuedFencedLock implements FencedLock {
         return false;
     }
 
-    @Override
-    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+    private boolean tryLock(long time, TimeUnit unit, long maxHoldNanos) throws InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(time);
         if (!local.tryLock(time, unit)) {
             return false;
@@ -114,7 +139,7 @@ final class QueuedFencedLock implements FencedLock {
             return true;
         }
         try {
-            if (claim(deadline - System.nanoTime() <= 0 ? Wait.NOT_AT_ALL : Wait.INTERRUPTIBLY, deadline)) {
+            if (claim(deadline - System.nanoTime() <= 0 ? Wait.NOT_AT_ALL : Wait.INTERRUPTIBLY, deadline, maxHoldNanos)) {
                 return true;
             }
         } catch (TimeoutException e) {
@@ -134,7 +159,7 @@ final class QueuedFencedLock implements FencedLock {
      *
      * @return whether the lock was acquired (false only for {@link Wait#NOT_AT_ALL})
      */
-    private boolean claim(Wait wait, long deadline) throws InterruptedException, TimeoutException {
+    private boolean claim(Wait wait, long deadline, long maxHoldNanos) throws InterruptedException, TimeoutException {
         LockService lost = null; // the service whose claim was lost while it waited, if any
         while (true) {
             LockService service = service(wait, deadline);
@@ -164,8 +189,7 @@ final class QueuedFencedLock implements FencedLock {
                         }
                     }
                 }
-                holding = service;
-                grant = g;
+                held = new HeldClaim(service, g, description, maxHoldNanos);
                 return true;
             } catch (LockLostException e) {
                 lost = service;
@@ -242,10 +266,9 @@ final class QueuedFencedLock implements FencedLock {
             return;
         }
         try {
-            holding.unlock();
+            held.release();
         } finally {
-            holding = null;
-            grant = null;
+            held = null;
             local.unlock();
         }
     }
@@ -253,23 +276,23 @@ final class QueuedFencedLock implements FencedLock {
     @Override
     public FencingToken token() {
         requireHeld();
-        Optional<LockLostException> loss = holding.err();
+        Optional<LockLostException> loss = held.loss();
         if (loss.isPresent()) {
             throw new LockLostException("the hold of " + description + " by this thread was lost: " + loss.get().getMessage(), loss.get());
         }
-        return grant.token();
+        return held.grant.token();
     }
 
     @Override
     public CompletionStage<Void> done() {
         requireHeld();
-        return holding.done();
+        return held.done();
     }
 
     @Override
     public Optional<LockLostException> err() {
         requireHeld();
-        return holding.err();
+        return held.loss();
     }
 
     private void requireHeld() {
@@ -297,6 +320,81 @@ final class QueuedFencedLock implements FencedLock {
     public Condition newCondition() {
         throw new UnsupportedOperationException("FencedLock has no conditions: waiting on one would release and"
                 + " reacquire the distributed lock, and change the fencing token");
+    }
+
+    /** This lock, whose first holds through the view end after a maximum hold time. */
+    private final class MaxHoldView implements FencedLock {
+
+        private final long maxHoldNanos;
+
+        MaxHoldView(long maxHoldNanos) {
+            this.maxHoldNanos = maxHoldNanos;
+        }
+
+        @Override
+        public void lock() {
+            QueuedFencedLock.this.lock(maxHoldNanos);
+        }
+
+        @Override
+        public void lockInterruptibly() throws InterruptedException {
+            QueuedFencedLock.this.lockInterruptibly(maxHoldNanos);
+        }
+
+        @Override
+        public boolean tryLock() {
+            return QueuedFencedLock.this.tryLock(maxHoldNanos);
+        }
+
+        @Override
+        public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+            return QueuedFencedLock.this.tryLock(time, unit, maxHoldNanos);
+        }
+
+        @Override
+        public FencedLock withMaxHold(Duration maxHold) {
+            return QueuedFencedLock.this.withMaxHold(maxHold);
+        }
+
+        @Override
+        public void unlock() {
+            QueuedFencedLock.this.unlock();
+        }
+
+        @Override
+        public FencingToken token() {
+            return QueuedFencedLock.this.token();
+        }
+
+        @Override
+        public CompletionStage<Void> done() {
+            return QueuedFencedLock.this.done();
+        }
+
+        @Override
+        public Optional<LockLostException> err() {
+            return QueuedFencedLock.this.err();
+        }
+
+        @Override
+        public boolean isHeldByCurrentThread() {
+            return QueuedFencedLock.this.isHeldByCurrentThread();
+        }
+
+        @Override
+        public int getHoldCount() {
+            return QueuedFencedLock.this.getHoldCount();
+        }
+
+        @Override
+        public Condition newCondition() {
+            return QueuedFencedLock.this.newCondition();
+        }
+
+        @Override
+        public String toString() {
+            return QueuedFencedLock.this + " with a maximum hold of " + TimeUnit.NANOSECONDS.toMillis(maxHoldNanos) + " ms";
+        }
     }
 
     @Override
