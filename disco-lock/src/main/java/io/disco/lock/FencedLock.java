@@ -168,6 +168,42 @@ public interface FencedLock extends Lock, Fenced {
     }
 
     /**
+     * Acquires without blocking the caller. Ownership of a {@code FencedLock} is a thread's, so the hold
+     * this hands out belongs to no thread of the caller's: it is a {@link Held} that whoever holds it
+     * closes (from any thread), once.
+     *
+     * <ul>
+     *   <li>The acquisition queues like a thread of this process (it has one of its own, a daemon thread
+     *       made for it, which waits in the lock's queue, holds the lock while the hold is open, and runs no
+     *       user code); while it holds, every thread of the caller's, the caller included, is excluded
+     *       like any other thread: {@link #isHeldByCurrentThread()} is false for them, and
+     *       {@link #lock()} waits for the close. No reentrancy across an asynchronous hold.</li>
+     *   <li>{@code cancel} (or any exceptional completion by the caller) withdraws the claim and leaves
+     *       nothing in the backend; a hold acquired at that moment is released at once.</li>
+     *   <li>The future completes on the common pool ({@link java.util.concurrent.ForkJoinPool#commonPool()}),
+     *       exceptionally with what {@link #lockInterruptibly()} throws.</li>
+     *   <li>The hold's {@link FencedHold#token()}, {@link FencedHold#done()} and {@link FencedHold#err()}
+     *       work from any thread; closing it unlocks and throws what {@link #unlock()} throws (the loss, if
+     *       the hold was lost). An acquisition through {@link #withMaxHold(Duration)} keeps its maximum
+     *       hold time.</li>
+     *   <li>Cost: one thread per pending or held asynchronous acquisition; close the hold.</li>
+     * </ul>
+     *
+     * <pre>{@code
+     * lock.lockAsync().thenAccept(held -> {
+     *     try (held) {
+     *         resource.write(data, held.token());
+     *     }
+     * });
+     * }</pre>
+     *
+     * @return the pending acquisition; cancel it to give up
+     */
+    default CompletableFuture<Held<FencedHold>> lockAsync() {
+        return AsyncAcquisition.start(this);
+    }
+
+    /**
      * Locks for one critical section, waiting at most {@code timeout}: closing the returned hold
      * unlocks once. A hold is tied to its own acquisition: closing an inner hold of a reentrant
      * acquisition releases that inner hold only, never the outer one.

@@ -7,17 +7,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.client.Disco;
 import io.disco.fencing.FencingToken;
+import io.disco.fencing.Held;
+import io.disco.lock.FencedHold;
 import io.disco.lock.FencedLock;
 import io.disco.lock.LockLostException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /**
- * What a client's lock holds beyond the plain {@code Lock} (issue 34, items 9 and later): a maximum hold time
- * per acquisition. Extend it with a {@link #backend()}.
+ * What a client's lock offers beyond the plain {@code Lock} (issue 34, item 9 and the asynchronous acquisition): a
+ * maximum hold time per acquisition; an asynchronous acquisition whose hold any thread closes, and whose
+ * cancellation leaves no key. Extend it with a {@link #backend()}.
  */
 public abstract class ClientHoldsContract extends ContractSupport {
 
@@ -81,5 +87,72 @@ public abstract class ClientHoldsContract extends ContractSupport {
             plain.unlock();
         }
         assertEquals(List.of(), keys(name));
+    }
+
+    @Test
+    void aCancelledAsynchronousAcquisitionLeavesNoKey() throws Exception {
+        String name = uniqueName("client-async-cancel");
+        Disco a = client(10);
+        Disco b = client(10);
+        FencedLock theirs = b.lock(name);
+        theirs.lock();
+        String theirKey = keys(name).get(0);
+        CompletableFuture<Held<FencedHold>> mine = a.lock(name).lockAsync();
+        awaitKeyCount(name, 2);
+        assertStillWaiting(mine, "b holds");
+        assertTrue(mine.cancel(true));
+        awaitKeys(name, List.of(theirKey));
+        theirs.unlock();
+        assertKeys(name);
+        Awaitility.await().atMost(SOON).until(() -> namesInUse(a) == 0);
+
+        FencedLock again = a.lock(name); // the name works again for the client's threads
+        assertTrue(again.tryLock(5, TimeUnit.SECONDS));
+        again.unlock();
+        assertKeys(name);
+    }
+
+    @Test
+    void anAsynchronousHoldExcludesEveryThreadAndIsClosedByWhoeverHoldsIt() throws Exception {
+        String name = uniqueName("client-async");
+        Disco a = client(10);
+        FencedLock lock = a.lock(name);
+        Held<FencedHold> held = lock.lockAsync().get(5, TimeUnit.SECONDS);
+        FencingToken token = held.token();
+        assertEquals(1, keys(name).size());
+        assertFalse(lock.isHeldByCurrentThread(), "no thread of the caller's owns it");
+        assertFalse(lock.tryLock(), "the caller's thread is excluded too");
+        ExecutorService other = Executors.newSingleThreadExecutor();
+        try {
+            CompletableFuture<FencingToken> next = CompletableFuture.supplyAsync(() -> {
+                lock.lock();
+                try {
+                    return lock.token();
+                } finally {
+                    lock.unlock();
+                }
+            }, other);
+            assertStillWaiting(next, "the asynchronous hold is open");
+            CompletableFuture.runAsync(held::close).get(5, TimeUnit.SECONDS); // closed by another thread than the caller's
+            assertTrue(next.get(5, TimeUnit.SECONDS).isNewerThan(token));
+        } finally {
+            other.shutdownNow();
+        }
+        held.close(); // once
+        held.grant().done().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        assertKeys(name);
+
+        Held<FencedHold> bounded = lock.withMaxHold(Duration.ofMillis(300)).lockAsync().get(5, TimeUnit.SECONDS);
+        bounded.grant().done().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        assertThrows(LockLostException.class, bounded::token, "an asynchronous hold keeps its maximum hold time");
+        assertTrue(bounded.grant().err().isPresent());
+        assertThrows(LockLostException.class, bounded::close);
+        assertKeys(name);
+    }
+
+    private static int namesInUse(Disco d) throws Exception {
+        var m = d.getClass().getDeclaredMethod("namesInUse");
+        m.setAccessible(true);
+        return (int) m.invoke(d);
     }
 }
