@@ -3,6 +3,7 @@ package io.disco.client;
 import io.disco.election.ElectionService;
 import io.disco.election.LeadershipRunner;
 import io.disco.lock.FencedLock;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -139,6 +140,30 @@ public interface Disco extends AutoCloseable {
      *         (a candidate, another kind, a nested name)
      */
     LeadershipRunner leadershipRunner(String name, LeadershipRunner.Options options);
+
+    /**
+     * Who holds and who waits for {@code name} as {@code primitive}, in any process: holders first, then
+     * waiters in queue order, each with its key, lease, token (where the backend's state gives it) and
+     * holder metadata (host, process id, client id, thread, claimed-at time, for claims this library
+     * made). One consistent read of the backend; it changes nothing and holds nothing. For people and
+     * health checks: a token read here is never one to fence with.
+     *
+     * <pre>{@code
+     * for (Claimant c : disco.claimants(Primitive.LOCK, "/locks/orders")) {
+     *     log.info("{} {} since {} by {}", c.role(), c.key(), c.holder().flatMap(Holder::claimedAt), c.holder().map(Holder::thread));
+     * }
+     * }</pre>
+     *
+     * @param primitive the kind the name is claimed as (the backend's keys differ per kind)
+     * @param name the name
+     * @return the claims, holders first; empty when nobody holds or waits
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code name} is blank or ends in {@code '/'}
+     * @throws IllegalStateException if the client is closed
+     * @throws io.disco.fencing.DiscoException if the backend cannot be read in time
+     * @throws UnsupportedOperationException if the backend cannot list claims
+     */
+    List<Claimant> claimants(Primitive primitive, String name);
 
     /**
      * Releases everything held, signals the leadership runners it started, and ends the owner (for etcd: revokes the lease); waits at most the

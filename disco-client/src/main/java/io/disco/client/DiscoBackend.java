@@ -4,6 +4,7 @@ import io.disco.election.ElectionService;
 import io.disco.fencing.DiscoException;
 import io.disco.lock.LockService;
 import io.disco.rwlock.RWLockService;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
@@ -72,6 +73,23 @@ public interface DiscoBackend {
          */
         default ElectionService newElection(String name) {
             throw new UnsupportedOperationException(getClass().getName() + " has no elections");
+        }
+
+        /**
+         * Lists who holds and who waits for {@code name} as {@code primitive}, holders first, then waiters
+         * in queue order, with one consistent read of the backend. Only reads: works while the owner is
+         * lost or closed too (the backend's client must be open).
+         *
+         * <p>The default refuses: a backend without a listing still runs the client's locks.
+         *
+         * @param primitive the kind the name is claimed as
+         * @param name the name, already checked by the client
+         * @return the claims, holders first
+         * @throws DiscoException if the backend cannot be read
+         * @throws UnsupportedOperationException if the backend cannot list claims
+         */
+        default List<Claimant> claimants(Primitive primitive, String name) {
+            throw new UnsupportedOperationException(getClass().getName() + " cannot list claimants");
         }
 
         /**

@@ -250,6 +250,26 @@ final class Engine implements Disco {
         throw new IllegalStateException(this + " is closed");
     }
 
+    @Override
+    public List<Claimant> claimants(Primitive primitive, String name) {
+        Objects.requireNonNull(primitive, "primitive");
+        Names.check(name);
+        DiscoBackend.Owner o;
+        lock.lock();
+        try {
+            if (closed) {
+                throw new IllegalStateException(this + " is closed");
+            }
+            o = alive != null ? alive : lostOwner; // a lost owner still reads
+        } finally {
+            lock.unlock();
+        }
+        if (o == null) {
+            throw new DiscoException("the client has no owner in " + backend.describe() + " right now (it is opening a new one after a loss)");
+        }
+        return o.claimants(primitive, name);
+    }
+
     /** @return how many names are held or waited for now (tests, and a health check's gauge) */
     int namesInUse() {
         return registry.size();

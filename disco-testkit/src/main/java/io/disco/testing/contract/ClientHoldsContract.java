@@ -5,7 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.disco.client.Claimant;
 import io.disco.client.Disco;
+import io.disco.client.Primitive;
+import io.disco.election.ElectionService;
+import io.disco.election.Leadership;
 import io.disco.fencing.FencingToken;
 import io.disco.fencing.Held;
 import io.disco.lock.FencedHold;
@@ -16,6 +20,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -23,7 +28,8 @@ import org.junit.jupiter.api.Test;
 /**
  * What a client's lock offers beyond the plain {@code Lock} (issue 34, item 9 and the asynchronous acquisition): a
  * maximum hold time per acquisition; an asynchronous acquisition whose hold any thread closes, and whose
- * cancellation leaves no key. Extend it with a {@link #backend()}.
+ * cancellation leaves no key; the listing of a name's holders and waiters ({@link Disco#claimants}). Extend it
+ * with a {@link #backend()}.
  */
 public abstract class ClientHoldsContract extends ContractSupport {
 
@@ -104,7 +110,7 @@ public abstract class ClientHoldsContract extends ContractSupport {
         awaitKeys(name, List.of(theirKey));
         theirs.unlock();
         assertKeys(name);
-        Awaitility.await().atMost(SOON).until(() -> namesInUse(a) == 0);
+        Awaitility.await().atMost(SOON).until(() -> ClientContract.namesInUse(a) == 0);
 
         FencedLock again = a.lock(name); // the name works again for the client's threads
         assertTrue(again.tryLock(5, TimeUnit.SECONDS));
@@ -150,9 +156,68 @@ public abstract class ClientHoldsContract extends ContractSupport {
         assertKeys(name);
     }
 
-    private static int namesInUse(Disco d) throws Exception {
-        var m = d.getClass().getDeclaredMethod("namesInUse");
-        m.setAccessible(true);
-        return (int) m.invoke(d);
+    @Test
+    void theListingShowsHoldersThenWaitersWithKeyLeaseTokenAndHolder() throws Exception {
+        String name = uniqueName("client-claimants");
+        Disco a = client(10);
+        Disco b = client(10);
+        assertEquals(List.of(), a.claimants(Primitive.LOCK, name));
+        FencedLock mine = a.lock(name);
+        mine.lock();
+        ExecutorService waiter = Executors.newSingleThreadExecutor(r -> new Thread(r, "the-waiter"));
+        try {
+            FencingToken token = mine.token();
+            String holderKey = keys(name).get(0);
+            Future<?> waiting = waiter.submit(() -> {
+                FencedLock theirs = b.lock(name);
+                theirs.lock();
+                theirs.unlock();
+                return null;
+            });
+            String waiterKey = awaitNewKey(name, List.of(holderKey));
+
+            List<Claimant> listed = b.claimants(Primitive.LOCK, name);
+            assertEquals(2, listed.size(), listed.toString());
+            Claimant holder = listed.get(0);
+            assertEquals(Claimant.Role.HOLDER, holder.role());
+            assertEquals(holderKey, holder.key());
+            assertEquals(0, holder.position());
+            assertEquals(Claimant.Mode.EXCLUSIVE, holder.mode());
+            assertEquals(java.util.Optional.of(token), holder.token());
+            assertTrue(holder.lease() != 0);
+            Claimant.Holder who = holder.holder().orElseThrow();
+            assertEquals(Thread.currentThread().getName(), who.thread());
+            assertEquals(ProcessHandle.current().pid(), who.pid());
+            assertTrue(who.claimedAt().isPresent());
+            Claimant waiting1 = listed.get(1);
+            assertEquals(Claimant.Role.WAITER, waiting1.role());
+            assertEquals(waiterKey, waiting1.key());
+            assertEquals(1, waiting1.position());
+            assertTrue(waiting1.token().isEmpty());
+            assertTrue(waiting1.lease() != 0 && waiting1.lease() != holder.lease(), "another client, another lease");
+            assertEquals("the-waiter", waiting1.holder().orElseThrow().thread());
+
+            mine.unlock();
+            waiting.get(10, TimeUnit.SECONDS);
+        } finally {
+            waiter.shutdownNow();
+        }
+        awaitKeys(name, List.of());
+        assertEquals(List.of(), a.claimants(Primitive.LOCK, name));
+
+        String election = name + "-election";
+        try (ElectionService candidate = a.election(election)) {
+            Leadership leads = candidate.campaign("node-a", Duration.ofSeconds(5));
+            List<Claimant> leaders = b.claimants(Primitive.ELECTION, election);
+            assertEquals(1, leaders.size());
+            assertEquals(leads.key(), leaders.get(0).key());
+            assertEquals(java.util.Optional.of(leads.token()), leaders.get(0).token());
+            assertEquals("node-a", leaders.get(0).value());
+            assertTrue(leaders.get(0).holder().isEmpty(), "an election's value is the candidate's own");
+        }
+
+        assertThrows(NullPointerException.class, () -> a.claimants(null, name));
+        assertThrows(NullPointerException.class, () -> a.claimants(Primitive.LOCK, null));
+        assertThrows(IllegalArgumentException.class, () -> a.claimants(Primitive.LOCK, name + "/"));
     }
 }
