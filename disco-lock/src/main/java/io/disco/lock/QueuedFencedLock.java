@@ -2,6 +2,7 @@ package io.disco.lock;
 
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingToken;
+import io.disco.fencing.LossGrace;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
@@ -29,9 +30,6 @@ final class QueuedFencedLock implements FencedLock {
         /** {@code tryLock()}: only if free now. */
         NOT_AT_ALL
     }
-
-    /** How long a claim's failure may wait to turn out to be the loss of the lease. */
-    static final long LOSS_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final Supplier<? extends CompletionStage<LockService>> services;
     private final String description;
@@ -194,7 +192,7 @@ final class QueuedFencedLock implements FencedLock {
             } catch (LockLostException e) {
                 lost = service;
             } catch (DiscoException e) {
-                if (!lostMeanwhile(service, wait, deadline)) {
+                if (!LossGrace.lostMeanwhile(service, maxWait(wait, deadline), wait == Wait.INTERRUPTIBLY)) {
                     throw e;
                 }
                 lost = service; // the failure was the loss, seen by the request before the lease's owner
@@ -202,31 +200,13 @@ final class QueuedFencedLock implements FencedLock {
         }
     }
 
-    /**
-     * Whether a claim's failure was the loss of its lease in disguise (for etcd: "lease not found" answered to a
-     * claim sent between a revoke and the session noticing it): the service then reports the loss within
-     * {@link #LOSS_GRACE_NANOS}, or the deadline if sooner.
-     */
-    private static boolean lostMeanwhile(LockService service, Wait wait, long deadline) throws InterruptedException {
-        long grace = LOSS_GRACE_NANOS;
-        if (wait == Wait.NOT_AT_ALL) {
-            grace = 0;
-        } else if (deadline != Long.MAX_VALUE && wait == Wait.INTERRUPTIBLY) {
-            grace = Math.min(grace, deadline - System.nanoTime());
-        }
-        if (grace > 0) {
-            try {
-                service.done().toCompletableFuture().get(grace, TimeUnit.NANOSECONDS);
-            } catch (ExecutionException | TimeoutException e) {
-                // not finished: the failure stands
-            } catch (InterruptedException e) {
-                if (wait != Wait.UNINTERRUPTIBLY) {
-                    throw e;
-                }
-                Thread.currentThread().interrupt();
-            }
-        }
-        return service.err().isPresent();
+    /** The longest wait {@link LossGrace#lostMeanwhile} may take for an acquisition that waits as {@code wait} until {@code deadline}. */
+    static long maxWait(Wait wait, long deadline) {
+        return switch (wait) {
+            case NOT_AT_ALL -> 0;
+            case UNINTERRUPTIBLY -> Long.MAX_VALUE;
+            case INTERRUPTIBLY -> deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
+        };
     }
 
     private static Grant joinUninterruptibly(LockService service) {
