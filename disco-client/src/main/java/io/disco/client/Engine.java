@@ -29,9 +29,10 @@ import org.slf4j.LoggerFactory;
  *       per name ({@link ElectionEntry}); a runner's factory is {@link #election(String)}, so it campaigns
  *       again on the new owner after a loss.</li>
  *   <li>Holder metadata: the backend puts it in the key's value; the client passes its settings to the
- *       backend when it is created, and a listing of a name's holders is one more {@code Owner} method.</li>
- *   <li>A maximum hold time: a timer per hold on this engine's scheduler ({@link #reopener}), which
- *       releases the hold's service and lets the holder's {@code token()} and {@code unlock()} throw.</li>
+ *       backend when it is created; {@link #claimants} asks the current (or the lost) owner's
+ *       {@code Owner.claimants}.</li>
+ *   <li>A maximum hold time and asynchronous holds live in the lock's queue ({@code FencedLock.queued}:
+ *       {@code withMaxHold}, {@code lockAsync}); {@link ClientLock} hands the view through.</li>
  *   <li>Virtual threads: the client and {@code FencedLock.queued} wait on {@code java.util.concurrent}
  *       locks and futures only, never in a {@code synchronized} block.</li>
  * </ul>
