@@ -3,6 +3,8 @@ package io.disco.client;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingToken;
 import io.disco.lock.FencedLock;
+import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -17,10 +19,31 @@ final class ClientLock implements FencedLock {
 
     private final Engine engine;
     private final String name;
+    /** The maximum hold time of this handle's acquisitions, or null for none. */
+    private final Duration maxHold;
 
     ClientLock(Engine engine, String name) {
+        this(engine, name, null);
+    }
+
+    private ClientLock(Engine engine, String name, Duration maxHold) {
         this.engine = engine;
         this.name = name;
+        this.maxHold = maxHold;
+    }
+
+    /** The entry's queue, through which this handle acquires. */
+    private FencedLock acquiring(LockEntry e) {
+        return maxHold == null ? e.queue : e.queue.withMaxHold(maxHold);
+    }
+
+    @Override
+    public FencedLock withMaxHold(Duration maxHold) {
+        Objects.requireNonNull(maxHold, "maxHold");
+        if (maxHold.isZero() || maxHold.isNegative()) {
+            throw new IllegalArgumentException("maxHold must be positive, got " + maxHold);
+        }
+        return new ClientLock(engine, name, maxHold);
     }
 
     private LockEntry join() {
@@ -47,7 +70,7 @@ final class ClientLock implements FencedLock {
         LockEntry e = join();
         boolean ok = false;
         try {
-            e.queue.lock();
+            acquiring(e).lock();
             ok = true;
         } finally {
             if (!ok) {
@@ -62,7 +85,7 @@ final class ClientLock implements FencedLock {
         LockEntry e = join();
         boolean ok = false;
         try {
-            e.queue.lockInterruptibly();
+            acquiring(e).lockInterruptibly();
             ok = true;
         } finally {
             if (!ok) {
@@ -77,7 +100,7 @@ final class ClientLock implements FencedLock {
         LockEntry e = join();
         boolean ok = false;
         try {
-            ok = e.queue.tryLock();
+            ok = acquiring(e).tryLock();
             return ok;
         } finally {
             if (!ok) {
@@ -92,7 +115,7 @@ final class ClientLock implements FencedLock {
         LockEntry e = join();
         boolean ok = false;
         try {
-            ok = e.queue.tryLock(time, unit);
+            ok = acquiring(e).tryLock(time, unit);
             return ok;
         } finally {
             if (!ok) {
@@ -150,6 +173,6 @@ final class ClientLock implements FencedLock {
 
     @Override
     public String toString() {
-        return "FencedLock[lock '" + name + "' of " + engine + "]";
+        return "FencedLock[lock '" + name + "' of " + engine + (maxHold == null ? "" : ", max hold " + maxHold.toMillis() + " ms") + "]";
     }
 }

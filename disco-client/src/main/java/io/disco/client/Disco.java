@@ -1,6 +1,9 @@
 package io.disco.client;
 
+import io.disco.election.ElectionService;
+import io.disco.election.LeadershipRunner;
 import io.disco.lock.FencedLock;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -110,7 +113,79 @@ public interface Disco extends AutoCloseable {
     FencedSemaphore semaphore(String name, int permits);
 
     /**
-     * Releases everything held and ends the owner (for etcd: revokes the lease); waits at most the
+     * This client's candidate in the election {@code name}: an {@link ElectionService} on the client's
+     * owner of the moment, with the service's whole contract. Unlike a lock, a candidate is one owner's
+     * (its key is the owner's, for etcd {@code <name>/<lease id in hex>}), so it is not self-healing:
+     * when the owner is lost the service is finished ({@code done()} completes, {@code err()} tells,
+     * a held leadership is lost), and a new call gives a candidate on the new owner. For a leader that
+     * campaigns again by itself after a loss, use {@link #leadershipRunner}.
+     *
+     * <p>One candidate per client and name: while one is open, another {@code election(name)} (or a
+     * runner's campaign on the name) is refused. The caller closes it; closing resigns if it leads and
+     * withdraws a pending campaign, and leaves the client open. The name is in use, for the rules of
+     * {@link #lock(String)} on nested names and kinds, until the service is closed or finished.
+     *
+     * @param name the election's name, for example {@code /elections/billing}
+     * @return a new candidate; close it
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is blank or ends in {@code '/'}
+     * @throws IllegalStateException if the client is closed, already has a candidate on {@code name}, or
+     *         uses a name nested with it (or the name itself as another kind)
+     * @throws io.disco.fencing.DiscoException if the client has no owner right now (it is opening a new
+     *         one after a loss: try again) or the backend failed
+     */
+    ElectionService election(String name);
+
+    /**
+     * Starts a leadership runner on the election {@code name} whose candidates are this client's: each
+     * attempt campaigns with {@link #election(String)} on the client's owner of the moment, so after a
+     * loss (the runner's term ends with {@code LOST}) it campaigns again on the owner the client opens in
+     * its place, after the runner's backoff. Everything else is {@link LeadershipRunner}'s contract:
+     * one task at a time, the task signalled at the end of its term, {@link LeadershipRunner#close()}
+     * and {@link LeadershipRunner#close(java.time.Duration)} (a task that ignores its signal keeps the
+     * leadership, not resigned, until it returns).
+     *
+     * <p>The runner is the caller's to close. {@link #close()} of the client signals every runner it
+     * started (as {@code close(Duration.ZERO)}) and then ends the owner, so a task still running after
+     * that has lost its leadership: close the runner first, with a bound, where the task must finish
+     * while it leads.
+     *
+     * @param name the election's name
+     * @param options the value, task, listener, requeue and backoff
+     * @return the started runner
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code name} is blank or ends in {@code '/'}
+     * @throws IllegalStateException if the client is closed, or {@code name} is in use by this client
+     *         (a candidate, another kind, a nested name)
+     */
+    LeadershipRunner leadershipRunner(String name, LeadershipRunner.Options options);
+
+    /**
+     * Who holds and who waits for {@code name} as {@code primitive}, in any process: holders first, then
+     * waiters in queue order, each with its key, lease, token (where the backend's state gives it) and
+     * holder metadata (host, process id, client id, thread, claimed-at time, for claims this library
+     * made). One consistent read of the backend; it changes nothing and holds nothing. For people and
+     * health checks: a token read here is never one to fence with.
+     *
+     * <pre>{@code
+     * for (Claimant c : disco.claimants(Primitive.LOCK, "/locks/orders")) {
+     *     log.info("{} {} since {} by {}", c.role(), c.key(), c.holder().flatMap(Holder::claimedAt), c.holder().map(Holder::thread));
+     * }
+     * }</pre>
+     *
+     * @param primitive the kind the name is claimed as (the backend's keys differ per kind)
+     * @param name the name
+     * @return the claims, holders first; empty when nobody holds or waits
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code name} is blank or ends in {@code '/'}
+     * @throws IllegalStateException if the client is closed
+     * @throws io.disco.fencing.DiscoException if the backend cannot be read in time
+     * @throws UnsupportedOperationException if the backend cannot list claims
+     */
+    List<Claimant> claimants(Primitive primitive, String name);
+
+    /**
+     * Releases everything held, signals the leadership runners it started, and ends the owner (for etcd: revokes the lease); waits at most the
      * backend's request timeout. Never closes the backend's client. Idempotent.
      */
     @Override

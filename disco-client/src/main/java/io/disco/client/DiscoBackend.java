@@ -1,9 +1,11 @@
 package io.disco.client;
 
+import io.disco.election.ElectionService;
 import io.disco.fencing.DiscoException;
 import io.disco.lock.LockService;
 import io.disco.rwlock.RWLockService;
 import io.disco.semaphore.SemaphoreService;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
@@ -69,6 +71,40 @@ public interface DiscoBackend {
          * @throws IllegalStateException if the owner is lost or closed
          */
         SemaphoreService newSemaphore(String name, int limit);
+
+        /**
+         * A candidate of this owner in the election {@code name}: its key is the owner's (for etcd:
+         * {@code <name>/<lease id in hex>}, as etcd's Go {@code concurrency.Election} writes it), so an owner
+         * has at most one candidate per name. Closing the service withdraws the candidate (resigns if it
+         * leads) and leaves the owner open; the service finishes, lost, when the owner is lost.
+         *
+         * <p>The default refuses: a backend without elections still runs the client's locks.
+         *
+         * @param name the election's name, already checked by the client
+         * @return a new election service on this owner
+         * @throws IllegalStateException if the owner is lost or closed, or already has a service on {@code name}
+         * @throws UnsupportedOperationException if the backend has no elections
+         */
+        default ElectionService newElection(String name) {
+            throw new UnsupportedOperationException(getClass().getName() + " has no elections");
+        }
+
+        /**
+         * Lists who holds and who waits for {@code name} as {@code primitive}, holders first, then waiters
+         * in queue order, with one consistent read of the backend. Only reads: works while the owner is
+         * lost or closed too (the backend's client must be open).
+         *
+         * <p>The default refuses: a backend without a listing still runs the client's locks.
+         *
+         * @param primitive the kind the name is claimed as
+         * @param name the name, already checked by the client
+         * @return the claims, holders first
+         * @throws DiscoException if the backend cannot be read
+         * @throws UnsupportedOperationException if the backend cannot list claims
+         */
+        default List<Claimant> claimants(Primitive primitive, String name) {
+            throw new UnsupportedOperationException(getClass().getName() + " cannot list claimants");
+        }
 
         /**
          * Completes, normally, once when the owner is lost or closed.

@@ -1,6 +1,13 @@
 package io.disco.client;
 
+import io.disco.election.ElectionService;
+import io.disco.election.LeadershipRunner;
+import io.disco.fencing.DiscoException;
 import io.disco.lock.FencedLock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -15,15 +22,16 @@ import org.slf4j.LoggerFactory;
  * semaphore services of the current owner, one per permit held or waited for at once, each one more
  * holder of the same owner ({@code DiscoBackend.Owner.newSemaphore}).
  *
- * <p>Where the rest of the client slots in:
+ * <p>Where the rest of the client lives:
  * <ul>
- *   <li>An election and a leadership runner from the client: {@code Kind.ELECTION} and
- *       {@code Owner.newElection(name)}; the runner takes its elections from {@link #owner()}, so it
- *       campaigns again on the new owner after a loss.</li>
+ *   <li>Elections ({@link ClientElection}): a candidate is the service of the owner of the moment, one
+ *       per name ({@link ElectionEntry}); a runner's factory is {@link #election(String)}, so it campaigns
+ *       again on the new owner after a loss.</li>
  *   <li>Holder metadata: the backend puts it in the key's value; the client passes its settings to the
- *       backend when it is created, and a listing of a name's holders is one more {@code Owner} method.</li>
- *   <li>A maximum hold time: a timer per hold on this engine's scheduler ({@link #reopener}), which
- *       releases the hold's service and lets the holder's {@code token()} and {@code unlock()} throw.</li>
+ *       backend when it is created; {@link #claimants} asks the current (or the lost) owner's
+ *       {@code Owner.claimants}.</li>
+ *   <li>A maximum hold time and asynchronous holds live in the lock's queue ({@code FencedLock.queued}:
+ *       {@code withMaxHold}, {@code lockAsync}); {@link ClientLock} hands the view through.</li>
  *   <li>Virtual threads: the client and {@code FencedLock.queued} wait on {@code java.util.concurrent}
  *       locks and futures only, never in a {@code synchronized} block.</li>
  * </ul>
@@ -46,6 +54,8 @@ final class Engine implements Disco {
     /** A lost owner not yet closed: closed once its replacement is open, or with the client. */
     private DiscoBackend.Owner lostOwner;
     private boolean closed;
+    /** The leadership runners started through this client, signalled by {@link #close()}; guarded by {@link #lock}. */
+    private final List<LeadershipRunner> runners = new ArrayList<>();
 
     Engine(DiscoBackend backend) {
         this.backend = backend;
@@ -193,6 +203,85 @@ final class Engine implements Disco {
         return s;
     }
 
+    @Override
+    public ElectionService election(String name) {
+        requireOpen();
+        Names.check(name);
+        CompletableFuture<DiscoBackend.Owner> pending = owner();
+        if (!pending.isDone()) {
+            throw new DiscoException("the client has no owner in " + backend.describe() + " right now (it is opening a new"
+                    + " one after a loss); no candidate for election '" + name + "' yet, try again");
+        }
+        DiscoBackend.Owner o;
+        try {
+            o = pending.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw e.getCause() instanceof RuntimeException cause ? cause : e;
+        }
+        ElectionEntry e = registry.join(name, Kind.ELECTION, ElectionEntry.class, n -> new ElectionEntry(this, n));
+        if (!e.candidate.compareAndSet(false, true)) {
+            registry.leave(e);
+            throw new IllegalStateException("this client already has a candidate in election '" + name + "' (an open"
+                    + " election(name) or a leadership runner's campaign): its key would be the same; close it first");
+        }
+        try {
+            return new ClientElection(o.newElection(name), e, registry);
+        } catch (RuntimeException | Error failure) {
+            e.candidate.set(false);
+            registry.leave(e);
+            throw failure;
+        }
+    }
+
+    @Override
+    public LeadershipRunner leadershipRunner(String name, LeadershipRunner.Options options) {
+        Names.check(name);
+        Objects.requireNonNull(options, "options");
+        requireOpen();
+        ElectionEntry e = registry.join(name, Kind.ELECTION, ElectionEntry.class, n -> new ElectionEntry(this, n));
+        try {
+            if (e.candidate.get()) {
+                throw new IllegalStateException("this client already has a candidate in election '" + name + "' (an open"
+                        + " election(name) or another leadership runner): its key would be the same; close it first");
+            }
+        } finally {
+            registry.leave(e); // only a check of the name here: each attempt of the runner joins it again
+        }
+        LeadershipRunner runner = LeadershipRunner.start(name, () -> election(name), options);
+        lock.lock();
+        try {
+            if (!closed) {
+                runners.removeIf(r -> !r.isRunning());
+                runners.add(runner);
+                return runner;
+            }
+        } finally {
+            lock.unlock();
+        }
+        runner.close(Duration.ZERO); // closed meanwhile
+        throw new IllegalStateException(this + " is closed");
+    }
+
+    @Override
+    public List<Claimant> claimants(Primitive primitive, String name) {
+        Objects.requireNonNull(primitive, "primitive");
+        Names.check(name);
+        DiscoBackend.Owner o;
+        lock.lock();
+        try {
+            if (closed) {
+                throw new IllegalStateException(this + " is closed");
+            }
+            o = alive != null ? alive : lostOwner; // a lost owner still reads
+        } finally {
+            lock.unlock();
+        }
+        if (o == null) {
+            throw new DiscoException("the client has no owner in " + backend.describe() + " right now (it is opening a new one after a loss)");
+        }
+        return o.claimants(primitive, name);
+    }
+
     /** @return how many names are held or waited for now (tests, and a health check's gauge) */
     int namesInUse() {
         return registry.size();
@@ -202,6 +291,7 @@ final class Engine implements Disco {
     public void close() {
         CompletableFuture<DiscoBackend.Owner> o;
         DiscoBackend.Owner lost;
+        List<LeadershipRunner> started;
         lock.lock();
         try {
             if (closed) {
@@ -211,8 +301,13 @@ final class Engine implements Disco {
             o = owner;
             lost = lostOwner;
             lostOwner = null;
+            started = new ArrayList<>(runners);
+            runners.clear();
         } finally {
             lock.unlock();
+        }
+        for (LeadershipRunner r : started) {
+            r.close(Duration.ZERO); // signal only: the owner's end below ends their leadership anyway
         }
         reopener.shutdownNow();
         registry.sweep(true);

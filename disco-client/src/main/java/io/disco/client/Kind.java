@@ -7,7 +7,9 @@ enum Kind {
     /** {@link Disco#readWriteLock(String)}. */
     READ_WRITE_LOCK("read/write lock"),
     /** {@link Disco#semaphore(String, int)}. */
-    SEMAPHORE("semaphore");
+    SEMAPHORE("semaphore"),
+    /** {@link Disco#election(String)} and {@link Disco#leadershipRunner}. */
+    ELECTION("election");
 
     private final String label;
 

@@ -2,6 +2,7 @@ package io.disco.client;
 
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingToken;
+import io.disco.fencing.LossGrace;
 import io.disco.rwlock.RWGrant;
 import io.disco.rwlock.RWLockLostException;
 import io.disco.rwlock.RWLockService;
@@ -312,35 +313,12 @@ final class RWEntry extends Entry<RWLockService> {
             } catch (RWLockLostException e) {
                 lost = service;
             } catch (DiscoException e) {
-                if (!lostMeanwhile(service, wait, deadline)) {
+                if (!LossGrace.lostMeanwhile(service, wait.maxWait(deadline), wait == Wait.INTERRUPTIBLY)) {
                     throw e;
                 }
                 lost = service; // the failure was the loss, seen by the request before the lease's owner
             }
         }
-    }
-
-    /** As {@code QueuedFencedLock.lostMeanwhile}: whether a claim's failure turns out to be the lease's loss within a second. */
-    private static boolean lostMeanwhile(RWLockService service, Wait wait, long deadline) throws InterruptedException {
-        long grace = TimeUnit.SECONDS.toNanos(1);
-        if (wait == Wait.NOT_AT_ALL) {
-            grace = 0;
-        } else if (deadline != Long.MAX_VALUE && wait == Wait.INTERRUPTIBLY) {
-            grace = Math.min(grace, deadline - System.nanoTime());
-        }
-        if (grace > 0) {
-            try {
-                service.done().toCompletableFuture().get(grace, TimeUnit.NANOSECONDS);
-            } catch (ExecutionException | TimeoutException e) {
-                // not finished: the failure stands
-            } catch (InterruptedException e) {
-                if (wait != Wait.UNINTERRUPTIBLY) {
-                    throw e;
-                }
-                Thread.currentThread().interrupt();
-            }
-        }
-        return service.err().isPresent();
     }
 
     private static <T> T join(CompletableFuture<T> f) {

@@ -49,8 +49,10 @@ public interface LeadershipRunner extends AutoCloseable {
      *       it).</li>
      *   <li>Every call must return a <em>new</em> service, one candidate of the election the runner
      *       should lead, that owns its backend session (for etcd: {@code EtcdProvider.newElection},
-     *       never {@code session.newElection} on a shared session): when its lease is lost it must
-     *       complete {@code done()}, and closing it must release everything it holds.</li>
+     *       never {@code session.newElection} on a shared session), or a candidate of an owner that is
+     *       replaced after a loss (the client's {@code Disco.election(name)}, which is what
+     *       {@code Disco.leadershipRunner} uses): when its lease is lost it must complete {@code done()},
+     *       and closing it must release everything it holds.</li>
      *   <li>The runner owns every service it got: it closes it when the attempt ends, and when the
      *       runner is closed. It closes nothing else (not the backend client the factory uses).</li>
      *   <li>A factory that throws, or returns null, fails that attempt: logged, and tried again after

@@ -124,6 +124,90 @@ public interface FencedLock extends Lock, Fenced {
     Optional<? extends DiscoException> err();
 
     /**
+     * This lock, with a maximum hold time for the acquisitions made through the returned view (Redisson's
+     * {@code leaseTime}, ShedLock's {@code lockAtMostFor}): a safety net against a holder that hangs.
+     *
+     * <ul>
+     *   <li>It counts from the moment the distributed lock is acquired, for a thread's first hold; a
+     *       nested acquisition (the thread already holds) keeps the first hold's deadline, and an
+     *       acquisition through another view, or through this lock, while the thread holds changes
+     *       nothing either.</li>
+     *   <li>When it passes before the thread's last {@link #unlock()}, the distributed lock is released
+     *       (another process may acquire it at once, with a higher token) and the hold is lost:
+     *       {@link #done()} completes, {@link #err()} and {@link #token()} tell the loss
+     *       ({@link LockLostException}), and the last {@link #unlock()} throws it after releasing the
+     *       local lock. The timer runs on a thread of the library's own that only starts the release;
+     *       no user code runs there.</li>
+     *   <li>The local lock is the thread's until it unlocks, as after a lost lease: this process's other
+     *       threads on the name still wait for that thread. The maximum hold time frees the name for
+     *       other processes, not for the threads queued behind a hung one.</li>
+     *   <li>The view is this lock: ownership, reentrancy, {@link #unlock()} and {@link #token()} are
+     *       shared; only the acquisitions made through it carry the maximum hold time. Without a view,
+     *       nothing changes.</li>
+     * </ul>
+     *
+     * <pre>{@code
+     * FencedLock lock = disco.lock("/jobs/nightly").withMaxHold(Duration.ofMinutes(10));
+     * if (lock.tryLock()) { // ShedLock's lockAtMostFor
+     *     try {
+     *         job.run(lock.token());
+     *     } finally {
+     *         lock.unlock(); // throws LockLostException if the job ran past 10 minutes
+     *     }
+     * }
+     * }</pre>
+     *
+     * <p>The default refuses: the locks of {@link #of(LockService)}, {@link #queued} and the client's
+     * {@code Disco.lock(name)} support it.
+     *
+     * @param maxHold the longest time a first hold may last, positive
+     * @return a view of this lock whose acquisitions end after {@code maxHold}
+     * @throws NullPointerException if {@code maxHold} is null
+     * @throws IllegalArgumentException if {@code maxHold} is not positive
+     * @throws UnsupportedOperationException if this lock has no maximum hold times
+     */
+    default FencedLock withMaxHold(Duration maxHold) {
+        Objects.requireNonNull(maxHold, "maxHold");
+        throw new UnsupportedOperationException(this + " has no maximum hold time");
+    }
+
+    /**
+     * Acquires without blocking the caller. Ownership of a {@code FencedLock} is a thread's, so the hold
+     * this hands out belongs to no thread of the caller's: it is a {@link Held} that whoever holds it
+     * closes (from any thread), once.
+     *
+     * <ul>
+     *   <li>The acquisition queues like a thread of this process (it has one of its own, a daemon thread
+     *       made for it, which waits in the lock's queue, holds the lock while the hold is open, and runs no
+     *       user code); while it holds, every thread of the caller's, the caller included, is excluded
+     *       like any other thread: {@link #isHeldByCurrentThread()} is false for them, and
+     *       {@link #lock()} waits for the close. No reentrancy across an asynchronous hold.</li>
+     *   <li>{@code cancel} (or any exceptional completion by the caller) withdraws the claim and leaves
+     *       nothing in the backend; a hold acquired at that moment is released at once.</li>
+     *   <li>The future completes on the common pool ({@link java.util.concurrent.ForkJoinPool#commonPool()}),
+     *       exceptionally with what {@link #lockInterruptibly()} throws.</li>
+     *   <li>The hold's {@link FencedHold#token()}, {@link FencedHold#done()} and {@link FencedHold#err()}
+     *       work from any thread; closing it unlocks and throws what {@link #unlock()} throws (the loss, if
+     *       the hold was lost). An acquisition through {@link #withMaxHold(Duration)} keeps its maximum
+     *       hold time.</li>
+     *   <li>Cost: one thread per pending or held asynchronous acquisition; close the hold.</li>
+     * </ul>
+     *
+     * <pre>{@code
+     * lock.lockAsync().thenAccept(held -> {
+     *     try (held) {
+     *         resource.write(data, held.token());
+     *     }
+     * });
+     * }</pre>
+     *
+     * @return the pending acquisition; cancel it to give up
+     */
+    default CompletableFuture<Held<FencedHold>> lockAsync() {
+        return AsyncAcquisition.start(this);
+    }
+
+    /**
      * Locks for one critical section, waiting at most {@code timeout}: closing the returned hold
      * unlocks once. A hold is tied to its own acquisition: closing an inner hold of a reentrant
      * acquisition releases that inner hold only, never the outer one.

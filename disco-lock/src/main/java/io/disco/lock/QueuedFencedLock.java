@@ -2,6 +2,7 @@ package io.disco.lock;
 
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingToken;
+import io.disco.fencing.LossGrace;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
@@ -30,15 +31,11 @@ final class QueuedFencedLock implements FencedLock {
         NOT_AT_ALL
     }
 
-    /** How long a claim's failure may wait to turn out to be the loss of the lease. */
-    static final long LOSS_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
-
     private final Supplier<? extends CompletionStage<LockService>> services;
     private final String description;
     private final ReentrantLock local = new ReentrantLock(true);
-    /** The service and grant of the current hold; written and read by the holder only (published by {@code local}). */
-    private LockService holding;
-    private Grant grant;
+    /** The current hold; written and read by the holder only (published by {@code local}). */
+    private HeldClaim held;
 
     QueuedFencedLock(Supplier<? extends CompletionStage<LockService>> services, String description) {
         this.services = services;
@@ -48,12 +45,41 @@ final class QueuedFencedLock implements FencedLock {
     /** Acquires, ignoring interruption (the interrupt status is kept). */
     @Override
     public void lock() {
+        lock(0);
+    }
+
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        lockInterruptibly(0);
+    }
+
+    @Override
+    public boolean tryLock() {
+        return tryLock(0);
+    }
+
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        return tryLock(time, unit, 0);
+    }
+
+    /**
+     * @throws IllegalArgumentException if {@code maxHold} is not positive
+     */
+    @Override
+    public FencedLock withMaxHold(Duration maxHold) {
+        long nanos = MaxHold.nanos(maxHold);
+        return new MaxHoldView(nanos);
+    }
+
+    /** {@code maxHoldNanos}: the maximum hold time of a first hold, 0 for none. */
+    private void lock(long maxHoldNanos) {
         local.lock();
         if (local.getHoldCount() > 1) {
             return;
         }
         try {
-            claim(Wait.UNINTERRUPTIBLY, 0);
+            claim(Wait.UNINTERRUPTIBLY, 0, maxHoldNanos);
         } catch (InterruptedException | TimeoutException e) {
             local.unlock();
             throw new AssertionError("an uninterruptible, unbounded wait ended with " + e, e);
@@ -63,14 +89,13 @@ final class QueuedFencedLock implements FencedLock {
         }
     }
 
-    @Override
-    public void lockInterruptibly() throws InterruptedException {
+    private void lockInterruptibly(long maxHoldNanos) throws InterruptedException {
         local.lockInterruptibly();
         if (local.getHoldCount() > 1) {
             return;
         }
         try {
-            claim(Wait.INTERRUPTIBLY, Long.MAX_VALUE);
+            claim(Wait.INTERRUPTIBLY, Long.MAX_VALUE, maxHoldNanos);
         } catch (TimeoutException e) {
             local.unlock();
             throw new AssertionError("an unbounded wait timed out", e);
@@ -81,8 +106,7 @@ final class QueuedFencedLock implements FencedLock {
     }
 
     /** Acquires only if both the local and the distributed lock are free right now; one round trip to the backend. */
-    @Override
-    public boolean tryLock() {
+    private boolean tryLock(long maxHoldNanos) {
         if (!local.tryLock()) {
             return false;
         }
@@ -90,7 +114,7 @@ final class QueuedFencedLock implements FencedLock {
             return stillValid();
         }
         try {
-            if (claim(Wait.NOT_AT_ALL, 0)) {
+            if (claim(Wait.NOT_AT_ALL, 0, maxHoldNanos)) {
                 return true;
             }
         } catch (InterruptedException | TimeoutException e) {
@@ -104,8 +128,7 @@ final class QueuedFencedLock implements FencedLock {
         return false;
     }
 
-    @Override
-    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+    private boolean tryLock(long time, TimeUnit unit, long maxHoldNanos) throws InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(time);
         if (!local.tryLock(time, unit)) {
             return false;
@@ -114,7 +137,7 @@ final class QueuedFencedLock implements FencedLock {
             return stillValid();
         }
         try {
-            if (claim(deadline - System.nanoTime() <= 0 ? Wait.NOT_AT_ALL : Wait.INTERRUPTIBLY, deadline)) {
+            if (claim(deadline - System.nanoTime() <= 0 ? Wait.NOT_AT_ALL : Wait.INTERRUPTIBLY, deadline, maxHoldNanos)) {
                 return true;
             }
         } catch (TimeoutException e) {
@@ -133,7 +156,7 @@ final class QueuedFencedLock implements FencedLock {
      * learns of the loss.
      */
     private boolean stillValid() {
-        if (holding.err().isPresent()) {
+        if (held.loss().isPresent()) {
             local.unlock();
             return false;
         }
@@ -147,7 +170,7 @@ final class QueuedFencedLock implements FencedLock {
      *
      * @return whether the lock was acquired (false only for {@link Wait#NOT_AT_ALL})
      */
-    private boolean claim(Wait wait, long deadline) throws InterruptedException, TimeoutException {
+    private boolean claim(Wait wait, long deadline, long maxHoldNanos) throws InterruptedException, TimeoutException {
         LockService lost = null; // the service whose claim was lost while it waited, if any
         while (true) {
             LockService service = service(wait, deadline);
@@ -177,13 +200,12 @@ final class QueuedFencedLock implements FencedLock {
                         }
                     }
                 }
-                holding = service;
-                grant = g;
+                held = new HeldClaim(service, g, description, maxHoldNanos);
                 return true;
             } catch (LockLostException e) {
                 lost = service;
             } catch (DiscoException e) {
-                if (!lostMeanwhile(service, wait, deadline)) {
+                if (!LossGrace.lostMeanwhile(service, maxWait(wait, deadline), wait == Wait.INTERRUPTIBLY)) {
                     throw e;
                 }
                 lost = service; // the failure was the loss, seen by the request before the lease's owner
@@ -191,31 +213,13 @@ final class QueuedFencedLock implements FencedLock {
         }
     }
 
-    /**
-     * Whether a claim's failure was the loss of its lease in disguise (for etcd: "lease not found" answered to a
-     * claim sent between a revoke and the session noticing it): the service then reports the loss within
-     * {@link #LOSS_GRACE_NANOS}, or the deadline if sooner.
-     */
-    private static boolean lostMeanwhile(LockService service, Wait wait, long deadline) throws InterruptedException {
-        long grace = LOSS_GRACE_NANOS;
-        if (wait == Wait.NOT_AT_ALL) {
-            grace = 0;
-        } else if (deadline != Long.MAX_VALUE && wait == Wait.INTERRUPTIBLY) {
-            grace = Math.min(grace, deadline - System.nanoTime());
-        }
-        if (grace > 0) {
-            try {
-                service.done().toCompletableFuture().get(grace, TimeUnit.NANOSECONDS);
-            } catch (ExecutionException | TimeoutException e) {
-                // not finished: the failure stands
-            } catch (InterruptedException e) {
-                if (wait != Wait.UNINTERRUPTIBLY) {
-                    throw e;
-                }
-                Thread.currentThread().interrupt();
-            }
-        }
-        return service.err().isPresent();
+    /** The longest wait {@link LossGrace#lostMeanwhile} may take for an acquisition that waits as {@code wait} until {@code deadline}. */
+    static long maxWait(Wait wait, long deadline) {
+        return switch (wait) {
+            case NOT_AT_ALL -> 0;
+            case UNINTERRUPTIBLY -> Long.MAX_VALUE;
+            case INTERRUPTIBLY -> deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
+        };
     }
 
     private static Grant joinUninterruptibly(LockService service) {
@@ -255,10 +259,9 @@ final class QueuedFencedLock implements FencedLock {
             return;
         }
         try {
-            holding.unlock();
+            held.release();
         } finally {
-            holding = null;
-            grant = null;
+            held = null;
             local.unlock();
         }
     }
@@ -266,23 +269,23 @@ final class QueuedFencedLock implements FencedLock {
     @Override
     public FencingToken token() {
         requireHeld();
-        Optional<LockLostException> loss = holding.err();
+        Optional<LockLostException> loss = held.loss();
         if (loss.isPresent()) {
             throw new LockLostException("the hold of " + description + " by this thread was lost: " + loss.get().getMessage(), loss.get());
         }
-        return grant.token();
+        return held.grant.token();
     }
 
     @Override
     public CompletionStage<Void> done() {
         requireHeld();
-        return holding.done();
+        return held.done();
     }
 
     @Override
     public Optional<LockLostException> err() {
         requireHeld();
-        return holding.err();
+        return held.loss();
     }
 
     private void requireHeld() {
@@ -310,6 +313,81 @@ final class QueuedFencedLock implements FencedLock {
     public Condition newCondition() {
         throw new UnsupportedOperationException("FencedLock has no conditions: waiting on one would release and"
                 + " reacquire the distributed lock, and change the fencing token");
+    }
+
+    /** This lock, whose first holds through the view end after a maximum hold time. */
+    private final class MaxHoldView implements FencedLock {
+
+        private final long maxHoldNanos;
+
+        MaxHoldView(long maxHoldNanos) {
+            this.maxHoldNanos = maxHoldNanos;
+        }
+
+        @Override
+        public void lock() {
+            QueuedFencedLock.this.lock(maxHoldNanos);
+        }
+
+        @Override
+        public void lockInterruptibly() throws InterruptedException {
+            QueuedFencedLock.this.lockInterruptibly(maxHoldNanos);
+        }
+
+        @Override
+        public boolean tryLock() {
+            return QueuedFencedLock.this.tryLock(maxHoldNanos);
+        }
+
+        @Override
+        public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+            return QueuedFencedLock.this.tryLock(time, unit, maxHoldNanos);
+        }
+
+        @Override
+        public FencedLock withMaxHold(Duration maxHold) {
+            return QueuedFencedLock.this.withMaxHold(maxHold);
+        }
+
+        @Override
+        public void unlock() {
+            QueuedFencedLock.this.unlock();
+        }
+
+        @Override
+        public FencingToken token() {
+            return QueuedFencedLock.this.token();
+        }
+
+        @Override
+        public CompletionStage<Void> done() {
+            return QueuedFencedLock.this.done();
+        }
+
+        @Override
+        public Optional<LockLostException> err() {
+            return QueuedFencedLock.this.err();
+        }
+
+        @Override
+        public boolean isHeldByCurrentThread() {
+            return QueuedFencedLock.this.isHeldByCurrentThread();
+        }
+
+        @Override
+        public int getHoldCount() {
+            return QueuedFencedLock.this.getHoldCount();
+        }
+
+        @Override
+        public Condition newCondition() {
+            return QueuedFencedLock.this.newCondition();
+        }
+
+        @Override
+        public String toString() {
+            return QueuedFencedLock.this + " with a maximum hold of " + TimeUnit.NANOSECONDS.toMillis(maxHoldNanos) + " ms";
+        }
     }
 
     @Override

@@ -1,11 +1,16 @@
 package io.disco.provider.etcd;
 
+import io.disco.client.Claimant;
 import io.disco.client.DiscoBackend;
+import io.disco.client.Primitive;
+import io.disco.core.ClaimMetadata;
+import io.disco.election.ElectionService;
 import io.disco.fencing.DiscoException;
 import io.disco.lock.LockService;
 import io.disco.rwlock.RWLockService;
 import io.disco.semaphore.SemaphoreService;
 import io.etcd.jetcd.Client;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
@@ -46,6 +51,31 @@ final class EtcdDiscoBackend implements DiscoBackend {
         @Override
         public SemaphoreService newSemaphore(String name, int limit) {
             return session.newSemaphore(name, limit);
+        }
+
+        @Override
+        public ElectionService newElection(String name) {
+            return session.newElection(name);
+        }
+
+        @Override
+        public List<Claimant> claimants(Primitive primitive, String name) {
+            io.disco.core.Primitive kind = switch (primitive) {
+                case LOCK -> io.disco.core.Primitive.LOCK;
+                case READ_WRITE_LOCK -> io.disco.core.Primitive.RWLOCK;
+                case SEMAPHORE -> io.disco.core.Primitive.SEMAPHORE;
+                case ELECTION -> io.disco.core.Primitive.ELECTION;
+            };
+            return session.claimants(kind, name).stream().map(SessionOwner::claimant).toList();
+        }
+
+        private static Claimant claimant(io.disco.core.Claimant c) {
+            ClaimMetadata m = c.metadata();
+            Optional<Claimant.Holder> holder = m.source() == ClaimMetadata.Source.DISCO
+                    ? Optional.of(new Claimant.Holder(m.host(), m.pid(), m.clientId(), m.thread(), m.claimedAt()))
+                    : Optional.empty();
+            return new Claimant(c.key(), c.leaseId(), Claimant.Role.valueOf(c.role().name()), c.position(),
+                    Claimant.Mode.valueOf(c.mode().name()), c.token(), holder, c.value());
         }
 
         @Override

@@ -1,0 +1,41 @@
+package io.disco.client;
+
+import io.disco.election.ElectionService;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * An election name in use by this client: it has one candidate at most (an open
+ * {@link Disco#election(String)}, or the current attempt of a {@link Disco#leadershipRunner}), since a
+ * candidate's key is its owner's. The entry keeps no service of its own: the candidate's
+ * {@link ClientElection} owns its service and leaves the entry when it closes or finishes.
+ */
+final class ElectionEntry extends Entry<ElectionService> {
+
+    /** Whether a candidate of this client is open on the name. */
+    final AtomicBoolean candidate = new AtomicBoolean();
+
+    ElectionEntry(Engine engine, String name) {
+        super(engine, name, Kind.ELECTION);
+    }
+
+    @Override
+    ElectionService newService(DiscoBackend.Owner owner) {
+        return owner.newElection(name);
+    }
+
+    @Override
+    boolean isLost(ElectionService service) {
+        return service.err().isPresent();
+    }
+
+    @Override
+    void close(ElectionService service) {
+        service.close();
+    }
+
+    @Override
+    CompletableFuture<Void> closeAsync(ElectionService service) {
+        return service.closeAsync();
+    }
+}

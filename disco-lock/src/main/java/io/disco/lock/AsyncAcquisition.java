@@ -1,0 +1,142 @@
+package io.disco.lock;
+
+import io.disco.fencing.DiscoException;
+import io.disco.fencing.FencingToken;
+import io.disco.fencing.Held;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ForkJoinPool;
+
+/**
+ * {@link FencedLock#lockAsync()}: a lock's ownership is a thread's, so an asynchronous acquisition has a
+ * thread of its own (a daemon, made for it) that waits in the lock's queue like any other thread, holds the
+ * lock while the {@link Held} is open, and unlocks when it is closed, whoever closes it. That thread runs no
+ * user code: the future is completed on the common pool, so a dependent stage that closes the hold never
+ * waits for itself.
+ *
+ * <p>Why nothing is left behind: the thread acquires with {@code lockInterruptibly()}, which withdraws the
+ * claim when interrupted, and the future's cancellation (or any exceptional completion by the caller)
+ * interrupts it; a hold acquired just as the future was cancelled is released at once by the thread, which
+ * learns it when its own completion of the future fails.
+ */
+final class AsyncAcquisition implements FencedHold {
+
+    private final FencedLock lock;
+    private final Thread thread;
+    private final CompletableFuture<Held<FencedHold>> result = new CompletableFuture<>();
+    /** Completed by the hold's close. */
+    private final CompletableFuture<Void> closeRequested = new CompletableFuture<>();
+    /** Completed by the thread once it has unlocked, exceptionally with what the unlock threw. */
+    private final CompletableFuture<Void> released = new CompletableFuture<>();
+    /** The hold's loss, recorded by the thread (which owns the lock, so may ask it) once done() completes or it unlocked. */
+    private final CompletableFuture<Optional<? extends DiscoException>> loss = new CompletableFuture<>();
+    private volatile FencingToken token;
+    private volatile CompletableFuture<Void> done;
+    /** {@link #done()}: the lock's done(), or the release (completed on the common pool: this thread runs no user code). */
+    private final CompletableFuture<Void> ended = new CompletableFuture<>();
+
+    private AsyncAcquisition(FencedLock lock) {
+        this.lock = lock;
+        this.thread = new Thread(this::run, "disco-async-hold " + lock);
+        thread.setDaemon(true);
+    }
+
+    static CompletableFuture<Held<FencedHold>> start(FencedLock lock) {
+        AsyncAcquisition a = new AsyncAcquisition(lock);
+        a.result.whenComplete((h, e) -> {
+            if (e != null) {
+                a.thread.interrupt(); // cancelled or failed by the caller: withdraw (a no-op once the thread has returned)
+            }
+        });
+        a.thread.start();
+        return a.result;
+    }
+
+    private void run() {
+        try {
+            lock.lockInterruptibly();
+        } catch (InterruptedException e) {
+            result.completeExceptionally(new CancellationException("the acquisition of " + lock + " was cancelled"));
+            return;
+        } catch (RuntimeException | Error e) {
+            result.completeExceptionally(e);
+            return;
+        }
+        try {
+            token = lock.token();
+            done = lock.done().toCompletableFuture();
+            done.whenComplete((v, e) -> ended.complete(null));
+        } catch (RuntimeException e) {
+            unlock();
+            result.completeExceptionally(e);
+            return;
+        }
+        Held<FencedHold> held = Held.of(this, this::close);
+        boolean delivered = CompletableFuture.supplyAsync(() -> result.complete(held), ForkJoinPool.commonPool()).join();
+        Thread.interrupted(); // a cancellation that came too late is answered below, not by an interrupt
+        if (!delivered) {
+            unlock(); // cancelled while it was acquired: release at once
+            return;
+        }
+        CompletableFuture.anyOf(closeRequested, done).join();
+        if (done.isDone()) {
+            loss.complete(lock.err());
+        }
+        closeRequested.join();
+        unlock();
+    }
+
+    /** On the thread: unlocks and reports how it went. */
+    private void unlock() {
+        Thread.interrupted();
+        try {
+            loss.complete(lock.err());
+        } catch (RuntimeException e) {
+            loss.complete(Optional.empty());
+        }
+        try {
+            lock.unlock();
+            released.complete(null);
+        } catch (RuntimeException | Error e) {
+            released.completeExceptionally(e);
+        }
+        CompletableFuture.runAsync(() -> ended.complete(null), ForkJoinPool.commonPool());
+    }
+
+    /** The held's close: any thread but this acquisition's (which runs no user code). */
+    private void close() {
+        closeRequested.complete(null);
+        try {
+            released.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException cause ? cause : e;
+        }
+    }
+
+    @Override
+    public FencingToken token() {
+        Optional<? extends DiscoException> lost = err();
+        if (lost.isPresent()) {
+            throw lost.get();
+        }
+        return token;
+    }
+
+    @Override
+    public CompletionStage<Void> done() {
+        return ended.minimalCompletionStage();
+    }
+
+    @Override
+    public Optional<? extends DiscoException> err() {
+        return (done != null && done.isDone()) || released.isDone() ? loss.join() : Optional.empty();
+    }
+
+    @Override
+    public String toString() {
+        return "FencedHold[" + lock + ", token " + token + "]";
+    }
+}

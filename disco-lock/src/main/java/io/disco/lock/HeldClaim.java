@@ -1,0 +1,111 @@
+package io.disco.lock;
+
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The distributed hold of a {@link QueuedFencedLock}'s local holder: the service it was claimed through,
+ * its grant, and, for an acquisition with a maximum hold time, the timer that ends it. Whoever moves it out
+ * of {@link State#HELD} first releases the grant: the holder's last unlock, or the timer.
+ */
+final class HeldClaim {
+
+    /** Where the hold is; it moves once, out of {@link #HELD}. */
+    enum State {
+        /** Claimed, not released. */
+        HELD,
+        /** Released by its holder. */
+        RELEASED,
+        /** Held past its maximum hold time: released by the timer, reported lost to its holder. */
+        EXPIRED
+    }
+
+    final LockService service;
+    final Grant grant;
+    private final String description;
+    private final long maxHoldNanos;
+    private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
+    /** Completes once the timer's release has finished (with its failure, if it failed); never for a hold released by its holder. */
+    private final CompletableFuture<Void> expiry = new CompletableFuture<>();
+    private final ScheduledFuture<?> timer;
+
+    /**
+     * @param maxHoldNanos the maximum hold time, or 0 for none
+     */
+    HeldClaim(LockService service, Grant grant, String description, long maxHoldNanos) {
+        this.service = service;
+        this.grant = grant;
+        this.description = description;
+        this.maxHoldNanos = maxHoldNanos;
+        this.timer = maxHoldNanos > 0 ? MaxHoldTimer.schedule(this::expire, maxHoldNanos) : null;
+    }
+
+    private boolean move(State to) {
+        return state.compareAndSet(State.HELD, to);
+    }
+
+    /** On the timer: releases the grant unless its holder did; the holder learns it from {@link #loss()}. */
+    private void expire() {
+        if (!move(State.EXPIRED)) {
+            return;
+        }
+        CompletableFuture<Void> release;
+        try {
+            release = service.unlockAsync();
+        } catch (RuntimeException e) {
+            release = CompletableFuture.failedFuture(e);
+        }
+        release.whenComplete((v, e) -> {
+            if (e != null) {
+                expiry.completeExceptionally(e);
+            } else {
+                expiry.complete(null);
+            }
+        });
+    }
+
+    /**
+     * On the holder's thread, its last unlock: releases the grant, or, if the timer did, waits for that
+     * release to finish (so that the next holder of the service starts from nothing) and throws the loss.
+     *
+     * @throws LockLostException if the hold was lost (its lease, or its maximum hold time)
+     */
+    void release() {
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        if (move(State.RELEASED)) {
+            service.unlock();
+            return;
+        }
+        try {
+            expiry.join();
+        } catch (CompletionException e) {
+            service.unlock(); // the timer's release failed: the service still holds the grant; release it here
+        }
+        throw loss().orElseThrow();
+    }
+
+    /** @return the loss of this hold: past its maximum hold time, or its service's */
+    Optional<LockLostException> loss() {
+        if (state.get() == State.EXPIRED) {
+            return Optional.of(new LockLostException(description + " was held past its maximum hold time of "
+                    + TimeUnit.NANOSECONDS.toMillis(maxHoldNanos) + " ms and released: its token is stale", null));
+        }
+        return service.err();
+    }
+
+    /** @return completes when the hold ends: its service finished, or (with a maximum hold time) the timer released it */
+    CompletionStage<Void> done() {
+        if (timer == null) {
+            return service.done();
+        }
+        return CompletableFuture.anyOf(service.done().toCompletableFuture(), expiry.exceptionally(e -> null))
+                .thenApply(x -> (Void) null);
+    }
+}

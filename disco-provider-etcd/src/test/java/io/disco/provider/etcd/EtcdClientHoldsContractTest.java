@@ -1,0 +1,17 @@
+package io.disco.provider.etcd;
+
+import io.disco.testing.contract.ClientHoldsContract;
+import io.disco.testing.contract.ContractBackend;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The kit's {@link ClientHoldsContract} against etcd (one member shared by every contract class of the run). */
+class EtcdClientHoldsContractTest extends ClientHoldsContract {
+
+    @RegisterExtension
+    static final EtcdContractBackend ETCD = new EtcdContractBackend();
+
+    @Override
+    protected ContractBackend backend() {
+        return ETCD;
+    }
+}
