@@ -61,8 +61,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code synchronized} block around a blocking call; the static scan stands in for that, and it sees only
  * what its call graph reaches (not jetcd's or gRPC's code, users' callbacks, or what a
  * {@code CompletableFuture} runs inline on completion). On JDK 21 a contended monitor still pins while
- * its threads wait to enter it; the library's monitors guard a few field reads and writes only, so those
- * waits are short. The run does not prove anything about other JDK versions' schedulers.
+ * its threads wait to enter it; the library's monitors guard field updates (and schedule timers, log,
+ * complete internal futures) and never wait, so those waits are short. Nor does it prove anything about
+ * a user's executor or listener that blocks: the library calls them outside its monitors.
  */
 @Tag("jdk25")
 class VirtualThreadsTest {
