@@ -142,9 +142,10 @@ class VirtualThreadsTest {
             }
             threads.shutdown();
             if (!threads.awaitTermination(90, TimeUnit.SECONDS)) {
+                String where = dumpThreads();
                 threads.shutdownNow();
                 throw new AssertionError("deadlock or stall: " + finished.get() + " of " + THREADS
-                        + " virtual threads finished within 90 s");
+                        + " virtual threads finished within 90 s; every thread's stack, virtual ones included: " + where);
             }
             long took = System.nanoTime() - start;
             for (Future<?> f : all) {
@@ -235,6 +236,25 @@ class VirtualThreadsTest {
             f.get(60, TimeUnit.SECONDS);
         }
         threads.shutdown();
+    }
+
+    /**
+     * Writes a dump of every thread, virtual threads included ({@code HotSpotDiagnosticMXBean.dumpThreads},
+     * JDK 21+, called by reflection: this module compiles for Java 17), and returns where it is.
+     */
+    private static String dumpThreads() {
+        try {
+            Path file = Path.of("target", "VirtualThreadsTest-threads-" + System.currentTimeMillis() + ".txt").toAbsolutePath();
+            Class<?> bean = Class.forName("com.sun.management.HotSpotDiagnosticMXBean");
+            Class<?> format = Class.forName("com.sun.management.HotSpotDiagnosticMXBean$ThreadDumpFormat");
+            Object diagnostics = java.lang.management.ManagementFactory.getPlatformMXBean(bean.asSubclass(java.lang.management.PlatformManagedObject.class));
+            @SuppressWarnings({"unchecked", "rawtypes"})
+            Object text = Enum.valueOf((Class) format, "TEXT_PLAIN");
+            bean.getMethod("dumpThreads", String.class, format).invoke(diagnostics, file.toString(), text);
+            return file.toString();
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return "(no thread dump: " + e + ")";
+        }
     }
 
     private static List<String> frames(RecordedEvent e) {
