@@ -45,11 +45,13 @@ import org.objectweb.asm.tree.analysis.SourceValue;
 
 /**
  * A static scan of the library's bytecode for a monitor held across a call that can block: a
- * {@code synchronized} method or block inside which some path of calls reaches a blocking wait of the
- * JDK ({@link #BLOCKING}: {@code Object.wait}, parking, sleeping, {@code Future.get},
- * {@code CompletableFuture.join}, {@code Lock.lock}, {@code Condition.await}, latches, blocking queues,
- * stream and socket I/O...). On JDK 21 a virtual thread that blocks there pins its carrier thread; since
- * JDK 24 (JEP 491) it does not, so a run on a newer JDK cannot show it and this scan does.
+ * {@code synchronized} method or block, or a class initializer (a virtual thread waiting for another
+ * thread's class initialization pins its carrier even on JDK 25), inside which some path of calls
+ * reaches a blocking wait of the JDK ({@link #BLOCKING}: {@code Object.wait}, parking, sleeping,
+ * {@code Future.get}, {@code CompletableFuture.join}, {@code Lock.lock}, {@code Condition.await},
+ * latches, blocking queues, stream and socket I/O, host name lookups...). On JDK 21 a virtual thread
+ * that blocks in a {@code synchronized} block pins its carrier thread; since JDK 24 (JEP 491) it does
+ * not, so a run on a newer JDK cannot show it and this scan does.
  *
  * <p>How far it sees: calls between the scanned classes are followed transitively, a virtual call to
  * every override in the scanned classes (class hierarchy analysis), and a call of a functional interface
@@ -105,6 +107,8 @@ final class MonitorScan {
             Map.entry("java/io/Writer", Set.of("write", "flush")),
             Map.entry("java/net/Socket", Set.of("connect")),
             Map.entry("java/net/ServerSocket", Set.of("accept")),
+            Map.entry("java/net/InetAddress", Set.of("getLocalHost", "getByName", "getAllByName", "getHostName", "getCanonicalHostName",
+                    "isReachable")), // name lookups
             Map.entry("java/nio/file/Files", Set.of("write", "writeString", "readAllBytes", "readString", "readAllLines", "copy", "move", "delete",
                     "createFile", "newInputStream", "newOutputStream")),
             Map.entry("java/nio/channels/FileChannel", Set.of("read", "write", "force", "lock")));
@@ -557,7 +561,8 @@ final class MonitorScan {
 
     /**
      * How many monitors the method holds before each instruction (a {@code synchronized} method holds
-     * one throughout): a walk of its control flow, exception edges included, from the first
+     * one throughout, and so does a class initializer: the class's initialization lock, which every
+     * other thread that uses the class waits for, pinned on every JDK up to 25 at least): a walk of its control flow, exception edges included, from the first
      * instruction, where {@code monitorenter} adds one and {@code monitorexit} takes one away.
      */
     static int[] monitorDepths(MethodNode m) {
@@ -574,7 +579,7 @@ final class MonitorScan {
             }
         }
         Deque<Integer> work = new ArrayDeque<>();
-        depth[0] = (m.access & Opcodes.ACC_SYNCHRONIZED) != 0 ? 1 : 0;
+        depth[0] = (m.access & Opcodes.ACC_SYNCHRONIZED) != 0 || m.name.equals("<clinit>") ? 1 : 0;
         work.push(0);
         while (!work.isEmpty()) {
             int i = work.pop();

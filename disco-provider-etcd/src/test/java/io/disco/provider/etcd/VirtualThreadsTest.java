@@ -206,6 +206,7 @@ class VirtualThreadsTest {
                 VirtualThreadsTest.class.getName().replace('.', '/') + "$HeldAcrossAWait");
         List<String> flagged = scan.findings().stream().map(MonitorScan.Finding::method).sorted().collect(Collectors.toList());
         assertEquals(List.of(
+                HeldAcrossAWait.LooksUpItsHost.class.getName() + ".<clinit>()",
                 HeldAcrossAWait.class.getName() + ".joinsInABlock()",
                 HeldAcrossAWait.class.getName() + ".locksThroughALambda()",
                 HeldAcrossAWait.class.getName() + ".runsALambdaThatWaits()",
@@ -319,6 +320,19 @@ class VirtualThreadsTest {
         void runsALambdaThatWaits() {
             synchronized (monitor) {
                 List.of(answer).forEach(CompletableFuture::join);
+            }
+        }
+
+        /** A class initializer that can block: every other thread that uses the class waits for it, pinned. */
+        static final class LooksUpItsHost {
+            static final String HOST = lookUp();
+
+            private static String lookUp() {
+                try {
+                    return java.net.InetAddress.getLocalHost().getHostName();
+                } catch (java.io.IOException e) {
+                    return "";
+                }
             }
         }
 
