@@ -51,9 +51,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *       the library's classes. A virtual thread that blocks in a class initializer (which pins on every
  *       JDK) shows that the recording does see pinning.</li>
  *   <li>No monitor of the library is held across a call that can block: a static scan of the library's
- *       bytecode ({@link MonitorScan}) finds every {@code synchronized} method and block of disco-client,
+ *       bytecode ({@link MonitorScan}) finds every {@code synchronized} method and block, and every class
+ *       initializer (whose lock pins the threads that wait for it, on JDK 25 too), of disco-client,
  *       disco-lock, disco-core, disco-provider-etcd, disco-election, disco-rwlock, disco-semaphore and
- *       disco-fencing and follows the calls made inside it to the JDK's blocking waits.</li>
+ *       disco-fencing, and follows the calls made inside it to the JDK's blocking waits.</li>
  * </ul>
  *
  * <p>What it does not prove: since JDK 24 (JEP 491) a virtual thread that blocks while holding a monitor
