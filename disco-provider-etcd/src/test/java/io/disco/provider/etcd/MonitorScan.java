@@ -142,6 +142,10 @@ final class MonitorScan {
         }
     }
 
+    /** Instruction {@code index} of {@code in}, a call. */
+    private record CallSite(MethodId in, int index, MethodInsnNode call) {
+    }
+
     private final Map<String, ClassNode> classes = new LinkedHashMap<>();
     private final Map<MethodId, MethodNode> methods = new HashMap<>();
     /** Scanned class to its scanned subclasses and implementations, direct and indirect. */
@@ -156,12 +160,10 @@ final class MonitorScan {
     /** {@link #lambdasOf} by call ("method#index"). */
     private final Map<String, Set<MethodId>> receivers = new HashMap<>();
 
-    private record CallSite(MethodId in, int index, MethodInsnNode call) {
-    }
     /** A blocking scanned method to the next call on its way down to the JDK's blocking method. */
     private final Map<MethodId, String> blockingVia = new HashMap<>();
 
-    /** Scans the classes of the packages {@code packages} (prefixes such as {@code "io/disco/"}) found in {@code roots}. */
+    /** Scans the classes whose path starts with {@code packagePrefix} (such as {@code "io/disco/"}) in {@code roots}, directories or jars. */
     static MonitorScan of(List<Path> roots, String packagePrefix) {
         MonitorScan scan = new MonitorScan();
         for (Path root : roots) {
@@ -184,11 +186,6 @@ final class MonitorScan {
         Set<String> names = new TreeSet<>();
         classes.keySet().forEach(n -> names.add(n.replace('/', '.')));
         return names;
-    }
-
-    /** @return how many methods were scanned */
-    int methodCount() {
-        return methods.size();
     }
 
     private void read(Path root, String packagePrefix) {
