@@ -76,8 +76,19 @@ public record ClaimMetadata(Source source, String host, long pid, String clientI
      * @return the metadata, source {@link Source#DISCO}
      */
     public static ClaimMetadata ofCurrentThread(String clientId) {
-        return new ClaimMetadata(Source.DISCO, ThisProcess.HOST, ThisProcess.PID, clientId,
+        return new ClaimMetadata(Source.DISCO, thisHost(), THIS_PID, clientId,
                 Thread.currentThread().getName(), Optional.of(Instant.now()));
+    }
+
+    /**
+     * The same process and client, for a claim made now by the calling thread: this metadata's host,
+     * pid and client id with the calling thread's name and the current time. Looks nothing up, unlike
+     * {@link #ofCurrentThread}, whose first call may look up the host's name.
+     *
+     * @return the metadata of a claim made now
+     */
+    public ClaimMetadata now() {
+        return new ClaimMetadata(source, host, pid, clientId, Thread.currentThread().getName(), Optional.of(Instant.now()));
     }
 
     /** @return this metadata without its time (to compare claims made at different moments) */
@@ -149,22 +160,35 @@ public record ClaimMetadata(Source source, String host, long pid, String clientI
         return f.get(name) instanceof String s ? s : "";
     }
 
-    /** This process's host and pid, found once. */
-    private static final class ThisProcess {
-        static final String HOST = hostName();
-        static final long PID = ProcessHandle.current().pid();
+    /** This process's pid (no I/O: fine in the class initializer). */
+    private static final long THIS_PID = ProcessHandle.current().pid();
+    /**
+     * This process's host name, null until the first claim looks it up. Not in a class initializer: a
+     * name lookup can take seconds, and every thread that needs a class being initialized waits for it,
+     * a virtual thread pinned to its carrier (on JDK 25 too), so a lookup there could stall every
+     * virtual thread of the application. Two first claims may both look it up: the same name, twice.
+     */
+    private static volatile String thisHost;
 
-        /** The environment's name first (no lookup), then the local address's name; empty if neither is known. */
-        private static String hostName() {
-            String env = System.getenv("HOSTNAME");
-            if (env != null && !env.isBlank()) {
-                return env;
-            }
-            try {
-                return java.net.InetAddress.getLocalHost().getHostName();
-            } catch (java.io.IOException | RuntimeException e) {
-                return "";
-            }
+    private static String thisHost() {
+        String host = thisHost;
+        if (host == null) {
+            host = hostName();
+            thisHost = host;
+        }
+        return host;
+    }
+
+    /** The environment's name first (no lookup), then the local address's name; empty if neither is known. */
+    private static String hostName() {
+        String env = System.getenv("HOSTNAME");
+        if (env != null && !env.isBlank()) {
+            return env;
+        }
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException | RuntimeException e) {
+            return "";
         }
     }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Instant;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 class ClaimMetadataTest {
@@ -31,6 +32,19 @@ class ClaimMetadataTest {
         assertEquals("orders-7", m.clientId());
         assertTrue(m.claimedAt().isPresent());
         assertEquals(m.withoutTime(), ClaimMetadata.parse(m.toJson()).withoutTime());
+    }
+
+    @Test
+    void nowKeepsTheProcessAndClientAndTakesThisThreadAndTime() throws Exception {
+        ClaimMetadata opened = new ClaimMetadata(ClaimMetadata.Source.DISCO, "host-a", 42, "orders", "opener",
+                Optional.of(Instant.EPOCH));
+        AtomicReference<ClaimMetadata> made = new AtomicReference<>();
+        Thread t = new Thread(() -> made.set(opened.now()), "claimer-1");
+        t.start();
+        t.join(10_000);
+        ClaimMetadata m = made.get();
+        assertEquals(new ClaimMetadata(ClaimMetadata.Source.DISCO, "host-a", 42, "orders", "claimer-1", m.claimedAt()), m);
+        assertTrue(m.claimedAt().orElseThrow().isAfter(Instant.EPOCH));
     }
 
     @Test

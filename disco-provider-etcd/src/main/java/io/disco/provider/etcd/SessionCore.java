@@ -56,7 +56,8 @@ final class SessionCore implements LeaseKeeper.Observer {
     private final HeldKeyDeletions heldKeyDeletions = new HeldKeyDeletions();
     private final CompletableFuture<Void> done = new CompletableFuture<>();
 
-    private final String clientId;
+    /** This process and client, looked up once when the session opens: claims (made under a service's lock) look nothing up. */
+    private final ClaimMetadata claimant;
 
     SessionCore(DiscoSession front, Client client, LeaseKeeper.Granted granted, EtcdOptions options) {
         this.front = front;
@@ -64,7 +65,7 @@ final class SessionCore implements LeaseKeeper.Observer {
         this.leaseId = granted.id();
         this.ttlSeconds = granted.ttlSeconds();
         this.requestTimeout = options.requestTimeout();
-        this.clientId = options.clientId();
+        this.claimant = ClaimMetadata.ofCurrentThread(options.clientId());
         this.name = "EtcdSession{lease=" + LeaseKeeper.hex(leaseId) + ", ttl=" + ttlSeconds + "s}";
         long failoverNanos = options.failoverAfter().toNanos();
         this.executors = new SessionExecutors(LeaseKeeper.hex(leaseId), name);
@@ -105,7 +106,7 @@ final class SessionCore implements LeaseKeeper.Observer {
 
     /** Who makes a claim now, on the calling thread: the metadata written into the claim's key. */
     ClaimMetadata claimMetadata() {
-        return ClaimMetadata.ofCurrentThread(clientId);
+        return claimant.now();
     }
 
     long ttlSeconds() {
