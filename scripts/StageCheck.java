@@ -155,7 +155,7 @@ public class StageCheck {
     }
 
     private String checkPom(String a, String version, Path pom) throws Exception {
-        String raw = Files.readString(pom);
+        String raw = Files.readString(pom).replaceAll("(?s)<!--.*?-->", "");
         Element p = parse(pom).getDocumentElement();
         check("4.0.0".equals(text(p, "modelVersion")), a + ": POM modelVersion 4.0.0");
         check(GROUP.equals(text(p, "groupId")), a + ": POM groupId " + GROUP);
