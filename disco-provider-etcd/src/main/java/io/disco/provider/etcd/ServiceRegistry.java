@@ -5,7 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntFunction;
 
 /**
@@ -21,8 +20,12 @@ final class ServiceRegistry {
     private final ConcurrentSkipListMap<String, SessionMember> members = new ConcurrentSkipListMap<>();
     /** What the session is called in messages. */
     private final String session;
-    /** Serialises the joins and leaves of semaphore holders, so that a group is never dropped while one joins it. */
-    private final ReentrantLock holders = new ReentrantLock();
+    /**
+     * Serialises the joins and leaves of semaphore holders, so that a group is never dropped while one joins it.
+     * A monitor, not a {@code ReentrantLock}: joins run under the lease's monitor ({@link LeaseKeeper#whileUsable}),
+     * and the section neither blocks nor calls out, so nothing parks while a monitor is held.
+     */
+    private final Object holders = new Object();
 
     ServiceRegistry(String session) {
         this.session = session;
@@ -63,8 +66,7 @@ final class ServiceRegistry {
      * @throws IllegalStateException if the name is used by another kind, or nests with a name in use
      */
     EtcdSemaphoreService joinHolders(String prefix, IntFunction<EtcdSemaphoreService> make) {
-        holders.lock();
-        try {
+        synchronized (holders) {
             SessionMember m = members.get(prefix + "/");
             SemaphoreHolders group;
             if (m instanceof SemaphoreHolders g) {
@@ -77,20 +79,15 @@ final class ServiceRegistry {
             EtcdSemaphoreService service = make.apply(index);
             group.add(index, service);
             return service;
-        } finally {
-            holders.unlock();
         }
     }
 
     /** Unregisters a semaphore holder; the name's group goes with its last one. */
     void leaveHolders(EtcdSemaphoreService service) {
-        holders.lock();
-        try {
+        synchronized (holders) {
             if (members.get(service.prefix() + "/") instanceof SemaphoreHolders g && g.remove(service)) {
                 members.remove(service.prefix() + "/", g);
             }
-        } finally {
-            holders.unlock();
         }
     }
 
