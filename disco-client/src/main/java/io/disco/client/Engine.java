@@ -1,6 +1,10 @@
 package io.disco.client;
 
 import io.disco.lock.FencedLock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -47,10 +51,27 @@ final class Engine implements Disco {
     /** A lost owner not yet closed: closed once its replacement is open, or with the client. */
     private DiscoBackend.Owner lostOwner;
     private boolean closed;
+    /** The last loss of an owner or failure to open one, for {@link #status()}; null while none. */
+    private String lastProblem;
 
-    Engine(DiscoBackend backend) {
+    /**
+     * @param failFast whether a first owner that cannot be opened fails the constructor; if not, the
+     *     client starts healing (see {@link Disco#healing})
+     */
+    Engine(DiscoBackend backend, boolean failFast) {
         this.backend = backend;
-        DiscoBackend.Owner first = backend.open();
+        DiscoBackend.Owner first;
+        RuntimeException firstFailure = null;
+        if (failFast) {
+            first = backend.open();
+        } else {
+            try {
+                first = backend.open();
+            } catch (RuntimeException e) {
+                first = null;
+                firstFailure = e;
+            }
+        }
         this.reopener = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "disco-client");
             t.setDaemon(true);
@@ -60,11 +81,17 @@ final class Engine implements Disco {
         reopener.scheduleWithFixedDelay(() -> registry.sweep(false), sweep, sweep, TimeUnit.NANOSECONDS);
         lock.lock();
         try {
-            install(first);
+            if (first != null) {
+                install(first);
+            } else {
+                LOG.warn("disco client on {} could not open its first owner ({}); it starts healing", backend.describe(), firstFailure.getMessage());
+                lastProblem = "no owner opened yet: " + firstFailure.getMessage();
+                owner = new CompletableFuture<>();
+                reopener.schedule(() -> reopen(null, FIRST_BACKOFF_MILLIS * 2), FIRST_BACKOFF_MILLIS, TimeUnit.MILLISECONDS);
+            }
         } finally {
             lock.unlock();
         }
-
     }
 
     Registry registry() {
@@ -126,6 +153,7 @@ final class Engine implements Disco {
                 return;
             }
             LOG.warn("disco client on {} lost its owner ({}); opening a new one", backend.describe(), o.err().get().getMessage());
+            lastProblem = "owner " + o.id() + " lost: " + o.err().get().getMessage();
             alive = null;
             lostOwner = o;
             owner = new CompletableFuture<>();
@@ -142,6 +170,12 @@ final class Engine implements Disco {
             next = backend.open();
         } catch (RuntimeException e) {
             LOG.info("disco client on {} could not open a new owner ({}); next attempt in {} ms", backend.describe(), e.getMessage(), backoff);
+            lock.lock();
+            try {
+                lastProblem = (lost == null ? "no owner opened yet: " : "no new owner opened yet: ") + e.getMessage();
+            } finally {
+                lock.unlock();
+            }
             try {
                 reopener.schedule(() -> reopen(lost, Math.min(MAX_BACKOFF_MILLIS, backoff * 2)), backoff, TimeUnit.MILLISECONDS);
             } catch (java.util.concurrent.RejectedExecutionException closing) {
@@ -167,7 +201,9 @@ final class Engine implements Disco {
         }
         // The backend answers again: end the lost owner there too (for etcd: revoke the lease, whose
         // keys a restarted cluster may still hold), so that nothing of it is left in anybody's way.
-        lost.close();
+        if (lost != null) {
+            lost.close();
+        }
     }
 
     @Override
@@ -180,6 +216,48 @@ final class Engine implements Disco {
     public FencedReadWriteLock readWriteLock(String name) {
         requireOpen();
         return new ClientReadWriteLock(this, Names.check(name));
+    }
+
+    @Override
+    public DiscoStatus status() {
+        DiscoBackend.Owner o;
+        String problem;
+        lock.lock();
+        try {
+            if (closed) {
+                return new DiscoStatus(DiscoStatus.State.CLOSED, Optional.empty(), Duration.ZERO, Duration.ZERO,
+                        Optional.ofNullable(lastProblem), 0);
+            }
+            o = alive;
+            problem = lastProblem;
+        } finally {
+            lock.unlock();
+        }
+        int names = registry.size();
+        if (o == null || o.err().isPresent()) {
+            String why = o == null ? problem : "owner " + o.id() + " lost: " + o.err().get().getMessage();
+            return new DiscoStatus(DiscoStatus.State.HEALING, Optional.empty(), Duration.ZERO, Duration.ZERO,
+                    Optional.ofNullable(why), names);
+        }
+        return new DiscoStatus(DiscoStatus.State.UP, Optional.of(o.id()), o.ttl(), o.remainingValidity(),
+                Optional.ofNullable(problem), names);
+    }
+
+    @Override
+    public List<Holding> holdings() {
+        lock.lock();
+        try {
+            if (closed) {
+                return List.of();
+            }
+        } finally {
+            lock.unlock();
+        }
+        List<Holding> out = new ArrayList<>();
+        for (Entry<?> e : registry.inUse()) {
+            out.add(e.holding());
+        }
+        return List.copyOf(out);
     }
 
     /** @return how many names are held or waited for now (tests, and a health check's gauge) */

@@ -1,5 +1,7 @@
 package io.disco.client;
 
+import java.time.Instant;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -19,6 +21,8 @@ abstract class Entry<S> {
     int users;
     /** When {@link #users} last fell to 0; guarded by the registry's lock. */
     long idleSinceNanos;
+    /** When {@link #users} last rose from 0, for {@link #holding()}. */
+    volatile Instant inUseSince = Instant.now();
     /** Guards {@link #service}; never held while waiting for the backend. */
     private final ReentrantLock serviceLock = new ReentrantLock();
     private S service;
@@ -29,6 +33,23 @@ abstract class Entry<S> {
         this.engine = engine;
         this.name = name;
         this.kind = kind;
+    }
+
+    /** @return the grant {@code service} holds now, if any, as a hold for {@link #holding()} */
+    abstract Optional<Holding> held(S service, Instant since);
+
+    /** @return this name's hold (if the current service holds) or wait, for {@link Disco#holdings()} */
+    final Holding holding() {
+        S s;
+        serviceLock.lock();
+        try {
+            s = service;
+        } finally {
+            serviceLock.unlock();
+        }
+        Instant since = inUseSince;
+        Optional<Holding> h = s == null ? Optional.empty() : held(s, since);
+        return h.orElseGet(() -> new Holding(name, kind.toString(), Holding.State.WAITING, Optional.empty(), Optional.empty(), since));
     }
 
     /** Makes this entry's service on {@code owner}. */

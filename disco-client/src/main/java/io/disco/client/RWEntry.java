@@ -6,6 +6,7 @@ import io.disco.rwlock.RWGrant;
 import io.disco.rwlock.RWLockLostException;
 import io.disco.rwlock.RWLockService;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -56,6 +57,12 @@ final class RWEntry extends Entry<RWLockService> {
     @Override
     RWLockService newService(DiscoBackend.Owner owner) {
         return owner.newRWLock(name);
+    }
+
+    @Override
+    Optional<Holding> held(RWLockService service, Instant since) {
+        return service.held().map(g -> new Holding(name, kind + " (" + g.mode().toString().toLowerCase(java.util.Locale.ROOT) + ")",
+                Holding.State.HELD, Optional.of(g.key()), Optional.of(g.token()), since));
     }
 
     @Override

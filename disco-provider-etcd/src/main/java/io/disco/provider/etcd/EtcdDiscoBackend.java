@@ -5,6 +5,7 @@ import io.disco.fencing.DiscoException;
 import io.disco.lock.LockService;
 import io.disco.rwlock.RWLockService;
 import io.etcd.jetcd.Client;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
@@ -49,6 +50,21 @@ final class EtcdDiscoBackend implements DiscoBackend {
         @Override
         public Optional<? extends DiscoException> err() {
             return session.err();
+        }
+
+        @Override
+        public String id() {
+            return Long.toHexString(session.leaseId());
+        }
+
+        @Override
+        public Duration ttl() {
+            return session.ttl();
+        }
+
+        @Override
+        public Duration remainingValidity() {
+            return session.remainingValidity();
         }
 
         @Override
