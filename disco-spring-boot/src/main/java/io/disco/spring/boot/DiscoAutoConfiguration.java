@@ -58,21 +58,49 @@ public class DiscoAutoConfiguration {
     }
 
     /**
+     * @param properties {@code disco.etcd.endpoints}, {@code user} and {@code password}
+     * @return the connection details from the properties, unless the application (or a test) has its own
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public EtcdConnectionDetails discoEtcdConnectionDetails(DiscoProperties properties) {
+        DiscoProperties.Etcd etcd = properties.etcd();
+        return new EtcdConnectionDetails() {
+            @Override
+            public java.util.List<String> endpoints() {
+                return etcd.endpoints();
+            }
+
+            @Override
+            public String user() {
+                return etcd.user();
+            }
+
+            @Override
+            public String password() {
+                return etcd.password();
+            }
+        };
+    }
+
+    /**
      * @param properties {@code disco.etcd.*}
+     * @param connection where to connect: {@code disco.etcd.endpoints}, or a connection-details bean
      * @param sslBundles the SSL bundles, for {@code disco.etcd.ssl.bundle}
      * @return the jetcd client; the context closes it
      */
     @Bean
     @ConditionalOnMissingBean
-    public Client discoEtcdClient(DiscoProperties properties, ObjectProvider<SslBundles> sslBundles) {
+    public Client discoEtcdClient(DiscoProperties properties, EtcdConnectionDetails connection,
+                                  ObjectProvider<SslBundles> sslBundles) {
         DiscoProperties.Etcd etcd = properties.etcd();
-        ClientBuilder builder = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new))
+        ClientBuilder builder = Client.builder().endpoints(connection.endpoints().toArray(String[]::new))
                 .interceptor(EtcdDeadlines.unary(etcd.requestTimeout()));
-        if (etcd.user() != null) {
-            builder.user(ByteSequence.from(etcd.user(), StandardCharsets.UTF_8));
+        if (connection.user() != null) {
+            builder.user(ByteSequence.from(connection.user(), StandardCharsets.UTF_8));
         }
-        if (etcd.password() != null) {
-            builder.password(ByteSequence.from(etcd.password(), StandardCharsets.UTF_8));
+        if (connection.password() != null) {
+            builder.password(ByteSequence.from(connection.password(), StandardCharsets.UTF_8));
         }
         if (etcd.authority() != null) {
             builder.authority(etcd.authority());

@@ -28,8 +28,7 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.context.annotation.Bean;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -53,14 +52,15 @@ class DiscoApplicationTest {
     @RegisterExtension
     static final EtcdExtension ETCD = EtcdExtension.singleMember();
 
-    @DynamicPropertySource
-    static void etcd(DynamicPropertyRegistry registry) {
-        registry.add("disco.etcd.endpoints", () -> String.join(",", ETCD.cluster().endpoints()));
-    }
-
     @SpringBootConfiguration
     @EnableAutoConfiguration
     static class App {
+
+        /** The test etcd as a service connection: no disco.etcd.endpoints to wire. */
+        @Bean
+        EtcdConnectionDetails testEtcd() {
+            return EtcdConnectionDetails.of(ETCD.cluster().endpoints());
+        }
 
         @RestController
         static class Orders {

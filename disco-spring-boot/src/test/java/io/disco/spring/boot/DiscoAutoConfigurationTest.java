@@ -122,6 +122,23 @@ class DiscoAutoConfigurationTest {
     }
 
     @Configuration(proxyBeanMethods = false)
+    static class TestEtcdConnection {
+        @Bean
+        EtcdConnectionDetails testEtcd() {
+            return EtcdConnectionDetails.of(ETCD.cluster().endpoints());
+        }
+    }
+
+    @Test
+    void aConnectionDetailsBeanWinsOverTheProperties() {
+        new ApplicationContextRunner().withConfiguration(ALL).withUserConfiguration(TestEtcdConnection.class)
+                .withPropertyValues("disco.etcd.endpoints=http://127.0.0.1:1", "disco.fail-fast=true").run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(EtcdConnectionDetails.class);
+                    assertThat(context.getBean(Disco.class).status().state()).isEqualTo(DiscoStatus.State.UP);
+                });
+    }
+
+    @Configuration(proxyBeanMethods = false)
     static class Meters {
         @Bean
         MeterRegistry meterRegistry() {
