@@ -159,6 +159,30 @@ class DiscoApplicationTest {
 
     @Test
     @Order(3)
+    void restClientAndWebClientStampTheTokenOfTheHoldingThread() throws Exception {
+        String base = "http://127.0.0.1:" + port;
+        FencedLock lock = disco.lock("/test/boot-propagation/" + UUID.randomUUID());
+        org.springframework.web.client.RestClient rest = org.springframework.web.client.RestClient.builder().baseUrl(base)
+                .requestInterceptor(FencingRequestInterceptor.of(lock)).build();
+        org.springframework.web.reactive.function.client.WebClient web = org.springframework.web.reactive.function.client.WebClient
+                .builder().baseUrl(base).clientConnector(new org.springframework.http.client.reactive.JdkClientHttpConnector())
+                .filter(FencingExchangeFilter.of(lock)).build();
+        lock.lock();
+        try {
+            String token = lock.token().toString();
+            assertThat(rest.post().uri("/orders/77").retrieve().body(String.class)).isEqualTo("written 77 with " + token);
+            assertThat(web.post().uri("/orders/78").retrieve().bodyToMono(String.class).block(Duration.ofSeconds(10)))
+                    .isEqualTo("written 78 with " + token);
+        } finally {
+            lock.unlock();
+        }
+        // not held by this thread: nothing is sent
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> rest.post().uri("/orders/77").retrieve().body(String.class))
+                .isInstanceOf(IllegalMonitorStateException.class);
+    }
+
+    @Test
+    @Order(4)
     void healthDownWhileEtcdIsAwayPastTheTtlAndUpWhenItIsBack() throws Exception {
         HttpResponse<String> up = send("GET", "/actuator/health/disco", null);
         assertThat(up.statusCode()).isEqualTo(200);
