@@ -23,6 +23,19 @@ public final class GuardProblemDetails implements GuardRejections {
 
     @Override
     public void reject(HttpServletRequest request, HttpServletResponse response, GuardRejection rejection) throws IOException {
+        String json = json(rejection, request.getRequestURI());
+        response.setStatus(rejection.status());
+        response.setCharacterEncoding("UTF-8");
+        response.setContentType("application/problem+json");
+        response.getWriter().print(json);
+    }
+
+    /**
+     * @param rejection the rejection
+     * @param instance the request's path
+     * @return the problem detail document
+     */
+    static String json(GuardRejection rejection, String instance) {
         String slug = switch (rejection.reason()) {
             case STALE -> "stale-token";
             case MALFORMED -> "malformed-token";
@@ -44,14 +57,10 @@ public final class GuardProblemDetails implements GuardRejections {
         member(json, "title", title).append(',');
         json.append("\"status\":").append(rejection.status()).append(',');
         member(json, "detail", rejection.detail()).append(',');
-        member(json, "instance", request.getRequestURI());
+        member(json, "instance", instance);
         rejection.token().ifPresent(t -> json.append(",\"token\":").append(t.value()));
         rejection.mark().ifPresent(m -> json.append(",\"mark\":").append(m.value()));
-        json.append('}');
-        response.setStatus(rejection.status());
-        response.setCharacterEncoding("UTF-8");
-        response.setContentType("application/problem+json");
-        response.getWriter().print(json);
+        return json.append('}').toString();
     }
 
     private static StringBuilder member(StringBuilder json, String name, String value) {
