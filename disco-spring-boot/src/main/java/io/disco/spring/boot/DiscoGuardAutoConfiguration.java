@@ -118,14 +118,20 @@ public class DiscoGuardAutoConfiguration {
 
     private static Guard.Builder guard(DiscoProperties.Http http, ObjectProvider<Client> client,
                                        ObjectProvider<DiscoMetrics> metrics) {
-        Guard.Builder builder = Guard.builder().drainTimeout(http.drainTimeout());
-        if (http.store().file() != null) {
-            builder.store(GuardStore.file(http.store().file()));
+        return guard(http.drainTimeout(), http.store(), http.issuedBound(), "http", client, metrics);
+    }
+
+    /** A guard builder with the drain timeout, the store, the issued bound and the metrics (resource {@code name}). */
+    static Guard.Builder guard(java.time.Duration drainTimeout, DiscoProperties.Store store, boolean issuedBound, String name,
+                               ObjectProvider<Client> client, ObjectProvider<DiscoMetrics> metrics) {
+        Guard.Builder builder = Guard.builder().drainTimeout(drainTimeout);
+        if (store.file() != null) {
+            builder.store(GuardStore.file(store.file()));
         }
-        if (http.issuedBound()) {
+        if (issuedBound) {
             client.ifAvailable(c -> builder.issuedBound(EtcdIssuedBound.of(c)));
         }
-        metrics.ifAvailable(m -> builder.listener(m.guard("http")));
+        metrics.ifAvailable(m -> builder.listener(m.guard(name)));
         return builder;
     }
 

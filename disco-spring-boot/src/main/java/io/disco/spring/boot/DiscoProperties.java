@@ -111,8 +111,31 @@ public record DiscoProperties(@DefaultValue("true") boolean enabled, @DefaultVal
         }
     }
 
-    /** @param http the servlet filter that guards this application's HTTP resources */
-    public record Guard(@DefaultValue Http http) {
+    /**
+     * @param http the servlet filter (or WebFlux filter) that guards this application's HTTP resources
+     * @param grpc the gRPC server interceptor that guards this application's gRPC services (with Spring gRPC)
+     */
+    public record Guard(@DefaultValue Http http, @DefaultValue Grpc grpc) {
+    }
+
+    /**
+     * @param enabled whether to register the guard's gRPC server interceptor as a global interceptor of
+     *     Spring gRPC's servers
+     * @param keyMetadata the request metadata entry that names a call's resource, for one mark per
+     *     resource (a keyed guard); none by default: one mark for every call
+     * @param store where the marks are persisted so that they survive restarts
+     * @param drainTimeout how long a call with a newer token waits for calls with older tokens still
+     *     running before it is closed UNAVAILABLE; from 0 to 10 min
+     * @param issuedBound whether tokens above etcd's current revision are rejected instead of raising the
+     *     mark; needs the jetcd client of this application
+     */
+    public record Grpc(@DefaultValue("false") boolean enabled, String keyMetadata, @DefaultValue Store store,
+                       @DefaultValue("10s") Duration drainTimeout, @DefaultValue("true") boolean issuedBound) {
+
+        /** Checks {@code disco.guard.grpc.drain-timeout}. */
+        public Grpc {
+            within("disco.guard.grpc.drain-timeout", drainTimeout, Duration.ZERO, Duration.ofMinutes(10));
+        }
     }
 
     /**

@@ -33,7 +33,7 @@ class DiscoAutoConfigurationTest {
     static final EtcdExtension ETCD = EtcdExtension.sharedMember();
 
     private static final AutoConfigurations ALL = AutoConfigurations.of(DiscoAutoConfiguration.class,
-            DiscoActuatorAutoConfiguration.class, DiscoGuardAutoConfiguration.class);
+            DiscoActuatorAutoConfiguration.class, DiscoGuardAutoConfiguration.class, DiscoGrpcGuardAutoConfiguration.class);
 
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner().withConfiguration(ALL)
@@ -199,6 +199,19 @@ class DiscoAutoConfigurationTest {
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(FilterRegistrationBean.class));
         runner().withPropertyValues("disco.guard.http.enabled=true", "disco.guard.http.url-patterns=/orders/*")
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(FilterRegistrationBean.class));
+    }
+
+    @Test
+    void theGrpcGuardAsAGlobalInterceptorOnlyWithSpringGrpcAndWhenEnabled() {
+        runner().withPropertyValues("disco.guard.grpc.enabled=true", "disco.guard.grpc.key-metadata=x-order").run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(io.disco.fencing.guard.GuardServerInterceptor.class);
+            assertThat(context.findAnnotationOnBean(DiscoGrpcGuardAutoConfiguration.INTERCEPTOR_NAME,
+                    org.springframework.grpc.server.GlobalServerInterceptor.class)).isNotNull();
+        });
+        runner().run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(io.disco.fencing.guard.GuardServerInterceptor.class));
+        runner().withPropertyValues("disco.guard.grpc.enabled=true")
+                .withClassLoader(new FilteredClassLoader(org.springframework.grpc.server.GlobalServerInterceptor.class))
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(io.disco.fencing.guard.GuardServerInterceptor.class));
     }
 
     @Test
