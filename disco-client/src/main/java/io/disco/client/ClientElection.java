@@ -34,6 +34,7 @@ final class ClientElection implements ElectionService {
     /** Once: the client may make another candidate on the name. */
     private void release() {
         if (released.compareAndSet(false, true)) {
+            entry.current = null;
             entry.candidate.set(false);
             registry.leave(entry);
         }

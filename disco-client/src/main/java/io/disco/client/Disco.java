@@ -185,6 +185,23 @@ public interface Disco extends AutoCloseable {
     List<Claimant> claimants(Primitive primitive, String name);
 
     /**
+     * The client's state now: up with a live owner (its id, TTL and remaining validity), healing after a
+     * loss or while no owner could be opened yet, or closed. Cheap and local (no request to the backend):
+     * made for health checks.
+     *
+     * @return the status
+     */
+    DiscoStatus status();
+
+    /**
+     * The names this process holds or waits for through this client, sorted by name. Local (no request
+     * to the backend); a snapshot. To see every process's holders of a name, ask the backend.
+     *
+     * @return the holdings; empty when nothing is held or waited for, and once closed
+     */
+    List<Holding> holdings();
+
+    /**
      * Releases everything held, signals the leadership runners it started, and ends the owner (for etcd: revokes the lease); waits at most the
      * backend's request timeout. Never closes the backend's client. Idempotent.
      */
@@ -200,6 +217,21 @@ public interface Disco extends AutoCloseable {
      * @throws io.disco.fencing.DiscoException if the backend cannot be reached
      */
     static Disco over(DiscoBackend backend) {
-        return new Engine(Objects.requireNonNull(backend, "backend"));
+        return new Engine(Objects.requireNonNull(backend, "backend"), true);
+    }
+
+    /**
+     * A client on {@code backend} that does not need the backend to answer now: it tries to open its
+     * first owner before returning and, if that fails, returns anyway in {@link DiscoStatus.State#HEALING}
+     * and keeps opening one in the background, after 100 ms and then with a backoff that doubles up to
+     * 10 s, as after a loss. Acquisitions made meanwhile wait for the owner within their own timeouts. For
+     * applications that must start while the backend is down (a Spring Boot application whose health
+     * check reports the client DOWN until it heals).
+     *
+     * @param backend the backend
+     * @return the client; close it at shutdown
+     */
+    static Disco healing(DiscoBackend backend) {
+        return new Engine(Objects.requireNonNull(backend, "backend"), false);
     }
 }

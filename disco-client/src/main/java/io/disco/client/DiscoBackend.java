@@ -116,6 +116,21 @@ public interface DiscoBackend {
         /** @return the loss, once lost; empty while alive and after a plain close */
         Optional<? extends DiscoException> err();
 
+        /** @return the owner's id in the backend, for status reports (for etcd: the lease id in hex); empty if none */
+        default String id() {
+            return "";
+        }
+
+        /** @return the time to live the backend granted the owner; zero if the backend has no such notion */
+        default java.time.Duration ttl() {
+            return java.time.Duration.ZERO;
+        }
+
+        /** @return how long the owner is valid from now, on the local monotonic clock; zero once lost or closed */
+        default java.time.Duration remainingValidity() {
+            return java.time.Duration.ZERO;
+        }
+
         /**
          * Ends the owner and releases everything held through it (for etcd: revokes the lease); also
          * called after a loss, when the backend may still hold the owner's keys. Never closes the

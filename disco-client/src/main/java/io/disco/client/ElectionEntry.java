@@ -1,5 +1,8 @@
 package io.disco.client;
 
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
 import io.disco.election.ElectionService;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -14,9 +17,22 @@ final class ElectionEntry extends Entry<ElectionService> {
 
     /** Whether a candidate of this client is open on the name. */
     final AtomicBoolean candidate = new AtomicBoolean();
+    /** The open candidate's service, for {@link #holdings()}; null while none. */
+    volatile ElectionService current;
 
     ElectionEntry(Engine engine, String name) {
         super(engine, name, Kind.ELECTION);
+    }
+
+    @Override
+    ElectionService serviceForHoldings() {
+        return current;
+    }
+
+    @Override
+    List<Holding> held(ElectionService service, Instant since) {
+        return service.held().map(l -> new Holding(name, kind.toString(), Holding.State.HELD, Optional.of(l.key()),
+                Optional.of(l.token()), since)).stream().toList();
     }
 
     @Override

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -56,10 +57,27 @@ final class Engine implements Disco {
     private boolean closed;
     /** The leadership runners started through this client, signalled by {@link #close()}; guarded by {@link #lock}. */
     private final List<LeadershipRunner> runners = new ArrayList<>();
+    /** The last loss of an owner or failure to open one, for {@link #status()}; null while none. */
+    private String lastProblem;
 
-    Engine(DiscoBackend backend) {
+    /**
+     * @param failFast whether a first owner that cannot be opened fails the constructor; if not, the
+     *     client starts healing (see {@link Disco#healing})
+     */
+    Engine(DiscoBackend backend, boolean failFast) {
         this.backend = backend;
-        DiscoBackend.Owner first = backend.open();
+        DiscoBackend.Owner first;
+        RuntimeException firstFailure = null;
+        if (failFast) {
+            first = backend.open();
+        } else {
+            try {
+                first = backend.open();
+            } catch (RuntimeException e) {
+                first = null;
+                firstFailure = e;
+            }
+        }
         this.reopener = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "disco-client");
             t.setDaemon(true);
@@ -69,11 +87,17 @@ final class Engine implements Disco {
         reopener.scheduleWithFixedDelay(() -> registry.sweep(false), sweep, sweep, TimeUnit.NANOSECONDS);
         lock.lock();
         try {
-            install(first);
+            if (first != null) {
+                install(first);
+            } else {
+                LOG.warn("disco client on {} could not open its first owner ({}); it starts healing", backend.describe(), firstFailure.getMessage());
+                lastProblem = "no owner opened yet: " + firstFailure.getMessage();
+                owner = new CompletableFuture<>();
+                reopener.schedule(() -> reopen(null, FIRST_BACKOFF_MILLIS * 2), FIRST_BACKOFF_MILLIS, TimeUnit.MILLISECONDS);
+            }
         } finally {
             lock.unlock();
         }
-
     }
 
     Registry registry() {
@@ -135,6 +159,7 @@ final class Engine implements Disco {
                 return;
             }
             LOG.warn("disco client on {} lost its owner ({}); opening a new one", backend.describe(), o.err().get().getMessage());
+            lastProblem = "owner " + o.id() + " lost: " + o.err().get().getMessage();
             alive = null;
             lostOwner = o;
             owner = new CompletableFuture<>();
@@ -151,6 +176,12 @@ final class Engine implements Disco {
             next = backend.open();
         } catch (RuntimeException e) {
             LOG.info("disco client on {} could not open a new owner ({}); next attempt in {} ms", backend.describe(), e.getMessage(), backoff);
+            lock.lock();
+            try {
+                lastProblem = (lost == null ? "no owner opened yet: " : "no new owner opened yet: ") + e.getMessage();
+            } finally {
+                lock.unlock();
+            }
             try {
                 reopener.schedule(() -> reopen(lost, Math.min(MAX_BACKOFF_MILLIS, backoff * 2)), backoff, TimeUnit.MILLISECONDS);
             } catch (java.util.concurrent.RejectedExecutionException closing) {
@@ -176,7 +207,9 @@ final class Engine implements Disco {
         }
         // The backend answers again: end the lost owner there too (for etcd: revoke the lease, whose
         // keys a restarted cluster may still hold), so that nothing of it is left in anybody's way.
-        lost.close();
+        if (lost != null) {
+            lost.close();
+        }
     }
 
     @Override
@@ -225,7 +258,9 @@ final class Engine implements Disco {
                     + " election(name) or a leadership runner's campaign): its key would be the same; close it first");
         }
         try {
-            return new ClientElection(o.newElection(name), e, registry);
+            ElectionService service = o.newElection(name);
+            e.current = service;
+            return new ClientElection(service, e, registry);
         } catch (RuntimeException | Error failure) {
             e.candidate.set(false);
             registry.leave(e);
@@ -280,6 +315,48 @@ final class Engine implements Disco {
             throw new DiscoException("the client has no owner in " + backend.describe() + " right now (it is opening a new one after a loss)");
         }
         return o.claimants(primitive, name);
+    }
+
+    @Override
+    public DiscoStatus status() {
+        DiscoBackend.Owner o;
+        String problem;
+        lock.lock();
+        try {
+            if (closed) {
+                return new DiscoStatus(DiscoStatus.State.CLOSED, Optional.empty(), Duration.ZERO, Duration.ZERO,
+                        Optional.ofNullable(lastProblem), 0);
+            }
+            o = alive;
+            problem = lastProblem;
+        } finally {
+            lock.unlock();
+        }
+        int names = registry.size();
+        if (o == null || o.err().isPresent()) {
+            String why = o == null ? problem : "owner " + o.id() + " lost: " + o.err().get().getMessage();
+            return new DiscoStatus(DiscoStatus.State.HEALING, Optional.empty(), Duration.ZERO, Duration.ZERO,
+                    Optional.ofNullable(why), names);
+        }
+        return new DiscoStatus(DiscoStatus.State.UP, Optional.of(o.id()), o.ttl(), o.remainingValidity(),
+                Optional.ofNullable(problem), names);
+    }
+
+    @Override
+    public List<Holding> holdings() {
+        lock.lock();
+        try {
+            if (closed) {
+                return List.of();
+            }
+        } finally {
+            lock.unlock();
+        }
+        List<Holding> out = new ArrayList<>();
+        for (Entry<?> e : registry.inUse()) {
+            out.addAll(e.holdings());
+        }
+        return List.copyOf(out);
     }
 
     /** @return how many names are held or waited for now (tests, and a health check's gauge) */

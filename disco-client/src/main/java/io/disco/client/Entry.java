@@ -1,5 +1,8 @@
 package io.disco.client;
 
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -19,6 +22,8 @@ abstract class Entry<S> {
     int users;
     /** When {@link #users} last fell to 0; guarded by the registry's lock. */
     long idleSinceNanos;
+    /** When {@link #users} last rose from 0, for {@link #holding()}. */
+    volatile Instant inUseSince = Instant.now();
     /** Guards {@link #service}; never held while waiting for the backend. */
     private final ReentrantLock serviceLock = new ReentrantLock();
     private S service;
@@ -29,6 +34,30 @@ abstract class Entry<S> {
         this.engine = engine;
         this.name = name;
         this.kind = kind;
+    }
+
+    /** @return the grants {@code service} holds now (a semaphore's: one per permit), as holds for {@link #holdings()} */
+    abstract List<Holding> held(S service, Instant since);
+
+    /** @return the service whose holds {@link #holdings()} lists: this entry's, unless a subclass keeps another */
+    S serviceForHoldings() {
+        serviceLock.lock();
+        try {
+            return service;
+        } finally {
+            serviceLock.unlock();
+        }
+    }
+
+    /**
+     * @return this name's holds (if the current service holds) or, when it holds nothing, one wait; for
+     *     {@link Disco#holdings()}
+     */
+    final List<Holding> holdings() {
+        S s = serviceForHoldings();
+        Instant since = inUseSince;
+        List<Holding> h = s == null ? List.of() : held(s, since);
+        return h.isEmpty() ? List.of(new Holding(name, kind.toString(), Holding.State.WAITING, Optional.empty(), Optional.empty(), since)) : h;
     }
 
     /** Makes this entry's service on {@code owner}. */

@@ -1,7 +1,10 @@
 package io.disco.client;
 
+import java.util.List;
 import io.disco.lock.FencedLock;
 import io.disco.lock.LockService;
+import java.time.Instant;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /** A lock name in use: the threads' fair local queue, in front of one claim through the current owner's service. */
@@ -17,6 +20,12 @@ final class LockEntry extends Entry<LockService> {
     @Override
     LockService newService(DiscoBackend.Owner owner) {
         return owner.newLock(name);
+    }
+
+    @Override
+    List<Holding> held(LockService service, Instant since) {
+        return service.held().map(g -> new Holding(name, kind.toString(), Holding.State.HELD, Optional.of(g.key()),
+                Optional.of(g.token()), since)).stream().toList();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.disco.client;
 
+import java.util.List;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingToken;
 import io.disco.fencing.LossGrace;
@@ -7,6 +8,7 @@ import io.disco.rwlock.RWGrant;
 import io.disco.rwlock.RWLockLostException;
 import io.disco.rwlock.RWLockService;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -57,6 +59,12 @@ final class RWEntry extends Entry<RWLockService> {
     @Override
     RWLockService newService(DiscoBackend.Owner owner) {
         return owner.newRWLock(name);
+    }
+
+    @Override
+    List<Holding> held(RWLockService service, Instant since) {
+        return service.held().map(g -> new Holding(name, kind + " (" + g.mode().toString().toLowerCase(java.util.Locale.ROOT) + ")",
+                Holding.State.HELD, Optional.of(g.key()), Optional.of(g.token()), since)).stream().toList();
     }
 
     @Override

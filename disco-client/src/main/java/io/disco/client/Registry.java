@@ -69,6 +69,9 @@ final class Registry {
             } else if (e.users == 0) {
                 idle--;
             }
+            if (e.users == 0) {
+                e.inUseSince = java.time.Instant.now();
+            }
             e.users++;
             return type.cast(e);
         } finally {
@@ -126,6 +129,22 @@ final class Registry {
         try {
             Entry<?> e = names.get(name);
             return type.isInstance(e) && e.users > 0 ? type.cast(e) : null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return the entries in use (held or waited for), in name order: a snapshot */
+    List<Entry<?>> inUse() {
+        lock.lock();
+        try {
+            List<Entry<?>> out = new ArrayList<>();
+            for (Entry<?> e : names.values()) {
+                if (e.users > 0) {
+                    out.add(e);
+                }
+            }
+            return out;
         } finally {
             lock.unlock();
         }

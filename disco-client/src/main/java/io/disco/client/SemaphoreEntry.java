@@ -1,5 +1,6 @@
 package io.disco.client;
 
+import java.time.Instant;
 import io.disco.fencing.DiscoException;
 import io.disco.semaphore.Permit;
 import io.disco.semaphore.SemaphoreLostException;
@@ -136,6 +137,15 @@ final class SemaphoreEntry extends Entry<SemaphoreEntry.Holders> {
     SemaphoreEntry(Engine engine, String name, int permits) {
         super(engine, name, Kind.SEMAPHORE);
         this.permits = permits;
+    }
+
+    @Override
+    List<Holding> held(Holders holders, Instant since) {
+        return held.keySet().stream()
+                .sorted(java.util.Comparator.comparingInt(Permit::slot))
+                .map(p -> new Holding(name, kind + " (slot " + p.slot() + ")", Holding.State.HELD, Optional.of(p.key()),
+                        Optional.of(p.token()), since))
+                .toList();
     }
 
     @Override

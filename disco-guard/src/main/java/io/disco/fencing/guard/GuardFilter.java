@@ -20,6 +20,7 @@ import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -51,7 +52,8 @@ import java.util.function.Function;
  *       container also fires after a timeout or an error). Until then, requests with higher tokens
  *       wait (at most the drain timeout); requests with the same token run alongside.</li>
  * </ul>
- * A rejection has a {@code text/plain; charset=utf-8} body with a one-line reason, the chain is not
+ * A rejection has a {@code text/plain; charset=utf-8} body with a one-line reason (or whatever the
+ * {@link GuardRejections} given to {@link #rejectingWith} writes), the chain is not
  * called, and the mark does not change (except on 503 after a drain timeout: the newer token stays
  * the mark). Whitespace around the header value is stripped by the servlet container (RFC 9110
  * optional whitespace) before the filter sees it, so {@code " 5"} arrives as {@code 5}; whitespace
@@ -98,6 +100,8 @@ public final class GuardFilter implements Filter {
     /** Non-null for a keyed filter, which has no single guard. */
     private final KeyedGuard keyed;
     private final Function<HttpServletRequest, String> keyOf;
+    /** How rejections are written; plain text unless {@link #rejectingWith} set another. */
+    private volatile GuardRejections rejections = GuardFilter::plainText;
 
     /**
      * A filter that checks tokens against {@code guard}.
@@ -178,6 +182,19 @@ public final class GuardFilter implements Filter {
         return g;
     }
 
+    /**
+     * Makes this filter write its rejections with {@code rejections} instead of the plain-text default
+     * (for example as RFC 9457 problem details). Call it before the filter is in service.
+     *
+     * @param rejections how to answer a rejected request
+     * @return this filter
+     * @throws NullPointerException if {@code rejections} is null
+     */
+    public GuardFilter rejectingWith(GuardRejections rejections) {
+        this.rejections = Objects.requireNonNull(rejections, "rejections");
+        return this;
+    }
+
     @Override
     public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
             throws IOException, ServletException {
@@ -193,26 +210,37 @@ public final class GuardFilter implements Filter {
             Guard g = guardOf(http);
             if (g == null) {
                 malformed();
-                reject(answer, HttpServletResponse.SC_BAD_REQUEST, "no resource key in this request");
+                reject(http, answer, new GuardRejection(HttpServletResponse.SC_BAD_REQUEST, GuardRejection.Reason.NO_KEY,
+                        "no resource key in this request", Optional.of(token), Optional.empty()));
                 return;
             }
             admission = g.admit(token);
         } catch (MalformedTokenException e) {
             malformed();
-            reject(answer, HttpServletResponse.SC_BAD_REQUEST, e.getMessage());
+            reject(http, answer, new GuardRejection(HttpServletResponse.SC_BAD_REQUEST, GuardRejection.Reason.MALFORMED,
+                    e.getMessage(), Optional.empty(), Optional.empty()));
             return;
         } catch (TokenStaleException e) {
-            reject(answer, HttpServletResponse.SC_CONFLICT, e.getMessage());
+            reject(http, answer, new GuardRejection(HttpServletResponse.SC_CONFLICT, GuardRejection.Reason.STALE,
+                    e.getMessage(), Optional.of(e.token()), Optional.of(e.highWater())));
             return;
         } catch (TokenNotIssuedException e) {
-            reject(answer, HttpServletResponse.SC_BAD_REQUEST, e.getMessage());
+            reject(http, answer, new GuardRejection(HttpServletResponse.SC_BAD_REQUEST, GuardRejection.Reason.NOT_ISSUED,
+                    e.getMessage(), Optional.of(e.token()), Optional.of(e.bound())));
             return;
-        } catch (DrainTimeoutException | BoundUnavailableException | UncheckedIOException e) {
-            unavailable(answer, e.getMessage());
+        } catch (DrainTimeoutException e) {
+            unavailable(http, answer, GuardRejection.Reason.DRAIN_TIMEOUT, e.getMessage(), Optional.of(e.token()));
+            return;
+        } catch (BoundUnavailableException e) {
+            unavailable(http, answer, GuardRejection.Reason.UNAVAILABLE, e.getMessage(), Optional.of(e.token()));
+            return;
+        } catch (UncheckedIOException e) {
+            unavailable(http, answer, GuardRejection.Reason.UNAVAILABLE, e.getMessage(), Optional.empty());
             return;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            unavailable(answer, "interrupted while waiting for older requests to finish; retry");
+            unavailable(http, answer, GuardRejection.Reason.UNAVAILABLE,
+                    "interrupted while waiting for older requests to finish; retry", Optional.empty());
             return;
         }
         boolean async = false;
@@ -247,9 +275,15 @@ public final class GuardFilter implements Filter {
         return key == null || key.isBlank() ? null : keyed.forKey(key);
     }
 
-    private static void unavailable(HttpServletResponse response, String reason) throws IOException {
+    private void unavailable(HttpServletRequest request, HttpServletResponse response, GuardRejection.Reason reason,
+                             String detail, Optional<FencingToken> token) throws IOException {
         response.setHeader("Retry-After", RETRY_AFTER_SECONDS);
-        reject(response, HttpServletResponse.SC_SERVICE_UNAVAILABLE, reason);
+        reject(request, response, new GuardRejection(HttpServletResponse.SC_SERVICE_UNAVAILABLE, reason, detail, token,
+                Optional.empty()));
+    }
+
+    private void reject(HttpServletRequest request, HttpServletResponse response, GuardRejection rejection) throws IOException {
+        rejections.reject(request, response, rejection);
     }
 
     /** Closes an asynchronous request's admission when its response is complete. */
@@ -275,9 +309,11 @@ public final class GuardFilter implements Filter {
         }
     }
 
-    private static void reject(HttpServletResponse response, int status, String reason) throws IOException {
-        response.setStatus(status);
+    /** The default answer: the status and a one-line plain-text reason. */
+    private static void plainText(HttpServletRequest request, HttpServletResponse response, GuardRejection rejection)
+            throws IOException {
+        response.setStatus(rejection.status());
         response.setContentType(TEXT_PLAIN_UTF8);
-        response.getWriter().print(reason + "\n");
+        response.getWriter().print(rejection.detail() + "\n");
     }
 }

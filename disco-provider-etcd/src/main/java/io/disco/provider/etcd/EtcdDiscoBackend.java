@@ -11,6 +11,7 @@ import io.disco.rwlock.RWLockService;
 import io.disco.semaphore.SemaphoreService;
 import io.etcd.jetcd.Client;
 import java.util.List;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
@@ -86,6 +87,21 @@ final class EtcdDiscoBackend implements DiscoBackend {
         @Override
         public Optional<? extends DiscoException> err() {
             return session.err();
+        }
+
+        @Override
+        public String id() {
+            return Long.toHexString(session.leaseId());
+        }
+
+        @Override
+        public Duration ttl() {
+            return session.ttl();
+        }
+
+        @Override
+        public Duration remainingValidity() {
+            return session.remainingValidity();
         }
 
         @Override

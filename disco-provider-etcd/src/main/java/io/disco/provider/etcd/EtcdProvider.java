@@ -221,6 +221,24 @@ public final class EtcdProvider {
         return Disco.over(new EtcdDiscoBackend(client, options));
     }
 
+    /**
+     * Like {@link #disco(Client, EtcdOptions)}, but for an application that must start while etcd is
+     * down: if the first lease cannot be granted (within the request timeout), the client is returned
+     * anyway, {@linkplain io.disco.client.DiscoStatus.State#HEALING healing}, and grants its lease in the
+     * background as soon as etcd answers (see {@link Disco#healing}). Acquisitions wait for it within
+     * their own timeouts; {@link Disco#status()} tells a health check where it stands.
+     *
+     * @param client the caller's jetcd client; never closed by the returned client
+     * @param options every session's TTL, request timeout, callback executor and listeners
+     * @return the client, up or healing; close it at shutdown
+     * @throws NullPointerException if an argument is null
+     */
+    public static Disco healingDisco(Client client, EtcdOptions options) {
+        Objects.requireNonNull(client, "client");
+        Objects.requireNonNull(options, "options");
+        return Disco.healing(new EtcdDiscoBackend(client, options));
+    }
+
     private interface Factory<S> {
         S create(SessionCore session, String prefix, boolean ownsSession);
     }

@@ -1,0 +1,43 @@
+package io.disco.fencing.guard;
+
+import io.disco.fencing.FencingToken;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Why a {@link GuardFilter} rejected a request, handed to its {@link GuardRejections} to write the answer.
+ *
+ * @param status the HTTP status the filter chose: 400, 409 or 503
+ * @param reason the kind of rejection
+ * @param detail a one-line human-readable reason (the plain-text body by default)
+ * @param token the request's token, when it had a well-formed one
+ * @param mark the guard's mark the token was compared with (409), or the confirmed bound it exceeded
+ *     ({@link Reason#NOT_ISSUED}); empty otherwise
+ */
+public record GuardRejection(int status, Reason reason, String detail, Optional<FencingToken> token,
+                             Optional<FencingToken> mark) {
+
+    /** The kinds of rejection, each with its status. */
+    public enum Reason {
+        /** 400: no token header, several, or a malformed value. */
+        MALFORMED,
+        /** 400: a keyed filter found no resource key in the request. */
+        NO_KEY,
+        /** 400: a token above anything the coordination service issued. */
+        NOT_ISSUED,
+        /** 409: a token lower than the guard's mark: a newer owner was admitted. */
+        STALE,
+        /** 503: requests with older tokens were still running after the drain timeout. */
+        DRAIN_TIMEOUT,
+        /** 503: the store failed, the issued bound could not be confirmed, or the wait was interrupted. */
+        UNAVAILABLE
+    }
+
+    /** @throws NullPointerException if an argument is null */
+    public GuardRejection {
+        Objects.requireNonNull(reason, "reason");
+        Objects.requireNonNull(detail, "detail");
+        Objects.requireNonNull(token, "token");
+        Objects.requireNonNull(mark, "mark");
+    }
+}

@@ -1,0 +1,176 @@
+package io.disco.spring.boot;
+
+import io.disco.client.Disco;
+import io.disco.core.SessionListener;
+import io.disco.election.LeadershipRunner;
+import io.disco.provider.etcd.EtcdDeadlines;
+import io.disco.provider.etcd.EtcdOptions;
+import io.disco.provider.etcd.EtcdProvider;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
+import java.nio.charset.StandardCharsets;
+import javax.net.ssl.SSLException;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.ssl.NoSuchSslBundleException;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.io.ResourceLoader;
+
+/**
+ * Auto-configuration of disco on etcd, from the {@code disco.*} properties ({@link DiscoProperties}).
+ * Every bean backs off when the application defines its own of the same type:
+ * <ul>
+ *   <li>the jetcd {@link Client}, with a gRPC deadline on every unary call ({@link EtcdDeadlines}) and TLS
+ *       through an SSL bundle; closed by the context, after everything that uses it;</li>
+ *   <li>the {@link EtcdOptions} every session uses, with every {@link SessionListener} bean (the metrics);</li>
+ *   <li>the {@link Disco} client, one per application. If etcd cannot be reached at startup the client
+ *       starts healing (its health is DOWN) and gets its lease once etcd answers, unless
+ *       {@code disco.fail-fast=true}, which fails startup instead;</li>
+ *   <li>{@link DiscoLifecycle}, the graceful shutdown: leaderships step down, grants are released, the
+ *       lease is revoked, and then the jetcd client closes.</li>
+ * </ul>
+ * Health, metrics and the actuator endpoint are in {@link DiscoActuatorAutoConfiguration}; the guard in
+ * {@link DiscoGuardAutoConfiguration}.
+ */
+@AutoConfiguration(afterName = "org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration")
+@ConditionalOnClass({Disco.class, EtcdProvider.class, Client.class})
+@ConditionalOnBooleanProperty(name = "disco.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(DiscoProperties.class)
+public class DiscoAutoConfiguration {
+
+    /**
+     * Fails at once, naming the Netty found and the fix, when the Netty on the application's class path
+     * cannot run jetcd (Spring Boot 3.5 manages Netty 4.1), instead of a {@code ClassNotFoundException}
+     * inside jetcd at the first request.
+     *
+     * @param resourceLoader the application's, for its class loader
+     */
+    public DiscoAutoConfiguration(ResourceLoader resourceLoader) {
+        ClassLoader loader = resourceLoader.getClassLoader();
+        NettyCheck.requireNetty42(loader != null ? loader : DiscoAutoConfiguration.class.getClassLoader());
+    }
+
+    /**
+     * @param properties {@code disco.etcd.endpoints}, {@code user} and {@code password}
+     * @return the connection details from the properties, unless the application (or a test) has its own
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public EtcdConnectionDetails discoEtcdConnectionDetails(DiscoProperties properties) {
+        DiscoProperties.Etcd etcd = properties.etcd();
+        return new EtcdConnectionDetails() {
+            @Override
+            public java.util.List<String> endpoints() {
+                return etcd.endpoints();
+            }
+
+            @Override
+            public String user() {
+                return etcd.user();
+            }
+
+            @Override
+            public String password() {
+                return etcd.password();
+            }
+        };
+    }
+
+    /**
+     * @param properties {@code disco.etcd.*}
+     * @param connection where to connect: {@code disco.etcd.endpoints}, or a connection-details bean
+     * @param sslBundles the SSL bundles, for {@code disco.etcd.ssl.bundle}
+     * @return the jetcd client; the context closes it
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public Client discoEtcdClient(DiscoProperties properties, EtcdConnectionDetails connection,
+                                  ObjectProvider<SslBundles> sslBundles) {
+        DiscoProperties.Etcd etcd = properties.etcd();
+        ClientBuilder builder = Client.builder().endpoints(connection.endpoints().toArray(String[]::new))
+                .interceptor(EtcdDeadlines.unary(etcd.requestTimeout()));
+        if (connection.user() != null) {
+            builder.user(ByteSequence.from(connection.user(), StandardCharsets.UTF_8));
+        }
+        if (connection.password() != null) {
+            builder.password(ByteSequence.from(connection.password(), StandardCharsets.UTF_8));
+        }
+        if (etcd.authority() != null) {
+            builder.authority(etcd.authority());
+        }
+        if (etcd.namespace() != null) {
+            builder.namespace(ByteSequence.from(etcd.namespace(), StandardCharsets.UTF_8));
+        }
+        String bundleName = etcd.ssl().bundle();
+        if (bundleName != null) {
+            SslBundles bundles = sslBundles.getIfAvailable();
+            if (bundles == null) {
+                throw new NoSuchSslBundleException(bundleName, "disco.etcd.ssl.bundle names SSL bundle '" + bundleName
+                        + "', but the application has no SSL bundles (spring.ssl.bundle.*)");
+            }
+            SslBundle bundle = bundles.getBundle(bundleName);
+            try {
+                builder.sslContext(b -> {
+                    b.trustManager(bundle.getManagers().getTrustManagerFactory());
+                    if (bundle.getStores().getKeyStore() != null) {
+                        b.keyManager(bundle.getManagers().getKeyManagerFactory());
+                    }
+                });
+            } catch (SSLException e) {
+                throw new IllegalStateException("disco.etcd.ssl.bundle '" + bundleName + "' gives no usable TLS context: "
+                        + e.getMessage(), e);
+            }
+        }
+        return builder.build();
+    }
+
+    /**
+     * @param properties {@code disco.session.*} and {@code disco.client-id}
+     * @param listeners every session listener bean, in order (the metrics among them)
+     * @return the options of every session of the client
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public EtcdOptions discoEtcdOptions(DiscoProperties properties, ObjectProvider<SessionListener> listeners) {
+        DiscoProperties.Session session = properties.session();
+        EtcdOptions.Builder builder = EtcdOptions.builder().ttl(session.ttl())
+                .requestTimeout(properties.etcd().requestTimeout()).failoverAfter(session.failoverAfter())
+                .clientId(properties.clientId());
+        if (session.grantMargin() != null) {
+            builder.grantMargin(session.grantMargin());
+        }
+        listeners.orderedStream().forEach(builder::listener);
+        return builder.build();
+    }
+
+    /**
+     * @param client the jetcd client
+     * @param options the sessions' options
+     * @param properties {@code disco.fail-fast}
+     * @return the client of this application; the context closes it (after {@link DiscoLifecycle} did)
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public Disco disco(Client client, EtcdOptions options, DiscoProperties properties) {
+        return properties.failFast() ? EtcdProvider.disco(client, options) : EtcdProvider.healingDisco(client, options);
+    }
+
+    /**
+     * @param disco the client
+     * @param runners the leadership runners of the application, stepped down first
+     * @param properties {@code disco.shutdown.timeout}
+     * @return the graceful shutdown
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public DiscoLifecycle discoLifecycle(Disco disco, ObjectProvider<LeadershipRunner> runners, DiscoProperties properties) {
+        return new DiscoLifecycle(disco, runners, properties.shutdown().timeout());
+    }
+}

@@ -1,0 +1,37 @@
+package io.disco.spring.boot;
+
+import io.disco.client.Disco;
+import io.disco.client.DiscoStatus;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+
+/**
+ * The {@code disco} health contributor: UP while the client has a live lease (details: the lease id, its
+ * TTL, its remaining validity, the names in use); DOWN while it has none, after a loss or while etcd could
+ * not be reached yet (details: the last problem); OUT_OF_SERVICE once the client is closed. Local: no
+ * request to etcd.
+ */
+public class DiscoHealthIndicator implements HealthIndicator {
+
+    private final Disco disco;
+
+    /** @param disco the client whose status is reported */
+    public DiscoHealthIndicator(Disco disco) {
+        this.disco = disco;
+    }
+
+    @Override
+    public Health health() {
+        DiscoStatus status = disco.status();
+        Health.Builder health = switch (status.state()) {
+            case UP -> Health.up().withDetail("lease", status.owner().orElse(""))
+                    .withDetail("ttl", status.ttl().toString())
+                    .withDetail("remainingValidity", status.remainingValidity().toString());
+            case HEALING -> Health.down();
+            case CLOSED -> Health.outOfService();
+        };
+        health.withDetail("state", status.state().name()).withDetail("namesInUse", status.namesInUse());
+        status.lastProblem().ifPresent(p -> health.withDetail("lastProblem", p));
+        return health.build();
+    }
+}
