@@ -126,6 +126,12 @@ public final class Chaos {
         if (faults == null) {
             faults = broken ? Nemesis.PROCESS_KINDS : faultKinds(net);
         }
+        for (String kind : faults) {
+            if (!List.of(Nemesis.KINDS).contains(kind)) {
+                throw new IllegalArgumentException("--faults: no fault kind " + kind + "; the kinds: "
+                        + String.join(",", Nemesis.KINDS));
+            }
+        }
         List<Result> results = new ArrayList<>();
         for (Workload w : workloads) {
             System.err.printf(Locale.ROOT, "[chaos] workload %s, %d s, seed %d, faults %s%n", w.name(), seconds, seed,
