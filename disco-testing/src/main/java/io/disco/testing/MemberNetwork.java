@@ -167,11 +167,14 @@ public final class MemberNetwork implements AutoCloseable {
      *
      * @param member the receiving member
      * @param from the members whose packets it drops
+     * @throws IndexOutOfBoundsException if a member index is out of range (no rule is added)
+     * @throws NullPointerException if {@code from} or one of its members is null (no rule is added)
      * @throws IllegalStateException if the network is closed or nft fails
      */
     public synchronized void cut(int member, Collection<Integer> from) {
         requireOpen();
         Objects.checkIndex(member, size);
+        Objects.requireNonNull(from, "from").forEach(f -> Objects.checkIndex(Objects.requireNonNull(f, "from member"), size));
         for (int f : from) {
             run("ip", "netns", "exec", namespace(member), "nft", "add", "rule", "inet", "disco", "input",
                     "ip", "saddr", address(f), "drop");
