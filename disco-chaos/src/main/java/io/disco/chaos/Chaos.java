@@ -31,8 +31,11 @@ import java.util.concurrent.TimeUnit;
  * every {@link Checker} reads what the run left.
  *
  * <p>{@code java io.disco.chaos.Chaos [--seconds S | --minutes M] [--seed N] [--owners N]
- * [--workload W] [--broken]}: runs every workload (or one), prints one table with a column per
- * workload and {@code N passed, N failed}, and exits 1 if a safety checker failed.
+ * [--workload W] [--broken] [--no-net] [--faults K,K...]}: runs every workload (or one), prints one
+ * table with a column per workload and {@code N passed, N failed}, and exits 1 if a safety checker
+ * failed. The members run in network namespaces of their own when a fault dealt needs it (by default
+ * where the machine allows it: root, iproute2, nftables); {@code --no-net} deals only the faults of
+ * the first suite (no link or member-network faults); {@code --faults} names the kinds to deal.
  */
 public final class Chaos {
 
@@ -44,11 +47,41 @@ public final class Chaos {
      *     spawned {@code kill}, which on a busy machine can take longer than 20 ms) for the zombie write to happen
      */
     record Options(Workload workload, long seconds, long seed, int owners, long ttlSeconds, boolean broken,
-                   long workMillis) {
+                   long workMillis, List<String> faults) {
 
+        /** Every fault kind this machine allows ({@link #faultKinds}); only owner freezes when broken. */
         Options(Workload workload, long seconds, long seed, int owners, boolean broken) {
-            this(workload, seconds, seed, owners, 2, broken, broken ? 300 : 20);
+            this(workload, seconds, seed, owners, broken, broken ? Nemesis.PROCESS_KINDS : faultKinds(true));
         }
+
+        /** The given fault kinds (the nemesis deals them each once per round). */
+        Options(Workload workload, long seconds, long seed, int owners, boolean broken, List<String> faults) {
+            this(workload, seconds, seed, owners, 2, broken, broken ? 300 : 20, List.copyOf(faults));
+        }
+
+        /** @return whether a fault needs the members in network namespaces of their own */
+        boolean networked() {
+            return faults.stream().anyMatch(Nemesis.NET_KINDS::contains);
+        }
+    }
+
+    /**
+     * The fault kinds to deal: without {@code net}, those of the first suite (processes, proxies,
+     * clocks); with it also the slow and lossy links, and the member partitions where this machine can
+     * make network namespaces (else they are left out, and why is printed).
+     */
+    static List<String> faultKinds(boolean net) {
+        List<String> kinds = new ArrayList<>(Nemesis.PROCESS_KINDS);
+        if (net) {
+            kinds.addAll(Nemesis.LINK_KINDS);
+            java.util.Optional<String> why = io.disco.testing.MemberNetwork.unavailableReason();
+            if (why.isEmpty()) {
+                kinds.addAll(Nemesis.NET_KINDS);
+            } else {
+                System.err.println("[chaos] member partitions left out: " + why.get());
+            }
+        }
+        return kinds;
     }
 
     /** What one run found. */
@@ -72,6 +105,8 @@ public final class Chaos {
         long seed = System.nanoTime();
         int owners = 4;
         boolean broken = false;
+        boolean net = true;
+        List<String> faults = null;
         List<Workload> workloads = Workload.ALL;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -80,16 +115,28 @@ public final class Chaos {
                 case "--seed" -> seed = Long.parseLong(args[++i]);
                 case "--owners" -> owners = Integer.parseInt(args[++i]);
                 case "--broken" -> broken = true;
+                case "--no-net" -> net = false;
+                case "--faults" -> faults = List.of(args[++i].split(","));
                 case "--workload" -> workloads = List.of(Workload.named(args[++i]));
                 default -> throw new IllegalArgumentException("usage: Chaos [--seconds S | --minutes M] [--seed N]"
                         + " [--owners N] [--workload " + String.join("|", Workload.ALL.stream().map(Workload::name).toList())
-                        + "] [--broken]");
+                        + "] [--broken] [--no-net] [--faults " + String.join(",", Nemesis.KINDS) + "]");
+            }
+        }
+        if (faults == null) {
+            faults = broken ? Nemesis.PROCESS_KINDS : faultKinds(net);
+        }
+        for (String kind : faults) {
+            if (!List.of(Nemesis.KINDS).contains(kind)) {
+                throw new IllegalArgumentException("--faults: no fault kind " + kind + "; the kinds: "
+                        + String.join(",", Nemesis.KINDS));
             }
         }
         List<Result> results = new ArrayList<>();
         for (Workload w : workloads) {
-            System.err.printf(Locale.ROOT, "[chaos] workload %s, %d s, seed %d%n", w.name(), seconds, seed);
-            results.add(run(new Options(w, seconds, seed, owners, broken)));
+            System.err.printf(Locale.ROOT, "[chaos] workload %s, %d s, seed %d, faults %s%n", w.name(), seconds, seed,
+                    String.join(",", faults));
+            results.add(run(new Options(w, seconds, seed, owners, broken, faults)));
         }
         System.out.print(table(results));
         long passed = results.stream().filter(Result::passed).count();
@@ -145,7 +192,7 @@ public final class Chaos {
         List<List<TcpProxy>> proxies = new ArrayList<>();
         List<FakeClock> clocks = new ArrayList<>();
         Child hostile = null;
-        try (EtcdCluster etcd = EtcdCluster.start(3);
+        try (EtcdCluster etcd = o.networked() ? EtcdCluster.startNetworked(3) : EtcdCluster.start(3);
              Child resource = new Child(o.broken()
                      ? List.of(ResourceMain.class.getName(), "--etcd", String.join(",", etcd.endpoints()), "--broken")
                      : List.of(ResourceMain.class.getName(), "--etcd", String.join(",", etcd.endpoints())), Map.of(), null)) {
@@ -167,9 +214,10 @@ public final class Chaos {
                         clock.environment(), ownerLines));
             }
             long ttlNanos = TimeUnit.SECONDS.toNanos(o.ttlSeconds());
-            Nemesis nemesis = new Nemesis(etcd, owners, proxies, clocks, ownerLines, o.seed(), ttlNanos);
+            Nemesis nemesis = new Nemesis(etcd, owners, proxies, clocks, ownerLines, o.seed(), ttlNanos, o.faults());
             nemesis.run(System.nanoTime() + TimeUnit.SECONDS.toNanos(o.seconds()), o.broken());
             Thread.sleep(2000); // the last fault heals
+            java.util.Optional<String> unrecovered = nemesis.awaitRecovered(TimeUnit.SECONDS.toNanos(30));
             long endNanos = System.nanoTime();
             long died = owners.stream().filter(c -> !c.process.isAlive()).count();
             for (Child c : owners) {
@@ -184,6 +232,8 @@ public final class Chaos {
             Report report = new Report();
             Checker.all().forEach(c -> c.check(seen, report));
             report.safety("owner processes that died during the run", died, null);
+            report.safety("cluster not recovered 30 s after the faults healed (all members healthy, one leader)",
+                    unrecovered.isPresent() ? 1 : 0, unrecovered.orElse(null));
             if (!report.passed() || System.getenv("DISCO_CHAOS_KEEP_LOGS") != null) {
                 Path dir = Files.createTempDirectory("disco-chaos-" + o.workload().name() + "-" + o.seed() + "-");
                 Files.write(dir.resolve("owners.log"), ownerLines);

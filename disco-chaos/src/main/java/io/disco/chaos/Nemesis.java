@@ -3,6 +3,7 @@ package io.disco.chaos;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.disco.testing.EtcdCluster;
+import io.disco.testing.MemberNetwork;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.maintenance.StatusResponse;
@@ -27,16 +28,46 @@ import java.util.stream.IntStream;
  *   <li>{@code step-clock-owner}: step an owner's wall clock by 1–10 minutes, forward or back, for
  *       1.5–3 × TTL, then back (its monotonic clock untouched).</li>
  * </ul>
+ * With a {@link MemberNetwork} (each member in a network namespace of its own), for 1.5–3 × TTL:
+ * <ul>
+ *   <li>{@code isolate-leader}: the leader's packets from the other members are dropped and theirs from
+ *       it, while the owners' proxies stay connected to it;</li>
+ *   <li>{@code split-cluster}: one member cut off from the two others, both ways; half the owners
+ *       reach only that minority member (their proxies to the others blackholed), the other half only
+ *       the majority;</li>
+ *   <li>{@code one-way-partition}: one member drops the packets of another, not the reverse;</li>
+ *   <li>{@code partition-during-freeze}: an owner frozen (recorded as a {@code freeze-owner} fault of
+ *       its own, which the checkers know) and, in the middle of its freeze, a member cut off both ways.</li>
+ * </ul>
+ * On the owners' proxies ({@link TcpProxy.Link}), without namespaces, for 1.5–3 × TTL:
+ * <ul>
+ *   <li>{@code slow-link}: an owner's links delayed 20–200 ms (its amount), jitter up to half that;</li>
+ *   <li>{@code lossy-link}: an owner's links lose 1–10 % of their chunks (its amount), each loss a
+ *       200–600 ms stall of the stream behind it;</li>
+ *   <li>{@code slow-during-leader-kill}: every owner's links delayed 20–200 ms while the leader is
+ *       killed and restarted.</li>
+ * </ul>
+ * Every fault is healed in a {@code finally}: an exception in the nemesis leaves no cut behind.
  * The owner to freeze or cut off is preferably one inside its critical section after its read (its
  * write on waking is then the zombie write the guard must reject), else a holder, else any. The seed
  * fixes the nemesis' choices, not the owners' timing.
  */
 final class Nemesis {
 
-    static final String[] KINDS = {"freeze-owner", "partition-owner", "kill-member", "freeze-member", "compact",
-        "step-clock-owner"};
+    /** The faults that need nothing but processes, proxies and faketime. */
+    static final List<String> PROCESS_KINDS = List.of("freeze-owner", "partition-owner", "kill-member", "freeze-member",
+        "compact", "step-clock-owner");
+    /** The faults on the owners' proxies' links. */
+    static final List<String> LINK_KINDS = List.of("slow-link", "lossy-link", "slow-during-leader-kill");
+    /** The faults that need a {@link MemberNetwork}. */
+    static final List<String> NET_KINDS = List.of("isolate-leader", "split-cluster", "one-way-partition",
+        "partition-during-freeze");
+    static final String[] KINDS = java.util.stream.Stream.of(PROCESS_KINDS, LINK_KINDS, NET_KINDS)
+        .flatMap(List::stream).toArray(String[]::new);
 
     private final EtcdCluster etcd;
+    /** The kinds dealt, each once per round. */
+    private final List<String> kinds;
     private final List<Child> owners;
     private final List<List<TcpProxy>> proxies;
     private final List<FakeClock> clocks;
@@ -47,8 +78,22 @@ final class Nemesis {
     private int memberFaults;
     private int leader = -1;
 
+    /**
+     * @param kinds the kinds to deal, each once per round; the {@link #NET_KINDS} need
+     *     {@code etcd.network()}
+     */
     Nemesis(EtcdCluster etcd, List<Child> owners, List<List<TcpProxy>> proxies, List<FakeClock> clocks,
-            List<String> ownerLines, long seed, long ttlNanos) {
+            List<String> ownerLines, long seed, long ttlNanos, List<String> kinds) {
+        for (String k : kinds) {
+            if (!List.of(KINDS).contains(k)) {
+                throw new IllegalArgumentException("no fault kind " + k + "; the kinds: " + String.join(", ", KINDS));
+            }
+            if (NET_KINDS.contains(k) && etcd.network().isEmpty()) {
+                throw new IllegalArgumentException("the fault " + k + " needs members in network namespaces"
+                        + " (EtcdCluster.startNetworked)");
+            }
+        }
+        this.kinds = List.copyOf(kinds);
         this.etcd = etcd;
         this.owners = owners;
         this.proxies = proxies;
@@ -87,10 +132,10 @@ final class Nemesis {
         while (System.nanoTime() < endNanos) {
             Thread.sleep(1000 + random.nextInt(1000)); // healthy between faults
             if (deck.isEmpty()) {
-                deck.addAll(List.of(KINDS));
+                deck.addAll(kinds);
                 Collections.shuffle(deck, random);
             }
-            String kind = onlyFreezes ? KINDS[0] : deck.remove(deck.size() - 1);
+            String kind = onlyFreezes ? "freeze-owner" : deck.remove(deck.size() - 1);
             long hold = (long) (ttlNanos * (1.5 + 1.5 * random.nextDouble()));
             long start = System.nanoTime();
             long[] step = {0};
@@ -127,6 +172,90 @@ final class Nemesis {
                     compact();
                     yield "-";
                 }
+                case "isolate-leader" -> {
+                    int m = member(true);
+                    partition(m, hold);
+                    yield "m" + m + (m == leader ? "-leader" : "");
+                }
+                case "split-cluster" -> {
+                    int m = random.nextInt(etcd.size());
+                    List<Integer> order = new ArrayList<>(IntStream.range(0, owners.size()).boxed().toList());
+                    Collections.shuffle(order, random);
+                    List<Integer> minorityOwners = order.subList(0, owners.size() / 2);
+                    try {
+                        for (int o = 0; o < owners.size(); o++) {
+                            for (int i = 0; i < etcd.size(); i++) {
+                                proxies.get(o).get(i).blackhole(minorityOwners.contains(o) != (i == m));
+                            }
+                        }
+                        partition(m, hold);
+                    } finally {
+                        proxies.forEach(list -> list.forEach(p -> p.blackhole(false)));
+                    }
+                    yield "m" + m + " with " + minorityOwners.stream().map(o -> "o" + o).toList()
+                            .toString().replace(" ", "");
+                }
+                case "one-way-partition" -> {
+                    MemberNetwork net = etcd.network().orElseThrow();
+                    int to = member(false);
+                    int from = (to + 1 + random.nextInt(etcd.size() - 1)) % etcd.size();
+                    try {
+                        net.cut(to, List.of(from));
+                        TimeUnit.NANOSECONDS.sleep(hold);
+                    } finally {
+                        net.heal(to);
+                    }
+                    yield "m" + to + "-drops-m" + from;
+                }
+                case "partition-during-freeze" -> {
+                    int who = holder();
+                    int m = random.nextInt(etcd.size());
+                    long frozenAt = System.nanoTime();
+                    owners.get(who).signal("STOP");
+                    try {
+                        TimeUnit.NANOSECONDS.sleep(hold / 4);
+                        partition(m, hold / 2);
+                        TimeUnit.NANOSECONDS.sleep(hold / 4);
+                    } finally {
+                        owners.get(who).signal("CONT");
+                    }
+                    faults.add(new Observations.Fault("freeze-owner", "o" + who, frozenAt, System.nanoTime(), 0));
+                    yield "o" + who + "+m" + m;
+                }
+                case "slow-link", "lossy-link" -> {
+                    int who = holder();
+                    TcpProxy.Link link;
+                    if (kind.equals("slow-link")) {
+                        step[0] = 20 + random.nextInt(181);
+                        link = new TcpProxy.Link(step[0], random.nextInt((int) step[0] / 2 + 1), 0);
+                    } else {
+                        step[0] = 1 + random.nextInt(10);
+                        link = new TcpProxy.Link(0, 0, step[0] / 100.0);
+                    }
+                    try {
+                        proxies.get(who).forEach(p -> p.degrade(link));
+                        TimeUnit.NANOSECONDS.sleep(hold);
+                    } finally {
+                        proxies.get(who).forEach(p -> p.degrade(TcpProxy.Link.CLEAN));
+                    }
+                    yield "o" + who;
+                }
+                case "slow-during-leader-kill" -> {
+                    int m = member(true);
+                    step[0] = 20 + random.nextInt(181);
+                    TcpProxy.Link link = new TcpProxy.Link(step[0], random.nextInt((int) step[0] / 2 + 1), 0);
+                    long started = System.nanoTime();
+                    try {
+                        proxies.forEach(list -> list.forEach(p -> p.degrade(link)));
+                        etcd.kill(m);
+                        Thread.sleep(500 + random.nextInt(1000));
+                        etcd.startMember(m);
+                        TimeUnit.NANOSECONDS.sleep(Math.max(0, hold - (System.nanoTime() - started)));
+                    } finally {
+                        proxies.forEach(list -> list.forEach(p -> p.degrade(TcpProxy.Link.CLEAN)));
+                    }
+                    yield "m" + m + (m == leader ? "-leader" : "");
+                }
                 default -> {
                     int who = random.nextInt(owners.size());
                     step[0] = (60 + random.nextInt(541)) * (random.nextBoolean() ? 1 : -1);
@@ -148,6 +277,68 @@ final class Nemesis {
         leader = leader();
         memberFaults++;
         return memberFaults % 2 == 1 && leader >= 0 ? leader : random.nextInt(etcd.size());
+    }
+
+    /** The leader ({@code always}), else as {@link #member()}; one drawn from the seed when none answers. */
+    private int member(boolean always) {
+        if (!always) {
+            return member();
+        }
+        leader = leader();
+        return leader >= 0 ? leader : random.nextInt(etcd.size());
+    }
+
+    /** Cuts member {@code m} off from the other members, both ways, for {@code nanos}; then heals. */
+    private void partition(int m, long nanos) throws InterruptedException {
+        MemberNetwork net = etcd.network().orElseThrow();
+        List<Integer> others = IntStream.range(0, etcd.size()).filter(i -> i != m).boxed().toList();
+        try {
+            net.cut(m, others);
+            for (int o : others) {
+                net.cut(o, List.of(m));
+            }
+            TimeUnit.NANOSECONDS.sleep(nanos);
+        } finally {
+            net.healAll();
+        }
+    }
+
+    /**
+     * Waits until the cluster has recovered from the faults: every member reports healthy and they all
+     * name one leader, which reports itself as leader.
+     *
+     * @return empty when recovered within {@code timeoutNanos}, else what was last seen
+     */
+    java.util.Optional<String> awaitRecovered(long timeoutNanos) throws InterruptedException {
+        etcd.network().ifPresent(MemberNetwork::healAll);
+        long deadline = System.nanoTime() + timeoutNanos;
+        String seen = "nothing";
+        try (Client c = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).build()) {
+            while (true) {
+                java.util.Set<Long> leaders = new java.util.HashSet<>();
+                int selfLeaders = 0;
+                int answered = 0;
+                for (int i = 0; i < etcd.size(); i++) {
+                    try {
+                        StatusResponse s = c.getMaintenanceClient().statusMember(etcd.endpoint(i)).get(2, TimeUnit.SECONDS);
+                        answered++;
+                        leaders.add(s.getLeader());
+                        selfLeaders += s.getLeader() == s.getHeader().getMemberId() ? 1 : 0;
+                    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+                        // this member does not answer yet
+                    }
+                }
+                seen = answered + " of " + etcd.size() + " members answered, leaders named " + leaders
+                        + ", members that lead " + selfLeaders;
+                if (answered == etcd.size() && leaders.size() == 1 && !leaders.contains(0L) && selfLeaders == 1) {
+                    return java.util.Optional.empty();
+                }
+                if (System.nanoTime() > deadline) {
+                    return java.util.Optional.of(seen);
+                }
+                Thread.sleep(200); // polling the members' status until they agree
+            }
+        }
     }
 
     /** @return the index of the member that leads now, or -1 when none answers */

@@ -77,7 +77,8 @@ record Observations(List<Op> ops, List<Event> events, List<Fault> faults, long k
 
     /**
      * One fault the nemesis injected; {@code target} is an owner id, a member, or {@code -}; {@code amount}
-     * the step of a wall-clock fault in seconds, else 0.
+     * the step of a wall-clock fault in seconds, a slow link's delay in ms, a lossy link's loss in
+     * percent, else 0.
      */
     record Fault(String type, String target, long startNanos, long endNanos, long amount) {
 

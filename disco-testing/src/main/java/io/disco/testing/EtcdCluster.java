@@ -82,6 +82,8 @@ public final class EtcdCluster implements AutoCloseable {
     private final AutoCloseable container;
     /** Set for members with TLS; health checks then go over HTTPS with its context. */
     private EtcdTls tls;
+    /** Set for a cluster whose members each run in a network namespace of their own. */
+    private MemberNetwork network;
     private HttpClient health = HTTP;
     private final Thread shutdownHook;
     private boolean closed;
@@ -155,6 +157,60 @@ public final class EtcdCluster implements AutoCloseable {
             throw new IllegalStateException("No etcd binary found for a TLS cluster. " + INSTALL_HINT);
         }
         return local(binary, members, tls, List.of(extraFlags));
+    }
+
+    /**
+     * Starts a local cluster whose members each run in a network namespace of their own
+     * ({@link MemberNetwork}): member {@code i} listens on {@code network().address(i)}, ports 2379
+     * (clients) and 2380 (peers), so its traffic to and from the other members can be cut with
+     * {@link MemberNetwork#cut}. The cluster owns the network: {@link #close()} removes it after the
+     * members exit. Needs a local etcd binary, root, iproute2 and nftables.
+     *
+     * @param members the number of members, at least 1
+     * @return the running cluster; close it when done
+     * @throws IllegalStateException if no etcd binary is found, or namespaces cannot be made here (the
+     *     message says what is missing: root, {@code ip}, {@code nft})
+     */
+    public static EtcdCluster startNetworked(int members) {
+        if (members < 1) {
+            throw new IllegalArgumentException("an etcd cluster needs at least 1 member, got " + members);
+        }
+        Path binary = findBinary(System.getenv());
+        if (binary == null) {
+            throw new IllegalStateException("No etcd binary found for a networked cluster. " + INSTALL_HINT);
+        }
+        MemberNetwork net = MemberNetwork.create(members);
+        Path workDir;
+        try {
+            workDir = Files.createTempDirectory(scratchRoot(), "disco-etcd-");
+        } catch (IOException e) {
+            net.close();
+            throw new UncheckedIOException("cannot create a data dir for etcd", e);
+        }
+        List<LocalMember> list = new ArrayList<>();
+        for (int i = 0; i < members; i++) {
+            list.add(new LocalMember("m" + i, net.address(i), net.launcher(i), 2379, 2380, workDir, null, List.of()));
+        }
+        EtcdCluster cluster = new EtcdCluster("local " + version(binary) + " (" + binary + "), " + members
+                + " member(s), each in its own network namespace", list.stream().map(LocalMember::endpoint)
+                .collect(Collectors.toList()), list, binary, workDir, null);
+        cluster.network = net;
+        try {
+            cluster.startAll();
+            return cluster;
+        } catch (RuntimeException e) {
+            try {
+                cluster.close();
+            } catch (RuntimeException closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
+        }
+    }
+
+    /** @return the network of a cluster started with {@link #startNetworked(int)}, else empty */
+    public Optional<MemberNetwork> network() {
+        return Optional.ofNullable(network);
     }
 
     /** {@link #start(int)} with the given environment instead of the process environment. */
@@ -674,6 +730,13 @@ public final class EtcdCluster implements AutoCloseable {
             try {
                 container.close();
             } catch (Exception e) {
+                failure.addSuppressed(e);
+            }
+        }
+        if (network != null) {
+            try {
+                network.close();
+            } catch (RuntimeException e) {
                 failure.addSuppressed(e);
             }
         }

@@ -29,8 +29,19 @@ final class LocalMember {
 
     private final EtcdTls tls;
     private final List<String> extraFlags;
+    /** The address it listens on: loopback, or its own in a {@link MemberNetwork}. */
+    private final String host;
+    /** What its command is prefixed with: nothing, or the entry into its network namespace. */
+    private final List<String> launcher;
 
     LocalMember(String name, int clientPort, int peerPort, Path dir, EtcdTls tls, List<String> extraFlags) {
+        this(name, "127.0.0.1", List.of(), clientPort, peerPort, dir, tls, extraFlags);
+    }
+
+    LocalMember(String name, String host, List<String> launcher, int clientPort, int peerPort, Path dir, EtcdTls tls,
+                List<String> extraFlags) {
+        this.host = host;
+        this.launcher = List.copyOf(launcher);
         this.tls = tls;
         this.extraFlags = List.copyOf(extraFlags);
         this.name = name;
@@ -41,16 +52,17 @@ final class LocalMember {
     }
 
     String endpoint() {
-        return (tls == null ? "http" : "https") + "://127.0.0.1:" + clientPort;
+        return (tls == null ? "http" : "https") + "://" + host + ":" + clientPort;
     }
 
     String peerUrl() {
-        return "http://127.0.0.1:" + peerPort;
+        return "http://" + host + ":" + peerPort;
     }
 
     /** Starts the process; its stdout and stderr are appended to {@link #logFile}. */
     void launch(Path binary, String clusterToken, String initialCluster, boolean existing) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(
+        List<String> cmd = new ArrayList<>(launcher);
+        cmd.addAll(List.of(
                 binary.toString(),
                 "--name=" + name,
                 "--data-dir=" + dataDir,
