@@ -260,6 +260,11 @@ final class ShedHold {
                             state == State.EXPIRED ? "released at its lockAtMostFor" : "lost with the client's lease", token);
                     return;
                 }
+                case RELEASED -> {
+                    log.warn("the task of '{}' ended after the provider was closed and released its lock (token {})",
+                            name, token);
+                    return;
+                }
                 default -> throw new IllegalStateException("the lock '" + name + "' is not held (" + state + ")");
             }
         }
