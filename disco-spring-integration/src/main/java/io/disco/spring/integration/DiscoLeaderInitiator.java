@@ -94,6 +94,7 @@ public final class DiscoLeaderInitiator implements SmartLifecycle, ApplicationEv
 
     @Override
     public void setApplicationEventPublisher(ApplicationEventPublisher applicationEventPublisher) {
+        Objects.requireNonNull(applicationEventPublisher, "applicationEventPublisher");
         if (publisher == null) {
             publisher = new DefaultLeaderEventPublisher(applicationEventPublisher);
         }
