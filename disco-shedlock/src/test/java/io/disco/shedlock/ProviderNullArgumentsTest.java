@@ -1,0 +1,42 @@
+package io.disco.shedlock;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.disco.client.Disco;
+import io.disco.testing.EtcdExtension;
+import io.disco.testing.NullArguments;
+import io.etcd.jetcd.Client;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Every public entry point of the provider refuses a null naming the parameter. */
+class ProviderNullArgumentsTest {
+
+    @RegisterExtension
+    static final EtcdExtension ETCD = EtcdExtension.sharedMember();
+
+    @Test
+    void everyPublicMethodRejectsNullNamingTheParameter() throws Exception {
+        try (Client client = Etcd.client(ETCD.cluster()); Disco disco = Etcd.disco(client)) {
+            String prefix = Etcd.uniquePrefix("shedlock-nulls");
+            Map<Class<?>, Object> samples = new HashMap<>();
+            samples.put(Disco.class, disco);
+            samples.put(LockConfiguration.class, new LockConfiguration(Instant.now(), "job", Duration.ofSeconds(1), Duration.ZERO));
+            NullArguments nulls = new NullArguments(samples, () -> prefix + "/" + UUID.randomUUID());
+            nulls.walk(DiscoLockProvider.class, null);
+            try (DiscoLockProvider provider = new DiscoLockProvider(disco, prefix)) {
+                nulls.walk(DiscoLockProvider.class, provider);
+            }
+            assertEquals(List.of(), nulls.problems());
+            assertTrue(nulls.calls() >= 4, nulls.calls() + " calls");
+        }
+    }
+}
