@@ -4,6 +4,7 @@ import io.disco.core.Callbacks;
 import io.disco.core.SessionThread;
 import io.disco.fencing.DiscoException;
 import io.disco.lock.LockService;
+import io.disco.rwlock.RWLockService;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -162,6 +163,23 @@ public final class ZooKeeperSession implements AutoCloseable {
         return register(checked, () -> new ZkLockService(this, checked));
     }
 
+    /**
+     * Creates a read/write lock on {@code path} on this session (see {@link RWLockService} for the contract).
+     * Its nodes are those of Curator's {@code InterProcessReadWriteLock}: {@code <path>/_c_<uuid>-__READ__<seq>}
+     * and {@code <path>/_c_<uuid>-__WRIT__<seq>}; the phase marker that gives the readers of one phase their
+     * shared token is {@code /disco-rwlock-phase<path>}.
+     *
+     * @param path the lock's ZooKeeper path, absolute
+     * @return the read/write lock; closing it releases it and keeps this session
+     * @throws NullPointerException if {@code path} is null
+     * @throws IllegalArgumentException if {@code path} is blank or not a valid ZooKeeper path
+     * @throws IllegalStateException if this session already has a service on {@code path}, or is closed or lost
+     */
+    public RWLockService newRWLock(String path) {
+        String checked = checkPath(path);
+        return register(checked, () -> new ZkRWLockService(this, checked));
+    }
+
     /** @return the ZooKeeper session id this session watches */
     public long sessionId() {
         return sessionId;
@@ -304,7 +322,8 @@ public final class ZooKeeperSession implements AutoCloseable {
     // ------------------------------------------------------------------ liveness, on the session's thread
 
     private void ping() {
-        if (state() != SessionState.CONNECTED && state() != SessionState.SUSPENDED) {
+        if (state() != SessionState.CONNECTED && state() != SessionState.SUSPENDED
+                || client.getState() != CuratorFrameworkState.STARTED) {
             return;
         }
         long sent = System.nanoTime();

@@ -173,7 +173,7 @@ final class ZkContractBackend implements ContractBackend, BeforeAllCallback {
 
         @Override
         public RWLockService newRWLock(String name) {
-            throw new UnsupportedOperationException("the read/write lock is not built on ZooKeeper yet");
+            return session.newRWLock(name);
         }
 
         @Override
