@@ -24,7 +24,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  *
  * <p>The server ticks every {@value #TICK_MS} ms, so sessions may be as short as {@code 2 * tick} and as
  * long as {@value #MAX_SESSION_MS} ms, and an expired session ends within a tick of its timeout. Tests on it
- * use paths of their own and never stop it.
+ * use paths of their own and never stop it. The server does not fsync its log ({@code zookeeper.forceSync=no},
+ * a system property of the test JVM): a crash of the machine may lose its data, which no test survives anyway.
  */
 public final class ZooKeeperExtension implements BeforeAllCallback {
 
@@ -88,6 +89,9 @@ public final class ZooKeeperExtension implements BeforeAllCallback {
         }
 
         static Server start() {
+            // A throwaway server: no fsync of its transaction log (ZooKeeper's forceSync, read when the server
+            // starts), as the etcd members of the tests run without one; writes are several times faster.
+            System.setProperty("zookeeper.forceSync", "no");
             try {
                 File dir = Files.createTempDirectory("disco-zookeeper").toFile();
                 InstanceSpec spec = new InstanceSpec(dir, -1, -1, -1, true, -1, TICK_MS, -1,

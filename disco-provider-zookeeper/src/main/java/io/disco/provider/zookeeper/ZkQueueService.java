@@ -286,13 +286,16 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
             if (a.future.isDone()) {
                 return;
             }
-            node = c.create().creatingParentContainersIfNeeded().withProtection()
+            Stat own = new Stat();
+            node = c.create().storingStatIn(own).creatingParentContainersIfNeeded().withProtection()
                     .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(ZKPaths.makePath(path, a.kind.marker()), NO_DATA);
             a.node = node;
-            Stat own = c.checkExists().usingWatcher(a.watcher).forPath(node);
-            if (own == null) {
-                lose("its node " + node + " was deleted before it could wait", null);
-                return;
+            if (own.getCzxid() == 0) { // found again by Curator's protected mode after a lost answer: read it
+                own = c.checkExists().forPath(node);
+                if (own == null) {
+                    lose("its node " + node + " was deleted before it could wait", null);
+                    return;
+                }
             }
             if (own.getEphemeralOwner() != session.sessionId()) {
                 a.future.completeExceptionally(lost("its node " + node + " belongs to session 0x"
@@ -300,6 +303,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
                         + Long.toHexString(session.sessionId()) + "): the session changed while it was created", null));
                 return;
             }
+            boolean watchingOwn = false;
             String ownName = NodeKind.name(node);
             while (!a.future.isDone()) {
                 List<String> queue = NodeKind.queue(c.getChildren().forPath(path), queueKinds());
@@ -322,11 +326,21 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
                         return;
                     }
                     committed = commit(a, grant);
+                    if (committed) {
+                        watchHeld(a);
+                    }
                     return;
                 }
                 if (a.tryOnly) {
                     a.future.complete(null);
                     return;
+                }
+                if (!watchingOwn) { // from now on, a deletion of the own node wakes the wait
+                    if (c.checkExists().usingWatcher(a.watcher).forPath(node) == null) {
+                        lose("its node " + node + " was deleted by somebody else while it waited", null);
+                        return;
+                    }
+                    watchingOwn = true;
                 }
                 Stat predecessor = c.checkExists().usingWatcher(a.watcher).forPath(ZKPaths.makePath(path, blocker));
                 if (predecessor != null) {
@@ -362,6 +376,24 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
             heldNode = a.node;
             pending = null;
             return true;
+        }
+    }
+
+    /**
+     * Watches the held node off the acquisition's path: its deletion by anybody else is the loss (and so is
+     * finding it gone already).
+     */
+    private void watchHeld(Attempt a) {
+        String node = a.node;
+        try {
+            session.client().checkExists().usingWatcher(a.watcher).inBackground((c, event) -> {
+                if (event.getResultCode() == KeeperException.Code.OK.intValue() && event.getStat() == null
+                        || event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
+                    onSessionThread(() -> ownNodeDeleted(node));
+                }
+            }).forPath(node);
+        } catch (Exception e) {
+            // the client is closing: the session's end is reported by the session
         }
     }
 

@@ -98,23 +98,46 @@ final class ZkContractBackend implements ContractBackend, BeforeAllCallback {
 
     @Override
     public DiscoBackend discoBackend(Duration ttl) {
-        throw new UnsupportedOperationException("the client backend is not built on ZooKeeper yet");
+        return ZooKeeperDiscoBackend.over(CuratorFrameworkFactory.builder()
+                .connectString(zk.connectString())
+                .sessionTimeoutMs((int) ttl.toMillis())
+                .connectionTimeoutMs((int) Math.min(ttl.toMillis(), 5_000))
+                .retryPolicy(new RetryNTimes(3, 100)), options());
     }
 
-    /** The children of {@code name} (the lock's queue), as full paths. */
+    /**
+     * The ephemeral nodes under {@code name}, at any depth, as full paths: the owners' queue nodes. The
+     * directories (Curator's container parents, which the server deletes only on its container sweep) are
+     * nobody's and are not listed.
+     */
     @Override
     public List<String> keys(String name) throws Exception {
         admin.sync().forPath(name);
         List<String> keys = new ArrayList<>();
-        try {
-            for (String child : admin.getChildren().forPath(name)) {
-                keys.add(name + "/" + child);
-            }
-        } catch (KeeperException.NoNodeException e) {
-            return keys;
-        }
+        collectEphemerals(name, keys);
         Collections.sort(keys);
         return keys;
+    }
+
+    private void collectEphemerals(String path, List<String> into) throws Exception {
+        List<String> children;
+        try {
+            children = admin.getChildren().forPath(path);
+        } catch (KeeperException.NoNodeException e) {
+            return;
+        }
+        for (String child : children) {
+            String p = path + "/" + child;
+            org.apache.zookeeper.data.Stat s = admin.checkExists().forPath(p);
+            if (s == null) {
+                continue;
+            }
+            if (s.getEphemeralOwner() != 0) {
+                into.add(p);
+            } else if (s.getNumChildren() > 0) {
+                collectEphemerals(p, into);
+            }
+        }
     }
 
     @Override
