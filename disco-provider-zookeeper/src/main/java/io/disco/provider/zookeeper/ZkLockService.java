@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 
 /**
@@ -35,6 +37,52 @@ final class ZkLockService extends ZkQueueService<Grant, LockLostException> imple
     @Override
     String blocker(List<String> queue, int own, NodeKind kind) {
         return own == 0 ? null : queue.get(own - 1);
+    }
+
+    /**
+     * Nested names exclude one way, as on etcd (where a lock's range {@code <name>/} holds its nested names'
+     * keys): a claimant of {@code /a} waits, once first in its own queue, for every holder or waiter of a nested
+     * name ({@code /a/b}, at any depth) whose node was created before its own; a claimant of {@code /a/b} never
+     * waits for {@code /a}. The nested directories are read only when there are any.
+     */
+    @Override
+    String nestedBlocker(List<String> children, NodeKind kind, long ownCzxid) throws Exception {
+        for (String child : children) {
+            if (NodeKind.of(child) == null) {
+                String found = olderEphemeral(child, ownCzxid);
+                if (found != null) {
+                    return found;
+                }
+            }
+        }
+        return null;
+    }
+
+    private String olderEphemeral(String relative, long ownCzxid) throws Exception {
+        List<String> children;
+        try {
+            children = session.client().getChildren().forPath(ZKPaths.makePath(path, relative));
+        } catch (KeeperException.NoNodeException e) {
+            return null;
+        }
+        for (String child : children) {
+            String rel = relative + "/" + child;
+            Stat s = session.client().checkExists().forPath(ZKPaths.makePath(path, rel));
+            if (s == null) {
+                continue;
+            }
+            if (s.getEphemeralOwner() != 0) {
+                if (s.getCzxid() < ownCzxid) {
+                    return rel;
+                }
+            } else if (s.getNumChildren() > 0) {
+                String found = olderEphemeral(rel, ownCzxid);
+                if (found != null) {
+                    return found;
+                }
+            }
+        }
+        return null;
     }
 
     @Override

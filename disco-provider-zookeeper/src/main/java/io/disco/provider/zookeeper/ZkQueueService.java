@@ -82,6 +82,20 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
      */
     abstract G grant(String node, NodeKind kind, Stat own) throws Exception;
 
+    /**
+     * A node below this service's directory, in a nested name's directory, that must be gone before an admitted
+     * node of {@code kind} is granted; none by default.
+     *
+     * @param children the directory's children, all of them
+     * @param kind the own node's kind
+     * @param ownCzxid the own node's czxid
+     * @return the node's path relative to this service's path, or null
+     * @throws Exception if ZooKeeper failed
+     */
+    String nestedBlocker(List<String> children, NodeKind kind, long ownCzxid) throws Exception {
+        return null;
+    }
+
     /** @return the loss of this kind of service */
     abstract E lostException(String message, Throwable cause);
 
@@ -306,13 +320,17 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
             boolean watchingOwn = false;
             String ownName = NodeKind.name(node);
             while (!a.future.isDone()) {
-                List<String> queue = NodeKind.queue(c.getChildren().forPath(path), queueKinds());
+                List<String> children = c.getChildren().forPath(path);
+                List<String> queue = NodeKind.queue(children, queueKinds());
                 int i = queue.indexOf(ownName);
                 if (i < 0) {
                     lose("its node " + node + " was deleted by somebody else while it waited", null);
                     return;
                 }
                 String blocker = blocker(queue, i, a.kind);
+                if (blocker == null) {
+                    blocker = nestedBlocker(children, a.kind, own.getCzxid());
+                }
                 if (blocker == null) {
                     if (session.parkIfSuspended(a.wake)) {
                         a.wake.acquire(); // no new grant while SUSPENDED: wait for the session to come back or go
