@@ -16,7 +16,9 @@ enum NodeKind {
     /** A read/write lock's reader. */
     READ("__READ__"),
     /** A read/write lock's writer. */
-    WRITE("__WRIT__");
+    WRITE("__WRIT__"),
+    /** A semaphore's holder (InterProcessSemaphoreV2's lease). */
+    LEASE("lease-");
 
     private final String marker;
 

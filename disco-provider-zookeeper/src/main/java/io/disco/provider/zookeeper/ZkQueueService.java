@@ -96,6 +96,25 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
         return null;
     }
 
+    /** @return the directory the queue's nodes live in; the service's path by default */
+    String queueDir() {
+        return path;
+    }
+
+    /** @return whether a blocked claim waits for any change of the queue (a semaphore) rather than for its blocker */
+    boolean waitsOnDirectory() {
+        return false;
+    }
+
+    /**
+     * @param held a held grant
+     * @return operations that go with the deletion of the own node, in its transaction (a semaphore frees its
+     *         slot); none by default
+     */
+    List<org.apache.curator.framework.api.transaction.CuratorOp> releaseOps(G held) {
+        return List.of();
+    }
+
     /** @return the loss of this kind of service */
     abstract E lostException(String message, Throwable cause);
 
@@ -104,7 +123,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
 
     /** @return how a grant of {@code kind} is called in messages */
     String modeName(NodeKind kind) {
-        return kind == NodeKind.READ ? "read" : kind == NodeKind.WRITE ? "write" : "lock";
+        return kind == NodeKind.READ ? "read" : kind == NodeKind.WRITE ? "write" : kind == NodeKind.LEASE ? "permit" : "lock";
     }
 
     /** One acquisition: run by a worker, which alone creates and withdraws its node. */
@@ -302,7 +321,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
             }
             Stat own = new Stat();
             node = c.create().storingStatIn(own).creatingParentContainersIfNeeded().withProtection()
-                    .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(ZKPaths.makePath(path, a.kind.marker()), NO_DATA);
+                    .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(ZKPaths.makePath(queueDir(), a.kind.marker()), NO_DATA);
             a.node = node;
             if (own.getCzxid() == 0) { // found again by Curator's protected mode after a lost answer: read it
                 own = c.checkExists().forPath(node);
@@ -320,7 +339,9 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
             boolean watchingOwn = false;
             String ownName = NodeKind.name(node);
             while (!a.future.isDone()) {
-                List<String> children = c.getChildren().forPath(path);
+                List<String> children = waitsOnDirectory()
+                        ? c.getChildren().usingWatcher(a.watcher).forPath(queueDir())
+                        : c.getChildren().forPath(queueDir());
                 List<String> queue = NodeKind.queue(children, queueKinds());
                 int i = queue.indexOf(ownName);
                 if (i < 0) {
@@ -346,6 +367,12 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
                     committed = commit(a, grant);
                     if (committed) {
                         watchHeld(a);
+                    } else {
+                        try { // given up at the instant of the grant: what the grant took goes too
+                            deleteHeld(node, releaseOps(grant));
+                        } catch (Exception e) {
+                            // the node is withdrawn below; a slot left behind is free once the node is gone
+                        }
                     }
                     return;
                 }
@@ -360,7 +387,8 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
                     }
                     watchingOwn = true;
                 }
-                Stat predecessor = c.checkExists().usingWatcher(a.watcher).forPath(ZKPaths.makePath(path, blocker));
+                Stat predecessor = waitsOnDirectory() ? own
+                        : c.checkExists().usingWatcher(a.watcher).forPath(ZKPaths.makePath(queueDir(), blocker));
                 if (predecessor != null) {
                     a.wake.acquire(); // the predecessor's deletion, the own node's, a give-up or the session's end
                 }
@@ -415,6 +443,24 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
         }
     }
 
+    /** Deletes the held node with the nodes that go with it, in one transaction; the own node alone if they are gone. */
+    private void deleteHeld(String node, List<org.apache.curator.framework.api.transaction.CuratorOp> extra) throws Exception {
+        CuratorFramework c = session.client();
+        if (extra.isEmpty()) {
+            c.delete().forPath(node);
+            return;
+        }
+        List<org.apache.curator.framework.api.transaction.CuratorOp> ops = new java.util.ArrayList<>(extra);
+        ops.add(c.transactionOp().delete().forPath(node));
+        try {
+            c.transaction().forOperations(ops);
+        } catch (KeeperException.NoNodeException e) {
+            // a node that went with the grant is gone (an operator): the own node alone; never the other node's
+            // path again, which may be somebody else's by now
+            c.delete().forPath(node);
+        }
+    }
+
     private void withdraw(String node) {
         try {
             session.client().delete().guaranteed().forPath(node);
@@ -430,6 +476,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
     final void release(NodeKind kind, String call) {
         SessionThread.refuseOnSessionThread(call);
         String node;
+        List<org.apache.curator.framework.api.transaction.CuratorOp> extra;
         synchronized (mon) {
             if (lostHeld) {
                 lostHeld = false;
@@ -443,10 +490,11 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
                         + what() + " on " + path + ", not a " + modeName(kind) + " one; nothing was released");
             }
             node = heldNode;
+            extra = releaseOps(held);
             releasing = node;
         }
         try {
-            session.client().delete().forPath(node);
+            deleteHeld(node, extra);
         } catch (KeeperException.NoNodeException | KeeperException.SessionExpiredException e) {
             lose("its node " + node + " was gone before the release", e);
             synchronized (mon) {
@@ -500,6 +548,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
     public void close() {
         Attempt a;
         String node;
+        List<org.apache.curator.framework.api.transaction.CuratorOp> extra;
         synchronized (mon) {
             if (state == LockState.CLOSED) {
                 return;
@@ -507,6 +556,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
             a = pending;
             pending = null;
             node = state == LockState.HELD ? heldNode : null;
+            extra = state == LockState.HELD ? releaseOps(held) : List.of();
             releasing = node;
             state = state.to(LockState.CLOSED);
             held = null;
@@ -522,9 +572,13 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
         }
         if (node != null) {
             if (SessionThread.onSessionThread()) {
-                session.deleteInBackground(node);
+                session.deleteInBackground(node); // a slot left behind is taken over once this node is gone
             } else {
-                withdraw(node);
+                try {
+                    deleteHeld(node, extra);
+                } catch (Exception e) {
+                    session.deleteInBackground(node); // a slot left behind is taken over once this node is gone
+                }
             }
         }
         session.callbacks().deliver(() -> done.complete(null));

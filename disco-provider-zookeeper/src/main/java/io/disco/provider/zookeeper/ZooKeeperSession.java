@@ -5,6 +5,7 @@ import io.disco.core.SessionThread;
 import io.disco.fencing.DiscoException;
 import io.disco.lock.LockService;
 import io.disco.rwlock.RWLockService;
+import io.disco.semaphore.SemaphoreService;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -178,6 +179,34 @@ public final class ZooKeeperSession implements AutoCloseable {
     public RWLockService newRWLock(String path) {
         String checked = checkPath(path);
         return register(checked, () -> new ZkRWLockService(this, checked));
+    }
+
+    /**
+     * Creates a semaphore of {@code limit} permits on {@code path} on this session (see {@link SemaphoreService}
+     * for the contract): holders queue as {@code <path>/leases/_c_<uuid>-lease-<seq>}, each admitted holder
+     * claims a slot {@code <path>/slots/<i>}, and the token is that slot node's czxid.
+     *
+     * @param path the semaphore's ZooKeeper path, absolute
+     * @param limit the number of permits, at least 1
+     * @return the semaphore; closing it releases its permit and keeps this session
+     * @throws NullPointerException if {@code path} is null
+     * @throws IllegalArgumentException if {@code path} is blank or invalid, {@code limit < 1}, or the semaphore
+     *                                  exists with another limit
+     * @throws IllegalStateException if this session already has a service on {@code path}, or is closed or lost
+     * @throws DiscoException if ZooKeeper failed while the limit was checked
+     */
+    public SemaphoreService newSemaphore(String path, int limit) {
+        String checked = checkPath(path);
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be at least 1, got " + limit);
+        }
+        synchronized (lock) {
+            if (members.containsKey(checked)) {
+                throw new IllegalStateException("this session already has a service on " + checked + ": use one session per concurrent owner");
+            }
+        }
+        ZkSemaphoreService.checkLimit(client, checked, limit);
+        return register(checked, () -> new ZkSemaphoreService(this, checked, limit));
     }
 
     /** @return the ZooKeeper session id this session watches */

@@ -201,7 +201,7 @@ final class ZkContractBackend implements ContractBackend, BeforeAllCallback {
 
         @Override
         public SemaphoreService newSemaphore(String name, int limit) {
-            throw new UnsupportedOperationException("the semaphore is not built on ZooKeeper yet");
+            return session.newSemaphore(name, limit);
         }
 
         @Override
