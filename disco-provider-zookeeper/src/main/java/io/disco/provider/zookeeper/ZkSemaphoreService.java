@@ -1,0 +1,217 @@
+package io.disco.provider.zookeeper;
+
+import io.disco.core.SessionThread;
+import io.disco.fencing.DiscoException;
+import io.disco.fencing.FencingToken;
+import io.disco.semaphore.Permit;
+import io.disco.semaphore.SemaphoreLostException;
+import io.disco.semaphore.SemaphoreService;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
+import org.apache.curator.framework.api.transaction.OperationType;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+
+/**
+ * A semaphore with fenced slots on ZooKeeper.
+ *
+ * <h2>Nodes</h2>
+ * Holders queue as {@code <path>/leases/_c_<uuid>-lease-<seq>} (the directory and node name of Curator's
+ * {@code InterProcessSemaphoreV2}); a holder is admitted once fewer than {@code limit} lease nodes are ahead of
+ * its own, and a blocked one waits for any change of the directory. The limit is recorded once per path in the
+ * persistent node {@code <path>/limit} (created by the first service, compared by every later one). Curator's
+ * recipe also counts the lease nodes, but it admits by count under its internal mutex {@code <path>/locks}, which
+ * disco does not take: mixing them keeps the limit but not the queue order (not tested).
+ *
+ * <h2>Slots and tokens</h2>
+ * After admission a holder claims slot {@code i} in {@code 0 .. limit-1}: the persistent node
+ * {@code <path>/slots/<i>} is free when its data is empty or names a lease node that is gone (a crash, an
+ * operator); the claim sets the data to the own lease node's path, in a transaction guarded by the slot's
+ * version (every claim and release bumps it, so two claimers that read the same free slot cannot both win) and
+ * a check of the own lease node. The token is the slot's new mzxid: it grows with every claim of the slot, and
+ * a slot is claimed again only once its holder's lease node is gone, so a valid holder is never overtaken on its
+ * slot. A release empties the slot in the transaction that deletes the lease node (which fails if the lease
+ * node is gone, so a release never frees a slot that somebody else claimed meanwhile).
+ */
+final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostException> implements SemaphoreService {
+
+    private static final List<NodeKind> QUEUE = List.of(NodeKind.LEASE);
+
+    private final int limit;
+    private final String leases;
+    private final String slots;
+
+    ZkSemaphoreService(ZooKeeperSession session, String path, int limit) {
+        super(session, path);
+        this.limit = limit;
+        this.leases = path + "/leases";
+        this.slots = path + "/slots";
+    }
+
+    /** Records the limit of {@code path}, or checks it against the recorded one. */
+    static void checkLimit(CuratorFramework c, String path, int limit) {
+        String node = path + "/limit";
+        byte[] want = Integer.toString(limit).getBytes(StandardCharsets.UTF_8);
+        try {
+            try {
+                c.create().creatingParentContainersIfNeeded().withMode(CreateMode.PERSISTENT).forPath(node, want);
+                return;
+            } catch (KeeperException.NodeExistsException e) {
+                // recorded already: compare
+            }
+            String recorded = new String(c.getData().forPath(node), StandardCharsets.UTF_8);
+            if (!recorded.equals(Integer.toString(limit))) {
+                throw new IllegalArgumentException("the semaphore " + path + " exists with limit " + recorded
+                        + "; this service asked for limit " + limit);
+            }
+        } catch (IllegalArgumentException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new DiscoException("ZooKeeper failed while reading the limit of the semaphore " + path + ": " + e, e);
+        }
+    }
+
+    @Override
+    String queueDir() {
+        return leases;
+    }
+
+    @Override
+    boolean waitsOnDirectory() {
+        return true;
+    }
+
+    @Override
+    List<NodeKind> queueKinds() {
+        return QUEUE;
+    }
+
+    @Override
+    String blocker(List<String> queue, int own, NodeKind kind) {
+        return own < limit ? null : queue.get(own - limit);
+    }
+
+    /** Frees the slot (its data emptied) in the transaction that deletes the holder's node. */
+    @Override
+    List<CuratorOp> releaseOps(Permit held) {
+        try {
+            return List.of(session.client().transactionOp().setData().forPath(slots + "/" + held.slot(), new byte[0]));
+        } catch (Exception e) {
+            throw new DiscoException("could not prepare the release of " + held + ": " + e, e);
+        }
+    }
+
+    /**
+     * Claims a free slot: one whose data is empty or names a holder node that is gone, by setting its data to
+     * the own node's path, guarded by the slot's version and the own node; the token is the slot's new mzxid.
+     */
+    @Override
+    Permit grant(String node, NodeKind kind, org.apache.zookeeper.data.Stat own) throws Exception {
+        CuratorFramework c = session.client();
+        byte[] me = node.getBytes(StandardCharsets.UTF_8);
+        for (int round = 0; round < 20; round++) {
+            for (int i = 0; i < limit; i++) {
+                String slot = slots + "/" + i;
+                org.apache.zookeeper.data.Stat st = new org.apache.zookeeper.data.Stat();
+                byte[] holder;
+                try {
+                    holder = c.getData().storingStatIn(st).forPath(slot);
+                } catch (KeeperException.NoNodeException e) {
+                    try {
+                        c.create().creatingParentContainersIfNeeded().withMode(CreateMode.PERSISTENT).forPath(slot, new byte[0]);
+                    } catch (KeeperException.NodeExistsException raced) {
+                        // created by another holder meanwhile
+                    }
+                    holder = c.getData().storingStatIn(st).forPath(slot);
+                }
+                if (holder.length > 0 && c.checkExists().forPath(new String(holder, StandardCharsets.UTF_8)) != null) {
+                    continue; // a live holder's slot
+                }
+                List<CuratorTransactionResult> results;
+                try {
+                    results = c.transaction().forOperations(List.of(
+                            c.transactionOp().check().forPath(node),
+                            c.transactionOp().setData().withVersion(st.getVersion()).forPath(slot, me)));
+                } catch (KeeperException.BadVersionException e) {
+                    continue; // claimed by another holder first
+                }
+                for (CuratorTransactionResult r : results) {
+                    if (r.getType() == OperationType.SET_DATA) {
+                        return new Permit(path, node, i, FencingToken.of(r.getResultStat().getMzxid()));
+                    }
+                }
+                throw new IllegalStateException("ZooKeeper's transaction answered without the set-data result");
+            }
+        }
+        throw new DiscoException("no free slot of the semaphore " + path + " after 20 rounds, although admitted");
+    }
+
+    @Override
+    SemaphoreLostException lostException(String message, Throwable cause) {
+        return new SemaphoreLostException(message, cause);
+    }
+
+    @Override
+    String what() {
+        return "semaphore";
+    }
+
+    @Override
+    public Permit acquire() throws InterruptedException {
+        try {
+            return acquire(NodeKind.LEASE, null, "semaphore.acquire()");
+        } catch (TimeoutException e) {
+            throw new AssertionError("no timeout was given", e);
+        }
+    }
+
+    @Override
+    public Permit acquire(Duration timeout) throws InterruptedException, TimeoutException {
+        return acquire(NodeKind.LEASE, requireTimeout(timeout), "semaphore.acquire()");
+    }
+
+    @Override
+    public Optional<Permit> tryAcquire() {
+        return tryAcquire(NodeKind.LEASE, "semaphore.tryAcquire()");
+    }
+
+    @Override
+    public CompletableFuture<Permit> acquireAsync() {
+        return acquireAsync(NodeKind.LEASE);
+    }
+
+    @Override
+    public void release() {
+        release(NodeKind.LEASE, "semaphore.release()");
+    }
+
+    @Override
+    public CompletableFuture<Void> releaseAsync() {
+        return releaseAsync(NodeKind.LEASE, "semaphore.release()");
+    }
+
+    @Override
+    public int limit() {
+        return limit;
+    }
+
+    @Override
+    public Stat stat() {
+        SessionThread.refuseOnSessionThread("semaphore.stat()");
+        try {
+            int registered = NodeKind.queue(session.client().getChildren().forPath(leases), QUEUE).size();
+            return new Stat(limit, registered);
+        } catch (KeeperException.NoNodeException e) {
+            return new Stat(limit, 0);
+        } catch (Exception e) {
+            throw new DiscoException("ZooKeeper at " + session.connectString() + " failed while counting the semaphore " + path + ": " + e, e);
+        }
+    }
+}

@@ -1,0 +1,453 @@
+package io.disco.provider.zookeeper;
+
+import io.disco.core.Callbacks;
+import io.disco.core.SessionThread;
+import io.disco.fencing.DiscoException;
+import io.disco.lock.LockService;
+import io.disco.rwlock.RWLockService;
+import io.disco.semaphore.SemaphoreService;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.utils.PathUtils;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooKeeper;
+
+/**
+ * One owner on ZooKeeper: the session of a started {@code CuratorFramework}, on which locks (and the other
+ * services, as they are built) are created, at most one per path.
+ *
+ * <h2>Loss</h2>
+ * The session's time to live is the client's negotiated session timeout {@code T}. The session sends a tiny
+ * request every {@code T/4} and remembers the local monotonic time at which the latest <em>answered</em> one was
+ * sent: the server had heard from this session by then, so it cannot expire the session before that time plus
+ * {@code T}. The session declares itself lost, and {@link #done()} and every service's {@code done()} complete,
+ * when {@code 2T/3} have passed since then without a newer answer, when Curator reports the connection LOST, or
+ * when the client comes back on another session; so the loss is signalled before the server could have expired
+ * the session (Curator's own LOST comes only after the whole timeout: Tech Note 14). While Curator reports the
+ * connection SUSPENDED no new grant is committed; a grant already held stays held until the deadline.
+ *
+ * <h2>Threads</h2>
+ * Curator's event thread only hands events to this session's thread ({@code disco-zk-session-<id>}); the
+ * waiting acquisitions run on {@code disco-zk-worker-<id>-N} threads; futures handed to the user complete on the
+ * callback executor ({@link ZooKeeperOptions.Builder#callbackExecutor}). No user code runs on Curator's threads
+ * or the session's.
+ *
+ * <h2>Who closes what</h2>
+ * {@link #close()} closes every service of this session (releasing what they hold) and stops watching the
+ * session; it does not close the {@code CuratorFramework}, which belongs to the caller (closing it ends the
+ * ZooKeeper session, and with it any node left behind).
+ */
+public final class ZooKeeperSession implements AutoCloseable {
+
+    private final CuratorFramework client;
+    private final ZooKeeperOptions options;
+    private final Callbacks callbacks;
+    private final String connectString;
+    private final long sessionId;
+    private final long timeoutNanos;
+    private final ScheduledThreadPoolExecutor timer;
+    private final ExecutorService workers;
+    private final ConnectionStateListener listener = this::onConnectionState;
+    private final ScheduledFuture<?> pinger;
+    private final ScheduledFuture<?> watchdog;
+    /** The local send time of the newest request that was answered on this session. */
+    private final AtomicLong lastHeard;
+
+    private final Object lock = new Object();
+    private SessionState state = SessionState.CONNECTED;
+    private DiscoException loss;
+    private final Map<String, SessionMember> members = new LinkedHashMap<>();
+    private final List<Semaphore> parked = new ArrayList<>();
+    private final CompletableFuture<Void> done = new CompletableFuture<>();
+
+    private ZooKeeperSession(CuratorFramework client, ZooKeeperOptions options, long sessionId, int timeoutMs, long heard) {
+        this.client = client;
+        this.options = options;
+        this.callbacks = new Callbacks(options.callbackExecutor());
+        this.connectString = client.getZookeeperClient().getCurrentConnectionString();
+        this.sessionId = sessionId;
+        this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        this.lastHeard = new AtomicLong(heard);
+        String hex = Long.toHexString(sessionId);
+        this.timer = SessionThread.newExecutor("disco-zk-session-" + hex);
+        AtomicInteger count = new AtomicInteger();
+        this.workers = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "disco-zk-worker-" + hex + "-" + count.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        client.getConnectionStateListenable().addListener(listener, timer);
+        long ping = Math.max(10_000_000L, timeoutNanos / 4);
+        this.pinger = timer.scheduleAtFixedRate(this::ping, ping, ping, TimeUnit.NANOSECONDS);
+        long check = Math.max(5_000_000L, timeoutNanos / 24);
+        this.watchdog = timer.scheduleAtFixedRate(this::checkDeadline, check, check, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Opens a session on a started client, waiting at most {@link ZooKeeperOptions#connectTimeout()} for it to
+     * connect.
+     *
+     * @param client a started Curator client; its session timeout is this session's time to live
+     * @param options the options
+     * @return the open session
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalStateException if the client was not started, or is closed
+     * @throws DiscoException if ZooKeeper could not be reached in time (the message names the connect string)
+     */
+    public static ZooKeeperSession open(CuratorFramework client, ZooKeeperOptions options) {
+        Objects.requireNonNull(client, "client");
+        Objects.requireNonNull(options, "options");
+        if (client.getState() != CuratorFrameworkState.STARTED) {
+            throw new IllegalStateException("the CuratorFramework is " + client.getState() + ": start it before opening a session");
+        }
+        String where = client.getZookeeperClient().getCurrentConnectionString();
+        try {
+            if (!client.blockUntilConnected((int) options.connectTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new DiscoException("ZooKeeper at " + where + " did not connect within " + options.connectTimeout());
+            }
+            long sent = System.nanoTime();
+            client.checkExists().forPath("/");
+            ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
+            return new ZooKeeperSession(client, options, zk.getSessionId(), zk.getSessionTimeout(), sent);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new DiscoException("interrupted while connecting to ZooKeeper at " + where, e);
+        } catch (DiscoException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new DiscoException("ZooKeeper at " + where + " failed: " + e, e);
+        }
+    }
+
+    /**
+     * Opens a session with the {@linkplain ZooKeeperOptions#defaults() default options}.
+     *
+     * @param client a started Curator client
+     * @return the open session
+     * @see #open(CuratorFramework, ZooKeeperOptions)
+     */
+    public static ZooKeeperSession open(CuratorFramework client) {
+        return open(client, ZooKeeperOptions.defaults());
+    }
+
+    /**
+     * Creates a lock on {@code path} on this session (see {@link LockService} for the contract). The lock's
+     * nodes are those of Curator's {@code InterProcessMutex}: {@code <path>/_c_<uuid>-lock-<sequence>}; the
+     * token of a grant is the czxid of the owner's own node.
+     *
+     * @param path the lock's ZooKeeper path, absolute
+     * @return the lock; closing it releases it and keeps this session
+     * @throws NullPointerException if {@code path} is null
+     * @throws IllegalArgumentException if {@code path} is blank or not a valid ZooKeeper path
+     * @throws IllegalStateException if this session already has a service on {@code path}, or is closed or lost
+     */
+    public LockService newLock(String path) {
+        String checked = checkPath(path);
+        return register(checked, () -> new ZkLockService(this, checked));
+    }
+
+    /**
+     * Creates a read/write lock on {@code path} on this session (see {@link RWLockService} for the contract).
+     * Its nodes are those of Curator's {@code InterProcessReadWriteLock}: {@code <path>/_c_<uuid>-__READ__<seq>}
+     * and {@code <path>/_c_<uuid>-__WRIT__<seq>}; the phase marker that gives the readers of one phase their
+     * shared token is {@code /disco-rwlock-phase<path>}.
+     *
+     * @param path the lock's ZooKeeper path, absolute
+     * @return the read/write lock; closing it releases it and keeps this session
+     * @throws NullPointerException if {@code path} is null
+     * @throws IllegalArgumentException if {@code path} is blank or not a valid ZooKeeper path
+     * @throws IllegalStateException if this session already has a service on {@code path}, or is closed or lost
+     */
+    public RWLockService newRWLock(String path) {
+        String checked = checkPath(path);
+        return register(checked, () -> new ZkRWLockService(this, checked));
+    }
+
+    /**
+     * Creates a semaphore of {@code limit} permits on {@code path} on this session (see {@link SemaphoreService}
+     * for the contract): holders queue as {@code <path>/leases/_c_<uuid>-lease-<seq>}, each admitted holder
+     * claims a slot {@code <path>/slots/<i>}, and the token is that slot node's czxid.
+     *
+     * @param path the semaphore's ZooKeeper path, absolute
+     * @param limit the number of permits, at least 1
+     * @return the semaphore; closing it releases its permit and keeps this session
+     * @throws NullPointerException if {@code path} is null
+     * @throws IllegalArgumentException if {@code path} is blank or invalid, {@code limit < 1}, or the semaphore
+     *                                  exists with another limit
+     * @throws IllegalStateException if this session already has a service on {@code path}, or is closed or lost
+     * @throws DiscoException if ZooKeeper failed while the limit was checked
+     */
+    public SemaphoreService newSemaphore(String path, int limit) {
+        String checked = checkPath(path);
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be at least 1, got " + limit);
+        }
+        synchronized (lock) {
+            if (members.containsKey(checked)) {
+                throw new IllegalStateException("this session already has a service on " + checked + ": use one session per concurrent owner");
+            }
+        }
+        ZkSemaphoreService.checkLimit(client, checked, limit);
+        return register(checked, () -> new ZkSemaphoreService(this, checked, limit));
+    }
+
+    /** @return the ZooKeeper session id this session watches */
+    public long sessionId() {
+        return sessionId;
+    }
+
+    /**
+     * Completes, once, when the session is lost or closed, on the callback executor; always normally.
+     *
+     * @return the session's end
+     */
+    public CompletionStage<Void> done() {
+        return done.minimalCompletionStage();
+    }
+
+    /** @return why the session was lost, once it was; empty while it lives or after a plain close */
+    public Optional<DiscoException> err() {
+        synchronized (lock) {
+            return Optional.ofNullable(loss);
+        }
+    }
+
+    /** Closes every service of this session and stops watching it; the client stays open. Idempotent. */
+    @Override
+    public void close() {
+        List<SessionMember> toClose;
+        synchronized (lock) {
+            if (state == SessionState.CLOSED) {
+                return;
+            }
+            state = state.to(SessionState.CLOSED);
+            toClose = new ArrayList<>(members.values());
+            unparkLocked();
+        }
+        for (SessionMember m : toClose) {
+            m.sessionClosed();
+        }
+        finish();
+    }
+
+    @Override
+    public String toString() {
+        return "ZooKeeperSession(0x" + Long.toHexString(sessionId) + " at " + connectString + ", " + state() + ")";
+    }
+
+    // ------------------------------------------------------------------ for the services
+
+    CuratorFramework client() {
+        return client;
+    }
+
+    Callbacks callbacks() {
+        return callbacks;
+    }
+
+    ZooKeeperOptions options() {
+        return options;
+    }
+
+    String connectString() {
+        return connectString;
+    }
+
+    ExecutorService workers() {
+        return workers;
+    }
+
+    ScheduledThreadPoolExecutor timer() {
+        return timer;
+    }
+
+    SessionState state() {
+        synchronized (lock) {
+            return state;
+        }
+    }
+
+    /** @return the loss, if the session is lost; throws nothing */
+    DiscoException lossOrNull() {
+        synchronized (lock) {
+            return loss;
+        }
+    }
+
+    /**
+     * Parks {@code wake} until the session is connected again (or lost, or closed), if it is suspended now.
+     *
+     * @return true if the session is suspended (the caller waits on {@code wake}), false if it is connected
+     */
+    boolean parkIfSuspended(Semaphore wake) {
+        synchronized (lock) {
+            if (state != SessionState.SUSPENDED) {
+                return false;
+            }
+            parked.add(wake);
+            return true;
+        }
+    }
+
+    void unregister(String path, SessionMember member) {
+        synchronized (lock) {
+            members.remove(path, member);
+        }
+    }
+
+    /** A background delete that Curator keeps retrying until it succeeds or the session ends. */
+    void deleteInBackground(String node) {
+        try {
+            client.delete().guaranteed().inBackground().forPath(node);
+        } catch (Exception e) {
+            // the client is closed: the session, and the ephemeral node with it, ends anyway
+        }
+    }
+
+    private <T extends SessionMember> T register(String path, java.util.function.Supplier<T> factory) {
+        synchronized (lock) {
+            if (state == SessionState.CLOSED) {
+                throw new IllegalStateException("the ZooKeeper session is closed: " + this);
+            }
+            if (state == SessionState.LOST) {
+                throw new IllegalStateException("the ZooKeeper session is lost (" + loss.getMessage() + "): open a new one");
+            }
+            if (members.containsKey(path)) {
+                throw new IllegalStateException("this session already has a service on " + path + ": use one session per concurrent owner");
+            }
+            T member = factory.get();
+            members.put(path, member);
+            return member;
+        }
+    }
+
+    static String checkPath(String path) {
+        Objects.requireNonNull(path, "path");
+        if (path.isBlank()) {
+            throw new IllegalArgumentException("path is blank");
+        }
+        PathUtils.validatePath(path);
+        return path;
+    }
+
+    // ------------------------------------------------------------------ liveness, on the session's thread
+
+    private void ping() {
+        if (state() != SessionState.CONNECTED && state() != SessionState.SUSPENDED
+                || client.getState() != CuratorFrameworkState.STARTED) {
+            return;
+        }
+        long sent = System.nanoTime();
+        try {
+            client.checkExists().inBackground((c, event) -> {
+                if (event.getResultCode() != KeeperException.Code.OK.intValue()) {
+                    return;
+                }
+                if (c.getZookeeperClient().getZooKeeper().getSessionId() != sessionId) {
+                    timer.execute(() -> lose("the ZooKeeper session 0x" + Long.toHexString(sessionId) + " at " + connectString
+                            + " expired: the client is on a new session", null));
+                    return;
+                }
+                lastHeard.accumulateAndGet(sent, Math::max);
+            }).forPath("/");
+        } catch (Exception e) {
+            // the client is closing; the deadline decides
+        }
+    }
+
+    private void checkDeadline() {
+        long silent = System.nanoTime() - lastHeard.get();
+        if (silent > timeoutNanos * 2 / 3) {
+            lose("no answer from ZooKeeper at " + connectString + " for " + TimeUnit.NANOSECONDS.toMillis(silent)
+                    + " ms, two thirds of the session timeout of " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
+                    + " ms: the server may expire session 0x" + Long.toHexString(sessionId), null);
+        }
+    }
+
+    private void onConnectionState(CuratorFramework c, ConnectionState newState) {
+        switch (newState) {
+            case SUSPENDED, READ_ONLY -> move(SessionState.SUSPENDED);
+            case RECONNECTED, CONNECTED -> {
+                long now;
+                try {
+                    now = c.getZookeeperClient().getZooKeeper().getSessionId();
+                } catch (Exception e) {
+                    now = 0;
+                }
+                if (now != sessionId) {
+                    lose("the ZooKeeper session 0x" + Long.toHexString(sessionId) + " at " + connectString
+                            + " expired: the client reconnected on a new session", null);
+                } else {
+                    move(SessionState.CONNECTED);
+                }
+            }
+            case LOST -> lose("Curator reports the connection to ZooKeeper at " + connectString + " LOST (session 0x"
+                    + Long.toHexString(sessionId) + ")", null);
+        }
+    }
+
+    private void move(SessionState to) {
+        synchronized (lock) {
+            if (state == to || !state.mayMoveTo(to)) {
+                return;
+            }
+            state = state.to(to);
+            if (to == SessionState.CONNECTED) {
+                unparkLocked();
+            }
+        }
+    }
+
+    /** Declares the session lost: every service is told, then done() completes. */
+    void lose(String reason, Throwable cause) {
+        List<SessionMember> toTell;
+        synchronized (lock) {
+            if (!state.mayMoveTo(SessionState.LOST)) {
+                return;
+            }
+            state = state.to(SessionState.LOST);
+            loss = new DiscoException(reason, cause);
+            toTell = new ArrayList<>(members.values());
+            members.clear();
+            unparkLocked();
+        }
+        for (SessionMember m : toTell) {
+            m.sessionLost(reason, cause);
+        }
+        finish();
+    }
+
+    private void unparkLocked() {
+        for (Semaphore s : parked) {
+            s.release();
+        }
+        parked.clear();
+    }
+
+    private void finish() {
+        pinger.cancel(false);
+        watchdog.cancel(false);
+        client.getConnectionStateListenable().removeListener(listener);
+        callbacks.deliver(() -> done.complete(null));
+        timer.shutdown();
+        workers.shutdown();
+    }
+}

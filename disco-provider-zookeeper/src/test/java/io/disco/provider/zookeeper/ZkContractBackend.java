@@ -1,0 +1,268 @@
+package io.disco.provider.zookeeper;
+
+import io.disco.client.DiscoBackend;
+import io.disco.election.ElectionService;
+import io.disco.election.LeadershipRunner;
+import io.disco.lock.LockService;
+import io.disco.rwlock.RWLockService;
+import io.disco.semaphore.SemaphoreService;
+import io.disco.testing.ZooKeeperExtension;
+import io.disco.testing.contract.ContractBackend;
+import io.disco.testing.contract.ContractOwner;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryNTimes;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * The ZooKeeper backend of the contract kit: an owner is a {@link ZooKeeperSession} on a Curator client of its
+ * own (its own ZooKeeper session, its timeout the owner's TTL) that talks to the server through a
+ * {@link FreezableProxy}, so that {@code freeze()} stops it as SIGSTOP would. Every contract class of the run
+ * shares one in-process server ({@link ZooKeeperExtension#sharedServer()}) and one admin client.
+ */
+final class ZkContractBackend implements ContractBackend, BeforeAllCallback {
+
+    private static final ExtensionContext.Namespace SHARED = ExtensionContext.Namespace.create(ZkContractBackend.class);
+
+    private final ZooKeeperExtension zk = ZooKeeperExtension.sharedServer();
+    private volatile CuratorFramework admin;
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws Exception {
+        zk.beforeAll(context);
+        admin = context.getRoot().getStore(SHARED).getOrComputeIfAbsent("admin", k -> new Admin(client(zk.connectString(), 30_000)),
+                Admin.class).client;
+    }
+
+    /** @return the shared admin client, for the ZooKeeper-specific parts of a test */
+    CuratorFramework admin() {
+        return admin;
+    }
+
+    String connectString() {
+        return zk.connectString();
+    }
+
+    static CuratorFramework client(String connectString, int sessionTimeoutMs) {
+        CuratorFramework c = CuratorFrameworkFactory.builder()
+                .connectString(connectString)
+                .sessionTimeoutMs(sessionTimeoutMs)
+                .connectionTimeoutMs(Math.min(sessionTimeoutMs, 5_000))
+                .retryPolicy(new RetryNTimes(3, 100))
+                .build();
+        c.start();
+        return c;
+    }
+
+    static ZooKeeperOptions options() {
+        return ZooKeeperOptions.builder().connectTimeout(Duration.ofSeconds(10)).requestTimeout(Duration.ofSeconds(10)).build();
+    }
+
+    @Override
+    public ContractOwner newOwner(Duration ttl) {
+        try {
+            FreezableProxy proxy = new FreezableProxy(port());
+            CuratorFramework client = client(proxy.connectString(), (int) ttl.toMillis());
+            try {
+                return new Owner(proxy, client, ZooKeeperSession.open(client, options()));
+            } catch (RuntimeException e) {
+                client.close();
+                proxy.close();
+                throw e;
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private int port() {
+        String cs = zk.connectString();
+        return Integer.parseInt(cs.substring(cs.lastIndexOf(':') + 1));
+    }
+
+    @Override
+    public LeadershipRunner newLeadershipRunner(String name, LeadershipRunner.Options options, Duration ttl) {
+        throw new UnsupportedOperationException("the leadership runner is not built on ZooKeeper yet");
+    }
+
+    @Override
+    public DiscoBackend discoBackend(Duration ttl) {
+        return ZooKeeperDiscoBackend.over(CuratorFrameworkFactory.builder()
+                .connectString(zk.connectString())
+                .sessionTimeoutMs((int) ttl.toMillis())
+                .connectionTimeoutMs((int) Math.min(ttl.toMillis(), 5_000))
+                .retryPolicy(new RetryNTimes(3, 100)), options());
+    }
+
+    /**
+     * The ephemeral nodes under {@code name}, at any depth, as full paths: the owners' queue nodes. The
+     * directories (Curator's container parents, which the server deletes only on its container sweep) are
+     * nobody's and are not listed.
+     */
+    @Override
+    public List<String> keys(String name) throws Exception {
+        admin.sync().forPath(name);
+        List<String> keys = new ArrayList<>();
+        collectEphemerals(name, keys);
+        Collections.sort(keys);
+        return keys;
+    }
+
+    private void collectEphemerals(String path, List<String> into) throws Exception {
+        List<String> children;
+        try {
+            children = admin.getChildren().forPath(path);
+        } catch (KeeperException.NoNodeException e) {
+            return;
+        }
+        for (String child : children) {
+            String p = path + "/" + child;
+            org.apache.zookeeper.data.Stat s = admin.checkExists().forPath(p);
+            if (s == null) {
+                continue;
+            }
+            if (s.getEphemeralOwner() != 0) {
+                into.add(p);
+            } else if (s.getNumChildren() > 0) {
+                collectEphemerals(p, into);
+            }
+        }
+    }
+
+    @Override
+    public void deleteKey(String key) throws Exception {
+        admin.delete().forPath(key);
+    }
+
+    /** The session id, in hex, of the ephemeral node {@code key}; null when it is absent or persistent. */
+    @Override
+    public String ownerOf(String key) throws Exception {
+        org.apache.zookeeper.data.Stat s = admin.checkExists().forPath(key);
+        return s == null || s.getEphemeralOwner() == 0 ? null : Long.toHexString(s.getEphemeralOwner());
+    }
+
+    /**
+     * Not yet: ending a session from outside needs its password, which only the owners this backend made
+     * themselves keep ({@link ContractOwner#revoke()}); the client contracts that end a client's owner this way
+     * do not run on ZooKeeper yet.
+     */
+    @Override
+    public void endOwnerOf(String key) {
+        throw new UnsupportedOperationException("ending a ZooKeeper session from outside by one of its nodes is not built yet");
+    }
+
+    /** Curator's and ZooKeeper's threads, and the session's and its workers'. */
+    @Override
+    public boolean isBackendThread(Thread thread) {
+        String name = thread.getName();
+        return name.startsWith("disco-zk-") || name.contains("-EventThread") || name.contains("-SendThread")
+                || name.startsWith("Curator-");
+    }
+
+    /**
+     * Ends a session on the server, as its expiry would: a second handle on the same session id and password
+     * closes it (the server deletes its ephemeral nodes at once), then the owner's own handle is told that its
+     * session expired, as it would be on its next contact with the server.
+     */
+    static void expire(CuratorFramework client, String serverConnectString) throws Exception {
+        ZooKeeper own = client.getZookeeperClient().getZooKeeper();
+        CountDownLatch connected = new CountDownLatch(1);
+        ZooKeeper twin = new ZooKeeper(serverConnectString, own.getSessionTimeout(), e -> {
+            if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+            }
+        }, own.getSessionId(), own.getSessionPasswd());
+        try {
+            if (!connected.await(5, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("could not attach to session 0x" + Long.toHexString(own.getSessionId()));
+            }
+        } finally {
+            twin.close();
+        }
+        own.getTestable().injectSessionExpiration();
+    }
+
+    /** One owner: its proxy, its client, its session. */
+    private final class Owner implements ContractOwner {
+
+        private final FreezableProxy proxy;
+        private final CuratorFramework client;
+        private final ZooKeeperSession session;
+
+        Owner(FreezableProxy proxy, CuratorFramework client, ZooKeeperSession session) {
+            this.proxy = proxy;
+            this.client = client;
+            this.session = session;
+        }
+
+        @Override
+        public LockService newLock(String name) {
+            return session.newLock(name);
+        }
+
+        @Override
+        public RWLockService newRWLock(String name) {
+            return session.newRWLock(name);
+        }
+
+        @Override
+        public SemaphoreService newSemaphore(String name, int limit) {
+            return session.newSemaphore(name, limit);
+        }
+
+        @Override
+        public ElectionService newElection(String name) {
+            throw new UnsupportedOperationException("the election is not built on ZooKeeper yet");
+        }
+
+        @Override
+        public void revoke() throws Exception {
+            expire(client, zk.connectString());
+        }
+
+        @Override
+        public void freeze() {
+            proxy.freeze();
+        }
+
+        @Override
+        public CompletionStage<Void> done() {
+            return session.done();
+        }
+
+        @Override
+        public void close() {
+            try {
+                session.close();
+            } finally {
+                client.close();
+                proxy.close();
+            }
+        }
+    }
+
+    /** The shared admin client, closed when the run ends. */
+    private static final class Admin implements ExtensionContext.Store.CloseableResource, AutoCloseable {
+        final CuratorFramework client;
+
+        Admin(CuratorFramework client) {
+            this.client = client;
+        }
+
+        @Override
+        public void close() {
+            client.close();
+        }
+    }
+}
