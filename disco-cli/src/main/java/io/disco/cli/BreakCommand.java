@@ -48,12 +48,10 @@ import picocli.CommandLine.Spec;
  * did not make ends the grant as lost ({@code done()} completes, {@code err()} tells, the client's hold
  * reports the loss). The holder's session and lease stay (other names it holds are not touched).
  */
-@Command(name = "break", mixinStandardHelpOptions = true, footer = {
-    "",
-    "The tokens: every token issued after the break is at least the revision of the delete (printed),",
-    "except an election's: the next leader's token is its key's CreateRevision, above the broken",
-    "leader's token. A resource guard rejects the broken holder's token once it has admitted a newer",
-    "one; to reject it at once, raise the guard's mark to the printed revision (Guard.withInitialToken)."},
+@Command(name = "break", mixinStandardHelpOptions = true, footer = {"%n" + "The tokens: every token issued after the break is at least the revision of the delete (printed), "
+            + "except an election's: the next leader's token is its key's CreateRevision, above the broken leader's "
+            + "token. A resource guard rejects the broken holder's token once it has admitted a newer one; to "
+            + "reject it at once, raise the guard's mark to the printed revision (Guard.withInitialToken).", "%n" + ExitCode.FOOTER},
         description = "Delete the current holder's key of NAME (after a confirmation) and print the token the next holder will exceed.")
 final class BreakCommand implements Callable<Integer> {
 

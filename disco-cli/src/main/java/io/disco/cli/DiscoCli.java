@@ -19,13 +19,10 @@ import picocli.CommandLine.Command;
             CommandLine.HelpCommand.class},
         description = "Operate disco's locks, read/write locks, semaphores and elections on etcd.",
         footer = {
-            "",
-            "Connection flags (every command): --endpoints, --cacert, --cert, --key, --user, --password,",
-            "--command-timeout, as etcdctl's (ETCDCTL_ENDPOINTS, ETCDCTL_CACERT, ... are read as defaults).",
-            "",
-            "Exit codes: 0 done; 1 etcd answered with an error; 2 bad arguments; 3 nothing holds or waits for",
-            "the name; 4 no answer from the cluster within --command-timeout; 5 break deleted nothing (not",
-            "confirmed, or the holder changed meanwhile)."})
+            "%nConnection flags (every command): --endpoints, --cacert, --cert, --key, --user, --password, --command-timeout, "
+                + "as etcdctl's (ETCDCTL_ENDPOINTS, ETCDCTL_CACERT, ETCDCTL_CERT, ETCDCTL_KEY, ETCDCTL_USER, ETCDCTL_PASSWORD "
+                + "are read as defaults).",
+            "%n" + ExitCode.FOOTER})
 public final class DiscoCli implements Runnable {
 
     private final InputStream in;

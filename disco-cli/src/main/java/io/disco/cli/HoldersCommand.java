@@ -13,12 +13,10 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code disco holders NAME}: who holds and who waits, in queue order. */
-@Command(name = "holders", mixinStandardHelpOptions = true, footer = {
-    "",
-    "Lists the holders, then the waiters in queue order (by CreateRevision), from one consistent read,",
-    "without a lease: key, lease, TTL left, fencing token ('?' where etcd's state does not give it:",
-    "a writer of a read/write lock, a lock holder of another client that waited), and the holder",
-    "metadata this library writes (host, pid, client id, thread, claimed-at)."},
+@Command(name = "holders", mixinStandardHelpOptions = true, footer = {"%n" + "Lists the holders, then the waiters in queue order (by CreateRevision), from one consistent read, "
+            + "without a lease: key, lease, TTL left, fencing token ('?' where etcd's state does not give it: a "
+            + "writer of a read/write lock, a lock holder of another client that waited), and the holder metadata "
+            + "this library writes (host, pid, client id, thread, claimed-at).", "%n" + ExitCode.FOOTER},
         description = "Show who holds NAME and who waits for it.")
 final class HoldersCommand implements Callable<Integer> {
 

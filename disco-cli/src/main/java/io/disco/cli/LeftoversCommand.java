@@ -39,7 +39,7 @@ import picocli.CommandLine.Spec;
  * and is fenced out once a newer reader's token is seen (it loses its permission, nothing is
  * corrupted), so delete markers of names in use only while they are quiet.
  */
-@Command(name = "leftovers", mixinStandardHelpOptions = true,
+@Command(name = "leftovers", mixinStandardHelpOptions = true, footer = {"%n" + ExitCode.FOOTER},
         description = "List the markers that no live holder uses (rwlock phase markers, semaphore limit records, "
                 + "slot keys whose holder is gone), under PREFIX (the start of their names; default: every name); "
                 + "--delete deletes them.")

@@ -30,11 +30,10 @@ import picocli.CommandLine.Spec;
  * last listing, so every line says what the listing says (the same order and tokens as
  * {@code disco holders}).
  */
-@Command(name = "watch", mixinStandardHelpOptions = true, footer = {
-    "",
-    "Events: holding/waiting (at start), acquired, queued, token (a holder's token became known or",
-    "changed), released (its key was deleted: a release or a break), expired (its lease ran out),",
-    "withdrew (a waiter gave up). Each line: time (UTC, this host's clock), event, role, key, token, lease."},
+@Command(name = "watch", mixinStandardHelpOptions = true, footer = {"%n" + "Events: holding/waiting (at start), acquired, queued, token (a holder's token became known or "
+            + "changed), released (its key was deleted: a release or a break), expired (its lease ran out), "
+            + "withdrew (a waiter gave up). Each line: time (UTC, this host's clock), event, role, key, token, "
+            + "lease.", "%n" + ExitCode.FOOTER},
         description = "Print the hand-overs of NAME as they happen, one line per change, until interrupted (Ctrl-C).")
 final class WatchCommand implements Callable<Integer> {
 
