@@ -106,8 +106,14 @@ final class Etcd implements AutoCloseable {
     }
 
     private static String describe(Throwable t) {
-        String m = t.getMessage();
-        return m == null ? t.getClass().getSimpleName() : m;
+        String m = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+        if (m.contains("UNAUTHENTICATED") || m.contains("authentication failed") || m.contains("invalid auth token")) {
+            return m + " (check --user and --password)";
+        }
+        if (m.contains("PERMISSION_DENIED") || m.contains("permission denied")) {
+            return m + " (the user's role lacks a permission on these keys)";
+        }
+        return m;
     }
 
     @Override

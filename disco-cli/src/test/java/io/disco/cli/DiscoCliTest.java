@@ -16,8 +16,11 @@ import io.disco.lock.LockService;
 import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdSession;
 import io.disco.rwlock.RWLockService;
+import io.disco.semaphore.Permit;
+import io.disco.semaphore.SemaphoreService;
 import io.disco.testing.EtcdCluster;
 import io.disco.testing.EtcdExtension;
+import io.disco.testing.EtcdTls;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import java.io.ByteArrayInputStream;
@@ -191,6 +194,60 @@ class DiscoCliTest {
             rb.done().toCompletableFuture().get(10, SECONDS);
             try (EtcdSession c = session("reader-c")) {
                 assertTrue(c.newRWLock(name).rLock(WAIT).token().isNewerThan(phase), "the next reader has a new token");
+            }
+        }
+    }
+
+    @Test
+    void breakOfASemaphorePermitNamesTheHolderAndDeletesItsSlot() throws Exception {
+        String name = name("semaphore");
+        try (EtcdSession a = session("permit-a"); EtcdSession b = session("permit-b")) {
+            SemaphoreService sa = a.newSemaphore(name, 2);
+            SemaphoreService sb = b.newSemaphore(name, 2);
+            Permit pa = sa.acquire(WAIT);
+            sb.acquire(WAIT);
+            Run holders = disco("", "holders", name);
+            assertEquals(0, holders.code(), holders.err());
+            assertTrue(holders.out().startsWith("semaphore " + name + ": 2 holding, 0 waiting"), holders.out());
+            assertTrue(holders.out().contains(" " + pa.token().value() + " "), "the permit's slot token: " + holders.out());
+
+            Run ambiguous = disco("", "break", name, "--yes");
+            assertEquals(ExitCode.USAGE, ambiguous.code());
+            assertTrue(ambiguous.err().contains("2 permits of " + name + " are held"), ambiguous.err());
+            Run r = disco("", "break", name, "--yes", "--holder", pa.key());
+            assertEquals(0, r.code(), r.err());
+            String slot = "disco-semaphore-slot:" + name + "/" + pa.slot();
+            assertTrue(r.out().contains(slot), r.out());
+            sa.done().toCompletableFuture().get(10, SECONDS);
+            assertEquals(0, client.getKVClient().get(ByteSequence.from(slot, StandardCharsets.UTF_8)).get(5, SECONDS).getCount());
+            sb.release();
+        }
+    }
+
+    /** TLS with a client certificate and etcd authentication: the connection flags reach a secured cluster. */
+    @Test
+    void theConnectionFlagsReachAClusterWithMutualTlsAndAuthentication() throws Exception {
+        EtcdTls tls = EtcdTls.generate(true, "root");
+        try (EtcdCluster secured = EtcdCluster.start(1, tls)) {
+            secured.enableAuth("secret");
+            String name = name("secured");
+            String[] flags = {"--endpoints=" + String.join(",", secured.endpoints()), "--cacert=" + tls.caFile(),
+                "--cert=" + tls.clientCertFile(), "--key=" + tls.clientKeyFile()};
+            try (Client root = Client.builder().endpoints(secured.endpoints().toArray(String[]::new))
+                    .sslContext(b -> b.trustManager(tls.caFile().toFile()).keyManager(tls.clientCertFile().toFile(), tls.clientKeyFile().toFile()))
+                    .user(ByteSequence.from("root", StandardCharsets.UTF_8)).password(ByteSequence.from("secret", StandardCharsets.UTF_8)).build();
+                 EtcdSession s = EtcdSession.open(root, EtcdOptions.builder().ttl(Duration.ofSeconds(20)).clientId("secured").build())) {
+                Grant g = s.newLock(name).lock(WAIT);
+                List<String> args = new ArrayList<>(List.of("holders", name, "--user", "root:secret"));
+                args.addAll(List.of(flags));
+                Run r = disco("", args.toArray(String[]::new));
+                assertEquals(0, r.code(), r.err());
+                assertTrue(r.out().contains("client=secured") && r.out().contains(" " + g.token().value() + " "), r.out());
+
+                args.set(3, "root:wrong");
+                Run wrong = disco("", args.toArray(String[]::new));
+                assertEquals(ExitCode.FAILED, wrong.code(), wrong.out());
+                assertTrue(wrong.err().contains("etcd at https://") && wrong.err().contains("check --user and --password"), wrong.err());
             }
         }
     }
