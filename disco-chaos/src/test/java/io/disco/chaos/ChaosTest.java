@@ -43,7 +43,7 @@ class ChaosTest {
         Chaos.Result r = Chaos.run(new Chaos.Options(Workload.named(workload), 40, SEED, 4, false, FAULTS.get(workload)));
         System.out.print(r.table());
         assertTrue(r.passed(), r.table());
-        assertTrue(r.report().figures.get("accepted writes") > 50, "the owners made progress: " + r.report().figures);
+        assertTrue(r.report().figures.get("accepted writes") > 20, "the owners made progress: " + r.report().figures);
         assertFalse(r.faults().isEmpty(), "faults were injected");
         long steps = r.faults().stream().filter(f -> f.type().equals("step-clock-owner")).count();
         assertTrue(steps > 0, "a wall clock was stepped");

@@ -1,6 +1,8 @@
 package io.disco.provider.etcd;
 
 import io.disco.client.Disco;
+import io.disco.core.Claimant;
+import io.disco.core.Primitive;
 import io.disco.election.ElectionService;
 import io.disco.election.LeadershipRunner;
 import io.disco.fencing.DiscoException;
@@ -13,6 +15,7 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.GetOption;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -253,6 +256,31 @@ public final class EtcdProvider {
             session.close();
             throw e;
         }
+    }
+
+    /**
+     * Who holds and who waits for {@code name}, read without a session: no lease is granted and nothing
+     * is written, so operator tools and read-only etcd users can call it. The same one consistent
+     * read, the same order and the same tokens as {@link EtcdSession#claimants} (holders first, then
+     * waiters in queue order, by CreateRevision); a snapshot, for people: never take a token from here
+     * to fence with.
+     *
+     * @param client the caller's jetcd client (not closed)
+     * @param primitive the kind the name is claimed as (the keys differ per kind)
+     * @param name the name, for example {@code /locks/orders}
+     * @param timeout how long to wait for etcd's answers
+     * @return the claimants, holders first; empty when nobody holds or waits
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code name} is blank or {@code timeout} is not positive
+     * @throws DiscoException if etcd did not answer within {@code timeout}, or failed
+     */
+    public static List<Claimant> claimants(Client client, Primitive primitive, String name, Duration timeout) {
+        Objects.requireNonNull(client, "client");
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isZero() || timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+        }
+        return new ClaimantListing(client, timeout).list(primitive, name);
     }
 
     /**

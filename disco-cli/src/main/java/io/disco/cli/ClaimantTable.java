@@ -1,0 +1,80 @@
+package io.disco.cli;
+
+import io.disco.core.ClaimMetadata;
+import io.disco.core.Claimant;
+import io.disco.core.Primitive;
+import java.io.PrintWriter;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Prints claimants as a table: role, position, key, lease, TTL left, token, who. The TTL is read from
+ * etcd once per lease ({@code etcdctl lease timetolive}).
+ */
+final class ClaimantTable {
+
+    private ClaimantTable() {
+    }
+
+    static void print(PrintWriter out, Etcd etcd, Primitive primitive, List<Claimant> claimants) {
+        Map<Long, Long> ttls = new HashMap<>();
+        for (Claimant c : claimants) {
+            ttls.computeIfAbsent(c.leaseId(), etcd::ttl);
+        }
+        int keyWidth = Math.max(3, claimants.stream().mapToInt(c -> c.key().length()).max().orElse(3));
+        String format = "%-13s %3s  %-" + keyWidth + "s  %-16s  %7s  %-7s  %s%n";
+        out.printf(format, "ROLE", "POS", "KEY", "LEASE", "TTL", "TOKEN", "HOLDER");
+        for (Claimant c : claimants) {
+            out.printf(format, role(primitive, c), c.position(), c.key(), lease(c.leaseId()), ttl(ttls.get(c.leaseId())),
+                    token(c), who(c));
+        }
+    }
+
+    /** {@code holder}/{@code waiter}; {@code leader}/{@code candidate}; with {@code :read}/{@code :write} for a read/write lock. */
+    static String role(Primitive primitive, Claimant c) {
+        boolean holds = c.role() == Claimant.Role.HOLDER;
+        String role = primitive == Primitive.ELECTION ? (holds ? "leader" : "candidate") : (holds ? "holder" : "waiter");
+        if (primitive == Primitive.RWLOCK) {
+            role += c.mode() == Claimant.Mode.SHARED ? ":read" : ":write";
+        }
+        return role;
+    }
+
+    static String lease(long id) {
+        return id == 0 ? "-" : Long.toHexString(id);
+    }
+
+    static String ttl(Long seconds) {
+        if (seconds == null || seconds == Long.MIN_VALUE) {
+            return "-";
+        }
+        return seconds < 0 ? "expired" : seconds + "s";
+    }
+
+    static String token(Claimant c) {
+        if (c.role() == Claimant.Role.WAITER) {
+            return "-";
+        }
+        return c.token().map(t -> Long.toString(t.value())).orElse("?");
+    }
+
+    /** The holder metadata this library writes, or what the value is. */
+    static String who(Claimant c) {
+        ClaimMetadata m = c.metadata();
+        switch (m.source()) {
+            case DISCO:
+                return "host=" + m.host() + " pid=" + m.pid() + (m.clientId().isEmpty() ? "" : " client=" + m.clientId())
+                        + " thread=" + m.thread() + m.claimedAt().map(t -> " claimed-at=" + t).orElse("");
+            case EMPTY:
+                return c.value().isEmpty() ? "(empty value: etcdctl or a Go program)" : "value=" + c.value();
+            default:
+                return "value=" + abbreviate(c.value());
+        }
+    }
+
+    private static String abbreviate(String value) {
+        String oneLine = value.replace('\n', ' ');
+        return oneLine.length() <= 80 ? oneLine : oneLine.substring(0, 77) + "...";
+    }
+}

@@ -1,0 +1,23 @@
+package io.disco.cli;
+
+/** A failure the tool reports as one message on stderr and an {@link ExitCode}. */
+final class CliFailure extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final int exitCode;
+
+    CliFailure(int exitCode, String message) {
+        super(message);
+        this.exitCode = exitCode;
+    }
+
+    CliFailure(int exitCode, String message, Throwable cause) {
+        super(message, cause);
+        this.exitCode = exitCode;
+    }
+
+    int exitCode() {
+        return exitCode;
+    }
+}

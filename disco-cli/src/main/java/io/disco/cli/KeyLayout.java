@@ -1,0 +1,78 @@
+package io.disco.cli;
+
+import io.disco.core.ClaimMetadata;
+import io.disco.core.Primitive;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.GetOption;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The keys this library (and etcd's Go recipes) write for a name, and which primitive a name is
+ * claimed as, told from the keys present:
+ * <ul>
+ *   <li>read/write lock: keys under {@code <name>/read/} or {@code <name>/write/}, or the phase marker
+ *       {@code disco-rwlock-phase:<name>};</li>
+ *   <li>semaphore: the limit record {@code disco-semaphore-limit:<name>} or slot keys
+ *       {@code disco-semaphore-slot:<name>/<i>};</li>
+ *   <li>otherwise keys {@code <name>/<lease id in hex>}: a lock when every value is this library's
+ *       metadata or empty (what {@code etcdctl lock} and Go's Mutex write), else an election (a
+ *       candidate's value is its own: {@code etcdctl elect NAME PROPOSAL}). A Go semaphore without a
+ *       limit record, or an election whose candidates' values are empty, reads as a lock: name the
+ *       primitive with {@code --primitive} then.</li>
+ * </ul>
+ */
+final class KeyLayout {
+
+    /** The non-leased phase marker of a read/write lock: {@code disco-rwlock-phase:<name>}. */
+    static final String PHASE = "disco-rwlock-phase:";
+    /** The non-leased limit record of a semaphore: {@code disco-semaphore-limit:<name>}. */
+    static final String LIMIT = "disco-semaphore-limit:";
+    /** A semaphore's leased slot keys: {@code disco-semaphore-slot:<name>/<i>}, value {@code <holder key>@<its CreateRevision>}. */
+    static final String SLOT = "disco-semaphore-slot:";
+
+    private KeyLayout() {
+    }
+
+    /** @return the primitive of {@code name} from the keys present, or empty when no key of it exists */
+    static Optional<Primitive> detect(Etcd etcd, String name) {
+        TxnResponse r = etcd.await(() -> etcd.client().getKVClient().txn().Then(
+                Op.get(Etcd.bytes(name + "/"), GetOption.builder().isPrefix(true).build()),
+                Op.get(Etcd.bytes(PHASE + name), GetOption.builder().withCountOnly(true).build()),
+                Op.get(Etcd.bytes(LIMIT + name), GetOption.builder().withCountOnly(true).build()),
+                Op.get(Etcd.bytes(SLOT + name + "/"), GetOption.builder().isPrefix(true).withCountOnly(true).build()))
+                .commit(), "read of the keys of " + name);
+        List<KeyValue> queue = r.getGetResponses().get(0).getKvs();
+        boolean rw = r.getGetResponses().get(1).getCount() > 0 || queue.stream().map(kv -> Etcd.text(kv.getKey()))
+                .anyMatch(k -> k.startsWith(name + "/read/") || k.startsWith(name + "/write/"));
+        if (rw) {
+            return Optional.of(Primitive.RWLOCK);
+        }
+        if (r.getGetResponses().get(2).getCount() > 0 || r.getGetResponses().get(3).getCount() > 0) {
+            return Optional.of(Primitive.SEMAPHORE);
+        }
+        if (queue.isEmpty()) {
+            return Optional.empty();
+        }
+        boolean lockValues = queue.stream()
+                .allMatch(kv -> ClaimMetadata.parse(Etcd.text(kv.getValue())).source() != ClaimMetadata.Source.UNKNOWN);
+        return Optional.of(lockValues ? Primitive.LOCK : Primitive.ELECTION);
+    }
+
+    /** The primitive given with {@code --primitive}, else the one found; {@link ExitCode#NOTHING_HELD} when neither. */
+    static Primitive resolve(Etcd etcd, String name, Primitive given) {
+        if (given != null) {
+            return given;
+        }
+        return detect(etcd, name).orElseThrow(() -> new CliFailure(ExitCode.NOTHING_HELD, "nothing holds or waits for "
+                + name + ": no key under " + name + "/ and no marker of it (" + PHASE + name + ", " + LIMIT + name
+                + "); check the name (etcdctl get --prefix --keys-only " + name + "/)"));
+    }
+
+    /** The name as users write it: the primitive's lower-case name ({@code lock}, {@code rwlock}, ...). */
+    static String label(Primitive p) {
+        return p.name().toLowerCase(java.util.Locale.ROOT);
+    }
+}

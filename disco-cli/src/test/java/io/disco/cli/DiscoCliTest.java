@@ -1,0 +1,339 @@
+package io.disco.cli;
+
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.disco.fencing.FencingToken;
+import io.disco.fencing.TokenStaleException;
+import io.disco.fencing.guard.Guard;
+import io.disco.lock.Grant;
+import io.disco.lock.LockLostException;
+import io.disco.lock.LockService;
+import io.disco.provider.etcd.EtcdOptions;
+import io.disco.provider.etcd.EtcdSession;
+import io.disco.rwlock.RWLockService;
+import io.disco.semaphore.Permit;
+import io.disco.semaphore.SemaphoreService;
+import io.disco.testing.EtcdCluster;
+import io.disco.testing.EtcdExtension;
+import io.disco.testing.EtcdTls;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The commands of {@code disco} against a real etcd (the shared member), each run in this JVM with its output captured. */
+class DiscoCliTest {
+
+    @RegisterExtension
+    static final EtcdExtension ETCD = EtcdExtension.sharedMember();
+
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    private static Client client;
+
+    @BeforeAll
+    static void connect() {
+        client = Client.builder().endpoints(ETCD.cluster().endpoints().toArray(String[]::new)).build();
+    }
+
+    @AfterAll
+    static void disconnect() {
+        client.close();
+    }
+
+    /** What one run printed, and its exit code. */
+    record Run(int code, String out, String err) {
+    }
+
+    private static Run disco(String stdin, String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        InputStream in = new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8));
+        int code = DiscoCli.run(withEndpoints(args), new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), in);
+        Run r = new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        System.out.println("$ disco " + String.join(" ", args) + "  -> " + code + "\n" + r.out() + r.err());
+        return r;
+    }
+
+    private static String[] withEndpoints(String... args) {
+        List<String> all = new ArrayList<>(List.of(args));
+        if (all.stream().noneMatch(a -> a.startsWith("--endpoints"))) {
+            all.add("--endpoints=" + String.join(",", ETCD.cluster().endpoints()));
+        }
+        return all.toArray(String[]::new);
+    }
+
+    private static EtcdSession session(String clientId) {
+        return EtcdSession.open(client, EtcdOptions.builder().ttl(Duration.ofSeconds(20)).clientId(clientId).build());
+    }
+
+    private static String name(String what) {
+        return "/test/cli/" + what + "/" + UUID.randomUUID();
+    }
+
+    private static String hex(EtcdSession s) {
+        return Long.toHexString(s.leaseId());
+    }
+
+    @Test
+    void holdersListsTheHolderThenTheWaiterWithTokenLeaseTtlAndMetadata() throws Exception {
+        String name = name("holders");
+        try (EtcdSession a = session("orders-a"); EtcdSession b = session("orders-b")) {
+            LockService la = a.newLock(name);
+            LockService lb = b.newLock(name);
+            Grant held = la.lock(WAIT);
+            CompletableFuture<Grant> waiting = lb.lockAsync();
+            await().atMost(WAIT).until(() -> client.getKVClient().get(ByteSequence.from(name + "/" + hex(b), StandardCharsets.UTF_8))
+                    .get(5, SECONDS).getCount() == 1);
+
+            Run r = disco("", "holders", name);
+            assertEquals(0, r.code(), r.err());
+            List<String> lines = r.out().lines().toList();
+            assertTrue(lines.get(0).startsWith("lock " + name + ": 1 holding, 1 waiting"), lines.get(0));
+            String holder = lines.get(2);
+            String waiter = lines.get(3);
+            assertTrue(holder.startsWith("holder") && holder.contains(name + "/" + hex(a)) && holder.contains(hex(a)), holder);
+            assertTrue(holder.contains(" " + held.token().value() + " "), "the holder's token " + held.token() + ": " + holder);
+            assertTrue(holder.contains("pid=" + ProcessHandle.current().pid()) && holder.contains("client=orders-a")
+                    && holder.contains("thread=" + Thread.currentThread().getName()) && holder.contains("claimed-at="), holder);
+            Matcher ttl = Pattern.compile(" (\\d+)s ").matcher(holder);
+            assertTrue(ttl.find() && Integer.parseInt(ttl.group(1)) <= 20 && Integer.parseInt(ttl.group(1)) > 0, "TTL left: " + holder);
+            assertTrue(waiter.startsWith("waiter") && waiter.contains(name + "/" + hex(b)) && waiter.contains("client=orders-b"), waiter);
+
+            Run election = disco("", "holders", name, "--primitive", "ELECTION");
+            assertEquals(0, election.code(), election.err());
+            assertTrue(election.out().contains("leader"), election.out());
+            la.unlock();
+            waiting.get(10, SECONDS);
+            lb.unlock();
+        }
+    }
+
+    @Test
+    void anUnknownNameSaysNothingHoldsItWithExitCode3() {
+        String name = name("nobody");
+        Run r = disco("", "holders", name);
+        assertEquals(ExitCode.NOTHING_HELD, r.code());
+        assertTrue(r.err().contains("nothing holds or waits for " + name), r.err());
+        assertEquals(ExitCode.NOTHING_HELD, disco("", "break", name, "--yes").code());
+        assertEquals(ExitCode.NOTHING_HELD, disco("", "watch", name).code());
+    }
+
+    @Test
+    void breakAsksThenDeletesTheHolderWhoLosesItAndWhoseTokenAGuardRejectsAfterTheNextHolders() throws Exception {
+        String name = name("break");
+        try (EtcdSession a = session("zombie"); EtcdSession b = session("next")) {
+            LockService la = a.newLock(name);
+            LockService lb = b.newLock(name);
+            Grant zombie = la.lock(WAIT);
+            CompletableFuture<Grant> next = lb.lockAsync();
+            await().atMost(WAIT).until(() -> client.getKVClient().get(ByteSequence.from(name + "/" + hex(b), StandardCharsets.UTF_8))
+                    .get(5, SECONDS).getCount() == 1);
+            Guard guard = Guard.create();
+            guard.check(zombie.token()); // the zombie wrote before it was broken
+
+            Run declined = disco("n\n", "break", name);
+            assertEquals(ExitCode.NOT_BROKEN, declined.code(), declined.err());
+            assertTrue(declined.out().contains("not confirmed: nothing deleted"), declined.out());
+            assertTrue(la.err().isEmpty(), "nothing was deleted");
+
+            Run r = disco("y\n", "break", name);
+            assertEquals(0, r.code(), r.err());
+            assertTrue(r.out().contains("deletes: " + name + "/" + hex(a)), r.out());
+            assertTrue(r.out().contains("the next holder's token will exceed " + zombie.token().value()), r.out());
+            Matcher at = Pattern.compile("broken at revision (\\d+)").matcher(r.out());
+            assertTrue(at.find(), r.out());
+            long revision = Long.parseLong(at.group(1));
+
+            la.done().toCompletableFuture().get(10, SECONDS);
+            assertInstanceOf(LockLostException.class, la.err().orElseThrow());
+            Grant successor = next.get(10, SECONDS);
+            assertTrue(successor.token().value() >= revision, successor.token() + " is at least " + revision);
+            guard.check(successor.token());
+            assertThrows(TokenStaleException.class, () -> guard.check(zombie.token()));
+            lb.unlock();
+        }
+    }
+
+    @Test
+    void breakOfAReadPhaseEndsEveryReaderAndItsMarker() throws Exception {
+        String name = name("readers");
+        try (EtcdSession a = session("reader-a"); EtcdSession b = session("reader-b")) {
+            RWLockService ra = a.newRWLock(name);
+            RWLockService rb = b.newRWLock(name);
+            FencingToken phase = ra.rLock(WAIT).token();
+            assertEquals(phase, rb.rLock(WAIT).token(), "readers of one phase share a token");
+            Run refused = disco("", "break", name, "--yes", "--holder", name + "/read/" + hex(a));
+            assertEquals(ExitCode.USAGE, refused.code());
+            Run r = disco("", "break", name, "--yes");
+            assertEquals(0, r.code(), r.err());
+            assertTrue(r.out().contains("disco-rwlock-phase:" + name), r.out());
+            ra.done().toCompletableFuture().get(10, SECONDS);
+            rb.done().toCompletableFuture().get(10, SECONDS);
+            try (EtcdSession c = session("reader-c")) {
+                assertTrue(c.newRWLock(name).rLock(WAIT).token().isNewerThan(phase), "the next reader has a new token");
+            }
+        }
+    }
+
+    @Test
+    void breakOfASemaphorePermitNamesTheHolderAndDeletesItsSlot() throws Exception {
+        String name = name("semaphore");
+        try (EtcdSession a = session("permit-a"); EtcdSession b = session("permit-b")) {
+            SemaphoreService sa = a.newSemaphore(name, 2);
+            SemaphoreService sb = b.newSemaphore(name, 2);
+            Permit pa = sa.acquire(WAIT);
+            sb.acquire(WAIT);
+            Run holders = disco("", "holders", name);
+            assertEquals(0, holders.code(), holders.err());
+            assertTrue(holders.out().startsWith("semaphore " + name + ": 2 holding, 0 waiting"), holders.out());
+            assertTrue(holders.out().contains(" " + pa.token().value() + " "), "the permit's slot token: " + holders.out());
+
+            Run ambiguous = disco("", "break", name, "--yes");
+            assertEquals(ExitCode.USAGE, ambiguous.code());
+            assertTrue(ambiguous.err().contains("2 permits of " + name + " are held"), ambiguous.err());
+            Run r = disco("", "break", name, "--yes", "--holder", pa.key());
+            assertEquals(0, r.code(), r.err());
+            String slot = "disco-semaphore-slot:" + name + "/" + pa.slot();
+            assertTrue(r.out().contains(slot), r.out());
+            sa.done().toCompletableFuture().get(10, SECONDS);
+            assertEquals(0, client.getKVClient().get(ByteSequence.from(slot, StandardCharsets.UTF_8)).get(5, SECONDS).getCount());
+            sb.release();
+        }
+    }
+
+    /** TLS with a client certificate and etcd authentication: the connection flags reach a secured cluster. */
+    @Test
+    void theConnectionFlagsReachAClusterWithMutualTlsAndAuthentication() throws Exception {
+        EtcdTls tls = EtcdTls.generate(true, "root");
+        try (EtcdCluster secured = EtcdCluster.start(1, tls)) {
+            secured.enableAuth("secret");
+            String name = name("secured");
+            String[] flags = {"--endpoints=" + String.join(",", secured.endpoints()), "--cacert=" + tls.caFile(),
+                "--cert=" + tls.clientCertFile(), "--key=" + tls.clientKeyFile()};
+            try (Client root = Client.builder().endpoints(secured.endpoints().toArray(String[]::new))
+                    .sslContext(b -> b.trustManager(tls.caFile().toFile()).keyManager(tls.clientCertFile().toFile(), tls.clientKeyFile().toFile()))
+                    .user(ByteSequence.from("root", StandardCharsets.UTF_8)).password(ByteSequence.from("secret", StandardCharsets.UTF_8)).build();
+                 EtcdSession s = EtcdSession.open(root, EtcdOptions.builder().ttl(Duration.ofSeconds(20)).clientId("secured").build())) {
+                Grant g = s.newLock(name).lock(WAIT);
+                List<String> args = new ArrayList<>(List.of("holders", name, "--user", "root:secret"));
+                args.addAll(List.of(flags));
+                Run r = disco("", args.toArray(String[]::new));
+                assertEquals(0, r.code(), r.err());
+                assertTrue(r.out().contains("client=secured") && r.out().contains(" " + g.token().value() + " "), r.out());
+
+                args.set(3, "root:wrong");
+                Run wrong = disco("", args.toArray(String[]::new));
+                assertEquals(ExitCode.FAILED, wrong.code(), wrong.out());
+                assertTrue(wrong.err().contains("etcd at https://") && wrong.err().contains("check --user and --password"), wrong.err());
+            }
+        }
+    }
+
+    @Test
+    void leftoversFindsAStaleMarkerAndDeletesIt() throws Exception {
+        String prefix = name("leftovers");
+        String name = prefix + "/rw";
+        try (EtcdSession a = session("reader")) {
+            RWLockService rw = a.newRWLock(name);
+            rw.rLock(WAIT);
+            Run inUse = disco("", "leftovers", prefix);
+            assertEquals(0, inUse.code(), inUse.err());
+            assertTrue(inUse.out().contains("no leftovers"), "a marker of a held name is no leftover: " + inUse.out());
+            rw.rUnlock(); // the marker stays: only a writer's admission deletes it
+        }
+        Run found = disco("", "leftovers", prefix);
+        assertEquals(0, found.code(), found.err());
+        assertTrue(found.out().contains("rwlock-phase") && found.out().contains("disco-rwlock-phase:" + name), found.out());
+        assertTrue(found.out().contains("1 leftover; --delete"), found.out());
+
+        Run deleted = disco("", "leftovers", prefix, "--delete");
+        assertEquals(0, deleted.code(), deleted.err());
+        assertTrue(deleted.out().contains("deleted 1 of 1 leftover"), deleted.out());
+        assertEquals(0, client.getKVClient().get(ByteSequence.from("disco-rwlock-phase:" + name, StandardCharsets.UTF_8))
+                .get(5, SECONDS).getCount());
+        assertTrue(disco("", "leftovers", prefix).out().contains("no leftovers"));
+    }
+
+    @Test
+    void watchPrintsTheHandOver() throws Exception {
+        String name = name("watch");
+        try (EtcdSession a = session("first"); EtcdSession b = session("second")) {
+            LockService la = a.newLock(name);
+            LockService lb = b.newLock(name);
+            la.lock(WAIT);
+            CompletableFuture<Grant> next = lb.lockAsync();
+            await().atMost(WAIT).until(() -> client.getKVClient().get(ByteSequence.from(name + "/" + hex(b), StandardCharsets.UTF_8))
+                    .get(5, SECONDS).getCount() == 1);
+
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8);
+            AtomicInteger code = new AtomicInteger(-1);
+            Thread watcher = new Thread(() -> code.set(DiscoCli.run(withEndpoints("watch", name), print, print, InputStream.nullInputStream())),
+                    "disco-watch");
+            watcher.start();
+            try {
+                await().atMost(WAIT).until(() -> out.toString(StandardCharsets.UTF_8).contains("watching lock " + name));
+                la.unlock();
+                Grant successor = next.get(10, SECONDS);
+                // A lock holder that waited has its token recorded in its key just after: "acquired" says
+                // token=? until then, and a "token" line follows.
+                await().atMost(WAIT).until(() -> out.toString(StandardCharsets.UTF_8).lines().anyMatch(l ->
+                        l.contains(name + "/" + hex(b)) && l.contains("token=" + successor.token().value())));
+                String text = out.toString(StandardCharsets.UTF_8);
+                assertTrue(text.lines().anyMatch(l -> l.contains("acquired") && l.contains(name + "/" + hex(b))), text);
+                assertTrue(text.lines().anyMatch(l -> l.contains("released") && l.contains(name + "/" + hex(a))), text);
+            } finally {
+                watcher.interrupt();
+                watcher.join(10_000);
+                System.out.println("$ disco watch " + name + "  -> " + code.get() + "\n" + out.toString(StandardCharsets.UTF_8));
+            }
+            assertEquals(0, code.get(), "watch ends with 0 when interrupted");
+            lb.unlock();
+        }
+    }
+
+    @Test
+    void anUnreachableClusterTimesOutNamingTheEndpoints() {
+        long start = System.nanoTime();
+        Run r = disco("", "holders", "/locks/x", "--endpoints", "http://127.0.0.1:1", "--command-timeout", "1s");
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        assertEquals(ExitCode.UNREACHABLE, r.code(), r.err());
+        assertTrue(r.err().contains("no answer from etcd at http://127.0.0.1:1 within 1 s"), r.err());
+        assertTrue(ms < 5000, "a timeout, not a hang: " + ms + " ms");
+    }
+
+    /** The real main in its own JVM: the exit code reaches the shell, and jetcd's threads do not keep the JVM alive. */
+    @Test
+    void mainExitsWithTheCodeInItsOwnProcess() throws Exception {
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        Process p = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"), DiscoCli.class.getName(),
+                "holders", "/locks/x", "--endpoints", "127.0.0.1:1", "--command-timeout", "1s").redirectErrorStream(true).start();
+        assertTrue(p.waitFor(20, SECONDS), "the process ended");
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(ExitCode.UNREACHABLE, p.exitValue(), output);
+        assertTrue(output.contains("no answer from etcd at http://127.0.0.1:1"), output);
+    }
+}
