@@ -37,7 +37,9 @@ import org.springframework.core.io.ResourceLoader;
  *       lease is revoked, and then the jetcd client closes.</li>
  * </ul>
  * Health, metrics and the actuator endpoint are in {@link DiscoActuatorAutoConfiguration}; the guard in
- * {@link DiscoGuardAutoConfiguration}.
+ * {@link DiscoGuardAutoConfiguration}; the adapters, each with its module on the class path, in
+ * {@link DiscoShedLockAutoConfiguration}, {@link DiscoLeaderOnlyAutoConfiguration} and
+ * {@link DiscoIntegrationAutoConfiguration} (they stop before {@link DiscoLifecycle} closes the client).
  */
 @AutoConfiguration(afterName = "org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration")
 @ConditionalOnClass({Disco.class, EtcdProvider.class, Client.class})

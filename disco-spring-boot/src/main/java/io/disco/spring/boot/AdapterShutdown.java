@@ -1,0 +1,52 @@
+package io.disco.spring.boot;
+
+import io.disco.shedlock.DiscoLockProvider;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Closes the application's {@link DiscoLockProvider} beans when the context stops, in a phase
+ * ({@link #PHASE}) before {@link DiscoLifecycle}'s: the provider releases the locks it holds or keeps
+ * (lockAtLeastFor) and stops its threads while the client is still open, instead of at bean destruction,
+ * after the client was closed under it. The scheduler has stopped by then (its phase is higher), so no new
+ * run claims a lock. Context restarts are not supported: a closed provider stays closed.
+ */
+final class AdapterShutdown implements SmartLifecycle {
+
+    /**
+     * After the web server stopped ({@code DEFAULT_PHASE - 2048}) and the scheduler, before the client closes
+     * ({@link DiscoLifecycle#PHASE}).
+     */
+    static final int PHASE = DiscoLifecycle.PHASE + 1024;
+
+    private final ObjectProvider<DiscoLockProvider> providers;
+    private volatile boolean running;
+
+    AdapterShutdown(ObjectProvider<DiscoLockProvider> providers) {
+        this.providers = providers;
+    }
+
+    @Override
+    public void start() {
+        running = true;
+    }
+
+    @Override
+    public void stop() {
+        try {
+            providers.orderedStream().forEach(DiscoLockProvider::close);
+        } finally {
+            running = false;
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public int getPhase() {
+        return PHASE;
+    }
+}
