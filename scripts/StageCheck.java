@@ -35,7 +35,8 @@ import org.w3c.dom.NodeList;
  *   <li>every POM has what Central requires (groupId, artifactId, version, name, description, url, a license
  *       with name and url, a developer, scm with url and connection), no parent (self-contained), no
  *       SNAPSHOT, no dependency without a written-out version;
- *   <li>every main jar's manifest has an Automatic-Module-Name, distinct across modules; the sources jar
+ *   <li>every main jar's manifest has an Automatic-Module-Name, distinct across modules; every main jar holds
+ *       classes but a starter's ({@code *-starter}: dependencies only, as Spring Boot's starters); the sources jar
  *       holds .java files, the javadoc jar an index.html;
  *   <li>the bundle zip beside the staging folder holds every staged file.
  * </ul>
@@ -218,7 +219,13 @@ public class StageCheck {
                 String other = moduleNames.put(name, a);
                 check(other == null, a + ": Automatic-Module-Name " + name + " not also " + other + "'s");
             }
-            check(j.stream().anyMatch(e -> e.getName().endsWith(".class")), a + ": the jar holds classes");
+            boolean classes = j.stream().anyMatch(e -> e.getName().endsWith(".class"));
+            if (a.endsWith("-starter")) {
+                // a starter is a jar of dependencies only, as Spring Boot's own are
+                check(!classes, a + ": the starter jar holds no classes");
+            } else {
+                check(classes, a + ": the jar holds classes");
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 package io.disco.examples;
 
+import io.disco.examples.boot.BootExample;
 import io.disco.examples.election.basic.ElectionExample;
 import io.disco.examples.election.runner.RunnerExample;
 import io.disco.examples.lock.LockZombie;
@@ -22,7 +23,8 @@ import java.util.function.Supplier;
 /**
  * The one-command demo: starts a throwaway etcd (through disco-testing: an {@code etcd} binary on
  * free loopback ports, or the cluster in {@code DISCO_ETCD_ENDPOINTS}), starts the HTTP and gRPC
- * resources in this process on free ports, runs every scenario, prints one verdict line per scenario
+ * resources in this process on free ports, runs every scenario (the Spring Boot one starts two processes
+ * of {@code disco-spring-boot-example} from the classpath in {@link BootExample#CLASSPATH_FILE}), prints one verdict line per scenario
  * and a summary line {@code N passed, M failed}, stops everything, and exits non-zero if any
  * scenario failed.
  */
@@ -76,6 +78,7 @@ public final class Demo {
             scenario(verdicts, SemaphoreExample.SCENARIO,
                     () -> SemaphoreExample.run(endpoints, ns + "/semaphore/basic", ttl));
             scenario(verdicts, RunnerExample.SCENARIO, () -> RunnerExample.run(endpoints, ns + "/election/runner"));
+            scenario(verdicts, BootExample.SCENARIO, () -> bootExample(endpoints, ns + "/boot"));
         } catch (Exception e) {
             say.step("could not set up the demo: %s", e.getMessage() == null ? e : e.getMessage());
             Say.OUT.println("VERDICT demo: setup failed — FAILED");
@@ -90,6 +93,17 @@ public final class Demo {
         }
         Say.OUT.println(passed + " passed, " + failed + " failed");
         return failed == 0 ? 0 : 1;
+    }
+
+    /** The Spring Boot scenario: two processes of disco-spring-boot-example, built by {@code ./demo}. */
+    private static Verdict bootExample(List<String> endpoints, String prefix) {
+        String classpath;
+        try {
+            classpath = BootExample.classpath(BootExample.CLASSPATH_FILE);
+        } catch (java.io.IOException e) {
+            return new Verdict(BootExample.SCENARIO, false, "step failed: " + e.getMessage());
+        }
+        return BootExample.run(endpoints, classpath, prefix, Duration.ofSeconds(2));
     }
 
     private static void scenario(List<Verdict> verdicts, String name, Supplier<Verdict> run) {
