@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * Checks every relative link of README.md and docs/*.md: the file it names exists, and the anchor it
+ * Checks every relative link of README.md, CONTRIBUTING.md, SECURITY.md, CHANGELOG.md and docs/*.md: the file it names exists, and the anchor it
  * names is a heading of that file (GitHub's anchor rule: lower case, punctuation but '-' and '_' dropped,
  * spaces to '-'). Links with a scheme (https:, mailto:) are not fetched. Run from the repository root:
  * {@code java scripts/CheckLinks.java}; exits 1 and names each broken link.
@@ -23,7 +23,11 @@ public class CheckLinks {
 
     public static void main(String[] args) throws IOException {
         List<Path> pages = new ArrayList<>();
-        pages.add(Path.of("README.md"));
+        for (String top : new String[] {"README.md", "CONTRIBUTING.md", "SECURITY.md", "CHANGELOG.md"}) {
+            if (Files.exists(Path.of(top))) {
+                pages.add(Path.of(top));
+            }
+        }
         try (Stream<Path> docs = Files.list(Path.of("docs"))) {
             docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
         }
