@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prints the README's Spring Boot properties table from the configuration metadata that
+# Prints the Spring Boot properties table of docs/spring-boot.md from the configuration metadata that
 # spring-boot-configuration-processor generates for disco-spring-boot (build it first:
 # mvn -B -o -q -pl disco-spring-boot -am compile).
 set -euo pipefail
