@@ -43,7 +43,7 @@ final class ContainerEtcd {
         } catch (RuntimeException e) {
             container.close();
             throw new IllegalStateException("cannot start etcd in a container (" + IMAGE + "): " + e.getMessage()
-                    + ". " + EtcdCluster.INSTALL_HINT, e);
+                    + ". " + EtcdBinary.INSTALL_HINT, e);
         }
         String endpoint = "http://" + container.getHost() + ":" + container.getMappedPort(CLIENT_PORT);
         return EtcdCluster.container("etcd container " + IMAGE + ", 1 member", endpoint, container);

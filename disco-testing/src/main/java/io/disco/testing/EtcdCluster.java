@@ -57,11 +57,6 @@ public final class EtcdCluster implements AutoCloseable {
     /** Environment variable naming the etcd binary to start. */
     public static final String ENV_BINARY = "DISCO_ETCD_BINARY";
 
-    static final String INSTALL_HINT = "Install etcd (Debian/Ubuntu: `sudo apt-get install etcd-server etcd-client`), "
-            + "or set " + ENV_BINARY + " to an etcd binary, or set " + ENV_ENDPOINTS
-            + " to the client URLs of a running cluster (e.g. http://127.0.0.1:2379), "
-            + "or run a Docker engine so that Testcontainers can start etcd.";
-
     private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration HEALTH_REQUEST_TIMEOUT = Duration.ofSeconds(1);
     private static final int PORT_ATTEMPTS = 3;
@@ -152,9 +147,9 @@ public final class EtcdCluster implements AutoCloseable {
         if (members < 1) {
             throw new IllegalArgumentException("an etcd cluster needs at least 1 member, got " + members);
         }
-        Path binary = findBinary(System.getenv());
+        Path binary = EtcdBinary.find(System.getenv());
         if (binary == null) {
-            throw new IllegalStateException("No etcd binary found for a TLS cluster. " + INSTALL_HINT);
+            throw new IllegalStateException("No etcd binary found for a TLS cluster. " + EtcdBinary.INSTALL_HINT);
         }
         return local(binary, members, tls, List.of(extraFlags));
     }
@@ -175,9 +170,9 @@ public final class EtcdCluster implements AutoCloseable {
         if (members < 1) {
             throw new IllegalArgumentException("an etcd cluster needs at least 1 member, got " + members);
         }
-        Path binary = findBinary(System.getenv());
+        Path binary = EtcdBinary.find(System.getenv());
         if (binary == null) {
-            throw new IllegalStateException("No etcd binary found for a networked cluster. " + INSTALL_HINT);
+            throw new IllegalStateException("No etcd binary found for a networked cluster. " + EtcdBinary.INSTALL_HINT);
         }
         MemberNetwork net = MemberNetwork.create(members);
         Path workDir;
@@ -191,7 +186,7 @@ public final class EtcdCluster implements AutoCloseable {
         for (int i = 0; i < members; i++) {
             list.add(new LocalMember("m" + i, net.address(i), net.launcher(i), 2379, 2380, workDir, null, List.of()));
         }
-        EtcdCluster cluster = new EtcdCluster("local " + version(binary) + " (" + binary + "), " + members
+        EtcdCluster cluster = new EtcdCluster("local " + EtcdBinary.version(binary) + " (" + binary + "), " + members
                 + " member(s), each in its own network namespace", list.stream().map(LocalMember::endpoint)
                 .collect(Collectors.toList()), list, binary, workDir, null);
         cluster.network = net;
@@ -222,7 +217,7 @@ public final class EtcdCluster implements AutoCloseable {
         if (external != null && !external.isBlank()) {
             return external(external);
         }
-        Path binary = findBinary(env);
+        Path binary = EtcdBinary.find(env);
         if (binary != null) {
             return local(binary, members, null, List.of());
         }
@@ -230,7 +225,7 @@ public final class EtcdCluster implements AutoCloseable {
             return ContainerEtcd.start();
         }
         throw new IllegalStateException("No etcd found: " + ENV_ENDPOINTS + " and " + ENV_BINARY
-                + " are not set, there is no etcd on PATH and no Docker engine answers. " + INSTALL_HINT);
+                + " are not set, there is no etcd on PATH and no Docker engine answers. " + EtcdBinary.INSTALL_HINT);
     }
 
     private static EtcdCluster external(String spec) {
@@ -252,28 +247,6 @@ public final class EtcdCluster implements AutoCloseable {
                 null, null, null);
     }
 
-    private static Path findBinary(Map<String, String> env) {
-        String configured = env.get(ENV_BINARY);
-        if (configured != null && !configured.isBlank()) {
-            Path path = Paths.get(configured);
-            if (!Files.isRegularFile(path) || !Files.isExecutable(path)) {
-                throw new IllegalStateException(ENV_BINARY + "=" + configured + " is not an executable file. "
-                        + INSTALL_HINT);
-            }
-            return path;
-        }
-        String path = env.getOrDefault("PATH", "");
-        for (String dir : path.split(File.pathSeparator)) {
-            if (!dir.isEmpty()) {
-                Path candidate = Paths.get(dir, "etcd");
-                if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-                    return candidate;
-                }
-            }
-        }
-        return null;
-    }
-
     private static boolean testcontainersPresent() {
         try {
             Class.forName("org.testcontainers.DockerClientFactory", false, EtcdCluster.class.getClassLoader());
@@ -284,7 +257,7 @@ public final class EtcdCluster implements AutoCloseable {
     }
 
     private static EtcdCluster local(Path binary, int size, EtcdTls tls, List<String> flags) {
-        String description = "local " + version(binary) + " (" + binary + "), " + size + " member(s)"
+        String description = "local " + EtcdBinary.version(binary) + " (" + binary + "), " + size + " member(s)"
                 + (tls == null ? "" : tls.clientCertAuth() ? ", mutual TLS" : ", TLS") + (flags.isEmpty() ? "" : ", " + flags);
         for (int attempt = 1; ; attempt++) {
             EtcdCluster cluster = newLocal(description, binary, size, tls, flags);
@@ -360,28 +333,6 @@ public final class EtcdCluster implements AutoCloseable {
         }
     }
 
-    private static String version(Path binary) {
-        try {
-            Process process = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                throw new IllegalStateException(binary + " --version did not finish within 10 s");
-            }
-            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            String first = out.lines().findFirst().orElse("").trim();
-            if (process.exitValue() != 0 || !first.startsWith("etcd Version:")) {
-                throw new IllegalStateException(binary + " does not look like etcd (`--version` printed: " + out.trim()
-                        + "). " + INSTALL_HINT);
-            }
-            return "etcd " + first.substring("etcd Version:".length()).trim();
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot run " + binary + ": " + e.getMessage() + ". " + INSTALL_HINT, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while running " + binary + " --version", e);
-        }
-    }
-
     private synchronized void startAll() {
         for (LocalMember member : members) {
             launch(member, false);
@@ -397,7 +348,7 @@ public final class EtcdCluster implements AutoCloseable {
             member.launch(binary, clusterToken, initialCluster, existing);
         } catch (IOException e) {
             throw new IllegalStateException("cannot start etcd member " + member.name + " from " + binary + ": "
-                    + e.getMessage() + ". " + INSTALL_HINT, e);
+                    + e.getMessage() + ". " + EtcdBinary.INSTALL_HINT, e);
         }
     }
 
@@ -590,7 +541,7 @@ public final class EtcdCluster implements AutoCloseable {
         if (members.isEmpty()) {
             throw new UnsupportedOperationException("fault injection (kill/stopMember/startMember/restart/pause/resume) needs local"
                     + " etcd members started by EtcdCluster, but this is the " + description + ". Unset "
-                    + ENV_ENDPOINTS + " and install etcd: " + INSTALL_HINT);
+                    + ENV_ENDPOINTS + " and install etcd: " + EtcdBinary.INSTALL_HINT);
         }
         if (closed) {
             throw new IllegalStateException("the etcd cluster is closed");
@@ -618,39 +569,7 @@ public final class EtcdCluster implements AutoCloseable {
      *     or takes longer than 30 s
      */
     public String etcdctl(String... args) {
-        Path ctl = Optional.ofNullable(binary).map(b -> b.resolveSibling("etcdctl")).filter(Files::isExecutable)
-                .orElseGet(() -> findOnPath("etcdctl"));
-        if (ctl == null) {
-            throw new IllegalStateException("etcdctl not found: install it with `apt-get install etcd-client` (Debian/Ubuntu)");
-        }
-        List<String> cmd = new ArrayList<>(List.of(ctl.toString(), "--endpoints=" + endpoints.get(0)));
-        if (tls != null) {
-            cmd.add("--cacert=" + tls.caFile());
-            if (tls.clientCertAuth()) {
-                cmd.add("--cert=" + tls.clientCertFile());
-                cmd.add("--key=" + tls.clientKeyFile());
-            }
-        }
-        cmd.addAll(List.of(args));
-        try {
-            ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-            pb.environment().put("ETCDCTL_API", "3");
-            Process p = pb.start();
-            if (!p.waitFor(30, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new IllegalStateException("etcdctl " + String.join(" ", args) + " did not finish within 30 s");
-            }
-            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-            if (p.exitValue() != 0) {
-                throw new IllegalStateException("etcdctl " + String.join(" ", args) + " failed (" + p.exitValue() + "): " + out);
-            }
-            return out;
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot run " + ctl, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while running etcdctl", e);
-        }
+        return Etcdctl.run(binary, endpoints.get(0), tls, args);
     }
 
     /**
@@ -665,16 +584,6 @@ public final class EtcdCluster implements AutoCloseable {
         etcdctl("user", "add", "root:" + rootPassword);
         etcdctl("user", "grant-role", "root", "root");
         etcdctl("auth", "enable");
-    }
-
-    private static Path findOnPath(String name) {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            Path candidate = Paths.get(dir, name);
-            if (!dir.isEmpty() && Files.isExecutable(candidate)) {
-                return candidate;
-            }
-        }
-        return null;
     }
 
     /**
