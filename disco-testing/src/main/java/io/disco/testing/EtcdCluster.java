@@ -1,19 +1,13 @@
 package io.disco.testing;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -22,7 +16,6 @@ import java.util.Optional;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -57,13 +50,7 @@ public final class EtcdCluster implements AutoCloseable {
     /** Environment variable naming the etcd binary to start. */
     public static final String ENV_BINARY = "DISCO_ETCD_BINARY";
 
-    private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
-    private static final Duration HEALTH_REQUEST_TIMEOUT = Duration.ofSeconds(1);
     private static final int PORT_ATTEMPTS = 3;
-    private static final HttpClient HTTP = HttpClient.newBuilder()
-            .connectTimeout(HEALTH_REQUEST_TIMEOUT)
-            .version(HttpClient.Version.HTTP_1_1)
-            .build();
 
     private final String description;
     private final List<String> endpoints;
@@ -79,7 +66,7 @@ public final class EtcdCluster implements AutoCloseable {
     private EtcdTls tls;
     /** Set for a cluster whose members each run in a network namespace of their own. */
     private MemberNetwork network;
-    private HttpClient health = HTTP;
+    private HttpClient health = MemberHealth.HTTP;
     private final Thread shutdownHook;
     private boolean closed;
 
@@ -233,12 +220,12 @@ public final class EtcdCluster implements AutoCloseable {
                 .map(String::trim)
                 .filter(s -> !s.isEmpty())
                 .collect(Collectors.toList());
-        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        long deadline = System.nanoTime() + MemberHealth.START_TIMEOUT.toNanos();
         for (String url : urls) {
-            while (!healthy(HTTP, url)) {
+            while (!MemberHealth.healthy(MemberHealth.HTTP, url)) {
                 if (System.nanoTime() - deadline > 0) {
                     throw new IllegalStateException(ENV_ENDPOINTS + "=" + spec + ": " + url + "/health did not report"
-                            + " healthy within " + START_TIMEOUT.toSeconds() + " s");
+                            + " healthy within " + MemberHealth.START_TIMEOUT.toSeconds() + " s");
                 }
                 sleep(50);
             }
@@ -296,8 +283,7 @@ public final class EtcdCluster implements AutoCloseable {
                 .collect(Collectors.toList()), members, binary, workDir, null);
         if (tls != null) {
             cluster.tls = tls;
-            cluster.health = HttpClient.newBuilder().connectTimeout(HEALTH_REQUEST_TIMEOUT).version(HttpClient.Version.HTTP_1_1)
-                    .sslContext(tls.sslContext()).build();
+            cluster.health = MemberHealth.client(tls);
         }
         return cluster;
     }
@@ -354,10 +340,10 @@ public final class EtcdCluster implements AutoCloseable {
 
     /** Polls {@code /health} of each member until all are healthy, one exits, or the deadline passes. */
     private void awaitHealthy(List<LocalMember> waitFor) {
-        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        long deadline = System.nanoTime() + MemberHealth.START_TIMEOUT.toNanos();
         List<LocalMember> pending = new ArrayList<>(waitFor);
         while (!pending.isEmpty()) {
-            pending.removeIf(m -> healthy(health, m.endpoint()));
+            pending.removeIf(m -> MemberHealth.healthy(health, m.endpoint()));
             for (LocalMember member : pending) {
                 if (!member.isRunning()) {
                     throw new IllegalStateException("etcd member " + member.name + " exited while starting; log tail:\n"
@@ -365,7 +351,7 @@ public final class EtcdCluster implements AutoCloseable {
                 }
                 if (System.nanoTime() - deadline > 0) {
                     throw new IllegalStateException("etcd member " + member.name + " (" + member.endpoint()
-                            + ") was not healthy within " + START_TIMEOUT.toSeconds() + " s; log tail:\n"
+                            + ") was not healthy within " + MemberHealth.START_TIMEOUT.toSeconds() + " s; log tail:\n"
                             + member.logTail());
                 }
             }
@@ -390,22 +376,6 @@ public final class EtcdCluster implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for etcd", e);
-        }
-    }
-
-    private static boolean healthy(HttpClient http, String endpoint) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(endpoint + "/health"))
-                .timeout(HEALTH_REQUEST_TIMEOUT)
-                .GET()
-                .build();
-        try {
-            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-            return response.statusCode() == 200 && response.body().replace(" ", "").contains("\"health\":\"true\"");
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while checking " + endpoint + "/health", e);
         }
     }
 
