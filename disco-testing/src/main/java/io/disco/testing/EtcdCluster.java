@@ -1,23 +1,10 @@
 package io.disco.testing;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.http.HttpClient;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Map;
 import java.util.Objects;
-import java.util.UUID;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * A real etcd cluster for tests, benchmarks and the demo.
@@ -50,44 +37,44 @@ public final class EtcdCluster implements AutoCloseable {
     /** Environment variable naming the etcd binary to start. */
     public static final String ENV_BINARY = "DISCO_ETCD_BINARY";
 
-    private static final int PORT_ATTEMPTS = 3;
-
     private final String description;
     private final List<String> endpoints;
-    /** Empty unless local. */
-    private final List<LocalMember> members;
-    /** Set for a local cluster: the binary and the identity members are started with. */
-    private final Path binary;
-    private final String clusterToken;
-    private final Path workDir;
+    /** Set for a local cluster: its member processes. */
+    private final LocalCluster local;
     /** Set for a container cluster. */
     private final AutoCloseable container;
-    /** Set for members with TLS; health checks then go over HTTPS with its context. */
-    private EtcdTls tls;
-    /** Set for a cluster whose members each run in a network namespace of their own. */
-    private MemberNetwork network;
-    private HttpClient health = MemberHealth.HTTP;
     private final Thread shutdownHook;
     private boolean closed;
 
-    private EtcdCluster(String description, List<String> endpoints, List<LocalMember> members, Path binary,
-                        Path workDir, AutoCloseable container) {
+    private EtcdCluster(String description, List<String> endpoints, LocalCluster local, AutoCloseable container) {
         this.description = description;
         this.endpoints = List.copyOf(endpoints);
-        this.members = List.copyOf(members);
-        this.binary = binary;
-        this.clusterToken = "disco-" + UUID.randomUUID();
-        this.workDir = workDir;
+        this.local = local;
         this.container = container;
         this.shutdownHook = new Thread(this::close, "disco-etcd-shutdown");
-        if (binary != null || container != null) {
+        if (local != null || container != null) {
             Runtime.getRuntime().addShutdownHook(shutdownHook);
         }
     }
 
     /** A cluster that runs in a container; called by {@link ContainerEtcd} only. */
     static EtcdCluster container(String description, String endpoint, AutoCloseable container) {
-        return new EtcdCluster(description, List.of(endpoint), List.of(), null, null, container);
+        return new EtcdCluster(description, List.of(endpoint), null, container);
+    }
+
+    /** A running cluster this object does not own; called by {@link ClusterResolver} only. */
+    static EtcdCluster external(String description, List<String> endpoints) {
+        return new EtcdCluster(description, endpoints, null, null);
+    }
+
+    /** A local cluster, not started yet ({@link #startLocal()}); called by {@link LocalClusterStarter} only. */
+    static EtcdCluster local(String description, LocalCluster local) {
+        return new EtcdCluster(description, local.endpoints(), local, null);
+    }
+
+    /** Launches the members of a local cluster and waits until they are healthy. */
+    synchronized void startLocal() {
+        local.startAll();
     }
 
     /**
@@ -138,7 +125,7 @@ public final class EtcdCluster implements AutoCloseable {
         if (binary == null) {
             throw new IllegalStateException("No etcd binary found for a TLS cluster. " + EtcdBinary.INSTALL_HINT);
         }
-        return local(binary, members, tls, List.of(extraFlags));
+        return LocalClusterStarter.start(binary, members, tls, List.of(extraFlags));
     }
 
     /**
@@ -161,38 +148,12 @@ public final class EtcdCluster implements AutoCloseable {
         if (binary == null) {
             throw new IllegalStateException("No etcd binary found for a networked cluster. " + EtcdBinary.INSTALL_HINT);
         }
-        MemberNetwork net = MemberNetwork.create(members);
-        Path workDir;
-        try {
-            workDir = Files.createTempDirectory(scratchRoot(), "disco-etcd-");
-        } catch (IOException e) {
-            net.close();
-            throw new UncheckedIOException("cannot create a data dir for etcd", e);
-        }
-        List<LocalMember> list = new ArrayList<>();
-        for (int i = 0; i < members; i++) {
-            list.add(new LocalMember("m" + i, net.address(i), net.launcher(i), 2379, 2380, workDir, null, List.of()));
-        }
-        EtcdCluster cluster = new EtcdCluster("local " + EtcdBinary.version(binary) + " (" + binary + "), " + members
-                + " member(s), each in its own network namespace", list.stream().map(LocalMember::endpoint)
-                .collect(Collectors.toList()), list, binary, workDir, null);
-        cluster.network = net;
-        try {
-            cluster.startAll();
-            return cluster;
-        } catch (RuntimeException e) {
-            try {
-                cluster.close();
-            } catch (RuntimeException closing) {
-                e.addSuppressed(closing);
-            }
-            throw e;
-        }
+        return LocalClusterStarter.startNetworked(binary, members);
     }
 
     /** @return the network of a cluster started with {@link #startNetworked(int)}, else empty */
     public Optional<MemberNetwork> network() {
-        return Optional.ofNullable(network);
+        return local == null ? Optional.empty() : Optional.ofNullable(local.network);
     }
 
     /** {@link #start(int)} with the given environment instead of the process environment. */
@@ -200,183 +161,12 @@ public final class EtcdCluster implements AutoCloseable {
         if (members < 1) {
             throw new IllegalArgumentException("an etcd cluster needs at least 1 member, got " + members);
         }
-        String external = env.get(ENV_ENDPOINTS);
-        if (external != null && !external.isBlank()) {
-            return external(external);
-        }
-        Path binary = EtcdBinary.find(env);
-        if (binary != null) {
-            return local(binary, members, null, List.of());
-        }
-        if (testcontainersPresent() && ContainerEtcd.dockerAvailable()) {
-            return ContainerEtcd.start();
-        }
-        throw new IllegalStateException("No etcd found: " + ENV_ENDPOINTS + " and " + ENV_BINARY
-                + " are not set, there is no etcd on PATH and no Docker engine answers. " + EtcdBinary.INSTALL_HINT);
-    }
-
-    private static EtcdCluster external(String spec) {
-        List<String> urls = Arrays.stream(spec.split(","))
-                .map(String::trim)
-                .filter(s -> !s.isEmpty())
-                .collect(Collectors.toList());
-        long deadline = System.nanoTime() + MemberHealth.START_TIMEOUT.toNanos();
-        for (String url : urls) {
-            while (!MemberHealth.healthy(MemberHealth.HTTP, url)) {
-                if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException(ENV_ENDPOINTS + "=" + spec + ": " + url + "/health did not report"
-                            + " healthy within " + MemberHealth.START_TIMEOUT.toSeconds() + " s");
-                }
-                sleep(50);
-            }
-        }
-        return new EtcdCluster("external etcd cluster " + urls + " (" + ENV_ENDPOINTS + ")", urls, List.of(),
-                null, null, null);
-    }
-
-    private static boolean testcontainersPresent() {
-        try {
-            Class.forName("org.testcontainers.DockerClientFactory", false, EtcdCluster.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException e) {
-            return false;
-        }
-    }
-
-    private static EtcdCluster local(Path binary, int size, EtcdTls tls, List<String> flags) {
-        String description = "local " + EtcdBinary.version(binary) + " (" + binary + "), " + size + " member(s)"
-                + (tls == null ? "" : tls.clientCertAuth() ? ", mutual TLS" : ", TLS") + (flags.isEmpty() ? "" : ", " + flags);
-        for (int attempt = 1; ; attempt++) {
-            EtcdCluster cluster = newLocal(description, binary, size, tls, flags);
-            try {
-                cluster.startAll();
-                return cluster;
-            } catch (RuntimeException e) {
-                boolean portTaken = cluster.members.stream()
-                        .anyMatch(m -> m.logTail().contains("address already in use"));
-                try {
-                    cluster.close();
-                } catch (RuntimeException closeFailure) {
-                    e.addSuppressed(closeFailure);
-                    throw e;
-                }
-                if (!portTaken || attempt == PORT_ATTEMPTS) {
-                    throw e;
-                }
-            }
-        }
-    }
-
-    private static EtcdCluster newLocal(String description, Path binary, int size, EtcdTls tls, List<String> flags) {
-        int[] ports = freePorts(2 * size);
-        Path workDir;
-        try {
-            workDir = Files.createTempDirectory(scratchRoot(), "disco-etcd-");
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a data dir for etcd", e);
-        }
-        List<LocalMember> members = new ArrayList<>();
-        for (int i = 0; i < size; i++) {
-            members.add(new LocalMember("m" + i, ports[2 * i], ports[2 * i + 1], workDir, tls, flags));
-        }
-        EtcdCluster cluster = new EtcdCluster(description, members.stream().map(LocalMember::endpoint)
-                .collect(Collectors.toList()), members, binary, workDir, null);
-        if (tls != null) {
-            cluster.tls = tls;
-            cluster.health = MemberHealth.client(tls);
-        }
-        return cluster;
+        return ClusterResolver.resolve(members, env);
     }
 
     /** @return the certificates of a TLS cluster, if it is one */
     public java.util.Optional<EtcdTls> tls() {
-        return java.util.Optional.ofNullable(tls);
-    }
-
-    private static Path scratchRoot() {
-        Path shm = Paths.get("/dev/shm");
-        return Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Paths.get(System.getProperty("java.io.tmpdir"));
-    }
-
-    /** Distinct free ports: all sockets are held open until every port is chosen. */
-    private static int[] freePorts(int count) {
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            for (int i = 0; i < count; i++) {
-                sockets.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
-            }
-            return sockets.stream().mapToInt(ServerSocket::getLocalPort).toArray();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot find free loopback ports for etcd", e);
-        } finally {
-            for (ServerSocket socket : sockets) {
-                try {
-                    socket.close();
-                } catch (IOException ignored) {
-                    // the port is released either way
-                }
-            }
-        }
-    }
-
-    private synchronized void startAll() {
-        for (LocalMember member : members) {
-            launch(member, false);
-        }
-        awaitHealthy(members);
-    }
-
-    private void launch(LocalMember member, boolean existing) {
-        String initialCluster = members.stream()
-                .map(m -> m.name + "=" + m.peerUrl())
-                .collect(Collectors.joining(","));
-        try {
-            member.launch(binary, clusterToken, initialCluster, existing);
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot start etcd member " + member.name + " from " + binary + ": "
-                    + e.getMessage() + ". " + EtcdBinary.INSTALL_HINT, e);
-        }
-    }
-
-    /** Polls {@code /health} of each member until all are healthy, one exits, or the deadline passes. */
-    private void awaitHealthy(List<LocalMember> waitFor) {
-        long deadline = System.nanoTime() + MemberHealth.START_TIMEOUT.toNanos();
-        List<LocalMember> pending = new ArrayList<>(waitFor);
-        while (!pending.isEmpty()) {
-            pending.removeIf(m -> MemberHealth.healthy(health, m.endpoint()));
-            for (LocalMember member : pending) {
-                if (!member.isRunning()) {
-                    throw new IllegalStateException("etcd member " + member.name + " exited while starting; log tail:\n"
-                            + member.logTail());
-                }
-                if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException("etcd member " + member.name + " (" + member.endpoint()
-                            + ") was not healthy within " + MemberHealth.START_TIMEOUT.toSeconds() + " s; log tail:\n"
-                            + member.logTail());
-                }
-            }
-            if (!pending.isEmpty()) {
-                awaitExitOrPause(pending.get(0));
-            }
-        }
-    }
-
-    private static void awaitExitOrPause(LocalMember member) {
-        try {
-            member.awaitExit(20);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for etcd member " + member.name, e);
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for etcd", e);
-        }
+        return java.util.Optional.ofNullable(local == null ? null : local.tls);
     }
 
     /**
@@ -417,7 +207,7 @@ public final class EtcdCluster implements AutoCloseable {
      *         whose fault operations throw {@link UnsupportedOperationException}
      */
     public boolean supportsFaults() {
-        return !members.isEmpty();
+        return local != null;
     }
 
     /**
@@ -461,13 +251,7 @@ public final class EtcdCluster implements AutoCloseable {
         if (m.isRunning()) {
             throw new IllegalStateException("etcd member " + member + " is already running");
         }
-        launch(m, true);
-        try {
-            awaitHealthy(List.of(m));
-        } catch (RuntimeException e) {
-            m.kill();
-            throw e;
-        }
+        local.startAgain(m);
     }
 
     /**
@@ -508,7 +292,7 @@ public final class EtcdCluster implements AutoCloseable {
     }
 
     private LocalMember member(int member) {
-        if (members.isEmpty()) {
+        if (local == null) {
             throw new UnsupportedOperationException("fault injection (kill/stopMember/startMember/restart/pause/resume) needs local"
                     + " etcd members started by EtcdCluster, but this is the " + description + ". Unset "
                     + ENV_ENDPOINTS + " and install etcd: " + EtcdBinary.INSTALL_HINT);
@@ -516,17 +300,17 @@ public final class EtcdCluster implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("the etcd cluster is closed");
         }
-        return members.get(Objects.checkIndex(member, members.size()));
+        return local.member(member);
     }
 
     /** Process ids of the local members (-1 for one never started), for tests of this module. */
     synchronized List<Long> pids() {
-        return members.stream().map(LocalMember::pid).collect(Collectors.toList());
+        return local == null ? List.of() : local.pids();
     }
 
     /** The directory holding the data dirs and logs of a local cluster, for tests of this module. */
     Path workDir() {
-        return workDir;
+        return local == null ? null : local.workDir;
     }
 
     /**
@@ -539,7 +323,7 @@ public final class EtcdCluster implements AutoCloseable {
      *     or takes longer than 30 s
      */
     public String etcdctl(String... args) {
-        return Etcdctl.run(binary, endpoints.get(0), tls, args);
+        return Etcdctl.run(local == null ? null : local.binary, endpoints.get(0), local == null ? null : local.tls, args);
     }
 
     /**
@@ -590,7 +374,7 @@ public final class EtcdCluster implements AutoCloseable {
             return;
         }
         closed = true;
-        if (Thread.currentThread() != shutdownHook && (binary != null || container != null)) {
+        if (Thread.currentThread() != shutdownHook && (local != null || container != null)) {
             try {
                 Runtime.getRuntime().removeShutdownHook(shutdownHook);
             } catch (IllegalStateException shuttingDown) {
@@ -598,33 +382,13 @@ public final class EtcdCluster implements AutoCloseable {
             }
         }
         IllegalStateException failure = new IllegalStateException("closing " + this + " failed");
-        for (LocalMember member : members) {
-            try {
-                member.kill();
-            } catch (RuntimeException e) {
-                failure.addSuppressed(e);
-            }
+        if (local != null) {
+            local.close(failure);
         }
         if (container != null) {
             try {
                 container.close();
             } catch (Exception e) {
-                failure.addSuppressed(e);
-            }
-        }
-        if (network != null) {
-            try {
-                network.close();
-            } catch (RuntimeException e) {
-                failure.addSuppressed(e);
-            }
-        }
-        if (workDir != null) {
-            try (Stream<Path> files = Files.walk(workDir)) {
-                for (Path path : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
-                    Files.deleteIfExists(path);
-                }
-            } catch (IOException | UncheckedIOException e) {
                 failure.addSuppressed(e);
             }
         }

@@ -1,0 +1,120 @@
+package io.disco.testing;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Starting a local {@link EtcdCluster} from an etcd binary: members on free loopback ports (tried
+ * again on fresh ports when one was taken meanwhile) or each in a network namespace of its own, with
+ * their data in a scratch directory; a cluster that does not start is closed again.
+ */
+final class LocalClusterStarter {
+
+    private static final int PORT_ATTEMPTS = 3;
+
+    private LocalClusterStarter() {
+    }
+
+    /** {@code size} members on loopback ports, with TLS when {@code tls} is not null and {@code flags} added. */
+    static EtcdCluster start(Path binary, int size, EtcdTls tls, List<String> flags) {
+        String description = "local " + EtcdBinary.version(binary) + " (" + binary + "), " + size + " member(s)"
+                + (tls == null ? "" : tls.clientCertAuth() ? ", mutual TLS" : ", TLS") + (flags.isEmpty() ? "" : ", " + flags);
+        for (int attempt = 1; ; attempt++) {
+            LocalCluster local = newLocal(binary, size, tls, flags);
+            EtcdCluster cluster = EtcdCluster.local(description, local);
+            try {
+                cluster.startLocal();
+                return cluster;
+            } catch (RuntimeException e) {
+                boolean portTaken = local.portTaken();
+                try {
+                    cluster.close();
+                } catch (RuntimeException closeFailure) {
+                    e.addSuppressed(closeFailure);
+                    throw e;
+                }
+                if (!portTaken || attempt == PORT_ATTEMPTS) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static LocalCluster newLocal(Path binary, int size, EtcdTls tls, List<String> flags) {
+        int[] ports = freePorts(2 * size);
+        Path workDir;
+        try {
+            workDir = Files.createTempDirectory(scratchRoot(), "disco-etcd-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a data dir for etcd", e);
+        }
+        List<LocalMember> members = new ArrayList<>();
+        for (int i = 0; i < size; i++) {
+            members.add(new LocalMember("m" + i, ports[2 * i], ports[2 * i + 1], workDir, tls, flags));
+        }
+        return new LocalCluster(binary, workDir, members, tls, null);
+    }
+
+    /** {@code members} members, each in a network namespace of its own (see {@link EtcdCluster#startNetworked}). */
+    static EtcdCluster startNetworked(Path binary, int members) {
+        MemberNetwork net = MemberNetwork.create(members);
+        Path workDir;
+        try {
+            workDir = Files.createTempDirectory(scratchRoot(), "disco-etcd-");
+        } catch (IOException e) {
+            net.close();
+            throw new UncheckedIOException("cannot create a data dir for etcd", e);
+        }
+        List<LocalMember> list = new ArrayList<>();
+        for (int i = 0; i < members; i++) {
+            list.add(new LocalMember("m" + i, net.address(i), net.launcher(i), 2379, 2380, workDir, null, List.of()));
+        }
+        EtcdCluster cluster = EtcdCluster.local("local " + EtcdBinary.version(binary) + " (" + binary + "), " + members
+                + " member(s), each in its own network namespace", new LocalCluster(binary, workDir, list, null, net));
+        try {
+            cluster.startLocal();
+            return cluster;
+        } catch (RuntimeException e) {
+            try {
+                cluster.close();
+            } catch (RuntimeException closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
+        }
+    }
+
+    /** {@code /dev/shm} when it is writable, else {@code java.io.tmpdir}. */
+    private static Path scratchRoot() {
+        Path shm = Paths.get("/dev/shm");
+        return Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Paths.get(System.getProperty("java.io.tmpdir"));
+    }
+
+    /** Distinct free ports: all sockets are held open until every port is chosen. */
+    private static int[] freePorts(int count) {
+        List<ServerSocket> sockets = new ArrayList<>();
+        try {
+            for (int i = 0; i < count; i++) {
+                sockets.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
+            }
+            return sockets.stream().mapToInt(ServerSocket::getLocalPort).toArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot find free loopback ports for etcd", e);
+        } finally {
+            for (ServerSocket socket : sockets) {
+                try {
+                    socket.close();
+                } catch (IOException ignored) {
+                    // the port is released either way
+                }
+            }
+        }
+    }
+}
