@@ -93,6 +93,9 @@ else
 fi
 
 failed=0
+# By its full name (no plugin prefix lookup: the mirror has no group metadata), at a version that the
+# reactor's builds already put into ~/.m2 (Boot 4.1.2 manages 3.10.0, which they do not use).
+dependency_plugin=org.apache.maven.plugins:maven-dependency-plugin:3.8.1
 # check NAME MAIN_CLASS GRPC_VERSION (empty: one version, whichever) ARGS...
 check() {
   local name=$1 main=$2 grpc=$3; shift 3
@@ -100,8 +103,8 @@ check() {
   cp -r "$root/scripts/consumer/$name" "$dir"
   if ! (cd "$dir" && mvn -B -s "$work/settings.xml" -Dmaven.repo.local="$work/repo" \
       -Ddisco.version="$version" -Ddisco.staging="file://$staging" \
-      compile dependency:build-classpath -Dmdep.outputFile=classpath.txt \
-      dependency:list -DoutputFile=dependencies.txt -DoutputAbsoluteArtifactFilename=false) >"$log" 2>&1; then
+      compile "$dependency_plugin:build-classpath" -Dmdep.outputFile=classpath.txt \
+      "$dependency_plugin:list" -DoutputFile=dependencies.txt) >"$log" 2>&1; then
     grep -E '^\[ERROR\]' "$log" | head -5 >&2 || true
     problem="the build failed (log: $log)"
   fi
