@@ -15,8 +15,8 @@
 # disco's artifacts come only from the staged folder, a file:// repository (disco-staging); the io.disco
 # jars on each classpath are checked to be byte-identical to the staged ones. Nothing is written to
 # ~/.m2: the consumers build with their own local repository under target/consumer-check, and every
-# other artifact is copied from ~/.m2/repository, used as a file:// mirror of every other repository
-# (no network; an artifact missing there fails the build and is named in its log).
+# other artifact is copied from ~/.m2/repository, read as a file:// repository after the staged one;
+# only what is not there comes from Maven Central (the verdict says how many files, normally none).
 # Prints one verdict line per consumer; exits non-zero when either fails. DISCO_ETCD_BINARY picks the
 # etcd binary; DISCO_ETCD_ENDPOINTS uses a running cluster instead of starting one.
 set -euo pipefail
@@ -35,15 +35,24 @@ m2=${DISCO_M2_REPOSITORY:-$HOME/.m2/repository}
 work=$root/target/consumer-check
 rm -rf "$work"
 mkdir -p "$work"
+# Repositories in this order: the staged release, ~/.m2/repository read as a remote file:// repository
+# (what the reactor's build already fetched, copied without any network), then Maven Central for
+# anything else (on this machine nothing: the verdict says how many).
 cat >"$work/settings.xml" <<EOF
 <settings>
-  <mirrors>
-    <mirror>
-      <id>local-m2</id>
-      <mirrorOf>*,!disco-staging</mirrorOf>
-      <url>file://$m2</url>
-    </mirror>
-  </mirrors>
+  <profiles>
+    <profile>
+      <id>consumer-check</id>
+      <repositories>
+        <repository><id>disco-staging</id><url>file://$staging</url><snapshots><enabled>false</enabled></snapshots></repository>
+        <repository><id>local-m2</id><url>file://$m2</url></repository>
+      </repositories>
+      <pluginRepositories>
+        <pluginRepository><id>local-m2</id><url>file://$m2</url></pluginRepository>
+      </pluginRepositories>
+    </profile>
+  </profiles>
+  <activeProfiles><activeProfile>consumer-check</activeProfile></activeProfiles>
 </settings>
 EOF
 
@@ -93,8 +102,8 @@ else
 fi
 
 failed=0
-# By its full name (no plugin prefix lookup: the mirror has no group metadata), at a version that the
-# reactor's builds already put into ~/.m2 (Boot 4.1.2 manages 3.10.0, which they do not use).
+# By its full name (no plugin prefix lookup: ~/.m2 read as a repository has no group metadata), at a
+# version that is in this machine's ~/.m2 (Boot 4.1.2 manages 3.10.0).
 dependency_plugin=org.apache.maven.plugins:maven-dependency-plugin:3.8.1
 # check NAME MAIN_CLASS GRPC_VERSION (empty: one version, whichever) ARGS...
 check() {
@@ -146,7 +155,9 @@ check() {
     echo "consumer-check: $name: FAILED: $problem"
     failed=1
   else
-    echo "consumer-check: $name: OK in $((SECONDS - start)) s: disco $version from the staged release, lock token $token, Netty ${netty% }, gRPC ${grpcs% }${health:+, health $health}"
+    local fetched
+    fetched=$({ grep -rl '>central=' --include=_remote.repositories "$work/repo" 2>/dev/null || true; } | wc -l)
+    echo "consumer-check: $name: OK in $((SECONDS - start)) s: disco $version from the staged release, lock token $token, Netty ${netty% }, gRPC ${grpcs% }${health:+, health $health}; files from Maven Central so far: $fetched"
   fi
 }
 
