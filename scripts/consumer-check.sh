@@ -6,11 +6,11 @@
 #
 # - scripts/consumer/plain: disco-bom imported, disco-client and disco-provider-etcd, no parent;
 #   EtcdProvider.disco(...), a lock, its token. Every Netty artifact on its classpath must be the BOM's
-#   4.2.18.Final and every gRPC artifact the BOM's 1.76.0.
+#   (the parent's netty.version, 4.2.18.Final) and every gRPC artifact the BOM's (grpc.version, 1.76.0).
 # - scripts/consumer/boot41: spring-boot-starter-parent 4.1.2 (netty.version 4.2.18.Final), disco-bom
 #   imported, disco-spring-boot-starter without a version or a type, actuator; disco.etcd.endpoints on
 #   the command line: the context starts, the Disco bean takes a lock, the disco health contributor is UP.
-#   Netty must be 4.2.18.Final everywhere, gRPC one version (Boot's).
+#   Netty must be netty.version everywhere, gRPC one version (Boot's when it manages one, else the BOM's).
 #
 # disco's artifacts come only from the staged folder, a file:// repository (disco-staging); the io.disco
 # jars on each classpath are checked to be byte-identical to the staged ones. Nothing is written to
@@ -25,6 +25,10 @@ root=$(pwd)
 
 project_version=$(sed -n '/<artifactId>disco-parent<\/artifactId>/{n;s/.*<version>\(.*\)<\/version>.*/\1/p;q}' pom.xml)
 version=${1:-${project_version%-SNAPSHOT}}
+# The versions the BOM converges on: the parent's properties (scripts/consumer/boot41 sets netty.version too).
+parent_property() { sed -n "/<$1>/{s#.*<$1>\(.*\)</$1>.*#\1#p;q}" pom.xml; }
+netty_version=$(parent_property netty.version)
+grpc_version=$(parent_property grpc.version)
 staging=$root/target/stage-release/src/target/central-staging
 if [ ! -f "$staging/io/disco/disco-bom/$version/disco-bom-$version.pom" ]; then
   echo "consumer-check: no staged release $version in $staging: run scripts/stage-release.sh first" >&2
@@ -119,10 +123,10 @@ check() {
   fi
   local netty grpcs token health output=""
   if [ -z "$problem" ]; then
-    netty=$(grep -oE 'io\.netty:[^:]+:jar:[^:]+' "$dir/dependencies.txt" | cut -d: -f4 | sort -u | tr '\n' ' ')
-    grpcs=$(grep -oE 'io\.grpc:[^:]+:jar:[^:]+' "$dir/dependencies.txt" | cut -d: -f4 | sort -u | tr '\n' ' ')
-    if [ "$netty" != "4.2.18.Final " ]; then
-      problem="Netty on the classpath: ${netty:-none}(want 4.2.18.Final only; $dir/dependencies.txt)"
+    netty=$({ grep -oE 'io\.netty:[^:]+:jar:[^:]+' "$dir/dependencies.txt" || true; } | cut -d: -f4 | sort -u | tr '\n' ' ')
+    grpcs=$({ grep -oE 'io\.grpc:[^:]+:jar:[^:]+' "$dir/dependencies.txt" || true; } | cut -d: -f4 | sort -u | tr '\n' ' ')
+    if [ "$netty" != "$netty_version " ]; then
+      problem="Netty on the classpath: ${netty:-none}(want $netty_version only; $dir/dependencies.txt)"
     elif [ -n "$grpc" ] && [ "$grpcs" != "$grpc " ]; then
       problem="gRPC on the classpath: ${grpcs:-none}(want $grpc only; $dir/dependencies.txt)"
     elif [ -z "$grpc" ] && [ "$(echo $grpcs | wc -w)" != 1 ]; then
@@ -161,6 +165,6 @@ check() {
   fi
 }
 
-check plain com.example.consumer.Main 1.76.0 "$endpoint"
+check plain com.example.consumer.Main "$grpc_version" "$endpoint"
 check boot41 com.example.consumer.Application "" --disco.etcd.endpoints="$endpoint"
 exit $failed
