@@ -13,8 +13,9 @@ import java.util.List;
  *
  * <p>ZooKeeper's watches carry no data and ZooKeeper keeps no history, and a leader's node (with its value) goes
  * when the term ends: an observer that re-reads after a change may find a later value than the one that woke it,
- * or no node at all. So every proclamation appends, in the same transaction that sets the leader's node, an
- * entry (the term's czxid, the node's new version, the node's name, the value) to this log, and an observer
+ * or no node at all. So a disco leader appends an entry (the term's czxid, the node's version, the node's name, the
+ * value) to this log when its term starts (version 0, in a transaction that checks that its node exists) and with
+ * every proclamation (in the same transaction that sets its node), and an observer
  * delivers the entries it has not delivered yet, in order, even those of terms whose nodes are gone. The last
  * {@link #MAX_ENTRIES} entries (and at most about {@link #MAX_BYTES} bytes) are kept: an observer more than that
  * many proclamations behind skips the older ones.

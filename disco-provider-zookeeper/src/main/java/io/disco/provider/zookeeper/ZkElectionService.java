@@ -70,9 +70,32 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
         throw new AssertionError("an election's grant needs its value");
     }
 
+    /**
+     * The term starts: its value goes into the election's log ({@link ElectionLog}) while the own node still
+     * exists, so that an observer that reads only after the term ended still delivers it.
+     */
     @Override
-    Leadership grant(String node, NodeKind kind, Stat own, byte[] data) {
-        return new Leadership(node, new String(data, StandardCharsets.UTF_8), FencingToken.of(own.getCzxid()));
+    Leadership grant(String node, NodeKind kind, Stat own, byte[] data) throws Exception {
+        String value = new String(data, StandardCharsets.UTF_8);
+        if (value.length() <= MAX_LOGGED_CHARS) {
+            CuratorFramework c = session.client();
+            ElectionLog.Entry entry = new ElectionLog.Entry(own.getCzxid(), 0, NodeKind.name(node), value);
+            for (int attempt = 0; attempt < 20; attempt++) {
+                Stat dir = new Stat();
+                List<ElectionLog.Entry> log = ElectionLog.decode(c.getData().storingStatIn(dir).forPath(path));
+                if (log == null) {
+                    break; // the directory's data is somebody else's: no log
+                }
+                try {
+                    c.transaction().forOperations(c.transactionOp().check().forPath(node),
+                            c.transactionOp().setData().withVersion(dir.getVersion()).forPath(path, ElectionLog.append(log, entry)));
+                    break;
+                } catch (KeeperException.BadVersionException e) {
+                    // another write to the log: read it again
+                }
+            }
+        }
+        return new Leadership(node, value, FencingToken.of(own.getCzxid()));
     }
 
     @Override

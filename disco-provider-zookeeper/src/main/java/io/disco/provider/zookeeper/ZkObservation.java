@@ -36,10 +36,12 @@ import org.slf4j.LoggerFactory;
  * re-reads the children, the log and the leader's node, and delivers, in (term, version) order, every value it
  * has not delivered yet: the log's, also those of terms whose nodes are gone, each preceded by the value its term
  * campaigned with, then the leader's node as it is now. The leader is the lowest {@code latch-} node of a listing;
- * if its node is gone by the time it is read, the data read earlier stands for it. What ZooKeeper cannot give: a
- * term that never proclaimed and whose node was created, led and deleted between two reads of the observation is
- * not delivered, nor a campaign value the observation never read; the last delivery is always the latest
- * leadership it read.
+ * if its node is gone by the time it is read, the data read earlier stands for it. A disco leader logs its term's
+ * start too, so its term is delivered even if it ended before the observation read. What ZooKeeper cannot give:
+ * the term of a plain {@code LeaderLatch} (which logs nothing) whose node was created, led and deleted between two
+ * reads of the observation is not delivered, nor are entries that fell out of the log before the observation
+ * read it (more than {@link ElectionLog#MAX_ENTRIES} behind); the last delivery is always the latest leadership
+ * it read.
  *
  * <p>Curator's event thread only schedules a re-read on the observation's thread, where the listener runs too;
  * a blocking listener delays later deliveries, never Curator or the session.
