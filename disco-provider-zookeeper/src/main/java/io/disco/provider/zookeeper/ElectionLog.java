@@ -13,9 +13,10 @@ import java.util.List;
  *
  * <p>ZooKeeper's watches carry no data and ZooKeeper keeps no history, and a leader's node (with its value) goes
  * when the term ends: an observer that re-reads after a change may find a later value than the one that woke it,
- * or no node at all. So a disco leader appends an entry (the term's czxid, the node's version, the node's name, the
- * value) to this log when its term starts (version 0, in a transaction that checks that its node exists) and with
- * every proclamation (in the same transaction that sets its node), and an observer
+ * or no node at all. So a disco leader appends an entry (the term's czxid, the number of the value in its term,
+ * the node's name, the value) to this log when its term starts (number 0) and with every proclamation (1, 2, ...),
+ * each in a transaction that checks that its node still exists; the log is where a proclaimed value lives (the
+ * node keeps the campaign value), and an observer
  * delivers the entries it has not delivered yet, in order, even those of terms whose nodes are gone. The last
  * {@link #MAX_ENTRIES} entries (and at most about {@link #MAX_BYTES} bytes) are kept: an observer more than that
  * many proclamations behind skips the older ones.
@@ -33,8 +34,8 @@ final class ElectionLog {
     private static final byte[] MAGIC = {(byte) 0xFF, 'D', 'L', 1};
 
     /**
-     * One proclamation: the value {@code value} of the term of the node {@code name} (created at {@code czxid}),
-     * written as the node's version {@code version}.
+     * One value of a term: the value {@code value} of the term of the node {@code name} (created at
+     * {@code czxid}), its {@code version}-th in the term (0: the value it campaigned with).
      */
     record Entry(long czxid, int version, String name, String value) {
     }

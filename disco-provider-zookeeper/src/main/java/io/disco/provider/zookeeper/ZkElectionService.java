@@ -31,9 +31,10 @@ import org.apache.zookeeper.data.Stat;
  * candidate's value; the first in sequence order leads, every other waits on its predecessor, so disco
  * candidates and {@code LeaderLatch}es on one path share one succession. The token of a term is the czxid of
  * the leader's own node (as for the lock); a node whose ephemeral owner is not this session is never used.
- * {@link #proclaim} sets the own node's data (version-guarded) and, in the same transaction, appends the value to
- * the election's proclamation log in the directory's data ({@link ElectionLog}), so that observers miss no value;
- * {@link #leader()} and {@link #observe} read the lowest node's data.
+ * The term's start and every {@link #proclaim} append the value to the election's log in the directory's data
+ * ({@link ElectionLog}), so that observers miss no value; {@link #leader()} and {@link #observe} read the lowest
+ * node and its term's latest logged value (its node's data, the campaign value, if it logged none: a
+ * {@code LeaderLatch}'s id).
  */
 final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostException> implements ElectionService {
 
@@ -45,7 +46,8 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
     private final Object proclaiming = new Object();
     /** The term the history below belongs to (its czxid); guarded by {@link #proclaiming}. */
     private long termCzxid;
-    private int version;
+    /** The proclamations of that term so far; guarded by {@link #proclaiming}. */
+    private int proclamations;
     /** Longer values are proclaimed without an entry in the directory's log ({@link ElectionLog}). */
     private static final int MAX_LOGGED_CHARS = 16 * 1024;
     private final List<ZkObservation> observations = new ArrayList<>();
@@ -150,6 +152,13 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
         return acquireAsync(NodeKind.LATCH, bytes(value));
     }
 
+    /**
+     * A proclamation appends the value to the election's log in the directory's data, in a transaction that checks
+     * that the own node still exists; the own node's data (the campaign value) is not changed, because a
+     * {@code LeaderLatch} waiting on this node watches it with a data watch that only a deletion re-arms: a data
+     * change would leave it waiting for ever. Only when the directory's data is somebody else's (no log) is the
+     * own node's data set instead.
+     */
     @Override
     public Leadership proclaim(String value) {
         Objects.requireNonNull(value, "value");
@@ -157,44 +166,32 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
         synchronized (proclaiming) {
             Leadership l = held().orElseThrow(() -> new NotLeaderException("this candidate does not lead the election on " + path));
             long czxid = l.token().value();
-            if (termCzxid != czxid) { // the term's first proclamation: its node is at version 0
+            if (termCzxid != czxid) { // the term's first proclamation
                 termCzxid = czxid;
-                version = 0;
+                proclamations = 0;
             }
-            byte[] data = bytes(value);
             CuratorFramework c = session.client();
             for (int attempt = 0; ; attempt++) {
                 try {
                     Stat dir = new Stat();
                     List<ElectionLog.Entry> log = ElectionLog.decode(c.getData().storingStatIn(dir).forPath(path));
-                    List<CuratorOp> ops = new ArrayList<>();
-                    ops.add(c.transactionOp().setData().withVersion(version).forPath(l.key(), data));
-                    if (log != null && value.length() <= MAX_LOGGED_CHARS) {
-                        ElectionLog.Entry entry = new ElectionLog.Entry(czxid, version + 1, NodeKind.name(l.key()), value);
-                        ops.add(c.transactionOp().setData().withVersion(dir.getVersion()).forPath(path, ElectionLog.append(log, entry)));
+                    if (log == null || value.length() > MAX_LOGGED_CHARS) {
+                        c.setData().forPath(l.key(), bytes(value)); // no log: the own node carries the value
+                    } else {
+                        ElectionLog.Entry entry = new ElectionLog.Entry(czxid, proclamations + 1, NodeKind.name(l.key()), value);
+                        c.transaction().forOperations(c.transactionOp().check().forPath(l.key()),
+                                c.transactionOp().setData().withVersion(dir.getVersion()).forPath(path, ElectionLog.append(log, entry)));
                     }
-                    List<CuratorTransactionResult> results = c.transaction().forOperations(ops);
-                    version = results.get(0).getResultStat().getVersion();
+                    proclamations++;
                     break;
                 } catch (KeeperException.NoNodeException e) {
                     heldNodeGone(l.key());
                     throw new NotLeaderException("the node " + l.key() + " of this candidate's term in the election on " + path
                             + " is gone: the term ended");
                 } catch (KeeperException.BadVersionException e) {
-                    // another write to the directory's log (another leader's last proclamation), or to the own node
-                    // (an operator): read the own node's version again and retry
-                    Stat s = read(l.key());
-                    if (s == null) {
-                        heldNodeGone(l.key());
-                        throw new NotLeaderException("the node " + l.key() + " of this candidate's term in the election on "
-                                + path + " is gone: the term ended");
+                    if (attempt >= 20) { // another write to the log meanwhile: read it again
+                        throw failure("proclaiming (the election's log kept changing) in", e);
                     }
-                    if (attempt >= 20) {
-                        throw failure("proclaiming (the election's directory kept changing) in", e);
-                    }
-                    version = s.getVersion();
-                } catch (NotLeaderException e) {
-                    throw e;
                 } catch (Exception e) {
                     throw failure("proclaiming in", e);
                 }
@@ -244,7 +241,14 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
                 Stat stat = new Stat();
                 try {
                     byte[] data = session.client().getData().storingStatIn(stat).forPath(node);
-                    return Optional.of(new Leadership(node, new String(data, StandardCharsets.UTF_8), FencingToken.of(stat.getCzxid())));
+                    String value = new String(data == null ? new byte[0] : data, StandardCharsets.UTF_8);
+                    List<ElectionLog.Entry> log = ElectionLog.decode(session.client().getData().forPath(path));
+                    for (ElectionLog.Entry e : log == null ? List.<ElectionLog.Entry>of() : log) {
+                        if (e.czxid() == stat.getCzxid()) {
+                            value = e.value(); // the term's latest proclamation
+                        }
+                    }
+                    return Optional.of(new Leadership(node, value, FencingToken.of(stat.getCzxid())));
                 } catch (KeeperException.NoNodeException e) {
                     // the leader went since the listing: read again
                 }

@@ -171,6 +171,11 @@ final class ZkObservation implements Observation {
             return; // nothing is delivered while there is no leader
         }
         ElectionLog.Entry current = candidates.get(leader);
+        for (ElectionLog.Entry e : log == null ? List.<ElectionLog.Entry>of() : log) {
+            if (e.czxid() == current.czxid() && e.version() > current.version()) {
+                current = e; // the leader's latest proclamation
+            }
+        }
         if (!delivered) { // the first delivery: the leader as it is now
             deliver(current);
             return;
