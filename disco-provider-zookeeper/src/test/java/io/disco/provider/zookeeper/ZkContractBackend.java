@@ -110,6 +110,7 @@ final class ZkContractBackend implements ContractBackend, BeforeAllCallback {
                 .connectionTimeoutMs((int) Math.min(ttl.toMillis(), 5_000))
                 .zookeeperFactory((connectString, timeout, watcher, canBeReadOnly) -> {
                     ZooKeeper handle = factory.newZooKeeper(connectString, timeout, watcher, canBeReadOnly);
+                    HANDLES.removeIf(h -> !h.getState().isAlive());
                     HANDLES.add(handle);
                     return handle;
                 })
