@@ -7,7 +7,7 @@ import java.util.List;
 /**
  * The kinds of queue node, named as Curator's recipes name them so that both queue in one order:
  * {@code InterProcessMutex}'s {@code lock-}, {@code InterProcessReadWriteLock}'s {@code __READ__} and
- * {@code __WRIT__}. A node is {@code _c_<uuid>-<name><10-digit sequence>} (Curator's protected mode); a queue
+ * {@code __WRIT__}, {@code InterProcessSemaphoreV2}'s {@code lease-}, {@code LeaderLatch}'s {@code latch-}. A node is {@code _c_<uuid>-<name><10-digit sequence>} (Curator's protected mode); a queue
  * is ordered by the sequence, as Curator's lock drivers order it.
  */
 enum NodeKind {
@@ -18,7 +18,9 @@ enum NodeKind {
     /** A read/write lock's writer. */
     WRITE("__WRIT__"),
     /** A semaphore's holder (InterProcessSemaphoreV2's lease). */
-    LEASE("lease-");
+    LEASE("lease-"),
+    /** An election's candidate (LeaderLatch's latch). */
+    LATCH("latch-");
 
     private final String marker;
 

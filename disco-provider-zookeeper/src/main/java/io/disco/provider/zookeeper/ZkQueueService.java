@@ -83,6 +83,14 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
     abstract G grant(String node, NodeKind kind, Stat own) throws Exception;
 
     /**
+     * Makes the grant of an admitted node whose own node was created with {@code data}; calls
+     * {@link #grant(String, NodeKind, Stat)} by default (the nodes of locks carry no data).
+     */
+    G grant(String node, NodeKind kind, Stat own, byte[] data) throws Exception {
+        return grant(node, kind, own);
+    }
+
+    /**
      * A node below this service's directory, in a nested name's directory, that must be gone before an admitted
      * node of {@code kind} is granted; none by default.
      *
@@ -130,6 +138,8 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
     private final class Attempt {
         final NodeKind kind;
         final boolean tryOnly;
+        /** The own node's data (an election candidate's value; empty for the locks). */
+        final byte[] data;
         /** Completes with the grant, with null (a tryLock that found somebody ahead) or exceptionally. */
         final CompletableFuture<G> future = new CompletableFuture<>();
         /** Completes once nothing of this attempt is left in ZooKeeper (or it became the held grant). */
@@ -141,23 +151,31 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
             if (event.getType() == Watcher.Event.EventType.NodeDeleted && event.getPath() != null
                     && event.getPath().equals(node)) {
                 onSessionThread(() -> ownNodeDeleted(event.getPath()));
+            } else if (event.getType() == Watcher.Event.EventType.NodeDataChanged && event.getPath() != null
+                    && event.getPath().equals(node)) {
+                onSessionThread(() -> rewatchHeld(this)); // a watch fires once: keep watching for the deletion
             }
         };
 
-        Attempt(NodeKind kind, boolean tryOnly) {
+        Attempt(NodeKind kind, boolean tryOnly, byte[] data) {
             this.kind = kind;
             this.tryOnly = tryOnly;
+            this.data = data;
         }
     }
 
     // ------------------------------------------------------------------ acquiring
 
     final G acquire(NodeKind kind, Duration timeout, String call) throws InterruptedException, TimeoutException {
+        return acquire(kind, timeout, call, NO_DATA);
+    }
+
+    final G acquire(NodeKind kind, Duration timeout, String call, byte[] data) throws InterruptedException, TimeoutException {
         if (timeout != null && (timeout.isZero() || timeout.isNegative())) {
             throw new IllegalArgumentException("timeout must be positive, got " + timeout);
         }
         SessionThread.refuseOnSessionThread(call);
-        return await(start(kind, false), timeout);
+        return await(start(kind, false, data), timeout);
     }
 
     final Duration requireTimeout(Duration timeout) {
@@ -166,7 +184,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
 
     final Optional<G> tryAcquire(NodeKind kind, String call) {
         SessionThread.refuseOnSessionThread(call);
-        Attempt a = start(kind, true);
+        Attempt a = start(kind, true, NO_DATA);
         try {
             G g = a.future.get(session.options().requestTimeout().toNanos(), TimeUnit.NANOSECONDS);
             awaitWithdrawn(a);
@@ -192,9 +210,13 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
     }
 
     final CompletableFuture<G> acquireAsync(NodeKind kind) {
+        return acquireAsync(kind, NO_DATA);
+    }
+
+    final CompletableFuture<G> acquireAsync(NodeKind kind, byte[] data) {
         Attempt a;
         try {
-            a = start(kind, false);
+            a = start(kind, false, data);
         } catch (DiscoException e) {
             UserFuture<G> failed = new UserFuture<>(session.callbacks().executor(), null);
             session.callbacks().deliver(() -> failed.answer(null, e));
@@ -263,8 +285,8 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
         }
     }
 
-    private Attempt start(NodeKind kind, boolean tryOnly) {
-        Attempt a = new Attempt(kind, tryOnly);
+    private Attempt start(NodeKind kind, boolean tryOnly, byte[] data) {
+        Attempt a = new Attempt(kind, tryOnly, data);
         synchronized (mon) {
             switch (state) {
                 case CLOSED -> throw new IllegalStateException("the " + what() + " on " + path + " is closed");
@@ -321,7 +343,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
             }
             Stat own = new Stat();
             node = c.create().storingStatIn(own).creatingParentContainersIfNeeded().withProtection()
-                    .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(ZKPaths.makePath(queueDir(), a.kind.marker()), NO_DATA);
+                    .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(ZKPaths.makePath(queueDir(), a.kind.marker()), a.data);
             a.node = node;
             if (own.getCzxid() == 0) { // found again by Curator's protected mode after a lost answer: read it
                 own = c.checkExists().forPath(node);
@@ -359,7 +381,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
                     }
                     G grant;
                     try {
-                        grant = grant(node, a.kind, own);
+                        grant = grant(node, a.kind, own, a.data);
                     } catch (KeeperException.NoNodeException e) {
                         lose("its node " + node + " was deleted by somebody else as it was admitted", e);
                         return;
@@ -440,6 +462,57 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
             }).forPath(node);
         } catch (Exception e) {
             // the client is closing: the session's end is reported by the session
+        }
+    }
+
+    private void rewatchHeld(Attempt a) {
+        synchronized (mon) {
+            if (state != LockState.HELD || !a.node.equals(heldNode)) {
+                return;
+            }
+        }
+        watchHeld(a);
+    }
+
+    /**
+     * Replaces the held grant by {@code next} if {@code current} is still the held grant (an election's
+     * proclamation: the same term with a new value).
+     *
+     * @return whether it was replaced
+     */
+    final boolean replaceHeld(G current, G next) {
+        synchronized (mon) {
+            if (state != LockState.HELD || held != current) {
+                return false;
+            }
+            held = next;
+            return true;
+        }
+    }
+
+    /** @return the held node's path, or null */
+    final String heldNode() {
+        synchronized (mon) {
+            return state == LockState.HELD ? heldNode : null;
+        }
+    }
+
+    /** Reports the held node as deleted by somebody else, if it is (found by a caller's failed write). */
+    final void heldNodeGone(String node) {
+        ownNodeDeleted(node);
+    }
+
+    /** @return whether the service is closed or lost */
+    final boolean finished() {
+        synchronized (mon) {
+            return state.finished();
+        }
+    }
+
+    /** @return whether the service is closed */
+    final boolean closed() {
+        synchronized (mon) {
+            return state == LockState.CLOSED;
         }
     }
 
@@ -661,16 +734,26 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
     }
 
     private CompletableFuture<Void> inBackground(Runnable task) {
-        UserFuture<Void> user = new UserFuture<>(session.callbacks().executor(), null);
+        return supplyInBackground(() -> {
+            task.run();
+            return null;
+        });
+    }
+
+    /** Runs {@code task} on a worker; the future completes on the callback executor. */
+    final <T> CompletableFuture<T> supplyInBackground(java.util.function.Supplier<T> task) {
+        UserFuture<T> user = new UserFuture<>(session.callbacks().executor(), null);
         Runnable run = () -> {
             Throwable error = null;
+            T result = null;
             try {
-                task.run();
+                result = task.get();
             } catch (Throwable t) {
                 error = t;
             }
             Throwable e = error;
-            session.callbacks().deliver(() -> user.answer(null, e));
+            T r = result;
+            session.callbacks().deliver(() -> user.answer(r, e));
         };
         try {
             session.workers().execute(run);

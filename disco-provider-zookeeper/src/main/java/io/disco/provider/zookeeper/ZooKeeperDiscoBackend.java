@@ -1,6 +1,8 @@
 package io.disco.provider.zookeeper;
 
 import io.disco.client.DiscoBackend;
+import io.disco.election.ElectionService;
+import io.disco.election.LeadershipRunner;
 import io.disco.fencing.DiscoException;
 import io.disco.lock.LockService;
 import io.disco.rwlock.RWLockService;
@@ -46,6 +48,10 @@ public final class ZooKeeperDiscoBackend implements DiscoBackend {
      */
     @Override
     public Owner open() {
+        return openOwner();
+    }
+
+    private SessionOwner openOwner() {
         CuratorFramework client = builder.build();
         client.start();
         try {
@@ -54,6 +60,32 @@ public final class ZooKeeperDiscoBackend implements DiscoBackend {
             client.close();
             throw e;
         }
+    }
+
+    /**
+     * Starts a leadership runner on the election {@code path} (see {@link LeadershipRunner}): each attempt
+     * {@linkplain #open() opens} a client and a session of its own and campaigns with a
+     * {@linkplain ZooKeeperSession#newElection(String) ZooKeeper election} on it; closing the attempt's election
+     * (the runner does, when the term or the session ends) closes that session and client.
+     *
+     * @param path the election's ZooKeeper path, absolute
+     * @param options the value, task, listener, requeue and backoff
+     * @return the running runner; close it to stop
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code path} is blank or not a valid ZooKeeper path
+     */
+    public LeadershipRunner newLeadershipRunner(String path, LeadershipRunner.Options options) {
+        String checked = ZooKeeperSession.checkPath(path);
+        Objects.requireNonNull(options, "options");
+        return LeadershipRunner.start(checked, () -> {
+            SessionOwner owner = openOwner();
+            try {
+                return owner.session().newElection(checked, owner::close);
+            } catch (RuntimeException e) {
+                owner.close();
+                throw e;
+            }
+        }, options);
     }
 
     @Override
@@ -77,6 +109,11 @@ public final class ZooKeeperDiscoBackend implements DiscoBackend {
         @Override
         public SemaphoreService newSemaphore(String name, int limit) {
             return session.newSemaphore(name, limit);
+        }
+
+        @Override
+        public ElectionService newElection(String name) {
+            return session.newElection(name);
         }
 
         @Override

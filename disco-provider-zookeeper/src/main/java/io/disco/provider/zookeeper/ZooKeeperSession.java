@@ -2,6 +2,7 @@ package io.disco.provider.zookeeper;
 
 import io.disco.core.Callbacks;
 import io.disco.core.SessionThread;
+import io.disco.election.ElectionService;
 import io.disco.fencing.DiscoException;
 import io.disco.lock.LockService;
 import io.disco.rwlock.RWLockService;
@@ -31,8 +32,8 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 
 /**
- * One owner on ZooKeeper: the session of a started {@code CuratorFramework}, on which locks (and the other
- * services, as they are built) are created, at most one per path.
+ * One owner on ZooKeeper: the session of a started {@code CuratorFramework}, on which locks, read/write locks,
+ * semaphores and elections are created, at most one per path.
  *
  * <h2>Loss</h2>
  * The session's time to live is the client's negotiated session timeout {@code T}. The session sends a tiny
@@ -207,6 +208,29 @@ public final class ZooKeeperSession implements AutoCloseable {
         }
         ZkSemaphoreService.checkLimit(client, checked, limit);
         return register(checked, () -> new ZkSemaphoreService(this, checked, limit));
+    }
+
+    /**
+     * Creates a candidate (and observer) of the election on {@code path} on this session (see
+     * {@link ElectionService} for the contract). Its nodes are those of Curator's {@code LeaderLatch}:
+     * {@code <path>/_c_<uuid>-latch-<sequence>}, the data the candidate's value, so disco candidates and
+     * {@code LeaderLatch}es on one path share one succession; the token of a term is the czxid of the leader's
+     * own node. {@link ElectionService#leader()} and {@link ElectionService#observe} read the lowest node's data.
+     *
+     * @param path the election's ZooKeeper path, absolute
+     * @return the election; closing it resigns and keeps this session
+     * @throws NullPointerException if {@code path} is null
+     * @throws IllegalArgumentException if {@code path} is blank or not a valid ZooKeeper path
+     * @throws IllegalStateException if this session already has a service on {@code path}, or is closed or lost
+     */
+    public ElectionService newElection(String path) {
+        return newElection(path, null);
+    }
+
+    /** An election that runs {@code afterClose} once it is closed (an election that owns this session). */
+    ElectionService newElection(String path, Runnable afterClose) {
+        String checked = checkPath(path);
+        return register(checked, () -> new ZkElectionService(this, checked, afterClose));
     }
 
     /** @return the ZooKeeper session id this session watches */

@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryNTimes;
+import org.apache.curator.utils.DefaultZookeeperFactory;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
@@ -93,17 +94,31 @@ final class ZkContractBackend implements ContractBackend, BeforeAllCallback {
 
     @Override
     public LeadershipRunner newLeadershipRunner(String name, LeadershipRunner.Options options, Duration ttl) {
-        throw new UnsupportedOperationException("the leadership runner is not built on ZooKeeper yet");
+        return discoBackend(ttl).newLeadershipRunner(name, options);
     }
 
+    /**
+     * Every client it builds records its ZooKeeper handles, so that {@link #endOwnerOf} can end a session by its
+     * id, as the server ends an expired one.
+     */
     @Override
-    public DiscoBackend discoBackend(Duration ttl) {
+    public ZooKeeperDiscoBackend discoBackend(Duration ttl) {
+        DefaultZookeeperFactory factory = new DefaultZookeeperFactory();
         return ZooKeeperDiscoBackend.over(CuratorFrameworkFactory.builder()
                 .connectString(zk.connectString())
                 .sessionTimeoutMs((int) ttl.toMillis())
                 .connectionTimeoutMs((int) Math.min(ttl.toMillis(), 5_000))
+                .zookeeperFactory((connectString, timeout, watcher, canBeReadOnly) -> {
+                    ZooKeeper handle = factory.newZooKeeper(connectString, timeout, watcher, canBeReadOnly);
+                    HANDLES.removeIf(h -> !h.getState().isAlive());
+                    HANDLES.add(handle);
+                    return handle;
+                })
                 .retryPolicy(new RetryNTimes(3, 100)), options());
     }
+
+    /** The ZooKeeper handles of the clients {@link #discoBackend} built, open or closed. */
+    private static final java.util.Queue<ZooKeeper> HANDLES = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     /**
      * The ephemeral nodes under {@code name}, at any depth, as full paths: the owners' queue nodes. The
@@ -153,13 +168,38 @@ final class ZkContractBackend implements ContractBackend, BeforeAllCallback {
     }
 
     /**
-     * Not yet: ending a session from outside needs its password, which only the owners this backend made
-     * themselves keep ({@link ContractOwner#revoke()}); the client contracts that end a client's owner this way
-     * do not run on ZooKeeper yet.
+     * Ends the session that owns the ephemeral node {@code key} on the server, as an expiry would, without telling
+     * its client: a second handle on the same session id and password closes it (the server deletes its ephemeral
+     * nodes at once); the client learns it on its next contact. Ending a session needs its password, so only the
+     * sessions of clients this backend built ({@link #discoBackend}) can be ended.
      */
     @Override
-    public void endOwnerOf(String key) {
-        throw new UnsupportedOperationException("ending a ZooKeeper session from outside by one of its nodes is not built yet");
+    public void endOwnerOf(String key) throws Exception {
+        org.apache.zookeeper.data.Stat s = admin.checkExists().forPath(key);
+        if (s == null || s.getEphemeralOwner() == 0) {
+            throw new IllegalArgumentException(key + " is absent or belongs to no session");
+        }
+        ZooKeeper handle = HANDLES.stream().filter(h -> h.getSessionId() == s.getEphemeralOwner()).findFirst()
+                .orElseThrow(() -> new IllegalStateException("session 0x" + Long.toHexString(s.getEphemeralOwner())
+                        + " of " + key + " is not one of this backend's clients"));
+        endSession(handle.getSessionId(), handle.getSessionPasswd(), handle.getSessionTimeout(), zk.connectString());
+    }
+
+    /** Closes the session {@code id} on the server through a second handle with its password. */
+    private static void endSession(long id, byte[] password, int timeoutMs, String serverConnectString) throws Exception {
+        CountDownLatch connected = new CountDownLatch(1);
+        ZooKeeper twin = new ZooKeeper(serverConnectString, timeoutMs, e -> {
+            if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+            }
+        }, id, password);
+        try {
+            if (!connected.await(5, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("could not attach to session 0x" + Long.toHexString(id));
+            }
+        } finally {
+            twin.close();
+        }
     }
 
     /** Curator's and ZooKeeper's threads, and the session's and its workers'. */
@@ -177,19 +217,7 @@ final class ZkContractBackend implements ContractBackend, BeforeAllCallback {
      */
     static void expire(CuratorFramework client, String serverConnectString) throws Exception {
         ZooKeeper own = client.getZookeeperClient().getZooKeeper();
-        CountDownLatch connected = new CountDownLatch(1);
-        ZooKeeper twin = new ZooKeeper(serverConnectString, own.getSessionTimeout(), e -> {
-            if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                connected.countDown();
-            }
-        }, own.getSessionId(), own.getSessionPasswd());
-        try {
-            if (!connected.await(5, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("could not attach to session 0x" + Long.toHexString(own.getSessionId()));
-            }
-        } finally {
-            twin.close();
-        }
+        endSession(own.getSessionId(), own.getSessionPasswd(), own.getSessionTimeout(), serverConnectString);
         own.getTestable().injectSessionExpiration();
     }
 
@@ -223,7 +251,7 @@ final class ZkContractBackend implements ContractBackend, BeforeAllCallback {
 
         @Override
         public ElectionService newElection(String name) {
-            throw new UnsupportedOperationException("the election is not built on ZooKeeper yet");
+            return session.newElection(name);
         }
 
         @Override

@@ -1,0 +1,17 @@
+package io.disco.provider.zookeeper;
+
+import io.disco.testing.contract.ContractBackend;
+import io.disco.testing.contract.ClientElectionContract;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The kit's {@link ClientElectionContract} against ZooKeeper (one in-process server shared by every contract class of the run). */
+class ZkClientElectionContractTest extends ClientElectionContract {
+
+    @RegisterExtension
+    static final ZkContractBackend ZK = new ZkContractBackend();
+
+    @Override
+    protected ContractBackend backend() {
+        return ZK;
+    }
+}
