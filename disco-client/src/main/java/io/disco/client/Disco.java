@@ -1,5 +1,7 @@
 package io.disco.client;
 
+import io.disco.core.Claimant;
+import io.disco.core.Primitive;
 import io.disco.election.ElectionService;
 import io.disco.election.LeadershipRunner;
 import io.disco.lock.FencedLock;
@@ -163,13 +165,14 @@ public interface Disco extends AutoCloseable {
     /**
      * Who holds and who waits for {@code name} as {@code primitive}, in any process: holders first, then
      * waiters in queue order, each with its key, lease, token (where the backend's state gives it) and
-     * holder metadata (host, process id, client id, thread, claimed-at time, for claims this library
-     * made). One consistent read of the backend; it changes nothing and holds nothing. For people and
+     * holder metadata (host, process id, client id, thread, claimed-at time: {@link Claimant#madeByDisco()},
+     * present for claims this library made). One consistent read of the backend; it changes nothing and holds nothing. For people and
      * health checks: a token read here is never one to fence with.
      *
      * <pre>{@code
-     * for (Claimant c : disco.claimants(Primitive.LOCK, "/locks/orders")) {
-     *     log.info("{} {} since {} by {}", c.role(), c.key(), c.holder().flatMap(Holder::claimedAt), c.holder().map(Holder::thread));
+     * for (Claimant c : disco.claimants(Primitive.LOCK, "/locks/orders")) {   // io.disco.core types
+     *     log.info("{} {} since {} by {}", c.role(), c.key(), c.madeByDisco().flatMap(ClaimMetadata::claimedAt),
+     *             c.madeByDisco().map(ClaimMetadata::thread));
      * }
      * }</pre>
      *

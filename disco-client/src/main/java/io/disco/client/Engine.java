@@ -1,5 +1,7 @@
 package io.disco.client;
 
+import io.disco.core.Claimant;
+import io.disco.core.Primitive;
 import io.disco.election.ElectionService;
 import io.disco.election.LeadershipRunner;
 import io.disco.fencing.DiscoException;

@@ -5,9 +5,12 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * One key in a name's queue, as {@link DiscoSession#claimants} lists it: a holder, or a waiter, of a
- * lock, read/write lock, semaphore or election, whichever client made it (this library, etcd's Go
- * recipes, {@code etcdctl}, ...). A snapshot: by the time it is read, the holder may have changed.
+ * One key in a name's queue, as {@link DiscoSession#claimants} and the client's
+ * {@code Disco.claimants} list it: a holder, or a waiter, of a lock, read/write lock, semaphore or
+ * election, whichever client made it (this library in any process, etcd's Go recipes,
+ * {@code etcdctl}, ...). A snapshot: by the time it is read, the holder may have changed. For people
+ * and health checks; never take a token from here to fence with (attach the token your own hold
+ * returned).
  *
  * @param key the claim's key, for example {@code /locks/orders/694d8a3c3b7f1a04}
  * @param leaseId the lease the key is attached to (0 if none)
@@ -15,10 +18,12 @@ import java.util.Optional;
  * @param position its place in the queue, from 0 (the first holder), in order of creation
  * @param mode {@link Mode#SHARED} for a reader of a read/write lock and a semaphore permit, else
  *     {@link Mode#EXCLUSIVE}
- * @param token the holder's fencing token, where etcd's state gives it (see the provider's
+ * @param token the holder's fencing token, where the backend's state gives it (see the provider's
  *     description of the listing); always empty for a waiter
- * @param metadata who made the claim (see {@link ClaimMetadata}); {@link ClaimMetadata#EMPTY} for an
- *     election candidate, whose value is its own
+ * @param metadata who made the claim (see {@link ClaimMetadata}): source {@link ClaimMetadata.Source#DISCO}
+ *     when this library made it; {@link ClaimMetadata#EMPTY} for an election candidate, whose value is its
+ *     own, and for a claim of etcd's Go recipes or {@code etcdctl}; {@link ClaimMetadata#UNKNOWN} for any
+ *     other value. {@link #madeByDisco()} gives it only when this library made the claim
  * @param value the key's value as text: this library's JSON, another client's value, or an election
  *     candidate's value
  */
@@ -39,6 +44,21 @@ public record Claimant(String key, long leaseId, Role role, int position, Mode m
         EXCLUSIVE,
         /** Beside others: a reader, a semaphore permit. */
         SHARED
+    }
+
+    /**
+     * Who made the claim, when this library made it.
+     *
+     * <pre>{@code
+     * c.madeByDisco().map(ClaimMetadata::thread)   // the claiming thread, or empty for a Go, etcdctl or election key
+     * }</pre>
+     *
+     * @return the {@link #metadata()} if its source is {@link ClaimMetadata.Source#DISCO}; empty for another
+     *     client's claim (etcd's Go recipes, {@code etcdctl}, a value that is not this library's) and for an
+     *     election candidate
+     */
+    public Optional<ClaimMetadata> madeByDisco() {
+        return metadata.source() == ClaimMetadata.Source.DISCO ? Optional.of(metadata) : Optional.empty();
     }
 
     /**

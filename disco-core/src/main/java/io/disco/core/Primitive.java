@@ -1,6 +1,9 @@
 package io.disco.core;
 
-/** The coordination primitives, for calls that work on any of them by name (see {@link DiscoSession#claimants}). */
+/**
+ * The coordination primitives, for calls that work on any of them by name ({@link DiscoSession#claimants},
+ * the client's {@code Disco.claimants}).
+ */
 public enum Primitive {
     /** A lock ({@code LockService}, etcd's Go {@code concurrency.Mutex}). */
     LOCK,

@@ -1,9 +1,8 @@
 package io.disco.provider.etcd;
 
-import io.disco.client.Claimant;
 import io.disco.client.DiscoBackend;
-import io.disco.client.Primitive;
-import io.disco.core.ClaimMetadata;
+import io.disco.core.Claimant;
+import io.disco.core.Primitive;
 import io.disco.election.ElectionService;
 import io.disco.fencing.DiscoException;
 import io.disco.lock.LockService;
@@ -61,22 +60,7 @@ final class EtcdDiscoBackend implements DiscoBackend {
 
         @Override
         public List<Claimant> claimants(Primitive primitive, String name) {
-            io.disco.core.Primitive kind = switch (primitive) {
-                case LOCK -> io.disco.core.Primitive.LOCK;
-                case READ_WRITE_LOCK -> io.disco.core.Primitive.RWLOCK;
-                case SEMAPHORE -> io.disco.core.Primitive.SEMAPHORE;
-                case ELECTION -> io.disco.core.Primitive.ELECTION;
-            };
-            return session.claimants(kind, name).stream().map(SessionOwner::claimant).toList();
-        }
-
-        private static Claimant claimant(io.disco.core.Claimant c) {
-            ClaimMetadata m = c.metadata();
-            Optional<Claimant.Holder> holder = m.source() == ClaimMetadata.Source.DISCO
-                    ? Optional.of(new Claimant.Holder(m.host(), m.pid(), m.clientId(), m.thread(), m.claimedAt()))
-                    : Optional.empty();
-            return new Claimant(c.key(), c.leaseId(), Claimant.Role.valueOf(c.role().name()), c.position(),
-                    Claimant.Mode.valueOf(c.mode().name()), c.token(), holder, c.value());
+            return session.claimants(primitive, name);
         }
 
         @Override

@@ -5,9 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.disco.client.Claimant;
 import io.disco.client.Disco;
-import io.disco.client.Primitive;
+import io.disco.core.Claimant;
+import io.disco.core.ClaimMetadata;
+import io.disco.core.Primitive;
 import io.disco.election.ElectionService;
 import io.disco.election.Leadership;
 import io.disco.fencing.FencingToken;
@@ -184,8 +185,8 @@ public abstract class ClientHoldsContract extends ContractSupport {
             assertEquals(0, holder.position());
             assertEquals(Claimant.Mode.EXCLUSIVE, holder.mode());
             assertEquals(java.util.Optional.of(token), holder.token());
-            assertTrue(holder.lease() != 0);
-            Claimant.Holder who = holder.holder().orElseThrow();
+            assertTrue(holder.leaseId() != 0);
+            ClaimMetadata who = holder.madeByDisco().orElseThrow();
             assertEquals(Thread.currentThread().getName(), who.thread());
             assertEquals(ProcessHandle.current().pid(), who.pid());
             assertTrue(who.claimedAt().isPresent());
@@ -194,8 +195,8 @@ public abstract class ClientHoldsContract extends ContractSupport {
             assertEquals(waiterKey, waiting1.key());
             assertEquals(1, waiting1.position());
             assertTrue(waiting1.token().isEmpty());
-            assertTrue(waiting1.lease() != 0 && waiting1.lease() != holder.lease(), "another client, another lease");
-            assertEquals("the-waiter", waiting1.holder().orElseThrow().thread());
+            assertTrue(waiting1.leaseId() != 0 && waiting1.leaseId() != holder.leaseId(), "another client, another lease");
+            assertEquals("the-waiter", waiting1.madeByDisco().orElseThrow().thread());
 
             mine.unlock();
             waiting.get(10, TimeUnit.SECONDS);
@@ -213,7 +214,8 @@ public abstract class ClientHoldsContract extends ContractSupport {
             assertEquals(leads.key(), leaders.get(0).key());
             assertEquals(java.util.Optional.of(leads.token()), leaders.get(0).token());
             assertEquals("node-a", leaders.get(0).value());
-            assertTrue(leaders.get(0).holder().isEmpty(), "an election's value is the candidate's own");
+            assertTrue(leaders.get(0).madeByDisco().isEmpty(), "an election's value is the candidate's own");
+            assertEquals(ClaimMetadata.EMPTY, leaders.get(0).metadata());
         }
 
         assertThrows(NullPointerException.class, () -> a.claimants(null, name));
