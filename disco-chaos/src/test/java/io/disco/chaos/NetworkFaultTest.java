@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -119,21 +120,22 @@ class NetworkFaultTest {
                 .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(2))).build();
     }
 
+    /** The member that leads, awaited (after the previous test's partition healed) for at most 10 s. */
     private static int leader() throws Exception {
         try (Client c = client(0, 1, 2)) {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (true) {
-                for (int i = 0; i < 3; i++) {
-                    StatusResponse s = c.getMaintenanceClient().statusMember(etcd.endpoint(i)).get(5, TimeUnit.SECONDS);
-                    if (s.getLeader() == s.getHeader().getMemberId()) {
-                        return i;
-                    }
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError("no member leads");
-                }
-                Thread.sleep(100); // polling for the leader after the previous test's partition healed
+            return Awaitility.await("a member leads").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+                    .ignoreExceptions().until(() -> leading(c), i -> i >= 0);
+        }
+    }
+
+    /** The index of the member that says it leads, or -1. */
+    private static int leading(Client c) throws Exception {
+        for (int i = 0; i < 3; i++) {
+            StatusResponse s = c.getMaintenanceClient().statusMember(etcd.endpoint(i)).get(5, TimeUnit.SECONDS);
+            if (s.getLeader() == s.getHeader().getMemberId()) {
+                return i;
             }
         }
+        return -1;
     }
 }
