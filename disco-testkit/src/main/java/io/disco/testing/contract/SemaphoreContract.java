@@ -22,9 +22,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
@@ -49,6 +51,7 @@ public abstract class SemaphoreContract extends ContractSupport {
         List<String> violations = new CopyOnWriteArrayList<>();
         int[] maxInside = {0};
         int[] entries = {0};
+        CountDownLatch full = new CountDownLatch(limit); // the first `limit` holders wait for each other
         ExecutorService pool = Executors.newFixedThreadPool(3 * limit);
         try {
             List<CompletableFuture<Void>> workers = new ArrayList<>();
@@ -77,7 +80,10 @@ public abstract class SemaphoreContract extends ContractSupport {
                                     violations.add(inside.size() + " holders inside: " + inside);
                                 }
                             }
-                            Thread.sleep(20); // the holder's work, long enough for holders to overlap
+                            full.countDown(); // holders overlap because they wait for each other, not by chance
+                            if (!full.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                                violations.add("the first " + limit + " holders never held at once");
+                            }
                             synchronized (monitor) {
                                 inside.remove(p.slot());
                             }
@@ -93,7 +99,7 @@ public abstract class SemaphoreContract extends ContractSupport {
         }
         assertEquals(List.of(), violations);
         assertEquals(3 * limit * 6, entries[0]);
-        assertTrue(maxInside[0] >= 2, "holders overlapped, up to " + maxInside[0]);
+        assertEquals(limit, maxInside[0], "the limit's worth of holders held at once");
         assertKeys(name);
     }
 
