@@ -72,9 +72,11 @@ class ThreadModelTest {
             long sessionLate = sessionDone.get(10, SECONDS) - deadline;
             System.out.printf("done() after the validity deadline: service %.1f ms, session %.1f ms%n",
                     serviceLate / 1e6, sessionLate / 1e6);
-            assertTrue(serviceLate >= 0 && serviceLate < TimeUnit.MILLISECONDS.toNanos(100),
+            // The blocking callbacks hold their threads for 30 s: under a second shows done() did not wait for
+            // them; a tighter bound measured the scheduler (197 ms late on 2 cores at load 30).
+            assertTrue(serviceLate >= 0 && serviceLate < TimeUnit.MILLISECONDS.toNanos(1000),
                     "service done() fired " + serviceLate / 1e6 + " ms after the validity deadline");
-            assertTrue(sessionLate >= 0 && sessionLate < TimeUnit.MILLISECONDS.toNanos(100),
+            assertTrue(sessionLate >= 0 && sessionLate < TimeUnit.MILLISECONDS.toNanos(1000),
                     "session done() fired " + sessionLate / 1e6 + " ms after the validity deadline");
             assertTrue(a.err().isPresent());
         } finally {
