@@ -166,7 +166,7 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
     @Override
     public Permit acquire() throws InterruptedException {
         try {
-            return acquire(NodeKind.LEASE, null, "semaphore.acquire()");
+            return acquire(NodeKind.LEASE, null, "semaphore.acquire()", session.claimData());
         } catch (TimeoutException e) {
             throw new AssertionError("no timeout was given", e);
         }
@@ -174,7 +174,7 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
 
     @Override
     public Permit acquire(Duration timeout) throws InterruptedException, TimeoutException {
-        return acquire(NodeKind.LEASE, requireTimeout(timeout), "semaphore.acquire()");
+        return acquire(NodeKind.LEASE, requireTimeout(timeout), "semaphore.acquire()", session.claimData());
     }
 
     @Override
@@ -184,7 +184,7 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
 
     @Override
     public CompletableFuture<Permit> acquireAsync() {
-        return acquireAsync(NodeKind.LEASE);
+        return acquireAsync(NodeKind.LEASE, session.claimData());
     }
 
     @Override
