@@ -122,6 +122,11 @@ public final class ZooKeeperDiscoBackend implements DiscoBackend {
         }
 
         @Override
+        public java.time.Duration ttl() {
+            return session.ttl();
+        }
+
+        @Override
         public String id() {
             return Long.toHexString(session.sessionId());
         }

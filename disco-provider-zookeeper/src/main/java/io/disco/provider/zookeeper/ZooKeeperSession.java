@@ -266,6 +266,11 @@ public final class ZooKeeperSession implements AutoCloseable {
         return claimant.now().toJson().getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 
+    /** @return the session timeout ZooKeeper negotiated: this owner's time to live */
+    public java.time.Duration ttl() {
+        return java.time.Duration.ofNanos(timeoutNanos);
+    }
+
     /** @return the ZooKeeper session id this session watches */
     public long sessionId() {
         return sessionId;
