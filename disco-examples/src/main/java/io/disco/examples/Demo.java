@@ -12,6 +12,7 @@ import io.disco.examples.lock.http.client.SlowZombieExample;
 import io.disco.examples.lock.http.resource.HttpResource;
 import io.disco.examples.rwlock.basic.RWLockExample;
 import io.disco.examples.semaphore.basic.SemaphoreExample;
+import io.disco.fencing.guard.Guard;
 import io.disco.testing.EtcdCluster;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,23 +28,40 @@ import java.util.function.Supplier;
  * of {@code disco-spring-boot-example} from the classpath in {@link BootExample#CLASSPATH_FILE}), prints one verdict line per scenario
  * and a summary line {@code N passed, M failed}, stops everything, and exits non-zero if any
  * scenario failed.
+ *
+ * <p>With {@code --backend zookeeper} the scenarios run on an in-process ZooKeeper server instead
+ * ({@link ZooKeeperDemoBackend#embedded()}: nothing installed), through the same backend-neutral owners
+ * ({@link DemoBackend}); the resources' guards confirm tokens with ZooKeeper. A scenario that cannot run there says
+ * so in its verdict ({@code — N/A}), and the summary counts it apart.
  */
 public final class Demo {
 
     private Demo() {
     }
 
+    /** The backends {@code --backend} names. */
+    private static final List<String> BACKENDS = List.of("etcd", "zookeeper");
+
     /**
      * Runs the demo.
      *
-     * @param args ignored
+     * @param args {@code [--backend etcd|zookeeper]} (etcd by default)
      */
     public static void main(String[] args) {
-        System.exit(run());
+        String backend = "etcd";
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--backend") && i + 1 < args.length && BACKENDS.contains(args[i + 1])) {
+                backend = args[++i];
+            } else {
+                System.err.println("usage: demo [--backend etcd|zookeeper]");
+                System.exit(2);
+            }
+        }
+        System.exit(backend.equals("zookeeper") ? runOnZooKeeper() : run());
     }
 
     /**
-     * Runs the demo and returns its exit status.
+     * Runs the demo on etcd and returns its exit status.
      *
      * @return 0 when every scenario passed, 1 when one failed, 2 when etcd or a resource could not start
      */
@@ -84,14 +102,65 @@ public final class Demo {
             Say.OUT.println("VERDICT demo: setup failed — FAILED");
             return 2;
         }
-        long passed = verdicts.stream().filter(Verdict::ok).count();
-        long failed = verdicts.size() - passed;
+        return summary(verdicts, started);
+    }
+
+    /**
+     * Runs the demo on an in-process ZooKeeper server and returns its exit status: the same scenarios, in the
+     * same order, on {@link ZooKeeperDemoBackend}; the Spring Boot one does not apply (the starter configures
+     * etcd only).
+     *
+     * @return 0 when every scenario that applies passed, 1 when one failed, 2 when ZooKeeper or a resource could
+     *     not start
+     */
+    public static int runOnZooKeeper() {
+        Say say = new Say("demo");
+        long started = System.nanoTime();
+        Duration ttl = LockZombie.DEFAULT_ZOMBIE_TTL;
+        String ns = "/disco/demo/" + UUID.randomUUID().toString().substring(0, 8);
+        List<Verdict> verdicts = new ArrayList<>();
+        say.step("starting an in-process ZooKeeper...");
+        try (ZooKeeperDemoBackend zk = ZooKeeperDemoBackend.embedded()) {
+            say.step("%s", zk.describe());
+            try (HttpResource http = HttpResource.start(0, Guard.builder().issuedBound(zk.issuedBound()).build());
+                 GrpcResource grpc = GrpcResource.start(0, zk.issuedBound())) {
+                say.step("HTTP resource on %s, gRPC resource on 127.0.0.1:%d", http.uri(), grpc.port());
+                scenario(verdicts, "lock/db", () -> DbExample.run(zk, ns + "/lock/db", ttl).verdict());
+                scenario(verdicts, HttpResource.SCENARIO, () -> HttpResource.selfCheck(http.uri()));
+                scenario(verdicts, HttpClientExample.SCENARIO,
+                        () -> HttpClientExample.run(zk, http.uri(), ns + "/lock/http", ttl).verdict());
+                scenario(verdicts, SlowZombieExample.SCENARIO,
+                        () -> SlowZombieExample.run(zk, http.uri(), ns + "/lock/http-slow", ttl));
+                scenario(verdicts, GrpcResource.SCENARIO, () -> GrpcResource.selfCheck(grpc.port()));
+                scenario(verdicts, GrpcClientExample.SCENARIO, () -> GrpcClientExample.run(zk, "127.0.0.1",
+                        grpc.port(), ns + "/lock/grpc", ttl).verdict());
+            }
+            scenario(verdicts, RWLockExample.SCENARIO, () -> RWLockExample.run(zk, ns + "/rwlock/basic", ttl).verdict());
+            scenario(verdicts, ElectionExample.SCENARIO,
+                    () -> ElectionExample.run(zk, ns + "/election/basic", ttl).verdict());
+            scenario(verdicts, SemaphoreExample.SCENARIO, () -> SemaphoreExample.run(zk, ns + "/semaphore/basic", ttl));
+            scenario(verdicts, RunnerExample.SCENARIO, () -> RunnerExample.run(zk, ns + "/election/runner"));
+            scenario(verdicts, BootExample.SCENARIO, () -> Verdict.notApplicable(BootExample.SCENARIO,
+                    "not applicable on ZooKeeper: the Spring Boot starter configures etcd only (disco.etcd.endpoints)"));
+        } catch (Exception e) {
+            say.step("could not set up the demo: %s", e.getMessage() == null ? e : e.getMessage());
+            Say.OUT.println("VERDICT demo: setup failed — FAILED");
+            return 2;
+        }
+        return summary(verdicts, started);
+    }
+
+    /** Prints the summary; the exit status: 0 when every scenario that ran passed, else 1. */
+    private static int summary(List<Verdict> verdicts, long started) {
+        long notApplicable = verdicts.stream().filter(v -> !v.applicable()).count();
+        long passed = verdicts.stream().filter(v -> v.applicable() && v.ok()).count();
+        long failed = verdicts.stream().filter(v -> !v.ok()).count();
         Say.OUT.println();
         Say.OUT.println("Summary (" + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started) + " s):");
         for (Verdict v : verdicts) {
             Say.OUT.println("  " + v.line());
         }
-        Say.OUT.println(passed + " passed, " + failed + " failed");
+        Say.OUT.println(passed + " passed, " + failed + " failed" + (notApplicable == 0 ? "" : ", " + notApplicable + " not applicable"));
         return failed == 0 ? 0 : 1;
     }
 

@@ -1,17 +1,11 @@
 package io.disco.testing;
 
-import java.io.File;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.util.Map;
-import org.apache.curator.test.InstanceSpec;
-import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * JUnit 5 extension that runs one in-process ZooKeeper server (Curator's {@code TestingServer}) for every
+ * JUnit 5 extension that runs one in-process ZooKeeper server ({@link ZooKeeperServer}) for every
  * class of the test run that registers it: the first class starts it, every later one uses it, and it stops
  * when the run ends (JUnit's root store). Nothing needs to be installed: the server runs in the test's JVM
  * (add {@code org.apache.curator:curator-test} to the test classpath).
@@ -30,9 +24,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 public final class ZooKeeperExtension implements BeforeAllCallback {
 
     /** The server's tick: the granularity of session expiry. */
-    public static final int TICK_MS = 100;
+    public static final int TICK_MS = ZooKeeperServer.TICK_MS;
     /** The longest session the server grants. */
-    public static final int MAX_SESSION_MS = 60_000;
+    public static final int MAX_SESSION_MS = ZooKeeperServer.MAX_SESSION_MS;
 
     private static final ExtensionContext.Namespace SHARED = ExtensionContext.Namespace.create(ZooKeeperExtension.class, "shared");
 
@@ -78,40 +72,26 @@ public final class ZooKeeperExtension implements BeforeAllCallback {
     /** The running server; closed by JUnit when the run ends. */
     private static final class Server implements ExtensionContext.Store.CloseableResource, AutoCloseable {
 
-        private final TestingServer testing;
-        private final File dataDir;
+        private final ZooKeeperServer server;
         final String connectString;
 
-        private Server(TestingServer testing, File dataDir) {
-            this.testing = testing;
-            this.dataDir = dataDir;
-            this.connectString = "127.0.0.1:" + testing.getPort();
+        private Server(ZooKeeperServer server) {
+            this.server = server;
+            this.connectString = server.connectString();
         }
 
         static Server start() {
-            // A throwaway server: no fsync of its transaction log (ZooKeeper's forceSync, read when the server
-            // starts), as the etcd members of the tests run without one; writes are several times faster.
-            System.setProperty("zookeeper.forceSync", "no");
-            try {
-                File dir = Files.createTempDirectory("disco-zookeeper").toFile();
-                InstanceSpec spec = new InstanceSpec(dir, -1, -1, -1, true, -1, TICK_MS, -1,
-                        Map.of("minSessionTimeout", String.valueOf(2 * TICK_MS), "maxSessionTimeout", String.valueOf(MAX_SESSION_MS)), "127.0.0.1");
-                return new Server(new TestingServer(spec, true), dir);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            } catch (Exception e) {
-                throw new IllegalStateException("the in-process ZooKeeper server did not start", e);
-            }
+            return new Server(ZooKeeperServer.start());
         }
 
         @Override
         public void close() throws IOException {
-            testing.close();
+            server.close();
         }
 
         @Override
         public String toString() {
-            return "ZooKeeper at " + connectString + " (" + dataDir + ")";
+            return server.toString();
         }
     }
 }

@@ -1,14 +1,13 @@
 package io.disco.examples.lock;
 
-import io.disco.examples.Cli;
+import io.disco.client.DiscoBackend;
+import io.disco.examples.DemoBackend;
+import io.disco.examples.EtcdDemoBackend;
 import io.disco.examples.Say;
 import io.disco.examples.Verdict;
 import io.disco.fencing.FencingToken;
 import io.disco.lock.Grant;
 import io.disco.lock.LockService;
-import io.disco.provider.etcd.EtcdOptions;
-import io.disco.provider.etcd.EtcdSession;
-import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -18,8 +17,9 @@ import java.util.Objects;
  *
  * <ol>
  *   <li>A takes the lock on a session with a short TTL and writes with its token: accepted.</li>
- *   <li>A freezes: {@link EtcdSession#orphan()} stops its keepalive without telling anyone, exactly
- *       what a long GC pause or a suspended VM does. Its lease expires after the TTL.</li>
+ *   <li>A freezes: {@link DemoBackend#freeze} stops its keepalive (on etcd: {@code EtcdSession.orphan()}) without
+ *       telling anyone, exactly what a long GC pause or a suspended VM does. Its lease (its ZooKeeper session)
+ *       expires after the TTL.</li>
  *   <li>B asks for the same lock; its {@code lock} call returns once A's lease has expired (that call
  *       is the only synchronisation: no sleeping). B's token is higher than A's. B writes: accepted.</li>
  *   <li>A wakes up, still believing it holds the lock, and writes with its old token: the resource
@@ -103,7 +103,7 @@ public final class LockZombie {
     }
 
     /**
-     * Runs the story.
+     * Runs the story on etcd.
      *
      * @param say where the steps are printed
      * @param endpoints etcd client URLs
@@ -114,62 +114,83 @@ public final class LockZombie {
      */
     public static Outcome run(Say say, List<String> endpoints, String lockName, Duration zombieTtl, Writer writer) {
         Objects.requireNonNull(writer, "writer");
+        DemoBackend backend;
+        try {
+            backend = EtcdDemoBackend.connect(endpoints);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Outcome(say.scenario(), null, null, null, null, null, "connect to etcd " + endpoints + ": interrupted");
+        } catch (Exception e) {
+            return new Outcome(say.scenario(), null, null, null, null, null, "connect to etcd " + endpoints + ": " + e);
+        }
+        try (backend) {
+            return run(say, backend, lockName, zombieTtl, writer);
+        }
+    }
+
+    /**
+     * Runs the story on {@code backend}.
+     *
+     * @param say where the steps are printed
+     * @param backend where the owners are opened
+     * @param lockName the lock's name
+     * @param zombieTtl the TTL of A's lease (session)
+     * @param writer the write to the protected resource
+     * @return what happened; never throws for a failed step
+     */
+    public static Outcome run(Say say, DemoBackend backend, String lockName, Duration zombieTtl, Writer writer) {
+        Objects.requireNonNull(writer, "writer");
         String scenario = say.scenario();
-        String step = "connect to etcd " + endpoints;
+        String step = "A: open a session with TTL " + zombieTtl.toSeconds() + " s";
         FencingToken tokenA = null;
         FencingToken tokenB = null;
         Answer writeA = null;
         Answer writeB = null;
         Answer zombie = null;
-        say.step("etcd: %s, lock: %s", String.join(",", endpoints), lockName);
-        try (Client client = Cli.etcdClient(endpoints)) {
-            Cli.connect(client, ACQUIRE_TIMEOUT);
-            step = "A: open a session with TTL " + zombieTtl.toSeconds() + " s";
-            try (EtcdSession sessionA = EtcdSession.open(client, EtcdOptions.builder().ttl(zombieTtl).build());
-                 LockService lockA = sessionA.newLock(lockName)) {
-                step = "A: acquire the lock";
-                Grant a = lockA.lock(ACQUIRE_TIMEOUT);
-                tokenA = a.token();
-                say.step("A acquired the lock: key %s, fencing token %s (lease TTL %d s)",
-                        a.key(), tokenA, sessionA.ttl().toSeconds());
+        say.step("%s, lock: %s", backend.describe(), lockName);
+        try (DiscoBackend.Owner ownerA = backend.open(zombieTtl);
+             LockService lockA = ownerA.newLock(lockName)) {
+            step = "A: acquire the lock";
+            Grant a = lockA.lock(ACQUIRE_TIMEOUT);
+            tokenA = a.token();
+            say.step("A acquired the lock: key %s, fencing token %s (lease TTL %d s)",
+                    a.key(), tokenA, ownerA.ttl().toSeconds());
 
-                step = "A: write";
-                writeA = writer.write("A", tokenA, "written by A");
-                say.step("A writes with token %s -> %s", tokenA, describe(writeA));
-                if (!writeA.accepted()) {
-                    return new Outcome(scenario, tokenA, null, writeA, null, null,
-                            "A's legitimate write was refused (" + writeA.code() + "): the resource has already"
-                            + " accepted a higher token (from another etcd cluster, or sent by hand);"
-                            + " restart the resource");
-                }
+            step = "A: write";
+            writeA = writer.write("A", tokenA, "written by A");
+            say.step("A writes with token %s -> %s", tokenA, describe(writeA));
+            if (!writeA.accepted()) {
+                return new Outcome(scenario, tokenA, null, writeA, null, null,
+                        "A's legitimate write was refused (" + writeA.code() + "): the resource has already"
+                        + " accepted a higher token (from another etcd cluster, or sent by hand);"
+                        + " restart the resource");
+            }
 
-                sessionA.orphan();
-                say.step("A freezes (think: a long GC pause): its keepalive stops, its lease expires within %d s,"
-                        + " and A does not notice", sessionA.ttl().toSeconds());
+            String freezing = backend.freeze(ownerA);
+            say.step("A freezes (think: a long GC pause): %s, and A does not notice", freezing);
 
-                step = "B: open a session";
-                try (EtcdSession sessionB = EtcdSession.open(client);
-                     LockService lockB = sessionB.newLock(lockName)) {
-                    say.step("B asks for the lock: it waits until A's lease has expired");
-                    step = "B: acquire the lock after A's lease expired";
-                    Grant b = lockB.lock(zombieTtl.plus(ACQUIRE_TIMEOUT));
-                    tokenB = b.token();
-                    say.step("B acquired the lock: key %s, fencing token %s (A's was %s)", b.key(), tokenB, tokenA);
+            step = "B: open a session";
+            try (DiscoBackend.Owner ownerB = backend.open();
+                 LockService lockB = ownerB.newLock(lockName)) {
+                say.step("B asks for the lock: it waits until A's lease has expired");
+                step = "B: acquire the lock after A's lease expired";
+                Grant b = lockB.lock(zombieTtl.plus(ACQUIRE_TIMEOUT));
+                tokenB = b.token();
+                say.step("B acquired the lock: key %s, fencing token %s (A's was %s)", b.key(), tokenB, tokenA);
 
-                    step = "B: write";
-                    writeB = writer.write("B", tokenB, "written by B");
-                    say.step("B writes with token %s -> %s", tokenB, describe(writeB));
+                step = "B: write";
+                writeB = writer.write("B", tokenB, "written by B");
+                say.step("B writes with token %s -> %s", tokenB, describe(writeB));
 
-                    say.step("A wakes up, still believes it holds the lock, and writes with its old token %s",
-                            tokenA);
-                    step = "A (zombie): write";
-                    zombie = writer.write("A", tokenA, "written by zombie A");
-                    say.step("zombie A writes with token %s -> %s", tokenA, describe(zombie));
+                say.step("A wakes up, still believes it holds the lock, and writes with its old token %s",
+                        tokenA);
+                step = "A (zombie): write";
+                zombie = writer.write("A", tokenA, "written by zombie A");
+                say.step("zombie A writes with token %s -> %s", tokenA, describe(zombie));
 
-                    step = "B: unlock";
-                    lockB.unlock();
-                    say.step("B releases the lock");
-                }
+                step = "B: unlock";
+                lockB.unlock();
+                say.step("B releases the lock");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -103,7 +103,7 @@ final class ZkLockService extends ZkQueueService<Grant, LockLostException> imple
     @Override
     public Grant lock() throws InterruptedException {
         try {
-            return acquire(NodeKind.LOCK, null, "lock.lock()");
+            return acquire(NodeKind.LOCK, null, "lock.lock()", session.claimData());
         } catch (TimeoutException e) {
             throw new AssertionError("no timeout was given", e);
         }
@@ -111,7 +111,7 @@ final class ZkLockService extends ZkQueueService<Grant, LockLostException> imple
 
     @Override
     public Grant lock(Duration timeout) throws InterruptedException, TimeoutException {
-        return acquire(NodeKind.LOCK, requireTimeout(timeout), "lock.lock()");
+        return acquire(NodeKind.LOCK, requireTimeout(timeout), "lock.lock()", session.claimData());
     }
 
     @Override
@@ -121,7 +121,7 @@ final class ZkLockService extends ZkQueueService<Grant, LockLostException> imple
 
     @Override
     public CompletableFuture<Grant> lockAsync() {
-        return acquireAsync(NodeKind.LOCK);
+        return acquireAsync(NodeKind.LOCK, session.claimData());
     }
 
     @Override

@@ -78,17 +78,26 @@ final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException>
 
     @Override
     RWGrant grant(String node, NodeKind kind, Stat own) throws Exception {
+        return grant(node, kind, own, new byte[0]);
+    }
+
+    @Override
+    RWGrant grant(String node, NodeKind kind, Stat own, byte[] data) throws Exception {
         CuratorFramework c = session.client();
         return kind == NodeKind.WRITE
-                ? new RWGrant(node, RWGrant.Mode.WRITE, FencingToken.of(endPhase(c, node)))
+                ? new RWGrant(node, RWGrant.Mode.WRITE, FencingToken.of(endPhase(c, node, data)))
                 : new RWGrant(node, RWGrant.Mode.READ, FencingToken.of(joinPhase(c, node)));
     }
 
-    /** The writer's transaction: its own node's data set (the token is its zxid) and the marker deleted. */
-    private long endPhase(CuratorFramework c, String node) throws Exception {
+    /**
+     * The writer's transaction: its own node's data set again to what it was created with (its claim's metadata;
+     * the token is the transaction's zxid, the node's new mzxid, which the listing of claimants reads) and the
+     * marker deleted.
+     */
+    private long endPhase(CuratorFramework c, String node, byte[] data) throws Exception {
         while (true) {
             List<CuratorOp> ops = new ArrayList<>();
-            ops.add(c.transactionOp().setData().forPath(node, new byte[0]));
+            ops.add(c.transactionOp().setData().forPath(node, data));
             boolean markerThere = c.checkExists().forPath(marker) != null;
             if (markerThere) {
                 ops.add(c.transactionOp().delete().forPath(marker));
@@ -150,7 +159,7 @@ final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException>
     @Override
     public RWGrant rLock() throws InterruptedException {
         try {
-            return acquire(NodeKind.READ, null, "rwlock.rLock()");
+            return acquire(NodeKind.READ, null, "rwlock.rLock()", session.claimData());
         } catch (TimeoutException e) {
             throw new AssertionError("no timeout was given", e);
         }
@@ -158,7 +167,7 @@ final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException>
 
     @Override
     public RWGrant rLock(Duration timeout) throws InterruptedException, TimeoutException {
-        return acquire(NodeKind.READ, requireTimeout(timeout), "rwlock.rLock()");
+        return acquire(NodeKind.READ, requireTimeout(timeout), "rwlock.rLock()", session.claimData());
     }
 
     @Override
@@ -168,7 +177,7 @@ final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException>
 
     @Override
     public CompletableFuture<RWGrant> rLockAsync() {
-        return acquireAsync(NodeKind.READ);
+        return acquireAsync(NodeKind.READ, session.claimData());
     }
 
     @Override
@@ -179,7 +188,7 @@ final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException>
     @Override
     public RWGrant lock() throws InterruptedException {
         try {
-            return acquire(NodeKind.WRITE, null, "rwlock.lock()");
+            return acquire(NodeKind.WRITE, null, "rwlock.lock()", session.claimData());
         } catch (TimeoutException e) {
             throw new AssertionError("no timeout was given", e);
         }
@@ -187,7 +196,7 @@ final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException>
 
     @Override
     public RWGrant lock(Duration timeout) throws InterruptedException, TimeoutException {
-        return acquire(NodeKind.WRITE, requireTimeout(timeout), "rwlock.lock()");
+        return acquire(NodeKind.WRITE, requireTimeout(timeout), "rwlock.lock()", session.claimData());
     }
 
     @Override
@@ -197,7 +206,7 @@ final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException>
 
     @Override
     public CompletableFuture<RWGrant> lockAsync() {
-        return acquireAsync(NodeKind.WRITE);
+        return acquireAsync(NodeKind.WRITE, session.claimData());
     }
 
     @Override

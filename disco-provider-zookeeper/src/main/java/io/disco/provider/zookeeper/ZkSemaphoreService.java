@@ -26,9 +26,17 @@ import org.apache.zookeeper.KeeperException;
  * Holders queue as {@code <path>/leases/_c_<uuid>-lease-<seq>} (the directory and node name of Curator's
  * {@code InterProcessSemaphoreV2}); a holder is admitted once fewer than {@code limit} lease nodes are ahead of
  * its own, and a blocked one waits for any change of the directory. The limit is recorded once per path in the
- * persistent node {@code <path>/limit} (created by the first service, compared by every later one). Curator's
- * recipe also counts the lease nodes, but it admits by count under its internal mutex {@code <path>/locks}, which
- * disco does not take: mixing them keeps the limit but not the queue order (not tested).
+ * persistent node {@code <path>/limit} (created by the first service, compared by every later one).
+ *
+ * <h2>With Curator's recipe on the same path</h2>
+ * {@code InterProcessSemaphoreV2} takes its internal mutex {@code <path>/locks}, creates its lease node and, still
+ * holding the mutex, waits until the directory has at most {@code maxLeases} children. Both rules admit a node
+ * only when at most {@code limit} nodes are at or before it (Curator counts the nodes behind it too), and a
+ * holder's node exists from before its admission until its release; so the holders, all at or before the newest
+ * holder when it was admitted, are never more than the limit, whichever mix (SemaphoreInteropTest). Disco does
+ * not take the mutex: taking it only to create its node changes neither rule, and holding it through the wait, as
+ * Curator does, would line every disco waiter up behind one ZooKeeper lock. What mixing costs is order: a Curator
+ * waiter counts the disco waiters behind it, so a disco claimant behind it may be admitted first while it waits.
  *
  * <h2>Slots and tokens</h2>
  * After admission a holder claims slot {@code i} in {@code 0 .. limit-1}: the persistent node
@@ -166,7 +174,7 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
     @Override
     public Permit acquire() throws InterruptedException {
         try {
-            return acquire(NodeKind.LEASE, null, "semaphore.acquire()");
+            return acquire(NodeKind.LEASE, null, "semaphore.acquire()", session.claimData());
         } catch (TimeoutException e) {
             throw new AssertionError("no timeout was given", e);
         }
@@ -174,7 +182,7 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
 
     @Override
     public Permit acquire(Duration timeout) throws InterruptedException, TimeoutException {
-        return acquire(NodeKind.LEASE, requireTimeout(timeout), "semaphore.acquire()");
+        return acquire(NodeKind.LEASE, requireTimeout(timeout), "semaphore.acquire()", session.claimData());
     }
 
     @Override
@@ -184,7 +192,7 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
 
     @Override
     public CompletableFuture<Permit> acquireAsync() {
-        return acquireAsync(NodeKind.LEASE);
+        return acquireAsync(NodeKind.LEASE, session.claimData());
     }
 
     @Override

@@ -117,6 +117,16 @@ public final class ZooKeeperDiscoBackend implements DiscoBackend {
         }
 
         @Override
+        public java.util.List<io.disco.core.Claimant> claimants(io.disco.core.Primitive primitive, String name) {
+            return session.claimants(primitive, name);
+        }
+
+        @Override
+        public java.time.Duration ttl() {
+            return session.ttl();
+        }
+
+        @Override
         public String id() {
             return Long.toHexString(session.sessionId());
         }

@@ -1,6 +1,9 @@
 package io.disco.provider.zookeeper;
 
 import io.disco.core.Callbacks;
+import io.disco.core.ClaimMetadata;
+import io.disco.core.Claimant;
+import io.disco.core.Primitive;
 import io.disco.core.SessionThread;
 import io.disco.election.ElectionService;
 import io.disco.fencing.DiscoException;
@@ -78,6 +81,8 @@ public final class ZooKeeperSession implements AutoCloseable {
     private final Map<String, SessionMember> members = new LinkedHashMap<>();
     private final List<Semaphore> parked = new ArrayList<>();
     private final CompletableFuture<Void> done = new CompletableFuture<>();
+    /** Who claims through this session: host and pid, looked up once; the thread and time are each claim's. */
+    private final ClaimMetadata claimant = ClaimMetadata.ofCurrentThread("");
 
     private ZooKeeperSession(CuratorFramework client, ZooKeeperOptions options, long sessionId, int timeoutMs, long heard) {
         this.client = client;
@@ -231,6 +236,39 @@ public final class ZooKeeperSession implements AutoCloseable {
     ElectionService newElection(String path, Runnable afterClose) {
         String checked = checkPath(path);
         return register(checked, () -> new ZkElectionService(this, checked, afterClose));
+    }
+
+    /**
+     * Who holds and who waits for {@code path} as {@code primitive}: the holders first, then the waiters, each in
+     * queue (sequence) order, with its node, session (as the lease id), token and {@linkplain ClaimMetadata
+     * metadata} (the JSON this library writes into the data of its lock, read/write lock and semaphore nodes).
+     * Read in one consistent snapshot: a read-only {@code multi} of the queue's nodes and what gives their
+     * tokens. Tokens: a lock holder's is its node's czxid; readers of a read/write lock share the phase marker's
+     * czxid, a writer's is its node's mzxid (set by its admission transaction; empty for a plain Curator writer);
+     * a semaphore holder's is the mzxid of the slot that names its node; a leader's is its node's czxid. Nodes
+     * of Curator's recipes are listed too, with the metadata their data allows. Only reads: works on any path,
+     * and while this session is lost or closed as long as the client is open.
+     *
+     * @param primitive what the path is
+     * @param path the primitive's ZooKeeper path
+     * @return the claimants, holders then waiters; empty when nobody holds or waits
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code path} is blank or not a valid ZooKeeper path
+     * @throws IllegalStateException if called on a session thread
+     * @throws DiscoException if ZooKeeper failed or the listing changed under every read
+     */
+    public List<Claimant> claimants(Primitive primitive, String path) {
+        return new ZkClaimantListing(client, connectString).list(primitive, path);
+    }
+
+    /** @return the metadata of a claim made now by the calling thread, as the data of its node */
+    byte[] claimData() {
+        return claimant.now().toJson().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** @return the session timeout ZooKeeper negotiated: this owner's time to live */
+    public java.time.Duration ttl() {
+        return java.time.Duration.ofNanos(timeoutNanos);
     }
 
     /** @return the ZooKeeper session id this session watches */

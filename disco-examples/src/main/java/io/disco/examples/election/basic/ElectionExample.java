@@ -3,15 +3,15 @@ package io.disco.examples.election.basic;
 import io.disco.election.ElectionService;
 import io.disco.election.Leadership;
 import io.disco.election.Observation;
+import io.disco.client.DiscoBackend;
 import io.disco.examples.Cli;
+import io.disco.examples.DemoBackend;
+import io.disco.examples.EtcdDemoBackend;
 import io.disco.examples.Say;
 import io.disco.examples.Verdict;
 import io.disco.fencing.FencingToken;
 import io.disco.fencing.TokenStaleException;
 import io.disco.fencing.guard.Guard;
-import io.disco.provider.etcd.EtcdOptions;
-import io.disco.provider.etcd.EtcdSession;
-import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -99,20 +99,38 @@ public final class ElectionExample {
      * @return what happened
      */
     public static Outcome run(List<String> endpoints, String electionName, Duration zombieTtl) {
+        try (DemoBackend backend = EtcdDemoBackend.connect(endpoints)) {
+            return run(backend, electionName, zombieTtl);
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            return new Outcome(null, null, false, false, false, "connect to etcd " + endpoints + ": " + e);
+        }
+    }
+
+    /**
+     * Runs the scenario on {@code backend}.
+     *
+     * @param backend where the owners are opened
+     * @param electionName the election's name
+     * @param zombieTtl the TTL of node-a's lease (session)
+     * @return what happened
+     */
+    public static Outcome run(DemoBackend backend, String electionName, Duration zombieTtl) {
         Say say = new Say(SCENARIO);
         Guard resource = Guard.create();
-        String step = "connect to etcd " + endpoints;
+        String step = "open the owners";
         FencingToken a = null;
         FencingToken b = null;
         boolean seen = false;
         boolean writes = false;
         boolean zombieRejected = false;
         CompletableFuture<Leadership> observedB = new CompletableFuture<>();
-        say.step("etcd: %s, election: %s", String.join(",", endpoints), electionName);
-        try (Client client = Cli.etcdClient(endpoints);
-             EtcdSession sObserver = EtcdSession.open(client);
-             EtcdSession sB = EtcdSession.open(client);
-             EtcdSession sA = EtcdSession.open(client, EtcdOptions.builder().ttl(zombieTtl).build());
+        say.step("%s, election: %s", backend.describe(), electionName);
+        try (DiscoBackend.Owner sObserver = backend.open();
+             DiscoBackend.Owner sB = backend.open();
+             DiscoBackend.Owner sA = backend.open(zombieTtl);
              ElectionService observer = sObserver.newElection(electionName);
              ElectionService nodeA = sA.newElection(electionName);
              ElectionService nodeB = sB.newElection(electionName);
@@ -135,8 +153,7 @@ public final class ElectionExample {
             CompletableFuture<Leadership> campaignB = nodeB.campaignAsync("node-b");
             say.step("node-b campaigns and waits behind node-a");
 
-            sA.orphan();
-            say.step("node-a freezes: its keepalive stops, its lease expires within %d s", sA.ttl().toSeconds());
+            say.step("node-a freezes: %s", backend.freeze(sA));
             step = "node-b: win after node-a's lease expired";
             Leadership lb = campaignB.get(zombieTtl.plus(WAIT).toMillis(), TimeUnit.MILLISECONDS);
             b = lb.token();

@@ -1,6 +1,9 @@
 package io.disco.examples.election.runner;
 
+import io.disco.core.Primitive;
 import io.disco.examples.Cli;
+import io.disco.examples.DemoBackend;
+import io.disco.examples.EtcdDemoBackend;
 import io.disco.examples.Say;
 import io.disco.examples.Verdict;
 import io.disco.election.LeaderTask;
@@ -11,12 +14,6 @@ import io.disco.election.LeadershipRunner;
 import io.disco.fencing.FencingToken;
 import io.disco.fencing.TokenStaleException;
 import io.disco.fencing.guard.Guard;
-import io.disco.provider.etcd.EtcdOptions;
-import io.disco.provider.etcd.EtcdProvider;
-import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Client;
-import io.etcd.jetcd.options.GetOption;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -71,18 +68,34 @@ public final class RunnerExample {
      * @return the verdict; never throws for a failed step
      */
     public static Verdict run(List<String> endpoints, String electionName) {
+        try (DemoBackend backend = EtcdDemoBackend.connect(endpoints)) {
+            return run(backend, electionName);
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            return new Verdict(SCENARIO, false, "step failed: connect to etcd " + endpoints + ": " + e);
+        }
+    }
+
+    /**
+     * Runs the scenario on {@code backend}.
+     *
+     * @param backend where the runners campaign
+     * @param electionName the election's name
+     * @return the verdict; never throws for a failed step
+     */
+    public static Verdict run(DemoBackend backend, String electionName) {
         Say say = new Say(SCENARIO);
         Guard resource = Guard.create();
         List<String> history = new CopyOnWriteArrayList<>();
         LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
-        String step = "connect to etcd " + endpoints;
-        try (Client client = Cli.etcdClient(endpoints)) {
-            Cli.connect(client, Duration.ofSeconds(WAIT_SECONDS));
-            EtcdOptions session = EtcdOptions.builder().ttl(Duration.ofSeconds(5)).build();
-            step = "start the runners";
-            try (LeadershipRunner a = EtcdProvider.newLeadershipRunner(client, electionName,
+        String step = "start the runners";
+        try {
+            Duration session = Duration.ofSeconds(5);
+            try (LeadershipRunner a = backend.newLeadershipRunner(electionName,
                          options("node-a", resource, history, events, say), session);
-                 LeadershipRunner b = EtcdProvider.newLeadershipRunner(client, electionName,
+                 LeadershipRunner b = backend.newLeadershipRunner(electionName,
                          options("node-b", resource, history, events, say), session)) {
                 step = "the first leader";
                 Event first = next(events);
@@ -110,8 +123,7 @@ public final class RunnerExample {
                         staleRejected ? "REJECTED" : "ACCEPTED");
 
                 step = "delete the leader key";
-                client.getKVClient().delete(ByteSequence.from(second.term().key(), StandardCharsets.UTF_8))
-                        .get(WAIT_SECONDS, TimeUnit.SECONDS);
+                backend.deleteKey(second.term().key());
                 say.step("an operator deletes %s's leader key %s", second.node(), second.term().key());
                 Event[] heal = endThenStart(events);
                 Event lost = heal[0];
@@ -119,7 +131,7 @@ public final class RunnerExample {
                 say.step("%s's task is signalled (%s); %s leads with token %s", lost.node(), lost.end(), third.node(),
                         third.term().token());
                 step = "the runner that lost heals";
-                awaitCandidates(client, electionName, 2);
+                awaitCandidates(backend, electionName, 2);
                 say.step("%s's runner opened a new session and campaigns again behind %s", lost.node(), third.node());
 
                 boolean ordered = second.term().token().isNewerThan(first.term().token())
@@ -147,12 +159,10 @@ public final class RunnerExample {
         }
     }
 
-    /** Waits (bounded) until {@code n} candidates' keys are under the election's prefix. */
-    private static void awaitCandidates(Client client, String electionName, long n) throws Exception {
+    /** Waits (bounded) until the election lists {@code n} candidates. */
+    private static void awaitCandidates(DemoBackend backend, String electionName, long n) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-        ByteSequence prefix = ByteSequence.from(electionName + "/", StandardCharsets.UTF_8);
-        while (client.getKVClient().get(prefix, GetOption.builder().isPrefix(true).withCountOnly(true).build())
-                .get(WAIT_SECONDS, TimeUnit.SECONDS).getCount() != n) {
+        while (backend.claimants(Primitive.ELECTION, electionName).size() != n) {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("not " + n + " candidates within " + WAIT_SECONDS + " s");
             }

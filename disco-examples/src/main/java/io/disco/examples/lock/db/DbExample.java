@@ -1,6 +1,8 @@
 package io.disco.examples.lock.db;
 
 import io.disco.examples.Cli;
+import io.disco.examples.DemoBackend;
+import io.disco.examples.EtcdDemoBackend;
 import io.disco.examples.Say;
 import io.disco.examples.Verdict;
 import io.disco.examples.lock.LockZombie;
@@ -8,8 +10,6 @@ import io.disco.fencing.FencingToken;
 import io.disco.fencing.guard.BoundUnavailableException;
 import io.disco.fencing.guard.ConfirmedBound;
 import io.disco.fencing.guard.TokenNotIssuedException;
-import io.disco.provider.etcd.EtcdIssuedBound;
-import io.etcd.jetcd.Client;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -28,7 +28,8 @@ import java.util.UUID;
  *
  * <p>A token nobody issued (a forged {@code 9223372036854775807}) would pass {@code fence_token <= ?}
  * and then lock every owner out. So each write first confirms its token with etcd
- * ({@link ConfirmedBound} over {@link EtcdIssuedBound}: free for a token at most the revision already
+ * ({@link ConfirmedBound} over the backend's {@link DemoBackend#issuedBound()}, {@code EtcdIssuedBound} on etcd,
+ * {@code ZooKeeperIssuedBound} on ZooKeeper: free for a token at most the revision already
  * confirmed, one read of etcd's current revision per new owner otherwise), and the statement carries
  * the confirmed revision as a bound: {@code AND ? <= ?} (token, bound). A token above it is refused
  * before the database is touched; the condition keeps any path that skipped the confirmation from
@@ -102,7 +103,7 @@ public final class DbExample {
     }
 
     /**
-     * Runs the scenario against a fresh in-memory database.
+     * Runs the scenario against a fresh in-memory database, on etcd.
      *
      * @param endpoints etcd client URLs
      * @param lockName the lock's etcd prefix
@@ -110,13 +111,32 @@ public final class DbExample {
      * @return what happened
      */
     public static Result run(List<String> endpoints, String lockName, Duration zombieTtl) {
+        try (DemoBackend backend = EtcdDemoBackend.connect(endpoints)) {
+            return run(backend, lockName, zombieTtl);
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            return new Result(new LockZombie.Outcome(SCENARIO, null, null, null, null, null,
+                    "connect to etcd " + endpoints + ": " + e), null, -1, List.of(), null);
+        }
+    }
+
+    /**
+     * Runs the scenario against a fresh in-memory database, on {@code backend}.
+     *
+     * @param backend where the owners are opened and the tokens confirmed
+     * @param lockName the lock's name
+     * @param zombieTtl the TTL of A's lease
+     * @return what happened
+     */
+    public static Result run(DemoBackend backend, String lockName, Duration zombieTtl) {
         Say say = new Say(SCENARIO);
         String url = "jdbc:h2:mem:disco-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
-        try (Client client = Cli.etcdClient(endpoints);
-             Connection admin = DriverManager.getConnection(url);
+        try (Connection admin = DriverManager.getConnection(url);
              Connection connA = DriverManager.getConnection(url);
              Connection connB = DriverManager.getConnection(url)) {
-            ConfirmedBound bound = ConfirmedBound.of(EtcdIssuedBound.of(client), Duration.ofSeconds(5));
+            ConfirmedBound bound = ConfirmedBound.of(backend.issuedBound(), Duration.ofSeconds(5));
             try (Statement st = admin.createStatement()) {
                 st.execute("CREATE TABLE resource (id INT PRIMARY KEY, data VARCHAR(200) NOT NULL,"
                         + " fence_token BIGINT NOT NULL)");
@@ -127,7 +147,7 @@ public final class DbExample {
             say.step("H2 database ready: resource(id=1, data='initial', fence_token=0); every write runs %s",
                     FENCED_UPDATE);
 
-            LockZombie.Outcome outcome = LockZombie.run(say, endpoints, lockName, zombieTtl,
+            LockZombie.Outcome outcome = LockZombie.run(say, backend, lockName, zombieTtl,
                     (owner, token, data) -> fencedWrite(owner.equals("A") ? connA : connB, bound, token, data));
             LockZombie.Answer forged = fencedWrite(connA, bound, FORGED, "forged");
             say.step("a write with the forged token %s -> %s (%s)", FORGED, forged.code(), forged.detail());

@@ -1,16 +1,16 @@
 package io.disco.examples.rwlock.basic;
 
+import io.disco.client.DiscoBackend;
 import io.disco.examples.Cli;
+import io.disco.examples.DemoBackend;
+import io.disco.examples.EtcdDemoBackend;
 import io.disco.examples.Say;
 import io.disco.examples.Verdict;
 import io.disco.fencing.FencingToken;
 import io.disco.fencing.TokenStaleException;
 import io.disco.fencing.guard.Guard;
-import io.disco.provider.etcd.EtcdOptions;
-import io.disco.provider.etcd.EtcdSession;
 import io.disco.rwlock.RWGrant;
 import io.disco.rwlock.RWLockService;
-import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -109,9 +109,28 @@ public final class RWLockExample {
      * @return what happened
      */
     public static Outcome run(List<String> endpoints, String lockName, Duration zombieTtl) {
+        try (DemoBackend backend = EtcdDemoBackend.connect(endpoints)) {
+            return run(backend, lockName, zombieTtl);
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            return new Outcome(null, null, false, false, null, null, false, false, "connect to etcd " + endpoints + ": " + e);
+        }
+    }
+
+    /**
+     * Runs the scenario on {@code backend}.
+     *
+     * @param backend where the owners are opened
+     * @param lockName the read/write lock's name
+     * @param zombieTtl the TTL of W1's lease (session)
+     * @return what happened
+     */
+    public static Outcome run(DemoBackend backend, String lockName, Duration zombieTtl) {
         Say say = new Say(SCENARIO);
         Guard resource = Guard.create();
-        String step = "connect to etcd " + endpoints;
+        String step = "open the owners";
         FencingToken r1 = null;
         FencingToken r2 = null;
         FencingToken w1 = null;
@@ -120,13 +139,12 @@ public final class RWLockExample {
         boolean blocked = false;
         boolean writes = false;
         boolean zombieRejected = false;
-        say.step("etcd: %s, read/write lock: %s; the resource is guarded by one Guard for reads and writes",
-                String.join(",", endpoints), lockName);
-        try (Client client = Cli.etcdClient(endpoints);
-             EtcdSession sR1 = EtcdSession.open(client);
-             EtcdSession sR2 = EtcdSession.open(client);
-             EtcdSession sW1 = openAfterConnecting(client, zombieTtl);
-             EtcdSession sW2 = EtcdSession.open(client);
+        say.step("%s, read/write lock: %s; the resource is guarded by one Guard for reads and writes",
+                backend.describe(), lockName);
+        try (DiscoBackend.Owner sR1 = backend.open();
+             DiscoBackend.Owner sR2 = backend.open();
+             DiscoBackend.Owner sW1 = backend.open(zombieTtl);
+             DiscoBackend.Owner sW2 = backend.open();
              RWLockService reader1 = sR1.newRWLock(lockName);
              RWLockService reader2 = sR2.newRWLock(lockName);
              RWLockService writer1 = sW1.newRWLock(lockName);
@@ -166,8 +184,7 @@ public final class RWLockExample {
             boolean okW1 = accepted(resource, w1);
             say.step("W1 writes with token %s -> %s", w1, okW1 ? "ACCEPTED" : "REJECTED");
 
-            sW1.orphan();
-            say.step("W1 freezes: its keepalive stops, its lease expires within %d s", sW1.ttl().toSeconds());
+            say.step("W1 freezes: %s", backend.freeze(sW1));
             step = "W2: write lock after W1's lease expired";
             say.step("W2 asks for the write lock: it waits until W1's lease has expired");
             RWGrant gw2 = writer2.lock(zombieTtl.plus(WAIT));
@@ -196,12 +213,6 @@ public final class RWLockExample {
             return new Outcome(r1, r2, reads, blocked, w1, w2, writes, zombieRejected, step + ": " + e);
         }
         return new Outcome(r1, r2, reads, blocked, w1, w2, writes, zombieRejected, null);
-    }
-
-    /** Opens the short-TTL session once etcd has answered (see {@link Cli#connect}). */
-    private static EtcdSession openAfterConnecting(Client client, Duration ttl) throws Exception {
-        Cli.connect(client, WAIT);
-        return EtcdSession.open(client, EtcdOptions.builder().ttl(ttl).build());
     }
 
     private static boolean accepted(Guard resource, FencingToken token) {

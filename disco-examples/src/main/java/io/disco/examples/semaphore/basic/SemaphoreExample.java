@@ -1,15 +1,15 @@
 package io.disco.examples.semaphore.basic;
 
+import io.disco.client.DiscoBackend;
 import io.disco.examples.Cli;
+import io.disco.examples.DemoBackend;
+import io.disco.examples.EtcdDemoBackend;
 import io.disco.examples.Say;
 import io.disco.examples.Verdict;
 import io.disco.fencing.TokenStaleException;
 import io.disco.fencing.guard.KeyedGuard;
-import io.disco.provider.etcd.EtcdOptions;
-import io.disco.provider.etcd.EtcdSession;
 import io.disco.semaphore.Permit;
 import io.disco.semaphore.SemaphoreService;
-import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.List;
 
@@ -57,14 +57,32 @@ public final class SemaphoreExample {
      * @return the verdict; never throws for a failed step
      */
     public static Verdict run(List<String> endpoints, String name, Duration zombieTtl) {
+        try (DemoBackend backend = EtcdDemoBackend.connect(endpoints)) {
+            return run(backend, name, zombieTtl);
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            return new Verdict(SCENARIO, false, "step failed: connect to etcd " + endpoints + ": " + e);
+        }
+    }
+
+    /**
+     * Runs the scenario on {@code backend}.
+     *
+     * @param backend where the owners are opened
+     * @param name the semaphore's name
+     * @param zombieTtl the TTL of w1's lease (session)
+     * @return the verdict; never throws for a failed step
+     */
+    public static Verdict run(DemoBackend backend, String name, Duration zombieTtl) {
         Say say = new Say(SCENARIO);
         KeyedGuard resource = KeyedGuard.create();
-        String step = "connect to etcd " + endpoints;
-        try (Client client = Cli.etcdClient(endpoints)) {
-            Cli.connect(client, WAIT);
-            try (EtcdSession s1 = EtcdSession.open(client, EtcdOptions.builder().ttl(zombieTtl).build());
-                 EtcdSession s2 = EtcdSession.open(client);
-                 EtcdSession s3 = EtcdSession.open(client);
+        String step = "open the owners";
+        try {
+            try (DiscoBackend.Owner s1 = backend.open(zombieTtl);
+                 DiscoBackend.Owner s2 = backend.open();
+                 DiscoBackend.Owner s3 = backend.open();
                  SemaphoreService w1 = s1.newSemaphore(name, 2);
                  SemaphoreService w2 = s2.newSemaphore(name, 2);
                  SemaphoreService w3 = s3.newSemaphore(name, 2)) {
@@ -74,8 +92,7 @@ public final class SemaphoreExample {
                 boolean both = write(resource, p1, say, "w1") & write(resource, p2, say, "w2");
                 step = "w3 waits; w1 freezes";
                 say.step("both permits are taken (%s): w3 asks and waits", w3.stat());
-                s1.orphan();
-                say.step("w1 freezes: its keepalive stops, its lease expires within %d s", zombieTtl.toSeconds());
+                say.step("w1 freezes: %s", backend.freeze(s1));
                 Permit p3 = w3.acquire(zombieTtl.plus(WAIT));
                 say.step("w3 holds slot %d with token %s (w1 held slot %d with token %s)", p3.slot(), p3.token(),
                         p1.slot(), p1.token());

@@ -1,6 +1,7 @@
 package io.disco.examples.lock.grpc.client;
 
 import io.disco.examples.Cli;
+import io.disco.examples.DemoBackend;
 import io.disco.examples.Say;
 import io.disco.examples.lock.LockZombie;
 import io.disco.examples.lock.grpc.pb.ResourceGrpc;
@@ -15,6 +16,7 @@ import io.grpc.StatusRuntimeException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 
 /**
  * {@code lock/grpc/client}: the zombie scenario over gRPC against a running {@link GrpcResource}.
@@ -57,12 +59,30 @@ public final class GrpcClientExample {
      */
     public static LockZombie.Outcome run(List<String> endpoints, String host, int port, String lockName,
                                          Duration zombieTtl) {
+        return run(host, port, (say, writer) -> LockZombie.run(say, endpoints, lockName, zombieTtl, writer));
+    }
+
+    /**
+     * Runs the scenario against the resource at {@code host:port}, on {@code backend}.
+     *
+     * @param backend where the owners are opened
+     * @param host the resource's host
+     * @param port the resource's port
+     * @param lockName the lock's name
+     * @param zombieTtl the TTL of A's lease
+     * @return what happened
+     */
+    public static LockZombie.Outcome run(DemoBackend backend, String host, int port, String lockName, Duration zombieTtl) {
+        return run(host, port, (say, writer) -> LockZombie.run(say, backend, lockName, zombieTtl, writer));
+    }
+
+    private static LockZombie.Outcome run(String host, int port, BiFunction<Say, LockZombie.Writer, LockZombie.Outcome> story) {
         Say say = new Say(SCENARIO);
         say.step("resource: %s:%d", host, port);
         ManagedChannel channel = Grpc.newChannelBuilderForAddress(host, port, InsecureChannelCredentials.create())
                 .build();
         try {
-            return LockZombie.run(say, endpoints, lockName, zombieTtl, (owner, token, data) -> {
+            return story.apply(say, (owner, token, data) -> {
                 try {
                     ResourceGrpc.WriteReply reply = ResourceGrpc.write(
                             ClientInterceptors.intercept(channel, FencingGrpc.clientInterceptor(token)),

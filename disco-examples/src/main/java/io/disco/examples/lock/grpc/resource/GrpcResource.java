@@ -9,6 +9,7 @@ import io.disco.fencing.FencingToken;
 import io.disco.fencing.guard.Guard;
 import java.util.concurrent.atomic.AtomicReference;
 import io.disco.fencing.guard.GuardServerInterceptor;
+import io.disco.fencing.guard.IssuedBound;
 import io.disco.provider.etcd.EtcdIssuedBound;
 import io.etcd.jetcd.Client;
 import io.grpc.CallOptions;
@@ -92,8 +93,20 @@ public final class GrpcResource implements AutoCloseable {
      * @throws IOException if the server cannot bind
      */
     public static GrpcResource start(int port, Client client) throws IOException {
+        return start(port, EtcdIssuedBound.of(client));
+    }
+
+    /**
+     * Starts the resource on loopback, its guard confirming new owners' tokens with {@code bound}.
+     *
+     * @param port the port, 0 for any free port
+     * @param bound how far the backend that issues the tokens has issued them (etcd's, ZooKeeper's)
+     * @return the running resource; close it to stop it
+     * @throws IOException if the server cannot bind
+     */
+    public static GrpcResource start(int port, IssuedBound bound) throws IOException {
         Say say = new Say(SCENARIO);
-        Guard guard = Guard.builder().issuedBound(EtcdIssuedBound.of(client)).build();
+        Guard guard = Guard.builder().issuedBound(bound).build();
         AtomicReference<String> data = new AtomicReference<>("");
         ResourceGrpc.Handler handler = request -> {
             // The interceptor's admission lasts until this unary call is closed: no write with a higher

@@ -1,6 +1,7 @@
 package io.disco.examples.lock.http.client;
 
 import io.disco.examples.Cli;
+import io.disco.examples.DemoBackend;
 import io.disco.examples.Http;
 import io.disco.examples.Say;
 import io.disco.examples.lock.LockZombie;
@@ -13,6 +14,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.BiFunction;
 
 /**
  * {@code lock/http/client}: the zombie scenario over HTTP against a running
@@ -56,10 +58,27 @@ public final class HttpClientExample {
      * @return what happened
      */
     public static LockZombie.Outcome run(List<String> endpoints, URI resource, String lockName, Duration zombieTtl) {
+        return run(resource, (say, writer) -> LockZombie.run(say, endpoints, lockName, zombieTtl, writer));
+    }
+
+    /**
+     * Runs the scenario against the resource at {@code resource}, on {@code backend}.
+     *
+     * @param backend where the owners are opened
+     * @param resource the resource's base URI
+     * @param lockName the lock's name
+     * @param zombieTtl the TTL of A's lease
+     * @return what happened
+     */
+    public static LockZombie.Outcome run(DemoBackend backend, URI resource, String lockName, Duration zombieTtl) {
+        return run(resource, (say, writer) -> LockZombie.run(say, backend, lockName, zombieTtl, writer));
+    }
+
+    private static LockZombie.Outcome run(URI resource, BiFunction<Say, LockZombie.Writer, LockZombie.Outcome> story) {
         Say say = new Say(SCENARIO);
         HttpClient http = Http.client();
         say.step("resource: %s", resource);
-        LockZombie.Outcome outcome = LockZombie.run(say, endpoints, lockName, zombieTtl, (owner, token, data) -> {
+        LockZombie.Outcome outcome = story.apply(say, (owner, token, data) -> {
             HttpRequest.Builder request = HttpRequest.newBuilder(resource.resolve("/write"))
                     .POST(HttpRequest.BodyPublishers.ofString(data));
             FencingHttp.inject(request, token);

@@ -2,7 +2,10 @@ package io.disco.examples.lock.http.client;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import io.disco.client.DiscoBackend;
 import io.disco.examples.Cli;
+import io.disco.examples.DemoBackend;
+import io.disco.examples.EtcdDemoBackend;
 import io.disco.examples.Http;
 import io.disco.examples.Say;
 import io.disco.examples.Verdict;
@@ -12,9 +15,6 @@ import io.disco.fencing.FencingHttp;
 import io.disco.fencing.FencingToken;
 import io.disco.lock.Grant;
 import io.disco.lock.LockService;
-import io.disco.provider.etcd.EtcdOptions;
-import io.disco.provider.etcd.EtcdSession;
-import io.etcd.jetcd.Client;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -70,18 +70,39 @@ public final class SlowZombieExample {
      * @return the verdict; never throws for a failed step
      */
     public static Verdict run(List<String> endpoints, URI resource, String lockName, Duration zombieTtl) {
+        DemoBackend backend;
+        try {
+            backend = EtcdDemoBackend.connect(endpoints);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Verdict(SCENARIO, false, "step failed: connect to etcd " + endpoints + ": interrupted");
+        } catch (Exception e) {
+            return new Verdict(SCENARIO, false, "step failed: connect to etcd " + endpoints + ": " + e);
+        }
+        try (backend) {
+            return run(backend, resource, lockName, zombieTtl);
+        }
+    }
+
+    /**
+     * Runs the scenario against the resource at {@code resource}, on {@code backend}.
+     *
+     * @param backend where the owners are opened
+     * @param resource the resource's base URI
+     * @param lockName the lock's name
+     * @param zombieTtl the TTL of A's lease
+     * @return the verdict; never throws for a failed step
+     */
+    public static Verdict run(DemoBackend backend, URI resource, String lockName, Duration zombieTtl) {
         Say say = new Say(SCENARIO);
         HttpClient http = Http.client();
-        String step = "connect to etcd " + endpoints;
-        try (Client client = Cli.etcdClient(endpoints);
-             SubmissionPublisher<ByteBuffer> slowBody = new SubmissionPublisher<>()) {
-            Cli.connect(client, WAIT);
-            step = "A: acquire the lock";
+        String step = "A: acquire the lock";
+        try (SubmissionPublisher<ByteBuffer> slowBody = new SubmissionPublisher<>()) {
             FencingToken tokenA;
             FencingToken tokenB;
             CompletableFuture<HttpResponse<String>> writeA;
             CompletableFuture<HttpResponse<String>> writeB;
-            try (EtcdSession sessionA = EtcdSession.open(client, EtcdOptions.builder().ttl(zombieTtl).build());
+            try (DiscoBackend.Owner sessionA = backend.open(zombieTtl);
                  LockService lockA = sessionA.newLock(lockName)) {
                 Grant a = lockA.lock(WAIT);
                 tokenA = a.token();
@@ -93,10 +114,10 @@ public final class SlowZombieExample {
                 slowBody.submit(UTF_8.encode("written by A "));
                 awaitMark(http, resource, tokenA);
                 say.step("A's write is admitted with token %s and half sent; A freezes mid-upload", tokenA);
-                sessionA.orphan();
+                backend.freeze(sessionA);
 
                 step = "B: acquire the lock after A's lease expired";
-                try (EtcdSession sessionB = EtcdSession.open(client); LockService lockB = sessionB.newLock(lockName)) {
+                try (DiscoBackend.Owner sessionB = backend.open(); LockService lockB = sessionB.newLock(lockName)) {
                     Grant b = lockB.lock(zombieTtl.plus(WAIT));
                     tokenB = b.token();
                     say.step("B acquired the lock: fencing token %s (A's was %s)", tokenB, tokenA);

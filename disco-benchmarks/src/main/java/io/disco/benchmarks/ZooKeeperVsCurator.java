@@ -1,0 +1,191 @@
+package io.disco.benchmarks;
+
+import static io.disco.benchmarks.Bench.log;
+
+import io.disco.benchmarks.Contention.Owner;
+import io.disco.lock.LockService;
+import io.disco.provider.zookeeper.ZooKeeperOptions;
+import io.disco.provider.zookeeper.ZooKeeperSession;
+import io.disco.testing.RpcCounter;
+import io.disco.testing.ZooKeeperServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.retry.RetryNTimes;
+
+/**
+ * Case "zookeeper" (section Z): disco's ZooKeeper lock side by side with Curator's own {@code InterProcessMutex}
+ * on the same server, an in-process one-member ZooKeeper ({@link ZooKeeperServer}: Curator's
+ * {@code TestingServer} in this JVM, its log not fsynced, as the etcd of the other cases runs with
+ * {@code --unsafe-no-fsync}). Every owner, disco's or Curator's, is a client (a ZooKeeper session) of its own.
+ * Measured: one uncontended acquire+release, interleaved round by round (disco's adds the check of its node's
+ * ephemeral owner, its token is the node's czxid from the create's stat), and contended hand-offs at K = 4 and
+ * 64 owners ({@link Contention}); each row gives the disco/Curator ratio of the medians.
+ */
+final class ZooKeeperVsCurator implements BenchCase {
+
+    private static final int[] OWNERS = {4, 64};
+
+    @Override
+    public String name() {
+        return "zookeeper";
+    }
+
+    @Override
+    public boolean usesEtcd() {
+        return false;
+    }
+
+    @Override
+    public void run(Bench bench) throws Exception {
+        try (ZooKeeperServer zk = ZooKeeperServer.start()) {
+            log("Z. ZooKeeper: disco vs Curator's InterProcessMutex on %s", zk);
+            bench.report.meta.put("zookeeper", zk.toString());
+            uncontended(bench, zk.connectString());
+            contended(bench, zk.connectString());
+        }
+    }
+
+    private static CuratorFramework client(String connectString) {
+        CuratorFramework c = CuratorFrameworkFactory.builder().connectString(connectString)
+                .sessionTimeoutMs(10_000).connectionTimeoutMs(5_000).retryPolicy(new RetryNTimes(3, 100)).build();
+        c.start();
+        return c;
+    }
+
+    private static ZooKeeperOptions options() {
+        return ZooKeeperOptions.builder().connectTimeout(Duration.ofSeconds(10)).requestTimeout(Duration.ofSeconds(10)).build();
+    }
+
+    private void uncontended(Bench bench, String connectString) throws Exception {
+        int warm = bench.quick ? 60 : 500;
+        int rounds = bench.quick ? 200 : 2000;
+        log("Z1. uncontended acquire+release: %d warm-up + %d interleaved rounds of disco and Curator", warm, rounds);
+        String root = "/disco-bench/zk-u-" + bench.root.substring(bench.root.lastIndexOf('/') + 1);
+        try (CuratorFramework discoClient = client(connectString); CuratorFramework curatorClient = client(connectString);
+             ZooKeeperSession session = ZooKeeperSession.open(discoClient, options());
+             LockService disco = session.newLock(root + "/disco")) {
+            InterProcessMutex curator = new InterProcessMutex(curatorClient, root + "/curator");
+            Runnable[] ops = {
+                () -> {
+                    try {
+                        disco.lock();
+                        disco.unlock();
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                () -> {
+                    try {
+                        curator.acquire();
+                        curator.release();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+            };
+            double[][] samples = new double[2][rounds];
+            for (int i = 0; i < warm + rounds; i++) {
+                for (int j = 0; j < 2; j++) {
+                    int v = (i + j) % 2; // alternate which goes first
+                    long s = System.nanoTime();
+                    ops[v].run();
+                    long e = System.nanoTime();
+                    if (i >= warm) {
+                        samples[v][i - warm] = Stats.ms(e - s);
+                    }
+                }
+            }
+            double disc = Stats.median(samples[0]);
+            double cur = Stats.median(samples[1]);
+            bench.report.row("Z zookeeper", "disco lock+unlock", disc, Stats.p99(samples[0]), "ms", "vs_curator", disc / cur);
+            bench.report.row("Z zookeeper", "Curator InterProcessMutex acquire+release", cur, Stats.p99(samples[1]), "ms");
+        }
+    }
+
+    private void contended(Bench bench, String connectString) throws Exception {
+        RpcCounter none = new RpcCounter(); // ZooKeeper's requests are not counted: the snapshots stay empty
+        String root = "/disco-bench/zk-c-" + bench.root.substring(bench.root.lastIndexOf('/') + 1);
+        List<String> ratios = new ArrayList<>();
+        for (int k : OWNERS) {
+            log("Z2. contended hand-offs, K = %d owners: disco, then Curator", k);
+            int cycles = Contention.cyclesPerOwner(bench.quick, k);
+            Contention.Result d;
+            Contention.Result c;
+            List<AutoCloseable> open = new ArrayList<>();
+            try {
+                List<Owner> owners = new ArrayList<>();
+                for (int i = 0; i < k; i++) {
+                    CuratorFramework cf = client(connectString);
+                    open.add(cf);
+                    ZooKeeperSession s = ZooKeeperSession.open(cf, options());
+                    open.add(s);
+                    LockService svc = s.newLock(root + "/disco-" + k);
+                    owners.add(new Owner() {
+                        @Override
+                        public void lock() throws Exception {
+                            svc.lock();
+                        }
+
+                        @Override
+                        public void unlock() {
+                            svc.unlock();
+                        }
+                    });
+                }
+                Contention.run(none, owners.subList(0, 1), 5); // warm-up on the fresh sessions
+                d = Contention.run(none, owners, cycles);
+            } finally {
+                closeAll(open);
+            }
+            try {
+                List<Owner> owners = new ArrayList<>();
+                for (int i = 0; i < k; i++) {
+                    CuratorFramework cf = client(connectString);
+                    open.add(cf);
+                    InterProcessMutex m = new InterProcessMutex(cf, root + "/curator-" + k);
+                    owners.add(new Owner() {
+                        @Override
+                        public void lock() throws Exception {
+                            if (!m.acquire(3, TimeUnit.MINUTES)) {
+                                throw new IllegalStateException("InterProcessMutex: not acquired within 3 minutes");
+                            }
+                        }
+
+                        @Override
+                        public void unlock() throws Exception {
+                            m.release();
+                        }
+                    });
+                }
+                Contention.run(none, owners.subList(0, 1), 5);
+                c = Contention.run(none, owners, cycles);
+            } finally {
+                closeAll(open);
+            }
+            double dh = Stats.median(d.handoffMs());
+            double ch = Stats.median(c.handoffMs());
+            bench.report.row("Z zookeeper", "K=" + k + " handoff, disco", dh, Stats.p99(d.handoffMs()), "ms",
+                    "vs_curator", dh / ch, "acq_per_s", d.acquisitions() / d.seconds(), "unlock_ms", Stats.median(d.holdMs()),
+                    "acquisitions", d.acquisitions());
+            bench.report.row("Z zookeeper", "K=" + k + " handoff, Curator InterProcessMutex", ch, Stats.p99(c.handoffMs()), "ms",
+                    "acq_per_s", c.acquisitions() / c.seconds(), "release_ms", Stats.median(c.holdMs()),
+                    "acquisitions", c.acquisitions());
+            ratios.add(String.format(Locale.ROOT, "K=%d %.2f x", k, dh / ch));
+        }
+        bench.report.notes.add("ZooKeeper (section Z): an in-process one-member server in the benchmark's JVM, log not fsynced;"
+                + " each owner a client and session of its own; contended hand-off medians disco/Curator: " + String.join(", ", ratios));
+    }
+
+    private static void closeAll(List<AutoCloseable> open) throws Exception {
+        for (int i = open.size() - 1; i >= 0; i--) {
+            open.get(i).close();
+        }
+        open.clear();
+    }
+}

@@ -1,0 +1,17 @@
+package io.disco.provider.zookeeper;
+
+import io.disco.testing.contract.ClientHoldsContract;
+import io.disco.testing.contract.ContractBackend;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The kit's {@link ClientHoldsContract} against ZooKeeper (one in-process server shared by every contract class of the run). */
+class ZkClientHoldsContractTest extends ClientHoldsContract {
+
+    @RegisterExtension
+    static final ZkContractBackend ZK = new ZkContractBackend();
+
+    @Override
+    protected ContractBackend backend() {
+        return ZK;
+    }
+}
