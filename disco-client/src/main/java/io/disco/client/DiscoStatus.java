@@ -36,6 +36,14 @@ public record DiscoStatus(State state, Optional<String> owner, Duration ttl, Dur
     }
 
     /**
+     * Checks the components.
+     *
+     * @param state whether the client is up, healing or closed
+     * @param owner the current owner's id while {@link State#UP}; empty otherwise
+     * @param ttl the time to live the backend granted the current owner
+     * @param remainingValidity how long the current owner is valid from now
+     * @param lastProblem the last loss of an owner or failure to open one; empty if none
+     * @param namesInUse how many names the client keeps anything for
      * @throws NullPointerException if an argument is null
      * @throws IllegalArgumentException if a duration or {@code namesInUse} is negative
      */

@@ -32,7 +32,17 @@ public record Holding(String name, String primitive, State state, Optional<Strin
         WAITING
     }
 
-    /** @throws NullPointerException if an argument is null */
+    /**
+     * Checks the components.
+     *
+     * @param name the name, as given to the client
+     * @param primitive what it is ({@code lock}, {@code election}, ...)
+     * @param state whether this process holds it now or waits for it
+     * @param key the backend's key of the hold; empty while waiting
+     * @param token the hold's fencing token; empty while waiting
+     * @param since when this process began to use the name without a break
+     * @throws NullPointerException if an argument is null
+     */
     public Holding {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(primitive, "primitive");

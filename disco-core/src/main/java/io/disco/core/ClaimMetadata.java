@@ -49,6 +49,14 @@ public record ClaimMetadata(Source source, String host, long pid, String clientI
     public static final ClaimMetadata UNKNOWN = new ClaimMetadata(Source.UNKNOWN, "", 0, "", "", Optional.empty());
 
     /**
+     * Checks the components.
+     *
+     * @param source where the value came from
+     * @param host the claimant's host name; empty if not known
+     * @param pid the claimant's process id; 0 if not known
+     * @param clientId the id the application gave its client
+     * @param thread the name of the thread that asked; empty if not known
+     * @param claimedAt when the claim's key was created; empty if not known
      * @throws NullPointerException if a component is null
      */
     public ClaimMetadata {

@@ -62,6 +62,16 @@ public record Claimant(String key, long leaseId, Role role, int position, Mode m
     }
 
     /**
+     * Checks the components.
+     *
+     * @param key the claim's key
+     * @param leaseId the lease the key is attached to (0 if none)
+     * @param role whether it holds or waits
+     * @param position its place in the queue, from 0
+     * @param mode whether it holds alone or beside others
+     * @param token the holder's fencing token, where the backend's state gives it; empty for a waiter
+     * @param metadata who made the claim
+     * @param value the key's value as text
      * @throws NullPointerException if a component is null
      * @throws IllegalArgumentException if {@code position} is negative, or a waiter has a token
      */

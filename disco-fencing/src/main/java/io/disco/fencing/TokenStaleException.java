@@ -6,7 +6,9 @@ package io.disco.fencing;
  */
 public class TokenStaleException extends DiscoException {
 
+    /** The rejected token. */
     private final FencingToken token;
+    /** The highest token the resource had accepted when it rejected {@link #token}. */
     private final FencingToken highWater;
 
     /**

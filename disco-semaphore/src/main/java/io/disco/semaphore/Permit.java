@@ -22,6 +22,12 @@ import java.util.Objects;
 public record Permit(String name, String key, int slot, FencingToken token) implements Fenced {
 
     /**
+     * Checks the components.
+     *
+     * @param name the semaphore's name
+     * @param key the holder's key in the backend
+     * @param slot the slot, {@code 0 <= slot < limit}
+     * @param token the fencing token, strictly increasing per slot
      * @throws NullPointerException if {@code name}, {@code key} or {@code token} is null
      * @throws IllegalArgumentException if {@code slot} is negative
      */

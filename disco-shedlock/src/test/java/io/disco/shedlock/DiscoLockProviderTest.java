@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.disco.client.Disco;
 import io.disco.fencing.FencingToken;
 import io.disco.lock.LockLostException;
+import io.disco.testing.EtcdClaims;
 import io.disco.testing.EtcdExtension;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
@@ -49,9 +50,9 @@ class DiscoLockProviderTest {
 
     @BeforeEach
     void start() {
-        String prefix = Etcd.uniquePrefix("shedlock");
-        clientA = Etcd.client(ETCD.cluster());
-        clientB = Etcd.client(ETCD.cluster());
+        String prefix = EtcdClaims.uniquePrefix("shedlock");
+        clientA = EtcdClaims.client(ETCD.cluster());
+        clientB = EtcdClaims.client(ETCD.cluster());
         discoA = Etcd.disco(clientA);
         discoB = Etcd.disco(clientB);
         a = new DiscoLockProvider(discoA, prefix);

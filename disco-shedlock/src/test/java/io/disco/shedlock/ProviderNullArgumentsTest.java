@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.client.Disco;
+import io.disco.testing.EtcdClaims;
 import io.disco.testing.EtcdExtension;
 import io.disco.testing.NullArguments;
 import io.etcd.jetcd.Client;
@@ -25,8 +26,8 @@ class ProviderNullArgumentsTest {
 
     @Test
     void everyPublicMethodRejectsNullNamingTheParameter() throws Exception {
-        try (Client client = Etcd.client(ETCD.cluster()); Disco disco = Etcd.disco(client)) {
-            String prefix = Etcd.uniquePrefix("shedlock-nulls");
+        try (Client client = EtcdClaims.client(ETCD.cluster()); Disco disco = Etcd.disco(client)) {
+            String prefix = EtcdClaims.uniquePrefix("shedlock-nulls");
             Map<Class<?>, Object> samples = new HashMap<>();
             samples.put(Disco.class, disco);
             samples.put(LockConfiguration.class, new LockConfiguration(Instant.now(), "job", Duration.ofSeconds(1), Duration.ZERO));

@@ -10,6 +10,7 @@ import io.disco.fencing.FencingToken;
 import io.disco.fencing.TokenStaleException;
 import io.disco.fencing.guard.Guard;
 import io.disco.lock.LockLostException;
+import io.disco.testing.EtcdClaims;
 import io.disco.testing.EtcdExtension;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
@@ -167,9 +168,9 @@ class SchedulerLockTwoInstancesTest {
 
     @Test
     void oneRunPerTickAcrossTwoInstancesAndAFrozenRunsLateWriteIsRejected() throws Exception {
-        String prefix = Etcd.uniquePrefix("shedlock-spring");
+        String prefix = EtcdClaims.uniquePrefix("shedlock-spring");
         World world = new World();
-        try (Client clientA = Etcd.client(ETCD.cluster()); Client clientB = Etcd.client(ETCD.cluster())) {
+        try (Client clientA = EtcdClaims.client(ETCD.cluster()); Client clientB = EtcdClaims.client(ETCD.cluster())) {
             AnnotationConfigApplicationContext a = start("a", clientA, prefix, world);
             AnnotationConfigApplicationContext b = start("b", clientB, prefix, world);
             try {

@@ -79,22 +79,42 @@ public final class RpcCounter implements ClientInterceptor {
         };
     }
 
-    /** @return calls started whose method name contains {@code part} (e.g. "KV/", "Watch") */
+    /**
+     * Calls started.
+     *
+     * @param part a part of the method name, e.g. "KV/", "Watch"
+     * @return calls started whose method name contains {@code part}
+     */
     public long calls(String part) {
         return sum(calls, part);
     }
 
-    /** @return calls started and not closed yet whose method name contains {@code part} */
+    /**
+     * Calls open now.
+     *
+     * @param part a part of the method name, e.g. "KV/", "Watch"
+     * @return calls started and not closed yet whose method name contains {@code part}
+     */
     public long open(String part) {
         return sum(calls, part) - sum(closed, part);
     }
 
-    /** @return calls closed whose method name contains {@code part} */
+    /**
+     * Calls closed.
+     *
+     * @param part a part of the method name, e.g. "KV/", "Watch"
+     * @return calls closed whose method name contains {@code part}
+     */
     public long closed(String part) {
         return sum(closed, part);
     }
 
-    /** @return messages received on calls whose method name contains {@code part} */
+    /**
+     * Messages received.
+     *
+     * @param part a part of the method name, e.g. "KV/", "Watch"
+     * @return messages received on calls whose method name contains {@code part}
+     */
     public long received(String part) {
         return sum(received, part);
     }
@@ -125,12 +145,22 @@ public final class RpcCounter implements ClientInterceptor {
      */
     public record Snapshot(Map<String, Long> calls, long watchCreates) {
 
-        /** @return calls started whose full method name contains {@code part}, e.g. "KV/", "Lease/LeaseGrant" */
+        /**
+         * Calls started.
+         *
+         * @param part a part of the full method name, e.g. "KV/", "Lease/LeaseGrant"
+         * @return calls started whose full method name contains {@code part}
+         */
         public long calls(String part) {
             return calls.entrySet().stream().filter(e -> e.getKey().contains(part)).mapToLong(Map.Entry::getValue).sum();
         }
 
-        /** @return the calls and watch creates since {@code before} (this snapshot's counts less its) */
+        /**
+         * The difference to an earlier snapshot.
+         *
+         * @param before the snapshot taken at the start of the phase
+         * @return the calls and watch creates since {@code before} (this snapshot's counts less its)
+         */
         public Snapshot minus(Snapshot before) {
             Map<String, Long> m = new TreeMap<>(calls);
             before.calls.forEach((k, v) -> m.merge(k, -v, Long::sum));

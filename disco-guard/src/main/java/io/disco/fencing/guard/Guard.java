@@ -12,8 +12,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The server-side fencing check: a high-water mark of the greatest token a resource has accepted,
@@ -105,37 +103,17 @@ public final class Guard {
     /** The key under which a single (not keyed) guard's mark is persisted in its store. */
     static final String SINGLE_KEY = "";
 
-    // mark, store, key, lock, changed and bound are package-private for Epoch (the last admission of a
-    // token leaving) and MarkLowering (lowering a poisoned mark); the check and admit paths read them here.
+    // The parts: the mark and what moves it (GuardMark: check, confirmation with the issued bound, raise
+    // and persist; MarkLowering lowers it), the admission in token order (OrderedAdmission, with its
+    // Epoch), and the listener's events (GuardEvents). This class is the API over them.
 
-    /** The high-water mark; 0 while no token has been accepted (tokens are at least 1). */
-    final AtomicLong mark;
-    private final Duration drainTimeout;
-    final GuardStore store;
-    final String key;
-    /** Taken to raise the mark, to start a new token's epoch, and to wait for one. */
-    final ReentrantLock lock = new ReentrantLock();
-    /** Signalled under {@link #lock} when the mark moves or an epoch's last admission leaves. */
-    final Condition changed = lock.newCondition();
-    /**
-     * The token whose admissions may run now, with their count. Every open admission has this
-     * epoch's token: a higher token starts a new epoch only once this one's count is zero, and a
-     * lower token is stale. Replaced under {@link #lock}.
-     */
-    private volatile Epoch epoch = new Epoch(this, 0);
-
-    private final GuardListener listener;
-    /** Null without an {@link IssuedBound}; shared by every key's guard of a keyed guard. */
-    final ConfirmedBound bound;
+    private final GuardMark mark;
+    private final OrderedAdmission admissions;
 
     Guard(String key, long initial, Duration drainTimeout, GuardStore store, GuardListener listener,
           ConfirmedBound bound) {
-        this.key = key;
-        this.listener = listener;
-        this.bound = bound;
-        this.mark = new AtomicLong(initial);
-        this.drainTimeout = drainTimeout;
-        this.store = store;
+        this.mark = new GuardMark(key, initial, store, new GuardEvents(key, listener), bound);
+        this.admissions = new OrderedAdmission(mark, drainTimeout);
     }
 
     /**
@@ -182,7 +160,7 @@ public final class Guard {
 
     /** @return how long a newer token's admission waits for actions with older tokens */
     public Duration drainTimeout() {
-        return drainTimeout;
+        return admissions.drainTimeout();
     }
 
     /**
@@ -196,72 +174,12 @@ public final class Guard {
      * @throws UncheckedIOException if the token raises the mark and the store could not persist it
      */
     public FencingToken check(FencingToken token) {
-        long t = token.value();
-        long m = mark.get();
-        if (t == m) {
-            if (listener != null) {
-                listener.accepted(key, token);
-            }
-            return token;
-        }
-        if (t < m) {
-            throw stale(token, m);
-        }
-        confirm(token);
-        lock.lock();
-        try {
-            raiseLocked(token);
-        } finally {
-            lock.unlock();
-        }
-        if (listener != null) {
-            listener.accepted(key, token);
-        }
-        return token;
-    }
-
-    private TokenStaleException stale(FencingToken token, long m) {
-        if (listener != null) {
-            listener.rejected(key, token, GuardListener.Rejection.STALE);
-        }
-        return new TokenStaleException(token, FencingToken.of(m));
-    }
-
-    /**
-     * A token above the mark must be one the coordination service issued: free when it is at most the
-     * confirmed bound, else one (shared) read of the bound. Called before the lock is taken.
-     */
-    private void confirm(FencingToken token) {
-        if (bound == null) {
-            return;
-        }
-        try {
-            bound.confirm(token);
-        } catch (TokenNotIssuedException e) {
-            if (listener != null) {
-                listener.rejected(key, token, GuardListener.Rejection.NOT_ISSUED);
-            }
-            throw e;
-        } catch (BoundUnavailableException e) {
-            if (listener != null) {
-                listener.rejected(key, token, GuardListener.Rejection.BOUND_UNAVAILABLE);
-            }
-            throw e;
-        }
+        return mark.check(token);
     }
 
     /** A request to this guard carried no usable token: tells the listener. */
     void malformed() {
-        if (listener != null) {
-            listener.rejected(key, null, GuardListener.Rejection.MALFORMED);
-        }
-    }
-
-    private Admission admitted(FencingToken token, Epoch e) {
-        if (listener != null) {
-            listener.accepted(key, token);
-        }
-        return new Admission(token, e);
+        mark.events.rejected(null, GuardListener.Rejection.MALFORMED);
     }
 
     /**
@@ -278,86 +196,7 @@ public final class Guard {
      * @throws InterruptedException if the thread was interrupted while waiting (nothing was admitted)
      */
     public Admission admit(FencingToken token) throws InterruptedException {
-        long t = token.value();
-        Epoch e = epoch;
-        if (e.token == t) {
-            // Joining the running token: count in first, then look at the mark. A higher token raises
-            // the mark first and then looks at the count, so one of the two sees the other.
-            e.running.incrementAndGet();
-            long m = mark.get();
-            if (m == t) {
-                return admitted(token, e);
-            }
-            e.leave();
-            if (m > t) {
-                throw stale(token, m);
-            }
-            // m < t: the mark was lowered below the running token (lowerMark); it needs confirming again
-        }
-        return admitSlowly(token);
-    }
-
-    private Admission admitSlowly(FencingToken token) throws InterruptedException {
-        long t = token.value();
-        if (t > mark.get()) {
-            confirm(token);
-        }
-        long deadline = System.nanoTime() + drainTimeout.toNanos();
-        lock.lockInterruptibly();
-        try {
-            raiseLocked(token);
-            while (true) {
-                long m = mark.get();
-                if (t < m) {
-                    throw stale(token, m);
-                }
-                Epoch e = epoch;
-                if (e.token == t) {
-                    e.running.incrementAndGet();
-                    return admitted(token, e);
-                }
-                if (e.running.get() == 0) {
-                    Epoch next = new Epoch(this, t);
-                    next.running.set(1);
-                    epoch = next;
-                    return admitted(token, next);
-                }
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    if (listener != null) {
-                        listener.rejected(key, token, GuardListener.Rejection.DRAIN_TIMEOUT);
-                    }
-                    throw new DrainTimeoutException(token, drainTimeout);
-                }
-                changed.awaitNanos(left);
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Under {@link #lock}: rejects a stale token, or persists and then accepts a higher one. */
-    private void raiseLocked(FencingToken token) {
-        long t = token.value();
-        long m = mark.get();
-        if (t < m) {
-            throw stale(token, m);
-        }
-        if (t > m) {
-            if (store != null) {
-                try {
-                    store.persist(key, token);
-                } catch (IOException e) {
-                    if (listener != null) {
-                        listener.rejected(key, token, GuardListener.Rejection.STORE_FAILED);
-                    }
-                    throw new UncheckedIOException("could not persist the fencing mark " + t + " for key '"
-                            + key + "'; the request is refused", e);
-                }
-            }
-            mark.set(t);
-            changed.signalAll(); // waiting lower tokens are stale now
-        }
+        return new Admission(token, admissions.enter(token));
     }
 
     /**
@@ -398,7 +237,7 @@ public final class Guard {
      * @return the confirmed bound; empty without an issued bound or before its first read
      */
     public Optional<FencingToken> confirmedBound() {
-        long b = bound == null ? 0 : bound.confirmed();
+        long b = mark.bound == null ? 0 : mark.bound.confirmed();
         return b == 0 ? Optional.empty() : Optional.of(FencingToken.of(b));
     }
 
@@ -416,7 +255,7 @@ public final class Guard {
      * @throws UnsupportedOperationException if the store cannot lower a mark ({@link GuardStore#lower})
      */
     public Optional<FencingToken> lowerMarkToBound() {
-        return MarkLowering.toBound(this);
+        return MarkLowering.toBound(mark);
     }
 
     /**
@@ -444,7 +283,7 @@ public final class Guard {
      * @throws UnsupportedOperationException if the store cannot lower a mark ({@link GuardStore#lower})
      */
     public Optional<FencingToken> lowerMark(FencingToken to) {
-        return MarkLowering.to(this, to);
+        return MarkLowering.to(mark, to);
     }
 
     /**
@@ -454,13 +293,12 @@ public final class Guard {
      * @return the high-water mark
      */
     public Optional<FencingToken> highWater() {
-        long m = mark.get();
-        return m == 0 ? Optional.empty() : Optional.of(FencingToken.of(m));
+        return mark.highWater();
     }
 
     @Override
     public String toString() {
-        return "Guard[highWater=" + mark.get() + "]";
+        return "Guard[highWater=" + mark.value.get() + "]";
     }
 
     /** An admitted action in progress; {@link #close()} ends it (idempotent, any thread). */

@@ -33,7 +33,16 @@ public record GuardRejection(int status, Reason reason, String detail, Optional<
         UNAVAILABLE
     }
 
-    /** @throws NullPointerException if an argument is null */
+    /**
+     * Checks the components.
+     *
+     * @param status the HTTP status the filter chose
+     * @param reason the kind of rejection
+     * @param detail a one-line human-readable reason
+     * @param token the request's token, when it had a well-formed one
+     * @param mark the mark or bound the token was compared with; empty otherwise
+     * @throws NullPointerException if an argument is null
+     */
     public GuardRejection {
         Objects.requireNonNull(reason, "reason");
         Objects.requireNonNull(detail, "detail");

@@ -25,7 +25,12 @@ public record DiscoIntegrationProperties(@DefaultValue LockRegistry lockRegistry
     public record LockRegistry(@DefaultValue("true") boolean enabled,
                                @DefaultValue("/spring-integration/locks") String prefix) {
 
-        /** Checks {@code disco.integration.lock-registry.prefix}. */
+        /**
+         * Checks {@code disco.integration.lock-registry.prefix}.
+         *
+         * @param enabled whether to define a {@code DiscoLockRegistry} as the application's lock registry
+         * @param prefix the prefix of the registry's disco names; not blank, not ending in {@code '/'}
+         */
         public LockRegistry {
             DiscoNames.require("disco.integration.lock-registry.prefix", prefix);
         }
@@ -39,7 +44,11 @@ public record DiscoIntegrationProperties(@DefaultValue LockRegistry lockRegistry
      */
     public record Leader(@DefaultValue Map<String, String> roles) {
 
-        /** Checks {@code disco.integration.leader.roles}. */
+        /**
+         * Checks {@code disco.integration.leader.roles}.
+         *
+         * @param roles the roles this instance campaigns for, each with its election's disco name
+         */
         public Leader {
             roles = Collections.unmodifiableMap(new LinkedHashMap<>(roles));
             roles.forEach((role, election) -> {

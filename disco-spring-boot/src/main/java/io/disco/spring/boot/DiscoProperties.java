@@ -30,7 +30,17 @@ public record DiscoProperties(@DefaultValue("true") boolean enabled, @DefaultVal
     /** etcd's largest lease TTL. */
     static final Duration MAX_TTL = Duration.ofSeconds(9_000_000_000L);
 
-    /** Checks {@code disco.client-id}. */
+    /**
+     * Checks {@code disco.client-id}.
+     *
+     * @param enabled whether disco is auto-configured at all
+     * @param clientId the application's name for itself; at most 256 characters
+     * @param failFast whether the application fails to start when etcd cannot be reached
+     * @param etcd how to reach etcd
+     * @param session the lease every claim of this application is made through
+     * @param shutdown the graceful shutdown
+     * @param guard the server-side guard of this application's own resources
+     */
     public DiscoProperties {
         if (clientId.length() > 256) {
             throw new IllegalArgumentException("disco.client-id must be at most 256 characters, got " + clientId.length());
@@ -54,7 +64,17 @@ public record DiscoProperties(@DefaultValue("true") boolean enabled, @DefaultVal
                        String authority, String namespace, @DefaultValue("5s") Duration requestTimeout,
                        @DefaultValue Ssl ssl) {
 
-        /** Checks the endpoints and {@code disco.etcd.request-timeout}. */
+        /**
+         * Checks the endpoints and {@code disco.etcd.request-timeout}.
+         *
+         * @param endpoints the etcd endpoints: at least one, none blank
+         * @param user the etcd user, if etcd's authentication is on
+         * @param password the etcd user's password (only with a user)
+         * @param authority the authority to present to etcd's TLS certificate
+         * @param namespace a prefix etcd puts in front of every key
+         * @param requestTimeout how long each single request to etcd may take, from 1 ms to 10 min
+         * @param ssl TLS and mutual TLS through a Spring Boot SSL bundle
+         */
         public Etcd {
             if (endpoints.isEmpty() || endpoints.stream().anyMatch(e -> e == null || e.isBlank())) {
                 throw new IllegalArgumentException("disco.etcd.endpoints must name at least one endpoint and no blank one, got "
@@ -85,7 +105,13 @@ public record DiscoProperties(@DefaultValue("true") boolean enabled, @DefaultVal
     public record Session(@DefaultValue("30s") Duration ttl, Duration grantMargin,
                           @DefaultValue("150ms") Duration failoverAfter) {
 
-        /** Checks {@code disco.session.*}. */
+        /**
+         * Checks {@code disco.session.*}.
+         *
+         * @param ttl the lease TTL, whole seconds from 1 s to 9,000,000,000 s
+         * @param grantMargin the least lease validity a grant is handed out with, from 0 to less than the TTL
+         * @param failoverAfter how long one etcd member may stay silent, from 1 ms to 1 min
+         */
         public Session {
             within("disco.session.ttl", ttl, Duration.ofSeconds(1), MAX_TTL);
             if (ttl.getNano() != 0) {
@@ -105,7 +131,11 @@ public record DiscoProperties(@DefaultValue("true") boolean enabled, @DefaultVal
      */
     public record Shutdown(@DefaultValue("5s") Duration timeout) {
 
-        /** Checks {@code disco.shutdown.timeout}. */
+        /**
+         * Checks {@code disco.shutdown.timeout}.
+         *
+         * @param timeout how long graceful shutdown waits for each leadership to step down, from 0 to 10 min
+         */
         public Shutdown {
             within("disco.shutdown.timeout", timeout, Duration.ZERO, Duration.ofMinutes(10));
         }
@@ -132,7 +162,15 @@ public record DiscoProperties(@DefaultValue("true") boolean enabled, @DefaultVal
     public record Grpc(@DefaultValue("false") boolean enabled, String keyMetadata, @DefaultValue Store store,
                        @DefaultValue("10s") Duration drainTimeout, @DefaultValue("true") boolean issuedBound) {
 
-        /** Checks {@code disco.guard.grpc.drain-timeout}. */
+        /**
+         * Checks {@code disco.guard.grpc.drain-timeout}.
+         *
+         * @param enabled whether to register the guard's gRPC server interceptor globally
+         * @param keyMetadata the request metadata entry that names a call's resource; none by default
+         * @param store where the marks are persisted
+         * @param drainTimeout how long a call with a newer token waits for older ones, from 0 to 10 min
+         * @param issuedBound whether tokens above etcd's current revision are rejected
+         */
         public Grpc {
             within("disco.guard.grpc.drain-timeout", drainTimeout, Duration.ZERO, Duration.ofMinutes(10));
         }
@@ -153,7 +191,16 @@ public record DiscoProperties(@DefaultValue("true") boolean enabled, @DefaultVal
                        @DefaultValue Key key, @DefaultValue Store store, @DefaultValue("10s") Duration drainTimeout,
                        @DefaultValue("true") boolean issuedBound) {
 
-        /** Checks {@code disco.guard.http.*}. */
+        /**
+         * Checks {@code disco.guard.http.*}.
+         *
+         * @param enabled whether to register the guard's servlet filter
+         * @param urlPatterns the servlet URL patterns the filter guards; required when enabled
+         * @param key how a request names its resource
+         * @param store where the marks are persisted
+         * @param drainTimeout how long a request with a newer token waits for older ones, from 0 to 10 min
+         * @param issuedBound whether tokens above etcd's current revision are rejected (400)
+         */
         public Http {
             if (enabled && urlPatterns.isEmpty()) {
                 throw new IllegalArgumentException("disco.guard.http.url-patterns must name at least one servlet URL pattern"
@@ -173,7 +220,13 @@ public record DiscoProperties(@DefaultValue("true") boolean enabled, @DefaultVal
      */
     public record Key(@DefaultValue("none") KeySource source, String name, String pattern) {
 
-        /** Checks {@code disco.guard.http.key.*}. */
+        /**
+         * Checks {@code disco.guard.http.key.*}.
+         *
+         * @param source where a request names its resource
+         * @param name the path variable's or the header's name; required unless the source is {@code none}
+         * @param pattern for {@code path-variable}: a Spring path pattern with the variable
+         */
         public Key {
             if (source != KeySource.NONE && (name == null || name.isBlank())) {
                 throw new IllegalArgumentException("disco.guard.http.key.name must name the "

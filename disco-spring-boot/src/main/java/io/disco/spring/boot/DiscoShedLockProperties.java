@@ -15,7 +15,12 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 @ConfigurationProperties("disco.shedlock")
 public record DiscoShedLockProperties(@DefaultValue("true") boolean enabled, @DefaultValue("/shedlock") String prefix) {
 
-    /** Checks {@code disco.shedlock.prefix}. */
+    /**
+     * Checks {@code disco.shedlock.prefix}.
+     *
+     * @param enabled whether to define a {@code DiscoLockProvider} as ShedLock's lock provider
+     * @param prefix the prefix of the lock provider's disco names; not blank, not ending in {@code '/'}
+     */
     public DiscoShedLockProperties {
         DiscoNames.require("disco.shedlock.prefix", prefix);
     }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.client.Disco;
 import io.disco.fencing.FencingToken;
+import io.disco.testing.EtcdClaims;
 import io.disco.testing.EtcdExtension;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
@@ -105,9 +106,9 @@ class DiscoLeaderInitiatorTest {
 
     @Test
     void revokedLeaseMovesTheTermWithANewerTokenWithin2sAndYieldHandsItBack() throws Exception {
-        String election = Etcd.uniquePrefix("disco-leader-initiator");
-        try (Client clientA = Etcd.client(ETCD.cluster()); Client clientB = Etcd.client(ETCD.cluster());
-             Client admin = Etcd.client(ETCD.cluster())) {
+        String election = EtcdClaims.uniquePrefix("disco-leader-initiator");
+        try (Client clientA = EtcdClaims.client(ETCD.cluster()); Client clientB = EtcdClaims.client(ETCD.cluster());
+             Client admin = EtcdClaims.client(ETCD.cluster())) {
             Instance a = start(clientA, election);
             Instance b = start(clientB, election);
             try {
@@ -119,7 +120,7 @@ class DiscoLeaderInitiatorTest {
                 FencingToken first = token(leader.firstAfter(OnGrantedEvent.class, 0));
 
                 long revoked = System.nanoTime();
-                Etcd.revokeTheHolder(ETCD.cluster(), admin, election);
+                EtcdClaims.revokeTheHolder(ETCD.cluster(), admin, election);
                 await().atMost(Duration.ofSeconds(5)).until(() -> leader.firstAfter(OnRevokedEvent.class, revoked) != null
                         && follower.firstAfter(OnGrantedEvent.class, revoked) != null);
                 AbstractLeaderEvent revokedEvent = leader.firstAfter(OnRevokedEvent.class, revoked);

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.disco.client.Disco;
 import io.disco.fencing.FencingToken;
 import io.disco.lock.LockLostException;
+import io.disco.testing.EtcdClaims;
 import io.disco.testing.EtcdExtension;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
@@ -40,7 +41,7 @@ class DiscoLockRegistryTest {
 
     @BeforeAll
     static void connect() {
-        client = Etcd.client(ETCD.cluster());
+        client = EtcdClaims.client(ETCD.cluster());
         other = Executors.newSingleThreadExecutor();
     }
 
@@ -56,7 +57,7 @@ class DiscoLockRegistryTest {
 
     @Test
     void obtainGivesOnePerThreadReentrantLockWithItsToken() throws Exception {
-        String prefix = Etcd.uniquePrefix("registry-basics");
+        String prefix = EtcdClaims.uniquePrefix("registry-basics");
         try (Disco disco = Etcd.disco(client); Disco disco2 = Etcd.disco(client)) {
             LockRegistry<DiscoLock> registry = new DiscoLockRegistry(disco, prefix);
             assertInstanceOf(ExpirableLockRegistry.class, registry);
@@ -69,7 +70,7 @@ class DiscoLockRegistryTest {
             FencingToken first = lock.token();
             assertTrue(lock.tryLock(), "reentrant");
             assertEquals(first, lock.token(), "one token for nested holds");
-            assertEquals(1, Etcd.claims(client, prefix + "/orders%2F42").size(), "the key escaped, one claim");
+            assertEquals(1, EtcdClaims.claims(client, prefix + "/orders%2F42").size(), "the key escaped, one claim");
             boolean otherThread = onOtherThread(() -> lock.tryLock());
             assertFalse(otherThread, "another thread of this process waits");
             DiscoLockRegistry theirs = new DiscoLockRegistry(disco2, prefix);
@@ -97,7 +98,7 @@ class DiscoLockRegistryTest {
 
     @Test
     void executeLockedRunsUnderTheLockAndTimesOut() throws Exception {
-        String prefix = Etcd.uniquePrefix("registry-execute");
+        String prefix = EtcdClaims.uniquePrefix("registry-execute");
         try (Disco disco = Etcd.disco(client); Disco disco2 = Etcd.disco(client)) {
             DiscoLockRegistry registry = new DiscoLockRegistry(disco, prefix);
             FencingToken inside = registry.executeLocked("job", () -> {
@@ -126,7 +127,7 @@ class DiscoLockRegistryTest {
 
     @Test
     void aLostHoldIsToldByTryLockUnlockAndRenewal() throws Exception {
-        String prefix = Etcd.uniquePrefix("registry-loss");
+        String prefix = EtcdClaims.uniquePrefix("registry-loss");
         try (Disco disco = Etcd.disco(client)) {
             DiscoLockRegistry registry = new DiscoLockRegistry(disco, prefix);
             DiscoLock lock = registry.obtain("leader");
@@ -137,7 +138,7 @@ class DiscoLockRegistryTest {
             assertTrue(lock.tryLock(100, TimeUnit.MILLISECONDS), "valid: nests");
             lock.unlock();
 
-            Etcd.revokeTheHolder(ETCD.cluster(), client, prefix + "/leader");
+            EtcdClaims.revokeTheHolder(ETCD.cluster(), client, prefix + "/leader");
             org.awaitility.Awaitility.await().pollInSameThread().atMost(Duration.ofSeconds(5))
                     .until(() -> assertThrowsLost(lock));
             assertThrows(IllegalStateException.class, () -> registry.renewLock("leader"), "the hold was lost");
@@ -167,13 +168,13 @@ class DiscoLockRegistryTest {
 
     @Test
     void theLastUnlockOfALostHoldThrowsAsSpringsRegistriesDo() throws Exception {
-        String prefix = Etcd.uniquePrefix("registry-unlock-lost");
+        String prefix = EtcdClaims.uniquePrefix("registry-unlock-lost");
         try (Disco disco = Etcd.disco(client)) {
             DiscoLockRegistry registry = new DiscoLockRegistry(disco, prefix);
             DiscoLock lock = registry.obtain("k");
             lock.lock();
             lock.lock();
-            Etcd.revokeTheHolder(ETCD.cluster(), client, prefix + "/k");
+            EtcdClaims.revokeTheHolder(ETCD.cluster(), client, prefix + "/k");
             org.awaitility.Awaitility.await().pollInSameThread().atMost(Duration.ofSeconds(5)).until(() -> assertThrowsLost(lock));
             lock.unlock(); // an inner level
             ConcurrentModificationException e = assertThrows(ConcurrentModificationException.class, lock::unlock);
@@ -181,7 +182,7 @@ class DiscoLockRegistryTest {
             assertFalse(lock.isHeldByCurrentThread());
 
             lock.lock();
-            Etcd.revokeTheHolder(ETCD.cluster(), client, prefix + "/k");
+            EtcdClaims.revokeTheHolder(ETCD.cluster(), client, prefix + "/k");
             org.awaitility.Awaitility.await().pollInSameThread().atMost(Duration.ofSeconds(5)).until(() -> assertThrowsLost(lock));
             assertThrows(CannotAcquireLockException.class, lock::lock, "a reentrant lock() refuses a lost hold");
             assertThrows(ConcurrentModificationException.class, lock::unlock);
@@ -190,7 +191,7 @@ class DiscoLockRegistryTest {
 
     @Test
     void expireUnusedOlderThanForgetsIdleLocksOnly() throws Exception {
-        String prefix = Etcd.uniquePrefix("registry-expire");
+        String prefix = EtcdClaims.uniquePrefix("registry-expire");
         try (Disco disco = Etcd.disco(client)) {
             DiscoLockRegistry registry = new DiscoLockRegistry(disco, prefix);
             DiscoLock idle = registry.obtain("idle");

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.client.Disco;
 import io.disco.fencing.FencingToken;
+import io.disco.testing.EtcdClaims;
 import io.disco.testing.EtcdExtension;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
@@ -117,9 +118,9 @@ class LeaderInitiatorTest {
 
     @Test
     void theLeadersLeaseRevokedMovesTheLeadershipAndItsEndpointWithin2s() throws Exception {
-        String prefix = Etcd.uniquePrefix("leader-initiator");
-        try (Client clientA = Etcd.client(ETCD.cluster()); Client clientB = Etcd.client(ETCD.cluster());
-             Client admin = Etcd.client(ETCD.cluster())) {
+        String prefix = EtcdClaims.uniquePrefix("leader-initiator");
+        try (Client clientA = EtcdClaims.client(ETCD.cluster()); Client clientB = EtcdClaims.client(ETCD.cluster());
+             Client admin = EtcdClaims.client(ETCD.cluster())) {
             Instance a = start(clientA, prefix);
             Instance b = start(clientB, prefix);
             try {
@@ -134,7 +135,7 @@ class LeaderInitiatorTest {
                 FencingToken firstTerm = leader.terms.get(0);
 
                 long revoked = System.nanoTime();
-                Etcd.revokeTheHolder(ETCD.cluster(), admin, prefix + "/" + ROLE);
+                EtcdClaims.revokeTheHolder(ETCD.cluster(), admin, prefix + "/" + ROLE);
 
                 await().atMost(Duration.ofSeconds(5)).until(() -> leader.firstAfter(OnRevokedEvent.class, revoked) > 0
                         && follower.firstAfter(OnGrantedEvent.class, revoked) > 0);

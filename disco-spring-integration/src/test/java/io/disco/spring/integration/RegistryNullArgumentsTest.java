@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.client.Disco;
+import io.disco.testing.EtcdClaims;
 import io.disco.testing.EtcdExtension;
 import io.disco.testing.NullArguments;
 import io.etcd.jetcd.Client;
@@ -23,8 +24,8 @@ class RegistryNullArgumentsTest {
 
     @Test
     void everyPublicMethodRejectsNullNamingTheParameter() throws Exception {
-        try (Client client = Etcd.client(ETCD.cluster()); Disco disco = Etcd.disco(client)) {
-            String prefix = Etcd.uniquePrefix("registry-nulls");
+        try (Client client = EtcdClaims.client(ETCD.cluster()); Disco disco = Etcd.disco(client)) {
+            String prefix = EtcdClaims.uniquePrefix("registry-nulls");
             Map<Class<?>, Object> samples = new HashMap<>();
             samples.put(Disco.class, disco);
             samples.put(Object.class, "k");
@@ -35,7 +36,7 @@ class RegistryNullArgumentsTest {
             nulls.walk(DiscoLockRegistry.class, registry);
             assertEquals(List.of(), nulls.problems());
             assertTrue(nulls.calls() >= 4, nulls.calls() + " calls");
-            assertTrue(Etcd.claims(client, prefix + "/k").isEmpty(), "nothing claimed");
+            assertTrue(EtcdClaims.claims(client, prefix + "/k").isEmpty(), "nothing claimed");
         }
     }
 }

@@ -10,6 +10,7 @@ import io.disco.client.Disco;
 import io.disco.fencing.FencingToken;
 import io.disco.fencing.TokenStaleException;
 import io.disco.fencing.guard.Guard;
+import io.disco.testing.EtcdClaims;
 import io.disco.testing.EtcdExtension;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
@@ -124,10 +125,10 @@ class LeaderOnlyTest {
 
     @Test
     void onlyTheLeaderRunsAndAfterItsTermEndsTheOtherTakesOverAndTheOldTermsLateWriteIsRejected() throws Exception {
-        String election = Etcd.uniquePrefix("leader-only");
+        String election = EtcdClaims.uniquePrefix("leader-only");
         World world = new World();
-        try (Client clientA = Etcd.client(ETCD.cluster()); Client clientB = Etcd.client(ETCD.cluster());
-             Client admin = Etcd.client(ETCD.cluster())) {
+        try (Client clientA = EtcdClaims.client(ETCD.cluster()); Client clientB = EtcdClaims.client(ETCD.cluster());
+             Client admin = EtcdClaims.client(ETCD.cluster())) {
             AnnotationConfigApplicationContext a = start("a", clientA, election, world);
             AnnotationConfigApplicationContext b = start("b", clientB, election, world);
             try {
@@ -140,7 +141,7 @@ class LeaderOnlyTest {
                 world.freezeNext.set(true);
                 assertTrue(world.frozen.await(5, TimeUnit.SECONDS), "the leader's run froze");
                 long revoked = System.nanoTime();
-                Etcd.revokeTheHolder(ETCD.cluster(), admin, election);
+                EtcdClaims.revokeTheHolder(ETCD.cluster(), admin, election);
 
                 int before = world.runs.size();
                 await().atMost(Duration.ofSeconds(10)).until(() -> world.runs.size() > before + 2);
