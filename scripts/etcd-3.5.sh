@@ -6,18 +6,18 @@
 #   DISCO_ETCD_BINARY=$(scripts/etcd-3.5.sh) mvn -B -o test -pl disco-guard -am
 #
 # The first run keeps a PRIVATE apt folder (its own sources.list, lists, cache and status file) under
-# ${DISCO_ETCD35_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/disco/apt-trixie}, runs `apt-get update` on
-# a trixie source only, `apt-get download etcd-server etcd-client` and `dpkg-deb -x` into root/ there.
+# ${DISCO_ETCD35_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/disco/apt-<suite>}, runs `apt-get update` on
+# that one suite only (trixie by default), `apt-get download etcd-server etcd-client` and `dpkg-deb -x` into root/ there.
 # The system's apt state (/etc/apt/sources.list*, /var/lib/apt, /var/cache/apt, dpkg's status) and
 # the installed etcd are never touched. A later run finds the binary in the cache and does no network
 # access; delete the folder to fetch again. Fails with a message when apt or the network is missing.
 #
-# DISCO_ETCD35_SUITE (default trixie; sid carries a later 3.5) and DISCO_ETCD35_MIRROR
+# DISCO_ETCD35_SUITE (default trixie; sid carries a later 3.5, in a folder of its own) and DISCO_ETCD35_MIRROR
 # (default http://deb.debian.org/debian) choose the source.
 
 etcd35_binary() {
-  local root=${DISCO_ETCD35_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/disco/apt-trixie}
   local suite=${DISCO_ETCD35_SUITE:-trixie}
+  local root=${DISCO_ETCD35_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/disco/apt-$suite}
   local mirror=${DISCO_ETCD35_MIRROR:-http://deb.debian.org/debian}
   local keyring=/usr/share/keyrings/debian-archive-keyring.gpg
   local etcd=$root/root/usr/bin/etcd
