@@ -8,7 +8,8 @@
 # Debian trixie (cached after the first run). Any etcd works (`scripts/etcd35-pass.sh ~/etcd-v3.6.5/etcd`
 # runs the same pass on 3.6); etcdctl is taken from beside it, else from PATH.
 #
-# What it runs, in one Maven build and one fault run (about 4 minutes on 2 idle cores):
+# What it runs, in one Maven build and one fault run (4 to 6 minutes measured on 2 cores shared with
+# other builds, load 20 to 40: about 3 to 4 for Maven, 1.5 for the fault run with its build):
 #   - the provider contract (Etcd*ContractTest: lock, fenced lock, read/write lock, semaphore, election,
 #     leadership runner, owner, and the same through the client), the guard against real etcd
 #     (IssuedBoundEtcdTest) and a member killed under a held lock (ClusterFaultTest);
