@@ -7,11 +7,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Finding and describing the etcd binary (and its {@code etcdctl}) that {@link EtcdCluster} starts
- * local members from: {@value EtcdCluster#ENV_BINARY}, else {@code etcd} on {@code PATH}.
+ * local members from: {@value EtcdCluster#ENV_BINARY}, else {@code etcd} on {@code PATH}. The first
+ * time a JVM starts members from a binary it prints {@code disco-testing: etcd 3.x.y at /path} on
+ * standard error, so a test run's log says which etcd it ran on.
  */
 final class EtcdBinary {
 
@@ -20,6 +23,9 @@ final class EtcdBinary {
             + "or set " + EtcdCluster.ENV_BINARY + " to an etcd binary, or set " + EtcdCluster.ENV_ENDPOINTS
             + " to the client URLs of a running cluster (e.g. http://127.0.0.1:2379), "
             + "or run a Docker engine so that Testcontainers can start etcd.";
+
+    /** {@code binary --version}'s answer per binary (absolute path): asked and announced once per JVM. */
+    private static final Map<Path, String> VERSIONS = new ConcurrentHashMap<>();
 
     private EtcdBinary() {
     }
@@ -52,10 +58,21 @@ final class EtcdBinary {
     }
 
     /**
+     * The first call for a binary runs it and prints {@code disco-testing: etcd 3.x.y at <binary>} on
+     * standard error; later calls answer from memory.
+     *
      * @return {@code "etcd 3.x.y"} from {@code binary --version}
      * @throws IllegalStateException if it cannot run, takes over 10 s or does not look like etcd
      */
     static String version(Path binary) {
+        return VERSIONS.computeIfAbsent(binary.toAbsolutePath(), path -> {
+            String version = ask(path);
+            System.err.println("disco-testing: " + version + " at " + path);
+            return version;
+        });
+    }
+
+    private static String ask(Path binary) {
         try {
             Process process = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
             if (!process.waitFor(10, TimeUnit.SECONDS)) {

@@ -6,9 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.etcd.jetcd.Client;
+
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class ResolutionTest {
 
@@ -25,6 +34,27 @@ class ResolutionTest {
         IllegalStateException e = assertThrows(IllegalStateException.class,
                 () -> EtcdCluster.start(1, Map.of(EtcdCluster.ENV_BINARY, "/bin/true")));
         assertTrue(e.getMessage().contains("does not look like etcd"), e.getMessage());
+    }
+
+    @Test
+    void theVersionAndPathOfTheBinaryAreAnnouncedOnce(@TempDir Path dir) throws Exception {
+        Path real = EtcdBinary.find(System.getenv());
+        Path binary = Files.createSymbolicLink(dir.resolve("etcd"), real.toRealPath());
+        PrintStream stderr = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        String first;
+        String second;
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            first = EtcdBinary.version(binary);
+            second = EtcdBinary.version(binary);
+        } finally {
+            System.setErr(stderr);
+        }
+        assertTrue(first.matches("etcd \\d+\\.\\d+\\.\\d+"), first);
+        assertEquals(first, second);
+        assertEquals("disco-testing: " + first + " at " + binary.toAbsolutePath() + System.lineSeparator(),
+                captured.toString(StandardCharsets.UTF_8));
     }
 
     @Test
