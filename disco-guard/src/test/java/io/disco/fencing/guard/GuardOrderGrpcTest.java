@@ -41,6 +41,13 @@ import org.junit.jupiter.api.Test;
  */
 class GuardOrderGrpcTest {
 
+    /** A thread per task: these tasks block, and since JDK 25 the default async pool is the common pool even at parallelism 1 (2 cores). */
+    private static final java.util.concurrent.Executor THREADS = task -> {
+        Thread t = new Thread(task);
+        t.setDaemon(true);
+        t.start();
+    };
+
     private static final MethodDescriptor<String, String> WRITE = TextRpc.method(MethodType.UNARY, "Write");
     private static final MethodDescriptor<String, String> APPEND = TextRpc.method(MethodType.CLIENT_STREAMING, "Append");
 
@@ -107,7 +114,7 @@ class GuardOrderGrpcTest {
     }
 
     private CompletableFuture<String> write(long token, String request) {
-        return CompletableFuture.supplyAsync(() -> ClientCalls.blockingUnaryCall(as(token), WRITE, options(), request));
+        return CompletableFuture.supplyAsync(() -> ClientCalls.blockingUnaryCall(as(token), WRITE, options(), request), THREADS);
     }
 
     private static Status.Code codeOf(CompletableFuture<String> call) {

@@ -45,6 +45,13 @@ import org.junit.jupiter.api.Test;
  */
 class GuardOrderJettyTest {
 
+    /** A thread per task: these tasks block, and since JDK 25 the default async pool is the common pool even at parallelism 1 (2 cores). */
+    private static final java.util.concurrent.Executor THREADS = task -> {
+        Thread t = new Thread(task);
+        t.setDaemon(true);
+        t.start();
+    };
+
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final List<Long> history = new CopyOnWriteArrayList<>();
     private final Holds holds = new Holds();
@@ -71,7 +78,7 @@ class GuardOrderJettyTest {
                     history.add(token.value());
                     ctx.getResponse().setContentType("text/plain");
                     ctx.complete();
-                });
+                }, THREADS);
                 return;
             }
             if (hold != null) {

@@ -21,6 +21,13 @@ import org.junit.jupiter.api.io.TempDir;
 /** The mark survives a new guard on the same store; the store is written only when the mark advances. */
 class GuardStoreTest {
 
+    /** A thread per task: these tasks block, and since JDK 25 the default async pool is the common pool even at parallelism 1 (2 cores). */
+    private static final java.util.concurrent.Executor THREADS = task -> {
+        Thread t = new Thread(task);
+        t.setDaemon(true);
+        t.start();
+    };
+
     @TempDir
     Path dir;
 
@@ -111,7 +118,7 @@ class GuardStoreTest {
         user.start();
         assertTrue(holding.await(5, java.util.concurrent.TimeUnit.SECONDS));
         try {
-            java.util.concurrent.CompletableFuture.runAsync(() -> g.check(t(3))).get(5, java.util.concurrent.TimeUnit.SECONDS);
+            java.util.concurrent.CompletableFuture.runAsync(() -> g.check(t(3)), THREADS).get(5, java.util.concurrent.TimeUnit.SECONDS);
             assertEquals(Optional.of(t(3)), g.highWater());
         } finally {
             done.countDown();

@@ -31,6 +31,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class FencedLockTest {
 
+    /** A thread per task: these tasks block, and since JDK 25 the default async pool is the common pool even at parallelism 1 (2 cores). */
+    private static final java.util.concurrent.Executor THREADS = task -> {
+        Thread t = new Thread(task);
+        t.setDaemon(true);
+        t.start();
+    };
+
     @RegisterExtension
     static final EtcdWithClient ETCD = new EtcdWithClient();
 
@@ -64,7 +71,7 @@ class FencedLockTest {
                 .redirectErrorStream(true).start();
         CompletableFuture<String> childOut = CompletableFuture.supplyAsync(() ->
                 new BufferedReader(new InputStreamReader(child.getInputStream(), UTF_8)).lines()
-                        .reduce("", (a, b) -> a + b + "\n"));
+                        .reduce("", (a, b) -> a + b + "\n"), THREADS);
         ExecutorService threads = Executors.newFixedThreadPool(4);
         HttpClient http = HttpClient.newHttpClient();
         try (EtcdSession session = EtcdSession.open(ETCD.client(), Etcd.ttl(10));

@@ -35,6 +35,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class RaceTest {
 
+    /** A thread per task: these tasks block, and since JDK 25 the default async pool is the common pool even at parallelism 1 (2 cores). */
+    private static final java.util.concurrent.Executor THREADS = task -> {
+        Thread t = new Thread(task);
+        t.setDaemon(true);
+        t.start();
+    };
+
     @RegisterExtension
     static final EtcdWithClient ETCD = new EtcdWithClient();
 
@@ -82,7 +89,7 @@ class RaceTest {
             CountDownLatch release = blockSessionThread(session); // queued behind the create Txn's sending
             awaitKeys(prefix, 1);
             // The Txn was answered; its answer waits behind the blocked session thread. Close now.
-            CompletableFuture<Void> closer = CompletableFuture.runAsync(a::close);
+            CompletableFuture<Void> closer = CompletableFuture.runAsync(a::close, THREADS);
             await().atMost(Duration.ofSeconds(5)).untilAsserted(
                     () -> assertThrows(IllegalStateException.class, ((EtcdService<?, ?>) a)::checkOpen));
             release.countDown();
@@ -192,7 +199,7 @@ class RaceTest {
                     } catch (InterruptedException e) {
                         throw new IllegalStateException(e);
                     }
-                });
+                }, THREADS);
                 calling.await(5, SECONDS);
                 spinMicros(at.next());
                 release.countDown();

@@ -405,7 +405,7 @@ public abstract class ClientContract extends ContractSupport {
                 } finally {
                     lock.unlock();
                 }
-            });
+            }, THREADS);
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> keys(name).size() == 2);
             assertFalse(mine.isDone());
             service.unlock();

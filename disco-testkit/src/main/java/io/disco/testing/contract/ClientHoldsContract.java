@@ -140,7 +140,7 @@ public abstract class ClientHoldsContract extends ContractSupport {
                 }
             }, other);
             assertStillWaiting(next, "the asynchronous hold is open");
-            CompletableFuture.runAsync(held::close).get(5, TimeUnit.SECONDS); // closed by another thread than the caller's
+            CompletableFuture.runAsync(held::close, THREADS).get(5, TimeUnit.SECONDS); // closed by another thread than the caller's
             assertTrue(next.get(5, TimeUnit.SECONDS).isNewerThan(token));
         } finally {
             other.shutdownNow();

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
@@ -26,6 +27,18 @@ public abstract class ContractSupport {
 
     /** The default wait for something that should happen at once (a key to appear, a grant to arrive). */
     protected static final Duration SOON = Duration.ofSeconds(5);
+
+    /**
+     * Runs each task on a new daemon thread: for the tests' tasks that block (a second acquirer, a
+     * closer). Not the default async pool: since JDK 25 {@code CompletableFuture} runs its default
+     * async tasks on the common pool even at parallelism 1 (2 cores), where one blocked task starves
+     * the next; JDK 17 gave each a thread of its own there.
+     */
+    protected static final Executor THREADS = task -> {
+        Thread t = new Thread(task);
+        t.setDaemon(true);
+        t.start();
+    };
 
     private final List<AutoCloseable> opened = new CopyOnWriteArrayList<>();
 

@@ -87,7 +87,7 @@ public abstract class FencedLockContract extends ContractSupport {
             } catch (Throwable t) {
                 return t;
             }
-        });
+        }, THREADS);
         assertInstanceOf(IllegalMonitorStateException.class, other.get(10, TimeUnit.SECONDS));
         assertTrue(CompletableFuture.supplyAsync(() -> {
             try {
@@ -96,7 +96,7 @@ public abstract class FencedLockContract extends ContractSupport {
             } catch (IllegalMonitorStateException e) {
                 return true;
             }
-        }).get(10, TimeUnit.SECONDS));
+        }, THREADS).get(10, TimeUnit.SECONDS));
         assertTrue(view.isHeldByCurrentThread());
         assertThrows(UnsupportedOperationException.class, view::newCondition);
         view.unlock();
