@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Test;
 class EnsembleFaultTest {
 
     /** The owners' session timeout: the loss is signalled within two thirds of it. */
-    private static final int SESSION_MS = 2_000;
+    private static final int SESSION_MS = 3_000;
     private static final Duration WAIT = Duration.ofSeconds(30);
 
     private static ZooKeeperEnsemble ensemble;
