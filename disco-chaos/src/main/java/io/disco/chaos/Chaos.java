@@ -1,11 +1,5 @@
 package io.disco.chaos;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
-
-import io.disco.testing.EtcdCluster;
-import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Client;
-import io.etcd.jetcd.options.GetOption;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -30,12 +24,14 @@ import java.util.concurrent.TimeUnit;
  * {@link Hostile} owner that sends the resource tokens nobody issued, and a {@link Nemesis}. Then
  * every {@link Checker} reads what the run left.
  *
- * <p>{@code java io.disco.chaos.Chaos [--seconds S | --minutes M] [--seed N] [--owners N]
+ * <p>{@code java io.disco.chaos.Chaos [--backend etcd|zookeeper] [--seconds S | --minutes M] [--seed N] [--owners N]
  * [--workload W] [--broken] [--no-net] [--faults K,K...]}: runs every workload (or one), prints one
  * table with a column per workload and {@code N passed, N failed}, and exits 1 if a safety checker
  * failed. The members run in network namespaces of their own when a fault dealt needs it (by default
  * where the machine allows it: root, iproute2, nftables); {@code --no-net} deals only the faults of
- * the first suite (no link or member-network faults); {@code --faults} names the kinds to deal.
+ * the first suite (no link or member-network faults); {@code --faults} names the kinds to deal. With
+ * {@code --backend zookeeper} the cluster is a 3-member ZooKeeper ensemble of server processes
+ * ({@link ZkMembers}) and the faults dealt by default are {@link #ZOOKEEPER_KINDS}.
  */
 public final class Chaos {
 
@@ -47,7 +43,7 @@ public final class Chaos {
      *     spawned {@code kill}, which on a busy machine can take longer than 20 ms) for the zombie write to happen
      */
     record Options(Workload workload, long seconds, long seed, int owners, long ttlSeconds, boolean broken,
-                   long workMillis, List<String> faults) {
+                   long workMillis, List<String> faults, String backend) {
 
         /** Every fault kind this machine allows ({@link #faultKinds}); only owner freezes when broken. */
         Options(Workload workload, long seconds, long seed, int owners, boolean broken) {
@@ -56,12 +52,22 @@ public final class Chaos {
 
         /** The given fault kinds (the nemesis deals them each once per round). */
         Options(Workload workload, long seconds, long seed, int owners, boolean broken, List<String> faults) {
-            this(workload, seconds, seed, owners, 2, broken, broken ? 300 : 20, List.copyOf(faults));
+            this(workload, seconds, seed, owners, broken, faults, "etcd");
+        }
+
+        /** The given fault kinds on {@code backend}, {@code etcd} or {@code zookeeper}. */
+        Options(Workload workload, long seconds, long seed, int owners, boolean broken, List<String> faults, String backend) {
+            this(workload, seconds, seed, owners, 2, broken, broken ? 300 : 20, List.copyOf(faults), backend);
         }
 
         /** @return whether a fault needs the members in network namespaces of their own */
         boolean networked() {
             return faults.stream().anyMatch(Nemesis.NET_KINDS::contains);
+        }
+
+        /** @return the cluster of this run's backend, started */
+        Members startMembers() {
+            return backend.equals("zookeeper") ? new ZkMembers() : new EtcdMembers(networked());
         }
     }
 
@@ -96,6 +102,8 @@ public final class Chaos {
     }
 
     private static final String NAME_ROOT = "/disco-chaos/";
+    /** The fault kinds dealt on ZooKeeper by default: the process faults but {@code compact} (etcd's alone). */
+    static final List<String> ZOOKEEPER_KINDS = Nemesis.PROCESS_KINDS.stream().filter(k -> !k.equals("compact")).toList();
 
     private Chaos() {
     }
@@ -108,8 +116,10 @@ public final class Chaos {
         boolean net = true;
         List<String> faults = null;
         List<Workload> workloads = Workload.ALL;
+        String backend = "etcd";
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
+                case "--backend" -> backend = args[++i];
                 case "--seconds" -> seconds = Long.parseLong(args[++i]);
                 case "--minutes" -> seconds = 60 * Long.parseLong(args[++i]);
                 case "--seed" -> seed = Long.parseLong(args[++i]);
@@ -118,13 +128,17 @@ public final class Chaos {
                 case "--no-net" -> net = false;
                 case "--faults" -> faults = List.of(args[++i].split(","));
                 case "--workload" -> workloads = List.of(Workload.named(args[++i]));
-                default -> throw new IllegalArgumentException("usage: Chaos [--seconds S | --minutes M] [--seed N]"
+                default -> throw new IllegalArgumentException("usage: Chaos [--backend etcd|zookeeper] [--seconds S | --minutes M] [--seed N]"
                         + " [--owners N] [--workload " + String.join("|", Workload.ALL.stream().map(Workload::name).toList())
                         + "] [--broken] [--no-net] [--faults " + String.join(",", Nemesis.KINDS) + "]");
             }
         }
+        if (!List.of("etcd", "zookeeper").contains(backend)) {
+            throw new IllegalArgumentException("--backend: etcd or zookeeper, not " + backend);
+        }
         if (faults == null) {
-            faults = broken ? Nemesis.PROCESS_KINDS : faultKinds(net);
+            faults = backend.equals("zookeeper") ? (broken ? List.of("freeze-owner") : ZOOKEEPER_KINDS)
+                    : broken ? Nemesis.PROCESS_KINDS : faultKinds(net);
         }
         for (String kind : faults) {
             if (!List.of(Nemesis.KINDS).contains(kind)) {
@@ -134,9 +148,9 @@ public final class Chaos {
         }
         List<Result> results = new ArrayList<>();
         for (Workload w : workloads) {
-            System.err.printf(Locale.ROOT, "[chaos] workload %s, %d s, seed %d, faults %s%n", w.name(), seconds, seed,
+            System.err.printf(Locale.ROOT, "[chaos] %s, workload %s, %d s, seed %d, faults %s%n", backend, w.name(), seconds, seed,
                     String.join(",", faults));
-            results.add(run(new Options(w, seconds, seed, owners, broken, faults)));
+            results.add(run(new Options(w, seconds, seed, owners, broken, faults, backend)));
         }
         System.out.print(table(results));
         long passed = results.stream().filter(Result::passed).count();
@@ -151,6 +165,7 @@ public final class Chaos {
             Result r = results.get(i);
             int column = i;
             put(rows, "workload", column, r.options().workload().name() + (r.options().broken() ? " (BROKEN)" : ""));
+            put(rows, "backend", column, r.options().backend());
             put(rows, "run length, s / seed", column, r.options().seconds() + " / " + r.options().seed());
             put(rows, "owners / TTL, s", column, r.options().owners() + " / " + r.options().ttlSeconds());
             for (String type : Nemesis.KINDS) {
@@ -192,23 +207,20 @@ public final class Chaos {
         List<List<TcpProxy>> proxies = new ArrayList<>();
         List<FakeClock> clocks = new ArrayList<>();
         Child hostile = null;
-        try (EtcdCluster etcd = o.networked() ? EtcdCluster.startNetworked(3) : EtcdCluster.start(3);
-             Child resource = new Child(o.broken()
-                     ? List.of(ResourceMain.class.getName(), "--etcd", String.join(",", etcd.endpoints()), "--broken")
-                     : List.of(ResourceMain.class.getName(), "--etcd", String.join(",", etcd.endpoints())), Map.of(), null)) {
+        try (Members etcd = o.startMembers();
+             Child resource = new Child(resourceCommand(etcd, o.broken()), Map.of(), null)) {
             URI resourceUri = URI.create("http://127.0.0.1:" + resource.await("LISTENING ", 30).split(" ")[1]);
             hostile = new Child(o.broken() ? List.of(Hostile.class.getName(), resourceUri.toString(), "--reads-only")
                     : List.of(Hostile.class.getName(), resourceUri.toString()), Map.of(), ownerLines);
             for (int i = 0; i < o.owners(); i++) {
                 List<TcpProxy> mine = new ArrayList<>();
-                for (String endpoint : etcd.endpoints()) {
-                    URI u = URI.create(endpoint);
-                    mine.add(new TcpProxy(new InetSocketAddress(u.getHost(), u.getPort())));
+                for (InetSocketAddress member : etcd.clientAddresses()) {
+                    mine.add(new TcpProxy(member));
                 }
                 proxies.add(mine);
                 FakeClock clock = new FakeClock();
                 clocks.add(clock);
-                String via = String.join(",", mine.stream().map(p -> "http://127.0.0.1:" + p.port()).toList());
+                String via = etcd.ownerEndpoints(mine.stream().map(TcpProxy::port).toList());
                 owners.add(new Child(List.of(Owner.class.getName(), o.workload().name(), "o" + i, via,
                         resourceUri.toString(), name, Long.toString(o.ttlSeconds()), Long.toString(o.workMillis())),
                         clock.environment(), ownerLines));
@@ -227,7 +239,7 @@ public final class Chaos {
             List<String> history = Arrays.asList(HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                     resourceUri.resolve("/history")).timeout(Duration.ofSeconds(10)).GET().build(),
                     HttpResponse.BodyHandlers.ofString()).body().split("\n"));
-            long keysLeft = keysLeft(etcd, name, ttlNanos);
+            long keysLeft = etcd.keysLeft(name, ttlNanos);
             Observations seen = Observations.parse(history, ownerLines, nemesis.faults, keysLeft, endNanos);
             Report report = new Report();
             Checker.all().forEach(c -> c.check(seen, report));
@@ -257,18 +269,12 @@ public final class Chaos {
         }
     }
 
-    /** Holder keys under the name: an owner whose revoke found no member leaves keys until its lease runs out. */
-    private static long keysLeft(EtcdCluster etcd, String name, long ttlNanos) throws Exception {
-        try (Client c = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).build()) {
-            long deadline = System.nanoTime() + 2 * ttlNanos + TimeUnit.SECONDS.toNanos(2);
-            while (true) {
-                long left = c.getKVClient().get(ByteSequence.from(name + "/", UTF_8),
-                        GetOption.builder().isPrefix(true).withCountOnly(true).build()).get(10, TimeUnit.SECONDS).getCount();
-                if (left == 0 || System.nanoTime() > deadline) {
-                    return left;
-                }
-                Thread.sleep(100); // polling etcd for the leases that run out
-            }
+    private static List<String> resourceCommand(Members members, boolean broken) {
+        List<String> command = new ArrayList<>(List.of(ResourceMain.class.getName()));
+        command.addAll(members.resourceArguments());
+        if (broken) {
+            command.add("--broken");
         }
+        return command;
     }
 }

@@ -1,17 +1,10 @@
 package io.disco.chaos;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
-
-import io.disco.testing.EtcdCluster;
 import io.disco.testing.MemberNetwork;
-import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Client;
-import io.etcd.jetcd.maintenance.StatusResponse;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
@@ -21,7 +14,7 @@ import java.util.stream.IntStream;
  *   <li>{@code freeze-owner}: SIGSTOP an owner for 1.5–3 × TTL;</li>
  *   <li>{@code partition-owner}: blackhole an owner's proxies (connections held open, nothing
  *       forwarded) for 1.5–3 × TTL;</li>
- *   <li>{@code kill-member}: kill -9 an etcd member and start it again 0.5–1.5 s later;</li>
+ *   <li>{@code kill-member}: kill -9 a member (etcd or ZooKeeper, {@link Members}) and start it again 0.5–1.5 s later;</li>
  *   <li>{@code freeze-member}: SIGSTOP a member for 0.3–1 s (under a renewal's margin);</li>
  *   <li>the member is the leader every other time (its target then reads {@code m<i>-leader});</li>
  *   <li>{@code compact}: compact etcd to the current revision;</li>
@@ -65,7 +58,8 @@ final class Nemesis {
     static final String[] KINDS = java.util.stream.Stream.of(PROCESS_KINDS, LINK_KINDS, NET_KINDS)
         .flatMap(List::stream).toArray(String[]::new);
 
-    private final EtcdCluster etcd;
+    /** The cluster's members (etcd or ZooKeeper); named etcd for the etcd suite it was written for. */
+    private final Members etcd;
     /** The kinds dealt, each once per round. */
     private final List<String> kinds;
     private final List<Child> owners;
@@ -82,7 +76,7 @@ final class Nemesis {
      * @param kinds the kinds to deal, each once per round; the {@link #NET_KINDS} need
      *     {@code etcd.network()}
      */
-    Nemesis(EtcdCluster etcd, List<Child> owners, List<List<TcpProxy>> proxies, List<FakeClock> clocks,
+    Nemesis(Members etcd, List<Child> owners, List<List<TcpProxy>> proxies, List<FakeClock> clocks,
             List<String> ownerLines, long seed, long ttlNanos, List<String> kinds) {
         for (String k : kinds) {
             if (!List.of(KINDS).contains(k)) {
@@ -90,7 +84,7 @@ final class Nemesis {
             }
             if (NET_KINDS.contains(k) && etcd.network().isEmpty()) {
                 throw new IllegalArgumentException("the fault " + k + " needs members in network namespaces"
-                        + " (EtcdCluster.startNetworked)");
+                        + " (EtcdCluster.startNetworked); " + etcd.backend() + " has none");
             }
         }
         this.kinds = List.copyOf(kinds);
@@ -303,70 +297,17 @@ final class Nemesis {
         }
     }
 
-    /**
-     * Waits until the cluster has recovered from the faults: every member reports healthy and they all
-     * name one leader, which reports itself as leader.
-     *
-     * @return empty when recovered within {@code timeoutNanos}, else what was last seen
-     */
+    /** Waits until the cluster has recovered from the faults ({@link Members#awaitRecovered}). */
     java.util.Optional<String> awaitRecovered(long timeoutNanos) throws InterruptedException {
-        etcd.network().ifPresent(MemberNetwork::healAll);
-        long deadline = System.nanoTime() + timeoutNanos;
-        String seen = "nothing";
-        try (Client c = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).build()) {
-            while (true) {
-                java.util.Set<Long> leaders = new java.util.HashSet<>();
-                int selfLeaders = 0;
-                int answered = 0;
-                for (int i = 0; i < etcd.size(); i++) {
-                    try {
-                        StatusResponse s = c.getMaintenanceClient().statusMember(etcd.endpoint(i)).get(2, TimeUnit.SECONDS);
-                        answered++;
-                        leaders.add(s.getLeader());
-                        selfLeaders += s.getLeader() == s.getHeader().getMemberId() ? 1 : 0;
-                    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-                        // this member does not answer yet
-                    }
-                }
-                seen = answered + " of " + etcd.size() + " members answered, leaders named " + leaders
-                        + ", members that lead " + selfLeaders;
-                if (answered == etcd.size() && leaders.size() == 1 && !leaders.contains(0L) && selfLeaders == 1) {
-                    return java.util.Optional.empty();
-                }
-                if (System.nanoTime() > deadline) {
-                    return java.util.Optional.of(seen);
-                }
-                Thread.sleep(200); // polling the members' status until they agree
-            }
-        }
+        return etcd.awaitRecovered(timeoutNanos);
     }
 
-    /** @return the index of the member that leads now, or -1 when none answers */
     private int leader() {
-        try (Client c = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).build()) {
-            for (int i = 0; i < etcd.size(); i++) {
-                StatusResponse s = c.getMaintenanceClient().statusMember(etcd.endpoint(i)).get(5, TimeUnit.SECONDS);
-                if (s.getLeader() == s.getHeader().getMemberId()) {
-                    return i;
-                }
-            }
-        } catch (Exception e) {
-            // no member answered in time: pick one at random
-        }
-        return -1;
+        return etcd.leader();
     }
 
     private void compact() throws Exception {
-        try (Client c = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).build()) {
-            long rev = c.getKVClient().get(ByteSequence.from("x", UTF_8)).get(10, TimeUnit.SECONDS).getHeader().getRevision();
-            try {
-                c.getKVClient().compact(rev).get(10, TimeUnit.SECONDS);
-            } catch (ExecutionException e) {
-                if (!String.valueOf(e.getCause().getMessage()).contains("compacted")) {
-                    throw e;
-                } // nothing written since the last compaction: already compacted
-            }
-        }
+        etcd.compact();
     }
 
     /**

@@ -1,12 +1,9 @@
 package io.disco.chaos;
 
+import io.disco.client.DiscoBackend;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingHttp;
 import io.disco.fencing.FencingToken;
-import io.disco.provider.etcd.EtcdDeadlines;
-import io.disco.provider.etcd.EtcdOptions;
-import io.disco.provider.etcd.EtcdSession;
-import io.etcd.jetcd.Client;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -23,8 +20,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * An owner process: runs one {@link Workload}'s loop against the resource, reaching etcd only through
- * its own TCP proxies, and prints one line per event, {@code <nanos> <owner> <EVENT> <args>}:
+ * An owner process: runs one {@link Workload}'s loop against the resource, reaching etcd or ZooKeeper
+ * ({@link OwnerBackend}) only through its own TCP proxies, and prints one line per event, {@code <nanos> <owner> <EVENT> <args>}:
  * <ul>
  *   <li>{@code GRANT <token> <key> <mode>}: a grant of the register {@code key}, mode {@code W}
  *       (exclusive) or {@code R} (shared); {@code TIMEOUT} when an acquisition timed out;</li>
@@ -32,12 +29,13 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>{@code RELEASING <token>} before the release call (the hold ends there: the next grant may come
  *       before the call returns), {@code RELEASE <token>} after it; {@code CLOSING} before its service is
  *       closed, which gives up any grant it still holds (after an error, say);</li>
- *   <li>{@code DONE <lease or token>} when the loss signal fired, {@code LOST <why>} when a call
+ *   <li>{@code DONE <lease, session or token>} when the loss signal fired, {@code LOST <why>} when a call
  *       reported the loss, {@code ERROR <what>}, {@code EXIT} on SIGTERM (after closing, so that no key
  *       is left), and workload-specific lines;</li>
  *   <li>{@code CLOCK <millis>}: its wall clock, every second.</li>
  * </ul>
- * Arguments: workload, owner id, etcd endpoints (its proxies, comma-separated), resource base URI,
+ * Arguments: workload, owner id, etcd endpoints (its proxies, comma-separated) or {@code zookeeper:} and a
+ * connect string (its proxies), resource base URI,
  * name, TTL seconds, milliseconds of work between a read and the write that follows it.
  */
 final class Owner {
@@ -50,8 +48,8 @@ final class Owner {
 
     final String id;
     final String name;
-    final Client client;
-    final EtcdOptions sessionOptions;
+    /** Where its sessions are opened. */
+    final OwnerBackend backend;
     final Random random = new Random();
     private final URI resource;
     private final long workMillis;
@@ -61,12 +59,9 @@ final class Owner {
 
     private Owner(String[] args) {
         id = args[1];
-        client = Client.builder().endpoints(args[2].split(","))
-                .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(2))).build();
+        backend = OwnerBackend.of(args[2], Duration.ofSeconds(Long.parseLong(args[5])));
         resource = URI.create(args[3]);
         name = args[4];
-        sessionOptions = EtcdOptions.builder().ttl(Duration.ofSeconds(Long.parseLong(args[5])))
-                .requestTimeout(Duration.ofSeconds(2)).build();
         workMillis = Long.parseLong(args[6]);
     }
 
@@ -149,7 +144,7 @@ final class Owner {
 
     /** One session's part of a workload: runs until the session is lost (or throws). */
     interface SessionBody {
-        void run(EtcdSession session) throws Exception;
+        void run(DiscoBackend.Owner session) throws Exception;
     }
 
     /**
@@ -158,17 +153,17 @@ final class Owner {
      */
     void sessions(SessionBody body) throws InterruptedException {
         while (true) {
-            EtcdSession session;
+            DiscoBackend.Owner session;
             try {
-                session = EtcdSession.open(client, sessionOptions);
+                session = backend.open();
             } catch (RuntimeException e) {
                 say("ERROR session " + e.getMessage());
-                Thread.sleep(200); // the pace of retries while etcd cannot be reached
+                Thread.sleep(200); // the pace of retries while the backend cannot be reached
                 continue;
             }
             closeOnExit(session);
-            long lease = session.leaseId();
-            session.done().thenRun(() -> say("DONE " + Long.toHexString(lease)));
+            String lease = session.id();
+            session.done().thenRun(() -> say("DONE " + lease));
             try {
                 body.run(session);
             } catch (DiscoException e) {
@@ -181,12 +176,16 @@ final class Owner {
                 // IllegalStateException: the session was lost before the service was made; I/O to the resource
                 say("ERROR " + e.getClass().getSimpleName() + " " + e.getMessage());
             }
-            session.close();
+            try {
+                session.close();
+            } catch (Exception e) {
+                say("ERROR close " + e);
+            }
         }
     }
 
     /** @return whether {@code session} still holds its lease */
-    static boolean alive(EtcdSession session) {
+    static boolean alive(DiscoBackend.Owner session) {
         return !session.done().toCompletableFuture().isDone();
     }
 

@@ -9,11 +9,16 @@ import io.disco.fencing.TokenStaleException;
 import io.disco.fencing.guard.BoundUnavailableException;
 import io.disco.fencing.guard.DrainTimeoutException;
 import io.disco.fencing.guard.Guard;
+import io.disco.fencing.guard.IssuedBound;
 import io.disco.fencing.guard.KeyedGuard;
 import io.disco.fencing.guard.TokenNotIssuedException;
 import io.disco.provider.etcd.EtcdDeadlines;
 import io.disco.provider.etcd.EtcdIssuedBound;
+import io.disco.provider.zookeeper.ZooKeeperIssuedBound;
 import io.etcd.jetcd.Client;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryNTimes;
 import java.time.Duration;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -45,7 +50,8 @@ import java.util.concurrent.Executors;
  * </ul>
  * With {@code --broken} the guard is bypassed (every token accepted): the suite's checkers must then
  * fail, which is how the suite proves they can. Prints {@code LISTENING <port>} once it serves.
- * Arguments: {@code --etcd <endpoints>} (comma-separated) and {@code --broken}.
+ * Arguments: {@code --etcd <endpoints>} (comma-separated) or {@code --zookeeper <connect string>} (the bound
+ * is then {@code ZooKeeperIssuedBound}), and {@code --broken}.
  */
 public final class ResourceMain {
 
@@ -64,13 +70,22 @@ public final class ResourceMain {
         List<String> list = List.of(args);
         boolean broken = list.contains("--broken");
         int at = list.indexOf("--etcd");
-        if (at < 0 || at + 1 >= list.size()) {
-            throw new IllegalArgumentException("usage: ResourceMain --etcd <endpoints> [--broken]");
+        int zk = list.indexOf("--zookeeper");
+        if (at >= 0 == zk >= 0 || Math.max(at, zk) + 1 >= list.size()) {
+            throw new IllegalArgumentException("usage: ResourceMain --etcd <endpoints> | --zookeeper <connect string> [--broken]");
         }
-        Client client = Client.builder().endpoints(list.get(at + 1).split(","))
-                .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(1))).build(); // for the life of the process
-        KeyedGuard guards = Guard.builder().issuedBound(EtcdIssuedBound.of(client)).boundTimeout(Duration.ofSeconds(1))
-                .buildKeyed();
+        IssuedBound issued;
+        if (at >= 0) {
+            Client client = Client.builder().endpoints(list.get(at + 1).split(","))
+                    .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(1))).build(); // for the life of the process
+            issued = EtcdIssuedBound.of(client);
+        } else {
+            CuratorFramework client = CuratorFrameworkFactory.newClient(list.get(zk + 1), 10_000, 2_000,
+                    new RetryNTimes(3, 100)); // for the life of the process
+            client.start();
+            issued = ZooKeeperIssuedBound.of(client);
+        }
+        KeyedGuard guards = Guard.builder().issuedBound(issued).boundTimeout(Duration.ofSeconds(1)).buildKeyed();
         ResourceMain r = new ResourceMain(broken, guards);
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.setExecutor(Executors.newCachedThreadPool());

@@ -4,7 +4,6 @@ import io.disco.election.LeaderTerm;
 import io.disco.election.Leadership;
 import io.disco.election.LeadershipListener;
 import io.disco.election.LeadershipRunner;
-import io.disco.provider.etcd.EtcdProvider;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
@@ -38,7 +37,7 @@ final class RunnerWorkload implements Workload {
                     }
                 })
                 .backoff(Duration.ofMillis(100), Duration.ofSeconds(1)).build();
-        runner.set(EtcdProvider.newLeadershipRunner(owner.client, owner.name, options, owner.sessionOptions));
+        runner.set(owner.backend.newLeadershipRunner(owner.name, options));
         owner.closeOnExit(runner.get());
         new CountDownLatch(1).await(); // until SIGTERM closes the runner and ends the process
     }

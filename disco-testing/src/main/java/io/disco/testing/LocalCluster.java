@@ -1,17 +1,13 @@
 package io.disco.testing;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.http.HttpClient;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * The member processes of a local {@link EtcdCluster}: launching them as one cluster, waiting until
@@ -147,12 +143,6 @@ final class LocalCluster {
                 failure.addSuppressed(e);
             }
         }
-        try (Stream<Path> files = Files.walk(workDir)) {
-            for (Path path : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
-                Files.deleteIfExists(path);
-            }
-        } catch (IOException | UncheckedIOException e) {
-            failure.addSuppressed(e);
-        }
+        LocalResources.deleteTree(workDir, failure);
     }
 }

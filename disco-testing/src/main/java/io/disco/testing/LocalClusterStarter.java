@@ -1,12 +1,7 @@
 package io.disco.testing;
 
-import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -48,13 +43,8 @@ final class LocalClusterStarter {
     }
 
     private static LocalCluster newLocal(Path binary, int size, EtcdTls tls, List<String> flags) {
-        int[] ports = freePorts(2 * size);
-        Path workDir;
-        try {
-            workDir = Files.createTempDirectory(scratchRoot(), "disco-etcd-");
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a data dir for etcd", e);
-        }
+        int[] ports = LocalResources.freePorts(2 * size, "etcd");
+        Path workDir = LocalResources.scratchDir("disco-etcd-", "etcd");
         List<LocalMember> members = new ArrayList<>();
         for (int i = 0; i < size; i++) {
             members.add(new LocalMember("m" + i, ports[2 * i], ports[2 * i + 1], workDir, tls, flags));
@@ -67,10 +57,10 @@ final class LocalClusterStarter {
         MemberNetwork net = MemberNetwork.create(members);
         Path workDir;
         try {
-            workDir = Files.createTempDirectory(scratchRoot(), "disco-etcd-");
-        } catch (IOException e) {
+            workDir = LocalResources.scratchDir("disco-etcd-", "etcd");
+        } catch (UncheckedIOException e) {
             net.close();
-            throw new UncheckedIOException("cannot create a data dir for etcd", e);
+            throw e;
         }
         List<LocalMember> list = new ArrayList<>();
         for (int i = 0; i < members; i++) {
@@ -88,33 +78,6 @@ final class LocalClusterStarter {
                 e.addSuppressed(closing);
             }
             throw e;
-        }
-    }
-
-    /** {@code /dev/shm} when it is writable, else {@code java.io.tmpdir}. */
-    private static Path scratchRoot() {
-        Path shm = Paths.get("/dev/shm");
-        return Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Paths.get(System.getProperty("java.io.tmpdir"));
-    }
-
-    /** Distinct free ports: all sockets are held open until every port is chosen. */
-    private static int[] freePorts(int count) {
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            for (int i = 0; i < count; i++) {
-                sockets.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
-            }
-            return sockets.stream().mapToInt(ServerSocket::getLocalPort).toArray();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot find free loopback ports for etcd", e);
-        } finally {
-            for (ServerSocket socket : sockets) {
-                try {
-                    socket.close();
-                } catch (IOException ignored) {
-                    // the port is released either way
-                }
-            }
         }
     }
 }

@@ -1,31 +1,23 @@
 package io.disco.testing;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One etcd process started from a local binary, with fixed ports, data dir and log file so that
- * it can be stopped and started again as the same member. Not thread-safe: {@link EtcdCluster}
- * serialises access.
+ * it can be stopped and started again as the same member (its process: {@link MemberProcess}).
+ * Not thread-safe: {@link EtcdCluster} serialises access.
  */
 final class LocalMember {
-
-    private static final long EXIT_TIMEOUT_SECONDS = 10;
-    private static final int LOG_TAIL_BYTES = 4096;
 
     final String name;
     final int clientPort;
     final int peerPort;
     final Path dataDir;
     final Path logFile;
-    private Process process;
-    private boolean paused;
+    private final MemberProcess process;
 
     private final EtcdTls tls;
     private final List<String> extraFlags;
@@ -49,6 +41,7 @@ final class LocalMember {
         this.peerPort = peerPort;
         this.dataDir = dir.resolve(name + ".data");
         this.logFile = dir.resolve(name + ".log");
+        this.process = new MemberProcess("etcd member " + name, logFile);
     }
 
     String endpoint() {
@@ -83,118 +76,42 @@ final class LocalMember {
             cmd.addAll(tls.memberFlags());
         }
         cmd.addAll(extraFlags);
-        process = new ProcessBuilder(cmd)
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
-                .start();
-        paused = false;
+        process.launch(cmd);
     }
 
     boolean isRunning() {
-        return process != null && process.isAlive();
+        return process.isRunning();
     }
 
     /** Waits up to {@code millis} for the process to exit; returns whether it has exited. */
     boolean awaitExit(long millis) throws InterruptedException {
-        return process == null || process.waitFor(millis, TimeUnit.MILLISECONDS);
+        return process.awaitExit(millis);
     }
 
     long pid() {
-        return process == null ? -1 : process.pid();
+        return process.pid();
     }
 
     /** SIGKILL (delivered to stopped processes too), then waits for the exit. */
     void kill() {
-        if (process != null) {
-            process.destroyForcibly();
-            awaitExitOrFail("SIGKILL");
-        }
+        process.kill();
     }
 
     /** SIGTERM (after SIGCONT if paused), waits for a graceful exit, falls back to SIGKILL. */
     void stop() {
-        if (!isRunning()) {
-            return;
-        }
-        if (paused) {
-            signal("CONT");
-        }
-        process.destroy();
-        try {
-            if (process.waitFor(EXIT_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                return;
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        kill();
+        process.stop();
     }
 
     void pause() {
-        requireRunning("pause");
-        signal("STOP");
-        paused = true;
+        process.pause();
     }
 
     void resume() {
-        requireRunning("resume");
-        signal("CONT");
-        paused = false;
-    }
-
-    private void requireRunning(String operation) {
-        if (!isRunning()) {
-            throw new IllegalStateException("cannot " + operation + " etcd member " + name + ": it is not running");
-        }
-    }
-
-    /** Java has no SIGSTOP/SIGCONT API, so this runs {@code kill -SIG pid}. */
-    private void signal(String signal) {
-        try {
-            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
-                    .redirectErrorStream(true)
-                    .start();
-            if (!kill.waitFor(EXIT_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                kill.destroyForcibly();
-                throw new IllegalStateException("kill -" + signal + " " + process.pid() + " did not finish");
-            }
-            if (kill.exitValue() != 0) {
-                String out = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-                throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed: " + out);
-            }
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot run kill -" + signal + " for etcd member " + name, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while signalling etcd member " + name, e);
-        }
-    }
-
-    private void awaitExitOrFail(String what) {
-        try {
-            if (!process.waitFor(EXIT_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("etcd member " + name + " (pid " + process.pid() + ") did not exit within "
-                        + EXIT_TIMEOUT_SECONDS + " s after " + what);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for etcd member " + name + " to exit", e);
-        }
+        process.resume();
     }
 
     /** The last few KB of the member's log, for error messages. */
     String logTail() {
-        if (!Files.exists(logFile)) {
-            return "(no log)";
-        }
-        try (RandomAccessFile file = new RandomAccessFile(logFile.toFile(), "r")) {
-            long start = Math.max(0, file.length() - LOG_TAIL_BYTES);
-            byte[] bytes = new byte[(int) (file.length() - start)];
-            file.seek(start);
-            file.readFully(bytes);
-            return new String(bytes, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            return "(cannot read " + logFile + ": " + e + ")";
-        }
+        return process.logTail();
     }
 }

@@ -8,30 +8,23 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.api.CuratorWatcher;
-import org.apache.curator.utils.ZKPaths;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * What every queue-based service on a {@link ZooKeeperSession} shares (the lock, the read/write lock): one
- * acquisition at a time, run by a worker that alone creates its own ephemeral-sequential node
- * ({@code <path>/_c_<uuid>-<kind><sequence>}, Curator's protected mode), checks that the node's ephemeral owner
- * is this session (a node left by an earlier session of the same client, CURATOR-604, is deleted and never
- * used), waits on the node the subclass names until it names none, then has the subclass make the grant and
- * commits it, unless it was given up meanwhile; every other way out withdraws the node before a synchronous
- * call returns. A held node deleted by anybody else, or the session's loss, is the loss of the service.
+ * What every queue-based service on a {@link ZooKeeperSession} shares (the lock, the read/write lock, the
+ * semaphore, the election): the grant's state machine ({@link LockState}) with one acquisition at a time, its
+ * commit, release, close and loss. An acquisition ({@link QueueAttempt}) is run by a worker ({@link QueueWorker})
+ * that alone creates its own ephemeral-sequential node and checks its ephemeral owner ({@link OwnNode}: a node
+ * left by an earlier session of the same client, CURATOR-604, is deleted and never used), waits on the node the
+ * subclass names until it names none, then has the subclass make the grant and commits it here, unless it was
+ * given up meanwhile; every other way out withdraws the node ({@link QueueNodes}) before a synchronous call
+ * returns ({@link QueueCaller}). A held node deleted by anybody else, or the session's loss, is the loss of the
+ * service.
  *
  * @param <G> the grant
  * @param <E> the loss
@@ -44,7 +37,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
     final String path;
     private final Object mon = new Object();
     private LockState state = LockState.IDLE;
-    private Attempt pending;
+    private QueueAttempt<G> pending;
     private G held;
     private NodeKind heldKind;
     private String heldNode;
@@ -134,36 +127,6 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
         return kind == NodeKind.READ ? "read" : kind == NodeKind.WRITE ? "write" : kind == NodeKind.LEASE ? "permit" : "lock";
     }
 
-    /** One acquisition: run by a worker, which alone creates and withdraws its node. */
-    private final class Attempt {
-        final NodeKind kind;
-        final boolean tryOnly;
-        /** The own node's data (an election candidate's value; empty for the locks). */
-        final byte[] data;
-        /** Completes with the grant, with null (a tryLock that found somebody ahead) or exceptionally. */
-        final CompletableFuture<G> future = new CompletableFuture<>();
-        /** Completes once nothing of this attempt is left in ZooKeeper (or it became the held grant). */
-        final CompletableFuture<Void> withdrawn = new CompletableFuture<>();
-        final Semaphore wake = new Semaphore(0);
-        volatile String node;
-        final CuratorWatcher watcher = event -> {
-            wake.release();
-            if (event.getType() == Watcher.Event.EventType.NodeDeleted && event.getPath() != null
-                    && event.getPath().equals(node)) {
-                onSessionThread(() -> ownNodeDeleted(event.getPath()));
-            } else if (event.getType() == Watcher.Event.EventType.NodeDataChanged && event.getPath() != null
-                    && event.getPath().equals(node)) {
-                onSessionThread(() -> rewatchHeld(this)); // a watch fires once: keep watching for the deletion
-            }
-        };
-
-        Attempt(NodeKind kind, boolean tryOnly, byte[] data) {
-            this.kind = kind;
-            this.tryOnly = tryOnly;
-            this.data = data;
-        }
-    }
-
     // ------------------------------------------------------------------ acquiring
 
     final G acquire(NodeKind kind, Duration timeout, String call) throws InterruptedException, TimeoutException {
@@ -175,7 +138,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
             throw new IllegalArgumentException("timeout must be positive, got " + timeout);
         }
         SessionThread.refuseOnSessionThread(call);
-        return await(start(kind, false, data), timeout);
+        return QueueCaller.await(this, start(kind, false, data), timeout);
     }
 
     final Duration requireTimeout(Duration timeout) {
@@ -184,29 +147,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
 
     final Optional<G> tryAcquire(NodeKind kind, String call) {
         SessionThread.refuseOnSessionThread(call);
-        Attempt a = start(kind, true, NO_DATA);
-        try {
-            G g = a.future.get(session.options().requestTimeout().toNanos(), TimeUnit.NANOSECONDS);
-            awaitWithdrawn(a);
-            return Optional.ofNullable(g);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            Optional<G> g = giveUp(a);
-            if (g.isPresent()) {
-                return g;
-            }
-            throw new DiscoException("interrupted while trying the " + what() + " on " + path, e);
-        } catch (TimeoutException e) {
-            Optional<G> g = giveUp(a);
-            if (g.isPresent()) {
-                return g;
-            }
-            throw new DiscoException("ZooKeeper at " + session.connectString() + " did not answer " + call + " on " + path
-                    + " within " + session.options().requestTimeout(), e);
-        } catch (ExecutionException e) {
-            awaitWithdrawn(a);
-            throw rethrow(e.getCause());
-        }
+        return QueueCaller.awaitTry(this, start(kind, true, NO_DATA), call);
     }
 
     final CompletableFuture<G> acquireAsync(NodeKind kind) {
@@ -214,7 +155,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
     }
 
     final CompletableFuture<G> acquireAsync(NodeKind kind, byte[] data) {
-        Attempt a;
+        QueueAttempt<G> a;
         try {
             a = start(kind, false, data);
         } catch (DiscoException e) {
@@ -227,66 +168,8 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
         return user;
     }
 
-    private G await(Attempt a, Duration timeout) throws InterruptedException, TimeoutException {
-        try {
-            return timeout == null ? a.future.get() : a.future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Optional<G> g = giveUp(a);
-            if (g.isPresent()) { // committed before the interruption: the caller holds the lock
-                Thread.currentThread().interrupt();
-                return g.get();
-            }
-            throw e;
-        } catch (TimeoutException e) {
-            Optional<G> g = giveUp(a);
-            if (g.isPresent()) {
-                return g.get();
-            }
-            TimeoutException t = new TimeoutException("the " + what() + " on " + path + " was still held by another owner after " + timeout
-                    + "; this owner's claim was withdrawn");
-            t.initCause(e);
-            throw t;
-        } catch (ExecutionException e) {
-            awaitWithdrawn(a);
-            throw rethrow(e.getCause());
-        }
-    }
-
-    /** Withdraws a pending attempt and waits for its node to go; the grant if it had committed first. */
-    private Optional<G> giveUp(Attempt a) {
-        boolean interrupted = Thread.interrupted();
-        a.future.cancel(false);
-        awaitWithdrawn(a);
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-        G g = a.future.isCompletedExceptionally() ? null : a.future.getNow(null);
-        return Optional.ofNullable(g);
-    }
-
-    private void awaitWithdrawn(Attempt a) {
-        boolean interrupted = false;
-        long until = System.nanoTime() + session.options().requestTimeout().toNanos();
-        try {
-            while (true) {
-                try {
-                    a.withdrawn.get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
-                    return;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException | TimeoutException e) {
-                    return; // Curator's guaranteed delete keeps trying in the background
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    private Attempt start(NodeKind kind, boolean tryOnly, byte[] data) {
-        Attempt a = new Attempt(kind, tryOnly, data);
+    private QueueAttempt<G> start(NodeKind kind, boolean tryOnly, byte[] data) {
+        QueueAttempt<G> a = new QueueAttempt<>(this, kind, tryOnly, data);
         synchronized (mon) {
             switch (state) {
                 case CLOSED -> throw new IllegalStateException("the " + what() + " on " + path + " is closed");
@@ -310,7 +193,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
         }
         a.future.whenComplete((g, e) -> onAttemptEnd(a, g, e));
         try {
-            session.workers().execute(() -> run(a));
+            session.workers().execute(new QueueWorker<>(this, a));
         } catch (RejectedExecutionException e) {
             a.withdrawn.complete(null);
             a.future.completeExceptionally(new IllegalStateException("the session of the " + what() + " on " + path + " is closed", e));
@@ -319,7 +202,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
     }
 
     /** A failed, cancelled or empty attempt: the service is free for the next one, and the worker withdraws. */
-    private void onAttemptEnd(Attempt a, G g, Throwable e) {
+    private void onAttemptEnd(QueueAttempt<G> a, G g, Throwable e) {
         if (e == null && g != null) {
             return; // committed
         }
@@ -332,105 +215,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
         a.wake.release();
     }
 
-    /** The worker: create the own node, wait for the predecessors to go, commit or withdraw. */
-    private void run(Attempt a) {
-        CuratorFramework c = session.client();
-        String node = null;
-        boolean committed = false;
-        try {
-            if (a.future.isDone()) {
-                return;
-            }
-            Stat own = new Stat();
-            node = c.create().storingStatIn(own).creatingParentContainersIfNeeded().withProtection()
-                    .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(ZKPaths.makePath(queueDir(), a.kind.marker()), a.data);
-            a.node = node;
-            if (own.getCzxid() == 0) { // found again by Curator's protected mode after a lost answer: read it
-                own = c.checkExists().forPath(node);
-                if (own == null) {
-                    lose("its node " + node + " was deleted before it could wait", null);
-                    return;
-                }
-            }
-            if (own.getEphemeralOwner() != session.sessionId()) {
-                a.future.completeExceptionally(lost("its node " + node + " belongs to session 0x"
-                        + Long.toHexString(own.getEphemeralOwner()) + ", not to this one (0x"
-                        + Long.toHexString(session.sessionId()) + "): the session changed while it was created", null));
-                return;
-            }
-            boolean watchingOwn = false;
-            String ownName = NodeKind.name(node);
-            while (!a.future.isDone()) {
-                List<String> children = waitsOnDirectory()
-                        ? c.getChildren().usingWatcher(a.watcher).forPath(queueDir())
-                        : c.getChildren().forPath(queueDir());
-                List<String> queue = NodeKind.queue(children, queueKinds());
-                int i = queue.indexOf(ownName);
-                if (i < 0) {
-                    lose("its node " + node + " was deleted by somebody else while it waited", null);
-                    return;
-                }
-                String blocker = blocker(queue, i, a.kind);
-                if (blocker == null) {
-                    blocker = nestedBlocker(children, a.kind, own.getCzxid());
-                }
-                if (blocker == null) {
-                    if (session.parkIfSuspended(a.wake)) {
-                        a.wake.acquire(); // no new grant while SUSPENDED: wait for the session to come back or go
-                        continue;
-                    }
-                    G grant;
-                    try {
-                        grant = grant(node, a.kind, own, a.data);
-                    } catch (KeeperException.NoNodeException e) {
-                        lose("its node " + node + " was deleted by somebody else as it was admitted", e);
-                        return;
-                    }
-                    committed = commit(a, grant);
-                    if (committed) {
-                        watchHeld(a);
-                    } else {
-                        try { // given up at the instant of the grant: what the grant took goes too
-                            deleteHeld(node, releaseOps(grant));
-                        } catch (Exception e) {
-                            // the node is withdrawn below; a slot left behind is free once the node is gone
-                        }
-                    }
-                    return;
-                }
-                if (a.tryOnly) {
-                    a.future.complete(null);
-                    return;
-                }
-                if (!watchingOwn) { // from now on, a deletion of the own node wakes the wait
-                    if (c.checkExists().usingWatcher(a.watcher).forPath(node) == null) {
-                        lose("its node " + node + " was deleted by somebody else while it waited", null);
-                        return;
-                    }
-                    watchingOwn = true;
-                }
-                Stat predecessor = waitsOnDirectory() ? own
-                        : c.checkExists().usingWatcher(a.watcher).forPath(ZKPaths.makePath(queueDir(), blocker));
-                if (predecessor != null) {
-                    a.wake.acquire(); // the predecessor's deletion, the own node's, a give-up or the session's end
-                }
-            }
-        } catch (InterruptedException e) {
-            a.future.completeExceptionally(new DiscoException("the worker of the " + what() + " on " + path + " was interrupted", e));
-        } catch (KeeperException.SessionExpiredException e) {
-            DiscoException sessionLoss = session.lossOrNull();
-            a.future.completeExceptionally(lost(sessionLoss == null ? "the session expired" : sessionLoss.getMessage(), e));
-        } catch (Exception e) {
-            a.future.completeExceptionally(failure("acquiring", e));
-        } finally {
-            if (!committed && node != null) {
-                withdraw(node);
-            }
-            a.withdrawn.complete(null);
-        }
-    }
-
-    private boolean commit(Attempt a, G grant) {
+    boolean commit(QueueAttempt<G> a, G grant) {
         synchronized (mon) {
             if (pending != a || state != LockState.WAITING) {
                 return false;
@@ -451,7 +236,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
      * Watches the held node off the acquisition's path: its deletion by anybody else is the loss (and so is
      * finding it gone already).
      */
-    private void watchHeld(Attempt a) {
+    void watchHeld(QueueAttempt<G> a) {
         String node = a.node;
         try {
             session.client().checkExists().usingWatcher(a.watcher).inBackground((c, event) -> {
@@ -465,7 +250,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
         }
     }
 
-    private void rewatchHeld(Attempt a) {
+    void rewatchHeld(QueueAttempt<G> a) {
         synchronized (mon) {
             if (state != LockState.HELD || !a.node.equals(heldNode)) {
                 return;
@@ -516,34 +301,6 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
         }
     }
 
-    /** Deletes the held node with the nodes that go with it, in one transaction; the own node alone if they are gone. */
-    private void deleteHeld(String node, List<org.apache.curator.framework.api.transaction.CuratorOp> extra) throws Exception {
-        CuratorFramework c = session.client();
-        if (extra.isEmpty()) {
-            c.delete().forPath(node);
-            return;
-        }
-        List<org.apache.curator.framework.api.transaction.CuratorOp> ops = new java.util.ArrayList<>(extra);
-        ops.add(c.transactionOp().delete().forPath(node));
-        try {
-            c.transaction().forOperations(ops);
-        } catch (KeeperException.NoNodeException e) {
-            // a node that went with the grant is gone (an operator): the own node alone; never the other node's
-            // path again, which may be somebody else's by now
-            c.delete().forPath(node);
-        }
-    }
-
-    private void withdraw(String node) {
-        try {
-            session.client().delete().guaranteed().forPath(node);
-        } catch (KeeperException.NoNodeException e) {
-            // already gone
-        } catch (Exception e) {
-            // guaranteed: Curator retries in the background until it succeeds or the session ends
-        }
-    }
-
     // ------------------------------------------------------------------ releasing
 
     final void release(NodeKind kind, String call) {
@@ -567,7 +324,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
             releasing = node;
         }
         try {
-            deleteHeld(node, extra);
+            QueueNodes.deleteHeld(session.client(), node, extra);
         } catch (KeeperException.NoNodeException | KeeperException.SessionExpiredException e) {
             lose("its node " + node + " was gone before the release", e);
             synchronized (mon) {
@@ -578,7 +335,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
             synchronized (mon) {
                 releasing = null;
             }
-            throw failure("releasing (this owner still holds the lock; retry, or let the session end)", e);
+            throw zkFailure("releasing (this owner still holds the lock; retry, or let the session end)", e);
         }
         synchronized (mon) {
             releasing = null;
@@ -619,7 +376,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
     }
 
     public void close() {
-        Attempt a;
+        QueueAttempt<G> a;
         String node;
         List<org.apache.curator.framework.api.transaction.CuratorOp> extra;
         synchronized (mon) {
@@ -640,7 +397,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
         if (a != null) {
             a.future.completeExceptionally(new IllegalStateException("the " + what() + " on " + path + " was closed"));
             if (!SessionThread.onSessionThread()) {
-                awaitWithdrawn(a);
+                a.awaitWithdrawn(session.options().requestTimeout());
             }
         }
         if (node != null) {
@@ -648,7 +405,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
                 session.deleteInBackground(node); // a slot left behind is taken over once this node is gone
             } else {
                 try {
-                    deleteHeld(node, extra);
+                    QueueNodes.deleteHeld(session.client(), node, extra);
                 } catch (Exception e) {
                     session.deleteInBackground(node); // a slot left behind is taken over once this node is gone
                 }
@@ -669,7 +426,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
         close();
     }
 
-    private void ownNodeDeleted(String node) {
+    void ownNodeDeleted(String node) {
         boolean gone;
         synchronized (mon) {
             gone = state == LockState.HELD && node.equals(heldNode) && !node.equals(releasing);
@@ -679,8 +436,8 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
         }
     }
 
-    private void lose(String reason, Throwable cause) {
-        Attempt a;
+    void lose(String reason, Throwable cause) {
+        QueueAttempt<G> a;
         String node;
         synchronized (mon) {
             if (state.finished()) {
@@ -706,61 +463,26 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
         session.callbacks().deliver(() -> done.complete(null));
     }
 
-    private E lost(String reason, Throwable cause) {
+    E lost(String reason, Throwable cause) {
         return lostException("the " + what() + " on " + path + " (ZooKeeper at " + session.connectString() + ") was lost: " + reason, cause);
     }
 
-    private DiscoException failure(String what, Exception e) {
+    DiscoException zkFailure(String what, Exception e) {
         return new DiscoException("ZooKeeper at " + session.connectString() + " failed while " + what + " the " + what() + " on " + path
                 + ": " + e, e);
     }
 
-    private static RuntimeException rethrow(Throwable t) {
-        if (t instanceof CancellationException c) {
-            return new IllegalStateException("the acquisition was given up", c);
-        }
-        if (t instanceof RuntimeException r) {
-            return r;
-        }
-        return new DiscoException(String.valueOf(t), t);
-    }
-
-    private void onSessionThread(Runnable task) {
-        try {
-            session.timer().execute(task);
-        } catch (RejectedExecutionException e) {
-            task.run();
-        }
+    void onSessionThread(Runnable task) {
+        SessionTasks.onSessionThread(session, task);
     }
 
     private CompletableFuture<Void> inBackground(Runnable task) {
-        return supplyInBackground(() -> {
-            task.run();
-            return null;
-        });
+        return SessionTasks.inBackground(session, task);
     }
 
     /** Runs {@code task} on a worker; the future completes on the callback executor. */
     final <T> CompletableFuture<T> supplyInBackground(java.util.function.Supplier<T> task) {
-        UserFuture<T> user = new UserFuture<>(session.callbacks().executor(), null);
-        Runnable run = () -> {
-            Throwable error = null;
-            T result = null;
-            try {
-                result = task.get();
-            } catch (Throwable t) {
-                error = t;
-            }
-            Throwable e = error;
-            T r = result;
-            session.callbacks().deliver(() -> user.answer(r, e));
-        };
-        try {
-            session.workers().execute(run);
-        } catch (RejectedExecutionException e) {
-            session.callbacks().deliver(run);
-        }
-        return user;
+        return SessionTasks.supplyInBackground(session, task);
     }
 
     @Override

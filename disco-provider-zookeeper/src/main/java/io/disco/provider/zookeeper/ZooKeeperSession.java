@@ -424,8 +424,9 @@ public final class ZooKeeperSession implements AutoCloseable {
                     return;
                 }
                 if (c.getZookeeperClient().getZooKeeper().getSessionId() != sessionId) {
-                    timer.execute(() -> lose("the ZooKeeper session 0x" + Long.toHexString(sessionId) + " at " + connectString
-                            + " expired: the client is on a new session", null));
+                    // on the timer; once it is shut down (the session already ended), here: lose() then does nothing
+                    SessionTasks.onSessionThread(this, () -> lose("the ZooKeeper session 0x" + Long.toHexString(sessionId)
+                            + " at " + connectString + " expired: the client is on a new session", null));
                     return;
                 }
                 lastHeard.accumulateAndGet(sent, Math::max);

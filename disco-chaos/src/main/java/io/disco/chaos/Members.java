@@ -1,0 +1,58 @@
+package io.disco.chaos;
+
+import io.disco.testing.MemberNetwork;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The cluster a chaos run injects faults into, whatever the backend: its members' client addresses (the
+ * owners' proxies forward to them), what the owners and the resource are given to reach it, the member faults
+ * of the {@link Nemesis}, the check that it recovered, and the holders' nodes or keys a run left behind.
+ */
+interface Members extends AutoCloseable {
+
+    /** @return the backend's name, as {@code --backend} takes it */
+    String backend();
+
+    int size();
+
+    /** @return each member's client address, in member order */
+    List<InetSocketAddress> clientAddresses();
+
+    /** @return an owner's endpoints argument ({@link OwnerBackend}) for its proxies on {@code ports} */
+    String ownerEndpoints(List<Integer> ports);
+
+    /** @return the resource's arguments for its guard's issued bound ({@link ResourceMain}) */
+    List<String> resourceArguments();
+
+    void kill(int member);
+
+    /** Starts a killed member again as the same member. */
+    void startMember(int member);
+
+    void pause(int member);
+
+    void resume(int member);
+
+    /** @return the index of the member that leads now, or -1 when none answers */
+    int leader();
+
+    /** @return empty when every member is healthy with one leader within {@code timeoutNanos}, else what was last seen */
+    Optional<String> awaitRecovered(long timeoutNanos) throws InterruptedException;
+
+    /** @return the members' network namespaces, when they run in some */
+    Optional<MemberNetwork> network();
+
+    /** Compacts the history, where the backend has one to compact (etcd). */
+    void compact() throws Exception;
+
+    /**
+     * @return how many holders' keys or nodes are left under {@code name}, waiting up to
+     *     {@code 2 * ttl + 2 s} for expired ones to go
+     */
+    long keysLeft(String name, long ttlNanos) throws Exception;
+
+    @Override
+    void close();
+}

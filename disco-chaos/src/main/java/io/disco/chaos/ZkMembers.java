@@ -1,0 +1,140 @@
+package io.disco.chaos;
+
+import io.disco.testing.MemberNetwork;
+import io.disco.testing.ZooKeeperEnsemble;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryNTimes;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * A chaos run's ZooKeeper: a 3-member {@link ZooKeeperEnsemble} of server processes on loopback. It has no
+ * network namespaces and no history to compact: the nemesis deals it the process and link faults.
+ */
+final class ZkMembers implements Members {
+
+    private final ZooKeeperEnsemble zk = ZooKeeperEnsemble.start(3);
+
+    @Override
+    public String backend() {
+        return "zookeeper";
+    }
+
+    @Override
+    public int size() {
+        return zk.size();
+    }
+
+    @Override
+    public List<InetSocketAddress> clientAddresses() {
+        List<InetSocketAddress> list = new ArrayList<>();
+        for (int i = 0; i < zk.size(); i++) {
+            String cs = zk.connectString(i);
+            list.add(new InetSocketAddress(cs.substring(0, cs.lastIndexOf(':')), Integer.parseInt(cs.substring(cs.lastIndexOf(':') + 1))));
+        }
+        return list;
+    }
+
+    @Override
+    public String ownerEndpoints(List<Integer> ports) {
+        return OwnerBackend.ZOOKEEPER + String.join(",", ports.stream().map(p -> "127.0.0.1:" + p).toList());
+    }
+
+    @Override
+    public List<String> resourceArguments() {
+        return List.of("--zookeeper", zk.connectString());
+    }
+
+    @Override
+    public void kill(int member) {
+        zk.kill(member);
+    }
+
+    @Override
+    public void startMember(int member) {
+        zk.restart(member);
+    }
+
+    @Override
+    public void pause(int member) {
+        zk.freeze(member);
+    }
+
+    @Override
+    public void resume(int member) {
+        zk.thaw(member);
+    }
+
+    /** @return the member that says it leads, or -1 when none does now */
+    @Override
+    public int leader() {
+        List<String> modes = zk.modes();
+        return modes.indexOf("leader");
+    }
+
+    @Override
+    public Optional<String> awaitRecovered(long timeoutNanos) {
+        try {
+            zk.awaitHealthy(Duration.ofNanos(timeoutNanos));
+            return Optional.empty();
+        } catch (IllegalStateException e) {
+            return Optional.of(e.getMessage());
+        }
+    }
+
+    @Override
+    public Optional<MemberNetwork> network() {
+        return Optional.empty();
+    }
+
+    @Override
+    public void compact() {
+        throw new UnsupportedOperationException("ZooKeeper has no history to compact");
+    }
+
+    /** Ephemeral nodes (holders', waiters') under the name: a session the server has not expired yet keeps its. */
+    @Override
+    public long keysLeft(String name, long ttlNanos) throws Exception {
+        try (CuratorFramework c = CuratorFrameworkFactory.newClient(zk.connectString(), 10_000, 5_000, new RetryNTimes(3, 100))) {
+            c.start();
+            long deadline = System.nanoTime() + 2 * ttlNanos + TimeUnit.SECONDS.toNanos(2);
+            while (true) {
+                long left = ephemerals(c, name);
+                if (left == 0 || System.nanoTime() > deadline) {
+                    return left;
+                }
+                Thread.sleep(100); // polling for the sessions the server expires
+            }
+        }
+    }
+
+    private static long ephemerals(CuratorFramework c, String path) throws Exception {
+        List<String> children;
+        try {
+            children = c.getChildren().forPath(path);
+        } catch (KeeperException.NoNodeException e) {
+            return 0;
+        }
+        long n = 0;
+        for (String child : children) {
+            String p = path + "/" + child;
+            Stat s = c.checkExists().forPath(p);
+            if (s != null) {
+                n += s.getEphemeralOwner() != 0 ? 1 : ephemerals(c, p);
+            }
+        }
+        return n;
+    }
+
+    @Override
+    public void close() {
+        zk.close();
+    }
+}

@@ -1,0 +1,98 @@
+package io.disco.provider.zookeeper;
+
+import io.disco.fencing.DiscoException;
+import io.disco.fencing.Fenced;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.curator.framework.api.CuratorWatcher;
+import org.apache.zookeeper.Watcher;
+
+/**
+ * One acquisition of a {@link ZkQueueService}: run by a worker ({@link QueueWorker}), which alone creates and
+ * withdraws its node; the caller waits on {@link #future} and, when it gives up, on {@link #withdrawn}.
+ *
+ * @param <G> the grant
+ */
+final class QueueAttempt<G extends Fenced> {
+
+    final NodeKind kind;
+    final boolean tryOnly;
+    /** The own node's data (an election candidate's value; empty for the locks). */
+    final byte[] data;
+    /** Completes with the grant, with null (a tryLock that found somebody ahead) or exceptionally. */
+    final CompletableFuture<G> future = new CompletableFuture<>();
+    /** Completes once nothing of this attempt is left in ZooKeeper (or it became the held grant). */
+    final CompletableFuture<Void> withdrawn = new CompletableFuture<>();
+    /** Released by every event the worker may be waiting for. */
+    final Semaphore wake = new Semaphore(0);
+    volatile String node;
+    /** Wakes the worker; reports the own node's deletion (and re-watches it after a data change) to the service. */
+    final CuratorWatcher watcher;
+
+    QueueAttempt(ZkQueueService<G, ?> service, NodeKind kind, boolean tryOnly, byte[] data) {
+        this.kind = kind;
+        this.tryOnly = tryOnly;
+        this.data = data;
+        this.watcher = event -> {
+            wake.release();
+            if (event.getType() == Watcher.Event.EventType.NodeDeleted && event.getPath() != null
+                    && event.getPath().equals(node)) {
+                service.onSessionThread(() -> service.ownNodeDeleted(event.getPath()));
+            } else if (event.getType() == Watcher.Event.EventType.NodeDataChanged && event.getPath() != null
+                    && event.getPath().equals(node)) {
+                service.onSessionThread(() -> service.rewatchHeld(this)); // a watch fires once: keep watching for the deletion
+            }
+        };
+    }
+
+    /** Withdraws this pending attempt and waits for its node to go; the grant if it had committed first. */
+    Optional<G> giveUp(Duration requestTimeout) {
+        boolean interrupted = Thread.interrupted();
+        future.cancel(false);
+        awaitWithdrawn(requestTimeout);
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        G g = future.isCompletedExceptionally() ? null : future.getNow(null);
+        return Optional.ofNullable(g);
+    }
+
+    /** Waits up to {@code requestTimeout} for nothing of this attempt to be left, keeping an interruption. */
+    void awaitWithdrawn(Duration requestTimeout) {
+        boolean interrupted = false;
+        long until = System.nanoTime() + requestTimeout.toNanos();
+        try {
+            while (true) {
+                try {
+                    withdrawn.get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    return;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException | TimeoutException e) {
+                    return; // Curator's guaranteed delete keeps trying in the background
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** @return what a caller throws for an attempt that failed with {@code t} */
+    static RuntimeException rethrow(Throwable t) {
+        if (t instanceof CancellationException c) {
+            return new IllegalStateException("the acquisition was given up", c);
+        }
+        if (t instanceof RuntimeException r) {
+            return r;
+        }
+        return new DiscoException(String.valueOf(t), t);
+    }
+}

@@ -1,0 +1,74 @@
+package io.disco.provider.zookeeper;
+
+import io.disco.fencing.DiscoException;
+import io.disco.fencing.Fenced;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A synchronous caller's wait for a {@link QueueAttempt}: bounded by the caller's timeout (an acquisition) or the
+ * session's request timeout (a try); a wait that ends without the grant gives the attempt up and returns only
+ * once its node is withdrawn, and a grant committed at the instant of the give-up is returned, not lost.
+ */
+final class QueueCaller {
+
+    private QueueCaller() {
+    }
+
+    /** Waits for an acquisition's grant, up to {@code timeout} (null: no limit). */
+    static <G extends Fenced> G await(ZkQueueService<G, ?> s, QueueAttempt<G> a, Duration timeout) throws InterruptedException, TimeoutException {
+        Duration request = s.session.options().requestTimeout();
+        try {
+            return timeout == null ? a.future.get() : a.future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Optional<G> g = a.giveUp(request);
+            if (g.isPresent()) { // committed before the interruption: the caller holds the lock
+                Thread.currentThread().interrupt();
+                return g.get();
+            }
+            throw e;
+        } catch (TimeoutException e) {
+            Optional<G> g = a.giveUp(request);
+            if (g.isPresent()) {
+                return g.get();
+            }
+            TimeoutException t = new TimeoutException("the " + s.what() + " on " + s.path + " was still held by another owner after " + timeout
+                    + "; this owner's claim was withdrawn");
+            t.initCause(e);
+            throw t;
+        } catch (ExecutionException e) {
+            a.awaitWithdrawn(request);
+            throw QueueAttempt.rethrow(e.getCause());
+        }
+    }
+
+    /** Waits for a try's answer (the grant, or empty when somebody is ahead), up to the request timeout. */
+    static <G extends Fenced> Optional<G> awaitTry(ZkQueueService<G, ?> s, QueueAttempt<G> a, String call) {
+        Duration request = s.session.options().requestTimeout();
+        try {
+            G g = a.future.get(request.toNanos(), TimeUnit.NANOSECONDS);
+            a.awaitWithdrawn(request);
+            return Optional.ofNullable(g);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            Optional<G> g = a.giveUp(request);
+            if (g.isPresent()) {
+                return g;
+            }
+            throw new DiscoException("interrupted while trying the " + s.what() + " on " + s.path, e);
+        } catch (TimeoutException e) {
+            Optional<G> g = a.giveUp(request);
+            if (g.isPresent()) {
+                return g;
+            }
+            throw new DiscoException("ZooKeeper at " + s.session.connectString() + " did not answer " + call + " on " + s.path
+                    + " within " + request, e);
+        } catch (ExecutionException e) {
+            a.awaitWithdrawn(request);
+            throw QueueAttempt.rethrow(e.getCause());
+        }
+    }
+}
