@@ -56,7 +56,8 @@ class LossReportTest {
             assertTrue(creates <= 2, "one watch for the loop (and one more if a liveness probe moved it): " + creates);
             // a watch that followed nothing for its linger is closed: no watch stream stays open
             assertTrue(counter.open("Watch") > 0, "the watch lingers after the last release");
-            org.awaitility.Awaitility.await().atMost(Duration.ofMillis(3 * OwnKeyWatch.LINGER_MS))
+            // closed after its linger; the bound leaves room for a loaded machine (3 x linger was missed at load 27)
+            org.awaitility.Awaitility.await().atMost(Duration.ofMillis(OwnKeyWatch.LINGER_MS).plusSeconds(10))
                     .until(() -> counter.open("Watch") == 0);
             Grant g = lock.lock(); // opens a watch again
             lock.unlock();
