@@ -3,6 +3,7 @@ package io.disco.chaos;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.disco.testing.EtcdCluster;
+import io.disco.testing.TcpProxy;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.GetOption;

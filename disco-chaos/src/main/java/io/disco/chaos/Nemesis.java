@@ -1,17 +1,13 @@
 package io.disco.chaos;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
-
 import io.disco.testing.EtcdCluster;
 import io.disco.testing.MemberNetwork;
-import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Client;
-import io.etcd.jetcd.maintenance.StatusResponse;
+import io.disco.testing.PeerLinks;
+import io.disco.testing.TcpProxy;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
@@ -28,17 +24,8 @@ import java.util.stream.IntStream;
  *   <li>{@code step-clock-owner}: step an owner's wall clock by 1–10 minutes, forward or back, for
  *       1.5–3 × TTL, then back (its monotonic clock untouched).</li>
  * </ul>
- * With a {@link MemberNetwork} (each member in a network namespace of its own), for 1.5–3 × TTL:
- * <ul>
- *   <li>{@code isolate-leader}: the leader's packets from the other members are dropped and theirs from
- *       it, while the owners' proxies stay connected to it;</li>
- *   <li>{@code split-cluster}: one member cut off from the two others, both ways; half the owners
- *       reach only that minority member (their proxies to the others blackholed), the other half only
- *       the majority;</li>
- *   <li>{@code one-way-partition}: one member drops the packets of another, not the reverse;</li>
- *   <li>{@code partition-during-freeze}: an owner frozen (recorded as a {@code freeze-owner} fault of
- *       its own, which the checkers know) and, in the middle of its freeze, a member cut off both ways.</li>
- * </ul>
+ * With a {@link MemberNetwork} (each member in a network namespace of its own), the partitions and
+ * peer-link faults of {@link NetworkFaults}.
  * On the owners' proxies ({@link TcpProxy.Link}), without namespaces, for 1.5–3 × TTL:
  * <ul>
  *   <li>{@code slow-link}: an owner's links delayed 20–200 ms (its amount), jitter up to half that;</li>
@@ -61,22 +48,22 @@ final class Nemesis {
     static final List<String> LINK_KINDS = List.of("slow-link", "lossy-link", "slow-during-leader-kill");
     /** The faults that need a {@link MemberNetwork}. */
     static final List<String> NET_KINDS = List.of("isolate-leader", "split-cluster", "one-way-partition",
-        "partition-during-freeze");
+        "partition-during-freeze", "slow-peer-link", "lossy-peer-link");
     static final String[] KINDS = java.util.stream.Stream.of(PROCESS_KINDS, LINK_KINDS, NET_KINDS)
         .flatMap(List::stream).toArray(String[]::new);
 
-    private final EtcdCluster etcd;
+    final EtcdCluster etcd;
     /** The kinds dealt, each once per round. */
     private final List<String> kinds;
-    private final List<Child> owners;
-    private final List<List<TcpProxy>> proxies;
+    final List<Child> owners;
+    final List<List<TcpProxy>> proxies;
     private final List<FakeClock> clocks;
     private final List<String> ownerLines;
-    private final Random random;
+    final Random random;
     private final long ttlNanos;
     final List<Observations.Fault> faults = new ArrayList<>();
     private int memberFaults;
-    private int leader = -1;
+    int leader = -1;
 
     /**
      * @param kinds the kinds to deal, each once per round; the {@link #NET_KINDS} need
@@ -169,69 +156,15 @@ final class Nemesis {
                     yield "m" + m + (m == leader ? "-leader" : "");
                 }
                 case "compact" -> {
-                    compact();
+                    ClusterProbe.compact(etcd);
                     yield "-";
                 }
-                case "isolate-leader" -> {
-                    int m = member(true);
-                    partition(m, hold);
-                    yield "m" + m + (m == leader ? "-leader" : "");
-                }
-                case "split-cluster" -> {
-                    int m = random.nextInt(etcd.size());
-                    List<Integer> order = new ArrayList<>(IntStream.range(0, owners.size()).boxed().toList());
-                    Collections.shuffle(order, random);
-                    List<Integer> minorityOwners = order.subList(0, owners.size() / 2);
-                    try {
-                        for (int o = 0; o < owners.size(); o++) {
-                            for (int i = 0; i < etcd.size(); i++) {
-                                proxies.get(o).get(i).blackhole(minorityOwners.contains(o) != (i == m));
-                            }
-                        }
-                        partition(m, hold);
-                    } finally {
-                        proxies.forEach(list -> list.forEach(p -> p.blackhole(false)));
-                    }
-                    yield "m" + m + " with " + minorityOwners.stream().map(o -> "o" + o).toList()
-                            .toString().replace(" ", "");
-                }
-                case "one-way-partition" -> {
-                    MemberNetwork net = etcd.network().orElseThrow();
-                    int to = member(false);
-                    int from = (to + 1 + random.nextInt(etcd.size() - 1)) % etcd.size();
-                    try {
-                        net.cut(to, List.of(from));
-                        TimeUnit.NANOSECONDS.sleep(hold);
-                    } finally {
-                        net.heal(to);
-                    }
-                    yield "m" + to + "-drops-m" + from;
-                }
-                case "partition-during-freeze" -> {
-                    int who = holder();
-                    int m = random.nextInt(etcd.size());
-                    long frozenAt = System.nanoTime();
-                    owners.get(who).signal("STOP");
-                    try {
-                        TimeUnit.NANOSECONDS.sleep(hold / 4);
-                        partition(m, hold / 2);
-                        TimeUnit.NANOSECONDS.sleep(hold / 4);
-                    } finally {
-                        owners.get(who).signal("CONT");
-                    }
-                    faults.add(new Observations.Fault("freeze-owner", "o" + who, frozenAt, System.nanoTime(), 0));
-                    yield "o" + who + "+m" + m;
-                }
+                case "isolate-leader", "split-cluster", "one-way-partition", "partition-during-freeze", "slow-peer-link",
+                     "lossy-peer-link" -> NetworkFaults.deal(this, kind, hold, step);
                 case "slow-link", "lossy-link" -> {
                     int who = holder();
                     TcpProxy.Link link;
-                    if (kind.equals("slow-link")) {
-                        step[0] = 20 + random.nextInt(181);
-                        link = new TcpProxy.Link(step[0], random.nextInt((int) step[0] / 2 + 1), 0);
-                    } else {
-                        step[0] = 1 + random.nextInt(10);
-                        link = new TcpProxy.Link(0, 0, step[0] / 100.0);
-                    }
+                    link = kind.equals("slow-link") ? slow(random, step) : lossy(random, step);
                     try {
                         proxies.get(who).forEach(p -> p.degrade(link));
                         TimeUnit.NANOSECONDS.sleep(hold);
@@ -242,8 +175,7 @@ final class Nemesis {
                 }
                 case "slow-during-leader-kill" -> {
                     int m = member(true);
-                    step[0] = 20 + random.nextInt(181);
-                    TcpProxy.Link link = new TcpProxy.Link(step[0], random.nextInt((int) step[0] / 2 + 1), 0);
+                    TcpProxy.Link link = slow(random, step);
                     long started = System.nanoTime();
                     try {
                         proxies.forEach(list -> list.forEach(p -> p.degrade(link)));
@@ -269,18 +201,30 @@ final class Nemesis {
         }
     }
 
+    /** A slow link: 20–200 ms (its amount, put in {@code amount[0]}), jitter up to half that. */
+    static TcpProxy.Link slow(Random random, long[] amount) {
+        amount[0] = 20 + random.nextInt(181);
+        return TcpProxy.Link.ofMillis(amount[0], random.nextInt((int) amount[0] / 2 + 1), 0);
+    }
+
+    /** A lossy link: 1–10 % of the chunks (its amount, put in {@code amount[0]}) stall 200–600 ms. */
+    static TcpProxy.Link lossy(Random random, long[] amount) {
+        amount[0] = 1 + random.nextInt(10);
+        return TcpProxy.Link.ofMillis(0, 0, amount[0] / 100.0);
+    }
+
     /**
      * The member to kill or freeze: the leader every other time (a leader's loss is the harder case:
      * an election, and leases the new leader must carry over), else one drawn from the seed.
      */
-    private int member() {
+    int member() {
         leader = leader();
         memberFaults++;
         return memberFaults % 2 == 1 && leader >= 0 ? leader : random.nextInt(etcd.size());
     }
 
     /** The leader ({@code always}), else as {@link #member()}; one drawn from the seed when none answers. */
-    private int member(boolean always) {
+    int member(boolean always) {
         if (!always) {
             return member();
         }
@@ -288,92 +232,20 @@ final class Nemesis {
         return leader >= 0 ? leader : random.nextInt(etcd.size());
     }
 
-    /** Cuts member {@code m} off from the other members, both ways, for {@code nanos}; then heals. */
-    private void partition(int m, long nanos) throws InterruptedException {
-        MemberNetwork net = etcd.network().orElseThrow();
-        List<Integer> others = IntStream.range(0, etcd.size()).filter(i -> i != m).boxed().toList();
-        try {
-            net.cut(m, others);
-            for (int o : others) {
-                net.cut(o, List.of(m));
-            }
-            TimeUnit.NANOSECONDS.sleep(nanos);
-        } finally {
-            net.healAll();
-        }
-    }
-
-    /**
-     * Waits until the cluster has recovered from the faults: every member reports healthy and they all
-     * name one leader, which reports itself as leader.
-     *
-     * @return empty when recovered within {@code timeoutNanos}, else what was last seen
-     */
+    /** Heals the network and peer links and waits for the cluster to recover ({@link ClusterProbe#awaitRecovered}). */
     java.util.Optional<String> awaitRecovered(long timeoutNanos) throws InterruptedException {
-        etcd.network().ifPresent(MemberNetwork::healAll);
-        long deadline = System.nanoTime() + timeoutNanos;
-        String seen = "nothing";
-        try (Client c = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).build()) {
-            while (true) {
-                java.util.Set<Long> leaders = new java.util.HashSet<>();
-                int selfLeaders = 0;
-                int answered = 0;
-                for (int i = 0; i < etcd.size(); i++) {
-                    try {
-                        StatusResponse s = c.getMaintenanceClient().statusMember(etcd.endpoint(i)).get(2, TimeUnit.SECONDS);
-                        answered++;
-                        leaders.add(s.getLeader());
-                        selfLeaders += s.getLeader() == s.getHeader().getMemberId() ? 1 : 0;
-                    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-                        // this member does not answer yet
-                    }
-                }
-                seen = answered + " of " + etcd.size() + " members answered, leaders named " + leaders
-                        + ", members that lead " + selfLeaders;
-                if (answered == etcd.size() && leaders.size() == 1 && !leaders.contains(0L) && selfLeaders == 1) {
-                    return java.util.Optional.empty();
-                }
-                if (System.nanoTime() > deadline) {
-                    return java.util.Optional.of(seen);
-                }
-                Thread.sleep(200); // polling the members' status until they agree
-            }
-        }
+        return ClusterProbe.awaitRecovered(etcd, timeoutNanos);
     }
 
-    /** @return the index of the member that leads now, or -1 when none answers */
     private int leader() {
-        try (Client c = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).build()) {
-            for (int i = 0; i < etcd.size(); i++) {
-                StatusResponse s = c.getMaintenanceClient().statusMember(etcd.endpoint(i)).get(5, TimeUnit.SECONDS);
-                if (s.getLeader() == s.getHeader().getMemberId()) {
-                    return i;
-                }
-            }
-        } catch (Exception e) {
-            // no member answered in time: pick one at random
-        }
-        return -1;
-    }
-
-    private void compact() throws Exception {
-        try (Client c = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).build()) {
-            long rev = c.getKVClient().get(ByteSequence.from("x", UTF_8)).get(10, TimeUnit.SECONDS).getHeader().getRevision();
-            try {
-                c.getKVClient().compact(rev).get(10, TimeUnit.SECONDS);
-            } catch (ExecutionException e) {
-                if (!String.valueOf(e.getCause().getMessage()).contains("compacted")) {
-                    throw e;
-                } // nothing written since the last compaction: already compacted
-            }
-        }
+        return ClusterProbe.leader(etcd);
     }
 
     /**
      * The owner to freeze or cut off: one whose last event is a READ (inside its critical section),
      * waited for up to 2 s; else one whose last event is a GRANT; else any.
      */
-    private int holder() throws InterruptedException {
+    int holder() throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
         int granted = -1;
         do {
