@@ -138,6 +138,7 @@ public final class Chaos {
             System.err.printf(Locale.ROOT, "[chaos] workload %s, %d s, seed %d, faults %s%n", w.name(), seconds, seed,
                     String.join(",", faults));
             results.add(run(new Options(w, seconds, seed, owners, broken, faults)));
+            System.out.print(results.size() < workloads.size() ? table(results) : ""); // a long run shows each finished workload
         }
         System.out.print(table(results));
         long passed = results.stream().filter(Result::passed).count();
