@@ -1,5 +1,6 @@
 package io.disco.chaos;
 
+import io.disco.testing.TcpProxy;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -151,6 +152,7 @@ public final class Chaos {
             System.err.printf(Locale.ROOT, "[chaos] %s, workload %s, %d s, seed %d, faults %s%n", backend, w.name(), seconds, seed,
                     String.join(",", faults));
             results.add(run(new Options(w, seconds, seed, owners, broken, faults, backend)));
+            System.out.print(results.size() < workloads.size() ? table(results) : ""); // a long run shows each finished workload
         }
         System.out.print(table(results));
         long passed = results.stream().filter(Result::passed).count();

@@ -1,6 +1,7 @@
 package io.disco.chaos;
 
 import io.disco.testing.MemberNetwork;
+import io.disco.testing.PeerLinks;
 import io.disco.testing.ZooKeeperEnsemble;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -92,6 +93,16 @@ final class ZkMembers implements Members {
     @Override
     public Optional<MemberNetwork> network() {
         return Optional.empty();
+    }
+
+    @Override
+    public Optional<PeerLinks> peerLinks() {
+        return Optional.empty();
+    }
+
+    @Override
+    public boolean hasHistory() {
+        return false;
     }
 
     @Override
