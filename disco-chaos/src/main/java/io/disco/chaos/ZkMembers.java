@@ -16,12 +16,18 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * A chaos run's ZooKeeper: a 3-member {@link ZooKeeperEnsemble} of server processes on loopback. It has no
- * network namespaces and no history to compact: the nemesis deals it the process and link faults.
+ * A chaos run's ZooKeeper: a 3-member {@link ZooKeeperEnsemble} of server processes on loopback, or each member
+ * in a network namespace of its own ({@link ZooKeeperEnsemble#startNetworked}), where the nemesis also deals it
+ * the member partitions of {@link NetworkFaults}. It has no peer-link proxies (a member has two peer ports, quorum
+ * and election) and no history to compact: those kinds are not dealt to it.
  */
 final class ZkMembers implements Members {
 
-    private final ZooKeeperEnsemble zk = ZooKeeperEnsemble.start(3);
+    private final ZooKeeperEnsemble zk;
+
+    ZkMembers(boolean networked) {
+        this.zk = networked ? ZooKeeperEnsemble.startNetworked(3) : ZooKeeperEnsemble.start(3);
+    }
 
     @Override
     public String backend() {
@@ -82,6 +88,7 @@ final class ZkMembers implements Members {
 
     @Override
     public Optional<String> awaitRecovered(long timeoutNanos) {
+        zk.network().ifPresent(MemberNetwork::healAll);
         try {
             zk.awaitHealthy(Duration.ofNanos(timeoutNanos));
             return Optional.empty();
@@ -92,7 +99,7 @@ final class ZkMembers implements Members {
 
     @Override
     public Optional<MemberNetwork> network() {
-        return Optional.empty();
+        return zk.network();
     }
 
     @Override
