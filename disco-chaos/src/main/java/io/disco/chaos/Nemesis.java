@@ -240,6 +240,11 @@ final class Nemesis {
         return leader >= 0 ? leader : random.nextInt(members.size());
     }
 
+    /** @return the kinds this nemesis deals: those asked for that the members can deal */
+    List<String> kinds() {
+        return kinds;
+    }
+
     /** Heals what the members can heal and waits for them to recover ({@link Members#awaitRecovered}). */
     java.util.Optional<String> awaitRecovered(long timeoutNanos) throws InterruptedException {
         return members.awaitRecovered(timeoutNanos);
