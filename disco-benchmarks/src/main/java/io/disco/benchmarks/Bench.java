@@ -8,6 +8,7 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -22,7 +23,12 @@ import java.util.concurrent.TimeUnit;
  * prints one table and optionally writes it as JSON. An instance is the run's context that every
  * case gets: the mode, the report, the client and its {@link RpcCounter}.
  *
- * <pre>java -cp ... io.disco.benchmarks.Bench [--quick] [--json FILE] [--no-jmh] [--uncontended-only] [--only CASE,...]</pre>
+ * <pre>java -cp ... io.disco.benchmarks.Bench [--quick] [--json FILE] [--no-jmh] [--uncontended-only] [--only CASE,...]
+ *     [--network loopback|dc] [--rtt-ms MS]</pre>
+ *
+ * <p>{@code --network dc} measures against a {@link DataCentre}: 3 members with their data on disk and
+ * {@code --rtt-ms} (default 0.5) on every link, through proxies; the default, {@code loopback}, against
+ * one member on tmpfs reached directly.
  *
  * <p>{@code --only many-locks,scale} runs the named cases alone (in their usual order); the names
  * are those of {@link BenchCase#name()}, listed by {@code --help}.
@@ -40,8 +46,12 @@ public final class Bench {
     Client client;
     RpcCounter counter;
 
-    private Bench(boolean quick) {
+    /** The round trip of {@code --network dc}, or null for the loopback run. */
+    private final Duration dcRtt;
+
+    private Bench(boolean quick, Duration dcRtt) {
         this.quick = quick;
+        this.dcRtt = dcRtt;
     }
 
     public static void main(String[] args) throws Exception {
@@ -53,6 +63,8 @@ public final class Bench {
         boolean uncontendedOnly = false;
         Set<String> only = null;
         Path json = null;
+        String network = "loopback";
+        Duration rtt = DataCentre.DEFAULT_RTT;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick" -> quick = true;
@@ -75,13 +87,26 @@ public final class Bench {
                     }
                     json = Path.of(args[++i]);
                 }
+                case "--network" -> {
+                    network = i + 1 < args.length ? args[++i] : "";
+                    if (!List.of("loopback", "dc").contains(network)) {
+                        usage(names, "--network needs loopback or dc, got '" + network + "'");
+                    }
+                }
+                case "--rtt-ms" -> {
+                    double ms = i + 1 < args.length ? parseOrNaN(args[++i]) : Double.NaN;
+                    if (!(ms >= 0 && ms <= 1000)) {
+                        usage(names, "--rtt-ms needs a round trip in milliseconds, 0 to 1000, got " + args[i]);
+                    }
+                    rtt = Duration.ofNanos(Math.round(ms * 1e6));
+                }
                 case "-h", "--help" -> usage(names, null);
                 default -> usage(names, "unknown argument: " + args[i]);
             }
         }
         List<BenchCase> cases = select(all, only, uncontendedOnly, jmh);
         long t0 = System.nanoTime();
-        Bench b = new Bench(quick);
+        Bench b = new Bench(quick, network.equals("dc") ? rtt : null);
         b.run(cases);
         if (!jmh && !uncontendedOnly) {
             b.report.notes.add("JMH guard benchmark skipped (--no-jmh)");
@@ -110,11 +135,21 @@ public final class Bench {
                 .toList();
     }
 
+    private static double parseOrNaN(String s) {
+        try {
+            return Double.parseDouble(s);
+        } catch (NumberFormatException e) {
+            return Double.NaN;
+        }
+    }
+
     private static void usage(List<String> names, String error) {
         if (error != null) {
             System.err.println(error);
         }
-        System.err.println("usage: Bench [--quick] [--json FILE] [--no-jmh] [--uncontended-only] [--only CASE,...]");
+        System.err.println("usage: Bench [--quick] [--json FILE] [--no-jmh] [--uncontended-only] [--only CASE,...]"
+                + " [--network loopback|dc] [--rtt-ms MS]");
+        System.err.println("  --network dc     3 members with data on disk, --rtt-ms (default 0.5) on every link");
         System.err.println("  --only CASE,...  run only the named cases, of: " + String.join(",", names));
         System.exit(error == null ? 0 : 2);
     }
@@ -124,12 +159,15 @@ public final class Bench {
         report.meta.put("mode", quick ? "quick" : "full");
         report.meta.put("java", System.getProperty("java.version"));
         report.meta.put("cpus", Runtime.getRuntime().availableProcessors());
-        try (EtcdCluster cluster = EtcdCluster.start(1)) {
-            log("etcd: %s", cluster);
-            report.meta.put("etcd", cluster.toString());
-            endpoints = cluster.endpoints();
+        try (DataCentre dc = dcRtt == null ? null : DataCentre.start(dcRtt);
+             EtcdCluster cluster = dc == null ? EtcdCluster.start(1) : null) {
+            String etcd = dc == null ? cluster.toString() : DataCentre.describe(dcRtt, dc.cluster);
+            log("etcd: %s", etcd);
+            report.meta.put("etcd", etcd);
+            report.meta.put("network", dc == null ? "loopback" : "dc");
+            endpoints = dc == null ? cluster.endpoints() : dc.endpoints;
             counter = new RpcCounter();
-            client = Client.builder().endpoints(cluster.endpoints().toArray(String[]::new))
+            client = Client.builder().endpoints(endpoints.toArray(String[]::new))
                     .interceptor(EtcdDeadlines.unary(EtcdOptions.defaults().requestTimeout()), counter).build();
             try {
                 client.getKVClient().get(bs(root)).get(10, TimeUnit.SECONDS); // connect

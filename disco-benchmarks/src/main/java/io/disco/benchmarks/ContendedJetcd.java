@@ -55,7 +55,7 @@ final class ContendedJetcd implements BenchCase {
             ByteSequence name = bs(root + "/c/jetcd-" + k);
             try {
                 for (int i = 0; i < k; i++) {
-                    long lease = get(client.getLeaseClient().grant(300)).getID();
+                    long lease = get(client.getLeaseClient().grant(3600)).getID(); // past a slow (--network dc) run
                     leases.add(lease);
                     AtomicReference<ByteSequence> key = new AtomicReference<>();
                     owners.add(new Owner() {

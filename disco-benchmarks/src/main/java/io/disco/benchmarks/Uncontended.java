@@ -52,7 +52,8 @@ final class Uncontended implements BenchCase {
         EtcdSession session = EtcdSession.open(client, EtcdOptions.defaults());
         EtcdSession metered = EtcdSession.open(client, EtcdOptions.builder()
                 .listener(DiscoMetrics.of(new SimpleMeterRegistry())).build());
-        long lease = get(client.getLeaseClient().grant(300)).getID();
+        // an hour: on a data-centre network with fsync (--network dc) the case takes minutes, past 300 s
+        long lease = get(client.getLeaseClient().grant(3600)).getID();
         try (LockService disco = session.newLock(root + "/u/disco");
              LockService discoMetered = metered.newLock(root + "/u/disco-metered")) {
             ByteSequence floorKey = bs(root + "/u/floor/" + Long.toHexString(lease));

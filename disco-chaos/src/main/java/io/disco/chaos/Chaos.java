@@ -1,5 +1,6 @@
 package io.disco.chaos;
 
+import io.disco.testing.TcpProxy;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -31,7 +32,8 @@ import java.util.concurrent.TimeUnit;
  * where the machine allows it: root, iproute2, nftables); {@code --no-net} deals only the faults of
  * the first suite (no link or member-network faults); {@code --faults} names the kinds to deal. With
  * {@code --backend zookeeper} the cluster is a 3-member ZooKeeper ensemble of server processes
- * ({@link ZkMembers}) and the faults dealt by default are {@link #ZOOKEEPER_KINDS}.
+ * ({@link ZkMembers}) and the faults dealt by default are {@link #zookeeperKinds}: the member partitions too, the
+ * members then each in a network namespace of their own.
  */
 public final class Chaos {
 
@@ -67,7 +69,7 @@ public final class Chaos {
 
         /** @return the cluster of this run's backend, started */
         Members startMembers() {
-            return backend.equals("zookeeper") ? new ZkMembers() : new EtcdMembers(networked());
+            return backend.equals("zookeeper") ? new ZkMembers(networked()) : new EtcdMembers(networked());
         }
     }
 
@@ -83,6 +85,23 @@ public final class Chaos {
             java.util.Optional<String> why = io.disco.testing.MemberNetwork.unavailableReason();
             if (why.isEmpty()) {
                 kinds.addAll(Nemesis.NET_KINDS);
+            } else {
+                System.err.println("[chaos] member partitions left out: " + why.get());
+            }
+        }
+        return kinds;
+    }
+
+    /**
+     * The fault kinds to deal on ZooKeeper: {@link #ZOOKEEPER_KINDS}, and with {@code net} the member partitions
+     * where this machine can make network namespaces (not the peer-link kinds: the ensemble has no peer proxies).
+     */
+    static List<String> zookeeperKinds(boolean net) {
+        List<String> kinds = new ArrayList<>(ZOOKEEPER_KINDS);
+        if (net) {
+            java.util.Optional<String> why = io.disco.testing.MemberNetwork.unavailableReason();
+            if (why.isEmpty()) {
+                Nemesis.NET_KINDS.stream().filter(k -> !Nemesis.PEER_KINDS.contains(k)).forEach(kinds::add);
             } else {
                 System.err.println("[chaos] member partitions left out: " + why.get());
             }
@@ -137,7 +156,7 @@ public final class Chaos {
             throw new IllegalArgumentException("--backend: etcd or zookeeper, not " + backend);
         }
         if (faults == null) {
-            faults = backend.equals("zookeeper") ? (broken ? List.of("freeze-owner") : ZOOKEEPER_KINDS)
+            faults = backend.equals("zookeeper") ? (broken ? List.of("freeze-owner") : zookeeperKinds(net))
                     : broken ? Nemesis.PROCESS_KINDS : faultKinds(net);
         }
         for (String kind : faults) {
@@ -151,6 +170,7 @@ public final class Chaos {
             System.err.printf(Locale.ROOT, "[chaos] %s, workload %s, %d s, seed %d, faults %s%n", backend, w.name(), seconds, seed,
                     String.join(",", faults));
             results.add(run(new Options(w, seconds, seed, owners, broken, faults, backend)));
+            System.out.print(results.size() < workloads.size() ? table(results) : ""); // a long run shows each finished workload
         }
         System.out.print(table(results));
         long passed = results.stream().filter(Result::passed).count();

@@ -1,6 +1,7 @@
 package io.disco.chaos;
 
 import io.disco.testing.MemberNetwork;
+import io.disco.testing.PeerLinks;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Optional;
@@ -8,7 +9,8 @@ import java.util.Optional;
 /**
  * The cluster a chaos run injects faults into, whatever the backend: its members' client addresses (the
  * owners' proxies forward to them), what the owners and the resource are given to reach it, the member faults
- * of the {@link Nemesis}, the check that it recovered, and the holders' nodes or keys a run left behind.
+ * of the {@link Nemesis} (and, through {@link #network()} and {@link #peerLinks()}, its network faults), the
+ * check that it recovered, and the holders' nodes or keys a run left behind.
  */
 interface Members extends AutoCloseable {
 
@@ -43,6 +45,27 @@ interface Members extends AutoCloseable {
 
     /** @return the members' network namespaces, when they run in some */
     Optional<MemberNetwork> network();
+
+    /** @return the proxies in front of the members' peer ports, when they have some */
+    Optional<PeerLinks> peerLinks();
+
+    /**
+     * @return whether these members can be dealt the fault {@code kind}: the {@link Nemesis#NET_KINDS}
+     *     need a {@link #network()} (the {@link Nemesis#PEER_KINDS} also {@link #peerLinks()}), and
+     *     {@code compact} a history ({@link #compact()})
+     */
+    default boolean deals(String kind) {
+        if (Nemesis.PEER_KINDS.contains(kind)) {
+            return network().isPresent() && peerLinks().isPresent();
+        }
+        if (Nemesis.NET_KINDS.contains(kind)) {
+            return network().isPresent();
+        }
+        return !kind.equals("compact") || hasHistory();
+    }
+
+    /** @return whether {@link #compact()} has a history to compact */
+    boolean hasHistory();
 
     /** Compacts the history, where the backend has one to compact (etcd). */
     void compact() throws Exception;

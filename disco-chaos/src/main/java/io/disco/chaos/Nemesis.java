@@ -1,6 +1,7 @@
 package io.disco.chaos;
 
 import io.disco.testing.MemberNetwork;
+import io.disco.testing.TcpProxy;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -17,21 +18,13 @@ import java.util.stream.IntStream;
  *   <li>{@code kill-member}: kill -9 a member (etcd or ZooKeeper, {@link Members}) and start it again 0.5–1.5 s later;</li>
  *   <li>{@code freeze-member}: SIGSTOP a member for 0.3–1 s (under a renewal's margin);</li>
  *   <li>the member is the leader every other time (its target then reads {@code m<i>-leader});</li>
- *   <li>{@code compact}: compact etcd to the current revision;</li>
+ *   <li>{@code compact}: compact etcd to the current revision (etcd only: ZooKeeper has no history);</li>
  *   <li>{@code step-clock-owner}: step an owner's wall clock by 1–10 minutes, forward or back, for
  *       1.5–3 × TTL, then back (its monotonic clock untouched).</li>
  * </ul>
- * With a {@link MemberNetwork} (each member in a network namespace of its own), for 1.5–3 × TTL:
- * <ul>
- *   <li>{@code isolate-leader}: the leader's packets from the other members are dropped and theirs from
- *       it, while the owners' proxies stay connected to it;</li>
- *   <li>{@code split-cluster}: one member cut off from the two others, both ways; half the owners
- *       reach only that minority member (their proxies to the others blackholed), the other half only
- *       the majority;</li>
- *   <li>{@code one-way-partition}: one member drops the packets of another, not the reverse;</li>
- *   <li>{@code partition-during-freeze}: an owner frozen (recorded as a {@code freeze-owner} fault of
- *       its own, which the checkers know) and, in the middle of its freeze, a member cut off both ways.</li>
- * </ul>
+ * With a {@link MemberNetwork} (each member in a network namespace of its own), the partitions of
+ * {@link NetworkFaults}, and its peer-link faults where the members' peer ports are behind proxies
+ * ({@link Members#peerLinks()}).
  * On the owners' proxies ({@link TcpProxy.Link}), without namespaces, for 1.5–3 × TTL:
  * <ul>
  *   <li>{@code slow-link}: an owner's links delayed 20–200 ms (its amount), jitter up to half that;</li>
@@ -43,7 +36,8 @@ import java.util.stream.IntStream;
  * Every fault is healed in a {@code finally}: an exception in the nemesis leaves no cut behind.
  * The owner to freeze or cut off is preferably one inside its critical section after its read (its
  * write on waking is then the zombie write the guard must reject), else a holder, else any. The seed
- * fixes the nemesis' choices, not the owners' timing.
+ * fixes the nemesis' choices, not the owners' timing. A kind the members cannot deal
+ * ({@link Members#deals}) is not dealt: it is left out of the deck, and the run says so.
  */
 final class Nemesis {
 
@@ -52,43 +46,50 @@ final class Nemesis {
         "compact", "step-clock-owner");
     /** The faults on the owners' proxies' links. */
     static final List<String> LINK_KINDS = List.of("slow-link", "lossy-link", "slow-during-leader-kill");
-    /** The faults that need a {@link MemberNetwork}. */
+    /** The faults that need a {@link MemberNetwork} (the {@link #PEER_KINDS} also need {@link Members#peerLinks()}). */
     static final List<String> NET_KINDS = List.of("isolate-leader", "split-cluster", "one-way-partition",
-        "partition-during-freeze");
+        "partition-during-freeze", "slow-peer-link", "lossy-peer-link");
+    /** The faults on the members' peer links. */
+    static final List<String> PEER_KINDS = List.of("slow-peer-link", "lossy-peer-link");
     static final String[] KINDS = java.util.stream.Stream.of(PROCESS_KINDS, LINK_KINDS, NET_KINDS)
         .flatMap(List::stream).toArray(String[]::new);
 
-    /** The cluster's members (etcd or ZooKeeper); named etcd for the etcd suite it was written for. */
-    private final Members etcd;
+    /** The cluster's members (etcd or ZooKeeper). */
+    final Members members;
     /** The kinds dealt, each once per round. */
     private final List<String> kinds;
-    private final List<Child> owners;
-    private final List<List<TcpProxy>> proxies;
+    final List<Child> owners;
+    final List<List<TcpProxy>> proxies;
     private final List<FakeClock> clocks;
     private final List<String> ownerLines;
-    private final Random random;
+    final Random random;
     private final long ttlNanos;
     final List<Observations.Fault> faults = new ArrayList<>();
     private int memberFaults;
-    private int leader = -1;
+    int leader = -1;
 
     /**
-     * @param kinds the kinds to deal, each once per round; the {@link #NET_KINDS} need
-     *     {@code etcd.network()}
+     * @param kinds the kinds to deal, each once per round; those the members cannot deal
+     *     ({@link Members#deals}: the {@link #NET_KINDS} without a network, {@code compact} on ZooKeeper)
+     *     are left out, and the run says so on stderr
+     * @throws IllegalArgumentException if a kind is unknown, or none of them can be dealt
      */
-    Nemesis(Members etcd, List<Child> owners, List<List<TcpProxy>> proxies, List<FakeClock> clocks,
+    Nemesis(Members members, List<Child> owners, List<List<TcpProxy>> proxies, List<FakeClock> clocks,
             List<String> ownerLines, long seed, long ttlNanos, List<String> kinds) {
         for (String k : kinds) {
             if (!List.of(KINDS).contains(k)) {
                 throw new IllegalArgumentException("no fault kind " + k + "; the kinds: " + String.join(", ", KINDS));
             }
-            if (NET_KINDS.contains(k) && etcd.network().isEmpty()) {
-                throw new IllegalArgumentException("the fault " + k + " needs members in network namespaces"
-                        + " (EtcdCluster.startNetworked); " + etcd.backend() + " has none");
-            }
         }
-        this.kinds = List.copyOf(kinds);
-        this.etcd = etcd;
+        List<String> left = kinds.stream().filter(k -> !members.deals(k)).toList();
+        if (!left.isEmpty()) {
+            System.err.println("[chaos] not dealt on " + members.backend() + " (it cannot): " + String.join(",", left));
+        }
+        this.kinds = kinds.stream().filter(members::deals).toList();
+        if (this.kinds.isEmpty() && !kinds.isEmpty()) {
+            throw new IllegalArgumentException("none of the fault kinds " + kinds + " can be dealt on " + members.backend());
+        }
+        this.members = members;
         this.owners = owners;
         this.proxies = proxies;
         this.clocks = clocks;
@@ -150,82 +151,28 @@ final class Nemesis {
                 }
                 case "kill-member" -> {
                     int m = member();
-                    etcd.kill(m);
+                    members.kill(m);
                     Thread.sleep(500 + random.nextInt(1000));
-                    etcd.startMember(m);
+                    members.startMember(m);
                     yield "m" + m + (m == leader ? "-leader" : "");
                 }
                 case "freeze-member" -> {
                     int m = member();
-                    etcd.pause(m);
+                    members.pause(m);
                     Thread.sleep(300 + random.nextInt(700));
-                    etcd.resume(m);
+                    members.resume(m);
                     yield "m" + m + (m == leader ? "-leader" : "");
                 }
                 case "compact" -> {
-                    compact();
+                    members.compact();
                     yield "-";
                 }
-                case "isolate-leader" -> {
-                    int m = member(true);
-                    partition(m, hold);
-                    yield "m" + m + (m == leader ? "-leader" : "");
-                }
-                case "split-cluster" -> {
-                    int m = random.nextInt(etcd.size());
-                    List<Integer> order = new ArrayList<>(IntStream.range(0, owners.size()).boxed().toList());
-                    Collections.shuffle(order, random);
-                    List<Integer> minorityOwners = order.subList(0, owners.size() / 2);
-                    try {
-                        for (int o = 0; o < owners.size(); o++) {
-                            for (int i = 0; i < etcd.size(); i++) {
-                                proxies.get(o).get(i).blackhole(minorityOwners.contains(o) != (i == m));
-                            }
-                        }
-                        partition(m, hold);
-                    } finally {
-                        proxies.forEach(list -> list.forEach(p -> p.blackhole(false)));
-                    }
-                    yield "m" + m + " with " + minorityOwners.stream().map(o -> "o" + o).toList()
-                            .toString().replace(" ", "");
-                }
-                case "one-way-partition" -> {
-                    MemberNetwork net = etcd.network().orElseThrow();
-                    int to = member(false);
-                    int from = (to + 1 + random.nextInt(etcd.size() - 1)) % etcd.size();
-                    try {
-                        net.cut(to, List.of(from));
-                        TimeUnit.NANOSECONDS.sleep(hold);
-                    } finally {
-                        net.heal(to);
-                    }
-                    yield "m" + to + "-drops-m" + from;
-                }
-                case "partition-during-freeze" -> {
-                    int who = holder();
-                    int m = random.nextInt(etcd.size());
-                    long frozenAt = System.nanoTime();
-                    owners.get(who).signal("STOP");
-                    try {
-                        TimeUnit.NANOSECONDS.sleep(hold / 4);
-                        partition(m, hold / 2);
-                        TimeUnit.NANOSECONDS.sleep(hold / 4);
-                    } finally {
-                        owners.get(who).signal("CONT");
-                    }
-                    faults.add(new Observations.Fault("freeze-owner", "o" + who, frozenAt, System.nanoTime(), 0));
-                    yield "o" + who + "+m" + m;
-                }
+                case "isolate-leader", "split-cluster", "one-way-partition", "partition-during-freeze", "slow-peer-link",
+                     "lossy-peer-link" -> NetworkFaults.deal(this, kind, hold, step);
                 case "slow-link", "lossy-link" -> {
                     int who = holder();
                     TcpProxy.Link link;
-                    if (kind.equals("slow-link")) {
-                        step[0] = 20 + random.nextInt(181);
-                        link = new TcpProxy.Link(step[0], random.nextInt((int) step[0] / 2 + 1), 0);
-                    } else {
-                        step[0] = 1 + random.nextInt(10);
-                        link = new TcpProxy.Link(0, 0, step[0] / 100.0);
-                    }
+                    link = kind.equals("slow-link") ? slow(random, step) : lossy(random, step);
                     try {
                         proxies.get(who).forEach(p -> p.degrade(link));
                         TimeUnit.NANOSECONDS.sleep(hold);
@@ -236,14 +183,13 @@ final class Nemesis {
                 }
                 case "slow-during-leader-kill" -> {
                     int m = member(true);
-                    step[0] = 20 + random.nextInt(181);
-                    TcpProxy.Link link = new TcpProxy.Link(step[0], random.nextInt((int) step[0] / 2 + 1), 0);
+                    TcpProxy.Link link = slow(random, step);
                     long started = System.nanoTime();
                     try {
                         proxies.forEach(list -> list.forEach(p -> p.degrade(link)));
-                        etcd.kill(m);
+                        members.kill(m);
                         Thread.sleep(500 + random.nextInt(1000));
-                        etcd.startMember(m);
+                        members.startMember(m);
                         TimeUnit.NANOSECONDS.sleep(Math.max(0, hold - (System.nanoTime() - started)));
                     } finally {
                         proxies.forEach(list -> list.forEach(p -> p.degrade(TcpProxy.Link.CLEAN)));
@@ -263,58 +209,56 @@ final class Nemesis {
         }
     }
 
+    /** A slow link: 20–200 ms (its amount, put in {@code amount[0]}), jitter up to half that. */
+    static TcpProxy.Link slow(Random random, long[] amount) {
+        amount[0] = 20 + random.nextInt(181);
+        return TcpProxy.Link.ofMillis(amount[0], random.nextInt((int) amount[0] / 2 + 1), 0);
+    }
+
+    /** A lossy link: 1–10 % of the chunks (its amount, put in {@code amount[0]}) stall 200–600 ms. */
+    static TcpProxy.Link lossy(Random random, long[] amount) {
+        amount[0] = 1 + random.nextInt(10);
+        return TcpProxy.Link.ofMillis(0, 0, amount[0] / 100.0);
+    }
+
     /**
      * The member to kill or freeze: the leader every other time (a leader's loss is the harder case:
      * an election, and leases the new leader must carry over), else one drawn from the seed.
      */
-    private int member() {
+    int member() {
         leader = leader();
         memberFaults++;
-        return memberFaults % 2 == 1 && leader >= 0 ? leader : random.nextInt(etcd.size());
+        return memberFaults % 2 == 1 && leader >= 0 ? leader : random.nextInt(members.size());
     }
 
     /** The leader ({@code always}), else as {@link #member()}; one drawn from the seed when none answers. */
-    private int member(boolean always) {
+    int member(boolean always) {
         if (!always) {
             return member();
         }
         leader = leader();
-        return leader >= 0 ? leader : random.nextInt(etcd.size());
+        return leader >= 0 ? leader : random.nextInt(members.size());
     }
 
-    /** Cuts member {@code m} off from the other members, both ways, for {@code nanos}; then heals. */
-    private void partition(int m, long nanos) throws InterruptedException {
-        MemberNetwork net = etcd.network().orElseThrow();
-        List<Integer> others = IntStream.range(0, etcd.size()).filter(i -> i != m).boxed().toList();
-        try {
-            net.cut(m, others);
-            for (int o : others) {
-                net.cut(o, List.of(m));
-            }
-            TimeUnit.NANOSECONDS.sleep(nanos);
-        } finally {
-            net.healAll();
-        }
+    /** @return the kinds this nemesis deals: those asked for that the members can deal */
+    List<String> kinds() {
+        return kinds;
     }
 
-    /** Waits until the cluster has recovered from the faults ({@link Members#awaitRecovered}). */
+    /** Heals what the members can heal and waits for them to recover ({@link Members#awaitRecovered}). */
     java.util.Optional<String> awaitRecovered(long timeoutNanos) throws InterruptedException {
-        return etcd.awaitRecovered(timeoutNanos);
+        return members.awaitRecovered(timeoutNanos);
     }
 
     private int leader() {
-        return etcd.leader();
-    }
-
-    private void compact() throws Exception {
-        etcd.compact();
+        return members.leader();
     }
 
     /**
      * The owner to freeze or cut off: one whose last event is a READ (inside its critical section),
      * waited for up to 2 s; else one whose last event is a GRANT; else any.
      */
-    private int holder() throws InterruptedException {
+    int holder() throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
         int granted = -1;
         do {

@@ -1,6 +1,7 @@
 package io.disco.chaos;
 
 import io.disco.testing.MemberNetwork;
+import io.disco.testing.PeerLinks;
 import io.disco.testing.ZooKeeperEnsemble;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -15,12 +16,18 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * A chaos run's ZooKeeper: a 3-member {@link ZooKeeperEnsemble} of server processes on loopback. It has no
- * network namespaces and no history to compact: the nemesis deals it the process and link faults.
+ * A chaos run's ZooKeeper: a 3-member {@link ZooKeeperEnsemble} of server processes on loopback, or each member
+ * in a network namespace of its own ({@link ZooKeeperEnsemble#startNetworked}), where the nemesis also deals it
+ * the member partitions of {@link NetworkFaults}. It has no peer-link proxies (a member has two peer ports, quorum
+ * and election) and no history to compact: those kinds are not dealt to it.
  */
 final class ZkMembers implements Members {
 
-    private final ZooKeeperEnsemble zk = ZooKeeperEnsemble.start(3);
+    private final ZooKeeperEnsemble zk;
+
+    ZkMembers(boolean networked) {
+        this.zk = networked ? ZooKeeperEnsemble.startNetworked(3) : ZooKeeperEnsemble.start(3);
+    }
 
     @Override
     public String backend() {
@@ -81,6 +88,7 @@ final class ZkMembers implements Members {
 
     @Override
     public Optional<String> awaitRecovered(long timeoutNanos) {
+        zk.network().ifPresent(MemberNetwork::healAll);
         try {
             zk.awaitHealthy(Duration.ofNanos(timeoutNanos));
             return Optional.empty();
@@ -91,7 +99,17 @@ final class ZkMembers implements Members {
 
     @Override
     public Optional<MemberNetwork> network() {
+        return zk.network();
+    }
+
+    @Override
+    public Optional<PeerLinks> peerLinks() {
         return Optional.empty();
+    }
+
+    @Override
+    public boolean hasHistory() {
+        return false;
     }
 
     @Override

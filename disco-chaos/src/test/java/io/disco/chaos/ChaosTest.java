@@ -28,8 +28,9 @@ class ChaosTest {
     private static final Map<String, List<String>> FAULTS = Map.of(
             "lock", List.of("isolate-leader", "slow-link", "step-clock-owner"),
             "election", List.of("split-cluster", "kill-member", "lossy-link", "step-clock-owner"),
-            "rwlock", List.of("one-way-partition", "partition-owner", "freeze-member", "step-clock-owner"),
-            "semaphore", List.of("partition-during-freeze", "slow-during-leader-kill", "compact", "step-clock-owner"),
+            "rwlock", List.of("one-way-partition", "partition-owner", "freeze-member", "slow-peer-link", "step-clock-owner"),
+            "semaphore", List.of("partition-during-freeze", "slow-during-leader-kill", "compact", "lossy-peer-link",
+                    "step-clock-owner"),
             "runner", List.of("isolate-leader", "partition-owner", "freeze-owner", "step-clock-owner"));
 
     @Test

@@ -11,10 +11,16 @@ import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdSession;
 import io.disco.testing.EtcdCluster;
 import io.disco.testing.MemberNetwork;
+import io.disco.testing.PeerLinks;
+import io.disco.testing.TcpProxy;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KV;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.maintenance.StatusResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.awaitility.Awaitility;
@@ -23,15 +29,17 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The member partitions of the nemesis bite: on a cluster whose members each have a network
- * namespace, the side cut off from the majority never grants (while the majority does, and while the
- * same acquisition on an uncut network would be granted at once), and the clients of an isolated
- * leader stop being granted until they move to the other members.
+ * The member partitions and peer-link faults of the nemesis bite: on a cluster whose members each have
+ * a network namespace, the side cut off from the majority never grants (while the majority does, and
+ * while the same acquisition on an uncut network would be granted at once), the clients of an isolated
+ * leader stop being granted until they move to the other members, and a write through a member whose
+ * peer links are slowed waits for at least one round trip over them.
  */
 class NetworkFaultTest {
 
     private static final EtcdOptions OPTIONS = EtcdOptions.builder().ttl(Duration.ofSeconds(2))
             .requestTimeout(Duration.ofSeconds(2)).build();
+    private static final long SLOW_PEER_MILLIS = 150;
     private static EtcdCluster etcd;
     private static MemberNetwork net;
 
@@ -94,6 +102,40 @@ class NetworkFaultTest {
             } finally {
                 net.healAll();
             }
+        }
+    }
+
+    @Test
+    void aWriteThroughAMemberWithSlowPeerLinksWaitsForTheirRoundTrip() throws Exception {
+        int m = leader();
+        PeerLinks peers = etcd.peerLinks().orElseThrow();
+        try (Client c = client(m)) {
+            KV kv = c.getKVClient();
+            ByteSequence key = ByteSequence.from("/net-test/slow-peer", StandardCharsets.UTF_8);
+            kv.put(key, ByteSequence.from("warm", StandardCharsets.UTF_8)).get(5, TimeUnit.SECONDS);
+            peers.degrade(m, TcpProxy.Link.ofMillis(SLOW_PEER_MILLIS, 0, 0));
+            long nanos;
+            String outcome = "done";
+            try {
+                long start = System.nanoTime();
+                try {
+                    kv.put(key, ByteSequence.from("slow", StandardCharsets.UTF_8)).get(10, TimeUnit.SECONDS);
+                } catch (ExecutionException e) {
+                    outcome = e.getCause().toString(); // the slowed leader lost its leadership meanwhile
+                }
+                nanos = System.nanoTime() - start;
+            } finally {
+                peers.degrade(m, TcpProxy.Link.CLEAN);
+            }
+            // the leader (or a follower) commits only once another member has the entry: a round trip
+            // over the slowed links, 2 x 150 ms, or longer when the slowed leader loses its leadership
+            // (its heartbeats come later than the election timeout, 100 ms) and the put fails after its
+            // 2 s deadline; unslowed the put takes a few ms
+            assertTrue(nanos >= TimeUnit.MILLISECONDS.toNanos(2 * SLOW_PEER_MILLIS),
+                    "a put through m" + m + " with its peer links slowed " + SLOW_PEER_MILLIS + " ms took "
+                            + TimeUnit.NANOSECONDS.toMillis(nanos) + " ms (" + outcome + ")");
+            System.out.println("a put through the leader with its peer links slowed " + SLOW_PEER_MILLIS + " ms: "
+                    + TimeUnit.NANOSECONDS.toMillis(nanos) + " ms, " + outcome);
         }
     }
 

@@ -132,8 +132,9 @@ public final class EtcdCluster implements AutoCloseable {
      * Starts a local cluster whose members each run in a network namespace of their own
      * ({@link MemberNetwork}): member {@code i} listens on {@code network().address(i)}, ports 2379
      * (clients) and 2380 (peers), so its traffic to and from the other members can be cut with
-     * {@link MemberNetwork#cut}. The cluster owns the network: {@link #close()} removes it after the
-     * members exit. Needs a local etcd binary, root, iproute2 and nftables.
+     * {@link MemberNetwork#cut}; each member's peer port is behind a proxy ({@link #peerLinks()}), so
+     * its peer links can also be slowed or made lossy. The cluster owns the network and the proxies:
+     * {@link #close()} removes them after the members exit. Needs a local etcd binary, root, iproute2 and nftables.
      *
      * @param members the number of members, at least 1
      * @return the running cluster; close it when done
@@ -149,6 +150,39 @@ public final class EtcdCluster implements AutoCloseable {
             throw new IllegalStateException("No etcd binary found for a networked cluster. " + EtcdBinary.INSTALL_HINT);
         }
         return LocalClusterStarter.startNetworked(binary, members);
+    }
+
+    /**
+     * Starts a local cluster shaped like a production one, for benchmarks: members on loopback ports
+     * whose data dirs are under {@code dataRoot} (a disk, not tmpfs, for figures that include the
+     * disk's sync) with fsync on (no {@code --unsafe-no-fsync}), etcd's default heartbeat (100 ms) and
+     * election timeout (1 s), and each member's peer port behind a proxy ({@link #peerLinks()}) whose
+     * links can be slowed ({@link PeerLinks#degradeAll}) for a data-centre round trip. Needs a local
+     * etcd binary.
+     *
+     * @param members the number of members, at least 1
+     * @param dataRoot the directory to make the data dirs in (created if missing)
+     * @return the running cluster; close it when done (which deletes the data)
+     * @throws IllegalStateException if no etcd binary is found or the cluster does not start
+     */
+    public static EtcdCluster startOnDisk(int members, Path dataRoot) {
+        if (members < 1) {
+            throw new IllegalArgumentException("an etcd cluster needs at least 1 member, got " + members);
+        }
+        Objects.requireNonNull(dataRoot, "dataRoot");
+        Path binary = EtcdBinary.find(System.getenv());
+        if (binary == null) {
+            throw new IllegalStateException("No etcd binary found for an on-disk cluster. " + EtcdBinary.INSTALL_HINT);
+        }
+        return LocalClusterStarter.startOnDisk(binary, members, dataRoot);
+    }
+
+    /**
+     * @return the proxies in front of the members' peer ports, for a cluster started with
+     *     {@link #startNetworked(int)} or {@link #startOnDisk}, else empty
+     */
+    public Optional<PeerLinks> peerLinks() {
+        return local == null ? Optional.empty() : Optional.ofNullable(local.peerLinks);
     }
 
     /** @return the network of a cluster started with {@link #startNetworked(int)}, else empty */

@@ -24,12 +24,26 @@ final class LocalCluster {
     final EtcdTls tls;
     /** The network namespaces members run in, or null for loopback. */
     final MemberNetwork network;
+    /** The proxies in front of the members' peer ports, or null when members talk to each other directly. */
+    final PeerLinks peerLinks;
     private final List<LocalMember> members;
     private final String clusterToken = "disco-" + UUID.randomUUID();
     /** Health checks go over HTTPS with the TLS context when there is TLS. */
     private final HttpClient health;
 
     LocalCluster(Path binary, Path workDir, List<LocalMember> members, EtcdTls tls, MemberNetwork network) {
+        this(binary, workDir, members, tls, network, null);
+    }
+
+    /** With {@code peerLinks} in front of the members' peer ports: each member advertises its proxy's URL. */
+    LocalCluster(Path binary, Path workDir, List<LocalMember> members, EtcdTls tls, MemberNetwork network,
+                 PeerLinks peerLinks) {
+        this.peerLinks = peerLinks;
+        if (peerLinks != null) {
+            for (int i = 0; i < members.size(); i++) {
+                members.get(i).advertisedPeerUrl = peerLinks.advertisedPeerUrl(i);
+            }
+        }
         this.binary = binary;
         this.workDir = workDir;
         this.members = List.copyOf(members);
@@ -77,7 +91,7 @@ final class LocalCluster {
 
     private void launch(LocalMember member, boolean existing) {
         String initialCluster = members.stream()
-                .map(m -> m.name + "=" + m.peerUrl())
+                .map(m -> m.name + "=" + m.advertisedPeerUrl)
                 .collect(Collectors.joining(","));
         try {
             member.launch(binary, clusterToken, initialCluster, existing);
@@ -135,6 +149,9 @@ final class LocalCluster {
             } catch (RuntimeException e) {
                 failure.addSuppressed(e);
             }
+        }
+        if (peerLinks != null) {
+            peerLinks.close();
         }
         if (network != null) {
             try {

@@ -1,6 +1,8 @@
 package io.disco.testing;
 
+import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,8 +68,53 @@ final class LocalClusterStarter {
         for (int i = 0; i < members; i++) {
             list.add(new LocalMember("m" + i, net.address(i), net.launcher(i), 2379, 2380, workDir, null, List.of()));
         }
+        PeerLinks peers;
+        try {
+            peers = PeerLinks.networked(net, 2380);
+        } catch (RuntimeException e) {
+            net.close();
+            throw e;
+        }
         EtcdCluster cluster = EtcdCluster.local("local " + EtcdBinary.version(binary) + " (" + binary + "), " + members
-                + " member(s), each in its own network namespace", new LocalCluster(binary, workDir, list, null, net));
+                + " member(s), each in its own network namespace, peer ports behind proxies",
+                new LocalCluster(binary, workDir, list, null, net, peers));
+        try {
+            cluster.startLocal();
+            return cluster;
+        } catch (RuntimeException e) {
+            try {
+                cluster.close();
+            } catch (RuntimeException closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * {@code members} members on loopback ports with their data under {@code dataRoot}, synced
+     * ({@link LocalMember#durable}), and their peer ports behind {@link PeerLinks} (see
+     * {@link EtcdCluster#startOnDisk}).
+     */
+    static EtcdCluster startOnDisk(Path binary, int members, Path dataRoot) {
+        int[] ports = LocalResources.freePorts(2 * members, "etcd");
+        Path workDir;
+        try {
+            workDir = Files.createTempDirectory(Files.createDirectories(dataRoot), "disco-etcd-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a data dir for etcd under " + dataRoot, e);
+        }
+        List<LocalMember> list = new ArrayList<>();
+        int[] peerPorts = new int[members];
+        for (int i = 0; i < members; i++) {
+            LocalMember m = new LocalMember("m" + i, ports[2 * i], ports[2 * i + 1], workDir, null, List.of());
+            m.durable = true;
+            list.add(m);
+            peerPorts[i] = ports[2 * i + 1];
+        }
+        EtcdCluster cluster = EtcdCluster.local("local " + EtcdBinary.version(binary) + " (" + binary + "), " + members
+                + " member(s), data synced under " + workDir + ", peer ports behind proxies",
+                new LocalCluster(binary, workDir, list, null, null, PeerLinks.loopback(peerPorts)));
         try {
             cluster.startLocal();
             return cluster;

@@ -25,6 +25,13 @@ final class LocalMember {
     private final String host;
     /** What its command is prefixed with: nothing, or the entry into its network namespace. */
     private final List<String> launcher;
+    /** The peer URL it advertises: its own, or its proxy's ({@link PeerLinks}); set before the launch. */
+    String advertisedPeerUrl;
+    /**
+     * Whether it syncs its writes and uses etcd's default heartbeat (100 ms) and election timeout
+     * (1 s), like a production member; else {@code --unsafe-no-fsync} and 10 ms / 100 ms.
+     */
+    boolean durable;
 
     LocalMember(String name, int clientPort, int peerPort, Path dir, EtcdTls tls, List<String> extraFlags) {
         this(name, "127.0.0.1", List.of(), clientPort, peerPort, dir, tls, extraFlags);
@@ -42,6 +49,7 @@ final class LocalMember {
         this.dataDir = dir.resolve(name + ".data");
         this.logFile = dir.resolve(name + ".log");
         this.process = new MemberProcess("etcd member " + name, logFile);
+        this.advertisedPeerUrl = peerUrl();
     }
 
     String endpoint() {
@@ -62,16 +70,15 @@ final class LocalMember {
                 "--listen-client-urls=" + endpoint(),
                 "--advertise-client-urls=" + endpoint(),
                 "--listen-peer-urls=" + peerUrl(),
-                "--initial-advertise-peer-urls=" + peerUrl(),
+                "--initial-advertise-peer-urls=" + advertisedPeerUrl,
                 "--initial-cluster=" + initialCluster,
                 "--initial-cluster-token=" + clusterToken,
                 "--initial-cluster-state=" + (existing ? "existing" : "new"),
-                "--heartbeat-interval=10",
-                "--election-timeout=100",
-                "--unsafe-no-fsync",
                 "--auto-compaction-retention=0",
                 "--enable-v2=false",
                 "--logger=zap"));
+        cmd.addAll(durable ? List.of("--heartbeat-interval=100", "--election-timeout=1000")
+                : List.of("--heartbeat-interval=10", "--election-timeout=100", "--unsafe-no-fsync"));
         if (tls != null) {
             cmd.addAll(tls.memberFlags());
         }

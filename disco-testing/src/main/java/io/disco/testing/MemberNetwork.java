@@ -21,7 +21,9 @@ import java.util.regex.Pattern;
  * of the root namespace (tests, proxies) reach every member. Inside each namespace an nftables table
  * {@code inet disco} has an input chain; {@link #cut} adds rules that drop packets from given source
  * addresses there, {@link #heal} flushes them. (The kernel's {@code netem} is not needed: delay and
- * loss come from a user-space proxy.)
+ * loss come from a user-space proxy.) The bridge also holds a second address per member,
+ * {@link #peerAddress(int) 10.77.S.(110 + i)}, where {@link PeerLinks} proxies the member's peer port and
+ * from which it forwards the member's own peer connections; a cut drops both of a member's addresses.
  *
  * <p>Needs root, iproute2 ({@code ip}) and nftables ({@code nft}); {@link #unavailableReason()} says
  * what is missing, and {@link #create(int)} fails with that message. Names carry the creating JVM's
@@ -75,15 +77,15 @@ public final class MemberNetwork implements AutoCloseable {
      * Creates a namespace per member, the bridge and the veth pairs, with an empty nftables input
      * chain in each namespace; sweeps what dead JVMs left first.
      *
-     * @param members the number of members, 1 to 200
+     * @param members the number of members, 1 to 100
      * @return the network; close it when done
      * @throws IllegalArgumentException if {@code members} is out of range
      * @throws IllegalStateException if namespaces cannot be made here (the message says why) or a
      *     command fails (what was made is removed)
      */
     public static MemberNetwork create(int members) {
-        if (members < 1 || members > 200) {
-            throw new IllegalArgumentException("members must be 1 to 200, got " + members);
+        if (members < 1 || members > 100) {
+            throw new IllegalArgumentException("members must be 1 to 100, got " + members);
         }
         unavailableReason().ifPresent(reason -> {
             throw new IllegalStateException(reason);
@@ -109,6 +111,9 @@ public final class MemberNetwork implements AutoCloseable {
         run("ip", "link", "add", br, "type", "bridge");
         bridge = true;
         run("ip", "addr", "add", hostAddress() + "/24", "dev", br);
+        for (int i = 0; i < size; i++) {
+            run("ip", "addr", "add", peerAddress(i) + "/24", "dev", br);
+        }
         run("ip", "link", "set", br, "up");
         for (int i = 0; i < size; i++) {
             String ns = namespace(i);
@@ -138,6 +143,15 @@ public final class MemberNetwork implements AutoCloseable {
         return "10.77." + subnet + "." + (10 + Objects.checkIndex(member, size));
     }
 
+    /**
+     * @param member the member index
+     * @return the second address of the member, {@code 10.77.S.(110 + member)}, on the bridge in the root
+     *     namespace: where its peer proxy listens and the source of its proxied peer connections
+     */
+    public String peerAddress(int member) {
+        return "10.77." + subnet + "." + (110 + Objects.checkIndex(member, size));
+    }
+
     /** @return the root namespace's address on the bridge, the source of every packet from this host */
     public String hostAddress() {
         return "10.77." + subnet + ".1";
@@ -161,7 +175,8 @@ public final class MemberNetwork implements AutoCloseable {
     }
 
     /**
-     * Drops, at {@code member}, every packet from the given members: one direction only (a TCP
+     * Drops, at {@code member}, every packet from the given members (from their addresses and their
+     * {@linkplain #peerAddress peer addresses}, through which their peer traffic comes): one direction only (a TCP
      * connection between them still fails both ways, its replies being lost). Cut both ways for a
      * full partition. Idempotent.
      *
@@ -177,7 +192,7 @@ public final class MemberNetwork implements AutoCloseable {
         Objects.requireNonNull(from, "from").forEach(f -> Objects.checkIndex(Objects.requireNonNull(f, "from member"), size));
         for (int f : from) {
             run("ip", "netns", "exec", namespace(member), "nft", "add", "rule", "inet", "disco", "input",
-                    "ip", "saddr", address(f), "drop");
+                    "ip", "saddr", "{ " + address(f) + ", " + peerAddress(f) + " }", "drop");
         }
     }
 

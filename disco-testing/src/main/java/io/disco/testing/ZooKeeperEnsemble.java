@@ -1,19 +1,18 @@
 package io.disco.testing;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
+import java.util.Optional;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
- * A ZooKeeper ensemble of member processes on loopback, for fault tests: each member is
+ * A ZooKeeper ensemble of member processes on loopback (or each in a network namespace of its own,
+ * {@link #startNetworked}), for fault tests: each member is
  * {@code org.apache.zookeeper.server.quorum.QuorumPeerMain} in a JVM of its own (the {@code java} of the current
  * process, the ZooKeeper server jar and its dependencies taken from the current class path, so nothing needs to
  * be installed), and can be killed ({@link #kill}), frozen with SIGSTOP ({@link #freeze}) and thawed
@@ -39,20 +38,20 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     /** How long starting (or starting again) may take before it fails. */
     public static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
-    private static final int PORT_ATTEMPTS = 3;
-    /** The class path entries a server needs, by the start of their file names. */
-    private static final List<String> SERVER_JARS = List.of("zookeeper", "audience-annotations", "netty-", "slf4j-",
-            "logback-", "commons-io", "commons-cli", "metrics-core", "snappy-java", "jline", "spotbugs-annotations");
 
     private final Path workDir;
     private final List<ZooKeeperMember> members;
+    /** The network namespaces the members run in, or null for loopback. */
+    private final MemberNetwork network;
     private final Path java;
     private final String classPath;
     private final Thread shutdownHook;
     private boolean closed;
 
-    private ZooKeeperEnsemble(Path workDir, List<ZooKeeperMember> members, Path java, String classPath) {
+    ZooKeeperEnsemble(Path workDir, List<ZooKeeperMember> members, Path java, String classPath,
+                              MemberNetwork network) {
         this.workDir = workDir;
+        this.network = network;
         this.members = List.copyOf(members);
         this.java = java;
         this.classPath = classPath;
@@ -81,35 +80,30 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      *     not on the class path; nothing is left behind
      */
     public static ZooKeeperEnsemble start(int members) {
-        if (members < 1) {
-            throw new IllegalArgumentException("members must be at least 1, got " + members);
-        }
-        String classPath = serverClassPath();
-        Path java = currentJava();
-        for (int attempt = 1; ; attempt++) {
-            int[] ports = LocalResources.freePorts(3 * members, "ZooKeeper");
-            Path workDir = LocalResources.scratchDir("disco-zookeeper-", "ZooKeeper");
-            List<ZooKeeperMember> list = new ArrayList<>();
-            for (int i = 0; i < members; i++) {
-                list.add(new ZooKeeperMember(i + 1, ports[3 * i], ports[3 * i + 1], ports[3 * i + 2], workDir));
-            }
-            ZooKeeperEnsemble ensemble = new ZooKeeperEnsemble(workDir, list, java, classPath);
-            try {
-                ensemble.startAll();
-                return ensemble;
-            } catch (RuntimeException e) {
-                boolean portTaken = list.stream().anyMatch(m -> m.process.logTail().contains("Address already in use"));
-                try {
-                    ensemble.close();
-                } catch (RuntimeException closing) {
-                    e.addSuppressed(closing);
-                    throw e;
-                }
-                if (!portTaken || attempt == PORT_ATTEMPTS) {
-                    throw e;
-                }
-            }
-        }
+        return ZooKeeperEnsembleStarter.start(members);
+    }
+
+    /**
+     * Starts {@code members} members, each in a network namespace of its own ({@link MemberNetwork}), and waits
+     * until they serve with one leader: member {@code i} listens on {@code network().get().address(i)}, ports 2181
+     * (clients), 2888 (quorum) and 3888 (election), so its traffic to and from the other members can be cut with
+     * {@link MemberNetwork#cut} (a member cut off from the quorum stops serving its clients). The ensemble owns the
+     * network: {@link #close()} removes it after the members exit. Needs root, iproute2 and nftables
+     * ({@link MemberNetwork#unavailableReason()}).
+     *
+     * @param members how many, 1 to 100
+     * @return the running ensemble
+     * @throws IllegalArgumentException if {@code members} is out of range
+     * @throws IllegalStateException if namespaces cannot be made here, it did not start within
+     *     {@link #START_TIMEOUT}, or the ZooKeeper server is not on the class path; nothing is left behind
+     */
+    public static ZooKeeperEnsemble startNetworked(int members) {
+        return ZooKeeperEnsembleStarter.startNetworked(members);
+    }
+
+    /** @return the network of an ensemble started with {@link #startNetworked(int)}, else empty */
+    public Optional<MemberNetwork> network() {
+        return Optional.ofNullable(network);
     }
 
     /** @return the number of members */
@@ -117,14 +111,17 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         return members.size();
     }
 
-    /** @return every member's {@code 127.0.0.1:<port>}, comma-separated, in member order */
+    /**
+     * @return every member's {@code <host>:<port>} ({@code 127.0.0.1}, or its address in the {@link #network()}),
+     *     comma-separated, in member order
+     */
     public String connectString() {
         return members.stream().map(ZooKeeperMember::connectString).collect(Collectors.joining(","));
     }
 
     /**
      * @param member the member's index, from 0
-     * @return that member's {@code 127.0.0.1:<port>} alone
+     * @return that member's {@code <host>:<port>} alone
      * @throws IndexOutOfBoundsException if there is no such member
      */
     public String connectString(int member) {
@@ -172,7 +169,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         m.process.kill();
         launch(m);
         try {
-            awaitServing(List.of(m), false, START_TIMEOUT);
+            ZooKeeperQuorum.awaitServing(members, List.of(m), false, START_TIMEOUT);
         } catch (RuntimeException e) {
             m.process.kill();
             throw e;
@@ -197,7 +194,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                 throw new IllegalStateException("no single ZooKeeper leader within " + START_TIMEOUT.toSeconds()
                         + " s; the members said " + modes);
             }
-            pause();
+            ZooKeeperQuorum.pause();
         }
     }
 
@@ -217,11 +214,11 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      */
     public synchronized void awaitHealthy(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
-        awaitServing(members, true, timeout);
+        ZooKeeperQuorum.awaitServing(members, members, true, timeout);
     }
 
     /**
-     * Kills every member and deletes the data dirs and logs; idempotent.
+     * Kills every member, deletes the data dirs and logs and removes the {@link #network()}; idempotent.
      *
      * @throws IllegalStateException if a member or a file could not be removed (the rest are removed still)
      */
@@ -248,6 +245,13 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             }
         }
         LocalResources.deleteTree(workDir, failure);
+        if (network != null) {
+            try {
+                network.close();
+            } catch (RuntimeException e) {
+                failure.addSuppressed(e);
+            }
+        }
         if (failure.getSuppressed().length > 0) {
             throw failure;
         }
@@ -255,18 +259,20 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "ZooKeeper ensemble of " + members.size() + " member process(es) at " + connectString() + " (" + workDir + ")";
+        return "ZooKeeper ensemble of " + members.size() + " member process(es) at " + connectString() + " (" + workDir + ")"
+                + (network == null ? "" : ", each in its own network namespace");
     }
 
     private ZooKeeperMember member(int member) {
         return members.get(Objects.checkIndex(member, members.size()));
     }
 
-    private synchronized void startAll() {
+    /** Launches every member and waits until they serve with one leader. */
+    synchronized void startAll() {
         for (ZooKeeperMember m : members) {
             launch(m);
         }
-        awaitServing(members, true, START_TIMEOUT);
+        ZooKeeperQuorum.awaitServing(members, members, true, START_TIMEOUT);
     }
 
     private void launch(ZooKeeperMember m) {
@@ -279,62 +285,5 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         } catch (IOException e) {
             throw new IllegalStateException("cannot start ZooKeeper member zk" + m.id + " with " + java + ": " + e.getMessage(), e);
         }
-    }
-
-    /** Polls {@code waitFor}'s modes until they serve (and, with {@code oneLeader}, the ensemble has one leader). */
-    private void awaitServing(List<ZooKeeperMember> waitFor, boolean oneLeader, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            List<String> modes = modes();
-            boolean serving = waitFor.stream().allMatch(m -> Set.of("leader", "follower").contains(modes.get(m.id - 1)));
-            if (serving && (!oneLeader || modes.stream().filter("leader"::equals).count() == 1)) {
-                return;
-            }
-            for (ZooKeeperMember m : waitFor) {
-                if (!m.process.isRunning()) {
-                    throw new IllegalStateException("ZooKeeper member zk" + m.id + " exited while starting; the members said "
-                            + modes + "; its log tail:\n" + m.process.logTail());
-                }
-            }
-            if (System.nanoTime() - deadline > 0) {
-                ZooKeeperMember first = waitFor.stream().filter(m -> !modes.get(m.id - 1).equals("leader")
-                        && !modes.get(m.id - 1).equals("follower")).findFirst().orElse(waitFor.get(0));
-                throw new IllegalStateException("the ZooKeeper ensemble did not serve with one leader within "
-                        + timeout.toMillis() + " ms; the members said " + modes + "; the log tail of zk" + first.id + ":\n"
-                        + first.process.logTail());
-            }
-            pause();
-        }
-    }
-
-    /** Between two polls of the members' modes: 50 ms. */
-    private void pause() {
-        try {
-            Thread.sleep(50); // polling processes that offer no event to wait for
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for the ZooKeeper ensemble", e);
-        }
-    }
-
-    private static Path currentJava() {
-        return ProcessHandle.current().info().command().map(Paths::get)
-                .orElseGet(() -> Paths.get(System.getProperty("java.home"), "bin", "java"));
-    }
-
-    /** The ZooKeeper server jar and its dependencies, from the current class path. */
-    private static String serverClassPath() {
-        List<String> entries = new ArrayList<>();
-        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-            String file = Paths.get(entry).getFileName() == null ? "" : Paths.get(entry).getFileName().toString();
-            if (file.endsWith(".jar") && SERVER_JARS.stream().anyMatch(file::startsWith)) {
-                entries.add(entry);
-            }
-        }
-        if (entries.stream().noneMatch(e -> Paths.get(e).getFileName().toString().matches("zookeeper-\\d.*\\.jar"))) {
-            throw new IllegalStateException("the ZooKeeper server jar (org.apache.zookeeper:zookeeper) is not on the class"
-                    + " path: add it (curator-test brings it) to start a ZooKeeperEnsemble");
-        }
-        return String.join(File.pathSeparator, entries);
     }
 }

@@ -3,7 +3,6 @@ package io.disco.testing;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -26,6 +25,10 @@ final class ZooKeeperMember {
 
     /** ZooKeeper's server id, 1-based. */
     final int id;
+    /** The address it listens on: loopback, or its own in a {@link MemberNetwork}. */
+    final String host;
+    /** What its command is prefixed with: nothing, or the entry into its network namespace. */
+    private final List<String> launcher;
     final int clientPort;
     final int quorumPort;
     final int electionPort;
@@ -33,18 +36,25 @@ final class ZooKeeperMember {
     final MemberProcess process;
 
     ZooKeeperMember(int id, int clientPort, int quorumPort, int electionPort, Path workDir) {
+        this(id, "127.0.0.1", List.of(), clientPort, quorumPort, electionPort, workDir);
+    }
+
+    ZooKeeperMember(int id, String host, List<String> launcher, int clientPort, int quorumPort, int electionPort,
+                    Path workDir) {
         this.id = id;
+        this.host = host;
+        this.launcher = List.copyOf(launcher);
         this.clientPort = clientPort;
         this.quorumPort = quorumPort;
         this.electionPort = electionPort;
         this.dataDir = workDir.resolve("zk" + id + ".data");
-        this.process = new MemberProcess("ZooKeeper member zk" + id + " (127.0.0.1:" + clientPort + ")",
+        this.process = new MemberProcess("ZooKeeper member zk" + id + " (" + host + ":" + clientPort + ")",
                 workDir.resolve("zk" + id + ".log"));
     }
 
     /** @return its {@code server.<id>} line */
     String serverLine() {
-        return "server." + id + "=127.0.0.1:" + quorumPort + ":" + electionPort + ":participant;127.0.0.1:" + clientPort;
+        return "server." + id + "=" + host + ":" + quorumPort + ":" + electionPort + ":participant;" + host + ":" + clientPort;
     }
 
     /** Writes {@code myid} and the configuration (once), then starts the JVM. */
@@ -59,7 +69,7 @@ final class ZooKeeperMember {
                     "syncLimit=20",
                     "dataDir=" + dataDir,
                     "clientPort=" + clientPort,
-                    "clientPortAddress=127.0.0.1",
+                    "clientPortAddress=" + host,
                     "minSessionTimeout=" + 2 * tickMillis,
                     "maxSessionTimeout=60000",
                     "standaloneEnabled=false",
@@ -71,14 +81,16 @@ final class ZooKeeperMember {
             lines.addAll(servers);
             Files.write(cfg, lines);
         }
-        process.launch(List.of(java.toString(), "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+        List<String> command = new ArrayList<>(launcher);
+        command.addAll(List.of(java.toString(), "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-Djava.net.preferIPv4Stack=true", "-Dzookeeper.forceSync=no",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-Dorg.slf4j.simpleLogger.showDateTime=true",
                 "-cp", classPath, MAIN, cfg.toString()));
+        process.launch(command);
     }
 
     String connectString() {
-        return "127.0.0.1:" + clientPort;
+        return host + ":" + clientPort;
     }
 
     /**
@@ -107,7 +119,7 @@ final class ZooKeeperMember {
     /** @return the server's answer to a four-letter word, or null when it gave none within the timeout */
     private String ask(String word) {
         try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), clientPort), ASK_TIMEOUT_MILLIS);
+            s.connect(new InetSocketAddress(host, clientPort), ASK_TIMEOUT_MILLIS);
             s.setSoTimeout(ASK_TIMEOUT_MILLIS);
             OutputStream out = s.getOutputStream();
             out.write(word.getBytes(StandardCharsets.US_ASCII));

@@ -1,4 +1,4 @@
-package io.disco.chaos;
+package io.disco.testing;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -38,10 +38,10 @@ class TcpProxyTest {
                  Socket client = new Socket(InetAddress.getLoopbackAddress(), proxy.port())) {
                 client.setSoTimeout(10_000);
                 long clean = slowestRoundTripMillis(client);
-                proxy.degrade(new TcpProxy.Link(50, 10, 0));
+                proxy.degrade(TcpProxy.Link.ofMillis(50, 10, 0));
                 long slowest = slowestRoundTripMillis(client);
                 assertTrue(slowest >= 80, "a 50 ± 10 ms link each way: slowest round trip " + slowest + " ms, clean " + clean);
-                proxy.degrade(new TcpProxy.Link(0, 0, 0.25));
+                proxy.degrade(TcpProxy.Link.ofMillis(0, 0, 0.25));
                 long lossy = slowestRoundTripMillis(client);
                 // no stall in 2 x 20 chunks has a chance of 0.75^40, about 1e-5
                 assertTrue(lossy >= 200, "a quarter of the chunks lost: some round trip stalls by an RTO, slowest "
@@ -51,8 +51,8 @@ class TcpProxyTest {
                 assertTrue(healed < 80, "healed: slowest round trip " + healed + " ms");
             }
         }
-        assertThrows(IllegalArgumentException.class, () -> new TcpProxy.Link(10, 20, 0), "jitter above the delay");
-        assertThrows(IllegalArgumentException.class, () -> new TcpProxy.Link(0, 0, 1.0), "loss of everything");
+        assertThrows(IllegalArgumentException.class, () -> TcpProxy.Link.ofMillis(10, 20, 0), "jitter above the delay");
+        assertThrows(IllegalArgumentException.class, () -> TcpProxy.Link.ofMillis(0, 0, 1.0), "loss of everything");
     }
 
     /** {@value #ROUNDS} round trips of a distinct message each; the slowest, in ms. */

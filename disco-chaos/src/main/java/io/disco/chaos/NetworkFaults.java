@@ -1,0 +1,126 @@
+package io.disco.chaos;
+
+import io.disco.testing.MemberNetwork;
+import io.disco.testing.PeerLinks;
+import io.disco.testing.TcpProxy;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+
+/**
+ * The nemesis' faults that need the members in network namespaces of their own ({@link MemberNetwork})
+ * and, for the peer-link kinds, their peer ports behind proxies ({@link PeerLinks}); both reached through
+ * the run's {@link Members} (etcd's with {@code EtcdCluster.startNetworked}); each for 1.5–3 × TTL:
+ * <ul>
+ *   <li>{@code isolate-leader}: the leader's packets from the other members are dropped and theirs from
+ *       it, while the owners' proxies stay connected to it;</li>
+ *   <li>{@code split-cluster}: one member cut off from the two others, both ways; half the owners
+ *       reach only that minority member (their proxies to the others blackholed), the other half only
+ *       the majority;</li>
+ *   <li>{@code one-way-partition}: one member drops the packets of another, not the reverse;</li>
+ *   <li>{@code partition-during-freeze}: an owner frozen (recorded as a {@code freeze-owner} fault of
+ *       its own, which the checkers know) and, in the middle of its freeze, a member cut off both ways;</li>
+ *   <li>{@code slow-peer-link}: every peer connection of one member (the leader every other time),
+ *       both ways, delayed 20–200 ms (its amount), jitter up to half that, on the proxies in front of the
+ *       members' peer ports ({@link PeerLinks});</li>
+ *   <li>{@code lossy-peer-link}: the same member's peer connections lose 1–10 % of their chunks (its
+ *       amount), each a 200–600 ms stall.</li>
+ * </ul>
+ * Each is healed in a {@code finally}.
+ */
+final class NetworkFaults {
+
+    private NetworkFaults() {
+    }
+
+    /**
+     * Deals one fault of {@code kind} for {@code hold} nanoseconds, then heals it.
+     *
+     * @param amount where a link's delay or loss is put, for the fault's record
+     * @return the fault's target, for its record
+     */
+    static String deal(Nemesis n, String kind, long hold, long[] amount) throws Exception {
+        return switch (kind) {
+            case "isolate-leader" -> {
+                int m = n.member(true);
+                partition(n, m, hold);
+                yield "m" + m + (m == n.leader ? "-leader" : "");
+            }
+            case "split-cluster" -> {
+                int m = n.random.nextInt(n.members.size());
+                List<Integer> order = new ArrayList<>(IntStream.range(0, n.owners.size()).boxed().toList());
+                Collections.shuffle(order, n.random);
+                List<Integer> minorityOwners = order.subList(0, n.owners.size() / 2);
+                try {
+                    for (int o = 0; o < n.owners.size(); o++) {
+                        for (int i = 0; i < n.members.size(); i++) {
+                            n.proxies.get(o).get(i).blackhole(minorityOwners.contains(o) != (i == m));
+                        }
+                    }
+                    partition(n, m, hold);
+                } finally {
+                    n.proxies.forEach(list -> list.forEach(p -> p.blackhole(false)));
+                }
+                yield "m" + m + " with " + minorityOwners.stream().map(o -> "o" + o).toList()
+                        .toString().replace(" ", "");
+            }
+            case "one-way-partition" -> {
+                MemberNetwork net = n.members.network().orElseThrow();
+                int to = n.member(false);
+                int from = (to + 1 + n.random.nextInt(n.members.size() - 1)) % n.members.size();
+                try {
+                    net.cut(to, List.of(from));
+                    TimeUnit.NANOSECONDS.sleep(hold);
+                } finally {
+                    net.heal(to);
+                }
+                yield "m" + to + "-drops-m" + from;
+            }
+            case "partition-during-freeze" -> {
+                int who = n.holder();
+                int m = n.random.nextInt(n.members.size());
+                long frozenAt = System.nanoTime();
+                n.owners.get(who).signal("STOP");
+                try {
+                    TimeUnit.NANOSECONDS.sleep(hold / 4);
+                    partition(n, m, hold / 2);
+                    TimeUnit.NANOSECONDS.sleep(hold / 4);
+                } finally {
+                    n.owners.get(who).signal("CONT");
+                }
+                n.faults.add(new Observations.Fault("freeze-owner", "o" + who, frozenAt, System.nanoTime(), 0));
+                yield "o" + who + "+m" + m;
+            }
+            case "slow-peer-link", "lossy-peer-link" -> {
+                PeerLinks peers = n.members.peerLinks().orElseThrow();
+                int m = n.member();
+                TcpProxy.Link link = kind.equals("slow-peer-link") ? Nemesis.slow(n.random, amount) : Nemesis.lossy(n.random, amount);
+                try {
+                    peers.degrade(m, link);
+                    TimeUnit.NANOSECONDS.sleep(hold);
+                } finally {
+                    peers.degrade(m, TcpProxy.Link.CLEAN);
+                }
+                yield "m" + m + (m == n.leader ? "-leader" : "");
+            }
+            default -> throw new IllegalArgumentException("not a network fault: " + kind);
+        };
+    }
+
+    /** Cuts member {@code m} off from the other members, both ways, for {@code nanos}; then heals. */
+    private static void partition(Nemesis n, int m, long nanos) throws InterruptedException {
+        MemberNetwork net = n.members.network().orElseThrow();
+        List<Integer> others = IntStream.range(0, n.members.size()).filter(i -> i != m).boxed().toList();
+        try {
+            net.cut(m, others);
+            for (int o : others) {
+                net.cut(o, List.of(m));
+            }
+            TimeUnit.NANOSECONDS.sleep(nanos);
+        } finally {
+            net.healAll();
+        }
+    }
+}
