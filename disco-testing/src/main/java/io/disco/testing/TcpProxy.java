@@ -113,6 +113,11 @@ public final class TcpProxy implements AutoCloseable {
         public static final Link CLEAN = new Link(Duration.ZERO, Duration.ZERO, 0);
 
         /**
+         * Checks the values.
+         *
+         * @param delay the added one-way delay, at least zero
+         * @param jitter how far a chunk's delay may be from {@code delay}, 0 to {@code delay}
+         * @param loss the probability of a stall, 0 (inclusive) to 1 (exclusive)
          * @throws IllegalArgumentException if a value is out of range
          * @throws NullPointerException if {@code delay} or {@code jitter} is null
          */
