@@ -2,21 +2,15 @@ package io.disco.chaos;
 
 import io.disco.client.DiscoBackend;
 import io.disco.election.LeadershipRunner;
-import io.disco.election.ElectionService;
-import io.disco.fencing.DiscoException;
-import io.disco.lock.LockService;
 import io.disco.provider.etcd.EtcdDeadlines;
 import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdProvider;
+import io.disco.provider.etcd.EtcdSessionOwner;
 import io.disco.provider.etcd.EtcdSession;
 import io.disco.provider.zookeeper.ZooKeeperDiscoBackend;
 import io.disco.provider.zookeeper.ZooKeeperOptions;
-import io.disco.rwlock.RWLockService;
-import io.disco.semaphore.SemaphoreService;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
-import java.util.Optional;
-import java.util.concurrent.CompletionStage;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryNTimes;
 
@@ -67,7 +61,7 @@ interface OwnerBackend {
         return new OwnerBackend() {
             @Override
             public DiscoBackend.Owner open() {
-                return new EtcdOwner(EtcdSession.open(client, options));
+                return new EtcdSessionOwner(EtcdSession.open(client, options));
             }
 
             @Override
@@ -77,47 +71,4 @@ interface OwnerBackend {
         };
     }
 
-    /** An {@link EtcdSession} as a backend's owner; {@link #id()} is its lease in hex. */
-    record EtcdOwner(EtcdSession session) implements DiscoBackend.Owner {
-
-        @Override
-        public LockService newLock(String name) {
-            return session.newLock(name);
-        }
-
-        @Override
-        public RWLockService newRWLock(String name) {
-            return session.newRWLock(name);
-        }
-
-        @Override
-        public SemaphoreService newSemaphore(String name, int limit) {
-            return session.newSemaphore(name, limit);
-        }
-
-        @Override
-        public ElectionService newElection(String name) {
-            return session.newElection(name);
-        }
-
-        @Override
-        public CompletionStage<Void> done() {
-            return session.done();
-        }
-
-        @Override
-        public Optional<? extends DiscoException> err() {
-            return session.err();
-        }
-
-        @Override
-        public String id() {
-            return Long.toHexString(session.leaseId());
-        }
-
-        @Override
-        public void close() {
-            session.close();
-        }
-    }
 }

@@ -3,24 +3,18 @@ package io.disco.examples;
 import io.disco.client.DiscoBackend;
 import io.disco.core.Claimant;
 import io.disco.core.Primitive;
-import io.disco.election.ElectionService;
 import io.disco.election.LeadershipRunner;
-import io.disco.fencing.DiscoException;
 import io.disco.fencing.guard.IssuedBound;
-import io.disco.lock.LockService;
 import io.disco.provider.etcd.EtcdIssuedBound;
 import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdProvider;
+import io.disco.provider.etcd.EtcdSessionOwner;
 import io.disco.provider.etcd.EtcdSession;
-import io.disco.rwlock.RWLockService;
-import io.disco.semaphore.SemaphoreService;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -69,17 +63,17 @@ public final class EtcdDemoBackend implements DemoBackend {
 
     @Override
     public DiscoBackend.Owner open() {
-        return new SessionOwner(EtcdSession.open(client));
+        return new EtcdSessionOwner(EtcdSession.open(client));
     }
 
     @Override
     public DiscoBackend.Owner open(Duration ttl) {
-        return new SessionOwner(EtcdSession.open(client, EtcdOptions.builder().ttl(ttl).build()));
+        return new EtcdSessionOwner(EtcdSession.open(client, EtcdOptions.builder().ttl(ttl).build()));
     }
 
     @Override
     public String freeze(DiscoBackend.Owner owner) {
-        EtcdSession s = ((SessionOwner) owner).session();
+        EtcdSession s = ((EtcdSessionOwner) owner).session();
         s.orphan();
         return "its keepalive stops, its lease expires within " + s.ttl().toSeconds() + " s";
     }
@@ -109,57 +103,4 @@ public final class EtcdDemoBackend implements DemoBackend {
         client.close();
     }
 
-    /** An {@link EtcdSession} as the client's owner. */
-    private record SessionOwner(EtcdSession session) implements DiscoBackend.Owner {
-
-        @Override
-        public LockService newLock(String name) {
-            return session.newLock(name);
-        }
-
-        @Override
-        public RWLockService newRWLock(String name) {
-            return session.newRWLock(name);
-        }
-
-        @Override
-        public SemaphoreService newSemaphore(String name, int limit) {
-            return session.newSemaphore(name, limit);
-        }
-
-        @Override
-        public ElectionService newElection(String name) {
-            return session.newElection(name);
-        }
-
-        @Override
-        public List<Claimant> claimants(Primitive primitive, String name) {
-            return session.claimants(primitive, name);
-        }
-
-        @Override
-        public CompletionStage<Void> done() {
-            return session.done();
-        }
-
-        @Override
-        public Optional<? extends DiscoException> err() {
-            return session.err();
-        }
-
-        @Override
-        public String id() {
-            return Long.toHexString(session.leaseId());
-        }
-
-        @Override
-        public Duration ttl() {
-            return session.ttl();
-        }
-
-        @Override
-        public void close() {
-            session.close();
-        }
-    }
 }

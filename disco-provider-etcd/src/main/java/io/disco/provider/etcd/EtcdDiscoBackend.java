@@ -1,18 +1,7 @@
 package io.disco.provider.etcd;
 
 import io.disco.client.DiscoBackend;
-import io.disco.core.Claimant;
-import io.disco.core.Primitive;
-import io.disco.election.ElectionService;
-import io.disco.fencing.DiscoException;
-import io.disco.lock.LockService;
-import io.disco.rwlock.RWLockService;
-import io.disco.semaphore.SemaphoreService;
 import io.etcd.jetcd.Client;
-import java.util.List;
-import java.time.Duration;
-import java.util.Optional;
-import java.util.concurrent.CompletionStage;
 
 /** The client's backend on etcd: an owner is an {@link EtcdSession} (one lease), its services the session's. */
 final class EtcdDiscoBackend implements DiscoBackend {
@@ -27,70 +16,11 @@ final class EtcdDiscoBackend implements DiscoBackend {
 
     @Override
     public Owner open() {
-        return new SessionOwner(EtcdSession.open(client, options));
+        return new EtcdSessionOwner(EtcdSession.open(client, options));
     }
 
     @Override
     public String describe() {
         return "etcd";
-    }
-
-    private record SessionOwner(EtcdSession session) implements Owner {
-
-        @Override
-        public LockService newLock(String name) {
-            return session.newLock(name);
-        }
-
-        @Override
-        public RWLockService newRWLock(String name) {
-            return session.newRWLock(name);
-        }
-
-        /** One more holder on the session's lease: a session allows several semaphore services per name. */
-        @Override
-        public SemaphoreService newSemaphore(String name, int limit) {
-            return session.newSemaphore(name, limit);
-        }
-
-        @Override
-        public ElectionService newElection(String name) {
-            return session.newElection(name);
-        }
-
-        @Override
-        public List<Claimant> claimants(Primitive primitive, String name) {
-            return session.claimants(primitive, name);
-        }
-
-        @Override
-        public CompletionStage<Void> done() {
-            return session.done();
-        }
-
-        @Override
-        public Optional<? extends DiscoException> err() {
-            return session.err();
-        }
-
-        @Override
-        public String id() {
-            return Long.toHexString(session.leaseId());
-        }
-
-        @Override
-        public Duration ttl() {
-            return session.ttl();
-        }
-
-        @Override
-        public Duration remainingValidity() {
-            return session.remainingValidity();
-        }
-
-        @Override
-        public void close() {
-            session.close();
-        }
     }
 }
