@@ -59,22 +59,24 @@ final class Etcd {
 
     /** The index of a member that is the raft leader ({@code leader}) or a follower (not). */
     static int aMember(EtcdCluster etcd, boolean leader) throws Exception {
-        // A leader may still be being elected (a previous test killed or froze one): ask again for up to 15 s.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-        while (true) {
-            for (int i = 0; i < etcd.size(); i++) {
-                try (Client c = Client.builder().endpoints(etcd.endpoint(i)).build()) {
-                    StatusResponse status = c.getMaintenanceClient().statusMember(etcd.endpoint(i)).get(10, TimeUnit.SECONDS);
-                    boolean hasLeader = status.getLeader() != 0;
-                    if (hasLeader && (status.getLeader() == status.getHeader().getMemberId()) == leader) {
-                        return i;
-                    }
+        // A leader may still be being elected (a previous test killed or froze one): ask until one is found, up to 15 s.
+        int[] found = {-1};
+        org.awaitility.Awaitility.await("a " + (leader ? "leader" : "follower") + " in " + etcd.describe())
+                .atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(100))
+                .until(() -> (found[0] = member(etcd, leader)) >= 0);
+        return found[0];
+    }
+
+    /** @return a member that reports a leader and is (or is not) it, or -1 */
+    private static int member(EtcdCluster etcd, boolean leader) throws Exception {
+        for (int i = 0; i < etcd.size(); i++) {
+            try (Client c = Client.builder().endpoints(etcd.endpoint(i)).build()) {
+                StatusResponse status = c.getMaintenanceClient().statusMember(etcd.endpoint(i)).get(10, TimeUnit.SECONDS);
+                if (status.getLeader() != 0 && (status.getLeader() == status.getHeader().getMemberId()) == leader) {
+                    return i;
                 }
             }
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("no " + (leader ? "leader" : "follower") + " within 15 s in " + etcd.describe());
-            }
-            Thread.sleep(100); // polling the members' status until an election settles
         }
+        return -1;
     }
 }
