@@ -33,10 +33,15 @@ interface OwnerBackend {
         return endpoints.startsWith(ZOOKEEPER) ? zookeeper(endpoints.substring(ZOOKEEPER.length()), ttl) : etcd(endpoints, ttl);
     }
 
-    /** Every blocking call bounded by 2 s, as the etcd owners' are. */
+    /**
+     * Every blocking call bounded by 2 s, as the etcd owners' are. The ensemble tracker is off: it would swap
+     * the owner's proxies for the members' own client addresses (from {@code /zookeeper/config}), and a
+     * partitioned owner would reconnect around its cut proxies.
+     */
     private static OwnerBackend zookeeper(String connectString, Duration ttl) {
         ZooKeeperDiscoBackend backend = ZooKeeperDiscoBackend.over(CuratorFrameworkFactory.builder()
                 .connectString(connectString)
+                .ensembleTracker(false)
                 .sessionTimeoutMs((int) ttl.toMillis())
                 .connectionTimeoutMs(2_000)
                 .retryPolicy(new RetryNTimes(3, 100)),

@@ -55,9 +55,15 @@ final class ZkContractBackend implements ContractBackend, BeforeAllCallback {
         return zk.connectString();
     }
 
+    /**
+     * A client that reaches only what {@code connectString} names: Curator's ensemble tracker is off, since it
+     * would replace a single member's or a proxy's address with every member's client address from
+     * {@code /zookeeper/config}, and an owner meant to be cut off would reconnect around the cut.
+     */
     static CuratorFramework client(String connectString, int sessionTimeoutMs) {
         CuratorFramework c = CuratorFrameworkFactory.builder()
                 .connectString(connectString)
+                .ensembleTracker(false)
                 .sessionTimeoutMs(sessionTimeoutMs)
                 .connectionTimeoutMs(Math.min(sessionTimeoutMs, 5_000))
                 .retryPolicy(new RetryNTimes(3, 100))
