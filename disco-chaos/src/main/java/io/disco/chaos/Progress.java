@@ -1,5 +1,6 @@
 package io.disco.chaos;
 
+import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -19,8 +20,8 @@ final class Progress implements Checker {
         if (!o.events().isEmpty()) {
             long start = o.events().get(0).nanos();
             long end = o.events().get(o.events().size() - 1).nanos();
-            faultyNanos = o.faults().stream().mapToLong(x -> x.endNanos() - x.startNanos()).sum();
-            healthyNanos = Math.max(1, end - start - faultyNanos);
+            faultyNanos = covered(o.faults());
+            healthyNanos = Math.max(0, end - start - faultyNanos);
             for (Observations.Event g : o.events("GRANT")) {
                 if (o.faults().stream().anyMatch(x -> x.covers(g.nanos()))) {
                     faultyGrants++;
@@ -35,13 +36,30 @@ final class Progress implements Checker {
             List<Observations.Fault> ofType = o.faults().stream().filter(x -> x.type().equals(type)).toList();
             long grants = o.events("GRANT").stream().filter(g -> ofType.stream().anyMatch(x -> x.covers(g.nanos()))).count();
             r.figure("grants per minute during " + type + " (-1: none)", ofType.isEmpty() ? -1
-                    : perMinute(grants, ofType.stream().mapToLong(x -> x.endNanos() - x.startNanos()).sum()));
+                    : perMinute(grants, covered(ofType)));
         }
         r.figure("owner errors (a session could not open, a call failed)", o.events("ERROR").size());
         r.safety("holder keys left after every owner closed", o.keysLeft(), null);
         if (o.events("GRANT").isEmpty()) {
             r.failures.add("no grant at all: the owners made no progress");
         }
+    }
+
+    /**
+     * How long at least one of the faults ran: the length of the union of their intervals, so that a fault
+     * dealt within another (the freeze of a partition during a freeze) is not counted twice.
+     */
+    static long covered(List<Observations.Fault> faults) {
+        long total = 0;
+        long coveredTo = Long.MIN_VALUE;
+        for (Observations.Fault f : faults.stream().sorted(Comparator.comparingLong(Observations.Fault::startNanos)).toList()) {
+            long from = Math.max(f.startNanos(), coveredTo);
+            if (f.endNanos() > from) {
+                total += f.endNanos() - from;
+                coveredTo = f.endNanos();
+            }
+        }
+        return total;
     }
 
     private static long perMinute(long count, long nanos) {

@@ -134,6 +134,19 @@ class CheckersTest {
     }
 
     @Test
+    void overlappingFaultsCountTheirTimeOnce() {
+        // a partition during a freeze: the inner freeze lies within its parent; 60 s of run, 20 s of it faulty
+        List<Observations.Fault> nested = List.of(new Observations.Fault("partition-during-freeze", "-", 10 * S, 30 * S, 0),
+                new Observations.Fault("freeze-owner", "o0", 12 * S, 28 * S, 0));
+        List<String> grants = List.of("0 o0 GRANT 1 main W", 5 * S + " o0 GRANT 2 main W", 20 * S + " o0 GRANT 3 main W",
+                40 * S + " o0 GRANT 4 main W", 60 * S + " o0 GRANT 5 main W");
+        Report r = check(new Progress(), List.of(), grants, nested, 0);
+        assertEquals(4 * 60 / 40, r.figures.get("grants per minute, no fault running"), "4 grants in 40 healthy seconds");
+        assertEquals(60 / 20, r.figures.get("grants per minute, a fault running"), "1 grant in 20 faulty seconds");
+        assertEquals(60 / 16, r.figures.get("grants per minute during freeze-owner (-1: none)"));
+    }
+
+    @Test
     void hostileRequests() {
         List<String> owners = List.of("1 hostile HOSTILE 9223372036854775807 main W 400", "2 hostile HOSTILE 1099511627777 main R 503");
         List<String> refused = List.of("1 W main o0 5 ok 0 1 0", "2 W main hostile 9223372036854775807 unissued - - -",
