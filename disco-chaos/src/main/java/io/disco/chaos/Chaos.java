@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  * where the machine allows it: root, iproute2, nftables); {@code --no-net} deals only the faults of
  * the first suite (no link or member-network faults); {@code --faults} names the kinds to deal. With
  * {@code --backend zookeeper} the cluster is a 3-member ZooKeeper ensemble of server processes
- * ({@link ZkMembers}) and the faults dealt by default are {@link #zookeeperKinds}: the member partitions too, the
+ * ({@link ZkMembers}) and the faults dealt by default are {@link #zookeeperKinds}: every kind but compaction, the
  * members then each in a network namespace of their own.
  */
 public final class Chaos {
@@ -93,20 +93,11 @@ public final class Chaos {
     }
 
     /**
-     * The fault kinds to deal on ZooKeeper: {@link #ZOOKEEPER_KINDS}, and with {@code net} the member partitions
-     * where this machine can make network namespaces (not the peer-link kinds: the ensemble has no peer proxies).
+     * The fault kinds to deal on ZooKeeper: those of {@link #faultKinds} but {@code compact} (ZooKeeper has no
+     * history to compact); its networked ensemble has peer-link proxies as etcd's cluster has.
      */
     static List<String> zookeeperKinds(boolean net) {
-        List<String> kinds = new ArrayList<>(ZOOKEEPER_KINDS);
-        if (net) {
-            java.util.Optional<String> why = io.disco.testing.MemberNetwork.unavailableReason();
-            if (why.isEmpty()) {
-                Nemesis.NET_KINDS.stream().filter(k -> !Nemesis.PEER_KINDS.contains(k)).forEach(kinds::add);
-            } else {
-                System.err.println("[chaos] member partitions left out: " + why.get());
-            }
-        }
-        return kinds;
+        return faultKinds(net).stream().filter(k -> !k.equals("compact")).toList();
     }
 
     /** What one run found. */
@@ -121,8 +112,6 @@ public final class Chaos {
     }
 
     private static final String NAME_ROOT = "/disco-chaos/";
-    /** The fault kinds dealt on ZooKeeper by default: the process faults but {@code compact} (etcd's alone). */
-    static final List<String> ZOOKEEPER_KINDS = Nemesis.PROCESS_KINDS.stream().filter(k -> !k.equals("compact")).toList();
 
     private Chaos() {
     }

@@ -18,8 +18,8 @@ import org.apache.zookeeper.data.Stat;
 /**
  * A chaos run's ZooKeeper: a 3-member {@link ZooKeeperEnsemble} of server processes on loopback, or each member
  * in a network namespace of its own ({@link ZooKeeperEnsemble#startNetworked}), where the nemesis also deals it
- * the member partitions of {@link NetworkFaults}. It has no peer-link proxies (a member has two peer ports, quorum
- * and election) and no history to compact: those kinds are not dealt to it.
+ * the member partitions and peer-link faults of {@link NetworkFaults} (both of a member's peer ports, quorum and
+ * election, are behind its {@link PeerLinks} proxies). It has no history to compact: that kind is not dealt to it.
  */
 final class ZkMembers implements Members {
 
@@ -104,7 +104,7 @@ final class ZkMembers implements Members {
 
     @Override
     public Optional<PeerLinks> peerLinks() {
-        return Optional.empty();
+        return zk.peerLinks();
     }
 
     @Override

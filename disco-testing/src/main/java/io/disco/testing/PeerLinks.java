@@ -10,10 +10,11 @@ import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * A {@link TcpProxy} in front of each member's peer port: members advertise the proxy's address as
- * their peer URL (in {@code --initial-cluster} and {@code --initial-advertise-peer-urls}) and listen on
- * the real one, so all raft traffic between members passes through these proxies and can be slowed or
- * made lossy ({@link TcpProxy.Link}), which the kernel here cannot do (no {@code netem}).
+ * A {@link TcpProxy} in front of each of a member's peer ports: members advertise the proxies' address
+ * (etcd as its peer URL in {@code --initial-cluster} and {@code --initial-advertise-peer-urls}; a ZooKeeper
+ * member in the {@code server.<id>} lines, for its quorum and its election port) and listen on the real one,
+ * so all traffic between members passes through these proxies and can be slowed or made lossy
+ * ({@link TcpProxy.Link}), which the kernel here cannot do (no {@code netem}).
  *
  * <p>In a {@link MemberNetwork} the proxy of member {@code i} listens on
  * {@link MemberNetwork#peerAddress(int)} and forwards a connection dialed by member {@code j} from
@@ -24,16 +25,17 @@ import java.util.function.Function;
  */
 public final class PeerLinks implements AutoCloseable {
 
-    private final List<TcpProxy> proxies;
+    /** Each member's proxies, one per peer port, in member order. */
+    private final List<List<TcpProxy>> proxies;
     private final MemberNetwork network;
 
-    private PeerLinks(List<TcpProxy> proxies, MemberNetwork network) {
-        this.proxies = List.copyOf(proxies);
+    private PeerLinks(List<List<TcpProxy>> proxies, MemberNetwork network) {
+        this.proxies = proxies.stream().map(List::copyOf).toList();
         this.network = network;
     }
 
-    /** Proxies to {@code network.address(i):peerPort} on {@code network.peerAddress(i):peerPort}. */
-    static PeerLinks networked(MemberNetwork network, int peerPort) {
+    /** Proxies to {@code network.address(i):port} on {@code network.peerAddress(i):port}, for each of the ports. */
+    static PeerLinks networked(MemberNetwork network, int... peerPorts) {
         Function<InetAddress, InetAddress> sourceFor = dialer -> {
             for (int j = 0; j < network.size(); j++) {
                 if (dialer.getHostAddress().equals(network.address(j))) {
@@ -42,14 +44,18 @@ public final class PeerLinks implements AutoCloseable {
             }
             return null;
         };
-        List<TcpProxy> list = new ArrayList<>();
+        List<List<TcpProxy>> list = new ArrayList<>();
         try {
             for (int i = 0; i < network.size(); i++) {
-                list.add(new TcpProxy(new InetSocketAddress(inet(network.peerAddress(i)), peerPort),
-                        new InetSocketAddress(network.address(i), peerPort), sourceFor));
+                List<TcpProxy> mine = new ArrayList<>();
+                list.add(mine);
+                for (int port : peerPorts) {
+                    mine.add(new TcpProxy(new InetSocketAddress(inet(network.peerAddress(i)), port),
+                            new InetSocketAddress(network.address(i), port), sourceFor));
+                }
             }
         } catch (IOException e) {
-            list.forEach(TcpProxy::close);
+            list.forEach(mine -> mine.forEach(TcpProxy::close));
             throw new UncheckedIOException("cannot start the peer proxies", e);
         }
         return new PeerLinks(list, network);
@@ -57,13 +63,13 @@ public final class PeerLinks implements AutoCloseable {
 
     /** Proxies on free loopback ports to {@code 127.0.0.1:peerPorts[i]}. */
     static PeerLinks loopback(int[] peerPorts) {
-        List<TcpProxy> list = new ArrayList<>();
+        List<List<TcpProxy>> list = new ArrayList<>();
         try {
             for (int port : peerPorts) {
-                list.add(new TcpProxy(new InetSocketAddress(InetAddress.getLoopbackAddress(), port)));
+                list.add(List.of(new TcpProxy(new InetSocketAddress(InetAddress.getLoopbackAddress(), port))));
             }
         } catch (IOException e) {
-            list.forEach(TcpProxy::close);
+            list.forEach(mine -> mine.forEach(TcpProxy::close));
             throw new UncheckedIOException("cannot start the peer proxies", e);
         }
         return new PeerLinks(list, null);
@@ -74,7 +80,7 @@ public final class PeerLinks implements AutoCloseable {
      * @return the peer URL member {@code member} advertises: its proxy's
      */
     String advertisedPeerUrl(int member) {
-        TcpProxy p = proxies.get(Objects.checkIndex(member, proxies.size()));
+        TcpProxy p = proxies.get(Objects.checkIndex(member, proxies.size())).get(0);
         return "http://" + (network == null ? "127.0.0.1" : network.peerAddress(member)) + ":" + p.port();
     }
 
@@ -101,10 +107,12 @@ public final class PeerLinks implements AutoCloseable {
         }
         InetAddress dialer = inet(network.address(member));
         for (int i = 0; i < proxies.size(); i++) {
-            if (i == member) {
-                proxies.get(i).degrade(link);
-            } else {
-                proxies.get(i).degradeFrom(dialer, link);
+            for (TcpProxy p : proxies.get(i)) {
+                if (i == member) {
+                    p.degrade(link);
+                } else {
+                    p.degradeFrom(dialer, link);
+                }
             }
         }
     }
@@ -116,9 +124,7 @@ public final class PeerLinks implements AutoCloseable {
      */
     public void degradeAll(TcpProxy.Link link) {
         Objects.requireNonNull(link, "link");
-        for (TcpProxy p : proxies) {
-            p.degrade(link);
-        }
+        proxies.forEach(mine -> mine.forEach(p -> p.degrade(link)));
     }
 
     /** Heals every peer link, also those degraded for one member. */
@@ -141,6 +147,6 @@ public final class PeerLinks implements AutoCloseable {
 
     @Override
     public void close() {
-        proxies.forEach(TcpProxy::close);
+        proxies.forEach(mine -> mine.forEach(TcpProxy::close));
     }
 }

@@ -43,15 +43,18 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     private final List<ZooKeeperMember> members;
     /** The network namespaces the members run in, or null for loopback. */
     private final MemberNetwork network;
+    /** The proxies in front of the members' quorum and election ports in the {@link #network}, or null. */
+    private final PeerLinks peerLinks;
     private final Path java;
     private final String classPath;
     private final Thread shutdownHook;
     private boolean closed;
 
     ZooKeeperEnsemble(Path workDir, List<ZooKeeperMember> members, Path java, String classPath,
-                              MemberNetwork network) {
+                              MemberNetwork network, PeerLinks peerLinks) {
         this.workDir = workDir;
         this.network = network;
+        this.peerLinks = peerLinks;
         this.members = List.copyOf(members);
         this.java = java;
         this.classPath = classPath;
@@ -87,8 +90,11 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      * Starts {@code members} members, each in a network namespace of its own ({@link MemberNetwork}), and waits
      * until they serve with one leader: member {@code i} listens on {@code network().get().address(i)}, ports 2181
      * (clients), 2888 (quorum) and 3888 (election), so its traffic to and from the other members can be cut with
-     * {@link MemberNetwork#cut} (a member cut off from the quorum stops serving its clients). The ensemble owns the
-     * network: {@link #close()} removes it after the members exit. Needs root, iproute2 and nftables
+     * {@link MemberNetwork#cut} (a member cut off from the quorum stops serving its clients). The members reach
+     * each other's quorum and election ports through proxies ({@link #peerLinks()}) on their
+     * {@linkplain MemberNetwork#peerAddress peer addresses}, so those links can also be slowed or made lossy. The
+     * ensemble owns the network and the proxies: {@link #close()} removes them after the members exit. Needs
+     * root, iproute2 and nftables
      * ({@link MemberNetwork#unavailableReason()}).
      *
      * @param members how many, 1 to 100
@@ -104,6 +110,14 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     /** @return the network of an ensemble started with {@link #startNetworked(int)}, else empty */
     public Optional<MemberNetwork> network() {
         return Optional.ofNullable(network);
+    }
+
+    /**
+     * @return the proxies in front of the members' quorum and election ports, for an ensemble started with
+     *     {@link #startNetworked(int)}, else empty
+     */
+    public Optional<PeerLinks> peerLinks() {
+        return Optional.ofNullable(peerLinks);
     }
 
     /** @return the number of members */
@@ -245,6 +259,9 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             }
         }
         LocalResources.deleteTree(workDir, failure);
+        if (peerLinks != null) {
+            peerLinks.close();
+        }
         if (network != null) {
             try {
                 network.close();
@@ -260,7 +277,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     @Override
     public String toString() {
         return "ZooKeeper ensemble of " + members.size() + " member process(es) at " + connectString() + " (" + workDir + ")"
-                + (network == null ? "" : ", each in its own network namespace");
+                + (network == null ? "" : ", each in its own network namespace, peer ports behind proxies");
     }
 
     private ZooKeeperMember member(int member) {

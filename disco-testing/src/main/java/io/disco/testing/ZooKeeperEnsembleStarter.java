@@ -29,7 +29,7 @@ final class ZooKeeperEnsembleStarter {
             for (int i = 0; i < members; i++) {
                 list.add(new ZooKeeperMember(i + 1, ports[3 * i], ports[3 * i + 1], ports[3 * i + 2], workDir));
             }
-            ZooKeeperEnsemble ensemble = new ZooKeeperEnsemble(workDir, list, java, classPath, null);
+            ZooKeeperEnsemble ensemble = new ZooKeeperEnsemble(workDir, list, java, classPath, null, null);
             try {
                 ensemble.startAll();
                 return ensemble;
@@ -56,18 +56,27 @@ final class ZooKeeperEnsembleStarter {
         String classPath = ZooKeeperServerJars.classPath();
         Path java = ZooKeeperServerJars.java();
         MemberNetwork net = MemberNetwork.create(members);
+        PeerLinks peers;
         Path workDir;
+        try {
+            peers = PeerLinks.networked(net, 2888, 3888);
+        } catch (RuntimeException e) {
+            net.close();
+            throw e;
+        }
         try {
             workDir = LocalResources.scratchDir("disco-zookeeper-", "ZooKeeper");
         } catch (RuntimeException e) {
+            peers.close();
             net.close();
             throw e;
         }
         List<ZooKeeperMember> list = new ArrayList<>();
         for (int i = 0; i < members; i++) {
-            list.add(new ZooKeeperMember(i + 1, net.address(i), net.launcher(i), 2181, 2888, 3888, workDir));
+            list.add(new ZooKeeperMember(i + 1, net.address(i), net.peerAddress(i), net.launcher(i), 2181, 2888, 3888,
+                    workDir));
         }
-        ZooKeeperEnsemble ensemble = new ZooKeeperEnsemble(workDir, list, java, classPath, net);
+        ZooKeeperEnsemble ensemble = new ZooKeeperEnsemble(workDir, list, java, classPath, net, peers);
         try {
             ensemble.startAll();
             return ensemble;

@@ -27,6 +27,11 @@ final class ZooKeeperMember {
     final int id;
     /** The address it listens on: loopback, or its own in a {@link MemberNetwork}. */
     final String host;
+    /**
+     * The address the others reach its quorum and election ports at: {@link #host}, or its {@link PeerLinks}
+     * proxies' (it then listens on every address of its namespace, {@code quorumListenOnAllIPs}).
+     */
+    final String peerHost;
     /** What its command is prefixed with: nothing, or the entry into its network namespace. */
     private final List<String> launcher;
     final int clientPort;
@@ -36,13 +41,14 @@ final class ZooKeeperMember {
     final MemberProcess process;
 
     ZooKeeperMember(int id, int clientPort, int quorumPort, int electionPort, Path workDir) {
-        this(id, "127.0.0.1", List.of(), clientPort, quorumPort, electionPort, workDir);
+        this(id, "127.0.0.1", "127.0.0.1", List.of(), clientPort, quorumPort, electionPort, workDir);
     }
 
-    ZooKeeperMember(int id, String host, List<String> launcher, int clientPort, int quorumPort, int electionPort,
-                    Path workDir) {
+    ZooKeeperMember(int id, String host, String peerHost, List<String> launcher, int clientPort, int quorumPort,
+                    int electionPort, Path workDir) {
         this.id = id;
         this.host = host;
+        this.peerHost = peerHost;
         this.launcher = List.copyOf(launcher);
         this.clientPort = clientPort;
         this.quorumPort = quorumPort;
@@ -54,7 +60,8 @@ final class ZooKeeperMember {
 
     /** @return its {@code server.<id>} line */
     String serverLine() {
-        return "server." + id + "=" + host + ":" + quorumPort + ":" + electionPort + ":participant;" + host + ":" + clientPort;
+        return "server." + id + "=" + peerHost + ":" + quorumPort + ":" + electionPort + ":participant;" + host + ":"
+                + clientPort;
     }
 
     /** Writes {@code myid} and the configuration (once), then starts the JVM. */
@@ -78,6 +85,9 @@ final class ZooKeeperMember {
                     "4lw.commands.whitelist=srvr,ruok",
                     "forceSync=no",
                     "maxClientCnxns=0"));
+            if (!peerHost.equals(host)) {
+                lines.add("quorumListenOnAllIPs=true");
+            }
             lines.addAll(servers);
             Files.write(cfg, lines);
         }

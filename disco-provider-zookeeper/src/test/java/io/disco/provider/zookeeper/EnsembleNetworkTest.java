@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.disco.lock.Grant;
 import io.disco.lock.LockService;
 import io.disco.testing.MemberNetwork;
+import io.disco.testing.PeerLinks;
+import io.disco.testing.TcpProxy;
 import io.disco.testing.ZooKeeperEnsemble;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,22 +21,41 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.apache.curator.framework.CuratorFramework;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The member partition of the etcd fault suite on a ZooKeeper ensemble whose members each run in a network
- * namespace of their own ({@link ZooKeeperEnsemble#startNetworked}): a follower cut off from the two others,
- * both ways, stops serving, so an owner that reaches only that minority member is never granted while an owner
- * on the majority side is. Needs root, iproute2 and nftables, as the chaos suite's member partitions do.
+ * The network faults of the etcd fault suite on one ZooKeeper ensemble whose members each run in a network
+ * namespace of their own ({@link ZooKeeperEnsemble#startNetworked}), their quorum and election ports behind
+ * proxies: a follower cut off from the two others, both ways, stops serving, so an owner that reaches only
+ * that minority member is never granted while an owner on the majority side is; and a write through a leader
+ * whose peer links are slowed waits for a round trip over them. Needs root, iproute2 and nftables, as the chaos
+ * suite's member partitions do. Each test heals what it did and waits for a healthy ensemble.
  */
-class EnsemblePartitionTest {
+class EnsembleNetworkTest {
 
     private static final int SESSION_MS = 3_000;
     private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final long SLOW_PEER_MILLIS = 150;
+
+    private static ZooKeeperEnsemble zk;
 
     private final List<AutoCloseable> closing = new ArrayList<>();
     private final ExecutorService threads = Executors.newCachedThreadPool();
+
+    @BeforeAll
+    static void start() {
+        zk = ZooKeeperEnsemble.startNetworked(3);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (zk != null) {
+            zk.close();
+        }
+    }
 
     @AfterEach
     void closeOwners() throws Exception {
@@ -44,18 +65,21 @@ class EnsemblePartitionTest {
         }
     }
 
-    private LockService lock(String connectString, String name) {
+    /** A client of that member alone (no ensemble tracker: it must not reconnect around a cut). */
+    private CuratorFramework client(String connectString) {
         CuratorFramework client = ZkContractBackend.client(connectString, SESSION_MS);
         closing.add(client);
-        ZooKeeperSession session = ZooKeeperSession.open(client, ZkContractBackend.options());
+        return client;
+    }
+
+    private LockService lock(String connectString, String name) {
+        ZooKeeperSession session = ZooKeeperSession.open(client(connectString), ZkContractBackend.options());
         closing.add(session);
         return session.newLock(name);
     }
 
     @Test
     void anOwnerOnTheMinoritySideIsNeverGrantedWhileTheMajoritysIs() throws Exception {
-        ZooKeeperEnsemble zk = ZooKeeperEnsemble.startNetworked(3);
-        closing.add(zk);
         MemberNetwork net = zk.network().orElseThrow();
         int leader = zk.leader();
         int cut = (leader + 1) % zk.size();
@@ -84,6 +108,32 @@ class EnsemblePartitionTest {
         } finally {
             net.healAll();
         }
+        zk.awaitHealthy(WAIT);
+    }
+
+    @Test
+    void aWriteThroughALeaderWithSlowPeerLinksWaitsForTheirRoundTrip() throws Exception {
+        int leader = zk.leader();
+        PeerLinks peers = zk.peerLinks().orElseThrow();
+        CuratorFramework client = client(zk.connectString(leader));
+        String path = "/net-test/slow-peer-" + UUID.randomUUID();
+        client.create().creatingParentsIfNeeded().forPath(path, new byte[] {1}); // connected, warm
+        peers.degrade(leader, TcpProxy.Link.ofMillis(SLOW_PEER_MILLIS, 0, 0));
+        long nanos;
+        try {
+            long start = System.nanoTime();
+            client.setData().forPath(path, new byte[] {2});
+            nanos = System.nanoTime() - start;
+        } finally {
+            peers.degrade(leader, TcpProxy.Link.CLEAN);
+        }
+        // the leader commits once a follower acknowledged the proposal: a round trip over the slowed
+        // links, 2 x 150 ms at least; unslowed the write takes a few ms
+        assertTrue(nanos >= TimeUnit.MILLISECONDS.toNanos(2 * SLOW_PEER_MILLIS), "a write through the leader zk"
+                + (leader + 1) + " with its peer links slowed " + SLOW_PEER_MILLIS + " ms took "
+                + TimeUnit.NANOSECONDS.toMillis(nanos) + " ms");
+        System.out.println("a write through the ZooKeeper leader with its peer links slowed " + SLOW_PEER_MILLIS
+                + " ms: " + TimeUnit.NANOSECONDS.toMillis(nanos) + " ms");
         zk.awaitHealthy(WAIT);
     }
 }
