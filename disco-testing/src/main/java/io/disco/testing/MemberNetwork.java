@@ -1,7 +1,13 @@
 package io.disco.testing;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -30,13 +36,20 @@ import java.util.regex.Pattern;
  * pid ({@code dn<pid><letter>m<i>}, bridge {@code dn<pid><letter>br}): {@link #close()} removes
  * everything, a JVM shutdown hook closes a network that was not closed, and each {@link #create}
  * first sweeps namespaces and bridges that a JVM which no longer runs left behind (one killed with
- * SIGKILL). Instances are thread-safe.
+ * SIGKILL). Creations are serialised across JVMs (a file lock, {@link #CREATION_LOCK}), so two
+ * networks made at once never pick the same subnet. Instances are thread-safe.
  */
 public final class MemberNetwork implements AutoCloseable {
 
     private static final Pattern OURS = Pattern.compile("^dn(\\d+)[a-z](?:m\\d+|br)$");
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
     private static final long COMMAND_TIMEOUT_SECONDS = 10;
+    /**
+     * Held (a {@link FileLock}) while a network picks its free subnet and builds itself: two JVMs that create
+     * networks at once would otherwise both see the same subnet free.
+     */
+    static final Path CREATION_LOCK = (Files.isDirectory(Path.of("/run/lock")) ? Path.of("/run/lock")
+            : Path.of(System.getProperty("java.io.tmpdir"))).resolve("disco-member-network.lock");
 
     private final String prefix;
     private final int subnet;
@@ -90,19 +103,26 @@ public final class MemberNetwork implements AutoCloseable {
         unavailableReason().ifPresent(reason -> {
             throw new IllegalStateException(reason);
         });
-        sweepLeftovers();
-        MemberNetwork n = new MemberNetwork(members);
-        Runtime.getRuntime().addShutdownHook(n.shutdownHook);
-        try {
-            n.build();
-            return n;
-        } catch (RuntimeException e) {
-            try {
-                n.close();
-            } catch (RuntimeException closing) {
-                e.addSuppressed(closing);
+        synchronized (MemberNetwork.class) { // a FileLock is per JVM: the threads of this one queue here
+            try (FileChannel file = FileChannel.open(CREATION_LOCK, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                 FileLock held = file.lock()) {
+                sweepLeftovers();
+                MemberNetwork n = new MemberNetwork(members);
+                Runtime.getRuntime().addShutdownHook(n.shutdownHook);
+                try {
+                    n.build();
+                    return n;
+                } catch (RuntimeException e) {
+                    try {
+                        n.close();
+                    } catch (RuntimeException closing) {
+                        e.addSuppressed(closing);
+                    }
+                    throw e;
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot lock " + CREATION_LOCK + " to create a member network", e);
             }
-            throw e;
         }
     }
 

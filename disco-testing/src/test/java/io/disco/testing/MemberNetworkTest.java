@@ -8,7 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.etcd.jetcd.Client;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 
@@ -58,5 +62,25 @@ class MemberNetworkTest {
         String left = new String(new ProcessBuilder("ip", "netns", "list").start().getInputStream().readAllBytes(),
                 StandardCharsets.UTF_8);
         assertFalse(left.contains(name), left);
+    }
+
+    @Test
+    void networksCreatedAtOnceGetSubnetsOfTheirOwn() throws Exception {
+        List<CompletableFuture<MemberNetwork>> made = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            made.add(CompletableFuture.supplyAsync(() -> MemberNetwork.create(1)));
+        }
+        List<MemberNetwork> networks = new ArrayList<>();
+        try {
+            for (CompletableFuture<MemberNetwork> f : made) {
+                networks.add(f.get(60, TimeUnit.SECONDS));
+            }
+            List<String> hosts = networks.stream().map(MemberNetwork::hostAddress).toList();
+            assertEquals(3, new HashSet<>(hosts).size(), "each network its own subnet: " + hosts);
+        } finally {
+            for (CompletableFuture<MemberNetwork> f : made) {
+                f.thenAccept(MemberNetwork::close);
+            }
+        }
     }
 }
