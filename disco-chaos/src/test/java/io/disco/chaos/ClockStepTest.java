@@ -9,12 +9,16 @@ import io.etcd.jetcd.options.LeaseOption;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -206,8 +210,8 @@ class ClockStepTest {
         void awaitClock(long offsetSeconds) {
             // libfaketime reads the stepped file on the child's next clock read; on loaded cores one reading
             // came back unstepped right after the step (1 ms off): ask again for up to 10 s
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
-                    .pollInterval(java.time.Duration.ofMillis(200)).untilAsserted(() -> assertClock(offsetSeconds));
+            Awaitility.await().atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(200)).untilAsserted(() -> assertClock(offsetSeconds));
         }
 
         void assertClock(long offsetSeconds) throws Exception {
@@ -227,21 +231,24 @@ class ClockStepTest {
         }
 
         /** @return the words of the first {@code event} line at or after {@code from}, within 30 s */
-        private String[] next(int from, String event) throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (System.nanoTime() < deadline) {
-                for (int i = from; i < lines.size(); i++) {
-                    String[] words = lines.get(i).split(" ");
-                    if (words.length > 3 && words[1].equals(mode) && words[2].equals(event)) {
-                        return words;
+        private String[] next(int from, String event) {
+            AtomicReference<String[]> found = new AtomicReference<>();
+            try {
+                Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(() -> {
+                    for (int i = from; i < lines.size(); i++) {
+                        String[] words = lines.get(i).split(" ");
+                        if (words.length > 3 && words[1].equals(mode) && words[2].equals(event)) {
+                            found.set(words);
+                            return true;
+                        }
                     }
-                }
-                if (!child.process.isAlive()) {
-                    break;
-                }
-                Thread.sleep(20); // polling the child's output
+                    return !child.process.isAlive();
+                });
+            } catch (ConditionTimeoutException timedOut) {
+                // reported below
             }
-            return fail("no " + event + " line from the " + mode + " child within 30 s: " + this);
+            return found.get() != null ? found.get()
+                    : fail("no " + event + " line from the " + mode + " child within 30 s: " + this);
         }
 
         @Override
