@@ -203,6 +203,10 @@ public final class TcpProxy implements AutoCloseable {
                 out.bind(new InetSocketAddress(source, 0));
             }
             out.connect(target, CONNECT_TIMEOUT_MILLIS);
+            // Forward each chunk as it comes: with Nagle's algorithm on, a small write behind an unacknowledged
+            // one waits for the peer's delayed ACK (40 ms on Linux), a stall no real gRPC or ZooKeeper link has.
+            in.setTcpNoDelay(true);
+            out.setTcpNoDelay(true);
             pump(in, out, dialer);
             pump(out, in, dialer);
         } catch (IOException e) {

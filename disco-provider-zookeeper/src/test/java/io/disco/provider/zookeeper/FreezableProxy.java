@@ -47,6 +47,8 @@ final class FreezableProxy implements AutoCloseable {
                 Socket in = server.accept();
                 Socket out = new Socket();
                 out.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort));
+                in.setTcpNoDelay(true); // as TcpProxy: no Nagle stall behind a delayed ACK
+                out.setTcpNoDelay(true);
                 sockets.add(in);
                 sockets.add(out);
                 pump(in, out);
