@@ -28,7 +28,8 @@ import java.util.concurrent.TimeUnit;
  * Case "uncontended" (section 1): one disco lock+unlock against the physical floor (a create-if-absent
  * Txn with a lease, then a Delete), disco's exact two Txns sent raw, jetcd's {@code Lock} client and
  * disco with {@code DiscoMetrics} bound, interleaved round by round on one client; then the etcd
- * requests of one disco lock+unlock. Targets: disco vs the floor and vs jetcd, Micrometer's cost.
+ * requests of one disco lock+unlock and, for disco, its Txns raw and the floor, the JVM's allocation and CPU
+ * per lock+unlock over every thread ({@link JvmCost}). Targets: disco vs the floor and vs jetcd, Micrometer's cost.
  * {@code --uncontended-only} runs this case alone.
  */
 final class Uncontended implements BenchCase {
@@ -114,6 +115,20 @@ final class Uncontended implements BenchCase {
             }
             RpcCounter.Snapshot d = counter.snapshot().minus(before);
             double discoRpcs = (d.calls("KV/") + d.watchCreates()) / (double) n;
+            // JVM cost of one lock+unlock (allocation and CPU over every thread), disco against its Txns raw and the floor
+            int costRounds = quick ? 500 : 3000;
+            double[] kb = new double[3];
+            double[] cpuUs = new double[3];
+            Op2[] costed = {discoOp, shape, floor};
+            for (int v = 0; v < costed.length; v++) {
+                JvmCost c0 = JvmCost.now();
+                for (int i = 0; i < costRounds; i++) {
+                    costed[v].run();
+                }
+                JvmCost c1 = JvmCost.now();
+                kb[v] = c1.kbPer(c0, costRounds);
+                cpuUs[v] = c1.cpuMicrosPer(c0, costRounds);
+            }
 
             double[] med = new double[ops.length];
             double[] p99 = new double[ops.length];
@@ -122,9 +137,12 @@ final class Uncontended implements BenchCase {
                 p99[v] = Stats.p99(samples[v]);
             }
             report.row("1 uncontended", "disco lock+unlock", med[0], p99[0], "ms",
-                    "vs_floor", med[0] / med[1], "vs_jetcd", med[0] / med[3], "etcd_rpcs", discoRpcs);
-            report.row("1 uncontended", "floor: create-if-absent Txn + Delete", med[1], p99[1], "ms", "rpcs", 2);
-            report.row("1 uncontended", "disco's 2 Txns sent raw", med[2], p99[2], "ms", "vs_floor", med[2] / med[1]);
+                    "vs_floor", med[0] / med[1], "vs_jetcd", med[0] / med[3], "etcd_rpcs", discoRpcs,
+                    "alloc_kb", kb[0], "jvm_cpu_us", cpuUs[0]);
+            report.row("1 uncontended", "floor: create-if-absent Txn + Delete", med[1], p99[1], "ms", "rpcs", 2,
+                    "alloc_kb", kb[2], "jvm_cpu_us", cpuUs[2]);
+            report.row("1 uncontended", "disco's 2 Txns sent raw", med[2], p99[2], "ms", "vs_floor", med[2] / med[1],
+                    "alloc_kb", kb[1], "jvm_cpu_us", cpuUs[1]);
             report.row("1 uncontended", "jetcd Lock lock+unlock", med[3], p99[3], "ms", "vs_floor", med[3] / med[1], "rpcs", 2);
             double withMeters = med[4] / med[0];
             report.row("1 uncontended", "disco lock+unlock, DiscoMetrics bound", med[4], p99[4], "ms", "vs_disco", withMeters);
