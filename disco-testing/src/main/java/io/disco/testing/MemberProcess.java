@@ -85,11 +85,55 @@ final class MemberProcess {
         kill();
     }
 
-    /** SIGSTOP. */
+    /**
+     * SIGSTOP, and waits (up to {@value #EXIT_TIMEOUT_SECONDS} s) until every thread of the process is stopped:
+     * {@code kill} returns once the signal is sent, and a thread busy on a core or inside a system call (an
+     * fsync) goes on until it next leaves the kernel, long enough on a loaded machine to answer one more request.
+     */
     void pause() {
         requireRunning("pause");
         signal("STOP");
         paused = true;
+        awaitStopped();
+    }
+
+    /** Polls {@code /proc/<pid>/task/<tid>/stat} until every thread's state is stopped ({@code T}, or {@code t}). */
+    private void awaitStopped() {
+        Path tasks = Path.of("/proc", Long.toString(process.pid()), "task");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(EXIT_TIMEOUT_SECONDS);
+        while (true) {
+            String running = runningThread(tasks);
+            if (running == null || !process.isAlive()) {
+                return;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException(label + " (pid " + process.pid() + ") was sent SIGSTOP but its thread "
+                        + running + " did not stop within " + EXIT_TIMEOUT_SECONDS + " s");
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1)); // no event tells a stop
+        }
+    }
+
+    /** @return a thread of the process that is not stopped yet (its id and state), or null when all are */
+    private static String runningThread(Path tasks) {
+        try (var list = Files.list(tasks)) {
+            for (Path task : (Iterable<Path>) list::iterator) {
+                String stat;
+                try {
+                    stat = Files.readString(task.resolve("stat"), StandardCharsets.US_ASCII);
+                } catch (IOException gone) {
+                    continue; // the thread ended meanwhile
+                }
+                // pid (comm) state ...: the comm may hold spaces and parentheses, the state follows the last ')'
+                char state = stat.charAt(stat.lastIndexOf(')') + 2);
+                if (state != 'T' && state != 't') {
+                    return task.getFileName() + " (" + state + ")";
+                }
+            }
+            return null;
+        } catch (IOException e) {
+            return null; // no /proc entry: the process is gone
+        }
     }
 
     /** SIGCONT. */
