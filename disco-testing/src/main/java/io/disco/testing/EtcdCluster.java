@@ -408,12 +408,8 @@ public final class EtcdCluster implements AutoCloseable {
             return;
         }
         closed = true;
-        if (Thread.currentThread() != shutdownHook && (local != null || container != null)) {
-            try {
-                Runtime.getRuntime().removeShutdownHook(shutdownHook);
-            } catch (IllegalStateException shuttingDown) {
-                // the hook runs (or ran) anyway and finds the cluster closed
-            }
+        if (local != null || container != null) {
+            LocalResources.dropShutdownHook(shutdownHook);
         }
         IllegalStateException failure = new IllegalStateException("closing " + this + " failed");
         if (local != null) {

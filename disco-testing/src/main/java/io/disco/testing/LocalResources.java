@@ -12,10 +12,28 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
-/** What the local clusters (etcd, ZooKeeper) take from the machine: loopback ports and a scratch directory. */
+/**
+ * What the local clusters (etcd, ZooKeeper) and networks take from the machine: loopback ports, a scratch
+ * directory, and the shutdown hook that removes them when their owner forgot to.
+ */
 final class LocalResources {
 
     private LocalResources() {
+    }
+
+    /**
+     * Removes {@code hook}, registered by a resource that is being closed, unless the hook itself is closing
+     * it or the JVM is already exiting (then the hook runs, or ran, and finds the resource closed).
+     */
+    static void dropShutdownHook(Thread hook) {
+        if (Thread.currentThread() == hook) {
+            return;
+        }
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+            // the JVM is exiting: the hook closes the resource again, which returns at once
+        }
     }
 
     /** {@code /dev/shm} when it is writable, else {@code java.io.tmpdir}. */

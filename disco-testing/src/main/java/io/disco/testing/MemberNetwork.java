@@ -262,13 +262,7 @@ public final class MemberNetwork implements AutoCloseable {
             return;
         }
         closed = true;
-        if (Thread.currentThread() != shutdownHook) {
-            try {
-                Runtime.getRuntime().removeShutdownHook(shutdownHook);
-            } catch (IllegalStateException shuttingDown) {
-                // the hook runs anyway and finds the network closed
-            }
-        }
+        LocalResources.dropShutdownHook(shutdownHook);
         IllegalStateException failure = new IllegalStateException("removing the member network " + prefix + " failed");
         for (String ns : namespaces) {
             try {

@@ -242,13 +242,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             return;
         }
         closed = true;
-        if (Thread.currentThread() != shutdownHook) {
-            try {
-                Runtime.getRuntime().removeShutdownHook(shutdownHook);
-            } catch (IllegalStateException shuttingDown) {
-                // the JVM is exiting: the hook runs this again, which returns at once
-            }
-        }
+        LocalResources.dropShutdownHook(shutdownHook);
         IllegalStateException failure = new IllegalStateException("the ZooKeeper ensemble in " + workDir
                 + " was not removed completely");
         for (ZooKeeperMember m : members) {
