@@ -96,6 +96,11 @@ final class ContendedJetcd implements BenchCase {
         targets(report);
     }
 
+    /** The least disco/jetcd ratio of acquisitions per second at {@code k} owners: ahead by a tenth at 1 and 64, ahead elsewhere. */
+    private static double minimumRatio(int k) {
+        return k == 1 || k == 64 ? 1.1 : 1.0;
+    }
+
     /** disco's contended throughput against jetcd's server-side Lock at every K, and at K = 64 against the baseline. */
     private void targets(Report report) {
         if (disco.acquisitionsPerSecond.isEmpty() || acquisitionsPerSecond.isEmpty()) {
@@ -109,10 +114,11 @@ final class ContendedJetcd implements BenchCase {
                 continue;
             }
             double ratio = disco.acquisitionsPerSecond.get(k) / j;
-            all &= ratio >= 1.0;
+            all &= ratio >= minimumRatio(k);
             text.add(String.format(Locale.ROOT, "K=%d: %.2f (%.0f vs %.0f/s)", k, ratio, disco.acquisitionsPerSecond.get(k), j));
         }
-        report.target("contended acquisitions/s, disco vs jetcd Lock", ">= 1.0 x at K = 1, 4, 16, 64", String.join(", ", text),
+        report.target("contended acquisitions/s, disco vs jetcd Lock", ">= 1.1 x at K = 1 and 64, >= 1.0 x at K = 4 and 16",
+                String.join(", ", text),
                 all, "jetcd's Lock runs the queue inside etcd and answers a waiter as the delete commits; a disco waiter"
                         + " learns of the delete from its watch, then reads its own key and the predecessors (one Txn)"
                         + " before lock() returns");

@@ -13,8 +13,8 @@ import java.util.Map;
 /** The rows and targets of one run: printed as one table, and written as JSON. */
 final class Report {
 
-    /** One measured case: median and p99 in {@code unit} (NaN when not applicable), plus named figures. */
-    record Row(String section, String name, double median, double p99, String unit, Map<String, Object> extra) {
+    /** One measured case: median, p90 and p99 in {@code unit} (NaN when not applicable), plus named figures. */
+    record Row(String section, String name, double median, double p90, double p99, String unit, Map<String, Object> extra) {
     }
 
     /** A target from the issue, its measured value and whether it was met; {@code cause} explains a miss. */
@@ -27,11 +27,20 @@ final class Report {
     final Map<String, Object> meta = new LinkedHashMap<>();
 
     Row row(String section, String name, double median, double p99, String unit, Object... kv) {
+        return row(section, name, median, Double.NaN, p99, unit, kv);
+    }
+
+    /** A row of {@code samples}' median, p90 and p99. */
+    Row row(String section, String name, double[] samples, String unit, Object... kv) {
+        return row(section, name, Stats.median(samples), Stats.percentile(samples, 90), Stats.p99(samples), unit, kv);
+    }
+
+    private Row row(String section, String name, double median, double p90, double p99, String unit, Object... kv) {
         Map<String, Object> extra = new LinkedHashMap<>();
         for (int i = 0; i + 1 < kv.length; i += 2) {
             extra.put((String) kv[i], kv[i + 1]);
         }
-        Row r = new Row(section, name, median, p99, unit, extra);
+        Row r = new Row(section, name, median, p90, p99, unit, extra);
         rows.add(r);
         return r;
     }
@@ -67,7 +76,7 @@ final class Report {
         for (Row r : rows) {
             w = Math.max(w, r.section.length() + 2 + r.name.length());
         }
-        String head = String.format(Locale.ROOT, "%-" + w + "s %10s %10s  %-5s %s%n", "measurement", "median", "p99", "unit", "figures");
+        String head = String.format(Locale.ROOT, "%-" + w + "s %10s %8s %10s  %-5s %s%n", "measurement", "median", "p90", "p99", "unit", "figures");
         sb.append(head);
         sb.append("-".repeat(head.length() + 30)).append('\n');
         String section = null;
@@ -78,8 +87,8 @@ final class Report {
             section = r.section;
             StringBuilder extra = new StringBuilder();
             r.extra.forEach((k, v) -> extra.append(k).append('=').append(fmt(v)).append("  "));
-            sb.append(String.format(Locale.ROOT, "%-" + w + "s %10s %10s  %-5s %s%n", r.section + ": " + r.name,
-                    num(r.median), num(r.p99), r.unit, extra.toString().trim()));
+            sb.append(String.format(Locale.ROOT, "%-" + w + "s %10s %8s %10s  %-5s %s%n", r.section + ": " + r.name,
+                    num(r.median), num(r.p90), num(r.p99), r.unit, extra.toString().trim()));
         }
         sb.append('\n').append("targets").append('\n');
         for (Target t : targets) {
@@ -106,6 +115,7 @@ final class Report {
             m.put("section", r.section);
             m.put("name", r.name);
             m.put("median", r.median);
+            m.put("p90", r.p90);
             m.put("p99", r.p99);
             m.put("unit", r.unit);
             m.putAll(r.extra);
