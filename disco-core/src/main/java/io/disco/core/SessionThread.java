@@ -26,9 +26,33 @@ public final class SessionThread extends Thread {
         return exec;
     }
 
-    /** @return whether the calling thread is a session thread */
+    /** Set while a thread runs a session's work lent to it (see {@link #runLent}). */
+    private static final ThreadLocal<Boolean> LENT = new ThreadLocal<>();
+
+    /** @return whether the calling thread is a session thread, or runs a session's work at this moment ({@link #runLent}) */
     public static boolean onSessionThread() {
-        return Thread.currentThread() instanceof SessionThread;
+        return Thread.currentThread() instanceof SessionThread || LENT.get() != null;
+    }
+
+    /**
+     * Runs a session's work on the calling thread: a provider's serial context may run its state
+     * machines on the thread that sends a request or hands over an answer, instead of waking its own.
+     * While {@code work} runs, the thread counts as a session thread: user-facing work is delivered
+     * elsewhere ({@link Callbacks#deliver}) and a blocking call of this library fails fast. Reentrant.
+     *
+     * @param work the session's work; it must not block
+     */
+    public static void runLent(Runnable work) {
+        if (LENT.get() != null) {
+            work.run();
+            return;
+        }
+        LENT.set(Boolean.TRUE);
+        try {
+            work.run();
+        } finally {
+            LENT.remove();
+        }
     }
 
     /**

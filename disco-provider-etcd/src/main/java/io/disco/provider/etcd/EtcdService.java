@@ -444,7 +444,7 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
         String op = what + " of " + kind + " " + prefix;
         SessionThread.refuseOnSessionThread("the " + op);
         try {
-            return request.get(session.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            return session.await(request, session.requestTimeout().toNanos());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new DiscoException("interrupted during the " + op + "; " + ifUnanswered, e);

@@ -112,9 +112,10 @@ abstract class QueueClaim<G> {
      */
     final void startAfter(QueueClaim<?> previous) {
         if (previous == null) {
-            session.runOnSession(this::doCreate);
+            session.runHere(this::doCreate); // the caller holds no lock of ours here
         } else {
-            previous.settled.whenComplete((v, e) -> session.runOnSession(this::doCreate));
+            // Here, or in the session's context when previous settles there: neither holds a lock of ours.
+            previous.settled.whenComplete((v, e) -> session.runHere(this::doCreate));
         }
     }
 
@@ -452,7 +453,7 @@ abstract class QueueClaim<G> {
      */
     final G await(Duration timeout) throws InterruptedException, TimeoutException {
         try {
-            return timeout == null ? result.get() : result.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            return session.await(result, timeout == null ? -1 : timeout.toNanos());
         } catch (InterruptedException e) {
             if (!result.cancel(true)) {
                 Thread.currentThread().interrupt();

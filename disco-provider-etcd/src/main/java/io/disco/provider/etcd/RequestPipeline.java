@@ -125,7 +125,7 @@ final class RequestPipeline {
         }
 
         CompletableFuture<T> start() {
-            ScheduledFuture<?> timer = SessionExecutors.schedule(on, this::timedOut, timeoutNanos);
+            ScheduledFuture<?> timer = SessionExecutors.schedule(on, inContext(this::timedOut), timeoutNanos);
             if (timer == null) {
                 out.completeExceptionally(new DiscoException("session " + session + " is closed"));
                 return out;
@@ -157,6 +157,14 @@ final class RequestPipeline {
             return out;
         }
 
+        /**
+         * {@code task} as it must run: a service's request in the session's context (its future's
+         * followers are the services' state machines), a renewal on the lease timer itself.
+         */
+        private Runnable inContext(Runnable task) {
+            return bounded() ? () -> executors.context.runHere(task) : task;
+        }
+
         /** Whether the session's bounds apply: to the services' requests, never to the lease's renewals. */
         private boolean bounded() {
             return on == worker;
@@ -186,11 +194,7 @@ final class RequestPipeline {
             }
             if (next != null) {
                 Request<?> n = next;
-                try {
-                    n.on.execute(n::send);
-                } catch (RejectedExecutionException shutDown) {
-                    n.send();
-                }
+                executors.context.execute(n::send); // only the services' requests wait: n is one
             }
         }
 
@@ -214,7 +218,7 @@ final class RequestPipeline {
                 sent++;
                 SessionExecutors.cancel(nextCopy);
                 if (resend && sent < MAX_ATTEMPTS) {
-                    nextCopy = SessionExecutors.schedule(on, this::send, sent <= 2 ? failoverNanos : failoverNanos << (sent - 2));
+                    nextCopy = SessionExecutors.schedule(on, inContext(this::send), sent <= 2 ? failoverNanos : failoverNanos << (sent - 2));
                 }
                 if (skip) {
                     return;
@@ -228,7 +232,17 @@ final class RequestPipeline {
                 answered(null, e, extra);
                 return;
             }
+            Thread sender = Thread.currentThread();
             src.whenComplete((v, e) -> {
+                if (bounded()) {
+                    // On jetcd's thread, which holds no lock of ours, at once; answered already, on the sender's, which may.
+                    if (Thread.currentThread() == sender) {
+                        executors.context.execute(() -> answered(v, e, extra));
+                    } else {
+                        executors.context.runHere(() -> answered(v, e, extra));
+                    }
+                    return;
+                }
                 try {
                     on.execute(() -> answered(v, e, extra));
                 } catch (RejectedExecutionException shutDown) {

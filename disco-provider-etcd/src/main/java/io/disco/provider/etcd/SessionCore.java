@@ -15,9 +15,11 @@ import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -253,6 +255,16 @@ final class SessionCore implements LeaseKeeper.Observer {
     /** Runs {@code task} on the session thread; dropped silently once the session is shut down. */
     void runOnSession(Runnable task) {
         executors.runOnSession(task);
+    }
+
+    /** See {@link SessionContext#runHere}. */
+    void runHere(Runnable task) {
+        executors.context.runHere(task);
+    }
+
+    /** See {@link SessionContext#await}. */
+    <T> T await(CompletableFuture<T> f, long timeoutNanos) throws InterruptedException, ExecutionException, TimeoutException {
+        return executors.context.await(f, timeoutNanos);
     }
 
     /** Runs {@code task} on the session thread after {@code delay}; null once the session is shut down. */

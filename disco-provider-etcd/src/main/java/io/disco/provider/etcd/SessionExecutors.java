@@ -5,24 +5,22 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A session's two {@linkplain SessionThread threads}: the lease timer ({@code disco-lease-<lease>}),
  * which runs renewal and the expiry check and nothing else, so that no service work can delay them;
- * and the worker ({@code disco-session-<lease>}), which runs the services' state machines and their
- * request timers.
+ * and the worker ({@code disco-session-<lease>}), which runs the request timers and the services'
+ * state machines: those in their serial {@link SessionContext}, on the worker or, when the context is
+ * idle, on the thread that hands them over.
  */
 final class SessionExecutors {
-
-    private static final Logger LOG = LoggerFactory.getLogger(SessionExecutors.class);
 
     /** Renewal and the expiry check only. */
     final ScheduledThreadPoolExecutor leaseTimer;
     /** The services' state machines and their request timers. */
     final ScheduledThreadPoolExecutor worker;
-    private final String session;
+    /** The services' serial context, on the worker or, idle, on the submitting thread. */
+    final SessionContext context;
 
     /**
      * @param leaseHex the lease id in hex, which names the threads
@@ -31,21 +29,17 @@ final class SessionExecutors {
     SessionExecutors(String leaseHex, String session) {
         this.leaseTimer = SessionThread.newExecutor("disco-lease-" + leaseHex);
         this.worker = SessionThread.newExecutor("disco-session-" + leaseHex);
-        this.session = session;
+        this.context = new SessionContext(worker, session);
     }
 
-    /** Runs {@code task} on the worker; dropped silently once the session is shut down. */
+    /** Runs {@code task} in the session's context on the worker; dropped silently once the session is shut down. */
     void runOnSession(Runnable task) {
-        try {
-            worker.execute(task);
-        } catch (RejectedExecutionException e) {
-            LOG.debug("session {} is shut down; dropped a task", session);
-        }
+        context.execute(task);
     }
 
-    /** Runs {@code task} on the worker after {@code delay}; null once the session is shut down. */
+    /** Runs {@code task} in the session's context after {@code delay}; null once the session is shut down. */
     ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
-        return schedule(worker, task, unit.toNanos(delay));
+        return schedule(worker, () -> context.runHere(task), unit.toNanos(delay));
     }
 
     /** Runs {@code task} on {@code exec} after {@code delayNanos}; null once it is shut down. */
