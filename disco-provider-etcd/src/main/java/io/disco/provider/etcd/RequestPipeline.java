@@ -162,7 +162,7 @@ final class RequestPipeline {
          * followers are the services' state machines), a renewal on the lease timer itself.
          */
         private Runnable inContext(Runnable task) {
-            return bounded() ? () -> executors.context.runHere(task) : task;
+            return bounded() ? executors.inContext(task) : task;
         }
 
         /** Whether the session's bounds apply: to the services' requests, never to the lease's renewals. */
@@ -194,7 +194,9 @@ final class RequestPipeline {
             }
             if (next != null) {
                 Request<?> n = next;
-                executors.context.execute(n::send); // only the services' requests wait: n is one
+                if (!executors.context.submit(n::send)) { // only the services' requests wait: n is one
+                    n.send(); // shut down: it fails or closes at once
+                }
             }
         }
 
@@ -236,10 +238,11 @@ final class RequestPipeline {
             src.whenComplete((v, e) -> {
                 if (bounded()) {
                     // On jetcd's thread, which holds no lock of ours, at once; answered already, on the sender's, which may.
-                    if (Thread.currentThread() == sender) {
-                        executors.context.execute(() -> answered(v, e, extra));
-                    } else {
-                        executors.context.runHere(() -> answered(v, e, extra));
+                    boolean taken = Thread.currentThread() == sender
+                            ? executors.context.submit(() -> answered(v, e, extra))
+                            : executors.context.runHere(() -> answered(v, e, extra));
+                    if (!taken) {
+                        LOG.debug("session {} is shut down; dropped the answer to {}", session, what);
                     }
                     return;
                 }

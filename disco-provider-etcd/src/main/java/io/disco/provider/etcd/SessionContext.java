@@ -63,7 +63,15 @@ final class SessionContext implements Executor {
      */
     @Override
     public void execute(Runnable task) {
-        if (offer(task) && running.compareAndSet(false, true)) {
+        submit(task);
+    }
+
+    /** {@link #execute}; @return false when the session is shut down and the task was dropped */
+    boolean submit(Runnable task) {
+        if (!offer(task)) {
+            return false;
+        }
+        if (running.compareAndSet(false, true)) {
             Thread waiting = helper.getAndSet(null);
             if (waiting != null) {
                 LockSupport.unpark(waiting); // it owns the context now: it runs the queued tasks
@@ -71,6 +79,7 @@ final class SessionContext implements Executor {
                 handOff();
             }
         }
+        return true;
     }
 
     /**
@@ -124,13 +133,20 @@ final class SessionContext implements Executor {
     /**
      * Runs {@code task} in the context: at once on this thread when the context is idle, else after the
      * tasks before it (on whichever thread runs them). Only from a thread holding no lock of this library.
+     *
+     * @return false when the session is shut down and the task was dropped
      */
-    void runHere(Runnable task) {
+    boolean runHere(Runnable task) {
         if (EVENT_LOOP.get(Thread.currentThread().getClass())) {
-            execute(task); // an I/O event loop is never borrowed
-        } else if (offer(task) && running.compareAndSet(false, true)) {
+            return submit(task); // an I/O event loop is never borrowed
+        }
+        if (!offer(task)) {
+            return false;
+        }
+        if (running.compareAndSet(false, true)) {
             SessionThread.runLent(this::drain);
         }
+        return true;
     }
 
     /**

@@ -37,9 +37,21 @@ final class SessionExecutors {
         context.execute(task);
     }
 
-    /** Runs {@code task} in the session's context after {@code delay}; null once the session is shut down. */
+    /**
+     * Runs {@code task} in the session's context after {@code delay}; null once the session is shut
+     * down. A timer that fires after the shutdown runs its task on the worker itself, as timers always did.
+     */
     ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
-        return schedule(worker, () -> context.runHere(task), unit.toNanos(delay));
+        return schedule(worker, inContext(task), unit.toNanos(delay));
+    }
+
+    /** {@code task} run in the session's context, or directly once the context is shut down (see {@link #schedule}). */
+    Runnable inContext(Runnable task) {
+        return () -> {
+            if (!context.runHere(task)) {
+                task.run();
+            }
+        };
     }
 
     /** Runs {@code task} on {@code exec} after {@code delayNanos}; null once it is shut down. */

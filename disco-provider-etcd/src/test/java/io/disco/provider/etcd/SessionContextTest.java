@@ -204,7 +204,8 @@ class SessionContextTest {
     void onceTheWorkerIsShutDownTasksAreDropped() {
         worker.shutdown();
         AtomicInteger ran = new AtomicInteger();
-        context.runHere(ran::incrementAndGet);
+        assertFalse(context.runHere(ran::incrementAndGet), "dropped, and said so: a timer then runs its task itself");
+        assertFalse(context.submit(ran::incrementAndGet));
         context.execute(ran::incrementAndGet);
         assertEquals(0, ran.get());
     }
