@@ -32,7 +32,7 @@ final class SessionExecutors {
         this.context = new SessionContext(worker, session);
     }
 
-    /** Runs {@code task} in the session's context on the worker; dropped silently once the session is shut down. */
+    /** Runs {@code task} in the session's context ({@link SessionContext#execute}); dropped silently once the session is shut down. */
     void runOnSession(Runnable task) {
         context.execute(task);
     }

@@ -133,6 +133,9 @@ class DiscoLeaderInitiatorTest {
                 FencingToken second = token(grantedEvent);
                 assertTrue(second.isNewerThan(first), first + " then " + second);
                 await().atMost(Duration.ofSeconds(2)).until(() -> follower.endpointRunning() && !leader.endpointRunning());
+                // The revoked instance campaigns again once its client has a new owner: a yield before that finds
+                // no other candidate, and the yielder wins the next term itself (as it should). Wait for both keys.
+                await().atMost(Duration.ofSeconds(10)).until(() -> EtcdClaims.claims(admin, election).size() == 2);
 
                 long yielded = System.nanoTime();
                 grantedEvent.getContext().yield();
