@@ -71,8 +71,8 @@ final class SessionContext implements Executor {
         if (!offer(task)) {
             return false;
         }
-        if (running.compareAndSet(false, true)) {
-            Thread waiting = helper.getAndSet(null);
+        if (take()) {
+            Thread waiting = helper.get() == null ? null : helper.getAndSet(null);
             if (waiting != null) {
                 LockSupport.unpark(waiting); // it owns the context now: it runs the queued tasks
             } else {
@@ -104,7 +104,7 @@ final class SessionContext implements Executor {
         try {
             while (!f.isDone()) {
                 if (!offered) {
-                    offered = helper.compareAndSet(null, me);
+                    offered = helper.get() == null && helper.compareAndSet(null, me);
                 }
                 if (timeoutNanos < 0) {
                     LockSupport.park(f);
@@ -143,10 +143,18 @@ final class SessionContext implements Executor {
         if (!offer(task)) {
             return false;
         }
-        if (running.compareAndSet(false, true)) {
+        if (take()) {
             SessionThread.runLent(this::drain);
         }
         return true;
+    }
+
+    /**
+     * Takes the context for the calling thread (or the one it hands it to) when nobody runs it: a read
+     * first, since while it runs, as under a burst of answers, every submitter finds it taken.
+     */
+    private boolean take() {
+        return !running.get() && running.compareAndSet(false, true);
     }
 
     /**
@@ -192,7 +200,7 @@ final class SessionContext implements Executor {
                 }
             }
             running.set(false);
-            if (tasks.isEmpty() || !running.compareAndSet(false, true)) {
+            if (tasks.isEmpty() || !take()) {
                 return;
             }
         }
