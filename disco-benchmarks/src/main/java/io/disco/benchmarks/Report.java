@@ -30,12 +30,8 @@ final class Report {
         return row(section, name, median, Double.NaN, p99, unit, kv);
     }
 
-    /** A row of {@code samples}' median, p90 and p99. */
-    Row row(String section, String name, double[] samples, String unit, Object... kv) {
-        return row(section, name, Stats.median(samples), Stats.percentile(samples, 90), Stats.p99(samples), unit, kv);
-    }
-
-    private Row row(String section, String name, double median, double p90, double p99, String unit, Object... kv) {
+    /** A row with its median, p90 and p99. */
+    Row row(String section, String name, double median, double p90, double p99, String unit, Object... kv) {
         Map<String, Object> extra = new LinkedHashMap<>();
         for (int i = 0; i + 1 < kv.length; i += 2) {
             extra.put((String) kv[i], kv[i + 1]);

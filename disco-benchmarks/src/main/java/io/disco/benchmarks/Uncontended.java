@@ -6,8 +6,6 @@ import static io.disco.benchmarks.Bench.log;
 
 import io.disco.lock.LockService;
 import io.disco.micrometer.DiscoMetrics;
-import io.disco.provider.zookeeper.ZooKeeperOptions;
-import io.disco.provider.zookeeper.ZooKeeperSession;
 import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdSession;
 import io.disco.testing.RpcCounter;
@@ -32,9 +30,7 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
-import org.apache.curator.retry.RetryNTimes;
 
 /**
  * Case "uncontended" (section 1): one disco lock+unlock against the physical floor (a create-if-absent
@@ -73,7 +69,6 @@ final class Uncontended implements BenchCase {
         long lease = get(client.getLeaseClient().grant(3600)).getID();
         try (LockService disco = session.newLock(root + "/u/disco");
              LockService discoMetered = metered.newLock(root + "/u/disco-metered")) {
-
             ByteSequence floorKey = bs(root + "/u/floor/" + Long.toHexString(lease));
             PutOption withLease = PutOption.builder().withLeaseId(lease).build();
             Op2 floor = () -> {
@@ -165,18 +160,18 @@ final class Uncontended implements BenchCase {
                 p90[v] = Stats.percentile(samples[v], 90);
                 p99[v] = Stats.p99(samples[v]);
             }
-            report.row("1 uncontended", "disco lock+unlock", samples[0], "ms",
+            report.row("1 uncontended", "disco lock+unlock", med[0], p90[0], p99[0], "ms",
                     "vs_floor", med[0] / med[1], "vs_jetcd", med[0] / med[3], "etcd_rpcs", discoRpcs,
                     "alloc_kb", kb[0], "jvm_cpu_us", cpuUs[0]);
-            report.row("1 uncontended", "floor: create-if-absent Txn + Delete", samples[1], "ms", "rpcs", 2,
+            report.row("1 uncontended", "floor: create-if-absent Txn + Delete", med[1], p90[1], p99[1], "ms", "rpcs", 2,
                     "alloc_kb", kb[2], "jvm_cpu_us", cpuUs[2]);
-            report.row("1 uncontended", "disco's 2 Txns sent raw", samples[2], "ms", "vs_floor", med[2] / med[1],
+            report.row("1 uncontended", "disco's 2 Txns sent raw", med[2], p90[2], p99[2], "ms", "vs_floor", med[2] / med[1],
                     "alloc_kb", kb[1], "jvm_cpu_us", cpuUs[1]);
-            report.row("1 uncontended", "jetcd Lock lock+unlock", samples[3], "ms", "vs_floor", med[3] / med[1], "rpcs", 2);
+            report.row("1 uncontended", "jetcd Lock lock+unlock", med[3], p90[3], p99[3], "ms", "vs_floor", med[3] / med[1], "rpcs", 2);
             double withMeters = med[4] / med[0];
-            report.row("1 uncontended", "disco lock+unlock, DiscoMetrics bound", samples[4], "ms", "vs_disco", withMeters);
+            report.row("1 uncontended", "disco lock+unlock, DiscoMetrics bound", med[4], p90[4], p99[4], "ms", "vs_disco", withMeters);
             if (!dc) {
-                report.row("1 uncontended", "reference: Curator InterProcessMutex, ZooKeeper in-process, own pass", samples[5], "ms",
+                report.row("1 uncontended", "reference: Curator InterProcessMutex, ZooKeeper in-process, own pass", med[5], p90[5], p99[5], "ms",
                         "disco_vs_it", med[0] / med[5]);
             }
             report.target("disco lock+unlock with Micrometer bound vs without", "<= 1.02 x (within noise)",
@@ -197,7 +192,7 @@ final class Uncontended implements BenchCase {
                     String.format(Locale.ROOT, "%.2f x (%.0f us vs %.0f us; %.1f KB vs %.1f KB allocated)", cpu, cpuUs[0], cpuUs[1],
                             kb[0], kb[1]), cpu <= 1.25,
                     "the client-side work above, on the caller's and jetcd's threads (the session's state machine runs"
-                            + " on the thread that sends or answers when it is idle)");
+                            + " on the caller that starts an acquisition or waits for an answer)");
         } finally {
             session.close();
             metered.close();
@@ -208,9 +203,7 @@ final class Uncontended implements BenchCase {
     /** Curator's {@code InterProcessMutex} acquire+release on an in-process ZooKeeper server: {@code rounds} samples after {@code warm}. */
     private static double[] curatorReference(int warm, int rounds) throws Exception {
         try (ZooKeeperServer zk = ZooKeeperServer.start();
-             CuratorFramework client = CuratorFrameworkFactory.builder().connectString(zk.connectString())
-                     .sessionTimeoutMs(10_000).connectionTimeoutMs(5_000).retryPolicy(new RetryNTimes(3, 100)).build()) {
-            client.start();
+             CuratorFramework client = ZooKeeperVsCurator.client(zk.connectString())) {
             InterProcessMutex mutex = new InterProcessMutex(client, "/disco-bench/uncontended-curator");
             double[] samples = new double[rounds];
             for (int i = 0; i < warm + rounds; i++) {

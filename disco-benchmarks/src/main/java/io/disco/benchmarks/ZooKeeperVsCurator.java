@@ -51,7 +51,8 @@ final class ZooKeeperVsCurator implements BenchCase {
         }
     }
 
-    private static CuratorFramework client(String connectString) {
+    /** A started Curator client of {@code connectString}, as every ZooKeeper owner of the benchmark uses. */
+    static CuratorFramework client(String connectString) {
         CuratorFramework c = CuratorFrameworkFactory.builder().connectString(connectString)
                 .sessionTimeoutMs(10_000).connectionTimeoutMs(5_000).retryPolicy(new RetryNTimes(3, 100)).build();
         c.start();
