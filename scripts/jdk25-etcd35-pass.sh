@@ -30,12 +30,14 @@ etcd=${1:-${DISCO_ETCD35_BINARY:-}}
 if [ -z "$etcd" ]; then
   etcd=$(etcd35_binary)
 fi
-if ! version=$("$etcd" --version 2>&1 | head -1) || [ "${version#etcd Version:}" = "$version" ]; then
+# The whole output, then its first line: with pipefail, `| head -1` failed whenever head closed the pipe
+# before etcd had written its later lines (SIGPIPE), and a good binary was reported as not etcd.
+if ! version=$("$etcd" --version 2>&1) || version=${version%%$'\n'*} && [ "${version#etcd Version:}" = "$version" ]; then
   echo "jdk25-etcd35-pass: $etcd does not run as etcd: $version" >&2
   exit 2
 fi
 jdk=${DISCO_JDK25:-/usr/lib/jvm/temurin-25-jdk-amd64}
-if ! jversion=$("$jdk/bin/java" -version 2>&1 | head -1) || [[ "$jversion" != *'"25'* ]]; then
+if ! jversion=$("$jdk/bin/java" -version 2>&1) || jversion=${jversion%%$'\n'*} && [[ "$jversion" != *'"25'* ]]; then
   echo "jdk25-etcd35-pass: no JDK 25 at $jdk ($jversion); install one (Eclipse Temurin 25) or set DISCO_JDK25" >&2
   exit 2
 fi
