@@ -127,10 +127,13 @@ final class ClientLock implements FencedLock {
     @Override
     public void unlock() {
         LockEntry e = requireHeld();
+        int holds = e.queue.getHoldCount();
         try {
             e.queue.unlock();
         } finally {
-            engine.registry().leave(e);
+            if (e.queue.getHoldCount() < holds) { // not when the backend refused the release: the thread still holds
+                engine.registry().leave(e);
+            }
         }
     }
 

@@ -107,6 +107,7 @@ final class ClientReadWriteLock implements FencedReadWriteLock {
         @Override
         public void unlock() {
             RWEntry e = held();
+            int holds = holdCount(e);
             try {
                 if (isRead) {
                     e.releaseRead();
@@ -114,7 +115,9 @@ final class ClientReadWriteLock implements FencedReadWriteLock {
                     e.releaseWrite();
                 }
             } finally {
-                engine.registry().leave(e);
+                if (holdCount(e) < holds) { // not when the backend refused the release: the thread still holds
+                    engine.registry().leave(e);
+                }
             }
         }
 
@@ -144,9 +147,10 @@ final class ClientReadWriteLock implements FencedReadWriteLock {
         @Override
         public int getHoldCount() {
             RWEntry e = engine.registry().get(name, RWEntry.class);
-            if (e == null) {
-                return 0;
-            }
+            return e == null ? 0 : holdCount(e);
+        }
+
+        private int holdCount(RWEntry e) {
             return isRead ? e.local.getReadHoldCount() : e.local.getWriteHoldCount();
         }
 

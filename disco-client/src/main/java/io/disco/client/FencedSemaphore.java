@@ -107,8 +107,10 @@ public interface FencedSemaphore {
      * @throws IllegalArgumentException if {@code permit} is not held through this client on this name
      *     (released already, or acquired elsewhere)
      * @throws SemaphoreLostException if the permit was lost before this call; it is forgotten
-     * @throws io.disco.fencing.DiscoException if the backend failed or did not answer in time: the permit
-     *     is still held, retry
+     * @throws io.disco.fencing.DiscoException if the backend refused the release (the permit is still held,
+     *     retry) or did not answer in time (the permit is given up: the release goes on in the background,
+     *     and its slot is not handed out again before it is confirmed). Not interruptible: the interrupt
+     *     status is kept.
      */
     void release(Permit permit);
 

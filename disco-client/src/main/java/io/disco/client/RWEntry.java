@@ -47,10 +47,19 @@ final class RWEntry extends Entry<RWLockService> {
     /** Serialises making and ending the read claim; held while the first reader waits for it. */
     private final ReentrantLock shares = new ReentrantLock();
     private Share current;
-    private final ConcurrentHashMap<Thread, Share> readersShare = new ConcurrentHashMap<>();
+    /** Each reading thread's hold: the share it holds and the end of its hold. */
+    private final ConcurrentHashMap<Thread, ReadHold> readers = new ConcurrentHashMap<>();
     /** The write claim; written and read by the local writer only (published by {@code local}). */
     private RWLockService writeService;
     private RWGrant writeGrant;
+    /** The end of the local writer's hold; completed by the writer's release or by its service's end. */
+    private volatile CompletableFuture<Void> writeEnded;
+    /** The service whose end ends the holds made through it: watched once per service, not once per hold. */
+    private final java.util.concurrent.atomic.AtomicReference<RWLockService> watched = new java.util.concurrent.atomic.AtomicReference<>();
+
+    /** One reading thread's hold of a share, and its end. */
+    private record ReadHold(Share share, CompletableFuture<Void> ended) {
+    }
 
     RWEntry(Engine engine, String name) {
         super(engine, name, Kind.READ_WRITE_LOCK);
@@ -112,7 +121,8 @@ final class RWEntry extends Entry<RWLockService> {
                     current = s;
                 }
                 s.holders++;
-                readersShare.put(Thread.currentThread(), s);
+                readers.put(Thread.currentThread(), new ReadHold(s, new CompletableFuture<>()));
+                watch(s.service);
                 ok = true;
                 return true;
             } finally {
@@ -138,7 +148,9 @@ final class RWEntry extends Entry<RWLockService> {
         RuntimeException failure = null;
         shares.lock();
         try {
-            Share s = readersShare.remove(Thread.currentThread());
+            ReadHold hold = readers.remove(Thread.currentThread());
+            hold.ended().completeAsync(() -> null); // off this thread: the hold ends with this release, whatever it says
+            Share s = hold.share();
             if (--s.holders == 0) {
                 if (current == s) {
                     current = null;
@@ -160,11 +172,38 @@ final class RWEntry extends Entry<RWLockService> {
         }
     }
 
-    private Share readShare() {
+    private ReadHold readHold() {
         if (local.getReadHoldCount() == 0) {
             throw new IllegalMonitorStateException("this thread does not hold the read lock of '" + name + "'");
         }
-        return readersShare.get(Thread.currentThread());
+        return readers.get(Thread.currentThread());
+    }
+
+    private Share readShare() {
+        return readHold().share();
+    }
+
+    /**
+     * The end of {@code service} (lost or closed) ends every hold made through it. Registered once per
+     * service, not once per hold: a long-lived service would otherwise gather one callback per hold.
+     */
+    private void watch(RWLockService service) {
+        RWLockService before = watched.get();
+        if (before == service || !watched.compareAndSet(before, service)) {
+            return;
+        }
+        service.done().thenRun(() -> {
+            readers.values().forEach(h -> {
+                if (h.share().service == service) {
+                    h.ended().complete(null);
+                }
+            });
+            CompletableFuture<Void> w = writeEnded;
+            RWLockService ws = writeService;
+            if (w != null && (ws == null || ws == service)) {
+                w.complete(null);
+            }
+        });
     }
 
     FencingToken readToken() {
@@ -176,7 +215,7 @@ final class RWEntry extends Entry<RWLockService> {
     }
 
     CompletionStage<Void> readDone() {
-        return readShare().service.done();
+        return readHold().ended().minimalCompletionStage();
     }
 
     Optional<RWLockLostException> readErr() {
@@ -203,6 +242,11 @@ final class RWEntry extends Entry<RWLockService> {
             if (service != null) {
                 writeService = service;
                 writeGrant = grant[0];
+                writeEnded = new CompletableFuture<>();
+                if (service.err().isPresent() || service.done().toCompletableFuture().isDone()) {
+                    writeEnded.complete(null); // finished as it granted
+                }
+                watch(service);
                 ok = true;
             }
             return ok;
@@ -221,12 +265,21 @@ final class RWEntry extends Entry<RWLockService> {
             local.writeLock().unlock();
             return;
         }
+        boolean refused = false;
         try {
             writeService.unlock();
+        } catch (RuntimeException e) {
+            // the backend refused the delete (a permission taken away): still held by this thread, which may retry
+            RWGrant mine = writeGrant;
+            refused = writeService.held().filter(g -> g.token().equals(mine.token())).isPresent();
+            throw e;
         } finally {
-            writeService = null;
-            writeGrant = null;
-            local.writeLock().unlock();
+            if (!refused) {
+                writeEnded.completeAsync(() -> null);
+                writeService = null;
+                writeGrant = null;
+                local.writeLock().unlock();
+            }
         }
     }
 
@@ -246,7 +299,7 @@ final class RWEntry extends Entry<RWLockService> {
 
     CompletionStage<Void> writeDone() {
         requireWriter();
-        return writeService.done();
+        return writeEnded.minimalCompletionStage();
     }
 
     Optional<RWLockLostException> writeErr() {

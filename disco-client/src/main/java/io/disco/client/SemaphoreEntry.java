@@ -383,7 +383,9 @@ final class SemaphoreEntry extends Entry<SemaphoreEntry.Holders> {
      *
      * @return normally once the permit is no longer held (released, or lost: then the loss is thrown)
      * @throws IllegalArgumentException if it is not held here
-     * @throws DiscoException (not a loss) if the backend failed: the permit is still held
+     * @throws DiscoException (not a loss) if the backend failed: when it refused the release the permit is
+     *     still held (retry); when it did not answer in time the permit is given up (its service goes back
+     *     to the pool, and hands out nothing before the release is confirmed)
      */
     void release(Permit permit) {
         Hold h = held.remove(permit);
@@ -398,9 +400,12 @@ final class SemaphoreEntry extends Entry<SemaphoreEntry.Holders> {
             ended = true;
             throw new SemaphoreLostException("permit " + permit.guardKey() + " (token " + permit.token().value()
                     + ") of semaphore '" + name + "' was lost before its release: " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            ended = h.service().held().filter(p -> p.token().equals(permit.token())).isEmpty(); // given up, not refused
+            throw e;
         } finally {
             if (ended) {
-                h.ended().complete(null);
+                h.ended().completeAsync(() -> null); // off the releasing thread
                 h.holders().giveBack(h.service());
             } else {
                 held.put(permit, h); // still held: the caller may retry

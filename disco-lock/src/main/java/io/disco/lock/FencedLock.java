@@ -91,11 +91,19 @@ public interface FencedLock extends Lock, Fenced {
     FencingToken token();
 
     /**
-     * Releases one hold; the last one releases the distributed lock.
+     * Releases one hold; the last one releases the distributed lock. Not interruptible: with the
+     * interrupt status set it completes all the same (at most the request timeout) and keeps the status.
+     *
+     * <p>Without an answer from the backend in time, a {@code DiscoException} that is not a loss is thrown
+     * and the hold is given up all the same: the thread no longer holds, the token must not be used, and
+     * the release goes on in the background; no thread of this process is granted the lock before it is
+     * confirmed, and the next hold has a newer token. When the backend refuses the release for good (a
+     * permission taken away), the failure is thrown and the thread still holds: it may retry.
      *
      * @throws IllegalMonitorStateException if the current thread does not hold the lock
      * @throws DiscoException the primitive's lost exception if the hold was lost before it was
-     *         released (the lock is released locally all the same)
+     *         released (the lock is released locally all the same); or, not a loss, the backend's failure
+     *         to answer or its refusal, as above
      */
     @Override
     void unlock();

@@ -33,6 +33,8 @@ final class HeldClaim {
     /** Completes once the timer's release has finished (with its failure, if it failed); never for a hold released by its holder. */
     private final CompletableFuture<Void> expiry = new CompletableFuture<>();
     private final ScheduledFuture<?> timer;
+    /** Completes when the hold ends: released (after the release), lost with its service, or expired. */
+    private final CompletableFuture<Void> ended = new CompletableFuture<>();
 
     /**
      * @param maxHoldNanos the maximum hold time, or 0 for none
@@ -43,6 +45,14 @@ final class HeldClaim {
         this.description = description;
         this.maxHoldNanos = maxHoldNanos;
         this.timer = maxHoldNanos > 0 ? MaxHoldTimer.schedule(this::expire, maxHoldNanos) : null;
+        if (service.done().toCompletableFuture().isDone()) {
+            ended.complete(null); // the service finished as it granted
+        }
+    }
+
+    /** Its service finished (lost or closed): the hold ends. Called on the service's callback executor. */
+    void serviceEnded() {
+        ended.complete(null);
     }
 
     private boolean move(State to) {
@@ -66,12 +76,15 @@ final class HeldClaim {
             } else {
                 expiry.complete(null);
             }
+            ended.complete(null);
         });
     }
 
     /**
      * On the holder's thread, its last unlock: releases the grant, or, if the timer did, waits for that
      * release to finish (so that the next holder of the service starts from nothing) and throws the loss.
+     * The hold has ended when this returns or throws, unless {@link #refused()} says the backend refused
+     * the release and the grant is still held.
      *
      * @throws LockLostException if the hold was lost (its lease, or its maximum hold time)
      */
@@ -80,7 +93,17 @@ final class HeldClaim {
             timer.cancel(false);
         }
         if (move(State.RELEASED)) {
-            service.unlock();
+            try {
+                service.unlock();
+            } catch (RuntimeException e) {
+                if (refused()) {
+                    state.set(State.HELD); // the thread still holds and may retry its unlock
+                    throw e;
+                }
+                endAfterRelease();
+                throw e;
+            }
+            endAfterRelease();
             return;
         }
         try {
@@ -89,6 +112,19 @@ final class HeldClaim {
             service.unlock(); // the timer's release failed: the service still holds the grant; release it here
         }
         throw loss().orElseThrow();
+    }
+
+    /**
+     * @return whether the service still holds this very grant after a failed release: the backend refused the
+     *     delete for good (a permission taken away), as opposed to no answer (the grant is then given up)
+     */
+    boolean refused() {
+        return service.held().filter(g -> g.token().equals(grant.token())).isPresent();
+    }
+
+    /** The hold ended by its release: {@link #done()}'s dependents run off the releasing thread. */
+    private void endAfterRelease() {
+        ended.completeAsync(() -> null);
     }
 
     /** @return the loss of this hold: past its maximum hold time, or its service's */
@@ -100,12 +136,8 @@ final class HeldClaim {
         return service.err();
     }
 
-    /** @return completes when the hold ends: its service finished, or (with a maximum hold time) the timer released it */
+    /** @return completes when the hold ends: released, its service finished, or (with a maximum hold time) the timer released it */
     CompletionStage<Void> done() {
-        if (timer == null) {
-            return service.done();
-        }
-        return CompletableFuture.anyOf(service.done().toCompletableFuture(), expiry.exceptionally(e -> null))
-                .thenApply(x -> (Void) null);
+        return ended.minimalCompletionStage();
     }
 }

@@ -103,9 +103,18 @@ public interface LockService extends DiscoService<Grant, LockLostException> {
     CompletableFuture<Grant> lockAsync();
 
     /**
-     * Releases the lock if this service holds it; does nothing otherwise. If the backend cannot be
-     * reached the exception is thrown and the service still considers itself the holder, so the call
-     * can be retried (the lease expiry releases the lock in any case).
+     * Releases the lock if this service holds it; does nothing otherwise. Not interruptible: a thread
+     * whose interrupt status is set completes the release (waiting at most the request timeout) and
+     * keeps the status.
+     *
+     * <p>If the backend does not answer within the request timeout, the outcome is unknown: a
+     * {@link io.disco.fencing.DiscoException} (not a loss) is thrown and the grant is given up at once
+     * ({@link #held()} is empty; its token must not be used). The release goes on in the background
+     * until the backend answers or the lease ends, and this service hands out no grant before it is
+     * confirmed: {@link #tryLock()} finds it in the way, and any other acquisition waits for it, then
+     * claims anew with a new token. Calling this again waits for that same release. If the backend
+     * refuses the release for good (a permission taken away), the failure is thrown and the grant is
+     * still held: the call can be retried.
      *
      * <p>If the grant was lost before this call (its lease expired or was revoked, or its key was
      * deleted by anybody else) the loss is thrown, so that an owner that was paused learns that it

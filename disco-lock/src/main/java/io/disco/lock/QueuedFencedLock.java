@@ -34,8 +34,10 @@ final class QueuedFencedLock implements FencedLock {
     private final Supplier<? extends CompletionStage<LockService>> services;
     private final String description;
     private final ReentrantLock local = new ReentrantLock(true);
-    /** The current hold; written and read by the holder only (published by {@code local}). */
-    private HeldClaim held;
+    /** The current hold; written by the holder (published by {@code local}), read by {@link #watch}'s callback. */
+    private volatile HeldClaim held;
+    /** The service whose end ends the hold made through it: watched once per service, not once per hold. */
+    private LockService watched;
 
     QueuedFencedLock(Supplier<? extends CompletionStage<LockService>> services, String description) {
         this.services = services;
@@ -201,6 +203,7 @@ final class QueuedFencedLock implements FencedLock {
                     }
                 }
                 held = new HeldClaim(service, g, description, maxHoldNanos);
+                watch(service);
                 return true;
             } catch (LockLostException e) {
                 lost = service;
@@ -211,6 +214,20 @@ final class QueuedFencedLock implements FencedLock {
                 lost = service; // the failure was the loss, seen by the request before the lease's owner
             }
         }
+    }
+
+    /** Holder's thread: the end of {@code service} (lost or closed) ends the hold made through it, if any. */
+    private void watch(LockService service) {
+        if (watched == service) {
+            return;
+        }
+        watched = service;
+        service.done().thenRun(() -> {
+            HeldClaim h = held;
+            if (h != null && h.service == service) {
+                h.serviceEnded();
+            }
+        });
     }
 
     /** The longest wait {@link LossGrace#lostMeanwhile} may take for an acquisition that waits as {@code wait} until {@code deadline}. */
@@ -258,11 +275,17 @@ final class QueuedFencedLock implements FencedLock {
             local.unlock();
             return;
         }
+        boolean refused = false;
         try {
             held.release();
+        } catch (RuntimeException e) {
+            refused = held.refused(); // the backend refused the delete: still held by this thread, which may retry
+            throw e;
         } finally {
-            held = null;
-            local.unlock();
+            if (!refused) {
+                held = null;
+                local.unlock();
+            }
         }
     }
 

@@ -79,10 +79,14 @@ public interface SemaphoreService extends DiscoService<Permit, SemaphoreLostExce
     CompletableFuture<Permit> acquireAsync();
 
     /**
-     * Releases the held permit (its holder key and its slot); does nothing if none is held.
+     * Releases the held permit (its holder key and its slot); does nothing if none is held. Not
+     * interruptible (the interrupt status is kept). Without an answer in time the permit is given up
+     * ({@link #held()} empty) while the release goes on in the background, and this service hands out
+     * no permit before it is confirmed; see {@code LockService.unlock()}, whose rules it follows.
      *
      * @throws SemaphoreLostException if the permit was lost before this call
-     * @throws io.disco.fencing.DiscoException if the backend failed or did not answer in time (still held, retry)
+     * @throws io.disco.fencing.DiscoException if the backend refused the release (still held, retry) or did
+     *     not answer in time (given up, the release goes on)
      */
     void release();
 

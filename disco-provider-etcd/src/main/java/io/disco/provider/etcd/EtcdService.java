@@ -6,7 +6,9 @@ import io.disco.fencing.DiscoException;
 import io.disco.fencing.Fenced;
 import io.disco.fencing.FencingToken;
 import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Op;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -54,6 +56,12 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
     /** The held grant while {@link GrantState#holding() holding}, else null. */
     private HeldGrant<G> held;
     private QueueClaim<G> latest;
+    /**
+     * While {@link GrantState#RELEASING}: completes once the release is confirmed (its delete answered, the
+     * key seen gone, or the session ended), exceptionally with the loss when the key turned out to be gone
+     * before it; an acquisition waits for it before it claims anew. Null in every other state.
+     */
+    private Releasing release;
     /** Why the service is unusable: its loss, or null. Set in state LOST, or CLOSED when the loss came after closing. */
     private L lost;
     /**
@@ -154,19 +162,19 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
         if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
             throw new IllegalArgumentException("timeout must be positive, got " + timeout);
         }
-        Object begun = begin(whenHeld, newClaim);
+        Object begun = begin(whenHeld, newClaim, false);
         return begun instanceof QueueClaim ? claim(begun).await(timeout) : grant(begun);
     }
 
     final Optional<G> tryAcquire(String call, UnaryOperator<G> whenHeld, Supplier<QueueClaim<G>> newClaim) {
         SessionThread.refuseOnSessionThread(call);
-        Object begun = begin(whenHeld, newClaim);
+        Object begun = begin(whenHeld, newClaim, true);
         return Optional.ofNullable(begun instanceof QueueClaim ? claim(begun).join() : grant(begun));
     }
 
     /** The user's view of an acquisition: completes on the callback executor; cancelling it withdraws the claim. */
     final CompletableFuture<G> acquireAsync(UnaryOperator<G> whenHeld, Supplier<QueueClaim<G>> newClaim) {
-        Object begun = begin(whenHeld, newClaim);
+        Object begun = begin(whenHeld, newClaim, false);
         if (!(begun instanceof QueueClaim)) {
             UserFuture<G> answered = new UserFuture<>(session.callbackExecutor(), null);
             answered.answer(grant(begun), null);
@@ -182,13 +190,27 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
         return view;
     }
 
-    /** @return the held grant's answer, or a started claim */
-    private Object begin(UnaryOperator<G> whenHeld, Supplier<QueueClaim<G>> newClaim) {
+    /**
+     * A grant whose release is unconfirmed is never handed out again (issue 44): its token may be in a
+     * delete that etcd applies at any moment, after which another owner is granted. So while the
+     * service is {@link GrantState#RELEASING}, a try-only acquisition finds it in the way (null, not
+     * acquired) and any other claims anew once the release is confirmed, with a new key incarnation
+     * and so a new token.
+     *
+     * @return the held grant's answer, a started claim, or null (try-only, a release unconfirmed)
+     */
+    private Object begin(UnaryOperator<G> whenHeld, Supplier<QueueClaim<G>> newClaim, boolean tryOnly) {
         QueueClaim<G> claim;
         QueueClaim<G> previous;
+        CompletableFuture<Void> releaseFirst = null;
         synchronized (lock) {
             checkUsable();
-            if (held != null) {
+            if (state == GrantState.RELEASING) {
+                if (tryOnly) {
+                    return null;
+                }
+                releaseFirst = release.confirmed();
+            } else if (held != null) {
                 return whenHeld.apply(held.grant());
             }
             if (latest != null && !latest.result.isDone()) {
@@ -199,7 +221,7 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
             claim = newClaim.get();
             latest = claim;
         }
-        claim.startAfter(previous);
+        claim.startAfter(previous, releaseFirst == null ? null : releaseFirst.exceptionally(e -> null));
         return claim;
     }
 
@@ -274,6 +296,7 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
                 move(GrantState.IDLE);
                 tellEnded(held.sinceNanos(), null);
                 dropHeld();
+                releaseConfirmed(null);
                 return;
             }
             loss = lostException(kind + " " + prefix + " lost: its key " + held.key().toString(java.nio.charset.StandardCharsets.UTF_8)
@@ -313,10 +336,10 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
 
     // ---------------------------------------------------------------- the held grant
 
-    /** @return the held grant, or empty */
+    /** @return the held grant, or empty (also while its release is unconfirmed: the grant is given up) */
     public final Optional<G> held() {
         synchronized (lock) {
-            return Optional.ofNullable(held == null ? null : held.grant());
+            return Optional.ofNullable(held == null || state == GrantState.RELEASING ? null : held.grant());
         }
     }
 
@@ -338,6 +361,7 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
                 if (replacement == null) {
                     move(GrantState.IDLE);
                     dropHeld();
+                    releaseConfirmed(null);
                 } else {
                     held = held.withGrant(replacement);
                 }
@@ -348,91 +372,213 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
     /**
      * Releases the held grant, if any: deletes its key guarded by its CreateRevision (sent again on
      * another member while unanswered: a guarded delete is safe to repeat). {@code check} sees the
-     * held grant first and may refuse (throw). If etcd fails or does not answer, the grant stays held
-     * and the call can be retried. If the key was already gone (deleted by somebody else, or its lease
-     * expired), or the service lost the grant before this call, the loss is thrown: a resumed zombie
-     * learns here that it had lost. A retry after an unanswered release that finds the key gone
-     * returns normally, since that earlier release may have deleted it; so does a release whose
-     * copies (sent to several members) include one that may have deleted it, while the lease is valid.
+     * held grant first and may refuse (throw). Not interruptible: an interrupted caller waits all the
+     * same, at most the request timeout, and keeps its interrupt status.
+     *
+     * <p>The outcomes: etcd deletes the key (returns); etcd refuses the delete for good, a permission
+     * taken away (the failure is thrown, the grant is still held and the call can be retried); the key
+     * was already gone, deleted by somebody else or with the lease, or the service lost the grant
+     * before this call (the loss is thrown: a resumed zombie learns here that it had lost); or no answer
+     * within the request timeout. Then the outcome is unknown and the grant is given up at once
+     * ({@link #held()} is empty, its token must not be used): the delete is sent again in the background
+     * until etcd answers or the session ends, a {@link DiscoException} says so, and no grant is handed out
+     * until the release is confirmed (see {@link #begin}). Calling this again waits for that same release.
+     * A release whose copies (sent to several members) include one that may have deleted the key
+     * returns normally when a later copy finds it gone, while the lease is valid.
      */
     final void release(String call, Consumer<G> check, String what) {
         SessionThread.refuseOnSessionThread(call);
-        awaitAnswer(releasing(check, what), what, "still held, retry");
+        awaitRelease(releasing(check, what), what);
+    }
+
+    /**
+     * One release of a held grant: {@code confirmed} completes when the grant is known ended (see
+     * {@link #release}), {@code deleted} when etcd answered its delete, or the session ended.
+     */
+    private record Releasing(ByteSequence key, CompletableFuture<Void> confirmed, CompletableFuture<Void> deleted) {
+
+        static final Releasing NONE = new Releasing(null, CompletableFuture.completedFuture(null), CompletableFuture.completedFuture(null));
+
+        /**
+         * The delete's outcome is unknown: until etcd answers it, no claim of this session may create
+         * (and so adopt) the key, whatever service makes it (a name's next service, after this one closed).
+         */
+        void guard(SessionCore session) {
+            if (key != null && !deleted.isDone()) {
+                session.runOnSession(() -> session.lateCreates().awaitDelete(key, deleted));
+            }
+        }
     }
 
     /** {@link #release} without blocking: the loss, or a refusal by {@code check}, fails the future; completes on the callback executor. */
     final CompletableFuture<Void> releaseAsync(Consumer<G> check, String what) {
         try {
-            return toUser(releasing(check, what).thenApply(v -> v));
+            return toUser(releasing(check, what).confirmed().thenApply(v -> v));
         } catch (RuntimeException e) {
             return toUser(CompletableFuture.failedFuture(e));
         }
     }
 
-    /** Starts a release (see {@link #release}): throws at once what {@code check} or an earlier loss throws; the future completes on the session thread. */
-    private CompletableFuture<Void> releasing(Consumer<G> check, String what) {
+    /**
+     * Starts a release (see {@link #release}), or finds the unconfirmed one of this grant: throws at once
+     * what {@code check} or an earlier loss throws; the future completes when the release is confirmed.
+     */
+    private Releasing releasing(Consumer<G> check, String what) {
         G g;
         ByteSequence key;
         long rev;
-        boolean retry;
         long heldSince;
+        Releasing pending;
         synchronized (lock) {
             if (unreleasedLoss != null) {
                 throw lostException(kind + " " + prefix + ": the grant was lost before it was released: " + unreleasedLoss.getMessage(),
                         unreleasedLoss);
             }
+            if (state == GrantState.RELEASING) {
+                return release; // an earlier release of this grant was sent and is not confirmed yet
+            }
             g = held == null ? null : held.grant();
             check.accept(g);
             if (g == null) {
-                return CompletableFuture.completedFuture(null);
+                return Releasing.NONE;
             }
             key = held.key();
             rev = held.createRevision();
             heldSince = held.sinceNanos();
-            retry = state == GrantState.RELEASING; // an earlier release of this grant was sent and not answered
-            if (!retry) {
-                move(GrantState.RELEASING);
-            }
+            move(GrantState.RELEASING);
+            release = pending = new Releasing(held.key(), new CompletableFuture<>(), new CompletableFuture<>());
         }
         Op[] also = releaseOps(g);
         AtomicInteger copies = new AtomicInteger();
-        return session.rpc(what, () -> {
+        Supplier<CompletableFuture<TxnResponse>> delete = () -> {
             copies.incrementAndGet();
             return GuardedDelete.send(session.client(), key, rev, also);
-        }).thenApply(r -> {
-            boolean stillHeld = heldCreateRevision() == rev; // false when the own key's watch saw the delete first
-            replaceHeld(rev, null);
-            // With more than one copy sent, "already gone" may mean that an earlier copy deleted it; while
-            // the lease is valid, only a delete by somebody else at this very instant would be
-            // misjudged, and it ended a grant that was being released anyway.
-            boolean ours = retry || (copies.get() > 1 && !session.isLost());
-            if (!r.isSucceeded() && !ours) {
-                L loss;
-                synchronized (lock) {
-                    loss = lostException(kind + " " + prefix + " was lost before this release: its key " + key.toString(java.nio.charset.StandardCharsets.UTF_8)
-                            + " (token " + rev + ") was already gone (its lease expired or was revoked, or somebody deleted it)", null);
-                    if (lost == null && state != GrantState.CLOSED) {
-                        lost = loss;
-                        if (state == GrantState.IDLE) {
-                            move(GrantState.LOST);
-                        }
-                    }
-                }
-                session.probeLease();
-                finish();
-                tellEnded(heldSince, loss);
-                throw loss;
+        };
+        session.rpc(what, delete).whenComplete((r, e) -> {
+            if (e == null) {
+                answered(r, key, rev, heldSince, copies.get());
+                pending.deleted().complete(null);
+            } else if (!EtcdErrors.isTransient(e)) {
+                pending.deleted().complete(null);
+                refused(rev, EtcdErrors.failure(what + " of " + kind + " " + prefix, EtcdErrors.unwrap(e)));
+            } else {
+                // The outcome is unknown: a copy may be applied at any moment. Sent again until etcd answers.
+                pending.guard(session);
+                session.untilAnswered(what, delete).whenComplete((later, le) -> {
+                    if (later != null) {
+                        answered(later, key, rev, heldSince, copies.get());
+                    } // else the session ended: sessionLost or sessionClosed confirmed the release
+                    pending.deleted().complete(null);
+                });
             }
-            if (stillHeld) {
-                tellEnded(heldSince, null);
-            }
-            return null;
         });
+        return pending;
+    }
+
+    /**
+     * The answer to the release of the grant created at {@code rev}: deleted, or found gone. Confirms the
+     * release, unless the own key's watch (or the session's end) did first.
+     */
+    private void answered(TxnResponse r, ByteSequence key, long rev, long heldSince, int copies) {
+        // With more than one copy sent, "already gone" may mean that an earlier copy deleted it; while
+        // the lease is valid, only a delete by somebody else at this very instant would be misjudged,
+        // and it ended a grant that was being released anyway.
+        boolean ours = r.isSucceeded() || (copies > 1 && !session.isLost());
+        L loss = null;
+        synchronized (lock) {
+            if (state != GrantState.RELEASING || held.createRevision() != rev) {
+                return; // confirmed already: the own key's watch saw the delete, or the session ended
+            }
+            move(GrantState.IDLE);
+            dropHeld();
+            if (!ours) {
+                loss = lostException(kind + " " + prefix + " was lost before this release: its key " + key.toString(StandardCharsets.UTF_8)
+                        + " (created at revision " + rev + ") was already gone (its lease expired or was revoked, or somebody deleted it)", null);
+                lost = loss;
+                move(GrantState.LOST);
+            }
+            releaseConfirmed(loss);
+        }
+        tellEnded(heldSince, loss);
+        if (loss != null) {
+            session.probeLease();
+            finish();
+        }
+    }
+
+    /** etcd refused the delete for good (a permission taken away): nothing was deleted, the grant is held again. */
+    private void refused(long rev, DiscoException failure) {
+        CompletableFuture<Void> pending;
+        synchronized (lock) {
+            if (state != GrantState.RELEASING || held.createRevision() != rev) {
+                return;
+            }
+            move(GrantState.HELD);
+            pending = release.confirmed();
+            release = null;
+        }
+        pending.completeExceptionally(failure);
+    }
+
+    /** Under the lock, the release left {@link GrantState#RELEASING}: it is confirmed; {@code loss} fails its waiters. */
+    private void releaseConfirmed(L loss) {
+        assert Thread.holdsLock(lock);
+        CompletableFuture<Void> pending = release == null ? null : release.confirmed();
+        release = null;
+        if (pending != null) {
+            session.deliver(() -> {
+                if (loss == null) {
+                    pending.complete(null);
+                } else {
+                    pending.completeExceptionally(loss);
+                }
+            });
+        }
     }
 
     /** {@link #close()} without blocking the caller: run on the callback executor. */
     public final CompletableFuture<Void> closeAsync() {
         return CompletableFuture.runAsync(this::close, session.callbackExecutor());
+    }
+
+    /**
+     * Waits for a release, at most the request timeout and uninterruptibly: an interrupted caller
+     * (every cancelled task's {@code finally { unlock(); }}) completes its release all the same and
+     * keeps its interrupt status. Failures become a {@link DiscoException} naming the release, its loss
+     * is thrown as it is, and no answer in time says what is known.
+     */
+    private void awaitRelease(Releasing releasing, String what) {
+        CompletableFuture<Void> request = releasing.confirmed();
+        String op = what + " of " + kind + " " + prefix;
+        long deadline = System.nanoTime() + session.requestTimeout().toNanos();
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    session.await(request, Math.max(0, deadline - System.nanoTime()));
+                    return;
+                } catch (InterruptedException e) {
+                    interrupted = true; // wait on: a release is not given up half-way
+                } catch (TimeoutException e) {
+                    releasing.guard(session); // before any other claim of this session can start (it waits for this thread)
+                    throw new DiscoException("etcd could not be reached: no answer to the " + op + " within "
+                            + session.requestTimeout().toMillis() + " ms. The grant is given up: this owner no longer holds"
+                            + " it and its token must not be used; the delete of its key is sent again until etcd answers or"
+                            + " the lease ends, and this owner is granted nothing before it is confirmed (the next acquisition"
+                            + " waits for it, then claims anew with a new token)", e);
+                } catch (ExecutionException e) {
+                    Throwable cause = EtcdErrors.unwrap(e.getCause());
+                    if (cause instanceof DiscoException d) {
+                        throw d;
+                    }
+                    throw EtcdErrors.failure(op, cause);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /**
@@ -499,13 +645,14 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
             }
             move(GrantState.CLOSED);
             claim = latest;
-            key = held == null ? null : held.key();
+            key = held == null || release != null ? null : held.key(); // a pending release deletes its key already
             rev = held == null ? 0 : held.createRevision();
             also = held == null ? NO_OPS : releaseOps(held.grant());
-            if (held != null) {
+            if (held != null && release == null) {
                 tellEnded(held.sinceNanos(), null);
             }
             dropHeld();
+            releaseConfirmed(null); // the close deletes the key, like the release it replaces
         }
         closing();
         if (ownsSession) {
@@ -545,8 +692,11 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
             }
             if (held != null) {
                 tellEnded(held.sinceNanos(), loss);
-                unreleasedLoss = lost;
+                if (release == null) {
+                    unreleasedLoss = lost;
+                }
             }
+            releaseConfirmed(loss); // a release given up before it was confirmed: its waiters learn the loss
             dropHeld();
             claim = latest;
         }
@@ -563,10 +713,11 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
             if (state != GrantState.CLOSED) {
                 move(GrantState.CLOSED);
             }
-            if (held != null) {
+            if (held != null && release == null) {
                 tellEnded(held.sinceNanos(), null);
             }
             dropHeld();
+            releaseConfirmed(null); // the lease is revoked: the key is gone with it
             claim = latest;
         }
         if (claim != null) {

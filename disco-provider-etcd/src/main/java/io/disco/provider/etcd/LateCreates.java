@@ -69,6 +69,16 @@ final class LateCreates {
         return deletes.getOrDefault(key, NONE);
     }
 
+    /**
+     * A delete of {@code key} whose answer is still to come (a release whose outcome is unknown): an
+     * acquisition of the key waits for it too, since its create Txn would otherwise adopt the incarnation
+     * being released, and its token with it.
+     */
+    void awaitDelete(ByteSequence key, CompletableFuture<Void> deleted) {
+        deletes.merge(key, deleted, (a, b) -> CompletableFuture.allOf(a, b));
+        deleted.whenComplete((v, e) -> executors.runOnSession(() -> deletes.computeIfPresent(key, (k, f) -> f.isDone() ? null : f)));
+    }
+
     private void sweep(ByteSequence key, CompletableFuture<Void> swept) {
         if (closed) {
             swept.complete(null);
@@ -121,9 +131,7 @@ final class LateCreates {
         SessionMember owner = services.owning(key);
         CompletableFuture<?> ownership = owner == null ? null : owner.lateIncarnation(key, createRevision);
         if (ownership == null) {
-            CompletableFuture<Void> deleted = guardedDelete.untilAnswered(key, createRevision);
-            deletes.merge(key, deleted, (a, b) -> CompletableFuture.allOf(a, b));
-            deleted.whenComplete((v, e) -> executors.runOnSession(() -> deletes.computeIfPresent(key, (k, f) -> f.isDone() ? null : f)));
+            awaitDelete(key, guardedDelete.untilAnswered(key, createRevision));
         } else if (!ownership.isDone()) {
             ownership.whenComplete((v, e) -> executors.runOnSession(() -> created(key, createRevision)));
         }

@@ -108,14 +108,20 @@ abstract class QueueClaim<G> {
     /**
      * Starts the attempt once {@code previous} (this service's attempt before it, or null) has nothing
      * left to withdraw: otherwise its guarded delete could remove the very key this attempt adopts
-     * (same key, same CreateRevision).
+     * (same key, same CreateRevision); and once {@code releaseFirst} (the unconfirmed release of the
+     * service's grant before, or null) has completed: until then that grant's key incarnation may still
+     * be there, and the create Txn would adopt it, with the released grant's token.
      */
-    final void startAfter(QueueClaim<?> previous) {
-        if (previous == null) {
+    final void startAfter(QueueClaim<?> previous, CompletableFuture<?> releaseFirst) {
+        CompletableFuture<?> before = previous == null ? null : previous.settled;
+        if (releaseFirst != null) {
+            before = before == null ? releaseFirst : CompletableFuture.allOf(before, releaseFirst);
+        }
+        if (before == null) {
             session.runHere(this::doCreate); // the caller holds no lock of ours here
         } else {
-            // Here, or in the session's context when previous settles there: neither holds a lock of ours.
-            previous.settled.whenComplete((v, e) -> session.runHere(this::doCreate));
+            // Here, or in the session's context when it completes there: neither holds a lock of ours.
+            before.whenComplete((v, e) -> session.runHere(this::doCreate));
         }
     }
 

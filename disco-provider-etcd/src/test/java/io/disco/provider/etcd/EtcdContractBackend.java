@@ -9,6 +9,13 @@ import io.disco.semaphore.SemaphoreService;
 import io.disco.testing.EtcdExtension;
 import io.disco.testing.contract.ContractBackend;
 import io.disco.testing.contract.ContractOwner;
+import io.disco.testing.contract.StallableClient;
+import io.disco.testing.TcpProxy;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.util.UUID;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,10 +43,13 @@ final class EtcdContractBackend implements ContractBackend, BeforeAllCallback {
 
     private final EtcdExtension etcd = EtcdExtension.sharedMember();
     private volatile Client client;
+    /** The run's root store: what a test makes for the whole run (a stallable client's proxy) is closed with it. */
+    private volatile ExtensionContext.Store runStore;
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
         etcd.beforeAll(context);
+        runStore = context.getRoot().getStore(SHARED);
         client = context.getRoot().getStore(SHARED).getOrComputeIfAbsent("client", k -> {
             Client c = Etcd.client(etcd.cluster());
             try {
@@ -69,6 +79,40 @@ final class EtcdContractBackend implements ContractBackend, BeforeAllCallback {
     @Override
     public DiscoBackend discoBackend(Duration ttl) {
         return new EtcdDiscoBackend(client, options(ttl));
+    }
+
+    /**
+     * A client of its own that reaches the member through a {@link TcpProxy}: {@code stall()} stops forwarding
+     * without dropping a byte (a request sent meanwhile is delivered, and applied, on {@code resume()}), as a
+     * member frozen with SIGSTOP would; the proxy and the client are closed when the run ends.
+     */
+    @Override
+    public StallableClient stallableDiscoBackend(Duration ttl, Duration requestTimeout) {
+        URI member = URI.create(etcd.cluster().endpoints().get(0));
+        TcpProxy proxy;
+        try {
+            proxy = new TcpProxy(new InetSocketAddress(member.getHost(), member.getPort()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Client own = Client.builder().endpoints("http://127.0.0.1:" + proxy.port()).build();
+        runStore.put(UUID.randomUUID(), (ExtensionContext.Store.CloseableResource) () -> {
+            own.close();
+            proxy.close();
+        });
+        StallableClient.Link link = new StallableClient.Link() {
+            @Override
+            public void stall() {
+                proxy.blackhole(true);
+            }
+
+            @Override
+            public void resume() {
+                proxy.blackhole(false);
+            }
+        };
+        EtcdOptions options = EtcdOptions.builder().ttl(ttl).requestTimeout(requestTimeout).build();
+        return new StallableClient(new EtcdDiscoBackend(own, options), link);
     }
 
     @Override

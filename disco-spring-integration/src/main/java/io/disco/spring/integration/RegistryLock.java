@@ -1,6 +1,7 @@
 package io.disco.spring.integration;
 
 import io.disco.fencing.DiscoException;
+import io.disco.lock.LockLostException;
 import io.disco.fencing.FencingToken;
 import io.disco.lock.FencedLock;
 import java.util.ConcurrentModificationException;
@@ -162,7 +163,9 @@ final class RegistryLock implements DiscoLock {
         }
         try {
             lock.unlock();
-        } catch (DiscoException lost) {
+        } catch (LockLostException lost) {
+            // Only a loss: a release without an answer (a DiscoException that is no loss) gave the hold up and
+            // is thrown as it is, and an interrupted unlock completes and throws nothing, as Spring's registries do.
             throw new ConcurrentModificationException("the hold of '" + key + "' by this thread was lost before this"
                     + " unlock (" + lost.getMessage() + "): another process may have held it since, so the integrity of"
                     + " data it protects may be compromised unless the data's store checks the fencing token", lost);

@@ -49,6 +49,18 @@ public interface ContractBackend {
     DiscoBackend discoBackend(Duration ttl);
 
     /**
+     * A client's backend like {@link #discoBackend(Duration)}, with the given request timeout, whose link to the
+     * servers the kit can stall (see {@link StallableClient.Link}): its own connection, so that stalling it stalls
+     * no other owner of the test. The kit closes the client it makes on it; the backend closes the link when
+     * the run ends.
+     *
+     * @param ttl            each owner's lease time to live
+     * @param requestTimeout how long a request of the client may wait for its answer
+     * @return the client's backend and its link
+     */
+    StallableClient stallableDiscoBackend(Duration ttl, Duration requestTimeout);
+
+    /**
      * Lists, with a linearizable read, every key that owners of the primitive on {@code name} hold: the keys of
      * holders and of waiters, and any per-holder key that goes with them (a semaphore's slot claim), sorted.
      * State that belongs to no owner and outlives them (an rwlock's phase marker) is not listed. A grant's

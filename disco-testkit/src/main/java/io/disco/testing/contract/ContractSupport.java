@@ -75,6 +75,18 @@ public abstract class ContractSupport {
     }
 
     /**
+     * Closes {@code closeable} after the test, with the owners and clients the test opened.
+     *
+     * @param closeable what the test opened
+     * @param <T>       its type
+     * @return {@code closeable}
+     */
+    protected final <T extends AutoCloseable> T track(T closeable) {
+        opened.add(closeable);
+        return closeable;
+    }
+
+    /**
      * Starts a leadership runner through the backend, with its own lease of {@code ttlSeconds}, closed after
      * the test.
      *
