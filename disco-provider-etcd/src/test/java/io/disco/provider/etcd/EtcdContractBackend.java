@@ -42,6 +42,8 @@ final class EtcdContractBackend implements ContractBackend, BeforeAllCallback {
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
 
     private final EtcdExtension etcd = EtcdExtension.sharedMember();
+    /** Whether a stall freezes the member itself (SIGSTOP) rather than one client's link to it. */
+    private final boolean stallFreezesMember;
     private volatile Client client;
     /** The run's root store: what a test makes for the whole run (a stallable client's proxy) is closed with it. */
     private volatile ExtensionContext.Store runStore;
@@ -81,13 +83,42 @@ final class EtcdContractBackend implements ContractBackend, BeforeAllCallback {
         return new EtcdDiscoBackend(client, options(ttl));
     }
 
+    /** A backend whose stalls cut one client's link to the member (a proxy). */
+    EtcdContractBackend() {
+        this(false);
+    }
+
+    /**
+     * @param stallFreezesMember whether a stall freezes the shared member itself with SIGSTOP, for every client
+     *                           of the test (the fault run of issue 44), rather than one client's link
+     */
+    EtcdContractBackend(boolean stallFreezesMember) {
+        this.stallFreezesMember = stallFreezesMember;
+    }
+
     /**
      * A client of its own that reaches the member through a {@link TcpProxy}: {@code stall()} stops forwarding
      * without dropping a byte (a request sent meanwhile is delivered, and applied, on {@code resume()}), as a
-     * member frozen with SIGSTOP would; the proxy and the client are closed when the run ends.
+     * member frozen with SIGSTOP would; the proxy and the client are closed when the run ends. With
+     * {@link #EtcdContractBackend(boolean) stallFreezesMember}, a stall freezes the member itself.
      */
     @Override
     public StallableClient stallableDiscoBackend(Duration ttl, Duration requestTimeout) {
+        EtcdOptions options = EtcdOptions.builder().ttl(ttl).requestTimeout(requestTimeout).build();
+        if (stallFreezesMember) {
+            StallableClient.Link frozen = new StallableClient.Link() {
+                @Override
+                public void stall() {
+                    etcd.cluster().pause(0);
+                }
+
+                @Override
+                public void resume() {
+                    etcd.cluster().resume(0);
+                }
+            };
+            return new StallableClient(new EtcdDiscoBackend(client, options), frozen);
+        }
         URI member = URI.create(etcd.cluster().endpoints().get(0));
         TcpProxy proxy;
         try {
@@ -111,7 +142,6 @@ final class EtcdContractBackend implements ContractBackend, BeforeAllCallback {
                 proxy.blackhole(false);
             }
         };
-        EtcdOptions options = EtcdOptions.builder().ttl(ttl).requestTimeout(requestTimeout).build();
         return new StallableClient(new EtcdDiscoBackend(own, options), link);
     }
 
