@@ -21,6 +21,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
@@ -251,17 +252,25 @@ public abstract class UnconfirmedReleaseContract extends ContractSupport {
 
     private void assertDoneAtRelease(FencedLock first, FencedLock next) throws Exception {
         ExecutorService holder = actor();
+        ExecutorService nextHolder = actor();
         CompletableFuture<Void> done = on(holder, () -> {
             first.lock();
             return first.done().toCompletableFuture();
         });
-        CompletableFuture<Hold> waiter = holdOnce("next", next); // keeps the name in use after the release
+        Future<FencingToken> waiter = nextHolder.submit(() -> { // keeps the name in use after the release
+            next.lock();
+            return next.token();
+        });
         on(holder, () -> {
             first.unlock();
             return null;
         });
-        done.get(5, TimeUnit.SECONDS);
-        assertNotNull(waiter.get(WAIT_SECONDS, TimeUnit.SECONDS));
+        waiter.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        done.get(5, TimeUnit.SECONDS); // while the next thread still holds the name
+        on(nextHolder, () -> {
+            next.unlock();
+            return null;
+        });
     }
 
     @Test
