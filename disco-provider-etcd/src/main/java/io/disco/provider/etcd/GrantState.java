@@ -8,8 +8,8 @@ import java.util.Set;
  * refuses a move the service never makes: such a move is a bug, and it fails loudly.
  *
  * <pre>
- *   IDLE ◄──► HELD ──► RELEASING ──► IDLE
- *     │         │          │
+ *   IDLE ◄──► HELD ◄─► RELEASING ──► IDLE
+ *     │         │          │           (back to HELD only when etcd refused the release's delete for good)
  *     └─────────┴──────────┴──► LOST ──► CLOSED
  *     └─────────┴──────────┴────────────► CLOSED
  * </pre>
@@ -19,7 +19,10 @@ enum GrantState {
     IDLE,
     /** A grant is held. */
     HELD,
-    /** A release of the held grant was sent: its key's deletion is expected, not a loss. Held until it is answered. */
+    /**
+     * A release of the held grant was sent: its key's deletion is expected, not a loss. The grant is given up
+     * (never handed out again) and kept only to match that deletion until the release is confirmed.
+     */
     RELEASING,
     /** The service is lost (its lease, or its held key deleted by somebody else): it hands out nothing any more. */
     LOST,
@@ -34,7 +37,7 @@ enum GrantState {
             case HELD:
                 return EnumSet.of(RELEASING, IDLE, LOST, CLOSED);
             case RELEASING:
-                return EnumSet.of(IDLE, LOST, CLOSED);
+                return EnumSet.of(IDLE, HELD, LOST, CLOSED);
             case LOST:
                 return EnumSet.of(CLOSED);
             default:

@@ -40,7 +40,7 @@ class StateTransitionsTest {
         Map<GrantState, Set<GrantState>> allowed = Map.of(
                 GrantState.IDLE, EnumSet.of(GrantState.HELD, GrantState.LOST, GrantState.CLOSED),
                 GrantState.HELD, EnumSet.of(GrantState.RELEASING, GrantState.IDLE, GrantState.LOST, GrantState.CLOSED),
-                GrantState.RELEASING, EnumSet.of(GrantState.IDLE, GrantState.LOST, GrantState.CLOSED),
+                GrantState.RELEASING, EnumSet.of(GrantState.IDLE, GrantState.HELD, GrantState.LOST, GrantState.CLOSED),
                 GrantState.LOST, EnumSet.of(GrantState.CLOSED),
                 GrantState.CLOSED, EnumSet.noneOf(GrantState.class));
         assertMovesExactly(GrantState.class, allowed, GrantState::to);

@@ -273,6 +273,51 @@ public abstract class UnconfirmedReleaseContract extends ContractSupport {
         });
     }
 
+    /**
+     * A holder whose key disappears without its own confirmed release (an operator's delete) is told on every
+     * channel: {@code done()} completes, {@code err()} holds the loss, {@code token()} and the last
+     * {@code unlock()} throw it; and the next holder of the same client has a newer token.
+     */
+    @Test
+    void aHolderWhoseKeyIsDeletedByAnotherIsToldOnEveryChannel() throws Exception {
+        String name = uniqueName("key-deleted-under-holder");
+        Disco disco = client(TTL_SECONDS);
+        ExecutorService holder = actor();
+        FencedLock lock = disco.lock(name);
+        FencingToken first = on(holder, () -> {
+            lock.lock();
+            return lock.token();
+        });
+        CompletableFuture<Void> done = on(holder, () -> lock.done().toCompletableFuture());
+        List<String> keys = keys(name);
+        assertEquals(1, keys.size());
+        backend().deleteKey(keys.get(0));
+        done.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertTrue(on(holder, () -> lock.err().isPresent()), "err() holds the loss");
+        Object token = on(holder, () -> {
+            try {
+                return lock.token();
+            } catch (DiscoException e) {
+                return e;
+            }
+        });
+        assertTrue(token instanceof io.disco.lock.LockLostException, "token() throws the loss, got " + token);
+        Object unlocked = on(holder, () -> {
+            try {
+                lock.unlock();
+                return "returned";
+            } catch (DiscoException e) {
+                return e;
+            }
+        });
+        assertTrue(unlocked instanceof io.disco.lock.LockLostException, "unlock() throws the loss, got " + unlocked);
+        FencedLock again = disco.lock(name);
+        assertTrue(again.tryLock(WAIT_SECONDS, TimeUnit.SECONDS));
+        assertTrue(again.token().isNewerThan(first));
+        again.unlock();
+        awaitKeyCount(name, 0);
+    }
+
     @Test
     void anInterruptedReleaseCompletesKeepsTheFlagAndThrowsNothing() throws Exception {
         String name = uniqueName("interrupted-release");
