@@ -5,9 +5,12 @@ import java.util.Set;
 
 /** The states of one {@link ZkLockService}, with the transitions it may take. */
 enum LockState {
-    /** Neither holding nor waiting. */
+    /**
+     * Neither holding nor waiting. The last grant's release may still be unconfirmed (its delete unanswered): it is
+     * given up all the same, and nothing is handed out until the release is confirmed ({@link QueueRelease}).
+     */
     IDLE,
-    /** One acquisition is in progress. */
+    /** One acquisition is in progress (waiting, first, for an unconfirmed release of the last grant, if any). */
     WAITING,
     /** The lock is held. */
     HELD,

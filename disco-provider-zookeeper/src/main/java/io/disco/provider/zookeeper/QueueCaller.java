@@ -35,8 +35,11 @@ final class QueueCaller {
             if (g.isPresent()) {
                 return g.get();
             }
-            TimeoutException t = new TimeoutException("the " + s.what() + " on " + s.path + " was still held by another owner after " + timeout
-                    + "; this owner's claim was withdrawn");
+            TimeoutException t = new TimeoutException(s.releaseUnconfirmed()
+                    ? "the release of this service's previous grant of the " + s.what() + " on " + s.path + " was still unconfirmed after "
+                            + timeout + " (ZooKeeper has not answered its delete): nothing was claimed"
+                    : "the " + s.what() + " on " + s.path + " was still held by another owner after " + timeout
+                            + "; this owner's claim was withdrawn");
             t.initCause(e);
             throw t;
         } catch (ExecutionException e) {

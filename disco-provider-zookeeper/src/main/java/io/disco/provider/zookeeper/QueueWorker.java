@@ -9,7 +9,8 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * The worker of one {@link QueueAttempt}: creates the own node ({@link OwnNode}, with its ownership check), waits
+ * The worker of one {@link QueueAttempt}: once the service's last release is confirmed ({@link QueueRelease}),
+ * creates the own node ({@link OwnNode}, with its ownership check), waits
  * for the node the service names as its blocker to go (its predecessor, or any change of the directory for a
  * semaphore), parks while the session is SUSPENDED, then has the service make the grant and commit it; every
  * other way out withdraws the node before the attempt's {@code withdrawn} completes.
@@ -31,8 +32,8 @@ final class QueueWorker<G extends Fenced, E extends DiscoException> implements R
         String node = null;
         boolean committed = false;
         try {
-            if (a.future.isDone()) {
-                return;
+            if (a.future.isDone() || !service.awaitReleaseConfirmed(a)) {
+                return; // no node before the service's last release is confirmed: it may still be there (issue 44)
             }
             Stat created = new Stat();
             node = OwnNode.create(c, service.queueDir(), a.kind, a.data, created);

@@ -10,7 +10,9 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
@@ -24,7 +26,8 @@ import org.apache.zookeeper.data.Stat;
  * subclass names until it names none, then has the subclass make the grant and commits it here, unless it was
  * given up meanwhile; every other way out withdraws the node ({@link QueueNodes}) before a synchronous call
  * returns ({@link QueueCaller}). A held node deleted by anybody else, or the session's loss, is the loss of the
- * service.
+ * service. A release gives the grant up at once and is confirmed in the background when its answer is late
+ * ({@link QueueRelease}); the service hands nothing out until it is.
  *
  * @param <G> the grant
  * @param <E> the loss
@@ -41,7 +44,12 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
     private G held;
     private NodeKind heldKind;
     private String heldNode;
-    private String releasing;
+    /**
+     * The release of the last grant while it is unconfirmed (issue 44), else null. The grant is given up when its
+     * release starts; until the release is confirmed nothing is handed out: a try finds it in the way, any other
+     * acquisition waits for it (its worker creates no node before), then claims anew with a new node.
+     */
+    private QueueRelease<G> unconfirmed;
     private E loss;
     /** A held grant was lost and no release has reported it yet. */
     private boolean lostHeld;
@@ -170,7 +178,9 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
 
     private QueueAttempt<G> start(NodeKind kind, boolean tryOnly, byte[] data) {
         QueueAttempt<G> a = new QueueAttempt<>(this, kind, tryOnly, data);
+        QueueRelease<G> releaseFirst;
         synchronized (mon) {
+            releaseFirst = unconfirmed;
             switch (state) {
                 case CLOSED -> throw new IllegalStateException("the " + what() + " on " + path + " is closed");
                 case LOST -> throw loss;
@@ -186,9 +196,22 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
                     return a;
                 }
                 case IDLE -> {
-                    state = state.to(LockState.WAITING);
-                    pending = a;
+                    if (releaseFirst != null && tryOnly) {
+                        // the released grant's node may still be there, and its delete be applied at any moment:
+                        // something is in the way; nothing is handed out from it
+                        a.future.complete(null);
+                        a.withdrawn.complete(null);
+                    } else {
+                        state = state.to(LockState.WAITING);
+                        pending = a;
+                    }
                 }
+            }
+        }
+        if (releaseFirst != null) {
+            releaseFirst.nudge(); // the acquisition wants it confirmed: no back-off
+            if (tryOnly) {
+                return a;
             }
         }
         a.future.whenComplete((g, e) -> onAttemptEnd(a, g, e));
@@ -199,6 +222,33 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
             a.future.completeExceptionally(new IllegalStateException("the session of the " + what() + " on " + path + " is closed", e));
         }
         return a;
+    }
+
+    /**
+     * Waits, on an attempt's worker, until no release of this service is unconfirmed: only then may it create its
+     * node (issue 44).
+     *
+     * @return false if the attempt ended meanwhile (given up, the service lost or closed)
+     */
+    final boolean awaitReleaseConfirmed(QueueAttempt<G> a) throws InterruptedException {
+        while (true) {
+            synchronized (mon) {
+                if (unconfirmed == null) {
+                    return !a.future.isDone();
+                }
+            }
+            if (a.future.isDone()) {
+                return false;
+            }
+            a.wake.acquire(); // released when the release is confirmed, and when the attempt ends
+        }
+    }
+
+    /** @return whether a release of this service is unconfirmed */
+    final boolean releaseUnconfirmed() {
+        synchronized (mon) {
+            return unconfirmed != null;
+        }
     }
 
     /** A failed, cancelled or empty attempt: the service is free for the next one, and the worker withdraws. */
@@ -303,51 +353,176 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
 
     // ------------------------------------------------------------------ releasing
 
+    /**
+     * Releases the held grant (see {@link QueueRelease}). The grant is given up at once: {@link #held()} is empty and
+     * nothing is handed out from it. Waits for the release to be confirmed, at most the request timeout and
+     * uninterruptibly (an interrupted caller waits all the same and keeps its interrupt status); returns if it is,
+     * throws the loss if the node was gone before the release (or the session ended with it), and a
+     * {@link DiscoException} saying so when no answer came in time: the delete then goes on in the background, and
+     * the next acquisition waits for it. Called again while the release is unconfirmed, waits for it once more.
+     */
     final void release(NodeKind kind, String call) {
         SessionThread.refuseOnSessionThread(call);
-        String node;
-        List<org.apache.curator.framework.api.transaction.CuratorOp> extra;
+        QueueRelease<G> r;
+        boolean first;
         synchronized (mon) {
             if (lostHeld) {
                 lostHeld = false;
                 throw loss;
             }
-            if (state != LockState.HELD) {
+            if (state == LockState.HELD) {
+                if (heldKind != kind) {
+                    throw new IllegalStateException(call + ": this service holds a " + modeName(heldKind) + " grant of the "
+                            + what() + " on " + path + ", not a " + modeName(kind) + " one; nothing was released");
+                }
+                r = newRelease(call);
+                first = true;
+            } else if (unconfirmed != null && unconfirmed.kind == kind) {
+                r = unconfirmed; // an earlier call of this grant's release timed out: wait for the same release
+                first = false;
+            } else {
                 return;
             }
-            if (heldKind != kind) {
-                throw new IllegalStateException(call + ": this service holds a " + modeName(heldKind) + " grant of the "
-                        + what() + " on " + path + ", not a " + modeName(kind) + " one; nothing was released");
-            }
-            node = heldNode;
-            extra = releaseOps(held);
-            releasing = node;
         }
+        if (first) {
+            r.start();
+        } else {
+            r.nudge();
+        }
+        awaitRelease(r, call);
+    }
+
+    /** Under {@link #mon}, in state HELD: gives the held grant up and makes its release the unconfirmed one. */
+    private QueueRelease<G> newRelease(String call) {
+        assert Thread.holdsLock(mon);
+        QueueRelease<G> r;
         try {
-            QueueNodes.deleteHeld(session.client(), node, extra);
-        } catch (KeeperException.NoNodeException | KeeperException.SessionExpiredException e) {
-            lose("its node " + node + " was gone before the release", e);
-            synchronized (mon) {
-                lostHeld = false;
-                throw loss;
-            }
+            r = new QueueRelease<>(this, held, heldKind, heldNode, releaseOps(held));
+        } catch (DiscoException e) {
+            throw e;
         } catch (Exception e) {
-            synchronized (mon) {
-                releasing = null;
-            }
-            throw zkFailure("releasing (this owner still holds the lock; retry, or let the session end)", e);
+            throw new DiscoException(call + ": could not prepare the release of the " + what() + " on " + path + ": " + e, e);
         }
-        synchronized (mon) {
-            releasing = null;
-            if (state == LockState.HELD && node.equals(heldNode)) {
-                state = state.to(LockState.IDLE);
-                held = null;
-                heldKind = null;
-                heldNode = null;
-            } else if (lostHeld) {
-                lostHeld = false;
-                throw loss;
+        unconfirmed = r;
+        state = state.to(LockState.IDLE);
+        held = null;
+        heldKind = null;
+        heldNode = null;
+        return r;
+    }
+
+    private void awaitRelease(QueueRelease<G> r, String call) {
+        Duration timeout = session.options().requestTimeout();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    r.confirmed.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    return;
+                } catch (InterruptedException e) {
+                    interrupted = true; // a release is not given up half-way: wait on, keep the status
+                } catch (TimeoutException e) {
+                    r.giveUp();
+                    throw new DiscoException("ZooKeeper at " + session.connectString() + " did not answer the release ("
+                            + call + ") of the " + what() + " on " + path + " within " + timeout.toMillis() + " ms: the grant ("
+                            + r.grant.token() + ") is given up, this owner no longer holds it and its token must not be used;"
+                            + " the delete of its node " + r.node + " goes on in the background until ZooKeeper answers or the"
+                            + " session ends, and the next acquisition of this service waits for it, then claims anew with a"
+                            + " new token (calling " + call + " again waits for the same release once more)", e);
+                } catch (ExecutionException e) {
+                    Throwable cause = e.getCause();
+                    synchronized (mon) {
+                        if (cause == loss) {
+                            lostHeld = false; // reported here
+                        }
+                    }
+                    throw cause instanceof RuntimeException re ? re : new DiscoException(String.valueOf(cause), cause);
+                }
             }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Waits for a release as {@link #close()} does: at most the request timeout, keeping an interruption; no outcome. */
+    private void awaitQuietly(QueueRelease<G> r) {
+        long deadline = System.nanoTime() + session.options().requestTimeout().toNanos();
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    r.confirmed.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    return;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (TimeoutException | ExecutionException e) {
+                    return; // unconfirmed: it goes on in the background
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * The end of a release, on whatever thread learned it: confirmed (the acquisition waiting for it goes on), or
+     * found to be a loss (the node was gone before it, the session ended).
+     */
+    void releaseEnded(QueueRelease<G> r, QueueRelease.Outcome outcome, KeeperException cause) {
+        switch (outcome) {
+            case DELETED -> {
+                QueueAttempt<G> waiting;
+                synchronized (mon) {
+                    if (unconfirmed == r) {
+                        unconfirmed = null;
+                    }
+                    waiting = pending;
+                }
+                r.confirmed.complete(null);
+                if (waiting != null) {
+                    waiting.wake.release();
+                }
+            }
+            case GONE_BEFORE -> lose("its node " + r.node + " was gone before the release (deleted by somebody else, or its"
+                    + " session ended)", cause);
+            case SESSION_ENDED -> {
+                DiscoException sessionLoss = session.lossOrNull();
+                lose(sessionLoss != null ? "the ZooKeeper session was lost: " + sessionLoss.getMessage()
+                        : "the ZooKeeper session ended while its node " + r.node + " was being released", sessionLoss);
+            }
+            case REFUSED -> r.confirmed.completeExceptionally(zkFailure("releasing (ZooKeeper refused the delete of " + r.node
+                    + " and applied nothing: this owner still holds the " + what() + "; retry, or let the session end)", cause));
+        }
+        synchronized (mon) { // closed meanwhile: nothing is lost any more, the release is over all the same
+            if (unconfirmed == r) {
+                unconfirmed = null;
+            }
+        }
+        r.confirmed.complete(null);
+    }
+
+    /**
+     * ZooKeeper refused a release's delete for good: if nothing of it can have been applied and no caller was told
+     * that the grant is given up (its caller still waits, nothing else began), the grant is held again.
+     *
+     * @return whether it is held again; false: the release goes on
+     */
+    boolean releaseRefused(QueueRelease<G> r) {
+        synchronized (mon) {
+            if (unconfirmed != r || r.givenUp() || r.maybeApplied() || state != LockState.IDLE || pending != null) {
+                return false;
+            }
+            unconfirmed = null;
+            state = state.to(LockState.HELD);
+            held = r.grant;
+            heldKind = r.kind;
+            heldNode = r.node;
+            return true;
         }
     }
 
@@ -377,17 +552,24 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
 
     public void close() {
         QueueAttempt<G> a;
-        String node;
-        List<org.apache.curator.framework.api.transaction.CuratorOp> extra;
+        QueueRelease<G> r;
+        boolean first = false;
         synchronized (mon) {
             if (state == LockState.CLOSED) {
                 return;
             }
             a = pending;
             pending = null;
-            node = state == LockState.HELD ? heldNode : null;
-            extra = state == LockState.HELD ? releaseOps(held) : List.of();
-            releasing = node;
+            if (state == LockState.HELD) {
+                QueueRelease<G> made = null;
+                try {
+                    made = newRelease("close()");
+                } catch (DiscoException e) {
+                    session.deleteInBackground(heldNode); // a slot left behind is taken over once this node is gone
+                }
+                first = made != null;
+            }
+            r = unconfirmed;
             state = state.to(LockState.CLOSED);
             held = null;
             heldKind = null;
@@ -400,15 +582,14 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
                 a.awaitWithdrawn(session.options().requestTimeout());
             }
         }
-        if (node != null) {
-            if (SessionThread.onSessionThread()) {
-                session.deleteInBackground(node); // a slot left behind is taken over once this node is gone
+        if (r != null) {
+            if (first) {
+                r.start();
             } else {
-                try {
-                    QueueNodes.deleteHeld(session.client(), node, extra);
-                } catch (Exception e) {
-                    session.deleteInBackground(node); // a slot left behind is taken over once this node is gone
-                }
+                r.nudge();
+            }
+            if (!SessionThread.onSessionThread()) {
+                awaitQuietly(r); // unconfirmed after the request timeout: it goes on in the background
             }
         }
         session.callbacks().deliver(() -> done.complete(null));
@@ -426,12 +607,22 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
         close();
     }
 
+    /**
+     * The own node is gone (its watch, or a caller's failed write): the loss of a held grant, unless it is the node
+     * of the release in progress, whose deletion is that release's (never a loss).
+     */
     void ownNodeDeleted(String node) {
         boolean gone;
+        QueueRelease<G> r = null;
         synchronized (mon) {
-            gone = state == LockState.HELD && node.equals(heldNode) && !node.equals(releasing);
+            if (unconfirmed != null && unconfirmed.node.equals(node)) {
+                r = unconfirmed;
+            }
+            gone = state == LockState.HELD && node.equals(heldNode);
         }
-        if (gone) {
+        if (r != null) {
+            r.seenGone();
+        } else if (gone) {
             lose("its node " + node + " was deleted by somebody else", null);
         }
     }
@@ -439,12 +630,16 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
     void lose(String reason, Throwable cause) {
         QueueAttempt<G> a;
         String node;
+        QueueRelease<G> r;
         synchronized (mon) {
             if (state.finished()) {
                 return;
             }
             loss = lost(reason, cause);
-            lostHeld = state == LockState.HELD;
+            r = unconfirmed;
+            unconfirmed = null;
+            // a release whose caller was told it is unconfirmed reports the loss at the next release call
+            lostHeld = state == LockState.HELD || r != null && r.givenUp();
             node = heldNode;
             a = pending;
             pending = null;
@@ -459,6 +654,11 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
         }
         if (node != null) {
             session.deleteInBackground(node); // if the session still lives, leave nothing behind
+        }
+        if (r != null) {
+            r.stop();
+            r.confirmed.completeExceptionally(loss);
+            session.deleteInBackground(r.node); // if the session still lives, the release's delete goes on
         }
         session.callbacks().deliver(() -> done.complete(null));
     }
@@ -488,7 +688,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
     @Override
     public String toString() {
         synchronized (mon) {
-            return "ZooKeeper " + what() + " on " + path + " (" + state + ")";
+            return "ZooKeeper " + what() + " on " + path + " (" + state + (unconfirmed != null ? ", " + unconfirmed + " unconfirmed" : "") + ")";
         }
     }
 }

@@ -9,6 +9,7 @@ import io.disco.semaphore.SemaphoreService;
 import io.disco.testing.ZooKeeperExtension;
 import io.disco.testing.contract.ContractBackend;
 import io.disco.testing.contract.ContractOwner;
+import io.disco.testing.contract.StallableClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -38,10 +39,13 @@ final class ZkContractBackend implements ContractBackend, BeforeAllCallback {
 
     private final ZooKeeperExtension zk = ZooKeeperExtension.sharedServer();
     private volatile CuratorFramework admin;
+    /** The run's root store: what lives until the run ends (a stallable client's proxy) is closed with it. */
+    private volatile ExtensionContext.Store runStore;
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
         zk.beforeAll(context);
+        runStore = context.getRoot().getStore(SHARED);
         admin = context.getRoot().getStore(SHARED).getOrComputeIfAbsent("admin", k -> new Admin(client(zk.connectString(), 30_000)),
                 Admin.class).client;
     }
@@ -109,18 +113,60 @@ final class ZkContractBackend implements ContractBackend, BeforeAllCallback {
      */
     @Override
     public ZooKeeperDiscoBackend discoBackend(Duration ttl) {
+        return ZooKeeperDiscoBackend.over(builder(zk.connectString(), ttl).ensembleTracker(true), options());
+    }
+
+    /**
+     * A client of its own whose owners reach the server through a {@link FreezableProxy}: {@code stall()} freezes
+     * it (nothing is forwarded, nothing dropped: a request sent meanwhile is delivered, and applied, on
+     * {@code resume()}), as a member frozen with SIGSTOP and resumed would. The session timeout is the TTL: the
+     * client's ZooKeeper connection declares itself lost only after two thirds of it without an answer, and the
+     * session's own deadline is the same, so a stall well below that (the kit's 2.5 s against 30 s) is no
+     * disconnection for Curator (no SUSPENDED) and no loss. The proxy is closed when the run ends.
+     */
+    @Override
+    public StallableClient stallableDiscoBackend(Duration ttl, Duration requestTimeout) {
+        FreezableProxy proxy;
+        try {
+            proxy = new FreezableProxy(port());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        runStore.put(java.util.UUID.randomUUID(), (ExtensionContext.Store.CloseableResource) proxy::close);
+        ZooKeeperOptions options = ZooKeeperOptions.builder().connectTimeout(Duration.ofSeconds(10)).requestTimeout(requestTimeout).build();
+        StallableClient.Link link = new StallableClient.Link() {
+            @Override
+            public void stall() {
+                proxy.freeze();
+            }
+
+            @Override
+            public void resume() {
+                proxy.thaw();
+            }
+        };
+        return new StallableClient(ZooKeeperDiscoBackend.over(builder(proxy.connectString(), ttl), options), link);
+    }
+
+    /**
+     * How {@link #discoBackend} and {@link #stallableDiscoBackend} build each owner's client, recording its
+     * handles: on {@code connectString} only (no ensemble tracker, which could widen a proxy's address to the
+     * server's own; {@link #discoBackend} turns it back on, as it always had it).
+     */
+    private static CuratorFrameworkFactory.Builder builder(String connectString, Duration ttl) {
         DefaultZookeeperFactory factory = new DefaultZookeeperFactory();
-        return ZooKeeperDiscoBackend.over(CuratorFrameworkFactory.builder()
-                .connectString(zk.connectString())
+        return CuratorFrameworkFactory.builder()
+                .connectString(connectString)
+                .ensembleTracker(false)
                 .sessionTimeoutMs((int) ttl.toMillis())
                 .connectionTimeoutMs((int) Math.min(ttl.toMillis(), 5_000))
-                .zookeeperFactory((connectString, timeout, watcher, canBeReadOnly) -> {
-                    ZooKeeper handle = factory.newZooKeeper(connectString, timeout, watcher, canBeReadOnly);
+                .zookeeperFactory((cs, timeout, watcher, canBeReadOnly) -> {
+                    ZooKeeper handle = factory.newZooKeeper(cs, timeout, watcher, canBeReadOnly);
                     HANDLES.removeIf(h -> !h.getState().isAlive());
                     HANDLES.add(handle);
                     return handle;
                 })
-                .retryPolicy(new RetryNTimes(3, 100)), options());
+                .retryPolicy(new RetryNTimes(3, 100));
     }
 
     /** The ZooKeeper handles of the clients {@link #discoBackend} built, open or closed. */
