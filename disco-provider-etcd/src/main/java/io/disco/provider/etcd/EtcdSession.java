@@ -27,7 +27,8 @@ import java.util.concurrent.CompletionStage;
  * is retried and is not a loss. The lease is lost, and {@link #done()} completes with
  * {@link #err()} set, when the server answers that the lease no longer exists (revoked or expired),
  * or when the local validity passes without an answered renewal. Every service on the session is
- * lost with it.
+ * lost with it. A session is handed out with at least half its TTL of validity left: when the grant
+ * was answered later than that, {@link #open} renews the lease first.
  *
  * <h2>Threads</h2>
  * Renewal and the expiry check run on a timer thread of their own ({@code disco-lease-<lease>}) that
@@ -80,19 +81,29 @@ public final class EtcdSession implements DiscoSession {
     }
 
     /**
-     * Grants a lease with the options' TTL and starts keeping it alive.
+     * Grants a lease with the options' TTL and starts keeping it alive. The session is handed out only
+     * with at least half its TTL of validity left, counted from when the grant was sent: a grant answered
+     * later than that (a cold JVM's first request, a slow link) is renewed first, within the request
+     * timeout. The first session of a jetcd client also reads, in the background, the etcd members'
+     * versions, and logs one warning if one has a known lease bug (see
+     * <a href="https://github.com/etcd-io/etcd/issues/15247">etcd issue 15247</a>: 3.4 before 3.4.31,
+     * 3.5 before 3.5.13).
      *
      * @param client the caller's jetcd client; never closed by this library
      * @param options the TTL and request timeout
      * @return the open session
      * @throws NullPointerException if {@code client} or {@code options} is null
-     * @throws DiscoException if etcd refuses the lease or does not answer within the request timeout
+     * @throws DiscoException if etcd refuses the lease or does not answer within the request timeout, or
+     *     the lease cannot be renewed to half its TTL of validity within the request timeout (the lease is
+     *     then revoked)
      */
     public static EtcdSession open(Client client, EtcdOptions options) {
         Objects.requireNonNull(client, "client");
         Objects.requireNonNull(options, "options");
         EtcdSession s = new EtcdSession(client, LeaseKeeper.grant(client, options), options);
         s.core.start();
+        // Once per client, in the background: warn of an etcd version with a known lease bug.
+        EtcdServerVersion.checkOnce(client, options.requestTimeout());
         return s;
     }
 

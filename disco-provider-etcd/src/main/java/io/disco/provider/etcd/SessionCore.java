@@ -81,8 +81,23 @@ final class SessionCore implements LeaseKeeper.Observer {
         this.lateCreates = new LateCreates(client, requests, deletes, watches, services, executors);
     }
 
-    /** Starts keeping the lease alive. */
+    /**
+     * Makes sure the lease is valid for at least half its TTL before the session is handed out (renewing
+     * it first if the grant was answered late: {@link LeaseKeeper#renewBeforeHandOut}), then starts
+     * keeping it alive. If it cannot be made so, the session ends unseen: its threads stop and its lease
+     * (which has no keys) is revoked.
+     *
+     * @throws io.disco.fencing.DiscoException if the lease cannot be handed out with half its TTL
+     */
     void start() {
+        try {
+            lease.renewBeforeHandOut();
+        } catch (RuntimeException | Error e) {
+            lease.close();
+            lease.revokeInBackground();
+            executors.shutdown();
+            throw e;
+        }
         lease.start();
     }
 

@@ -127,6 +127,11 @@ public final class ZooKeeperDiscoBackend implements DiscoBackend {
         }
 
         @Override
+        public java.time.Duration remainingValidity() {
+            return session.remainingValidity();
+        }
+
+        @Override
         public String id() {
             return Long.toHexString(session.sessionId());
         }

@@ -116,7 +116,9 @@ public final class ZooKeeperSession implements AutoCloseable {
      * @return the open session
      * @throws NullPointerException if an argument is null
      * @throws IllegalStateException if the client was not started, or is closed
-     * @throws DiscoException if ZooKeeper could not be reached in time (the message names the connect string)
+     * @throws DiscoException if ZooKeeper could not be reached in time (the message names the connect string),
+     *     or no request was answered early enough to hand the session out with half its validity window
+     *     ({@code T/3}) left within the request timeout
      */
     public static ZooKeeperSession open(CuratorFramework client, ZooKeeperOptions options) {
         Objects.requireNonNull(client, "client");
@@ -132,7 +134,9 @@ public final class ZooKeeperSession implements AutoCloseable {
             long sent = System.nanoTime();
             client.checkExists().forPath("/");
             ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
-            return new ZooKeeperSession(client, options, zk.getSessionId(), zk.getSessionTimeout(), sent);
+            long heard = heardForHandOut(client, options, zk.getSessionTimeout(), sent, where);
+            zk = client.getZookeeperClient().getZooKeeper();
+            return new ZooKeeperSession(client, options, zk.getSessionId(), zk.getSessionTimeout(), heard);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new DiscoException("interrupted while connecting to ZooKeeper at " + where, e);
@@ -140,6 +144,66 @@ public final class ZooKeeperSession implements AutoCloseable {
             throw e;
         } catch (Exception e) {
             throw new DiscoException("ZooKeeper at " + where + " failed: " + e, e);
+        }
+    }
+
+    /**
+     * A new owner is handed out with at least half its validity window left: the window is {@code 2T/3} from
+     * the send time of the newest answered request (see the class documentation), so at least {@code T/3}.
+     * When the opening request's answer came later than that (a cold JVM's first request, a slow link), one
+     * more request is sent, its send time starting the window again, until the session is valid for that
+     * long, within the request timeout.
+     *
+     * @param sent the send time of the opening request, answered
+     * @return the send time of the newest answered request, with at least {@code T/3} of the window left
+     * @throws DiscoException if no request was answered early enough within the request timeout
+     */
+    private static long heardForHandOut(CuratorFramework client, ZooKeeperOptions options, int timeoutMs, long sent, String where)
+            throws InterruptedException {
+        long window = TimeUnit.MILLISECONDS.toNanos(timeoutMs) * 2 / 3;
+        long threshold = window / 2;
+        long start = System.nanoTime();
+        long grantedWith = sent + window - start;
+        if (grantedWith >= threshold) {
+            return sent;
+        }
+        long deadline = start + options.requestTimeout().toNanos();
+        long heard = sent;
+        int asked = 0;
+        String last = "";
+        while (true) {
+            long now = System.nanoTime();
+            if (heard + window - now >= threshold) {
+                return heard;
+            }
+            if (deadline - now <= 0) {
+                throw new DiscoException("the ZooKeeper session at " + where + " opened with "
+                        + TimeUnit.NANOSECONDS.toMillis(Math.max(0, grantedWith)) + " ms of its " + TimeUnit.NANOSECONDS.toMillis(window)
+                        + " ms validity (2/3 of the session timeout of "
+                        + timeoutMs + " ms, counted from when its first request was sent) left, under the "
+                        + TimeUnit.NANOSECONDS.toMillis(threshold) + " ms (half of it) a new session is handed out with, and no"
+                        + " request was answered early enough within the request timeout of " + options.requestTimeout().toMillis()
+                        + " ms (" + asked + " sent" + last + "): not handed out");
+            }
+            long ask = System.nanoTime();
+            CompletableFuture<Integer> answer = new CompletableFuture<>();
+            asked++;
+            try {
+                client.checkExists().inBackground((c, event) -> answer.complete(event.getResultCode())).forPath("/");
+                int code = answer.get(deadline - ask, TimeUnit.NANOSECONDS);
+                if (code == KeeperException.Code.OK.intValue()) {
+                    heard = ask;
+                } else {
+                    last = "; the last answered " + KeeperException.Code.get(code);
+                    TimeUnit.NANOSECONDS.sleep(Math.max(0, Math.min(TimeUnit.MILLISECONDS.toNanos(100), deadline - System.nanoTime())));
+                }
+            } catch (java.util.concurrent.TimeoutException e) {
+                last = "; the last unanswered";
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) {
+                last = "; the last failed: " + e;
+            }
         }
     }
 
@@ -269,6 +333,22 @@ public final class ZooKeeperSession implements AutoCloseable {
     /** @return the session timeout ZooKeeper negotiated: this owner's time to live */
     public java.time.Duration ttl() {
         return java.time.Duration.ofNanos(timeoutNanos);
+    }
+
+    /**
+     * How long this session is valid from now, on the local monotonic clock: until it declares itself lost
+     * unless a newer request is answered ({@code 2T/3} after the send time of the newest answered one). A
+     * session is handed out with at least half of that window ({@code T/3}) left.
+     *
+     * @return the remaining validity; zero once lost or closed
+     */
+    public java.time.Duration remainingValidity() {
+        synchronized (lock) {
+            if (state == SessionState.LOST || state == SessionState.CLOSED) {
+                return java.time.Duration.ZERO;
+            }
+        }
+        return java.time.Duration.ofNanos(Math.max(0, lastHeard.get() + timeoutNanos * 2 / 3 - System.nanoTime()));
     }
 
     /** @return the ZooKeeper session id this session watches */
