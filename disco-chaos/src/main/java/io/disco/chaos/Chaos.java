@@ -33,19 +33,31 @@ import java.util.concurrent.TimeUnit;
  * the first suite (no link or member-network faults); {@code --faults} names the kinds to deal. With
  * {@code --backend zookeeper} the cluster is a 3-member ZooKeeper ensemble of server processes
  * ({@link ZkMembers}) and the faults dealt by default are {@link #zookeeperKinds}: every kind but compaction, the
- * members then each in a network namespace of their own.
+ * members then each in a network namespace of their own. The etcd binary is {@code DISCO_ETCD_BINARY}, else
+ * {@code etcd} on {@code PATH} ({@code ./chaos} sets it: etcd 3.5 by default, {@code --etcd system|PATH}); every
+ * table starts with the server the runs used ({@link Members#server()}, {@link EtcdMembers#label}).
  */
 public final class Chaos {
 
     /**
      * Settings of one run.
      *
+     * @param ttlSeconds the owners' lease TTL (etcd) or session timeout (ZooKeeper): 2 s
+     * @param requestTimeoutMillis the owners' request timeout ({@link Owner#REQUEST_TIMEOUT}, 1 s): shorter than the
+     *     TTL, so that a {@link Nemesis#FREEZE_ALL} fits between them
      * @param workMillis the owners' work between read and write: 20 ms, or 300 ms against a broken
      *     resource, where the freeze must land inside that window (seen through the owner's output and a
      *     spawned {@code kill}, which on a busy machine can take longer than 20 ms) for the zombie write to happen
      */
-    record Options(Workload workload, long seconds, long seed, int owners, long ttlSeconds, boolean broken,
-                   long workMillis, List<String> faults, String backend) {
+    record Options(Workload workload, long seconds, long seed, int owners, long ttlSeconds, long requestTimeoutMillis,
+                   boolean broken, long workMillis, List<String> faults, String backend) {
+
+        Options {
+            if (requestTimeoutMillis >= TimeUnit.SECONDS.toMillis(ttlSeconds)) {
+                throw new IllegalArgumentException("the owners' request timeout (" + requestTimeoutMillis
+                        + " ms) must be shorter than their TTL (" + ttlSeconds + " s)");
+            }
+        }
 
         /** Every fault kind this machine allows ({@link #faultKinds}); only owner freezes when broken. */
         Options(Workload workload, long seconds, long seed, int owners, boolean broken) {
@@ -59,7 +71,8 @@ public final class Chaos {
 
         /** The given fault kinds on {@code backend}, {@code etcd} or {@code zookeeper}. */
         Options(Workload workload, long seconds, long seed, int owners, boolean broken, List<String> faults, String backend) {
-            this(workload, seconds, seed, owners, 2, broken, broken ? 300 : 20, List.copyOf(faults), backend);
+            this(workload, seconds, seed, owners, 2, Owner.REQUEST_TIMEOUT.toMillis(), broken, broken ? 300 : 20,
+                    List.copyOf(faults), backend);
         }
 
         /** @return whether a fault needs the members in network namespaces of their own */
@@ -100,8 +113,12 @@ public final class Chaos {
         return faultKinds(net).stream().filter(k -> !k.equals("compact")).toList();
     }
 
-    /** What one run found. */
-    record Result(Options options, List<Observations.Fault> faults, Report report) {
+    /**
+     * What one run found.
+     *
+     * @param server what the members ran ({@link Members#server()}): {@code etcd 3.5.16 at /path/etcd}, {@code ZooKeeper 3.9.3}
+     */
+    record Result(Options options, List<Observations.Fault> faults, Report report, String server) {
         boolean passed() {
             return report.passed();
         }
@@ -167,16 +184,23 @@ public final class Chaos {
         System.exit(passed == results.size() ? 0 : 1);
     }
 
-    /** One table: a row per figure, a column per run. */
+    /**
+     * One table: a line per server the runs used ({@link EtcdMembers#label}: an etcd with the lease bug of etcd
+     * issues 15247 and 12528 says so), then a row per figure, a column per run.
+     */
     static String table(List<Result> results) {
+        StringBuilder header = new StringBuilder();
+        results.stream().map(Result::server).distinct().forEach(s -> header.append("server: ")
+                .append(EtcdMembers.label(s)).append('\n'));
         Map<String, List<String>> rows = new java.util.LinkedHashMap<>();
         for (int i = 0; i < results.size(); i++) {
             Result r = results.get(i);
             int column = i;
             put(rows, "workload", column, r.options().workload().name() + (r.options().broken() ? " (BROKEN)" : ""));
-            put(rows, "backend", column, r.options().backend());
+            put(rows, "backend", column, r.server().replaceFirst(" at .*", ""));
             put(rows, "run length, s / seed", column, r.options().seconds() + " / " + r.options().seed());
             put(rows, "owners / TTL, s", column, r.options().owners() + " / " + r.options().ttlSeconds());
+            put(rows, "owners' request timeout, ms", column, Long.toString(r.options().requestTimeoutMillis()));
             for (String type : Nemesis.KINDS) {
                 List<Observations.Fault> ofType = r.faults().stream().filter(f -> f.type().equals(type)).toList();
                 long onLeader = ofType.stream().filter(f -> f.target().endsWith("-leader")).count();
@@ -186,7 +210,7 @@ public final class Chaos {
             r.report().figures.forEach((k, v) -> put(rows, k, column, Long.toString(v)));
             put(rows, "verdict", column, r.passed() ? "PASSED" : "FAILED");
         }
-        StringBuilder b = new StringBuilder();
+        StringBuilder b = new StringBuilder(header);
         String label = "%-" + rows.keySet().stream().mapToInt(String::length).max().orElse(10) + "s";
         rows.forEach((k, v) -> {
             b.append(String.format(Locale.ROOT, label, k));
@@ -231,11 +255,12 @@ public final class Chaos {
                 clocks.add(clock);
                 String via = etcd.ownerEndpoints(mine.stream().map(TcpProxy::port).toList());
                 owners.add(new Child(List.of(Owner.class.getName(), o.workload().name(), "o" + i, via,
-                        resourceUri.toString(), name, Long.toString(o.ttlSeconds()), Long.toString(o.workMillis())),
-                        clock.environment(), ownerLines));
+                        resourceUri.toString(), name, Long.toString(o.ttlSeconds()), Long.toString(o.workMillis()),
+                        Long.toString(o.requestTimeoutMillis())), clock.environment(), ownerLines));
             }
             long ttlNanos = TimeUnit.SECONDS.toNanos(o.ttlSeconds());
-            Nemesis nemesis = new Nemesis(etcd, owners, proxies, clocks, ownerLines, o.seed(), ttlNanos, o.faults());
+            Nemesis nemesis = new Nemesis(etcd, owners, proxies, clocks, ownerLines, o.seed(), ttlNanos,
+                    TimeUnit.MILLISECONDS.toNanos(o.requestTimeoutMillis()), o.faults());
             nemesis.run(System.nanoTime() + TimeUnit.SECONDS.toNanos(o.seconds()), o.broken());
             Thread.sleep(2000); // the last fault heals
             java.util.Optional<String> unrecovered = nemesis.awaitRecovered(TimeUnit.SECONDS.toNanos(30));
@@ -255,6 +280,7 @@ public final class Chaos {
             report.safety("owner processes that died during the run", died, null);
             report.safety("cluster not recovered 30 s after the faults healed (all members healthy, one leader)",
                     unrecovered.isPresent() ? 1 : 0, unrecovered.orElse(null));
+            freezeAllFigures(nemesis.faults, report);
             if (!report.passed() || System.getenv("DISCO_CHAOS_KEEP_LOGS") != null) {
                 Path dir = Files.createTempDirectory("disco-chaos-" + o.workload().name() + "-" + o.seed() + "-");
                 Files.write(dir.resolve("owners.log"), ownerLines);
@@ -265,7 +291,7 @@ public final class Chaos {
             if (report.figures.get("grants") == 0 || died > 0) {
                 owners.forEach(c -> c.others.forEach(l -> System.err.println("[owner output] " + l)));
             }
-            return new Result(o, nemesis.faults, report);
+            return new Result(o, nemesis.faults, report, etcd.server());
         } finally {
             for (Child c : owners) {
                 c.process.destroyForcibly();
@@ -276,6 +302,19 @@ public final class Chaos {
             proxies.forEach(list -> list.forEach(TcpProxy::close));
             clocks.forEach(FakeClock::close);
         }
+    }
+
+    /**
+     * What the {@link Nemesis#FREEZE_ALL} faults were: the shortest time every member was frozen together (longer
+     * than the owners' request timeout by construction) and the longest from the first member's stop to the last
+     * one's resume (under the TTL unless stopping and resuming them took long: the nemesis then says so).
+     */
+    private static void freezeAllFigures(List<Observations.Fault> faults, Report report) {
+        List<Observations.Fault> all = faults.stream().filter(f -> f.type().equals(Nemesis.FREEZE_ALL)).toList();
+        report.figure("freeze-all: every member frozen together, ms (min; -1: none)",
+                all.stream().mapToLong(Observations.Fault::amount).min().orElse(-1));
+        report.figure("freeze-all: first member stopped to last resumed, ms (max; -1: none)",
+                all.stream().mapToLong(f -> (f.endNanos() - f.startNanos()) / 1_000_000).max().orElse(-1));
     }
 
     private static List<String> resourceCommand(Members members, boolean broken) {

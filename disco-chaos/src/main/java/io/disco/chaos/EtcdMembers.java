@@ -31,6 +31,36 @@ final class EtcdMembers implements Members {
         return "etcd";
     }
 
+    /** @return {@code etcd 3.5.16 at /path/etcd}, from the cluster's description */
+    @Override
+    public String server() {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(etcd \\S+) \\(([^)]*)\\)").matcher(etcd.describe());
+        return m.find() ? m.group(1) + " at " + m.group(2) : etcd.describe();
+    }
+
+    /**
+     * The report's label of a server: etcd releases before 3.4.31 and 3.5.0 to 3.5.12 have the lease bug of etcd
+     * issues 15247 and 12528 (an old leader, frozen and resumed, revokes leases that the new leader renewed, so an
+     * owner loses its keys while its renewals succeed: a server bug that a fault run would blame on the library), and
+     * say so; {@code ./chaos} runs on etcd 3.5 from Debian trixie unless told otherwise ({@code --etcd system}).
+     *
+     * @param server {@link #server()}'s answer (or ZooKeeper's)
+     * @return the server, with the bug named where its version has it
+     */
+    static String label(String server) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("^etcd (\\d+)\\.(\\d+)\\.(\\d+)").matcher(server);
+        if (!m.find()) {
+            return server;
+        }
+        int major = Integer.parseInt(m.group(1));
+        int minor = Integer.parseInt(m.group(2));
+        int patch = Integer.parseInt(m.group(3));
+        boolean leaseBug = major < 3 || major == 3 && (minor < 4 || minor == 4 && patch < 31 || minor == 5 && patch < 13);
+        return server + (leaseBug ? " (HAS the lease bug of etcd issues 15247/12528, fixed in 3.4.31 and 3.5.13: an old"
+                + " leader frozen and resumed revokes leases the new leader renewed)" : " (without the lease bug of etcd issues"
+                + " 15247/12528)");
+    }
+
     @Override
     public int size() {
         return etcd.size();

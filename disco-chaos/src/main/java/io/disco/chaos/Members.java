@@ -17,6 +17,14 @@ interface Members extends AutoCloseable {
     /** @return the backend's name, as {@code --backend} takes it */
     String backend();
 
+    /**
+     * @return what the members run, for the report's header: for etcd its version and binary
+     *     ({@code etcd 3.5.16 at /path/etcd}), for ZooKeeper its version
+     */
+    default String server() {
+        return backend();
+    }
+
     int size();
 
     /** @return each member's client address, in member order */

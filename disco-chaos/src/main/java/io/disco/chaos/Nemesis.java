@@ -19,6 +19,11 @@ import java.util.stream.IntStream;
  *       forwarded) for 1.5–3 × TTL;</li>
  *   <li>{@code kill-member}: kill -9 a member (etcd or ZooKeeper, {@link Members}) and start it again 0.5–1.5 s later;</li>
  *   <li>{@code freeze-member}: SIGSTOP a member for 0.3–1 s (under a renewal's margin);</li>
+ *   <li>{@value #FREEZE_ALL}: SIGSTOP every member (etcd or ZooKeeper) at once, all of them frozen together
+ *       for longer than the owners' request timeout and each for less than their TTL ({@link #freezeAllNanos}),
+ *       then SIGCONT them all: a release or a renewal sent just before or during the freeze times out at the
+ *       owner and is applied when the members wake, while the owners' leases or sessions may still be valid
+ *       (issue 44: a client's unlock that timed out so left its grant to the next thread of the process);</li>
  *   <li>the member is the leader every other time (its target then reads {@code m<i>-leader});</li>
  *   <li>{@code compact}: compact etcd to the current revision (etcd only: ZooKeeper has no history);</li>
  *   <li>{@code step-clock-owner}: step an owner's wall clock by 1–10 minutes, forward or back, for
@@ -43,9 +48,11 @@ import java.util.stream.IntStream;
  */
 final class Nemesis {
 
+    /** Every member frozen together past the owners' request timeout, under their TTL. */
+    static final String FREEZE_ALL = "freeze-all-past-request-timeout";
     /** The faults that need nothing but processes, proxies and faketime. */
     static final List<String> PROCESS_KINDS = List.of("freeze-owner", "partition-owner", "kill-member", "freeze-member",
-        "compact", "step-clock-owner");
+        FREEZE_ALL, "compact", "step-clock-owner");
     /** The faults on the owners' proxies' links. */
     static final List<String> LINK_KINDS = List.of("slow-link", "lossy-link", "slow-during-leader-kill");
     /** The faults that need a {@link MemberNetwork} (the {@link #PEER_KINDS} also need {@link Members#peerLinks()}). */
@@ -66,6 +73,8 @@ final class Nemesis {
     private final List<String> ownerLines;
     final Random random;
     private final long ttlNanos;
+    /** The owners' request timeout: how long an owner waits for one answer of etcd or ZooKeeper. */
+    private final long requestTimeoutNanos;
     final List<Observations.Fault> faults = new ArrayList<>();
     private int memberFaults;
     int leader = -1;
@@ -74,10 +83,13 @@ final class Nemesis {
      * @param kinds the kinds to deal, each once per round; those the members cannot deal
      *     ({@link Members#deals}: the {@link #NET_KINDS} without a network, {@code compact} on ZooKeeper)
      *     are left out, and the run says so on stderr
-     * @throws IllegalArgumentException if a kind is unknown, or none of them can be dealt
+     * @param ttlNanos the owners' lease TTL (etcd) or session timeout (ZooKeeper)
+     * @param requestTimeoutNanos the owners' request timeout
+     * @throws IllegalArgumentException if a kind is unknown, or none of them can be dealt, or {@value #FREEZE_ALL}
+     *     is asked for and the request timeout is not shorter than the TTL (no freeze fits between them)
      */
     Nemesis(Members members, List<Child> owners, List<List<TcpProxy>> proxies, List<FakeClock> clocks,
-            List<String> ownerLines, long seed, long ttlNanos, List<String> kinds) {
+            List<String> ownerLines, long seed, long ttlNanos, long requestTimeoutNanos, List<String> kinds) {
         for (String k : kinds) {
             if (!List.of(KINDS).contains(k)) {
                 throw new IllegalArgumentException("no fault kind " + k + "; the kinds: " + String.join(", ", KINDS));
@@ -86,6 +98,10 @@ final class Nemesis {
         List<String> left = kinds.stream().filter(k -> !members.deals(k)).toList();
         if (!left.isEmpty()) {
             System.err.println("[chaos] not dealt on " + members.backend() + " (it cannot): " + String.join(",", left));
+        }
+        if (kinds.contains(FREEZE_ALL) && !(0 < requestTimeoutNanos && requestTimeoutNanos < ttlNanos)) {
+            throw new IllegalArgumentException(FREEZE_ALL + " needs the owners' request timeout (" + requestTimeoutNanos / 1_000_000
+                    + " ms) shorter than their TTL (" + ttlNanos / 1_000_000 + " ms): no freeze fits between them");
         }
         this.kinds = kinds.stream().filter(members::deals).toList();
         if (this.kinds.isEmpty() && !kinds.isEmpty()) {
@@ -98,6 +114,7 @@ final class Nemesis {
         this.ownerLines = ownerLines;
         this.random = new Random(seed);
         this.ttlNanos = ttlNanos;
+        this.requestTimeoutNanos = requestTimeoutNanos;
     }
 
     /**
@@ -165,6 +182,12 @@ final class Nemesis {
                     members.resume(m);
                     yield "m" + m + (m == leader ? "-leader" : "");
                 }
+                case FREEZE_ALL -> {
+                    long[] frozen = freezeAll(freezeAllNanos());
+                    start = frozen[0];
+                    step[0] = TimeUnit.NANOSECONDS.toMillis(frozen[2] - frozen[1]);
+                    yield "all";
+                }
                 case "compact" -> {
                     try {
                         members.compact();
@@ -215,6 +238,66 @@ final class Nemesis {
             };
             faults.add(new Observations.Fault(kind, target, start, System.nanoTime(), step[0]));
         }
+    }
+
+    /**
+     * How long every member is frozen together in a {@value #FREEZE_ALL}: drawn from the seed between the
+     * request timeout plus 15 % and plus 40 % of the gap to the TTL (1.15–1.4 s for a 1 s request timeout and a
+     * 2 s TTL), so that every owner's request in flight times out while the members sleep, and the time it takes to
+     * stop and resume them one after another (a {@code kill} each, and a wait until every thread of the member is
+     * stopped: 0.1–0.3 s on 2 idle cores) still keeps every member's own freeze under the TTL.
+     *
+     * @throws IllegalStateException if the length drawn is not strictly between the request timeout and the TTL
+     */
+    long freezeAllNanos() {
+        long gap = ttlNanos - requestTimeoutNanos;
+        long length = requestTimeoutNanos + gap * 15 / 100 + (long) (random.nextDouble() * (gap * 25 / 100));
+        if (!(requestTimeoutNanos < length && length < ttlNanos)) {
+            throw new IllegalStateException(FREEZE_ALL + ": " + length / 1_000_000 + " ms is not between the request timeout ("
+                    + requestTimeoutNanos / 1_000_000 + " ms) and the TTL (" + ttlNanos / 1_000_000 + " ms)");
+        }
+        return length;
+    }
+
+    /**
+     * Freezes every member, one after another, keeps them all frozen for {@code togetherNanos} from the moment
+     * the last one stopped, and resumes them all (in a {@code finally}, each member even if another's resume
+     * failed).
+     *
+     * @return when the first member's freeze was asked, when the last one had stopped, when the first resume was
+     *     asked, and when the last resume had been sent ({@code System.nanoTime()})
+     */
+    long[] freezeAll(long togetherNanos) throws InterruptedException {
+        long[] at = new long[4];
+        int paused = 0;
+        at[0] = System.nanoTime();
+        try {
+            for (; paused < members.size(); paused++) {
+                members.pause(paused);
+            }
+            at[1] = System.nanoTime();
+            TimeUnit.NANOSECONDS.sleep(togetherNanos);
+        } finally {
+            at[2] = System.nanoTime();
+            RuntimeException failed = null;
+            for (int m = 0; m < paused; m++) {
+                try {
+                    members.resume(m);
+                } catch (RuntimeException e) {
+                    failed = failed == null ? e : failed;
+                }
+            }
+            at[3] = System.nanoTime();
+            if (failed != null) {
+                throw failed;
+            }
+        }
+        if (at[3] - at[0] >= ttlNanos) {
+            System.err.printf(java.util.Locale.ROOT, "[chaos] %s: the first member stayed frozen %d ms, not under the TTL"
+                    + " (%d ms): stopping and resuming the members took %d ms%n", FREEZE_ALL, (at[3] - at[0]) / 1_000_000,
+                    ttlNanos / 1_000_000, (at[1] - at[0] + at[3] - at[2]) / 1_000_000);
+        }
+        return at;
     }
 
     /** A slow link: 20–200 ms (its amount, put in {@code amount[0]}), jitter up to half that. */
@@ -274,8 +357,10 @@ final class Nemesis {
             int found = 0;
             for (int i = ownerLines.size() - 1; i >= 0 && found < lastEvent.length; i--) {
                 String[] f = ownerLines.get(i).split(" ");
-                if (f.length >= 3 && f[1].startsWith("o") && lastEvent[Integer.parseInt(f[1].substring(1))] == null) {
-                    lastEvent[Integer.parseInt(f[1].substring(1))] = f[2];
+                String process = f.length >= 3 ? Observations.process(f[1]) : "";
+                // a process's threads (the client workload's o1.t0 ...) count as the process: the freeze stops them all
+                if (process.matches("o\\d+") && lastEvent[Integer.parseInt(process.substring(1))] == null) {
+                    lastEvent[Integer.parseInt(process.substring(1))] = f[2];
                     found++;
                 }
             }

@@ -59,7 +59,11 @@ record Observations(List<Op> ops, List<Event> events, List<Fault> faults, long k
         }
     }
 
-    /** One owner event: a line {@code nanos owner TYPE args...} (see {@link Owner}). */
+    /**
+     * One owner event: a line {@code nanos owner TYPE args...} (see {@link Owner}). The owner is a process,
+     * {@code o<i>}, or one thread of it, {@code o<i>.t<j>} (the {@link ClientLockWorkload}'s threads, which hold
+     * one after another on one client); the nemesis' targets are processes ({@link #process}).
+     */
     record Event(long nanos, String owner, String type, List<String> args) {
 
         static Event parse(String line) {
@@ -73,6 +77,20 @@ record Observations(List<Op> ops, List<Event> events, List<Fault> faults, long k
         long token() {
             return Long.parseLong(args.get(0));
         }
+
+        /** @return the owner process that printed it ({@link Observations#process}) */
+        String process() {
+            return Observations.process(owner);
+        }
+    }
+
+    /**
+     * @return the process of an owner: {@code o1} for {@code o1} and for its threads {@code o1.t2}; what the
+     *     nemesis freezes, partitions or steps
+     */
+    static String process(String owner) {
+        int dot = owner.indexOf('.');
+        return dot < 0 ? owner : owner.substring(0, dot);
     }
 
     /**
@@ -88,13 +106,18 @@ record Observations(List<Op> ops, List<Event> events, List<Fault> faults, long k
     }
 
     /**
-     * A grant as its owner reported it: from its {@code GRANT <token> <key> <mode>} to the first of
+     * A grant as its owner reported it: from its {@code GRANT <token> <key> <mode> [<hold id>]} to the first of
      * {@code RELEASING} (it gives the grant up: the next grant may come before its release call returns),
      * {@code CLOSING} (its service is closed, which gives the grant up), {@code DONE} (the loss signal),
      * {@code LOST}, {@code EXIT} ({@code end}); a hold still open at the
-     * end of the logs ends at {@link Long#MAX_VALUE}.
+     * end of the logs ends at {@link Long#MAX_VALUE}. A thread's hold ({@code o1.t2}) also ends at its
+     * process's {@code CLOSING}, {@code DONE}, {@code LOST} or {@code EXIT}.
+     *
+     * @param id what tells this hold from every other: the {@code GRANT}'s own (the client workload's
+     *     {@code o1.t2.h7}: process, thread, the thread's seventh hold), else {@code <owner>#<n>}, the owner's
+     *     n-th grant
      */
-    record Hold(String owner, long token, String key, String mode, long fromNanos, long toNanos, String end) {
+    record Hold(String owner, long token, String key, String mode, long fromNanos, long toNanos, String end, String id) {
 
         boolean overlaps(Hold other) {
             return fromNanos < other.toNanos && other.fromNanos < toNanos;
@@ -116,31 +139,43 @@ record Observations(List<Op> ops, List<Event> events, List<Fault> faults, long k
     List<Hold> holds() {
         List<Hold> holds = new ArrayList<>();
         Map<String, Event> open = new HashMap<>();
+        Map<String, String> idOf = new HashMap<>(); // GRANT event's nanos and owner -> the hold's id
+        Map<String, Integer> grantsOf = new HashMap<>();
         for (Event e : events) {
             switch (e.type()) {
                 case "GRANT" -> {
+                    int n = grantsOf.merge(e.owner(), 1, Integer::sum);
+                    idOf.put(e.nanos() + " " + e.owner(), e.args().size() > 3 ? e.args().get(3) : e.owner() + "#" + n);
                     Event before = open.put(e.owner(), e);
                     if (before != null) {
-                        holds.add(hold(before, e.nanos(), "GRANT"));
+                        holds.add(hold(before, e.nanos(), "GRANT", idOf));
                     }
                 }
                 case "RELEASING", "CLOSING", "DONE", "LOST", "EXIT" -> {
                     Event g = open.remove(e.owner());
                     if (g != null) {
-                        holds.add(hold(g, e.nanos(), e.type()));
+                        holds.add(hold(g, e.nanos(), e.type(), idOf));
+                    }
+                    if (!e.type().equals("RELEASING") && e.owner().equals(e.process())) {
+                        // a process closing, lost or gone ends the holds of its threads
+                        List<String> threads = open.keySet().stream().filter(o -> process(o).equals(e.owner())).toList();
+                        for (String t : threads) {
+                            holds.add(hold(open.remove(t), e.nanos(), e.type(), idOf));
+                        }
                     }
                 }
                 default -> {
                 }
             }
         }
-        open.values().forEach(g -> holds.add(hold(g, Long.MAX_VALUE, "-")));
+        open.values().forEach(g -> holds.add(hold(g, Long.MAX_VALUE, "-", idOf)));
         holds.sort((a, b) -> Long.compare(a.fromNanos(), b.fromNanos()));
         return holds;
     }
 
-    private static Hold hold(Event grant, long to, String end) {
-        return new Hold(grant.owner(), grant.token(), grant.args().get(1), grant.args().get(2), grant.nanos(), to, end);
+    private static Hold hold(Event grant, long to, String end, Map<String, String> idOf) {
+        return new Hold(grant.owner(), grant.token(), grant.args().get(1), grant.args().get(2), grant.nanos(), to, end,
+                idOf.get(grant.nanos() + " " + grant.owner()));
     }
 
     /** @return the owner's events of {@code type} */

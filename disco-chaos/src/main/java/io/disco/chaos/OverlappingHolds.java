@@ -7,6 +7,8 @@ import java.util.List;
  * are shared); such an overlap is safe only when the earlier owner was frozen across the later
  * grant (a paused process cannot run its own expiry check, and the guard rejects what it sends on
  * waking). Every other overlap is a safety failure: a partitioned owner must have seen its loss first.
+ * Two threads of one process ({@code o1.t0}, {@code o1.t2}) are two owners here: their holds must not
+ * overlap either; a freeze of their process covers both.
  */
 final class OverlappingHolds implements Checker {
 
@@ -25,7 +27,7 @@ final class OverlappingHolds implements Checker {
                     continue;
                 }
                 boolean wasFrozen = o.faults().stream().anyMatch(x -> x.type().equals("freeze-owner")
-                        && x.target().equals(a.owner()) && x.startNanos() < b.fromNanos() && x.endNanos() > a.fromNanos());
+                        && x.target().equals(Observations.process(a.owner())) && x.startNanos() < b.fromNanos() && x.endNanos() > a.fromNanos());
                 if (wasFrozen) {
                     frozen++;
                 } else {

@@ -34,9 +34,13 @@ import java.util.concurrent.atomic.AtomicReference;
  *       is left), and workload-specific lines;</li>
  *   <li>{@code CLOCK <millis>}: its wall clock, every second.</li>
  * </ul>
+ * The {@link ClientLockWorkload}'s threads print their events under an owner of their own, {@code <owner>.t<j>}
+ * ({@link #say(String, String)}), and a grant with the hold's identity ({@code GRANT <token> <key> W <owner>.t<j>.h<n>}),
+ * which is also the owner its resource calls name.
  * Arguments: workload, owner id, etcd endpoints (its proxies, comma-separated) or {@code zookeeper:} and a
  * connect string (its proxies), resource base URI,
- * name, TTL seconds, milliseconds of work between a read and the write that follows it.
+ * name, TTL seconds, milliseconds of work between a read and the write that follows it, and (optional, default
+ * {@link #REQUEST_TIMEOUT}) the request timeout in milliseconds.
  */
 final class Owner {
 
@@ -44,6 +48,12 @@ final class Owner {
     static final String MAIN = "main";
     /** Every blocking call of an owner is bounded; an acquisition by this. */
     static final Duration ACQUIRE = Duration.ofSeconds(10);
+    /**
+     * How long an owner waits for one answer of etcd or ZooKeeper (its sessions' request timeout, and jetcd's
+     * deadline per request), by default: half the run's 2 s TTL, so that a freeze of every member can outlast it
+     * and still end before the TTL ({@link Nemesis#FREEZE_ALL}).
+     */
+    static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(1);
     private static final Duration CALL = Duration.ofSeconds(5);
 
     final String id;
@@ -59,7 +69,8 @@ final class Owner {
 
     private Owner(String[] args) {
         id = args[1];
-        backend = OwnerBackend.of(args[2], Duration.ofSeconds(Long.parseLong(args[5])));
+        backend = OwnerBackend.of(args[2], Duration.ofSeconds(Long.parseLong(args[5])),
+                args.length > 7 ? Duration.ofMillis(Long.parseLong(args[7])) : REQUEST_TIMEOUT);
         resource = URI.create(args[3]);
         name = args[4];
         workMillis = Long.parseLong(args[6]);
@@ -93,8 +104,13 @@ final class Owner {
     }
 
     void say(String event) {
+        say(id, event);
+    }
+
+    /** Prints an event of {@code who}: this owner, or one of its threads ({@code <id>.t<j>}). */
+    void say(String who, String event) {
         synchronized (System.out) {
-            System.out.println(System.nanoTime() + " " + id + " " + event.replace('\n', ' '));
+            System.out.println(System.nanoTime() + " " + who + " " + event.replace('\n', ' '));
             System.out.flush();
         }
     }
@@ -196,21 +212,34 @@ final class Owner {
      * @return whether both calls were accepted
      */
     boolean increment(String key, FencingToken token) throws Exception {
-        HttpResponse<String> read = read(key, token);
+        return increment(id, id, key, token);
+    }
+
+    /**
+     * {@link #increment(String, FencingToken)} by {@code who} (this owner or one of its threads), naming
+     * {@code holder} to the resource (the hold's identity, so that the resource's history tells two holds of one
+     * process apart).
+     */
+    boolean increment(String who, String holder, String key, FencingToken token) throws Exception {
+        HttpResponse<String> read = read(who, holder, key, token);
         if (read.statusCode() != 200) {
             return false;
         }
         work();
         long v = Long.parseLong(read.body().strip());
-        HttpResponse<String> write = call("/write?key=" + encode(key) + "&owner=" + id + "&expect=" + v + "&value=" + (v + 1),
-                token, true);
-        say("WRITE " + token.value() + " " + write.statusCode());
+        HttpResponse<String> write = call("/write?key=" + encode(key) + "&owner=" + encode(holder) + "&expect=" + v
+                + "&value=" + (v + 1), token, true);
+        say(who, "WRITE " + token.value() + " " + write.statusCode());
         return write.statusCode() == 200;
     }
 
     HttpResponse<String> read(String key, FencingToken token) throws Exception {
-        HttpResponse<String> read = call("/read?key=" + encode(key) + "&owner=" + id, token, false);
-        say("READ " + token.value() + " " + read.statusCode() + " " + read.body().strip());
+        return read(id, id, key, token);
+    }
+
+    private HttpResponse<String> read(String who, String holder, String key, FencingToken token) throws Exception {
+        HttpResponse<String> read = call("/read?key=" + encode(key) + "&owner=" + encode(holder), token, false);
+        say(who, "READ " + token.value() + " " + read.statusCode() + " " + read.body().strip());
         return read;
     }
 

@@ -4,7 +4,8 @@ import java.util.List;
 
 /**
  * Checker 5, no owner hung: every blocking call of an owner is bounded (an acquisition by 10 s, a
- * resource call by 5 s, an etcd request by 2 s) and followed by an event, so an owner silent for
+ * resource call by 5 s, a request to etcd or ZooKeeper by the owners' request timeout, 1 s) and followed by
+ * an event, so an owner (a process, or a thread of the client workload) silent for
  * longer than {@link #BOUND_NANOS}, not counting the time it was frozen, is stuck in a call that does
  * not return. Also printed: the time from each fault's healing to the next grant.
  */
@@ -43,7 +44,8 @@ final class Silence implements Checker {
     }
 
     private static long frozen(Observations o, String owner, long from, long to) {
-        return o.faults().stream().filter(x -> x.type().equals("freeze-owner") && x.target().equals(owner))
+        return o.faults().stream().filter(x -> x.type().equals("freeze-owner")
+                        && x.target().equals(Observations.process(owner)))
                 .mapToLong(x -> Math.max(0, Math.min(to, x.endNanos()) - Math.max(from, x.startNanos()))).sum();
     }
 }

@@ -11,7 +11,7 @@ interface Workload {
 
     /** Every workload, in the order {@code ./chaos} runs them. */
     List<Workload> ALL = List.of(new LockWorkload(), new ElectionWorkload(), new RWLockWorkload(),
-            new SemaphoreWorkload(), new RunnerWorkload());
+            new SemaphoreWorkload(), new RunnerWorkload(), new ClientLockWorkload());
 
     /** @return the name given to {@code --workload} */
     String name();

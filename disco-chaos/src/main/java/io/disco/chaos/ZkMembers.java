@@ -34,6 +34,12 @@ final class ZkMembers implements Members {
         return "zookeeper";
     }
 
+    /** @return {@code ZooKeeper 3.9.3}: the members run the server of the ZooKeeper jar on the suite's class path */
+    @Override
+    public String server() {
+        return "ZooKeeper " + org.apache.zookeeper.Version.getFullVersion().replaceFirst("[-,\\s].*", "");
+    }
+
     @Override
     public int size() {
         return zk.size();

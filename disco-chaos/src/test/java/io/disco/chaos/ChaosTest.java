@@ -17,8 +17,13 @@ import org.junit.jupiter.params.provider.ValueSource;
  * (zero safety failures) under faults; and the lock workload against a resource that ignores tokens
  * must fail, which shows the checkers can. A 40 s run sees about five faults, so each workload is
  * dealt three or four kinds and the kinds are spread over the workloads (every kind is dealt by one):
- * the lock's run isolates the leader and slows a link. The members run in network namespaces of their
- * own, which needs root, iproute2 and nftables (the README test command installs them).
+ * the lock's run isolates the leader and slows a link. The client workload (threads of one process on
+ * one {@code Disco}, issue 44) runs 30 s with every member frozen past the owners' request timeout
+ * ({@link Nemesis#FREEZE_ALL}, asserted dealt) and a clock step. The members run in network namespaces of their
+ * own, which needs root, iproute2 and nftables (the README test command installs them). The etcd is the one the
+ * rest of the build uses ({@code DISCO_ETCD_BINARY}, else {@code etcd} on {@code PATH}: Debian's 3.4.23 in
+ * {@code ./test}, whose etcd 3.5 is fetched only after this suite); every table names it in its header, and
+ * says when it has the lease bug of etcd issues 15247 and 12528.
  */
 class ChaosTest {
 
@@ -27,11 +32,15 @@ class ChaosTest {
     /** The kinds dealt to each workload's run. */
     private static final Map<String, List<String>> FAULTS = Map.of(
             "lock", List.of("isolate-leader", "slow-link", "step-clock-owner"),
-            "election", List.of("split-cluster", "kill-member", "lossy-link", "step-clock-owner"),
             "rwlock", List.of("one-way-partition", "partition-owner", "freeze-member", "slow-peer-link", "step-clock-owner"),
             "semaphore", List.of("partition-during-freeze", "slow-during-leader-kill", "compact", "lossy-peer-link",
                     "step-clock-owner"),
-            "runner", List.of("isolate-leader", "partition-owner", "freeze-owner", "step-clock-owner"));
+            "runner", List.of("isolate-leader", "partition-owner", "freeze-owner", "step-clock-owner"),
+            "election", List.of("split-cluster", "kill-member", "lossy-link", Nemesis.FREEZE_ALL, "step-clock-owner"),
+            "client-lock", List.of(Nemesis.FREEZE_ALL, "step-clock-owner"));
+
+    /** The length of each workload's run, s: 40, the client workload's 30 (its deck is two kinds). */
+    private static final Map<String, Long> SECONDS = Map.of("client-lock", 30L);
 
     @Test
     void everyKindIsDealtByOneRun() {
@@ -39,9 +48,10 @@ class ChaosTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"lock", "election", "rwlock", "semaphore", "runner"})
+    @ValueSource(strings = {"lock", "election", "rwlock", "semaphore", "runner", "client-lock"})
     void everyWorkloadKeepsTheFencingContractUnderFaults(String workload) throws Exception {
-        Chaos.Result r = Chaos.run(new Chaos.Options(Workload.named(workload), 40, SEED, 4, false, FAULTS.get(workload)));
+        Chaos.Result r = Chaos.run(new Chaos.Options(Workload.named(workload), SECONDS.getOrDefault(workload, 40L), SEED, 4,
+                false, FAULTS.get(workload)));
         System.out.print(r.table());
         assertTrue(r.passed(), r.table());
         assertTrue(r.report().figures.get("accepted writes") > 20, "the owners made progress: " + r.report().figures);
@@ -50,6 +60,12 @@ class ChaosTest {
         assertTrue(steps > 0, "a wall clock was stepped");
         assertEquals(steps, r.report().figures.get("wall-clock steps seen in the stepped owner's clock (of the steps)"),
                 "every step reached its owner's wall clock");
+        assertTrue(r.table().startsWith("server: "), "the table names the server it ran on: " + r.table());
+        if (workload.equals("client-lock")) {
+            assertTrue(r.faults().stream().anyMatch(f -> f.type().equals(Nemesis.FREEZE_ALL)), "every member was frozen: "
+                    + r.faults());
+            assertEquals(0, r.report().figures.get("one token shared by two holds (granted to, or accepted at the resource for, both)"));
+        }
         if (workload.equals("lock")) {
             for (String kind : List.of("isolate-leader", "slow-link")) {
                 assertTrue(r.faults().stream().anyMatch(f -> f.type().equals(kind)), kind + " was dealt: " + r.faults());

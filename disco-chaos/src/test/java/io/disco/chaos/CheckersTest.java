@@ -79,6 +79,68 @@ class CheckersTest {
                 "a hold ends when its service is closed");
     }
 
+    private static final String SHARED = "one token shared by two holds (granted to, or accepted at the resource for, both)";
+
+    @Test
+    void sharedTokens() {
+        // issue 44: thread t0 of o0 gives its hold up (its unlock timed out), t1 of o0 is handed the same grant and
+        // token, and o1's thread is granted the lock while t1 still holds
+        List<String> handedOn = List.of("1000 o0.t0 GRANT 5 main W o0.t0.h1", "2000 o0.t0 RELEASING 5",
+                "3000 o0.t1 GRANT 5 main W o0.t1.h1", "4000 o1.t2 GRANT 7 main W o1.t2.h1", "5000 o0.t1 RELEASING 5",
+                "6000 o1.t2 RELEASING 7");
+        Report twoHolds = check(new SharedTokens(), List.of(), handedOn);
+        assertEquals(1, twoHolds.figures.get(SHARED));
+        assertEquals(1, twoHolds.figures.get("tokens granted to two holds"));
+        assertFalse(twoHolds.passed());
+        assertTrue(twoHolds.failures.get(0).contains("[o0.t0.h1, o0.t1.h1]"), twoHolds.failures.toString());
+        // the same history with a token of its own for t1's hold
+        Report distinct = check(new SharedTokens(), List.of(), List.of("1000 o0.t0 GRANT 5 main W o0.t0.h1",
+                "2000 o0.t0 RELEASING 5", "3000 o0.t1 GRANT 6 main W o0.t1.h1", "4000 o1.t2 GRANT 7 main W o1.t2.h1",
+                "5000 o0.t1 RELEASING 6", "6000 o1.t2 RELEASING 7"));
+        assertTrue(distinct.passed(), distinct.failures.toString());
+        assertEquals(0, distinct.figures.get(SHARED));
+        assertEquals(3, distinct.figures.get("holds told apart (a hold id each)"));
+        // one thread's successive holds are two holds too
+        assertFalse(check(new SharedTokens(), List.of(), List.of("1000 o0.t0 GRANT 5 main W o0.t0.h1",
+                "2000 o0.t0 RELEASING 5", "3000 o0.t0 GRANT 5 main W o0.t0.h2")).passed());
+        // at the resource, with no grant logged: two holds read with one token (reads: ResourceTokens counts writers)
+        List<String> readByTwo = List.of("1 R main o0.t0.h1 5 ok - 0 0", "2 R main o0.t1.h1 5 ok - 0 0");
+        assertTrue(check(new ResourceTokens(), readByTwo, List.of()).passed(), "no writer shares the token");
+        Report atResource = check(new SharedTokens(), readByTwo, List.of());
+        assertEquals(1, atResource.figures.get("tokens accepted at the resource for two holds"));
+        assertFalse(atResource.passed());
+        // one hold calling many times with its token, a stale call refused, and the hostile owner's: one holder each
+        assertTrue(check(new SharedTokens(), List.of("1 R main o0 5 ok - 0 0", "2 W main o0 5 ok 0 1 0",
+                "3 W main o1 5 stale - - -", "4 R main hostile 5 ok - 1 1"), List.of("1 o0 GRANT 5 main W")).passed());
+        // a read phase's readers share its token, at the grant and at the resource; a writer given it does not
+        List<String> readers = List.of("1 o0 GRANT 5 main R", "2 o1 GRANT 5 main R");
+        assertTrue(check(new SharedTokens(), List.of("3 R main o0 5 ok - 0 0", "4 R main o1 5 ok - 0 0"), readers).passed());
+        assertFalse(check(new SharedTokens(), List.of(), List.of("1 o0 GRANT 5 main R", "2 o1 GRANT 5 main W")).passed());
+        // registers are separate: a token per slot
+        assertTrue(check(new SharedTokens(), List.of(), List.of("1 o0 GRANT 5 s#0 W", "2 o1 GRANT 5 s#1 W")).passed());
+    }
+
+    @Test
+    void threadsOfOneProcess() {
+        // two threads of o0 overlapping: the local queue failed, whoever else froze
+        List<String> overlap = List.of("1000 o0.t0 GRANT 5 main W o0.t0.h1", "2000 o0.t1 GRANT 7 main W o0.t1.h1",
+                "3000 o0.t0 RELEASING 5", "4000 o0.t1 RELEASING 7");
+        assertEquals(1, check(new OverlappingHolds(), List.of(), overlap).figures.get("overlapping holds, earlier owner not frozen"));
+        // a freeze of the process covers its threads
+        Report frozen = check(new OverlappingHolds(), List.of(), List.of("1000 o0.t0 GRANT 5 main W o0.t0.h1",
+                "2000 o1.t3 GRANT 7 main W o1.t3.h1", "3000 o0.t0 RELEASING 5", "4000 o1.t3 RELEASING 7"),
+                List.of(new Observations.Fault("freeze-owner", "o0", 1500, 2500, 0)), 0);
+        assertTrue(frozen.passed(), frozen.failures.toString());
+        // a thread's hold ends at its process's CLOSING (SIGTERM closes the client), and with it, its DONE
+        List<Observations.Hold> holds = Observations.parse(List.of(), List.of("1000 o0.t0 GRANT 5 main W o0.t0.h1",
+                "2000 o0 CLOSING", "3000 o1.t0 GRANT 7 main W o1.t0.h1", "4000 o1.t0 DONE 7"), List.of(), 0, 100 * S).holds();
+        assertEquals(List.of(2000L, 4000L), holds.stream().map(Observations.Hold::toNanos).toList());
+        assertEquals(List.of("o0.t0.h1", "o1.t0.h1"), holds.stream().map(Observations.Hold::id).toList());
+        // without an id of its own, a hold is its owner's n-th grant
+        assertEquals(List.of("o0#1", "o0#2"), Observations.parse(List.of(), List.of("1 o0 GRANT 5 main W", "2 o0 RELEASING 5",
+                "3 o0 GRANT 6 main W"), List.of(), 0, 100 * S).holds().stream().map(Observations.Hold::id).toList());
+    }
+
     @Test
     void doneBeforeTheNextGrant() {
         List<Observations.Fault> partition = List.of(new Observations.Fault("partition-owner", "o0", 1500, 9000, 0));
