@@ -27,8 +27,12 @@ import java.util.Objects;
  * <ul>
  *   <li><b>One owner.</b> The client holds one owner in the backend (for etcd: one lease, kept alive
  *       in the background) and makes every claim through it. Locks are owned by threads: the threads of
- *       one process on one name queue locally and fairly behind a single claim in the backend, so a
- *       hand-off between two threads of this process never waits for another process that asked later.</li>
+ *       one process on one name queue locally and fairly behind a single claim in the backend: the
+ *       process holds one place in the backend's first-come-first-served queue, and a hand-over between two
+ *       of its threads goes through the backend, behind the processes that asked before it (so a waiting
+ *       thread is overtaken by at most one hold of each other process per turn of its own). Once a writer of
+ *       any process queued behind a read claim of this process, no more of its readers join that claim. The
+ *       rule, with the reasons: docs/client.md, "Fairness".</li>
  *   <li><b>Names.</b> A name is a path such as {@code /locks/orders}: not null, not blank, and not
  *       ending in {@code '/'} (refused with {@link IllegalArgumentException}; the keys of a name lie
  *       under {@code name + "/"}, as in etcd's Go recipes and {@code etcdctl lock}, so {@code "/x/"}

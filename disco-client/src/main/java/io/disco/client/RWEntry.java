@@ -36,6 +36,8 @@ final class RWEntry extends Entry<RWLockService> {
         final RWGrant grant;
         /** Threads holding it; guarded by {@link RWEntry#shares}. */
         int holders;
+        /** Completes once its last holder has released it (whatever the release said). */
+        final CompletableFuture<Void> ended = new CompletableFuture<>();
 
         Share(RWLockService service, RWGrant grant) {
             this.service = service;
@@ -106,27 +108,40 @@ final class RWEntry extends Entry<RWLockService> {
         }
         boolean ok = false;
         try {
-            if (!acquireLocal(shares, wait, deadline)) {
-                return false;
-            }
-            try {
-                Share s = current;
-                if (s == null || s.service.err().isPresent()) {
-                    RWGrant[] grant = new RWGrant[1];
-                    RWLockService service = claim(wait, deadline, true, grant);
-                    if (service == null) {
-                        return false;
-                    }
-                    s = new Share(service, grant[0]);
-                    current = s;
+            while (true) {
+                if (!acquireLocal(shares, wait, deadline)) {
+                    return false;
                 }
-                s.holders++;
-                readers.put(Thread.currentThread(), new ReadHold(s, new CompletableFuture<>()));
-                watch(s.service);
-                ok = true;
-                return true;
-            } finally {
-                shares.unlock();
+                CompletableFuture<Void> drained;
+                try {
+                    Share s = current;
+                    if (s != null && s.service.err().isEmpty() && s.service.writerWaiting()) {
+                        // A writer (of any process) queued behind this read claim: no new reader joins it, so the
+                        // writer waits only for the holds in progress; this reader claims anew once they end.
+                        drained = s.ended;
+                    } else {
+                        if (s == null || s.service.err().isPresent()) {
+                            RWGrant[] grant = new RWGrant[1];
+                            RWLockService service = claim(wait, deadline, true, grant);
+                            if (service == null) {
+                                return false;
+                            }
+                            s = new Share(service, grant[0]);
+                            current = s;
+                        }
+                        s.holders++;
+                        readers.put(Thread.currentThread(), new ReadHold(s, new CompletableFuture<>()));
+                        watch(s.service);
+                        ok = true;
+                        return true;
+                    }
+                } finally {
+                    shares.unlock();
+                }
+                if (wait == Wait.NOT_AT_ALL) {
+                    return false;
+                }
+                await(drained, wait, deadline);
             }
         } catch (TimeoutException e) {
             return false;
@@ -159,6 +174,8 @@ final class RWEntry extends Entry<RWLockService> {
                     s.service.rUnlock();
                 } catch (RuntimeException e) {
                     failure = e;
+                } finally {
+                    s.ended.complete(null);
                 }
             } else if (s.service.err().isPresent()) {
                 failure = lost(s.service.err().get());

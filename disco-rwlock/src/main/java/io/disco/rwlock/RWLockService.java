@@ -116,9 +116,10 @@ public interface RWLockService extends DiscoService<RWGrant, RWLockLostException
     CompletableFuture<RWGrant> rLockAsync();
 
     /**
-     * Releases the read grant if this service holds one; does nothing if it holds nothing. If the
-     * backend cannot be reached the exception is thrown and the service still considers itself the
-     * holder, so the call can be retried (the lease expiry releases the grant in any case).
+     * Releases the read grant if this service holds one; does nothing if it holds nothing. Not
+     * interruptible; without an answer in time the grant is given up and the release goes on in the
+     * background, and when the backend refuses it the grant is still held (see
+     * {@code LockService.unlock()}, whose rules it follows).
      *
      * <p>If the grant was lost before this call (its lease expired or was revoked, or its key was
      * deleted by anybody else) the loss is thrown, so that an owner that was paused learns that it
@@ -129,6 +130,17 @@ public interface RWLockService extends DiscoService<RWGrant, RWLockLostException
      * @throws io.disco.fencing.DiscoException if the backend failed or did not answer in time
      */
     void rUnlock();
+
+    /**
+     * Whether a writer, of any process, has queued behind the read grant this service holds: it waits for
+     * this grant's release. A process that shares one read grant among its threads must then let no more
+     * of them join it, or a writer elsewhere waits for as long as their holds overlap. Cheap: no request;
+     * it may lag the backend by about one round trip.
+     *
+     * @return true once a writer waits behind the held read grant; false while none does, or when no read
+     *     grant is held
+     */
+    boolean writerWaiting();
 
     // ---------------------------------------------------------------- write (exclusive)
 

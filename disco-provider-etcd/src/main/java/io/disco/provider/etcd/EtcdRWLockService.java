@@ -90,6 +90,8 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
     private final ByteSequence phaseKey;
     private final KeyRange writers;
     private final KeyRange everyone;
+    /** The writers queued behind the latest read grant, or null before the first. */
+    private volatile QueuedWriters queuedWriters;
 
     private EtcdRWLockService(SessionCore session, String prefix, boolean ownsSession) {
         super(session, prefix, "read/write lock", ownsSession);
@@ -212,6 +214,34 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
         };
     }
 
+    /** True once a writer key was created after the held read grant's own key (see {@link QueuedWriters}). */
+    @Override
+    public boolean writerWaiting() {
+        QueuedWriters q = queuedWriters;
+        return q != null && q.queued() && heldCreateRevision() == q.readerRevision
+                && held().filter(g -> g.mode() == Mode.READ).isPresent();
+    }
+
+    /** A read grant of the own key created at {@code myRevision} is being made: watch for writers behind it. */
+    private void watchWriters(long myRevision) {
+        QueuedWriters before = queuedWriters;
+        if (before != null && before.readerRevision == myRevision) {
+            return;
+        }
+        queuedWriters = new QueuedWriters(session, writers, myRevision);
+        if (before != null) {
+            before.close();
+        }
+    }
+
+    @Override
+    void closing() {
+        QueuedWriters q = queuedWriters;
+        if (q != null) {
+            q.close();
+        }
+    }
+
     @Override
     RWLockLostException lostException(String message, Throwable cause) {
         return new RWLockLostException(message, cause);
@@ -248,6 +278,7 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
 
         /** Joins (or opens) the current read phase: the token is the phase marker's CreateRevision. */
         private CompletableFuture<RWGrant> admitReader(long myRevision) {
+            watchWriters(myRevision);
             return session.rpc("read phase Txn", () -> session.client().getKVClient().txn()
                             .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(myRevision)),
                                 new Cmp(phaseKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))

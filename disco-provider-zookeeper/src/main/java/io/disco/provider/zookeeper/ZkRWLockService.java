@@ -58,6 +58,29 @@ final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException>
         this.marker = PHASE_ROOT + path;
     }
 
+    /** The writers queued behind the latest read grant, or null before the first asks. */
+    private volatile QueuedWriters queuedWriters;
+
+    /**
+     * True once a writer's node follows the held read grant's own node (see {@link QueuedWriters}); the watch
+     * starts with the first question about a read grant.
+     */
+    @Override
+    public boolean writerWaiting() {
+        String node = heldNode();
+        if (node == null || held().filter(g -> g.mode() == RWGrant.Mode.READ).isEmpty()) {
+            return false;
+        }
+        QueuedWriters q = queuedWriters;
+        if (q == null || !node.endsWith("/" + q.readerNode)) {
+            if (q != null) {
+                q.close();
+            }
+            queuedWriters = q = new QueuedWriters(session.client(), path, node);
+        }
+        return q.queued();
+    }
+
     @Override
     List<NodeKind> queueKinds() {
         return QUEUE;

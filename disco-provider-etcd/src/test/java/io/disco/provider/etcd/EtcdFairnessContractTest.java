@@ -1,0 +1,17 @@
+package io.disco.provider.etcd;
+
+import io.disco.testing.contract.ContractBackend;
+import io.disco.testing.contract.FairnessContract;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The kit's fairness rules (per-process FIFO, no writer starved by readers) on etcd. */
+class EtcdFairnessContractTest extends FairnessContract {
+
+    @RegisterExtension
+    static final EtcdContractBackend ETCD = new EtcdContractBackend();
+
+    @Override
+    protected ContractBackend backend() {
+        return ETCD;
+    }
+}
