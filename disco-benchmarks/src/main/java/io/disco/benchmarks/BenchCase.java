@@ -18,8 +18,8 @@ interface BenchCase {
         return List.of(new Uncontended(), contended, new ContendedJetcd(contended), new SemaphoreHandover(),
                 new WatchDelivery(), new RWLockThroughput(), new ElectionFailover(), new SharedSessions(),
                 new ManyLocksAtOnce(), new ScaleOfOneSession(), new ClientVsService(), new ClientParallelNames(),
-                new ClientHandoff(), new ClientManyNames(), new ZooKeeperVsCurator(), new GuardFilterOnJetty(), new KeyedGuardMemory(),
-                new GuardBenchmark());
+                new ClientHandoff(), new ClientManyNames(), new ZooKeeperVsCurator(), new GuardBoundFlood(),
+                new GuardFilterOnJetty(), new KeyedGuardMemory(), new GuardBenchmark());
     }
 
     /** @return the name given to {@code --only} */

@@ -57,12 +57,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * ({@link Builder#issuedBound}), the guard keeps the highest revision it has confirmed with the
  * service, and a token above both the mark and that confirmed bound is confirmed first: one read of
  * the service's current revision, shared by every request that waits for it (coalesced), bounded by
- * {@link Builder#boundTimeout}. A token still above the revision is refused with
- * {@link TokenNotIssuedException} and never moves the mark; when the service cannot answer in time
- * the token is refused with {@link BoundUnavailableException} (retry), never admitted unconfirmed,
- * while tokens at or below the confirmed bound keep being admitted. A token equal to or lower than
- * the mark, or up to the confirmed bound, costs nothing extra: the equal-token paths above read no
- * more than before. So no single request can raise the mark above what the service has issued.
+ * {@link Builder#boundTimeout}; after a read that refused a token or failed, the next waits for the
+ * read interval ({@link Builder#boundReadInterval}, default {@value #DEFAULT_BOUND_READ_INTERVAL_MILLIS}
+ * ms), so a flood of tokens nobody issued costs at most one read per interval. A token still above
+ * the revision is refused with {@link TokenNotIssuedException} and never moves the mark; when the
+ * service cannot answer in time the token is refused with {@link BoundUnavailableException} (retry),
+ * never admitted unconfirmed, while tokens at or below the confirmed bound keep being admitted. A
+ * token equal to or lower than the mark, or up to the confirmed bound, costs nothing extra: the
+ * equal-token paths above read no more than before. So no single request can raise the mark above what the service has issued.
  *
  * <p>What the bound does not do: a token at or below the service's current revision is accepted
  * if it is at least the mark, whoever sends it. A client that steals or guesses a real, current
@@ -99,6 +101,12 @@ public final class Guard {
 
     /** The default bound on one read of the {@link IssuedBound}, in milliseconds. */
     public static final long DEFAULT_BOUND_TIMEOUT_MILLIS = 2000;
+
+    /**
+     * The default read interval of the {@link IssuedBound}, in milliseconds: after a read that refused a
+     * token or failed, the next starts no sooner than this after it ({@link Builder#boundReadInterval}).
+     */
+    public static final long DEFAULT_BOUND_READ_INTERVAL_MILLIS = 50;
 
     /** The key under which a single (not keyed) guard's mark is persisted in its store. */
     static final String SINGLE_KEY = "";
@@ -351,6 +359,7 @@ public final class Guard {
         private GuardListener listener;
         private IssuedBound issuedBound;
         private Duration boundTimeout = Duration.ofMillis(DEFAULT_BOUND_TIMEOUT_MILLIS);
+        private Duration boundReadInterval = Duration.ofMillis(DEFAULT_BOUND_READ_INTERVAL_MILLIS);
 
         private Builder() {
         }
@@ -372,7 +381,9 @@ public final class Guard {
 
         /**
          * How long one read of the {@link #issuedBound issued bound} may take before the token that needed
-         * it is refused with {@link BoundUnavailableException}. A request waits for at most two reads.
+         * it is refused with {@link BoundUnavailableException}. A request waits at most for two reads (the
+         * one in flight when it arrived, and the one that decides it) and, after a wasted read, the
+         * {@linkplain #boundReadInterval read interval}.
          *
          * @param timeout positive; default {@value #DEFAULT_BOUND_TIMEOUT_MILLIS} ms
          * @return this builder
@@ -385,6 +396,27 @@ public final class Guard {
                 throw new IllegalArgumentException("boundTimeout: timeout must be positive, got " + timeout);
             }
             this.boundTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * The read interval of the {@link #issuedBound issued bound}: after a read that refused a token
+         * (one nobody issued) or failed (the service could not answer in time), the next read starts no
+         * sooner than this after that one started. Tokens nobody issued, and new tokens while the service
+         * cannot answer, then cost at most one read per interval whatever their rate, coalesced across
+         * requests and time; each such request waits at most the interval and one read for its answer,
+         * and so does a real new owner's first request that arrives meanwhile. A read that only confirmed
+         * issued tokens lets the next start at once, so real new owners are not held back while nothing is
+         * refused. Reads start only for a request that needs one: an idle guard reads nothing.
+         *
+         * @param interval zero or positive; default {@value #DEFAULT_BOUND_READ_INTERVAL_MILLIS} ms; zero
+         *     spaces nothing (every refusal may cost a read, as a flood's requests arrive)
+         * @return this builder
+         * @throws NullPointerException if {@code interval} is null
+         * @throws IllegalArgumentException if {@code interval} is negative
+         */
+        public Builder boundReadInterval(Duration interval) {
+            this.boundReadInterval = ConfirmedBound.checkInterval(interval, "boundReadInterval: interval");
             return this;
         }
 
@@ -462,7 +494,7 @@ public final class Guard {
         }
 
         private ConfirmedBound bound() {
-            return issuedBound == null ? null : new ConfirmedBound(issuedBound, boundTimeout);
+            return issuedBound == null ? null : new ConfirmedBound(issuedBound, boundTimeout, boundReadInterval);
         }
 
         private Map<String, FencingToken> load() {

@@ -22,7 +22,10 @@ import java.util.concurrent.CompletionStage;
  * state). A value read from a lagging replica would be too low and would get legitimate owners
  * refused as "not issued". The guard calls it rarely: only for a token above both its mark and the
  * highest value it has already confirmed, that is once per change of owner, coalesced across
- * concurrent requests. It must not block: return a stage that the read completes, exceptionally
+ * concurrent requests; never while idle; one call at a time; and after a call that refused a token
+ * (one nobody issued) or failed, not again before the read interval has passed
+ * ({@link Guard.Builder#boundReadInterval}), so a flood of forged tokens costs at most one call per
+ * interval. It must not block: return a stage that the read completes, exceptionally
  * when the service cannot answer (the guard then refuses the token with
  * {@link BoundUnavailableException}, never admits it unconfirmed). The guard bounds each read with
  * its own timeout ({@link Guard.Builder#boundTimeout}), but an implementation should also put a

