@@ -1,7 +1,7 @@
 package io.disco.cli;
 
+import io.disco.provider.etcd.EtcdClients;
 import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -22,11 +22,13 @@ final class Connection {
     @Option(names = "--endpoints", split = ",", paramLabel = "URL",
             defaultValue = "${env:ETCDCTL_ENDPOINTS:-127.0.0.1:2379}",
             description = "etcd endpoints, comma-separated (default: $ETCDCTL_ENDPOINTS, else 127.0.0.1:2379). "
-                    + "Without a scheme: http://, or https:// when a TLS flag is given.")
+                    + "Without a scheme: http://, or https:// when a TLS flag is given. All http:// (plaintext) or all "
+                    + "https:// (always TLS: verified with --cacert, else the JVM's default trust store).")
     List<String> endpoints = new ArrayList<>();
 
     @Option(names = "--cacert", paramLabel = "FILE", defaultValue = "${env:ETCDCTL_CACERT}",
-            description = "verify the members' certificates with this CA bundle (PEM); turns TLS on")
+            description = "verify the members' certificates with this CA bundle (PEM) instead of the JVM's default trust"
+                    + " store; for https:// endpoints (makes endpoints without a scheme https://)")
     Path cacert;
 
     @Option(names = "--cert", paramLabel = "FILE", defaultValue = "${env:ETCDCTL_CERT}",
@@ -57,7 +59,7 @@ final class Connection {
         if (endpoints.isEmpty()) {
             throw new CliFailure(ExitCode.USAGE, "--endpoints: no endpoint given");
         }
-        boolean tls = cacert != null || cert != null;
+        boolean tlsFlags = cacert != null || cert != null;
         if ((cert == null) != (key == null)) {
             throw new CliFailure(ExitCode.USAGE, "--cert and --key go together (a client certificate and its key)");
         }
@@ -72,10 +74,33 @@ final class Connection {
             if (trimmed.isEmpty()) {
                 continue;
             }
-            urls.add(trimmed.contains("://") ? trimmed : (tls ? "https://" : "http://") + trimmed);
+            urls.add(trimmed.contains("://") ? trimmed : (tlsFlags ? "https://" : "http://") + trimmed);
         }
-        tls |= urls.stream().anyMatch(u -> u.startsWith("https://"));
-        ClientBuilder b = Client.builder().endpoints(urls.toArray(String[]::new));
+        // The provider's one rule (EtcdClients): https:// is always TLS (with --cacert, else the JVM's default
+        // trust store), http:// always plaintext; a mixed list, or TLS flags for http://, is a usage error.
+        boolean https;
+        try {
+            https = EtcdClients.tls(urls);
+        } catch (IllegalArgumentException e) {
+            throw new CliFailure(ExitCode.USAGE, "--endpoints: " + e.getMessage(), e);
+        }
+        if (tlsFlags && !https) {
+            throw new CliFailure(ExitCode.USAGE, "--cacert and --cert are TLS flags, but --endpoints are plaintext ("
+                    + String.join(", ", urls) + "): use https:// endpoints for TLS, or drop the flags");
+        }
+        ClientBuilder b;
+        try {
+            b = EtcdClients.builder(urls, !tlsFlags ? null : ssl -> {
+                if (cacert != null) {
+                    ssl.trustManager(cacert.toFile());
+                }
+                if (cert != null) {
+                    ssl.keyManager(cert.toFile(), key.toFile());
+                }
+            });
+        } catch (SSLException | RuntimeException e) {
+            throw new CliFailure(ExitCode.USAGE, "cannot use the TLS files (" + e.getMessage() + ")", e);
+        }
         if (user != null && !user.isEmpty()) {
             String name = user;
             String pw = password;
@@ -88,20 +113,6 @@ final class Connection {
                 throw new CliFailure(ExitCode.USAGE, "--user " + name + ": no password (give --password, or --user NAME:PASSWORD)");
             }
             b.user(ByteSequence.from(name, StandardCharsets.UTF_8)).password(ByteSequence.from(pw, StandardCharsets.UTF_8));
-        }
-        if (tls) {
-            try {
-                b.sslContext(ssl -> {
-                    if (cacert != null) {
-                        ssl.trustManager(cacert.toFile());
-                    }
-                    if (cert != null) {
-                        ssl.keyManager(cert.toFile(), key.toFile());
-                    }
-                });
-            } catch (SSLException | RuntimeException e) {
-                throw new CliFailure(ExitCode.USAGE, "cannot use the TLS files (" + e.getMessage() + ")", e);
-            }
         }
         return new Etcd(b.build(), urls, timeout);
     }

@@ -3,6 +3,7 @@ package io.disco.cli;
 import io.disco.core.Claimant;
 import io.disco.core.Primitive;
 import io.disco.fencing.DiscoException;
+import io.disco.provider.etcd.EtcdClients;
 import io.disco.provider.etcd.EtcdProvider;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -65,9 +66,11 @@ final class Etcd implements AutoCloseable {
     }
 
     CliFailure unreachable(String what, Throwable cause) {
+        // Why, when the connection can tell (refused, unknown host, a failed TLS handshake and what to check ...).
+        String why = EtcdClients.diagnose(client, Duration.ofMillis(Math.min(1000, Math.max(200, timeout.toMillis() / 2))))
+                .map(reason -> ": " + reason).orElse(": is the cluster up, and are --endpoints, the TLS files and the credentials right?");
         return new CliFailure(ExitCode.UNREACHABLE, "no answer from etcd at " + String.join(",", endpoints) + " within "
-                + millis(timeout) + " to the " + what + ": is the cluster up, and are --endpoints, the TLS files and the"
-                + " credentials right? (--command-timeout waits longer)", cause);
+                + millis(timeout) + " to the " + what + why + " (--command-timeout waits longer)", cause);
     }
 
     /** Who holds and waits for {@code name}, read without a lease ({@link EtcdProvider#claimants}). */

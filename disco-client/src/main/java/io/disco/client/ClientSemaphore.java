@@ -1,5 +1,6 @@
 package io.disco.client;
 
+import io.disco.fencing.Timeouts;
 import io.disco.semaphore.Permit;
 import io.disco.semaphore.SemaphoreLostException;
 import java.time.Duration;
@@ -77,8 +78,16 @@ final class ClientSemaphore implements FencedSemaphore {
         }
     }
 
+    /** As {@code java.util.concurrent.Semaphore}: an interrupted thread claims nothing (nor records the limit). */
+    private void refuseInterrupted(String call) throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException("semaphore '" + name + "': " + call + " on an interrupted thread; nothing was claimed");
+        }
+    }
+
     @Override
     public Permit acquire() throws InterruptedException {
+        refuseInterrupted("acquire()");
         try {
             return acquire(Wait.INTERRUPTIBLY, Long.MAX_VALUE);
         } catch (TimeoutException e) {
@@ -88,13 +97,21 @@ final class ClientSemaphore implements FencedSemaphore {
 
     @Override
     public Permit acquire(Duration timeout) throws InterruptedException, TimeoutException {
-        Objects.requireNonNull(timeout, "timeout"); // to wait without a limit, call acquire()
-        if (timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+        long nanos = Timeouts.nanos(timeout); // null: to wait without a limit, call acquire()
+        refuseInterrupted("acquire(timeout)");
+        if (nanos == 0) { // zero or less: one try, at once
+            Permit p = acquire(Wait.NOT_AT_ALL, 0);
+            if (p == null) {
+                throw new TimeoutException("semaphore '" + name + "': no permit free now (a timeout of " + timeout
+                        + " is one try, at once); the claim was withdrawn");
+            }
+            return p;
         }
-        long now = System.nanoTime();
-        long deadline = now + Math.min(timeout.toNanos(), Long.MAX_VALUE - now - 1);
-        return acquire(Wait.INTERRUPTIBLY, deadline);
+        if (nanos == Long.MAX_VALUE) {
+            return acquire(Wait.INTERRUPTIBLY, Long.MAX_VALUE); // too long to count: no limit
+        }
+        long deadline = System.nanoTime() + nanos; // compared by difference; Long.MAX_VALUE would mean no limit
+        return acquire(Wait.INTERRUPTIBLY, deadline == Long.MAX_VALUE ? deadline - 1 : deadline);
     }
 
     @Override

@@ -15,7 +15,9 @@ import java.util.Objects;
  *
  * <pre>{@code
  * FencedLock lock = disco.lock("/locks/order-" + id);
- * lock.lock();
+ * if (!lock.tryLock(2, TimeUnit.SECONDS)) {     // a request path bounds its wait
+ *     return busy(id);
+ * }
  * try {
  *     repository.save(order, lock.token());
  * } finally {
@@ -33,13 +35,13 @@ import java.util.Objects;
  *       thread is overtaken by at most one hold of each other process per turn of its own). Once a writer of
  *       any process queued behind a read claim of this process, no more of its readers join that claim. The
  *       rule, with the reasons: docs/client.md, "Fairness".</li>
- *   <li><b>Names.</b> A name is a path such as {@code /locks/orders}: not null, not blank, and not
- *       ending in {@code '/'} (refused with {@link IllegalArgumentException}; the keys of a name lie
- *       under {@code name + "/"}, as in etcd's Go recipes and {@code etcdctl lock}, so {@code "/x/"}
- *       would be another lock than {@code "/x"}, one whose keys lie under {@code "/x//"}). A name that
- *       nobody holds or waits for has no key; the client keeps its service (for etcd: a watch of its
- *       own key) for at most half a second, so that a name locked again at once does not pay for a new
- *       one, and after that nothing: no watch, no memory. Handles are cheap and may be kept or dropped. While a name is held or waited for, using a name nested
+ *   <li><b>Names.</b> A name is an absolute path such as {@code /locks/orders}, by one rule on every
+ *       backend ({@link Names}: starting with {@code '/'}, not ending in {@code '/'}, no empty, {@code .}
+ *       or {@code ..} segment, no character a backend cannot store), checked up front (refused with
+ *       {@link IllegalArgumentException}). A name that nobody holds or waits for has no key; the client
+ *       keeps its service (for etcd: a watch of its own key) for at least a third of a second and at
+ *       most half a second, so that a name locked again at once does not pay for a new one, and after
+ *       that nothing: no watch, no memory. Handles are cheap and may be kept or dropped. While a name is held or waited for, using a name nested
  *       in it ({@code /locks/orders/42} under {@code /locks/orders}) or one it is nested in, or the same
  *       name as another kind of primitive, is refused with an {@link IllegalStateException} naming
  *       both: their keys would share a range.</li>
@@ -55,13 +57,21 @@ import java.util.Objects;
  *       {@code unlock()} throw the primitive's lost exception ({@code LockLostException},
  *       {@code RWLockLostException}; for a semaphore's permit, {@code done(permit)}, {@code err(permit)} and
  *       {@code release(permit)}, which throws {@code SemaphoreLostException}). The client opens a new owner at once and, while that fails, again
- *       after a backoff of 100 ms that doubles up to 10 s. An acquisition that was waiting at the moment
- *       of loss held nothing: it claims again through the new owner, within its own timeout, and
- *       acquisitions started later wait for the new owner the same way.
+ *       after a backoff of 100 ms that doubles up to 1 s, so that it is up within about a second of the backend
+ *       answering again; it logs once at INFO when it has an owner again (which, and how long it had none). An
+ *       acquisition that was waiting at the moment of loss held nothing: it claims again through the new
+ *       owner, within its own timeout, and acquisitions started later wait for the new owner the same way.
  *       A claim that fails with a backend error while the loss is not yet known (for etcd: "lease not
  *       found", after a revoke) is taken for the loss if the owner reports it within a second. A thread that holds a lost lock
  *       keeps it locally until it unlocks, so this process's other threads on that name wait for that
  *       unlock.</li>
+ *   <li><b>No owner, no endless wait.</b> While the client has no owner, an acquisition waits for one at most
+ *       the backend's owner wait ({@link DiscoBackend#ownerWait()}; for etcd {@code EtcdOptions.ownerWait},
+ *       by default the TTL), counted from when the client lost it, and then throws
+ *       {@link BackendUnavailableException} naming the backend's endpoints and the last failure; once an outage
+ *       has lasted that long, acquisitions fail at once until an owner is open again. A timed acquisition whose
+ *       own timeout ends first ({@code tryLock(timeout)}) returns as before. Request paths should use
+ *       {@code tryLock(timeout)}; {@code lock()} is for work that may wait for the holder as long as it takes.</li>
  *   <li><b>Threads.</b> No user code runs on a thread that keeps the owner alive or detects its loss.</li>
  * </ul>
  *
@@ -69,7 +79,11 @@ import java.util.Objects;
  * {@link #close()} releases everything the client holds and ends its owner (for etcd: revokes the
  * lease); a thread that then unlocks gets no error, and later acquisitions fail with
  * {@link IllegalStateException}. It never closes the backend's client (the jetcd {@code Client}),
- * which the application owns.
+ * which the application owns: close this client first, the backend's client last. The other order is
+ * detected ({@link DiscoBackend#clientClosed()}): the client stops at once, its {@link #status()} is
+ * {@link DiscoStatus.State#CLOSED} with the reason, every operation throws {@link IllegalStateException}
+ * saying the backend's client was closed first, a hold made before reports its loss, nothing is retried,
+ * and what it held stays in the backend until its owner's TTL runs out.
  *
  * <p>Below the client are the per-owner services ({@code LockService}, {@code RWLockService}, ...),
  * one owner each, which a backend's own API creates; the client is made of them.
@@ -83,7 +97,7 @@ public interface Disco extends AutoCloseable {
      * @param name the lock's name, for example {@code /locks/orders}
      * @return the lock, owned per thread and reentrant
      * @throws NullPointerException if {@code name} is null
-     * @throws IllegalArgumentException if {@code name} is blank or ends in {@code '/'}
+     * @throws IllegalArgumentException if {@code name} breaks the name rule ({@link Names})
      * @throws IllegalStateException if the client is closed
      */
     FencedLock lock(String name);
@@ -95,7 +109,7 @@ public interface Disco extends AutoCloseable {
      * @param name the read/write lock's name
      * @return the read/write lock, owned per thread and reentrant in each mode
      * @throws NullPointerException if {@code name} is null
-     * @throws IllegalArgumentException if {@code name} is blank or ends in {@code '/'}
+     * @throws IllegalArgumentException if {@code name} breaks the name rule ({@link Names})
      * @throws IllegalStateException if the client is closed
      */
     FencedReadWriteLock readWriteLock(String name);
@@ -112,7 +126,7 @@ public interface Disco extends AutoCloseable {
      *     holder of the name
      * @return the semaphore; the handle holds nothing until a permit is acquired
      * @throws NullPointerException if {@code name} is null
-     * @throws IllegalArgumentException if {@code name} is blank or ends in {@code '/'}, {@code permits < 1},
+     * @throws IllegalArgumentException if {@code name} breaks the name rule ({@link Names}), {@code permits < 1},
      *     or this client holds or waits on the name with another number of permits
      * @throws IllegalStateException if the client is closed
      */
@@ -134,7 +148,7 @@ public interface Disco extends AutoCloseable {
      * @param name the election's name, for example {@code /elections/billing}
      * @return a new candidate; close it
      * @throws NullPointerException if {@code name} is null
-     * @throws IllegalArgumentException if {@code name} is blank or ends in {@code '/'}
+     * @throws IllegalArgumentException if {@code name} breaks the name rule ({@link Names})
      * @throws IllegalStateException if the client is closed, already has a candidate on {@code name}, or
      *         uses a name nested with it (or the name itself as another kind)
      * @throws io.disco.fencing.DiscoException if the client has no owner right now (it is opening a new
@@ -160,7 +174,7 @@ public interface Disco extends AutoCloseable {
      * @param options the value, task, listener, requeue and backoff
      * @return the started runner
      * @throws NullPointerException if an argument is null
-     * @throws IllegalArgumentException if {@code name} is blank or ends in {@code '/'}
+     * @throws IllegalArgumentException if {@code name} breaks the name rule ({@link Names})
      * @throws IllegalStateException if the client is closed, or {@code name} is in use by this client
      *         (a candidate, another kind, a nested name)
      */
@@ -184,7 +198,7 @@ public interface Disco extends AutoCloseable {
      * @param name the name
      * @return the claims, holders first; empty when nobody holds or waits
      * @throws NullPointerException if an argument is null
-     * @throws IllegalArgumentException if {@code name} is blank or ends in {@code '/'}
+     * @throws IllegalArgumentException if {@code name} breaks the name rule ({@link Names})
      * @throws IllegalStateException if the client is closed
      * @throws io.disco.fencing.DiscoException if the backend cannot be read in time
      * @throws UnsupportedOperationException if the backend cannot list claims
@@ -221,7 +235,8 @@ public interface Disco extends AutoCloseable {
      *
      * @param backend the backend
      * @return the client; close it at shutdown
-     * @throws io.disco.fencing.DiscoException if the backend cannot be reached
+     * @throws io.disco.fencing.DiscoException if the backend cannot be reached (the message says why, naming
+     *     the endpoints)
      */
     static Disco over(DiscoBackend backend) {
         return new Engine(Objects.requireNonNull(backend, "backend"), true);
@@ -231,7 +246,8 @@ public interface Disco extends AutoCloseable {
      * A client on {@code backend} that does not need the backend to answer now: it tries to open its
      * first owner before returning and, if that fails, returns anyway in {@link DiscoStatus.State#HEALING}
      * and keeps opening one in the background, after 100 ms and then with a backoff that doubles up to
-     * 10 s, as after a loss. Acquisitions made meanwhile wait for the owner within their own timeouts. For
+     * 1 s, as after a loss. Acquisitions made meanwhile wait for the owner within their own timeouts and the
+     * owner wait ({@link DiscoBackend#ownerWait()}, counted from the failed first attempt). For
      * applications that must start while the backend is down (a Spring Boot application whose health
      * check reports the client DOWN until it heals).
      *

@@ -26,6 +26,9 @@ import java.util.concurrent.CompletionStage;
  *   <li>Closing an idle service (nothing held, nothing waiting) must not wait for the backend: the
  *       client closes a name's service when the name falls idle, on the releasing thread.</li>
  *   <li>{@link Owner#done()} completes off the threads that keep the owner alive.</li>
+ *   <li>{@link #open()}'s failure says why, naming the endpoints (refused, unknown host, TLS, authentication,
+ *       no answer in time): the client reports it in {@link Disco#status()} and in
+ *       {@link BackendUnavailableException}.</li>
  * </ul>
  */
 public interface DiscoBackend {
@@ -38,8 +41,35 @@ public interface DiscoBackend {
      */
     Owner open();
 
-    /** @return what log messages and {@code toString()} name, for example the endpoints */
+    /** @return what log messages and {@code toString()} name: the backend and its endpoints, for example {@code etcd at 10.0.0.1:2379} */
     String describe();
+
+    /**
+     * How long an acquisition of the client waits for an owner while the client has none (the last one
+     * was lost, or none could be opened yet), counted from when the client lost it: past it the
+     * acquisition throws {@link BackendUnavailableException}, and so do acquisitions that start later,
+     * at once, until an owner is open again. A provider's option (for etcd {@code EtcdOptions.ownerWait},
+     * by default the lease TTL); the default here is 30 s.
+     *
+     * @return the owner wait, positive
+     */
+    default java.time.Duration ownerWait() {
+        return java.time.Duration.ofSeconds(30);
+    }
+
+    /**
+     * Whether the application closed the client this backend runs on (for etcd: the jetcd {@code Client})
+     * while the {@link Disco} is still open, a shutdown-order mistake: then no owner can be kept or opened
+     * again, and the client stops for good ({@link DiscoStatus.State#CLOSED}, every operation throwing
+     * {@link IllegalStateException} with this reason) instead of retrying. Called on every acquisition and
+     * status: it must be cheap and must not block. The default: never (a backend that builds its own
+     * clients).
+     *
+     * @return the reason, naming the client and the right order, or empty while it is open
+     */
+    default Optional<String> clientClosed() {
+        return Optional.empty();
+    }
 
     /**
      * One owner in the backend (an etcd lease, a ZooKeeper session), on which services are made.
@@ -121,6 +151,14 @@ public interface DiscoBackend {
         /** @return the owner's id in the backend, for status reports (for etcd: the lease id in hex); empty if none */
         default String id() {
             return "";
+        }
+
+        /**
+         * @return the owner as log messages name it, for example {@code lease 694d7f3c0a1b2c3d (TTL 30 s)}; by
+         *     default {@code owner <id>}
+         */
+        default String describe() {
+            return "owner " + id();
         }
 
         /** @return the time to live the backend granted the owner; zero if the backend has no such notion */

@@ -14,8 +14,9 @@ import java.util.Optional;
  * @param ttl the time to live the backend granted the current owner; zero when not {@link State#UP}
  * @param remainingValidity how long the current owner is valid from now, on the local monotonic clock;
  *     zero when not {@link State#UP}
- * @param lastProblem the last loss of an owner or the last failure to open one (a message); empty
- *     while nothing went wrong since the client was created
+ * @param lastProblem the last loss of an owner or the last failure to open one (a message naming the
+ *     backend's endpoints and the cause), or why a closed client stopped by itself; empty while nothing
+ *     went wrong since the client was created
  * @param namesInUse how many names the client keeps anything for (held, waited for, or lingering)
  */
 public record DiscoStatus(State state, Optional<String> owner, Duration ttl, Duration remainingValidity,
@@ -28,10 +29,16 @@ public record DiscoStatus(State state, Optional<String> owner, Duration ttl, Dur
         /**
          * No live owner: the last one was lost, or none could be opened yet (the backend was unreachable
          * when the client was created); the client is opening one, with backoff, and acquisitions wait
-         * for it within their own timeouts.
+         * for it within their own timeouts and at most the owner wait, then throw
+         * {@link BackendUnavailableException}. {@link DiscoStatus#lastProblem()} says why, naming the
+         * endpoints once an attempt to open one has failed.
          */
         HEALING,
-        /** {@link Disco#close()} was called. */
+        /**
+         * {@link Disco#close()} was called; or the application closed the backend's client before the
+         * {@link Disco} ({@link DiscoBackend#clientClosed()}), and {@link DiscoStatus#lastProblem()} says so:
+         * the client stopped for good.
+         */
         CLOSED
     }
 

@@ -43,11 +43,24 @@ final class Engine implements Disco {
 
     private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
     static final long FIRST_BACKOFF_MILLIS = 100;
-    static final long MAX_BACKOFF_MILLIS = 10_000;
+    /**
+     * The longest pause between two attempts to open an owner. An attempt against a backend that does not
+     * answer lasts up to the request timeout, and the backend's connection is tried again within it, so
+     * the client is up within about this long of the backend answering again.
+     */
+    static final long MAX_BACKOFF_MILLIS = 1_000;
+    /** How often, at most, a healing client says at INFO that it still has no owner. */
+    static final long STILL_HEALING_LOG_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final DiscoBackend backend;
     private final Registry registry = new Registry();
-    /** Opens owners after a loss and sweeps idle names; no user code runs on it. */
+    /** How long an acquisition waits for an owner while there is none ({@link DiscoBackend#ownerWait()}). */
+    private final long ownerWaitNanos;
+    /**
+     * Opens owners after a loss (one attempt at a time), sweeps idle names and ends the waits for an owner
+     * at the owner wait; two threads, so that an attempt blocked on the backend delays neither. No user
+     * code runs on them.
+     */
     private final ScheduledExecutorService reopener;
     /** Guards the fields below; never held while calling the backend. */
     private final ReentrantLock lock = new ReentrantLock();
@@ -61,6 +74,19 @@ final class Engine implements Disco {
     private final List<LeadershipRunner> runners = new ArrayList<>();
     /** The last loss of an owner or failure to open one, for {@link #status()}; null while none. */
     private String lastProblem;
+    /**
+     * Why the client stopped by itself: the application closed the backend's client before it
+     * ({@link DiscoBackend#clientClosed()}); null otherwise. Set once, with {@link #closed}.
+     */
+    private String clientClosed;
+    /** While there is no owner: since when ({@code System.nanoTime()}), and which outage this is. */
+    private long ownerlessSince;
+    private long outage;
+    /** Whether this outage has lasted longer than the owner wait: acquisitions then fail at once. */
+    private boolean waitsExpired;
+    /** Failed attempts to open an owner in this outage, and when the last INFO about them was logged. */
+    private int failedAttempts;
+    private long attemptsLoggedAt;
 
     /**
      * @param failFast whether a first owner that cannot be opened fails the constructor; if not, the
@@ -68,6 +94,11 @@ final class Engine implements Disco {
      */
     Engine(DiscoBackend backend, boolean failFast) {
         this.backend = backend;
+        java.time.Duration wait = Objects.requireNonNull(backend.ownerWait(), "backend.ownerWait()");
+        if (wait.isZero() || wait.isNegative()) {
+            throw new IllegalArgumentException("the backend's owner wait must be positive, got " + wait);
+        }
+        this.ownerWaitNanos = wait.toNanos();
         DiscoBackend.Owner first;
         RuntimeException firstFailure = null;
         if (failFast) {
@@ -80,7 +111,7 @@ final class Engine implements Disco {
                 firstFailure = e;
             }
         }
-        this.reopener = Executors.newSingleThreadScheduledExecutor(r -> {
+        this.reopener = Executors.newScheduledThreadPool(2, r -> {
             Thread t = new Thread(r, "disco-client");
             t.setDaemon(true);
             return t;
@@ -92,9 +123,11 @@ final class Engine implements Disco {
             if (first != null) {
                 install(first);
             } else {
-                LOG.warn("disco client on {} could not open its first owner ({}); it starts healing", backend.describe(), firstFailure.getMessage());
-                lastProblem = "no owner opened yet: " + firstFailure.getMessage();
-                owner = new CompletableFuture<>();
+                LOG.warn("disco client on {} could not open its first owner ({}); it starts healing: acquisitions wait"
+                        + " for one at most {} ms", backend.describe(), firstFailure.getMessage(), TimeUnit.NANOSECONDS.toMillis(ownerWaitNanos));
+                startOutage("no owner opened yet: " + firstFailure.getMessage());
+                failedAttempts = 1;
+                attemptsLoggedAt = System.nanoTime();
                 reopener.schedule(() -> reopen(null, FIRST_BACKOFF_MILLIS * 2), FIRST_BACKOFF_MILLIS, TimeUnit.MILLISECONDS);
             }
         } finally {
@@ -107,13 +140,78 @@ final class Engine implements Disco {
     }
 
     void requireOpen() {
+        checkClientClosed();
         lock.lock();
         try {
             if (closed) {
-                throw new IllegalStateException(this + " is closed");
+                throw closedException();
             }
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** Why the client cannot be used any more: closed by the application, or its backend's client closed first. */
+    private IllegalStateException closedException() {
+        assert lock.isHeldByCurrentThread();
+        return new IllegalStateException(clientClosed == null ? this + " is closed" : this + " cannot be used: " + clientClosed);
+    }
+
+    /** An acquisition waited for an owner for longer than the owner wait, or started after it passed. */
+    private BackendUnavailableException unavailable() {
+        assert lock.isHeldByCurrentThread();
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - ownerlessSince);
+        return new BackendUnavailableException("the client has had no owner in " + backend.describe() + " for " + ms
+                + " ms, longer than its owner wait of " + TimeUnit.NANOSECONDS.toMillis(ownerWaitNanos) + " ms ("
+                + (lastProblem == null ? "no reason known yet" : lastProblem) + "); it keeps trying, and acquisitions"
+                + " succeed again once it has one");
+    }
+
+    /**
+     * The client has no owner from now on: acquisitions wait for the pending one at most the owner wait,
+     * after which they, and those that start later, fail until an owner is installed.
+     */
+    private void startOutage(String problem) {
+        assert lock.isHeldByCurrentThread();
+        alive = null;
+        owner = new CompletableFuture<>();
+        lastProblem = problem;
+        ownerlessSince = System.nanoTime();
+        waitsExpired = false;
+        failedAttempts = 0;
+        long which = ++outage;
+        try {
+            reopener.schedule(() -> expireWaits(which), ownerWaitNanos, TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            // closed meanwhile
+        }
+    }
+
+    /** On the reopener, at the owner wait after the outage began: the acquisitions that wait for an owner give up. */
+    private void expireWaits(long which) {
+        CompletableFuture<DiscoBackend.Owner> waiting;
+        BackendUnavailableException failure;
+        lock.lock();
+        try {
+            if (closed || outage != which || alive != null) {
+                return;
+            }
+            waitsExpired = true;
+            waiting = owner;
+            owner = new CompletableFuture<>(); // completed by the next owner; nobody waits on it while expired
+            failure = unavailable();
+        } finally {
+            lock.unlock();
+        }
+        LOG.warn("disco client on {}: {}", backend.describe(), failure.getMessage());
+        waiting.completeExceptionally(failure);
+    }
+
+    /** Stops the client for good if the application closed the backend's client first. */
+    private void checkClientClosed() {
+        Optional<String> why = backend.clientClosed();
+        if (why.isPresent()) {
+            stopForClosedClient(why.get());
         }
     }
 
@@ -124,6 +222,7 @@ final class Engine implements Disco {
     private CompletableFuture<DiscoBackend.Owner> install(DiscoBackend.Owner o) {
         assert lock.isHeldByCurrentThread();
         alive = o;
+        waitsExpired = false;
         CompletableFuture<DiscoBackend.Owner> pending = owner;
         owner = CompletableFuture.completedFuture(o);
         o.done().thenRun(() -> ended(o));
@@ -135,14 +234,17 @@ final class Engine implements Disco {
      * {@link IllegalStateException} once the client is closed.
      */
     CompletableFuture<DiscoBackend.Owner> owner() {
+        checkClientClosed();
         DiscoBackend.Owner lost = null;
         lock.lock();
         try {
             if (closed) {
-                return CompletableFuture.failedFuture(new IllegalStateException(this + " is closed"));
+                return CompletableFuture.failedFuture(closedException());
             }
             if (alive != null && alive.err().isPresent()) { // lost, and its done() not handled yet
                 lost = alive;
+            } else if (alive == null && waitsExpired) {
+                return CompletableFuture.failedFuture(unavailable());
             } else {
                 return owner;
             }
@@ -155,17 +257,22 @@ final class Engine implements Disco {
 
     /** The owner finished: after a loss, open a new one at once and then with backoff. */
     private void ended(DiscoBackend.Owner o) {
+        Optional<String> clientGone = backend.clientClosed();
+        if (clientGone.isPresent()) {
+            stopForClosedClient(clientGone.get()); // no new owner can be opened: no retry loop
+            return;
+        }
         lock.lock();
         try {
             if (closed || alive != o || o.err().isEmpty()) {
                 return;
             }
             LOG.warn("disco client on {} lost its owner ({}); opening a new one", backend.describe(), o.err().get().getMessage());
-            lastProblem = "owner " + o.id() + " lost: " + o.err().get().getMessage();
-            alive = null;
+            startOutage("owner " + o.id() + " lost: " + o.err().get().getMessage());
             lostOwner = o;
-            owner = new CompletableFuture<>();
             reopener.execute(() -> reopen(o, FIRST_BACKOFF_MILLIS));
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            // closed meanwhile
         } finally {
             lock.unlock();
         }
@@ -177,24 +284,51 @@ final class Engine implements Disco {
         try {
             next = backend.open();
         } catch (RuntimeException e) {
-            LOG.info("disco client on {} could not open a new owner ({}); next attempt in {} ms", backend.describe(), e.getMessage(), backoff);
+            Optional<String> clientGone = backend.clientClosed();
+            if (clientGone.isPresent()) {
+                stopForClosedClient(clientGone.get());
+                return;
+            }
+            long delay = jittered(backoff);
+            boolean tell;
+            int attempts;
+            long ownerless;
             lock.lock();
             try {
+                if (closed) {
+                    return;
+                }
                 lastProblem = (lost == null ? "no owner opened yet: " : "no new owner opened yet: ") + e.getMessage();
+                attempts = ++failedAttempts;
+                long now = System.nanoTime();
+                ownerless = now - ownerlessSince;
+                tell = attempts == 1 || now - attemptsLoggedAt >= STILL_HEALING_LOG_NANOS;
+                if (tell) {
+                    attemptsLoggedAt = now;
+                }
             } finally {
                 lock.unlock();
             }
+            if (tell) {
+                LOG.info("disco client on {} could not open {} owner ({} attempt(s), {} ms without one): {}; it tries again"
+                        + " every {} ms at most", backend.describe(), lost == null ? "an" : "a new", attempts,
+                        TimeUnit.NANOSECONDS.toMillis(ownerless), e.getMessage(), MAX_BACKOFF_MILLIS);
+            } else {
+                LOG.debug("disco client on {} could not open an owner: {}; next attempt in {} ms", backend.describe(), e.getMessage(), delay);
+            }
             try {
-                reopener.schedule(() -> reopen(lost, Math.min(MAX_BACKOFF_MILLIS, backoff * 2)), backoff, TimeUnit.MILLISECONDS);
+                reopener.schedule(() -> reopen(lost, Math.min(MAX_BACKOFF_MILLIS, backoff * 2)), delay, TimeUnit.MILLISECONDS);
             } catch (java.util.concurrent.RejectedExecutionException closing) {
                 // closed meanwhile
             }
             return;
         }
         CompletableFuture<DiscoBackend.Owner> waiting = null;
+        long ownerless = 0;
         lock.lock();
         try {
             if (!closed) {
+                ownerless = System.nanoTime() - ownerlessSince;
                 waiting = install(next);
                 lostOwner = null;
             }
@@ -202,6 +336,9 @@ final class Engine implements Disco {
             lock.unlock();
         }
         if (waiting != null) {
+            LOG.info("disco client on {} has an owner again, {}, after being without one for {} ms ({})", backend.describe(),
+                    next.describe(), TimeUnit.NANOSECONDS.toMillis(ownerless),
+                    lost == null ? "since it started" : "since " + lost.describe() + " was lost");
             waiting.complete(next); // the acquisitions that waited for an owner go on, on this thread
         } else {
             next.close();
@@ -296,7 +433,12 @@ final class Engine implements Disco {
             lock.unlock();
         }
         runner.close(Duration.ZERO); // closed meanwhile
-        throw new IllegalStateException(this + " is closed");
+        lock.lock();
+        try {
+            throw closedException();
+        } finally {
+            lock.unlock();
+        }
     }
 
     @Override
@@ -304,10 +446,11 @@ final class Engine implements Disco {
         Objects.requireNonNull(primitive, "primitive");
         Names.check(name);
         DiscoBackend.Owner o;
+        checkClientClosed();
         lock.lock();
         try {
             if (closed) {
-                throw new IllegalStateException(this + " is closed");
+                throw closedException();
             }
             o = alive != null ? alive : lostOwner; // a lost owner still reads
         } finally {
@@ -321,6 +464,7 @@ final class Engine implements Disco {
 
     @Override
     public DiscoStatus status() {
+        checkClientClosed();
         DiscoBackend.Owner o;
         String problem;
         lock.lock();
@@ -368,15 +512,40 @@ final class Engine implements Disco {
 
     @Override
     public void close() {
+        shutDown(null);
+    }
+
+    /**
+     * The application closed the backend's client before this client: nothing can be kept or opened any
+     * more. Stops for good, as {@link #close()} does, with the reason: the status says CLOSED with it, every
+     * operation throws {@link IllegalStateException} saying it, and nothing retries. Holds made through the
+     * owner report their loss (the backend's owner reports it as lost).
+     */
+    private void stopForClosedClient(String reason) {
+        if (shutDown(reason)) {
+            LOG.warn("disco client on {}: {}; it stops: what it held is lost (and stays in the backend until its owner's"
+                    + " TTL runs out, since it cannot be released), and every operation throws IllegalStateException."
+                    + " Close the Disco first, then the backend's client", backend.describe(), reason);
+        }
+    }
+
+    /** Closes, once; {@code clientClosedReason} is null for the application's {@link #close()}. @return whether this call closed it */
+    private boolean shutDown(String clientClosedReason) {
         CompletableFuture<DiscoBackend.Owner> o;
         DiscoBackend.Owner lost;
         List<LeadershipRunner> started;
+        IllegalStateException failure;
         lock.lock();
         try {
             if (closed) {
-                return;
+                return false;
             }
             closed = true;
+            if (clientClosedReason != null) {
+                clientClosed = clientClosedReason;
+                lastProblem = clientClosedReason;
+            }
+            failure = closedException();
             o = owner;
             lost = lostOwner;
             lostOwner = null;
@@ -393,11 +562,17 @@ final class Engine implements Disco {
         if (lost != null) {
             lost.close();
         }
-        if (o.isDone()) {
+        if (o.isDone() && !o.isCompletedExceptionally()) {
             o.join().close();
         } else {
-            o.completeExceptionally(new IllegalStateException(this + " is closed"));
+            o.completeExceptionally(failure);
         }
+        return true;
+    }
+
+    /** A backoff with up to a fifth taken off at random, so that the clients of many processes do not retry in step. */
+    private static long jittered(long backoff) {
+        return backoff - java.util.concurrent.ThreadLocalRandom.current().nextLong(backoff / 5 + 1);
     }
 
     @Override

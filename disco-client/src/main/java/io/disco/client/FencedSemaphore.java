@@ -63,7 +63,8 @@ public interface FencedSemaphore {
      * Acquires a permit, waiting as long as it takes.
      *
      * @return the permit
-     * @throws InterruptedException if interrupted while waiting; the claim is withdrawn
+     * @throws InterruptedException if interrupted on entry (nothing is claimed, and no limit is recorded) or while
+     *     waiting (the claim is withdrawn)
      * @throws IllegalArgumentException if the name's recorded limit is not {@link #permits()}
      * @throws IllegalStateException if the client is closed, or the name is in use as another primitive
      * @throws io.disco.fencing.DiscoException if the backend failed or did not answer in time
@@ -71,15 +72,17 @@ public interface FencedSemaphore {
     Permit acquire() throws InterruptedException;
 
     /**
-     * Acquires a permit, waiting at most {@code timeout}.
+     * Acquires a permit, waiting at most {@code timeout}: zero or less takes one only if one is free now (one try,
+     * as {@link #tryAcquire()}), and a timeout too long to count in nanoseconds waits without a limit (the rule of
+     * {@link io.disco.fencing.Timeouts}).
      *
-     * @param timeout the longest wait, positive
+     * @param timeout the longest wait; zero or less: only if a permit is free now
      * @return the permit
-     * @throws NullPointerException if {@code timeout} is null
-     * @throws IllegalArgumentException if {@code timeout} is not positive, or the name's recorded limit is
-     *     not {@link #permits()}
+     * @throws NullPointerException if {@code timeout} is null (to wait without a limit, call {@link #acquire()})
+     * @throws IllegalArgumentException if the name's recorded limit is not {@link #permits()}
      * @throws TimeoutException if no permit came in time; the claim is withdrawn
-     * @throws InterruptedException if interrupted while waiting; the claim is withdrawn
+     * @throws InterruptedException if interrupted on entry (nothing is claimed, and no limit is recorded) or while
+     *     waiting (the claim is withdrawn)
      */
     Permit acquire(Duration timeout) throws InterruptedException, TimeoutException;
 
@@ -135,10 +138,10 @@ public interface FencedSemaphore {
      * Acquires a permit for one critical section, waiting at most {@code timeout}: closing the returned
      * hold releases that permit (from any thread).
      *
-     * @param timeout the longest wait, positive
+     * @param timeout the longest wait; zero or less: only if a permit is free now (see {@link #acquire(Duration)})
      * @return the held permit
      * @throws TimeoutException if no permit came in time; the claim is withdrawn
-     * @throws InterruptedException if interrupted while waiting; the claim is withdrawn
+     * @throws InterruptedException if interrupted on entry or while waiting; the claim is withdrawn
      */
     default Held<Permit> hold(Duration timeout) throws InterruptedException, TimeoutException {
         Objects.requireNonNull(timeout, "timeout");

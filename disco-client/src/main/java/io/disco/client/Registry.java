@@ -15,15 +15,23 @@ import java.util.function.Predicate;
 /**
  * The names of one client, sorted so that a name nested in another, or holding another, is found
  * among its neighbours. An entry lives from its first user's {@link #join} to its last user's
- * {@link #leave}, and then lingers idle for at most {@link #LINGER_NANOS}: a name locked again at once
+ * {@link #leave}, and then lingers idle for at least {@link #LINGER_NANOS}: a name locked again at once
  * (a loop, the next request on the same order) reuses its service instead of paying for a new one
- * (for etcd: the watch on its key). {@link #sweep} drops lingering entries after that; an idle entry
- * never stands in the way of another name or kind, it is dropped on the spot.
+ * (for etcd: the watch on its key). {@link #sweep} drops lingering entries after that; the engine sweeps
+ * every {@code LINGER_NANOS / 2}, so an idle entry is gone at most {@link #IDLE_BOUND_NANOS} (half a
+ * second) after its last user left. An idle entry never stands in the way of another name or kind, it
+ * is dropped on the spot.
  */
 final class Registry {
 
-    /** How long an idle entry may keep its service. */
-    static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    /** How long an idle entry keeps its service at least: a third of a second. */
+    static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(1) / 3;
+
+    /**
+     * How long an idle entry is kept at most: {@link #LINGER_NANOS}, then until the next sweep (the engine
+     * sweeps every {@code LINGER_NANOS / 2}): half a second, the bound the documentation states.
+     */
+    static final long IDLE_BOUND_NANOS = LINGER_NANOS + LINGER_NANOS / 2;
 
     /** Guards {@link #names} and every entry's user count; held for map work only, never while waiting. */
     private final ReentrantLock lock = new ReentrantLock();

@@ -1,7 +1,7 @@
 package io.disco.election;
 
+import io.disco.fencing.Timeouts;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -119,14 +119,11 @@ final class ElectionLeadershipRunner implements LeadershipRunner {
 
     @Override
     public boolean close(Duration timeout) {
-        Objects.requireNonNull(timeout, "timeout");
-        if (timeout.isNegative()) {
-            throw new IllegalArgumentException("timeout must not be negative, got " + timeout);
-        }
+        long nanos = Timeouts.nanos(timeout); // zero or less: no wait; too long to count: no limit
         if (signalClose()) {
             return false; // called by the task itself: it cannot end while it waits here
         }
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = System.nanoTime() + nanos; // compared by difference: wraps safely for a bound of Long.MAX_VALUE
         boolean interrupted = false;
         while (runner.isAlive() && Thread.currentThread() != runner) {
             long left = deadline - System.nanoTime();

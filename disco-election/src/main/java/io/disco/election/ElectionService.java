@@ -71,7 +71,8 @@ public interface ElectionService extends DiscoService<Leadership, LeadershipLost
      *
      * @param value the value to lead with (for example this node's address), not null
      * @return this candidate's leadership; its token is the fencing token of this term
-     * @throws InterruptedException if the thread is interrupted while waiting; the candidacy is withdrawn
+     * @throws InterruptedException if the thread is interrupted on entry (nothing is claimed) or while waiting (the
+     *         candidacy is withdrawn)
      * @throws LeadershipLostException if the lease was lost before or while waiting
      * @throws NullPointerException if {@code value} is null
      * @throws IllegalStateException if another campaign of this service is in progress, or the service is closed
@@ -80,17 +81,20 @@ public interface ElectionService extends DiscoService<Leadership, LeadershipLost
     Leadership campaign(String value) throws InterruptedException;
 
     /**
-     * Campaigns with {@code value} and waits at most {@code timeout} to become the leader.
+     * Campaigns with {@code value} and waits at most {@code timeout} to become the leader: zero or less leads only
+     * if nobody else does or waits ahead now (one try, and the candidacy is withdrawn if it does not win at once),
+     * and a timeout too long to count in nanoseconds waits without a limit (the rule of
+     * {@link io.disco.fencing.Timeouts}).
      *
      * @param value the value to lead with, not null
-     * @param timeout the longest time to wait, positive
+     * @param timeout the longest time to wait; zero or less: only if this candidate leads at once
      * @return this candidate's leadership
-     * @throws NullPointerException if {@code timeout} is null (the method without a timeout waits without a limit)
+     * @throws NullPointerException if {@code value} or {@code timeout} is null (the method without a timeout waits
+     *         without a limit)
      * @throws TimeoutException if another candidate still led when the timeout expired; the candidacy is withdrawn
-     * @throws InterruptedException if the thread is interrupted while waiting; the candidacy is withdrawn
+     * @throws InterruptedException if the thread is interrupted on entry (nothing is claimed) or while waiting (the
+     *         candidacy is withdrawn)
      * @throws LeadershipLostException if the lease was lost before or while waiting
-     * @throws NullPointerException if {@code value} or {@code timeout} is null
-     * @throws IllegalArgumentException if {@code timeout} is not positive
      * @throws IllegalStateException if another campaign of this service is in progress, or the service is closed
      * @throws io.disco.fencing.DiscoException if the backend failed, or did not answer at all within the timeout
      */
@@ -217,7 +221,7 @@ public interface ElectionService extends DiscoService<Leadership, LeadershipLost
      * (the service stays open).
      *
      * @param value the value to lead with, not null
-     * @param timeout the longest time to wait, positive
+     * @param timeout the longest time to wait; zero or less: only if this candidate leads at once
      * @return the held leadership
      * @throws TimeoutException if another candidate still led when the timeout expired; the candidacy is withdrawn
      * @throws InterruptedException if interrupted while waiting; the candidacy is withdrawn

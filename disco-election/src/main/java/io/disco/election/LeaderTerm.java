@@ -71,7 +71,8 @@ public interface LeaderTerm extends Fenced {
     /**
      * Waits until the term ends or the timeout passes.
      *
-     * @param timeout the longest wait, not null; not positive: no wait
+     * @param timeout the longest wait, not null; zero or less: no wait; too long to count in nanoseconds: no limit
+     *     (the rule of {@link io.disco.fencing.Timeouts})
      * @return whether the term has ended ({@link #ended()} is complete)
      * @throws InterruptedException if the thread's interrupt flag was set on entry or it was
      *     interrupted while waiting; on the task's thread that is how the term's end shows (see the

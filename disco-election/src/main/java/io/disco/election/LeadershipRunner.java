@@ -120,10 +120,12 @@ public interface LeadershipRunner extends AutoCloseable {
      * {@code close(Duration)} waits again up to its bound. Called by the task itself, it only signals
      * and returns {@code false} (the task cannot end while it waits for itself).
      *
-     * @param timeout the longest wait; zero only signals and reports whether the runner had already stopped
+     * <p>The bound follows {@link io.disco.fencing.Timeouts}' rule: zero or less only signals and reports whether
+     * the runner had already stopped, and a bound too long to count in nanoseconds waits without a limit.
+     *
+     * @param timeout the longest wait; zero or less only signals and reports whether the runner had already stopped
      * @return whether the runner has stopped (task returned, leadership given up, sessions closed)
      * @throws NullPointerException if {@code timeout} is null
-     * @throws IllegalArgumentException if {@code timeout} is negative (nothing is signalled)
      */
     boolean close(Duration timeout);
 

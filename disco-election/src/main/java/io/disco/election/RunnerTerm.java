@@ -1,6 +1,7 @@
 package io.disco.election;
 
 import io.disco.fencing.FencingToken;
+import io.disco.fencing.Timeouts;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -120,7 +121,7 @@ final class RunnerTerm implements LeaderTerm {
             throw new InterruptedException("interrupted before awaiting the end of term " + leadership.token());
         }
         try {
-            ended.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            ended.get(Timeouts.nanos(timeout), TimeUnit.NANOSECONDS);
             return true;
         } catch (TimeoutException e) {
             return false;

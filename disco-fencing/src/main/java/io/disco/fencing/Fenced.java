@@ -6,7 +6,11 @@ package io.disco.fencing;
  * <p>The holder must attach {@link #token()} to every request it sends to a guarded resource
  * (see {@link FencingHttp} and {@link FencingGrpc}); the resource rejects requests whose token is
  * lower than the highest it has accepted.
+ *
+ * <p>It has one method, so a lambda is one too: {@code () -> token} hands a token taken on the holding
+ * thread to code that stamps requests elsewhere (Spring's {@code FencingRequestInterceptor.of(() -> token)}).
  */
+@FunctionalInterface
 public interface Fenced {
 
     /**

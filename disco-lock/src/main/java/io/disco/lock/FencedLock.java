@@ -4,6 +4,7 @@ import io.disco.fencing.DiscoException;
 import io.disco.fencing.Fenced;
 import io.disco.fencing.FencingToken;
 import io.disco.fencing.Held;
+import io.disco.fencing.Timeouts;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -40,6 +41,10 @@ import java.util.function.Supplier;
  *       completes and {@link #err()} tells the loss; {@link #token()} throws the loss (the token is
  *       stale, a guarded resource rejects it) and the last {@link #unlock()} throws it too, after
  *       releasing the local lock.</li>
+ *   <li>Timeouts ({@link #tryLock(long, TimeUnit)}, {@link #hold(Duration)}) follow
+ *       {@link io.disco.fencing.Timeouts}' rule: zero or less is one try, at once (as {@link #tryLock()}), and one
+ *       too long to count in nanoseconds is no limit. An interruptible acquisition whose thread is interrupted on
+ *       entry throws {@link InterruptedException} and claims nothing.</li>
  *   <li>{@link #newCondition()} is not supported: a condition would have to release and reacquire the
  *       distributed lock, which changes the token under the caller's feet.</li>
  * </ul>
@@ -226,15 +231,19 @@ public interface FencedLock extends Lock, Fenced {
      * }
      * }</pre>
      *
-     * @param timeout the longest time to wait, positive
+     * <p>The timeout follows {@link io.disco.fencing.Timeouts}' rule: zero or negative takes the lock only if it
+     * is free now (one try, as {@link #tryLock()}), and one too long to count in nanoseconds waits without a limit.
+     *
+     * @param timeout the longest time to wait; zero or less: only if free now
      * @return the hold; close it on the thread that acquired it
+     * @throws NullPointerException if {@code timeout} is null
      * @throws TimeoutException if the lock was not acquired in time; the claim is withdrawn
-     * @throws InterruptedException if interrupted while waiting; the claim is withdrawn
+     * @throws InterruptedException if interrupted on entry or while waiting; the claim is withdrawn
      */
     default Held<FencedLock> hold(Duration timeout) throws InterruptedException, TimeoutException {
         Objects.requireNonNull(timeout, "timeout");
-        if (!tryLock(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
-            throw new TimeoutException("not acquired within " + timeout.toMillis() + " ms: " + this);
+        if (!tryLock(Timeouts.nanos(timeout), TimeUnit.NANOSECONDS)) {
+            throw new TimeoutException("not acquired within " + Timeouts.describe(timeout) + ": " + this);
         }
         return Held.of(this, this::unlock);
     }

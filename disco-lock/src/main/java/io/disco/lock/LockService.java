@@ -57,7 +57,8 @@ public interface LockService extends DiscoService<Grant, LockLostException> {
      * Acquires the lock, waiting as long as it takes.
      *
      * @return the grant of this acquisition, or the held grant if this service already holds the lock
-     * @throws InterruptedException if the thread is interrupted while waiting; the claim is withdrawn
+     * @throws InterruptedException if the thread is interrupted on entry (nothing is claimed) or while waiting (the
+     *         claim is withdrawn)
      * @throws LockLostException if the lease was lost before or while waiting
      * @throws IllegalStateException if another acquisition of this service is in progress, or the service is closed
      * @throws io.disco.fencing.DiscoException if the backend failed or did not answer in time
@@ -65,13 +66,17 @@ public interface LockService extends DiscoService<Grant, LockLostException> {
     Grant lock() throws InterruptedException;
 
     /**
-     * Acquires the lock, waiting at most {@code timeout}.
+     * Acquires the lock, waiting at most {@code timeout}: zero or less acquires only if the lock is free now (one
+     * try, as {@link #tryLock()}), and a timeout too long to count in nanoseconds waits without a limit (the rule of
+     * {@link io.disco.fencing.Timeouts}).
      *
-     * @param timeout the longest time to wait, positive
+     * @param timeout the longest time to wait; zero or less: only if free now
      * @return the grant of this acquisition, or the held grant if this service already holds the lock
      * @throws NullPointerException if {@code timeout} is null (the method without a timeout waits without a limit)
-     * @throws TimeoutException if another owner still held the lock when the timeout expired; the claim is withdrawn
-     * @throws InterruptedException if the thread is interrupted while waiting; the claim is withdrawn
+     * @throws TimeoutException if another owner still held the lock when the timeout expired (or, zero or less, was
+     *         in the way); the claim is withdrawn
+     * @throws InterruptedException if the thread is interrupted on entry (nothing is claimed) or while waiting (the
+     *         claim is withdrawn)
      * @throws LockLostException if the lease was lost before or while waiting
      * @throws IllegalStateException if another acquisition of this service is in progress, or the service is closed
      * @throws io.disco.fencing.DiscoException if the backend failed, or did not answer at all within the timeout
@@ -161,7 +166,7 @@ public interface LockService extends DiscoService<Grant, LockLostException> {
      * Acquires the lock for one critical section: closing the returned hold releases the lock (not
      * the service); see {@link Held}.
      *
-     * @param timeout the longest time to wait, positive
+     * @param timeout the longest time to wait; zero or less: only if free now (see {@link #lock(Duration)})
      * @return the held grant
      * @throws TimeoutException if the lock was not acquired in time; the claim is withdrawn
      * @throws InterruptedException if interrupted while waiting; the claim is withdrawn

@@ -1,5 +1,6 @@
 package io.disco.lock;
 
+import io.disco.fencing.Timeouts;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -10,7 +11,8 @@ final class MaxHold {
     }
 
     /**
-     * @return {@code maxHold} in nanoseconds
+     * @return {@code maxHold} in nanoseconds, saturated: one too long to count is {@link Long#MAX_VALUE} (no limit
+     *     in practice), never an overflow
      * @throws NullPointerException if null
      * @throws IllegalArgumentException if not positive
      */
@@ -19,6 +21,6 @@ final class MaxHold {
         if (maxHold.isZero() || maxHold.isNegative()) {
             throw new IllegalArgumentException("maxHold must be positive, got " + maxHold);
         }
-        return maxHold.toNanos();
+        return Timeouts.nanos(maxHold);
     }
 }

@@ -66,7 +66,8 @@ public interface RWLockService extends DiscoService<RWGrant, RWLockLostException
      * Acquires a read grant, waiting as long as it takes (for every writer that asked earlier).
      *
      * @return the read grant, or the held one if this service already holds a read grant
-     * @throws InterruptedException if the thread is interrupted while waiting; the claim is withdrawn
+     * @throws InterruptedException if the thread is interrupted on entry (nothing is claimed) or while waiting (the
+     *         claim is withdrawn)
      * @throws RWLockLostException if the lease was lost before or while waiting
      * @throws IllegalStateException if this service holds a write grant, another acquisition of this
      *         service is in progress, or the service is closed
@@ -75,13 +76,16 @@ public interface RWLockService extends DiscoService<RWGrant, RWLockLostException
     RWGrant rLock() throws InterruptedException;
 
     /**
-     * Acquires a read grant, waiting at most {@code timeout}.
+     * Acquires a read grant, waiting at most {@code timeout}: zero or less acquires only if no writer is in the way
+     * now (one try, as {@link #tryRLock()}), and a timeout too long to count in nanoseconds waits without a limit
+     * (the rule of {@link io.disco.fencing.Timeouts}).
      *
-     * @param timeout the longest time to wait, positive
+     * @param timeout the longest time to wait; zero or less: only if free now
      * @return the read grant, or the held one if this service already holds a read grant
      * @throws NullPointerException if {@code timeout} is null (the method without a timeout waits without a limit)
      * @throws TimeoutException if a writer was still ahead when the timeout expired; the claim is withdrawn
-     * @throws InterruptedException if the thread is interrupted while waiting; the claim is withdrawn
+     * @throws InterruptedException if the thread is interrupted on entry (nothing is claimed) or while waiting (the
+     *         claim is withdrawn)
      * @throws RWLockLostException if the lease was lost before or while waiting
      * @throws IllegalStateException if this service holds a write grant, another acquisition of this
      *         service is in progress, or the service is closed
@@ -148,7 +152,8 @@ public interface RWLockService extends DiscoService<RWGrant, RWLockLostException
      * Acquires the write grant, waiting as long as it takes (for every reader and writer that asked earlier).
      *
      * @return the write grant, or the held one if this service already holds the write grant
-     * @throws InterruptedException if the thread is interrupted while waiting; the claim is withdrawn
+     * @throws InterruptedException if the thread is interrupted on entry (nothing is claimed) or while waiting (the
+     *         claim is withdrawn)
      * @throws RWLockLostException if the lease was lost before or while waiting
      * @throws IllegalStateException if this service holds a read grant, another acquisition of this
      *         service is in progress, or the service is closed
@@ -157,13 +162,16 @@ public interface RWLockService extends DiscoService<RWGrant, RWLockLostException
     RWGrant lock() throws InterruptedException;
 
     /**
-     * Acquires the write grant, waiting at most {@code timeout}.
+     * Acquires the write grant, waiting at most {@code timeout}: zero or less acquires only if nobody is in the way
+     * now (one try, as {@link #tryLock()}), and a timeout too long to count in nanoseconds waits without a limit
+     * (the rule of {@link io.disco.fencing.Timeouts}).
      *
-     * @param timeout the longest time to wait, positive
+     * @param timeout the longest time to wait; zero or less: only if free now
      * @return the write grant, or the held one if this service already holds the write grant
      * @throws NullPointerException if {@code timeout} is null (the method without a timeout waits without a limit)
      * @throws TimeoutException if another owner was still ahead when the timeout expired; the claim is withdrawn
-     * @throws InterruptedException if the thread is interrupted while waiting; the claim is withdrawn
+     * @throws InterruptedException if the thread is interrupted on entry (nothing is claimed) or while waiting (the
+     *         claim is withdrawn)
      * @throws RWLockLostException if the lease was lost before or while waiting
      * @throws IllegalStateException if this service holds a read grant, another acquisition of this
      *         service is in progress, or the service is closed
@@ -255,7 +263,7 @@ public interface RWLockService extends DiscoService<RWGrant, RWLockLostException
     /**
      * Acquires a read hold for one critical section: closing the returned hold calls {@link #rUnlock()}.
      *
-     * @param timeout the longest time to wait, positive
+     * @param timeout the longest time to wait; zero or less: only if free now (see {@link #rLock(Duration)})
      * @return the held read grant
      * @throws TimeoutException if not admitted in time; the claim is withdrawn
      * @throws InterruptedException if interrupted while waiting; the claim is withdrawn
@@ -267,7 +275,7 @@ public interface RWLockService extends DiscoService<RWGrant, RWLockLostException
     /**
      * Acquires the write hold for one critical section: closing the returned hold calls {@link #unlock()}.
      *
-     * @param timeout the longest time to wait, positive
+     * @param timeout the longest time to wait; zero or less: only if free now (see {@link #lock(Duration)})
      * @return the held write grant
      * @throws TimeoutException if not admitted in time; the claim is withdrawn
      * @throws InterruptedException if interrupted while waiting; the claim is withdrawn

@@ -44,7 +44,8 @@ public interface SemaphoreService extends DiscoService<Permit, SemaphoreLostExce
      * Acquires a permit, waiting as long as it takes.
      *
      * @return the permit
-     * @throws InterruptedException if interrupted while waiting; the claim is withdrawn
+     * @throws InterruptedException if interrupted on entry (nothing is claimed) or while waiting (the claim is
+     *     withdrawn)
      * @throws SemaphoreLostException if the lease was lost before or while waiting
      * @throws IllegalStateException if another acquisition of this service is in progress, or it is closed
      * @throws io.disco.fencing.DiscoException if the backend failed or did not answer in time
@@ -52,13 +53,16 @@ public interface SemaphoreService extends DiscoService<Permit, SemaphoreLostExce
     Permit acquire() throws InterruptedException;
 
     /**
-     * Acquires a permit, waiting at most {@code timeout}.
+     * Acquires a permit, waiting at most {@code timeout}: zero or less acquires only if a permit is free now (one
+     * try, as {@link #tryAcquire()}), and a timeout too long to count in nanoseconds waits without a limit (the
+     * rule of {@link io.disco.fencing.Timeouts}).
      *
-     * @param timeout the longest wait, positive
+     * @param timeout the longest wait; zero or less: only if a permit is free now
      * @return the permit
      * @throws NullPointerException if {@code timeout} is null (the method without a timeout waits without a limit)
      * @throws TimeoutException if no permit came in time; the claim is withdrawn
-     * @throws InterruptedException if interrupted while waiting; the claim is withdrawn
+     * @throws InterruptedException if interrupted on entry (nothing is claimed) or while waiting (the claim is
+     *     withdrawn)
      * @throws SemaphoreLostException if the lease was lost before or while waiting
      */
     Permit acquire(Duration timeout) throws InterruptedException, TimeoutException;
@@ -96,10 +100,10 @@ public interface SemaphoreService extends DiscoService<Permit, SemaphoreLostExce
     /**
      * Acquires a permit for one critical section: closing the hold releases it.
      *
-     * @param timeout the longest wait, positive
+     * @param timeout the longest wait; zero or less: only if a permit is free now (see {@link #acquire(Duration)})
      * @return the held permit
      * @throws TimeoutException if no permit came in time
-     * @throws InterruptedException if interrupted while waiting
+     * @throws InterruptedException if interrupted on entry or while waiting
      */
     default Held<Permit> hold(Duration timeout) throws InterruptedException, TimeoutException {
         return Held.of(acquire(timeout), this::release);

@@ -1,6 +1,7 @@
 package io.disco.shedlock;
 
 import io.disco.client.Disco;
+import io.disco.client.Names;
 import io.disco.fencing.DiscoException;
 import java.util.Objects;
 import java.util.Optional;
@@ -45,7 +46,8 @@ import net.javacrumbs.shedlock.support.LockException;
  * <h2>Contract</h2>
  * <ul>
  *   <li><b>Names.</b> ShedLock's lock {@code name} is the client's lock {@code prefix + "/" + name}, with
- *       {@code '%'} and {@code '/'} in the name written {@code %25} and {@code %2F}.</li>
+ *       {@code '%'} and {@code '/'} in the name written {@code %25} and {@code %2F}, and any character the name
+ *       rule refuses escaped too ({@link io.disco.client.Names#segment(String)}): every ShedLock name works.</li>
  *   <li><b>Lock.</b> {@link #lock} acquires only if nobody holds the name (another instance, or another
  *       run of this one): otherwise it returns empty at once and ShedLock skips the run. It claims with one
  *       request to the backend; a failure of the backend is thrown as ShedLock's {@link LockException}.</li>
@@ -102,19 +104,14 @@ public final class DiscoLockProvider implements ExtensibleLockProvider, AutoClos
      * A provider whose locks are named under {@code prefix}.
      *
      * @param disco the client to lock through; the provider never closes it
-     * @param prefix the names' prefix, such as {@code /myapp/shedlock}: a disco name (not blank, not ending
-     *               in {@code '/'}), used by nothing else of the application
+     * @param prefix the names' prefix, such as {@code /myapp/shedlock}: a disco name ({@link Names}), used by
+     *               nothing else of the application
      * @throws NullPointerException if an argument is null
-     * @throws IllegalArgumentException if {@code prefix} is blank or ends in {@code '/'}
+     * @throws IllegalArgumentException if {@code prefix} is not a disco name
      */
     public DiscoLockProvider(Disco disco, String prefix) {
         this.disco = Objects.requireNonNull(disco, "disco");
-        Objects.requireNonNull(prefix, "prefix");
-        if (prefix.isBlank() || prefix.endsWith("/")) {
-            throw new IllegalArgumentException("prefix must be a disco name: not blank and not ending in '/', got '"
-                    + prefix + "'");
-        }
-        this.prefix = prefix;
+        this.prefix = Names.check(prefix, "prefix");
         int id = PROVIDERS.incrementAndGet();
         this.timer = new ScheduledThreadPoolExecutor(1, daemons("disco-shedlock-" + id + "-timer"));
         this.timer.setRemoveOnCancelPolicy(true);
@@ -170,9 +167,9 @@ public final class DiscoLockProvider implements ExtensibleLockProvider, AutoClos
         return Optional.of(new ShedLockView(configuration, hold));
     }
 
-    /** {@code '%'} and {@code '/'} escaped, so that names are never nested. */
+    /** The name as one segment of a disco name: never nested, never refused ({@link Names#segment(String)}). */
     static String escape(String name) {
-        return name.replace("%", "%25").replace("/", "%2F");
+        return Names.segment(name);
     }
 
     /**

@@ -67,12 +67,15 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
 
     @Override
     public Leadership campaign(String value, Duration timeout) throws InterruptedException, TimeoutException {
-        return campaignWithin(value, requireTimeout(timeout));
+        validValue(value);
+        Leadership l = acquireWithin("election.campaign()", timeout, UnaryOperator.identity(), () -> new ElectionClaim(value, false),
+                () -> new ElectionClaim(value, true));
+        return l.value().equals(value) ? l : proclaim(value);
     }
 
-    /** {@link #campaign(String, Duration)}, or without a limit when {@code timeout} is null. */
+    /** {@link #campaign(String, Duration)} without a limit. */
     private Leadership campaignWithin(String value, Duration timeout) throws InterruptedException, TimeoutException {
-        Leadership l = acquire("election.campaign()", timeout, UnaryOperator.identity(), () -> new ElectionClaim(validValue(value)));
+        Leadership l = acquire("election.campaign()", timeout, UnaryOperator.identity(), () -> new ElectionClaim(validValue(value), false));
         return l.value().equals(value) ? l : proclaim(value);
     }
 
@@ -83,7 +86,7 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
             return toUser(proclaiming(value));
         }
         // The claim's own future, so that cancelling it withdraws the candidacy.
-        return acquireAsync(UnaryOperator.identity(), () -> new ElectionClaim(validValue(value)));
+        return acquireAsync(UnaryOperator.identity(), () -> new ElectionClaim(validValue(value), false));
     }
 
     private static String validValue(String value) {
@@ -209,9 +212,12 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
 
         private final String value;
 
-        /** Go's Campaign: the own key holds the value; an existing key keeps its CreateRevision and gets the value. */
-        ElectionClaim(String value) {
-            super(EtcdElectionService.this, EtcdElectionService.this.ownKey, KeyRange.bytes(value), false);
+        /**
+         * Go's Campaign: the own key holds the value; an existing key keeps its CreateRevision and gets the value.
+         * A try-only claim (a campaign with a timeout of zero or less) is withdrawn if another candidate is ahead.
+         */
+        ElectionClaim(String value, boolean tryOnly) {
+            super(EtcdElectionService.this, EtcdElectionService.this.ownKey, KeyRange.bytes(value), tryOnly);
             this.value = value;
         }
 

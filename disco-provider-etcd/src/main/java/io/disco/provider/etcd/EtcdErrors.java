@@ -96,6 +96,21 @@ final class EtcdErrors {
         return io.grpc.Status.fromThrowable(cause).getCode() == io.grpc.Status.Code.NOT_FOUND;
     }
 
+    /**
+     * The most specific message in {@code t}'s causes: jetcd reports a failed authentication as
+     * {@code UNAUTHENTICATED}, with etcd's own words ("authentication failed, invalid user ID or password")
+     * in its cause.
+     */
+    static String deepestMessage(Throwable t) {
+        String message = String.valueOf(t.getMessage());
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c.getMessage() != null && !c.getMessage().isBlank()) {
+                message = c.getMessage();
+            }
+        }
+        return message;
+    }
+
     /** The failure inside the wrappers of futures ({@link CompletionException}, {@link ExecutionException}). */
     static Throwable unwrap(Throwable e) {
         while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {

@@ -45,7 +45,7 @@ final class EtcdLockService extends EtcdService<Grant, LockLostException> implem
 
     @Override
     public Grant lock(Duration timeout) throws InterruptedException, TimeoutException {
-        return acquire("lock.lock()", requireTimeout(timeout), UnaryOperator.identity(), () -> new LockClaim(false));
+        return acquireWithin("lock.lock()", timeout, UnaryOperator.identity(), () -> new LockClaim(false), () -> new LockClaim(true));
     }
 
     @Override

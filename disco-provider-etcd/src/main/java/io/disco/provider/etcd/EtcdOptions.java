@@ -41,6 +41,13 @@ import java.util.concurrent.Executor;
  *       the granted TTL. When the session's lease has less validity left at the moment of acquiring
  *       (its renewals are being delayed), the grant waits for a renewal first, or fails if the lease
  *       is lost meanwhile.</li>
+ *   <li>{@code ownerWait}: how long an acquisition of the client ({@link io.disco.client.Disco}) waits for a
+ *       lease while the client has none (etcd unreachable past the TTL, or not reached yet), counted from when
+ *       the client lost it; default the TTL. Past it the acquisition throws
+ *       {@link io.disco.client.BackendUnavailableException}, naming the endpoints and the cause, and so do
+ *       acquisitions that start later, at once, until the client has a lease again: a request thread in
+ *       {@code lock()} is not parked for as long as etcd is down. A timed acquisition
+ *       ({@code tryLock(timeout)}) whose timeout ends first returns as before. Only the client uses it.</li>
  *   <li>{@code clientId}: a name the application gives itself (for example its service and instance),
  *       written, with the host, the process id, the acquiring thread's name and the time, into the
  *       value of every lock, read/write lock and semaphore key it creates (see
@@ -62,6 +69,7 @@ public final class EtcdOptions {
     private final Duration grantMargin;
     private final List<SessionListener> listeners;
     private final String clientId;
+    private final Duration ownerWait;
 
     /** The longest client id: the value of a key should stay small. */
     static final int MAX_CLIENT_ID_LENGTH = 256;
@@ -74,6 +82,7 @@ public final class EtcdOptions {
         this.callbackExecutor = b.callbackExecutor;
         this.failoverAfter = b.failoverAfter;
         this.grantMargin = b.grantMargin;
+        this.ownerWait = b.ownerWait;
         if (grantMargin != null && grantMargin.compareTo(ttl) >= 0) {
             throw new IllegalArgumentException("grantMargin must be shorter than the ttl (" + ttl + "), got " + grantMargin
                     + ": no grant could ever be handed out");
@@ -120,6 +129,14 @@ public final class EtcdOptions {
         return listeners;
     }
 
+    /**
+     * @return how long an acquisition of the client waits for a lease while it has none; empty for the
+     *     default, the TTL
+     */
+    public Optional<Duration> ownerWait() {
+        return Optional.ofNullable(ownerWait);
+    }
+
     /** @return the client id written into the metadata of every claim; empty by default */
     public String clientId() {
         return clientId;
@@ -129,6 +146,7 @@ public final class EtcdOptions {
     public String toString() {
         return "EtcdOptions{ttl=" + ttl + (clientId.isEmpty() ? "" : ", clientId=" + clientId) + ", requestTimeout=" + requestTimeout + ", failoverAfter=" + failoverAfter
                 + (grantMargin == null ? "" : ", grantMargin=" + grantMargin)
+                + (ownerWait == null ? "" : ", ownerWait=" + ownerWait)
                 + (callbackExecutor == null ? "" : ", callbackExecutor=" + callbackExecutor) + '}';
     }
 
@@ -141,8 +159,25 @@ public final class EtcdOptions {
         private Duration grantMargin;
         private final List<SessionListener> listeners = new ArrayList<>();
         private String clientId = "";
+        private Duration ownerWait;
 
         private Builder() {
+        }
+
+        /**
+         * @param ownerWait how long an acquisition of the client waits for a lease while the client has none
+         *        (see the class description), positive; the default is the TTL
+         * @return this builder
+         * @throws NullPointerException if {@code ownerWait} is null
+         * @throws IllegalArgumentException if {@code ownerWait} is zero or negative
+         */
+        public Builder ownerWait(Duration ownerWait) {
+            Objects.requireNonNull(ownerWait, "ownerWait");
+            if (ownerWait.isZero() || ownerWait.isNegative()) {
+                throw new IllegalArgumentException("ownerWait must be positive, got " + ownerWait);
+            }
+            this.ownerWait = ownerWait;
+            return this;
         }
 
         /**

@@ -41,7 +41,7 @@ public final class EtcdProvider {
      * @param prefix the lock's name, for example {@code /locks/my-resource}
      * @return the service; closing it revokes its session's lease
      * @throws NullPointerException if {@code prefix} is null
-     * @throws IllegalArgumentException if {@code prefix} is blank
+     * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names})
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
     public static LockService newLock(Client client, String prefix) {
@@ -56,7 +56,7 @@ public final class EtcdProvider {
      * @param options the session's TTL and request timeout
      * @return the service; closing it revokes its session's lease
      * @throws NullPointerException if {@code prefix} is null
-     * @throws IllegalArgumentException if {@code prefix} is blank
+     * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names})
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
     public static LockService newLock(Client client, String prefix, EtcdOptions options) {
@@ -70,7 +70,7 @@ public final class EtcdProvider {
      * @param prefix the read/write lock's name, for example {@code /rwlocks/my-resource}
      * @return the service; closing it revokes its session's lease
      * @throws NullPointerException if {@code prefix} is null
-     * @throws IllegalArgumentException if {@code prefix} is blank
+     * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names})
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
     public static RWLockService newRWLock(Client client, String prefix) {
@@ -85,7 +85,7 @@ public final class EtcdProvider {
      * @param options the session's TTL and request timeout
      * @return the service; closing it revokes its session's lease
      * @throws NullPointerException if {@code prefix} is null
-     * @throws IllegalArgumentException if {@code prefix} is blank
+     * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names})
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
     public static RWLockService newRWLock(Client client, String prefix, EtcdOptions options) {
@@ -99,7 +99,7 @@ public final class EtcdProvider {
      * @param prefix the election's name, for example {@code /elections/my-service}
      * @return the service; closing it revokes its session's lease
      * @throws NullPointerException if {@code prefix} is null
-     * @throws IllegalArgumentException if {@code prefix} is blank
+     * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names})
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
     public static ElectionService newElection(Client client, String prefix) {
@@ -114,7 +114,7 @@ public final class EtcdProvider {
      * @param options the session's TTL and request timeout
      * @return the service; closing it revokes its session's lease
      * @throws NullPointerException if {@code prefix} is null
-     * @throws IllegalArgumentException if {@code prefix} is blank
+     * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names})
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
     public static ElectionService newElection(Client client, String prefix, EtcdOptions options) {
@@ -129,7 +129,7 @@ public final class EtcdProvider {
      * @param limit how many may hold a permit at once, at least 1
      * @return the service; closing it revokes its session's lease
      * @throws NullPointerException if {@code prefix} is null
-     * @throws IllegalArgumentException if {@code prefix} is blank, {@code limit < 1}, or the name has another limit
+     * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names}), {@code limit < 1}, or the name has another limit
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
     public static SemaphoreService newSemaphore(Client client, String prefix, int limit) {
@@ -145,7 +145,7 @@ public final class EtcdProvider {
      * @param options the session's TTL and request timeout
      * @return the service; closing it revokes its session's lease
      * @throws NullPointerException if {@code prefix} is null
-     * @throws IllegalArgumentException if {@code prefix} is blank, {@code limit < 1}, or the name has another limit
+     * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names}), {@code limit < 1}, or the name has another limit
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
     public static SemaphoreService newSemaphore(Client client, String prefix, int limit, EtcdOptions options) {
@@ -163,7 +163,7 @@ public final class EtcdProvider {
      * @param options the value, task, listener, requeue and backoff
      * @return the running runner; close it to stop
      * @throws NullPointerException if an argument is null
-     * @throws IllegalArgumentException if {@code prefix} is blank
+     * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names})
      */
     public static LeadershipRunner newLeadershipRunner(Client client, String prefix, LeadershipRunner.Options options) {
         return newLeadershipRunner(client, prefix, options, EtcdOptions.defaults());
@@ -180,7 +180,7 @@ public final class EtcdProvider {
      * @param sessionOptions each session's TTL, request timeout and callback executor
      * @return the running runner; close it to stop
      * @throws NullPointerException if an argument is null
-     * @throws IllegalArgumentException if {@code prefix} is blank
+     * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names})
      */
     public static LeadershipRunner newLeadershipRunner(Client client, String prefix, LeadershipRunner.Options options,
                                                        EtcdOptions sessionOptions) {

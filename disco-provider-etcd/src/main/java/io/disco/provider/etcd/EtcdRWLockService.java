@@ -125,7 +125,8 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
 
     @Override
     public RWGrant rLock(Duration timeout) throws InterruptedException, TimeoutException {
-        return acquire(Mode.READ, requireTimeout(timeout));
+        return acquireWithin("rwlock.rLock()", timeout, sameMode(Mode.READ), () -> new RWClaim(Mode.READ, false),
+                () -> new RWClaim(Mode.READ, true));
     }
 
     @Override
@@ -155,7 +156,8 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
 
     @Override
     public RWGrant lock(Duration timeout) throws InterruptedException, TimeoutException {
-        return acquire(Mode.WRITE, requireTimeout(timeout));
+        return acquireWithin("rwlock.lock()", timeout, sameMode(Mode.WRITE), () -> new RWClaim(Mode.WRITE, false),
+                () -> new RWClaim(Mode.WRITE, true));
     }
 
     @Override
@@ -180,14 +182,10 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
 
     private RWGrant acquire(Mode mode) throws InterruptedException {
         try {
-            return acquire(mode, null);
+            return acquire(mode == Mode.READ ? "rwlock.rLock()" : "rwlock.lock()", null, sameMode(mode), () -> new RWClaim(mode, false));
         } catch (TimeoutException e) {
             throw new AssertionError("no timeout was given", e);
         }
-    }
-
-    private RWGrant acquire(Mode mode, Duration timeout) throws InterruptedException, TimeoutException {
-        return acquire(mode == Mode.READ ? "rwlock.rLock()" : "rwlock.lock()", timeout, sameMode(mode), () -> new RWClaim(mode, false));
     }
 
     /** Asking again for the held mode answers the held grant; the other mode is refused (no upgrade or downgrade). */

@@ -125,17 +125,31 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
         session.leaveSemaphoreHolders(this);
     }
 
+    /**
+     * Waits for the answer, at most the request timeout, and not interruptibly: the request is sent, and an
+     * interrupt cannot unsend it (a limit record written while the caller gave up would be left behind, unseen). A
+     * thread interrupted meanwhile keeps its status, for the acquisition that follows to act on.
+     */
     private static <T> T await(SessionCore session, CompletableFuture<T> f, String what) {
+        boolean interrupted = false;
+        long deadline = System.nanoTime() + session.requestTimeout().toNanos();
         try {
-            return f.get(session.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new DiscoException("interrupted during the " + what, e);
+            while (true) {
+                try {
+                    return f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
         } catch (TimeoutException e) {
             throw new DiscoException("etcd could not be reached: no answer to the " + what + " within "
                     + session.requestTimeout().toMillis() + " ms", e);
         } catch (ExecutionException e) {
             throw EtcdErrors.failure(what, e.getCause());
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -152,7 +166,8 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
 
     @Override
     public Permit acquire(Duration timeout) throws InterruptedException, TimeoutException {
-        return acquire("semaphore.acquire()", requireTimeout(timeout), UnaryOperator.identity(), () -> new SemaphoreClaim(false));
+        return acquireWithin("semaphore.acquire()", timeout, UnaryOperator.identity(), () -> new SemaphoreClaim(false),
+                () -> new SemaphoreClaim(true));
     }
 
     @Override

@@ -1,10 +1,12 @@
 package io.disco.provider.etcd;
 
+import io.disco.client.Names;
 import io.disco.core.SessionThread;
 import io.disco.core.UserFuture;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.Fenced;
 import io.disco.fencing.FencingToken;
+import io.disco.fencing.Timeouts;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Op;
@@ -57,9 +59,10 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
     private HeldGrant<G> held;
     private QueueClaim<G> latest;
     /**
-     * While {@link GrantState#RELEASING}: completes once the release is confirmed (its delete answered, the
-     * key seen gone, or the session ended), exceptionally with the loss when the key turned out to be gone
-     * before it; an acquisition waits for it before it claims anew. Null in every other state.
+     * The release whose outcome is not known yet, or null: from {@link GrantState#RELEASING} until its delete
+     * is answered (the state may be {@code IDLE} meanwhile, once the own key's watch saw the key go), the
+     * session ends or the service closes. Its {@code confirmed} fails with the loss when the key turned out to
+     * be gone before the delete; an acquisition waits for it before it claims anew.
      */
     private Releasing release;
     /** Why the service is unusable: its loss, or null. Set in state LOST, or CLOSED when the loss came after closing. */
@@ -91,12 +94,9 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
         return service;
     }
 
+    /** The name rule of every backend and of the client ({@link Names#check}). */
     static String validPrefix(String prefix) {
-        Objects.requireNonNull(prefix, "prefix");
-        if (prefix.isBlank()) {
-            throw new IllegalArgumentException("prefix must not be blank, got '" + prefix + "'");
-        }
-        return prefix;
+        return Names.check(prefix, "prefix");
     }
 
     @Override
@@ -159,11 +159,32 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
     final G acquire(String call, Duration timeout, UnaryOperator<G> whenHeld, Supplier<QueueClaim<G>> newClaim)
             throws InterruptedException, TimeoutException {
         SessionThread.refuseOnSessionThread(call);
-        if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
-            throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+        if (Thread.interrupted()) {
+            throw new InterruptedException(kind + " " + prefix + ": " + call + " on an interrupted thread; nothing was claimed");
         }
         Object begun = begin(whenHeld, newClaim, false);
         return begun instanceof QueueClaim ? claim(begun).await(timeout) : grant(begun);
+    }
+
+    /**
+     * A bounded acquisition, by the rule of {@link Timeouts}: zero or less is one try ({@code tryClaim}, as the
+     * try-method makes it), a {@link TimeoutException} if somebody is in the way; a timeout too long to count in
+     * nanoseconds waits without a limit ({@code newClaim}, as the method without a timeout).
+     *
+     * @param newClaim makes the claim that waits
+     * @param tryClaim makes the try-only claim
+     */
+    final G acquireWithin(String call, Duration timeout, UnaryOperator<G> whenHeld, Supplier<QueueClaim<G>> newClaim,
+                          Supplier<QueueClaim<G>> tryClaim) throws InterruptedException, TimeoutException {
+        requireTimeout(timeout);
+        if (!Timeouts.tryOnly(timeout)) {
+            return acquire(call, Timeouts.unlimited(timeout) ? null : timeout, whenHeld, newClaim);
+        }
+        if (Thread.interrupted()) {
+            throw new InterruptedException(kind + " " + prefix + ": " + call + " on an interrupted thread; nothing was claimed");
+        }
+        return tryAcquire(call, whenHeld, tryClaim).orElseThrow(() -> new TimeoutException(kind + " " + prefix
+                + ": not free now (a timeout of " + timeout + " is one try, at once); this owner's claim was withdrawn"));
     }
 
     final Optional<G> tryAcquire(String call, UnaryOperator<G> whenHeld, Supplier<QueueClaim<G>> newClaim) {
@@ -192,8 +213,8 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
 
     /**
      * A grant whose release is unconfirmed is never handed out again (issue 44): its token may be in a
-     * delete that etcd applies at any moment, after which another owner is granted. So while the
-     * service is {@link GrantState#RELEASING}, a try-only acquisition finds it in the way (null, not
+     * delete that etcd applies at any moment, after which another owner is granted. So while a release
+     * is unconfirmed ({@link #release}), a try-only acquisition finds it in the way (null, not
      * acquired) and any other claims anew once the release is confirmed, with a new key incarnation
      * and so a new token.
      *
@@ -205,7 +226,7 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
         CompletableFuture<Void> releaseFirst = null;
         synchronized (lock) {
             checkUsable();
-            if (state == GrantState.RELEASING) {
+            if (release != null) {
                 if (tryOnly) {
                     return null;
                 }
@@ -291,16 +312,23 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
                 return; // nothing held, or another term
             }
             if (state == GrantState.RELEASING) {
-                // The delete of a release of this grant, whose answer was lost or is still to come: the
-                // release is done (held() follows the own key), with no need to call it again.
+                // The delete of a release of this grant, whose answer was lost or is still to come: the grant
+                // has ended (held() follows the own key). The release is confirmed by its answer, which says
+                // whether the delete was ours (sent again until etcd answers); until then nothing is granted.
                 move(GrantState.IDLE);
                 tellEnded(held.sinceNanos(), null);
                 dropHeld();
-                releaseConfirmed(null);
                 return;
             }
+            if (session.isLost()) {
+                return; // the lease is gone, and its keys with it: the session's loss tells this service
+            }
+            // The grant's own token: a key's create revision is the token of a lock or a writer only (a reader's
+            // is its phase's, a permit's its slot's). Deleted by somebody else, or with the lease (expired or
+            // revoked on the server before this process knew): the session asks which before it logs.
+            String token = SessionCore.tokenText(held.grant());
             loss = lostException(kind + " " + prefix + " lost: its key " + held.key().toString(java.nio.charset.StandardCharsets.UTF_8)
-                    + " (token " + createRevision + ") was deleted while held, not by this owner", null);
+                    + token + " was deleted while held", null);
             move(GrantState.LOST);
             lost = loss;
             unreleasedLoss = loss;
@@ -361,7 +389,6 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
                 if (replacement == null) {
                     move(GrantState.IDLE);
                     dropHeld();
-                    releaseConfirmed(null);
                 } else {
                     held = held.withGrant(replacement);
                 }
@@ -434,7 +461,7 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
                 throw lostException(kind + " " + prefix + ": the grant was lost before it was released: " + unreleasedLoss.getMessage(),
                         unreleasedLoss);
             }
-            if (state == GrantState.RELEASING) {
+            if (release != null) {
                 return release; // an earlier release of this grant was sent and is not confirmed yet
             }
             g = held == null ? null : held.grant();
@@ -456,17 +483,17 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
         };
         session.rpc(what, delete).whenComplete((r, e) -> {
             if (e == null) {
-                answered(r, key, rev, heldSince, copies.get());
+                answered(pending, r, key, rev, heldSince, copies.get());
                 pending.deleted().complete(null);
             } else if (!EtcdErrors.isTransient(e)) {
                 pending.deleted().complete(null);
-                refused(rev, EtcdErrors.failure(what + " of " + kind + " " + prefix, EtcdErrors.unwrap(e)));
+                refused(pending, rev, EtcdErrors.failure(what + " of " + kind + " " + prefix, EtcdErrors.unwrap(e)));
             } else {
                 // The outcome is unknown: a copy may be applied at any moment. Sent again until etcd answers.
                 pending.guard(session);
                 session.untilAnswered(what, delete).whenComplete((later, le) -> {
                     if (later != null) {
-                        answered(later, key, rev, heldSince, copies.get());
+                        answered(pending, later, key, rev, heldSince, copies.get());
                     } // else the session ended: sessionLost or sessionClosed confirmed the release
                     pending.deleted().complete(null);
                 });
@@ -476,51 +503,66 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
     }
 
     /**
-     * The answer to the release of the grant created at {@code rev}: deleted, or found gone. Confirms the
-     * release, unless the own key's watch (or the session's end) did first.
+     * The answer to the release of the grant created at {@code rev}: deleted, or found gone. It confirms the
+     * release (the own key's watch may have ended the grant already, but only the answer tells whether the
+     * delete was ours), unless the session's end or a close did first.
      */
-    private void answered(TxnResponse r, ByteSequence key, long rev, long heldSince, int copies) {
+    private void answered(Releasing pending, TxnResponse r, ByteSequence key, long rev, long heldSince, int copies) {
         // With more than one copy sent, "already gone" may mean that an earlier copy deleted it; while
         // the lease is valid, only a delete by somebody else at this very instant would be misjudged,
         // and it ended a grant that was being released anyway.
         boolean ours = r.isSucceeded() || (copies > 1 && !session.isLost());
         L loss = null;
+        boolean endedNow = false;
         synchronized (lock) {
-            if (state != GrantState.RELEASING || held.createRevision() != rev) {
-                return; // confirmed already: the own key's watch saw the delete, or the session ended
+            if (release != pending) {
+                return; // confirmed already: the session ended, or the service was closed
             }
-            move(GrantState.IDLE);
-            dropHeld();
+            if (state == GrantState.RELEASING && held.createRevision() == rev) {
+                move(GrantState.IDLE);
+                dropHeld();
+                endedNow = true;
+            }
             if (!ours) {
                 loss = lostException(kind + " " + prefix + " was lost before this release: its key " + key.toString(StandardCharsets.UTF_8)
                         + " (created at revision " + rev + ") was already gone (its lease expired or was revoked, or somebody deleted it)", null);
-                lost = loss;
-                move(GrantState.LOST);
+                if (lost == null && state == GrantState.IDLE) {
+                    lost = loss;
+                    move(GrantState.LOST);
+                }
             }
             releaseConfirmed(loss);
         }
-        tellEnded(heldSince, loss);
+        if (endedNow || loss != null) {
+            tellEnded(heldSince, loss);
+        }
         if (loss != null) {
             session.probeLease();
             finish();
         }
     }
 
-    /** etcd refused the delete for good (a permission taken away): nothing was deleted, the grant is held again. */
-    private void refused(long rev, DiscoException failure) {
-        CompletableFuture<Void> pending;
+    /**
+     * etcd refused the delete for good (a permission taken away): nothing was deleted, the grant is held again
+     * and the failure is thrown to the releaser. If the key went meanwhile all the same (seen by its watch), the
+     * release is confirmed with the failure.
+     */
+    private void refused(Releasing pending, long rev, DiscoException failure) {
+        CompletableFuture<Void> waiters;
         synchronized (lock) {
-            if (state != GrantState.RELEASING || held.createRevision() != rev) {
+            if (release != pending) {
                 return;
             }
-            move(GrantState.HELD);
-            pending = release.confirmed();
+            if (state == GrantState.RELEASING && held.createRevision() == rev) {
+                move(GrantState.HELD);
+            }
+            waiters = release.confirmed();
             release = null;
         }
-        pending.completeExceptionally(failure);
+        waiters.completeExceptionally(failure);
     }
 
-    /** Under the lock, the release left {@link GrantState#RELEASING}: it is confirmed; {@code loss} fails its waiters. */
+    /** Under the lock: the pending release is confirmed (answered, or the session or the service ended); {@code loss} fails its waiters. */
     private void releaseConfirmed(L loss) {
         assert Thread.holdsLock(lock);
         CompletableFuture<Void> pending = release == null ? null : release.confirmed();

@@ -112,10 +112,10 @@ public final class EtcdSession implements DiscoSession {
      * etcd's Go {@code concurrency.Mutex}, so it contends correctly with {@code etcdctl lock}, Go
      * programs and jetcd's lock client on the same name.
      *
-     * @param prefix the lock's name, for example {@code /locks/my-resource}; not blank
+     * @param prefix the lock's name, for example {@code /locks/my-resource}; a name by the rule of {@link io.disco.client.Names}
      * @return a new lock service; closing it does not close this session
      * @throws NullPointerException if {@code prefix} is null
-     * @throws IllegalArgumentException if {@code prefix} is blank
+     * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names})
      * @throws IllegalStateException if this session already has a service on {@code prefix}, or is closed or lost
      */
     public LockService newLock(String prefix) {
@@ -130,10 +130,10 @@ public final class EtcdSession implements DiscoSession {
      * {@code disco-rwlock-phase:<prefix>}, outside {@code <prefix>/}, gives the readers of one read
      * phase their shared fencing token.
      *
-     * @param prefix the read/write lock's name, for example {@code /rwlocks/my-resource}; not blank
+     * @param prefix the read/write lock's name, for example {@code /rwlocks/my-resource}; a name by the rule of {@link io.disco.client.Names}
      * @return a new read/write lock service; closing it does not close this session
      * @throws NullPointerException if {@code prefix} is null
-     * @throws IllegalArgumentException if {@code prefix} is blank
+     * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names})
      * @throws IllegalStateException if this session already has a service on {@code prefix}, or is closed or lost
      */
     public RWLockService newRWLock(String prefix) {
@@ -146,10 +146,10 @@ public final class EtcdSession implements DiscoSession {
      * the same election as {@code etcdctl elect}, Go programs and jetcd's election client on the same
      * name. The fencing token of a term is the CreateRevision of the winning key.
      *
-     * @param prefix the election's name, for example {@code /elections/my-service}; not blank
+     * @param prefix the election's name, for example {@code /elections/my-service}; a name by the rule of {@link io.disco.client.Names}
      * @return a new election service; closing it does not close this session
      * @throws NullPointerException if {@code prefix} is null
-     * @throws IllegalArgumentException if {@code prefix} is blank
+     * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names})
      * @throws IllegalStateException if this session already has a service on {@code prefix}, or is closed or lost
      */
     public ElectionService newElection(String prefix) {
@@ -164,7 +164,7 @@ public final class EtcdSession implements DiscoSession {
      * counts) whose token is strictly increasing per slot; the limit is recorded in
      * {@code disco-semaphore-limit:<prefix>}.
      *
-     * @param prefix the semaphore's name, for example {@code /semaphores/exports}; not blank
+     * @param prefix the semaphore's name, for example {@code /semaphores/exports}; a name by the rule of {@link io.disco.client.Names}
      * @param limit how many may hold a permit at once, at least 1; the same for every service on the name
      * <p>Unlike the other services, several semaphore services of one session may share a name: each is
      * one more holder of one permit, under its own key ({@code <prefix>/<lease id in hex>} for the first,
@@ -173,7 +173,7 @@ public final class EtcdSession implements DiscoSession {
      *
      * @return a new semaphore service; closing it does not close this session
      * @throws NullPointerException if {@code prefix} is null
-     * @throws IllegalArgumentException if {@code prefix} is blank, {@code limit < 1}, or the name has another limit
+     * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names}), {@code limit < 1}, or the name has another limit
      * @throws IllegalStateException if this session has a service of another kind on {@code prefix} or on a
      *     name nested with it, or is closed or lost
      * @throws io.disco.fencing.DiscoException if etcd does not answer the limit check in time

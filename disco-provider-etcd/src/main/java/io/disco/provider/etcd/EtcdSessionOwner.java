@@ -63,6 +63,11 @@ public record EtcdSessionOwner(EtcdSession session) implements DiscoBackend.Owne
     }
 
     @Override
+    public String describe() {
+        return "lease " + Long.toHexString(session.leaseId()) + " (TTL " + session.ttl().toSeconds() + " s)";
+    }
+
+    @Override
     public Duration ttl() {
         return session.ttl();
     }

@@ -1,5 +1,6 @@
 package io.disco.provider.etcd;
 
+import io.disco.fencing.AccessDeniedException;
 import io.disco.fencing.DiscoException;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.lease.LeaseGrantResponse;
@@ -75,6 +76,10 @@ final class LeaseKeeper {
     private boolean renewalsFailingReported;
     /** Grants waiting for the lease to be valid for at least the grant margin. */
     private final List<CompletableFuture<Void>> awaitingValidity = new ArrayList<>();
+    /** Asked whether the lease still exists: true at the next answered renewal, false once lost or closed. */
+    private final List<CompletableFuture<Boolean>> awaitingConfirmation = new ArrayList<>();
+    /** The client's connection, to tell the application's closing of the client from a failure. */
+    private final EtcdEndpoints endpoints;
 
     LeaseKeeper(Client client, Granted granted, EtcdOptions options, SessionExecutors executors, RequestPipeline requests,
                 Observer observer, String session) {
@@ -89,6 +94,7 @@ final class LeaseKeeper {
         this.session = session;
         this.validUntilNanos = granted.sentNanos() + TimeUnit.SECONDS.toNanos(ttlSeconds);
         this.renewedAtNanos = System.nanoTime();
+        this.endpoints = EtcdEndpoints.of(client);
     }
 
     /**
@@ -97,21 +103,69 @@ final class LeaseKeeper {
      * @throws DiscoException if etcd refuses the lease or does not answer in time
      */
     static Granted grant(Client client, EtcdOptions options) {
-        long timeoutMs = options.requestTimeout().toMillis();
+        EtcdEndpoints endpoints = EtcdEndpoints.of(client);
+        if (endpoints.closed()) {
+            throw new IllegalStateException(EtcdEndpoints.CLOSED_FIRST);
+        }
+        long timeoutNanos = options.requestTimeout().toNanos();
         long sent = System.nanoTime();
+        long deadline = sent + timeoutNanos;
         LeaseGrantResponse granted;
+        CompletableFuture<LeaseGrantResponse> answer;
         try {
-            granted = client.getLeaseClient().grant(options.ttl().getSeconds()).get(timeoutMs, TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            throw new DiscoException("etcd could not be reached: no answer to the lease grant within "
-                    + options.requestTimeout().toMillis() + " ms", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new DiscoException("interrupted while granting an etcd lease", e);
-        } catch (ExecutionException e) {
-            throw EtcdErrors.failure("lease grant", e.getCause());
+            answer = client.getLeaseClient().grant(options.ttl().getSeconds());
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            throw closedOr(endpoints, e);
+        }
+        while (true) {
+            // A connection that failed is tried again now, not after gRPC's backoff (up to two minutes): an
+            // etcd that answers again gets this grant within a slice.
+            endpoints.reconnectNow();
+            long left = deadline - System.nanoTime();
+            try {
+                granted = answer.get(Math.max(0, Math.min(left, GRANT_SLICE_NANOS)), TimeUnit.NANOSECONDS);
+                break;
+            } catch (TimeoutException e) {
+                if (deadline - System.nanoTime() > 0) {
+                    continue;
+                }
+                answer.cancel(false);
+                Duration check = Duration.ofNanos(Math.max(TimeUnit.MILLISECONDS.toNanos(200), Math.min(timeoutNanos / 2,
+                        TimeUnit.SECONDS.toNanos(1))));
+                String why = endpoints.diagnose(check).orElse("no answer");
+                throw new DiscoException(endpoints.describe() + " could not be reached (the lease grant was not answered within "
+                        + options.requestTimeout().toMillis() + " ms): " + why, e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new DiscoException("interrupted while granting an etcd lease", e);
+            } catch (ExecutionException e) {
+                Throwable cause = EtcdErrors.unwrap(e.getCause());
+                if (endpoints.closed() || cause instanceof java.util.concurrent.RejectedExecutionException) {
+                    throw closedOr(endpoints, cause);
+                }
+                if (EtcdErrors.isAccessDenied(cause)) {
+                    throw new AccessDeniedException(endpoints.describe() + " denied the lease grant: "
+                            + EtcdErrors.deepestMessage(cause) + " (check the client's user, password and roles)", cause);
+                }
+                if (EtcdErrors.isTransient(cause)) {
+                    String why = endpoints.diagnose(Duration.ofMillis(500)).orElse(String.valueOf(cause.getMessage()));
+                    throw new DiscoException(endpoints.describe() + " could not be reached (the lease grant failed): " + why, cause);
+                }
+                throw new DiscoException(endpoints.describe() + ": the lease grant failed: " + cause.getMessage(), cause);
+            }
         }
         return new Granted(granted.getID(), granted.getTTL(), sent);
+    }
+
+    /** How long the grant waits between two checks of the connection. */
+    private static final long GRANT_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+
+    /** The client was closed under a request: that says so; anything else is its own failure. */
+    private static RuntimeException closedOr(EtcdEndpoints endpoints, Throwable e) {
+        if (endpoints.closed() || e instanceof java.util.concurrent.RejectedExecutionException) {
+            return new IllegalStateException(EtcdEndpoints.CLOSED_FIRST, e);
+        }
+        return e instanceof RuntimeException r ? r : new DiscoException(String.valueOf(e.getMessage()), e);
     }
 
     /** Go's {@code fmt.Sprintf("%x", leaseID)}: how etcd's Go recipes name a lease in keys. */
@@ -307,7 +361,8 @@ final class LeaseKeeper {
     void whileUsable(Runnable action) {
         synchronized (lock) {
             if (state.finished()) {
-                throw new IllegalStateException("session " + session + " is " + state.name().toLowerCase() + "; open a new one");
+                throw new IllegalStateException("session " + session + " is " + state.name().toLowerCase()
+                        + (state == LeaseState.LOST && lossCause != null ? " (" + lossCause.getMessage() + ")" : "") + "; open a new one");
             }
             action.run();
         }
@@ -338,6 +393,8 @@ final class LeaseKeeper {
             SessionExecutors.cancel(expiryTask);
             awaitingValidity.forEach(f -> f.completeExceptionally(new DiscoException("session " + session + " is closed")));
             awaitingValidity.clear();
+            awaitingConfirmation.forEach(f -> f.complete(false));
+            awaitingConfirmation.clear();
             return true;
         }
     }
@@ -348,6 +405,10 @@ final class LeaseKeeper {
      * keys. Best effort: a failure is logged (the lease then expires after its TTL).
      */
     void revoke() {
+        if (endpoints.closed()) {
+            LOG.debug("etcd lease {} is not revoked: {}; it expires after its TTL of {} s", hex(leaseId), EtcdEndpoints.CLOSED_FIRST, ttlSeconds);
+            return;
+        }
         try {
             client.getLeaseClient().revoke(leaseId).get(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
@@ -428,6 +489,7 @@ final class LeaseKeeper {
     private void renewed(long sent, LeaseKeepAliveResponse r, Throwable e) {
         DiscoException loss = null;
         List<CompletableFuture<Void>> valid = List.of();
+        List<CompletableFuture<Boolean>> confirmed = List.of();
         synchronized (lock) {
             if (state != LeaseState.ALIVE) {
                 return;
@@ -451,9 +513,15 @@ final class LeaseKeeper {
                     valid = new ArrayList<>(awaitingValidity);
                     awaitingValidity.clear();
                 }
+                confirmed = new ArrayList<>(awaitingConfirmation);
+                awaitingConfirmation.clear();
             } else {
                 Throwable cause = e == null ? null : EtcdErrors.unwrap(e.getCause() != null ? e.getCause() : e);
-                if (e != null && !EtcdErrors.isLeaseNotFound(cause)) {
+                if (e != null && (endpoints.closed() || isClosedClient(cause))) {
+                    // The application closed the client: no renewal can ever be sent again; no retry loop.
+                    loss = markLost(new DiscoException("etcd lease " + hex(leaseId) + " can no longer be renewed: "
+                            + EtcdEndpoints.CLOSED_FIRST));
+                } else if (e != null && !EtcdErrors.isLeaseNotFound(cause)) {
                     // Transient (stream broken, member unreachable, no leader): retry soon; the expiry check decides loss.
                     Duration failingFor = Duration.ofNanos(now - renewedAtNanos);
                     Duration remaining = Duration.ofNanos(Math.max(0, validUntilNanos - now));
@@ -468,15 +536,74 @@ final class LeaseKeeper {
                     }
                     scheduleRenewal(Math.min(nextRenewalDelay(), TimeUnit.MILLISECONDS.toNanos(200)));
                     return;
+                } else {
+                    loss = markLost(notFound(now, cause));
                 }
-                loss = markLost(new DiscoException("etcd lease " + hex(leaseId)
-                        + " no longer exists (revoked, or expired on the server)", cause));
             }
         }
         if (loss != null) {
             observer.lost(loss);
         }
         valid.forEach(f -> f.complete(null));
+        confirmed.forEach(f -> f.complete(true));
+    }
+
+    /**
+     * etcd says the lease no longer exists: expired there, or revoked. When its validity has run out here
+     * too (the process was paused, or its renewals went unanswered), it expired; while it had validity left
+     * here, somebody revoked it (an operator's {@code etcdctl lease revoke}, another process), or etcd
+     * expired it earlier than this process could know.
+     */
+    private DiscoException notFound(long now, Throwable cause) {
+        assert Thread.holdsLock(lock);
+        long left = validUntilNanos - now;
+        if (left <= 0) {
+            return new DiscoException("etcd lease " + hex(leaseId) + " expired: no renewal was answered within its TTL of "
+                    + ttlSeconds + " s (etcd no longer knows it; the process was paused, or etcd unreachable, for longer)", cause);
+        }
+        return new DiscoException("etcd lease " + hex(leaseId) + " no longer exists on the server: revoked (by an operator or"
+                + " another process), or expired there although " + TimeUnit.NANOSECONDS.toMillis(left) + " ms of its TTL of "
+                + ttlSeconds + " s were left here", cause);
+    }
+
+    /** jetcd's failures once its client is closed: its executor rejects the call, or its channel is shut down. */
+    private static boolean isClosedClient(Throwable cause) {
+        return cause instanceof java.util.concurrent.RejectedExecutionException
+                || String.valueOf(cause == null ? null : cause.getMessage()).contains("Channel shutdown invoked");
+    }
+
+    /**
+     * The application closed the client: the lease is lost at once, with that reason (told on the lease
+     * timer). A no-op once the lease is lost or closed. Any thread.
+     *
+     * @return the loss, or null if the lease was already finished
+     */
+    DiscoException clientClosed() {
+        DiscoException loss;
+        synchronized (lock) {
+            if (state != LeaseState.ALIVE && state != LeaseState.ORPHANED) {
+                return null;
+            }
+            loss = markLost(new DiscoException("etcd lease " + hex(leaseId) + " can no longer be renewed: "
+                    + EtcdEndpoints.CLOSED_FIRST));
+        }
+        return loss;
+    }
+
+    /**
+     * Whether the lease still exists, asked now: completes true at the next answered renewal (sent at
+     * once), false once the lease is lost (etcd does not know it, or its validity ran out) or closed.
+     */
+    CompletableFuture<Boolean> confirm() {
+        synchronized (lock) {
+            if (state != LeaseState.ALIVE) {
+                return CompletableFuture.completedFuture(false);
+            }
+            CompletableFuture<Boolean> f = new CompletableFuture<>();
+            awaitingConfirmation.add(f);
+            scheduleRenewal(0);
+            return f;
+        }
     }
 
     /** Lease thread. */
@@ -557,6 +684,8 @@ final class LeaseKeeper {
         SessionExecutors.cancel(expiryTask);
         awaitingValidity.forEach(f -> f.completeExceptionally(cause));
         awaitingValidity.clear();
+        awaitingConfirmation.forEach(f -> f.complete(false));
+        awaitingConfirmation.clear();
         return cause;
     }
 }

@@ -60,6 +60,10 @@ final class SessionCore implements LeaseKeeper.Observer {
 
     /** This process and client, looked up once when the session opens: claims (made under a service's lock) look nothing up. */
     private final ClaimMetadata claimant;
+    /** The client's connection: whether the application closed the client under this session. */
+    private final EtcdEndpoints endpoints;
+    /** Told when the application closes the client: the lease can no longer be renewed. */
+    private final Runnable onClientClosed = this::clientClosed;
 
     SessionCore(DiscoSession front, Client client, LeaseKeeper.Granted granted, EtcdOptions options) {
         this.front = front;
@@ -79,6 +83,7 @@ final class SessionCore implements LeaseKeeper.Observer {
         this.watches = new SessionWatches(client, executors, failoverNanos, name);
         this.deletes = new GuardedDelete(client, requests, lease);
         this.lateCreates = new LateCreates(client, requests, deletes, watches, services, executors);
+        this.endpoints = EtcdEndpoints.of(client);
     }
 
     /**
@@ -99,6 +104,18 @@ final class SessionCore implements LeaseKeeper.Observer {
             throw e;
         }
         lease.start();
+        endpoints.onClosed(onClientClosed);
+    }
+
+    /**
+     * The application closed the client under this session: the lease is lost at once, with that reason,
+     * instead of renewals failing until its validity runs out (and no revoke is tried). Any thread.
+     */
+    private void clientClosed() {
+        DiscoException loss = lease.clientClosed();
+        if (loss != null) {
+            SessionExecutors.schedule(executors.leaseTimer, () -> lost(loss), 0);
+        }
     }
 
 
@@ -156,6 +173,9 @@ final class SessionCore implements LeaseKeeper.Observer {
 
     /** @return the reason the lease was lost, or null while alive or after a plain close */
     DiscoException lossCause() {
+        if (endpoints.closed() && lease.state() == LeaseState.ALIVE) {
+            clientClosed(); // asked before the channel's own notice arrived
+        }
         return lease.lossCause();
     }
 
@@ -223,14 +243,48 @@ final class SessionCore implements LeaseKeeper.Observer {
         return services.owning(key);
     }
 
-    /** Logs that a held key was deleted by somebody else (see {@link HeldKeyDeletions}); session thread only. */
+    /**
+     * Logs that a held key was deleted, not by this session: by somebody else (see {@link HeldKeyDeletions}),
+     * or with the lease, which etcd deletes with all its keys when it expires or is revoked. The lease is
+     * asked first (one renewal, sent now): while it lives, the key was deleted by somebody else, at WARN;
+     * once it is lost, its loss is what is logged (at WARN, as expired or revoked), and the key at DEBUG.
+     * Any thread.
+     */
     void warnHeldKeyDeleted(String message) {
-        heldKeyDeletions.warn(message);
+        lease.confirm().thenAccept(alive -> runOnSession(() -> {
+            if (alive) {
+                heldKeyDeletions.warn(message + ", not by this owner: somebody deleted it (etcdctl del, disco break?) while its"
+                        + " lease lives");
+            } else {
+                LOG.debug("{}, with its lease ({})", message, lease.finishedCause() == null ? "closed" : lease.finishedCause().getMessage());
+            }
+        }));
     }
 
     /** See {@link GuardedDelete#untilAnswered}. */
     CompletableFuture<Void> deleteOwnKey(ByteSequence key, long createRevision, Op... alsoDelete) {
         return deletes.untilAnswered(key, createRevision, alsoDelete);
+    }
+
+    /**
+     * A grant's own token for a message, {@code " (token 1234)"}, or nothing for a grant without one: a key's
+     * create revision is the token of a lock or a writer only (a reader's is its phase's, a permit's its slot's).
+     * Only the grant records' own accessors are called: this is called under a service's monitor.
+     */
+    static String tokenText(Object grant) {
+        io.disco.fencing.FencingToken token;
+        if (grant instanceof io.disco.lock.Grant g) {
+            token = g.token();
+        } else if (grant instanceof io.disco.rwlock.RWGrant g) {
+            token = g.token();
+        } else if (grant instanceof io.disco.semaphore.Permit p) {
+            token = p.token();
+        } else if (grant instanceof io.disco.election.Leadership l) {
+            token = l.token();
+        } else {
+            return "";
+        }
+        return " (token " + token.value() + ")";
     }
 
     /** The janitor for create Txns whose outcome is unknown; session thread only. */
@@ -324,6 +378,7 @@ final class SessionCore implements LeaseKeeper.Observer {
     /** Tells every service and completes {@link #done()}; on the lease thread, outside the lease's lock. */
     @Override
     public void lost(DiscoException cause) {
+        endpoints.forget(onClientClosed);
         LOG.warn("{}; lost with it: {}", cause.getMessage(), services.describe(), cause.getCause());
         lateCreates.close();
         for (SessionMember m : services.all()) {
@@ -346,6 +401,14 @@ final class SessionCore implements LeaseKeeper.Observer {
      */
     void close() {
         SessionThread.refuseOnSessionThread("EtcdSession.close()");
+        endpoints.forget(onClientClosed);
+        if (endpoints.closed()) {
+            // Closed after the client: what is held is lost, not released (nothing can be sent), and says why.
+            DiscoException loss = lease.clientClosed();
+            if (loss != null) {
+                lost(loss);
+            }
+        }
         if (!lease.close()) {
             return;
         }

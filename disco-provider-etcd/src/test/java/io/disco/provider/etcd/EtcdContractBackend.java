@@ -145,6 +145,42 @@ final class EtcdContractBackend implements ContractBackend, BeforeAllCallback {
         return new StallableClient(new EtcdDiscoBackend(own, options), link);
     }
 
+    /**
+     * A client of its own that reaches the member through a {@link TcpProxy}, whose {@code stall()} stops
+     * forwarding (connections hang, nothing is answered) for as long as the test likes; the proxy and the client
+     * are closed when the run ends. Its endpoints are the proxy's.
+     */
+    @Override
+    public io.disco.testing.contract.UnreachableClient unreachableDiscoBackend(Duration ttl, Duration requestTimeout,
+                                                                               Duration ownerWait) {
+        URI member = URI.create(etcd.cluster().endpoints().get(0));
+        TcpProxy proxy;
+        try {
+            proxy = new TcpProxy(new InetSocketAddress(member.getHost(), member.getPort()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        String endpoint = "127.0.0.1:" + proxy.port();
+        Client own = Client.builder().endpoints("http://" + endpoint).interceptor(EtcdDeadlines.unary(requestTimeout)).build();
+        runStore.put(UUID.randomUUID(), (ExtensionContext.Store.CloseableResource) () -> {
+            own.close();
+            proxy.close();
+        });
+        StallableClient.Link link = new StallableClient.Link() {
+            @Override
+            public void stall() {
+                proxy.blackhole(true);
+            }
+
+            @Override
+            public void resume() {
+                proxy.blackhole(false);
+            }
+        };
+        EtcdOptions options = EtcdOptions.builder().ttl(ttl).requestTimeout(requestTimeout).ownerWait(ownerWait).build();
+        return new io.disco.testing.contract.UnreachableClient(new EtcdDiscoBackend(own, options), endpoint, link);
+    }
+
     @Override
     public LeadershipRunner newLeadershipRunner(String name, LeadershipRunner.Options options, Duration ttl) {
         return EtcdProvider.newLeadershipRunner(client, name, options, options(ttl));

@@ -48,20 +48,27 @@ final class QueueCaller {
         }
     }
 
-    /** Waits for a try's answer (the grant, or empty when somebody is ahead), up to the request timeout. */
+    /**
+     * Waits for a try's answer (the grant, or empty when somebody is ahead), up to the request timeout. Not
+     * interruptible, as {@code tryLock()} is not: one answer is awaited whatever the thread's interrupt status,
+     * which is kept.
+     */
     static <G extends Fenced> Optional<G> awaitTry(ZkQueueService<G, ?> s, QueueAttempt<G> a, String call) {
         Duration request = s.session.options().requestTimeout();
+        boolean interrupted = false;
+        long deadline = System.nanoTime() + request.toNanos();
         try {
-            G g = a.future.get(request.toNanos(), TimeUnit.NANOSECONDS);
+            G g;
+            while (true) {
+                try {
+                    g = a.future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
             a.awaitWithdrawn(request);
             return Optional.ofNullable(g);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            Optional<G> g = a.giveUp(request);
-            if (g.isPresent()) {
-                return g;
-            }
-            throw new DiscoException("interrupted while trying the " + s.what() + " on " + s.path, e);
         } catch (TimeoutException e) {
             Optional<G> g = a.giveUp(request);
             if (g.isPresent()) {
@@ -72,6 +79,10 @@ final class QueueCaller {
         } catch (ExecutionException e) {
             a.awaitWithdrawn(request);
             throw QueueAttempt.rethrow(e.getCause());
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }

@@ -4,6 +4,7 @@ import io.disco.core.SessionThread;
 import io.disco.core.UserFuture;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.Fenced;
+import io.disco.fencing.Timeouts;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -141,12 +142,22 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> implem
         return acquire(kind, timeout, call, NO_DATA);
     }
 
+    /**
+     * An acquisition; {@code timeout} null waits without a limit, otherwise the rule of {@link Timeouts}: zero or
+     * less is one try (as the try-method makes it), a {@link TimeoutException} if somebody is in the way; a timeout
+     * too long to count in nanoseconds waits without a limit. A thread interrupted on entry claims nothing.
+     */
     final G acquire(NodeKind kind, Duration timeout, String call, byte[] data) throws InterruptedException, TimeoutException {
-        if (timeout != null && (timeout.isZero() || timeout.isNegative())) {
-            throw new IllegalArgumentException("timeout must be positive, got " + timeout);
-        }
         SessionThread.refuseOnSessionThread(call);
-        return QueueCaller.await(this, start(kind, false, data), timeout);
+        if (Thread.interrupted()) {
+            throw new InterruptedException("the " + what() + " on " + path + ": " + call + " on an interrupted thread; nothing was claimed");
+        }
+        if (timeout != null && Timeouts.tryOnly(timeout)) {
+            return QueueCaller.awaitTry(this, start(kind, true, data), call).orElseThrow(() -> new TimeoutException("the "
+                    + what() + " on " + path + " is not free now (a timeout of " + timeout + " is one try, at once); this"
+                    + " owner's claim was withdrawn"));
+        }
+        return QueueCaller.await(this, start(kind, false, data), timeout == null || Timeouts.unlimited(timeout) ? null : timeout);
     }
 
     final Duration requireTimeout(Duration timeout) {

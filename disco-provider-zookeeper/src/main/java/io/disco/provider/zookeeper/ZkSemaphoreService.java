@@ -63,8 +63,23 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
         this.slots = path + "/slots";
     }
 
-    /** Records the limit of {@code path}, or checks it against the recorded one. */
+    /**
+     * Records the limit of {@code path}, or checks it against the recorded one. Not interruptible: a thread
+     * interrupted on entry still gets the answer (a create sent and then given up on could leave a record behind,
+     * unseen), and keeps its status for the acquisition that follows to act on.
+     */
     static void checkLimit(CuratorFramework c, String path, int limit) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            recordLimit(c, path, limit);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static void recordLimit(CuratorFramework c, String path, int limit) {
         String node = path + "/limit";
         byte[] want = Integer.toString(limit).getBytes(StandardCharsets.UTF_8);
         try {

@@ -93,6 +93,12 @@ public final class ZooKeeperDiscoBackend implements DiscoBackend {
         return "ZooKeeper at " + builder.getEnsembleProvider().getConnectionString();
     }
 
+    /** The options' owner wait; by default the session timeout the builder asks for (the owners' time to live). */
+    @Override
+    public java.time.Duration ownerWait() {
+        return options.ownerWait().orElse(java.time.Duration.ofMillis(builder.getSessionTimeoutMs()));
+    }
+
     /** One session on a client of its own. */
     private record SessionOwner(CuratorFramework client, ZooKeeperSession session) implements Owner {
 
@@ -134,6 +140,11 @@ public final class ZooKeeperDiscoBackend implements DiscoBackend {
         @Override
         public String id() {
             return Long.toHexString(session.sessionId());
+        }
+
+        @Override
+        public String describe() {
+            return "session 0x" + Long.toHexString(session.sessionId()) + " (timeout " + session.ttl().toMillis() + " ms)";
         }
 
         @Override

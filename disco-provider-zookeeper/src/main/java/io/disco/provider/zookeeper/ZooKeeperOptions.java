@@ -13,11 +13,13 @@ public final class ZooKeeperOptions {
     private final Duration connectTimeout;
     private final Duration requestTimeout;
     private final Executor callbackExecutor;
+    private final Duration ownerWait;
 
     private ZooKeeperOptions(Builder b) {
         this.connectTimeout = b.connectTimeout;
         this.requestTimeout = b.requestTimeout;
         this.callbackExecutor = b.callbackExecutor;
+        this.ownerWait = b.ownerWait;
     }
 
     /** @return the defaults: connect within 15 s, requests within 10 s, the default callback pool */
@@ -45,13 +47,36 @@ public final class ZooKeeperOptions {
         return callbackExecutor;
     }
 
+    /**
+     * @return how long an acquisition of the client ({@code Disco} over {@link ZooKeeperDiscoBackend}) waits for a
+     *     session while it has none; empty for the default, the session timeout the client's builder asks for
+     */
+    public java.util.Optional<Duration> ownerWait() {
+        return java.util.Optional.ofNullable(ownerWait);
+    }
+
     /** Builds {@link ZooKeeperOptions}. */
     public static final class Builder {
         private Duration connectTimeout = Duration.ofSeconds(15);
         private Duration requestTimeout = Duration.ofSeconds(10);
         private Executor callbackExecutor;
+        private Duration ownerWait;
 
         private Builder() {
+        }
+
+        /**
+         * @param wait how long an acquisition of the client waits for a session while the client has none (ZooKeeper
+         *             unreachable, or not reached yet), counted from when it lost it; past it the acquisition throws
+         *             {@code io.disco.client.BackendUnavailableException}, naming the connect string. Positive; the
+         *             default is the session timeout
+         * @return this builder
+         * @throws NullPointerException if {@code wait} is null
+         * @throws IllegalArgumentException if {@code wait} is not positive
+         */
+        public Builder ownerWait(Duration wait) {
+            this.ownerWait = positive(wait, "ownerWait");
+            return this;
         }
 
         /**

@@ -1,5 +1,6 @@
 package io.disco.provider.zookeeper;
 
+import io.disco.client.Names;
 import io.disco.core.Callbacks;
 import io.disco.core.ClaimMetadata;
 import io.disco.core.Claimant;
@@ -10,6 +11,7 @@ import io.disco.fencing.DiscoException;
 import io.disco.lock.LockService;
 import io.disco.rwlock.RWLockService;
 import io.disco.semaphore.SemaphoreService;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -129,7 +131,9 @@ public final class ZooKeeperSession implements AutoCloseable {
         String where = client.getZookeeperClient().getCurrentConnectionString();
         try {
             if (!client.blockUntilConnected((int) options.connectTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new DiscoException("ZooKeeper at " + where + " did not connect within " + options.connectTimeout());
+                throw new DiscoException("ZooKeeper at " + where + " could not be reached (no connection within "
+                        + options.connectTimeout().toMillis() + " ms): " + ZooKeeperEndpoints.diagnose(where,
+                        Duration.ofMillis(Math.min(1_000, Math.max(200, options.connectTimeout().toMillis() / 2)))));
             }
             long sent = System.nanoTime();
             client.checkExists().forPath("/");
@@ -343,6 +347,7 @@ public final class ZooKeeperSession implements AutoCloseable {
      * @return the remaining validity; zero once lost or closed
      */
     public java.time.Duration remainingValidity() {
+        checkClientOpen();
         synchronized (lock) {
             if (state == SessionState.LOST || state == SessionState.CLOSED) {
                 return java.time.Duration.ZERO;
@@ -367,6 +372,7 @@ public final class ZooKeeperSession implements AutoCloseable {
 
     /** @return why the session was lost, once it was; empty while it lives or after a plain close */
     public Optional<DiscoException> err() {
+        checkClientOpen();
         synchronized (lock) {
             return Optional.ofNullable(loss);
         }
@@ -465,6 +471,7 @@ public final class ZooKeeperSession implements AutoCloseable {
     }
 
     private <T extends SessionMember> T register(String path, java.util.function.Supplier<T> factory) {
+        checkClientOpen();
         synchronized (lock) {
             if (state == SessionState.CLOSED) {
                 throw new IllegalStateException("the ZooKeeper session is closed: " + this);
@@ -482,10 +489,7 @@ public final class ZooKeeperSession implements AutoCloseable {
     }
 
     static String checkPath(String path) {
-        Objects.requireNonNull(path, "path");
-        if (path.isBlank()) {
-            throw new IllegalArgumentException("path is blank");
-        }
+        Names.check(path, "path"); // the name rule of every backend and of the client, up front
         PathUtils.validatePath(path);
         return path;
     }
@@ -517,12 +521,35 @@ public final class ZooKeeperSession implements AutoCloseable {
     }
 
     private void checkDeadline() {
+        if (checkClientOpen()) {
+            return;
+        }
         long silent = System.nanoTime() - lastHeard.get();
         if (silent > timeoutNanos * 2 / 3) {
             lose("no answer from ZooKeeper at " + connectString + " for " + TimeUnit.NANOSECONDS.toMillis(silent)
                     + " ms, two thirds of the session timeout of " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
                     + " ms: the server may expire session 0x" + Long.toHexString(sessionId), null);
         }
+    }
+
+    /** What messages say when the application closed the client first. */
+    static final String CLOSED_FIRST = "the CuratorFramework was closed before the ZooKeeper session that runs on it"
+            + " (close the session, or the Disco, first and the CuratorFramework last)";
+
+    /**
+     * The application closed the {@code CuratorFramework} under this session, a shutdown-order mistake: the session
+     * is lost at once, with that reason (instead of after its deadline, as if ZooKeeper were silent), and nothing is
+     * registered on it any more. Curator says nothing to the session's listeners when it is closed, so this is
+     * checked by the watchdog and whenever the session is asked for its state.
+     *
+     * @return whether the client is closed
+     */
+    private boolean checkClientOpen() {
+        if (client.getState() != CuratorFrameworkState.STOPPED) {
+            return false;
+        }
+        lose("the ZooKeeper session 0x" + Long.toHexString(sessionId) + " at " + connectString + " is lost: " + CLOSED_FIRST, null);
+        return true;
     }
 
     private void onConnectionState(CuratorFramework c, ConnectionState newState) {

@@ -149,6 +149,39 @@ final class ZkContractBackend implements ContractBackend, BeforeAllCallback {
     }
 
     /**
+     * A client of its own whose owners reach the server through a {@link FreezableProxy} that {@code stall()}
+     * freezes for as long as the test likes (no byte passes, new connections hang), with the connect timeout and
+     * request timeout the kit asks for. Its endpoints are the proxy's connect string. The proxy is closed when the
+     * run ends.
+     */
+    @Override
+    public io.disco.testing.contract.UnreachableClient unreachableDiscoBackend(Duration ttl, Duration requestTimeout,
+                                                                               Duration ownerWait) {
+        FreezableProxy proxy;
+        try {
+            proxy = new FreezableProxy(port());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        runStore.put(java.util.UUID.randomUUID(), (ExtensionContext.Store.CloseableResource) proxy::close);
+        ZooKeeperOptions options = ZooKeeperOptions.builder().connectTimeout(requestTimeout).requestTimeout(requestTimeout)
+                .ownerWait(ownerWait).build();
+        StallableClient.Link link = new StallableClient.Link() {
+            @Override
+            public void stall() {
+                proxy.freeze();
+            }
+
+            @Override
+            public void resume() {
+                proxy.thaw();
+            }
+        };
+        return new io.disco.testing.contract.UnreachableClient(
+                ZooKeeperDiscoBackend.over(builder(proxy.connectString(), ttl), options), proxy.connectString(), link);
+    }
+
+    /**
      * How {@link #discoBackend} and {@link #stallableDiscoBackend} build each owner's client, recording its
      * handles: on {@code connectString} only (no ensemble tracker, which could widen a proxy's address to the
      * server's own; {@link #discoBackend} turns it back on, as it always had it).

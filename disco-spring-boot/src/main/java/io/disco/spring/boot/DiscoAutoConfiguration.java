@@ -3,6 +3,7 @@ package io.disco.spring.boot;
 import io.disco.client.Disco;
 import io.disco.core.SessionListener;
 import io.disco.election.LeadershipRunner;
+import io.disco.provider.etcd.EtcdClients;
 import io.disco.provider.etcd.EtcdDeadlines;
 import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdProvider;
@@ -27,8 +28,9 @@ import org.springframework.core.io.ResourceLoader;
  * Auto-configuration of disco on etcd, from the {@code disco.*} properties ({@link DiscoProperties}).
  * Every bean backs off when the application defines its own of the same type:
  * <ul>
- *   <li>the jetcd {@link Client}, with a gRPC deadline on every unary call ({@link EtcdDeadlines}) and TLS
- *       through an SSL bundle; closed by the context, after everything that uses it;</li>
+ *   <li>the jetcd {@link Client}, with a gRPC deadline on every unary call ({@link EtcdDeadlines}), built by
+ *       {@link EtcdClients}' rule: {@code https://} endpoints are always TLS, verified with the SSL bundle's
+ *       trust store or the JVM's default one; closed by the context, after everything that uses it;</li>
  *   <li>the {@link EtcdOptions} every session uses, with every {@link SessionListener} bean (the metrics);</li>
  *   <li>the {@link Disco} client, one per application. If etcd cannot be reached at startup the client
  *       starts healing (its health is DOWN) and gets its lease once etcd answers, unless
@@ -96,7 +98,7 @@ public class DiscoAutoConfiguration {
     public Client discoEtcdClient(DiscoProperties properties, EtcdConnectionDetails connection,
                                   ObjectProvider<SslBundles> sslBundles) {
         DiscoProperties.Etcd etcd = properties.etcd();
-        ClientBuilder builder = Client.builder().endpoints(connection.endpoints().toArray(String[]::new))
+        ClientBuilder builder = etcdClientBuilder(connection.endpoints(), etcd.ssl().bundle(), sslBundles)
                 .interceptor(EtcdDeadlines.unary(etcd.requestTimeout()));
         if (connection.user() != null) {
             builder.user(ByteSequence.from(connection.user(), StandardCharsets.UTF_8));
@@ -110,27 +112,46 @@ public class DiscoAutoConfiguration {
         if (etcd.namespace() != null) {
             builder.namespace(ByteSequence.from(etcd.namespace(), StandardCharsets.UTF_8));
         }
-        String bundleName = etcd.ssl().bundle();
-        if (bundleName != null) {
-            SslBundles bundles = sslBundles.getIfAvailable();
-            if (bundles == null) {
-                throw new NoSuchSslBundleException(bundleName, "disco.etcd.ssl.bundle names SSL bundle '" + bundleName
-                        + "', but the application has no SSL bundles (spring.ssl.bundle.*)");
-            }
-            SslBundle bundle = bundles.getBundle(bundleName);
-            try {
-                builder.sslContext(b -> {
-                    b.trustManager(bundle.getManagers().getTrustManagerFactory());
-                    if (bundle.getStores().getKeyStore() != null) {
-                        b.keyManager(bundle.getManagers().getKeyManagerFactory());
-                    }
-                });
-            } catch (SSLException e) {
-                throw new IllegalStateException("disco.etcd.ssl.bundle '" + bundleName + "' gives no usable TLS context: "
-                        + e.getMessage(), e);
-            }
-        }
         return builder.build();
+    }
+
+    /**
+     * The endpoints' builder, by the provider's one rule ({@link EtcdClients}): {@code https://} is TLS, verified
+     * with the SSL bundle's trust store or, without a bundle, the JVM's default trust store; {@code http://} is
+     * plaintext, and a bundle for it is refused; a list mixing both is refused.
+     */
+    private static ClientBuilder etcdClientBuilder(java.util.List<String> endpoints, String bundleName,
+                                                   ObjectProvider<SslBundles> sslBundles) {
+        boolean tls;
+        try {
+            tls = EtcdClients.tls(endpoints);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("disco.etcd.endpoints: " + e.getMessage(), e);
+        }
+        if (bundleName == null) {
+            return EtcdClients.builder(endpoints);
+        }
+        if (!tls) {
+            throw new IllegalArgumentException("disco.etcd.ssl.bundle '" + bundleName + "' is set but disco.etcd.endpoints are"
+                    + " plaintext (" + String.join(", ", endpoints) + "): use https:// endpoints for TLS, or remove the bundle");
+        }
+        SslBundles bundles = sslBundles.getIfAvailable();
+        if (bundles == null) {
+            throw new NoSuchSslBundleException(bundleName, "disco.etcd.ssl.bundle names SSL bundle '" + bundleName
+                    + "', but the application has no SSL bundles (spring.ssl.bundle.*)");
+        }
+        SslBundle bundle = bundles.getBundle(bundleName);
+        try {
+            return EtcdClients.builder(endpoints, b -> {
+                b.trustManager(bundle.getManagers().getTrustManagerFactory());
+                if (bundle.getStores().getKeyStore() != null) {
+                    b.keyManager(bundle.getManagers().getKeyManagerFactory());
+                }
+            });
+        } catch (SSLException e) {
+            throw new IllegalStateException("disco.etcd.ssl.bundle '" + bundleName + "' gives no usable TLS context: "
+                    + e.getMessage(), e);
+        }
     }
 
     /**
@@ -147,6 +168,9 @@ public class DiscoAutoConfiguration {
                 .clientId(properties.clientId());
         if (session.grantMargin() != null) {
             builder.grantMargin(session.grantMargin());
+        }
+        if (session.ownerWait() != null) {
+            builder.ownerWait(session.ownerWait());
         }
         listeners.orderedStream().forEach(builder::listener);
         return builder.build();

@@ -20,7 +20,7 @@ public record DiscoIntegrationProperties(@DefaultValue LockRegistry lockRegistry
      * @param enabled whether to define a {@code DiscoLockRegistry} as the application's lock registry (when it
      *     defines no {@code LockRegistry} of its own)
      * @param prefix the prefix of the registry's disco names: a lock key is locked as {@code prefix + "/" + key};
-     *     not blank, not ending in {@code '/'}
+     *     a disco name ({@code io.disco.client.Names}: absolute, not ending in {@code '/'})
      */
     public record LockRegistry(@DefaultValue("true") boolean enabled,
                                @DefaultValue("/spring-integration/locks") String prefix) {
@@ -29,7 +29,7 @@ public record DiscoIntegrationProperties(@DefaultValue LockRegistry lockRegistry
          * Checks {@code disco.integration.lock-registry.prefix}.
          *
          * @param enabled whether to define a {@code DiscoLockRegistry} as the application's lock registry
-         * @param prefix the prefix of the registry's disco names; not blank, not ending in {@code '/'}
+         * @param prefix the prefix of the registry's disco names; a disco name ({@code io.disco.client.Names}: absolute, not ending in {@code '/'})
          */
         public LockRegistry {
             DiscoNames.require("disco.integration.lock-registry.prefix", prefix);

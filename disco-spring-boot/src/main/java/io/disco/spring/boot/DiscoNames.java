@@ -1,6 +1,8 @@
 package io.disco.spring.boot;
 
-/** Checks of the disco names (prefixes, election names) given in properties. */
+import io.disco.client.Names;
+
+/** Checks of the disco names (prefixes, election names) given in properties: the client's rule ({@link Names}). */
 final class DiscoNames {
 
     private DiscoNames() {
@@ -9,12 +11,17 @@ final class DiscoNames {
     /**
      * @param property the property's name, for the message
      * @param name its value
-     * @throws IllegalArgumentException naming the property, if {@code name} is null, blank or ends in {@code '/'}
+     * @throws IllegalArgumentException naming the property and the rule it breaks, if {@code name} is null or not a
+     *     disco name
      */
     static void require(String property, String name) {
-        if (name == null || name.isBlank() || name.endsWith("/")) {
-            throw new IllegalArgumentException(property + " must be a disco name (not blank, not ending in '/'), got '"
-                    + name + "'");
+        if (name == null) {
+            throw new IllegalArgumentException(property + " must be a disco name, such as '/myapp/locks'; it is not set");
+        }
+        try {
+            Names.check(name);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(property + " must be a disco name: " + e.getMessage(), e);
         }
     }
 }

@@ -48,8 +48,9 @@ public record DiscoProperties(@DefaultValue("true") boolean enabled, @DefaultVal
     }
 
     /**
-     * @param endpoints the etcd endpoints, for example {@code http://10.0.0.1:2379}; {@code https://} with an
-     *     SSL bundle for TLS
+     * @param endpoints the etcd endpoints, for example {@code http://10.0.0.1:2379}; all {@code http://}
+     *     (plaintext) or all {@code https://} (always TLS: the server's certificate is verified with
+     *     {@code disco.etcd.ssl.bundle}'s trust store, else the JVM's default trust store)
      * @param user the etcd user, if etcd's authentication is on
      * @param password the etcd user's password
      * @param authority the authority (host name) to present to etcd's TLS certificate, when it is not the
@@ -88,8 +89,9 @@ public record DiscoProperties(@DefaultValue("true") boolean enabled, @DefaultVal
     }
 
     /**
-     * @param bundle the name of a Spring Boot SSL bundle ({@code spring.ssl.bundle.*}): its trust store
-     *     verifies etcd's certificate, its key store (if any) is this client's certificate for mutual TLS
+     * @param bundle the name of a Spring Boot SSL bundle ({@code spring.ssl.bundle.*}), for {@code https://}
+     *     endpoints only: its trust store verifies etcd's certificate (instead of the JVM's default trust
+     *     store), its key store (if any) is this client's certificate for mutual TLS
      */
     public record Ssl(String bundle) {
     }
@@ -101,9 +103,14 @@ public record DiscoProperties(@DefaultValue("true") boolean enabled, @DefaultVal
      *     from 0 to less than the TTL
      * @param failoverAfter how long one etcd member may stay silent before a request is sent again
      *     (usually to another member) and a watch is moved; from 1 ms to 1 min
+     * @param ownerWait how long an acquisition ({@code lock()}, a semaphore's {@code acquire()}, ...) waits for
+     *     the client to have a lease while it has none (etcd unreachable past the TTL, or not reached yet),
+     *     counted from when it lost it; past it the acquisition throws
+     *     {@code io.disco.client.BackendUnavailableException}, naming the endpoints and the cause, so request
+     *     threads are not parked for as long as etcd is down; default the TTL; from 1 ms to 1 h
      */
     public record Session(@DefaultValue("30s") Duration ttl, Duration grantMargin,
-                          @DefaultValue("150ms") Duration failoverAfter) {
+                          @DefaultValue("150ms") Duration failoverAfter, Duration ownerWait) {
 
         /**
          * Checks {@code disco.session.*}.
@@ -111,8 +118,13 @@ public record DiscoProperties(@DefaultValue("true") boolean enabled, @DefaultVal
          * @param ttl the lease TTL, whole seconds from 1 s to 9,000,000,000 s
          * @param grantMargin the least lease validity a grant is handed out with, from 0 to less than the TTL
          * @param failoverAfter how long one etcd member may stay silent, from 1 ms to 1 min
+         * @param ownerWait how long an acquisition waits for a lease while the client has none, from 1 ms to
+         *     1 h; null for the TTL
          */
         public Session {
+            if (ownerWait != null) {
+                within("disco.session.owner-wait", ownerWait, Duration.ofMillis(1), Duration.ofHours(1));
+            }
             within("disco.session.ttl", ttl, Duration.ofSeconds(1), MAX_TTL);
             if (ttl.getNano() != 0) {
                 throw new IllegalArgumentException("disco.session.ttl must be whole seconds (1s to 9000000000s), got " + ttl);

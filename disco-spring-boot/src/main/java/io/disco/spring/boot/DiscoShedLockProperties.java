@@ -10,7 +10,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param enabled whether to define a {@code DiscoLockProvider} as ShedLock's lock provider (when the application
  *     defines no {@code LockProvider} of its own)
  * @param prefix the prefix of the lock provider's disco names: ShedLock's lock {@code name} is locked as
- *     {@code prefix + "/" + name}; not blank, not ending in {@code '/'}
+ *     {@code prefix + "/" + name}; a disco name ({@code io.disco.client.Names}: absolute, not ending in {@code '/'})
  */
 @ConfigurationProperties("disco.shedlock")
 public record DiscoShedLockProperties(@DefaultValue("true") boolean enabled, @DefaultValue("/shedlock") String prefix) {
@@ -19,7 +19,7 @@ public record DiscoShedLockProperties(@DefaultValue("true") boolean enabled, @De
      * Checks {@code disco.shedlock.prefix}.
      *
      * @param enabled whether to define a {@code DiscoLockProvider} as ShedLock's lock provider
-     * @param prefix the prefix of the lock provider's disco names; not blank, not ending in {@code '/'}
+     * @param prefix the prefix of the lock provider's disco names; a disco name ({@code io.disco.client.Names}: absolute, not ending in {@code '/'})
      */
     public DiscoShedLockProperties {
         DiscoNames.require("disco.shedlock.prefix", prefix);

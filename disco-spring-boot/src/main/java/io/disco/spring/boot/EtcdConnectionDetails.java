@@ -11,7 +11,10 @@ import org.springframework.boot.autoconfigure.service.connection.ConnectionDetai
  */
 public interface EtcdConnectionDetails extends ConnectionDetails {
 
-    /** @return the endpoints, for example {@code http://127.0.0.1:2379}; at least one */
+    /**
+     * @return the endpoints, for example {@code http://127.0.0.1:2379}; at least one, all {@code http://} or all
+     *     {@code https://} (always TLS), as {@link io.disco.provider.etcd.EtcdClients} has it
+     */
     List<String> endpoints();
 
     /** @return the etcd user, or null when etcd's authentication is off */

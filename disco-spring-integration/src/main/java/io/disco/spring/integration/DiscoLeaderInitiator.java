@@ -80,16 +80,13 @@ public final class DiscoLeaderInitiator implements SmartLifecycle, ApplicationEv
      * @param election the election's name, a disco name such as {@code /elections/orders}
      * @param candidate told of the terms; its id is the value it campaigns with, its role the events' role
      * @throws NullPointerException if an argument is null
-     * @throws IllegalArgumentException if {@code election} is blank or ends in {@code '/'}
+     * @throws IllegalArgumentException if {@code election} is not a disco name ({@link io.disco.client.Names})
      */
     public DiscoLeaderInitiator(Disco disco, String election, Candidate candidate) {
         this.disco = Objects.requireNonNull(disco, "disco");
         this.election = Objects.requireNonNull(election, "election");
         this.candidate = Objects.requireNonNull(candidate, "candidate");
-        if (election.isBlank() || election.endsWith("/")) {
-            throw new IllegalArgumentException("election must be a disco name: not blank and not ending in '/', got '"
-                    + election + "'");
-        }
+        io.disco.client.Names.check(election, "election");
     }
 
     @Override

@@ -24,8 +24,9 @@ import java.util.concurrent.locks.Lock;
  *       hold locally (so that the next acquisition claims afresh, with a new token); every
  *       {@link #unlock()} still owed for the lost hold throws {@link ConcurrentModificationException}, as
  *       Spring's Redis and JDBC registries do when the lock expired in their store.</li>
- *   <li>{@link #unlock()} by a thread that does not hold the lock throws {@link IllegalStateException},
- *       as Spring's registries do; failures of the backend during an acquisition are thrown as
+ *   <li>{@link #unlock()} by a thread that does not hold the lock throws {@link IllegalMonitorStateException},
+ *       as {@link Lock#unlock()} says (and Spring's JDBC registry does; its Redis registry throws an
+ *       {@code IllegalStateException}); failures of the backend during an acquisition are thrown as
  *       {@code org.springframework.dao.CannotAcquireLockException}.</li>
  *   <li>{@link #newCondition()} is not supported.</li>
  * </ul>
@@ -45,7 +46,7 @@ public interface DiscoLock extends Lock, Fenced {
     /**
      * Releases one hold; the last one releases the distributed lock.
      *
-     * @throws IllegalStateException if the current thread does not hold the lock
+     * @throws IllegalMonitorStateException if the current thread does not hold the lock
      * @throws ConcurrentModificationException if the hold was lost before this unlock (the lock is
      *         released locally all the same; its cause is the loss)
      */

@@ -1,6 +1,7 @@
 package io.disco.spring.integration;
 
 import io.disco.client.Disco;
+import io.disco.client.Names;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,21 +32,27 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
  * <h2>Contract</h2>
  * <ul>
  *   <li><b>Keys.</b> A key is a non-blank {@code String}; its lock is the client's lock named
- *       {@code prefix + "/" + key}, with {@code '%'} and {@code '/'} in the key written {@code %25} and
- *       {@code %2F} (so that no key is nested in another: {@code etcdctl get --prefix prefix/} lists them).
- *       {@link #obtain(Object)} returns the same {@link DiscoLock} for a key until it is expired.</li>
+ *       {@code prefix + "/" + Names.segment(key)}: {@code '%'} and {@code '/'} in the key are written {@code %25}
+ *       and {@code %2F} (so that no key is nested in another: {@code etcdctl get --prefix prefix/} lists them),
+ *       and so is any character the name rule refuses (a control character, {@code %uXXXX} for one outside
+ *       U+00FF), as are the dots of a key that is {@code .} or {@code ..}; so every key works, on every backend
+ *       (see {@link io.disco.client.Names#segment(String)}). {@link #obtain(Object)} returns the same
+ *       {@link DiscoLock} for a key until it is expired.</li>
  *   <li><b>Locks.</b> Per thread and reentrant; see {@link DiscoLock} for the token, what a lost hold does,
  *       and the exceptions (those of Spring's own registries).</li>
  *   <li><b>Leader election.</b> {@code LockRegistryLeaderInitiator} works on it: it re-acquires its lock
  *       every heartbeat, and a reentrant {@code tryLock} of a lost hold returns false, which it takes as
  *       revoked; it then competes again, with a new hold and token.</li>
  *   <li><b>Expiry.</b> {@link #expireUnusedOlderThan(long)} forgets the locks of keys that no thread holds or
- *       acquires and that were last used more than {@code age} ms ago. It frees this registry's memory only:
- *       the client keeps nothing in etcd (no key, no watch) for a name nobody holds.</li>
+ *       acquires and that were last used at least {@code age} ms ago (a negative age: every idle lock, as with
+ *       Spring's Redis, JDBC and ZooKeeper registries). It frees this registry's memory only: the client keeps
+ *       nothing in etcd (no key, no watch) for a name nobody holds.</li>
  *   <li><b>Renewal.</b> Nothing to renew: the client's lease keeps every hold alive for as long as the
  *       process is, and a hold ends by {@code unlock()} or by the loss of the lease, never on a clock.
- *       {@link #renewLock(Object)} checks that the current thread holds the key's lock and that the hold is
- *       valid; the TTL of {@link #renewLock(Object, Duration)} is not used (see there).</li>
+ *       {@link #renewLock(Object)} checks that the current thread holds the key's lock
+ *       ({@link IllegalMonitorStateException} otherwise, as {@code Lock.unlock()} says) and that the hold is
+ *       valid ({@link IllegalStateException} otherwise, as Spring's registries throw when a renewal fails); the
+ *       TTL of {@link #renewLock(Object, Duration)} is not used (see there).</li>
  * </ul>
  *
  * <h2>Who closes what</h2>
@@ -74,19 +81,14 @@ public final class DiscoLockRegistry implements ExpirableLockRegistry<DiscoLock>
      * A registry whose locks are named under {@code prefix}.
      *
      * @param disco the client to lock through; the registry never closes it
-     * @param prefix the names' prefix, such as {@code /myapp/locks}: a disco name (not blank, not ending
-     *               in {@code '/'}), not used by anything else of the application
+     * @param prefix the names' prefix, such as {@code /myapp/locks}: a disco name ({@link Names}), not used by
+     *               anything else of the application
      * @throws NullPointerException if an argument is null
-     * @throws IllegalArgumentException if {@code prefix} is blank or ends in {@code '/'}
+     * @throws IllegalArgumentException if {@code prefix} is not a disco name
      */
     public DiscoLockRegistry(Disco disco, String prefix) {
         this.disco = Objects.requireNonNull(disco, "disco");
-        Objects.requireNonNull(prefix, "prefix");
-        if (prefix.isBlank() || prefix.endsWith("/")) {
-            throw new IllegalArgumentException("prefix must be a disco name: not blank and not ending in '/', got '"
-                    + prefix + "'");
-        }
-        this.prefix = prefix;
+        this.prefix = Names.check(prefix, "prefix");
     }
 
     /**
@@ -117,26 +119,23 @@ public final class DiscoLockRegistry implements ExpirableLockRegistry<DiscoLock>
         return key;
     }
 
-    /** {@code '%'} and {@code '/'} escaped, so that keys are never nested names. */
+    /** The key as one segment of a name: never nested, never refused ({@link Names#segment(String)}). */
     static String escape(String key) {
-        return key.replace("%", "%25").replace("/", "%2F");
+        return Names.segment(key);
     }
 
     /**
      * Forgets the locks no thread holds or acquires and that were last obtained, acquired or released
-     * more than {@code age} ms ago; a later {@link #obtain(Object)} of such a key returns a new lock (on
-     * the same distributed lock).
+     * at least {@code age} ms ago; a later {@link #obtain(Object)} of such a key returns a new lock (on
+     * the same distributed lock). Zero or a negative age forgets every such lock now, as Spring's Redis,
+     * JDBC and ZooKeeper registries do.
      *
-     * @param age the idle time in milliseconds, at least 0
-     * @throws IllegalArgumentException if {@code age} is negative
+     * @param age the idle time in milliseconds; zero or less: every lock nobody holds or acquires
      */
     @Override
     public void expireUnusedOlderThan(long age) {
-        if (age < 0) {
-            throw new IllegalArgumentException("age must be at least 0 ms, got " + age);
-        }
         long now = System.currentTimeMillis();
-        locks.values().removeIf(lock -> lock.idleFor(age, now));
+        locks.values().removeIf(lock -> lock.idleFor(age, now)); // a negative age: every idle lock, whatever the clock
     }
 
     /**
@@ -146,15 +145,16 @@ public final class DiscoLockRegistry implements ExpirableLockRegistry<DiscoLock>
      * @param lockKey the key
      * @throws NullPointerException if {@code lockKey} is null
      * @throws IllegalArgumentException if {@code lockKey} is not a non-blank {@code String}
-     * @throws IllegalStateException if the current thread does not hold the lock, or the hold was lost
-     *         (as Spring's registries throw when a renewal fails)
+     * @throws IllegalMonitorStateException if the current thread does not hold the lock (as
+     *         {@code java.util.concurrent.locks.Lock} and Spring's JDBC registry say)
+     * @throws IllegalStateException if the hold was lost (as Spring's registries throw when a renewal fails)
      */
     @Override
     public void renewLock(Object lockKey) {
         String key = key(lockKey);
         RegistryLock lock = locks.get(key);
         if (lock == null || !lock.isHeldByCurrentThread()) {
-            throw new IllegalStateException("could not renew the lock '" + key + "': this thread does not hold it");
+            throw new IllegalMonitorStateException("could not renew the lock '" + key + "': this thread does not hold it");
         }
         if (!lock.isValidlyHeldByCurrentThread()) {
             throw new IllegalStateException("could not renew the lock '" + key + "': its hold was lost (its lease ended)");
@@ -172,7 +172,8 @@ public final class DiscoLockRegistry implements ExpirableLockRegistry<DiscoLock>
      * @throws NullPointerException if an argument is null
      * @throws IllegalArgumentException if {@code ttl} is not positive, or {@code lockKey} is not a non-blank
      *         {@code String}
-     * @throws IllegalStateException if the current thread does not hold the lock, or the hold was lost
+     * @throws IllegalMonitorStateException if the current thread does not hold the lock
+     * @throws IllegalStateException if the hold was lost
      */
     @Override
     public void renewLock(Object lockKey, Duration ttl) {

@@ -159,7 +159,7 @@ final class RegistryLock implements DiscoLock {
                         + " ended) and released: another process may have held it since, so the integrity of data it"
                         + " protects may be compromised unless the data's store checks the fencing token");
             }
-            throw new IllegalStateException("this thread does not hold the lock '" + key + "'");
+            throw new IllegalMonitorStateException("this thread does not hold the lock '" + key + "'");
         }
         try {
             lock.unlock();

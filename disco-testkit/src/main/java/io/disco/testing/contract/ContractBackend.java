@@ -61,6 +61,20 @@ public interface ContractBackend {
     StallableClient stallableDiscoBackend(Duration ttl, Duration requestTimeout);
 
     /**
+     * A client's backend like {@link #discoBackend(Duration)}, with the given request timeout and owner wait
+     * ({@code DiscoBackend.ownerWait()}), whose link to the servers the kit can cut for as long as it likes (its
+     * own connection, so that cutting it cuts no other owner of the test), and the endpoints its failures must
+     * name. The kit cuts the link before or after making a client on it, and restores it before the test ends;
+     * the kit closes the client, the backend closes the link when the run ends.
+     *
+     * @param ttl            each owner's time to live
+     * @param requestTimeout how long a request of the client (and opening an owner) may wait for its answer
+     * @param ownerWait      how long an acquisition waits for an owner while the client has none
+     * @return the client's backend, its endpoints and its link
+     */
+    UnreachableClient unreachableDiscoBackend(Duration ttl, Duration requestTimeout, Duration ownerWait);
+
+    /**
      * Lists, with a linearizable read, every key that owners of the primitive on {@code name} hold: the keys of
      * holders and of waiters, and any per-holder key that goes with them (a semaphore's slot claim), sorted.
      * State that belongs to no owner and outlives them (an rwlock's phase marker) is not listed. A grant's

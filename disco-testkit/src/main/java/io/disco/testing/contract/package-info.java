@@ -3,7 +3,9 @@
  * {@link io.disco.testing.contract.RWLockContract}, {@link io.disco.testing.contract.SemaphoreContract},
  * {@link io.disco.testing.contract.ElectionContract}, {@link io.disco.testing.contract.LeadershipRunnerContract},
  * {@link io.disco.testing.contract.FencedLockContract}), plus the thread rules of one owner
- * ({@link io.disco.testing.contract.OwnerContract}), written against the public interfaces only. They are the
+ * ({@link io.disco.testing.contract.OwnerContract}) and the rules every primitive keeps alike: names, timeouts,
+ * interruption and the client's status ({@link io.disco.testing.contract.UniformRulesContract}), and the client's bound
+ * on waiting for an unreachable backend ({@link io.disco.testing.contract.UnreachableBackendContract}), written against the public interfaces only. They are the
  * executable statement of the contract that every backend keeps: exclusion, strictly increasing fencing tokens,
  * a zombie's token rejected by the guard, every way of giving up leaving no key, a waiter whose lease ends never
  * winning, loss reported through {@code done()}/{@code err()}, clear errors for bad input, close, and user code

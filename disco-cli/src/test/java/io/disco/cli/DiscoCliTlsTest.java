@@ -1,0 +1,115 @@
+package io.disco.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.disco.testing.EtcdCluster;
+import io.disco.testing.EtcdTls;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code --endpoints} follows the provider's rule (issue 45, item 4: {@code EtcdClients}), against a TLS
+ * etcd and a plaintext one: {@code https://} is always TLS, with {@code --cacert} or else the JVM's default
+ * trust store, and a failed handshake says so, naming the endpoint and what to check; {@code https://} to a
+ * plaintext etcd fails saying TLS; a mixed list and TLS flags for {@code http://} endpoints are usage
+ * errors. Endpoints without a scheme stay etcdctl's: {@code https://} when a TLS flag is given.
+ */
+class DiscoCliTlsTest {
+
+    static EtcdTls tls;
+    static EtcdCluster secure;
+    static EtcdCluster plain;
+
+    @BeforeAll
+    static void start() {
+        tls = EtcdTls.generate(false, "client");
+        secure = EtcdCluster.start(1, tls);
+        plain = EtcdCluster.start(1);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (secure != null) {
+            secure.close();
+        }
+        if (plain != null) {
+            plain.close();
+        }
+    }
+
+    record Run(int code, String out, String err, long millis) {
+    }
+
+    private static Run disco(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        long start = System.nanoTime();
+        int code = DiscoCli.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), new ByteArrayInputStream(new byte[0]));
+        Run r = new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8),
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+        System.out.println("$ disco " + String.join(" ", args) + "  -> " + code + " (" + r.millis() + " ms)\n" + r.out() + r.err());
+        return r;
+    }
+
+    private static String name() {
+        return "/test/cli-tls/" + UUID.randomUUID();
+    }
+
+    private static String hostPort(EtcdCluster cluster) {
+        return URI.create(cluster.endpoint(0)).getAuthority();
+    }
+
+    @Test
+    void httpsWithTheCaWorksAndSoDoesAnEndpointWithoutSchemeGivenACaFile() {
+        Run r = disco("holders", name(), "--endpoints=" + secure.endpoint(0), "--cacert=" + tls.caFile());
+        assertEquals(ExitCode.NOTHING_HELD, r.code(), r.err());
+        Run bare = disco("holders", name(), "--endpoints=" + hostPort(secure), "--cacert=" + tls.caFile());
+        assertEquals(ExitCode.NOTHING_HELD, bare.code(), bare.err());
+        Run http = disco("holders", name(), "--endpoints=" + hostPort(plain));
+        assertEquals(ExitCode.NOTHING_HELD, http.code(), http.err());
+    }
+
+    /** No --cacert: the JVM's default trust store, which does not hold the test CA. */
+    @Test
+    void httpsWithoutTheCaSaysTheHandshakeFailedAndWhatToCheck() {
+        Run r = disco("holders", name(), "--endpoints=" + secure.endpoint(0), "--command-timeout=2s");
+        assertEquals(ExitCode.UNREACHABLE, r.code(), r.err());
+        String lower = r.err().toLowerCase(Locale.ROOT);
+        assertTrue(r.err().contains(hostPort(secure)), r.err());
+        assertTrue(lower.contains("tls handshake failed"), r.err());
+        assertTrue(r.err().contains("--cacert") && lower.contains("certificate"), r.err());
+        assertTrue(r.millis() < 2_000 + 2_000, "within the command timeout and a check: " + r.millis() + " ms");
+    }
+
+    @Test
+    void httpsToAPlaintextEtcdFailsSayingTls() {
+        Run r = disco("holders", name(), "--endpoints=https://" + hostPort(plain), "--command-timeout=2s");
+        assertEquals(ExitCode.UNREACHABLE, r.code(), r.err());
+        assertTrue(r.err().contains(hostPort(plain)) && r.err().toLowerCase(Locale.ROOT).contains("tls handshake"), r.err());
+    }
+
+    @Test
+    void aMixedListIsAUsageErrorNamingBoth() {
+        Run r = disco("holders", name(), "--endpoints=" + plain.endpoint(0) + "," + secure.endpoint(0), "--cacert=" + tls.caFile());
+        assertEquals(ExitCode.USAGE, r.code(), r.err());
+        assertTrue(r.err().contains(plain.endpoint(0)) && r.err().contains(secure.endpoint(0)), r.err());
+    }
+
+    @Test
+    void tlsFlagsForHttpEndpointsAreAUsageError() {
+        Run r = disco("holders", name(), "--endpoints=" + plain.endpoint(0), "--cacert=" + tls.caFile());
+        assertEquals(ExitCode.USAGE, r.code(), r.err());
+        assertTrue(r.err().contains(plain.endpoint(0)) && r.err().contains("https://"), r.err());
+    }
+}

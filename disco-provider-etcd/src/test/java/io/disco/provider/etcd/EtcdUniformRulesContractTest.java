@@ -1,0 +1,17 @@
+package io.disco.provider.etcd;
+
+import io.disco.testing.contract.ContractBackend;
+import io.disco.testing.contract.UniformRulesContract;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The kit's {@link UniformRulesContract} against etcd (one member shared by every contract class of the run). */
+class EtcdUniformRulesContractTest extends UniformRulesContract {
+
+    @RegisterExtension
+    static final EtcdContractBackend ETCD = new EtcdContractBackend();
+
+    @Override
+    protected ContractBackend backend() {
+        return ETCD;
+    }
+}

@@ -1,0 +1,17 @@
+package io.disco.provider.zookeeper;
+
+import io.disco.testing.contract.ContractBackend;
+import io.disco.testing.contract.UniformRulesContract;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The kit's {@link UniformRulesContract} against ZooKeeper (one in-process server shared by every contract class of the run). */
+class ZkUniformRulesContractTest extends UniformRulesContract {
+
+    @RegisterExtension
+    static final ZkContractBackend ZK = new ZkContractBackend();
+
+    @Override
+    protected ContractBackend backend() {
+        return ZK;
+    }
+}
