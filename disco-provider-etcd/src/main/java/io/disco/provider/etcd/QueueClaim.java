@@ -65,6 +65,8 @@ abstract class QueueClaim<G> {
     private ByteSequence adoptedValue;
     /** Whether etcd answered the create Txn: read by the awaiting thread, to tell a timeout from an unreachable etcd. */
     private volatile boolean answered;
+    /** Completes when etcd answered the create Txn, with whether the claim must wait behind another owner. */
+    private final CompletableFuture<Boolean> firstAnswer = new CompletableFuture<>();
 
     /** When this acquisition started (System.nanoTime()), for the listeners' wait times. */
     final long startedNanos = System.nanoTime();
@@ -154,6 +156,7 @@ abstract class QueueClaim<G> {
                 return;
             }
             answered = true;
+            firstAnswer.complete(c.mustWait());
             myRevision = c.myRevision();
             adoptedValue = c.adoptedValue();
             if (copies.get() > 1) {
@@ -468,6 +471,12 @@ abstract class QueueClaim<G> {
             awaitSettled();
             throw e;
         } catch (TimeoutException e) {
+            if (!answered && timeout != null) {
+                G now = oneRealTry();
+                if (now != null) {
+                    return now;
+                }
+            }
             if (!result.cancel(true)) {
                 return result.join();
             }
@@ -480,6 +489,30 @@ abstract class QueueClaim<G> {
             throw unchecked(e.getCause());
         } catch (CancellationException e) {
             throw new IllegalStateException("the acquisition was withdrawn (service closed)", e);
+        }
+    }
+
+    /**
+     * The caller's timeout ran out before etcd answered the create Txn (a timeout shorter than a round trip,
+     * {@code tryLock(1 ms)}): as {@code tryLock()} does, wait for that answer, at most the request timeout from
+     * the claim's start, and take a grant that needs no waiting behind another owner. The timeout bounds the
+     * wait behind others, never the one try.
+     *
+     * @return the grant, or null when another owner is ahead (or no answer came)
+     */
+    private G oneRealTry() {
+        long deadline = startedNanos + session.requestTimeout().toNanos();
+        try {
+            session.await(CompletableFuture.anyOf(firstAnswer, result), Math.max(0, deadline - System.nanoTime()));
+            if (firstAnswer.getNow(true)) {
+                return null; // another owner is ahead, or the attempt failed (the caller reads it from result)
+            }
+            return session.await(result, Math.max(0, deadline - System.nanoTime()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        } catch (TimeoutException | ExecutionException e) {
+            return null;
         }
     }
 
