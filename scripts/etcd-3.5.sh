@@ -13,18 +13,92 @@
 # access; delete the folder to fetch again. Fails with a message when apt or the network is missing.
 #
 # DISCO_ETCD35_SUITE (default trixie; sid carries a later 3.5, in a folder of its own) and DISCO_ETCD35_MIRROR
-# (default http://deb.debian.org/debian) choose the source.
+# choose the source. The mirror defaults to the one this machine's apt already uses for the main Debian
+# archive (etcd35_system_mirror: the URIs of /etc/apt/sources.list.d/*.sources, the deb lines of
+# /etc/apt/sources.list and sources.list.d/*.list); this repository names no mirror.
+
+# The URI of the first enabled `deb` source of apt's configuration under ${1:-/etc/apt} that serves the main
+# Debian archive: component main and a Debian release as suite (bookworm, trixie, sid, stable, ... and their
+# -updates/-backports; not -security, which is another archive). apt's own order: sources.list, then
+# sources.list.d/ by name; files of other extensions (*.disabled, *.save) are not apt's and are skipped.
+etcd35_system_mirror() {
+  local etc=${1:-/etc/apt}
+  local releases='buster|bullseye|bookworm|trixie|forky|duke|sid|oldoldstable|oldstable|stable|testing|unstable'
+  local files=() f
+  [ -f "$etc/sources.list" ] && files+=("$etc/sources.list")
+  for f in "$etc"/sources.list.d/*.list "$etc"/sources.list.d/*.sources; do
+    [ -f "$f" ] && files+=("$f")
+  done
+  [ ${#files[@]} -gt 0 ] || return 1
+  # sort sources.list.d/ by file name across both extensions, as apt reads it
+  local sorted
+  sorted=$(for f in "${files[@]}"; do
+    case $f in "$etc/sources.list") printf '0 %s\n' "$f" ;; *) printf '1 %s\n' "$f" ;; esac
+  done | LC_ALL=C sort | cut -d' ' -f2-)
+  local uri
+  uri=$(while IFS= read -r f; do
+    case $f in
+      *.sources)
+        # deb822: paragraphs of Field: value lines; a continuation line starts with a blank, a comment with #
+        awk -v releases="^($releases)(-updates|-backports|-proposed-updates)?\$" '
+          function flush() {
+            if (!found && types ~ /(^| )deb( |$)/ && comps ~ /(^| )main( |$)/ && enabled !~ /^(no|false)$/ && uris != "") {
+              n = split(suites, s, " ")
+              for (i = 1; i <= n; i++) if (s[i] ~ releases) { split(uris, u, " "); print u[1]; found = 1; exit }
+            }
+            types = ""; uris = ""; suites = ""; comps = ""; enabled = ""
+          }
+          /^[ \t]*$/ { flush(); next }
+          /^#/ || /^[ \t]/ { next }
+          {
+            field = tolower($1); sub(/:$/, "", field); value = $0; sub(/^[^:]*:[ \t]*/, "", value)
+            if (field == "types") types = value
+            else if (field == "uris") uris = value
+            else if (field == "suites") suites = value
+            else if (field == "components") comps = value
+            else if (field == "enabled") enabled = tolower(value)
+          }
+          END { flush() }' "$f" ;;
+      *)
+        # one-line: deb [options] uri suite component...
+        awk -v releases="^($releases)(-updates|-backports|-proposed-updates)?\$" '
+          { sub(/#.*/, "") }
+          $1 == "deb" {
+            i = 2
+            if ($i ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ }
+            uri = $i; suite = $(i + 1); main = 0
+            for (j = i + 2; j <= NF; j++) if ($j == "main") main = 1
+            if (main && suite ~ releases) { print uri; exit }
+          }' "$f" ;;
+    esac
+  done <<<"$sorted" | head -1)
+  [ -n "$uri" ] || return 1
+  echo "${uri%/}"
+}
+
+# The mirror to fetch from: DISCO_ETCD35_MIRROR, else etcd35_system_mirror's (a message and exit 1 when none).
+etcd35_mirror() {
+  if [ -n "${DISCO_ETCD35_MIRROR:-}" ]; then
+    echo "$DISCO_ETCD35_MIRROR"
+  elif ! etcd35_system_mirror; then
+    echo "etcd-3.5: found no source of the main Debian archive in this machine's apt configuration" >&2
+    echo "          (/etc/apt/sources.list, /etc/apt/sources.list.d/*.sources and *.list): set DISCO_ETCD35_MIRROR" >&2
+    echo "          to a Debian mirror's URL (its .../debian directory), or bring an etcd 3.5: DISCO_ETCD_BINARY=/path/to/etcd" >&2
+    return 1
+  fi
+}
 
 etcd35_binary() {
   local suite=${DISCO_ETCD35_SUITE:-trixie}
   local root=${DISCO_ETCD35_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/disco/apt-$suite}
-  local mirror=${DISCO_ETCD35_MIRROR:-http://deb.debian.org/debian}
   local keyring=/usr/share/keyrings/debian-archive-keyring.gpg
   local etcd=$root/root/usr/bin/etcd
   if [ -x "$etcd" ] && [ -x "$root/root/usr/bin/etcdctl" ] && "$etcd" --version >/dev/null 2>&1; then
     echo "$etcd"
     return 0
   fi
+  local mirror
+  mirror=$(etcd35_mirror) || return 1
   local tool
   for tool in apt-get dpkg-deb; do
     if ! command -v "$tool" >/dev/null 2>&1; then

@@ -17,7 +17,8 @@
 #   - the provider contract (Etcd*ContractTest: lock, fenced lock, read/write lock, semaphore, election,
 #     leadership runner, owner, and the same through the client), the guard against real etcd
 #     (IssuedBoundEtcdTest) and a member killed under a held lock (ClusterFaultTest);
-#   - the interop tests (*InteropTest: etcd's Go recipes through `go run`, and etcdctl);
+#   - the interop tests (*InteropTest: etcd's Go recipes through `go run`, and etcdctl; among them every
+#     etcdctl recipe of docs/operations.md, run with the etcdctl beside the 3.5 binary: OperationsRunbookInteropTest);
 #   - a 40 s fault run of the lock workload with a fixed seed, its owners on JDK 25, dealing the faults
 #     whose handling is the server's (leader killed and frozen, compaction, split cluster, a frozen
 #     owner whose lease must expire); it fails on any safety violation, and when no fault was dealt.

@@ -2,13 +2,17 @@ package io.disco.jdbc;
 
 import io.disco.fencing.FencingToken;
 import io.disco.fencing.TokenStaleException;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Supplier;
 import org.springframework.dao.ConcurrencyFailureException;
+import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -23,10 +27,15 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * }</pre>
  *
  * <p>Exceptions are Spring's {@code DataAccessException}s, except the rejection itself
- * ({@link TokenStaleException}) and a missing row ({@link NoSuchElementException}). A concurrent change
- * the transaction's snapshot does not see is a {@link ConcurrencyFailureException}: run the transaction
- * again. {@link #insertOrAdvance} undoes a duplicate first insert to a savepoint ({@code SAVEPOINT} SQL,
- * in a Spring transaction) before advancing the row the other writer inserted.
+ * ({@link TokenStaleException}) and a missing row ({@link NoSuchElementException}). A concurrent writer that
+ * commits between two statements of a write is handled as {@link FencedTable} does: outside a Spring
+ * transaction (each statement commits on its own), and in one at READ COMMITTED, READ UNCOMMITTED or the
+ * database's default level, the write runs its statements again, at most {@link FencedTable#MAX_ATTEMPTS}
+ * times (outside a transaction a serialization failure or deadlock of the database too, SQLState class 40). A
+ * concurrent change the transaction's snapshot does not see (REPEATABLE READ, SERIALIZABLE) is a
+ * {@link ConcurrencyFailureException}: run the transaction again. {@link #insertOrAdvance} undoes a
+ * duplicate first insert to a savepoint ({@code SAVEPOINT} SQL, in a Spring transaction) before advancing
+ * the row the other writer inserted.
  *
  * <p>Needs {@code spring-jdbc}, an optional dependency of {@code disco-jdbc}. Thread-safe.
  */
@@ -66,9 +75,41 @@ public final class FencedJdbcClient {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(token, "token");
         List<String> columns = table.columns(values);
-        if (conditionalUpdate(id, token, columns, values) == 0) {
-            throw rejected(id, token, storedToken(id));
+        attempts(() -> conditionalUpdate(id, token, columns, values) == 1 ? null : rejected(id, token, storedToken(id), false));
+    }
+
+    /**
+     * Runs {@code attempt} (null when it wrote, else why not) until it writes or fails for good: again, at most
+     * {@link FencedTable#MAX_ATTEMPTS} runs, where a later statement sees later commits (see the class comment).
+     */
+    private static void attempts(Supplier<RuntimeException> attempt) {
+        for (int n = 1; ; n++) {
+            RuntimeException failure;
+            try {
+                failure = attempt.get();
+            } catch (DataAccessException e) {
+                if (n < FencedTable.MAX_ATTEMPTS && !TransactionSynchronizationManager.isActualTransactionActive()
+                        && e.getMostSpecificCause() instanceof SQLException sql && RetryingTransaction.isRetryable(sql)) {
+                    continue;
+                }
+                throw e;
+            }
+            if (failure == null) {
+                return;
+            }
+            if (!(failure instanceof ConcurrencyFailureException) || n >= FencedTable.MAX_ATTEMPTS || !statementSnapshots()) {
+                throw failure;
+            }
         }
+    }
+
+    /** Whether each statement of the calling thread sees what was committed before it started. */
+    private static boolean statementSnapshots() {
+        if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+            return true;
+        }
+        Integer level = TransactionSynchronizationManager.getCurrentTransactionIsolationLevel();
+        return level == null || level == Connection.TRANSACTION_READ_COMMITTED || level == Connection.TRANSACTION_READ_UNCOMMITTED;
     }
 
     /**
@@ -88,12 +129,16 @@ public final class FencedJdbcClient {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(token, "token");
         List<String> columns = table.columns(values);
+        attempts(() -> insertOrAdvanceOnce(id, token, columns, values));
+    }
+
+    private RuntimeException insertOrAdvanceOnce(Object id, FencingToken token, List<String> columns, Map<String, ?> values) {
         if (conditionalUpdate(id, token, columns, values) == 1) {
-            return;
+            return null;
         }
         OptionalLong stored = storedToken(id);
         if (stored.isPresent()) {
-            throw rejected(id, token, stored);
+            return rejected(id, token, stored, false);
         }
         boolean transaction = TransactionSynchronizationManager.isActualTransactionActive();
         if (transaction) {
@@ -110,13 +155,14 @@ public final class FencedJdbcClient {
                 jdbc.sql("ROLLBACK TO SAVEPOINT " + SAVEPOINT).update();
             }
             if (conditionalUpdate(id, token, columns, values) == 0) {
-                throw rejected(id, token, storedToken(id), true);
+                return rejected(id, token, storedToken(id), true);
             }
-            return;
+            return null;
         }
         if (transaction) {
             jdbc.sql("RELEASE SAVEPOINT " + SAVEPOINT).update();
         }
+        return null;
     }
 
     private int conditionalUpdate(Object id, FencingToken token, List<String> columns, Map<String, ?> values) {
@@ -135,10 +181,6 @@ public final class FencedJdbcClient {
     private OptionalLong storedToken(Object id) {
         Optional<Long> stored = jdbc.sql(table.selectTokenSql()).param(id).query(Long.class).optional();
         return stored.map(OptionalLong::of).orElseGet(OptionalLong::empty);
-    }
-
-    private RuntimeException rejected(Object id, FencingToken token, OptionalLong stored) {
-        return rejected(id, token, stored, false);
     }
 
     private RuntimeException rejected(Object id, FencingToken token, OptionalLong stored, boolean afterDuplicateKey) {

@@ -49,11 +49,24 @@ import java.util.regex.Pattern;
  *
  * <h2>Transactions</h2>
  * The methods taking a {@link Connection} run in the caller's transaction (or in auto-commit), and never
- * commit or roll back except to their own savepoint. Under READ COMMITTED, a writer that waited for a
- * concurrent writer's row lock re-checks the condition against the committed row, and gets
- * {@link TokenStaleException} if that row's token is now higher. Under REPEATABLE READ or SERIALIZABLE,
- * the database may instead abort the transaction with a serialization failure (SQLState 40001): roll back
- * and run it again, as {@link RetryingTransaction} does, and the retry reports the stale token.
+ * commit or roll back except to their own savepoint. A write is a few statements (the conditional update;
+ * if it wrote nothing, a read of the row's token; for {@link #insertOrAdvance}, the insert), and a
+ * concurrent writer can commit between two of them: the update missed a row that the read then shows with
+ * a token at most this writer's (the other writer's first insert, committed in between), or the insert
+ * met a duplicate key of a row the read does not show.
+ * <ul>
+ *   <li>In auto-commit, and under READ COMMITTED (or READ UNCOMMITTED), each statement sees what was
+ *       committed before it starts, so the write runs its statements again, at most {@link #MAX_ATTEMPTS}
+ *       times in all, and ends as the rows say: written, or {@link TokenStaleException}. Only the older of
+ *       two racing writers fails. In auto-commit a serialization failure or deadlock of the database
+ *       (SQLState class 40; PostgreSQL raises 40001 for a single statement under REPEATABLE READ or
+ *       SERIALIZABLE) wrote nothing either, and is run again the same way.</li>
+ *   <li>Under REPEATABLE READ or SERIALIZABLE in a transaction, the transaction's snapshot cannot show the
+ *       other writer's commit: the write throws {@link SQLTransactionRollbackException} (SQLState 40001),
+ *       or the database aborts the transaction itself (40001; H2 calls it a deadlock). Either writer may
+ *       be aborted, the newer one too: roll back and run the transaction again, as
+ *       {@link RetryingTransaction} does; the retry writes, or reports the stale token.</li>
+ * </ul>
  * {@link FencedJdbcClient} offers the same writes through Spring's {@code JdbcClient}.
  *
  * <p>What this does not do: check that a token was ever issued (a forged huge token would lock every
@@ -69,6 +82,12 @@ public final class FencedTable {
     private static final Pattern COLUMN = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final Pattern TABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?");
     private static final String SAVEPOINT = "disco_fenced_insert";
+
+    /**
+     * How many times one call runs its statements at most, where running them again can help: in
+     * auto-commit, or under READ COMMITTED or READ UNCOMMITTED (see <em>Transactions</em> above).
+     */
+    public static final int MAX_ATTEMPTS = 5;
 
     private final String table;
     private final String idColumn;
@@ -163,7 +182,8 @@ public final class FencedTable {
      * @throws NoSuchElementException if there is no row {@code id}
      * @throws SQLTransactionRollbackException (SQLState 40001) if the statement wrote nothing, yet the row
      *         this transaction sees has a token at most {@code token}: a concurrent change this transaction's
-     *         snapshot does not see; run the transaction again
+     *         snapshot does not see (under REPEATABLE READ or SERIALIZABLE; in auto-commit or under READ
+     *         COMMITTED only after {@link #MAX_ATTEMPTS} attempts); run the transaction again
      * @throws SQLException if the database fails (a serialization failure under REPEATABLE READ or
      *         SERIALIZABLE among them: run the transaction again)
      * @throws NullPointerException if an argument is null
@@ -175,9 +195,52 @@ public final class FencedTable {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(token, "token");
         List<String> columns = columns(values);
-        if (conditionalUpdate(connection, id, token, columns, values) == 0) {
-            throw rejected(id, token, storedToken(connection, id));
+        attempts(connection, () -> conditionalUpdate(connection, id, token, columns, values) == 1 ? null
+                : rejectedFor(id, token, storedToken(connection, id), false));
+    }
+
+    /** One run of a write's statements: null when it wrote, else why not. */
+    @FunctionalInterface
+    private interface Attempt {
+        Exception run() throws SQLException;
+    }
+
+    /**
+     * Runs {@code attempt} until it writes or fails for good: again (at most {@link #MAX_ATTEMPTS} runs) after
+     * an answer that a later statement can change, where a later statement sees later commits.
+     */
+    private static void attempts(Connection connection, Attempt attempt) throws SQLException {
+        for (int n = 1; ; n++) {
+            Exception failure;
+            try {
+                failure = attempt.run();
+            } catch (SQLException e) {
+                // in auto-commit the failed statement was its own transaction: nothing of this write is left
+                if (n < MAX_ATTEMPTS && RetryingTransaction.isRetryable(e) && connection.getAutoCommit()) {
+                    continue;
+                }
+                throw e;
+            }
+            if (failure == null) {
+                return;
+            }
+            if (!(failure instanceof SQLTransactionRollbackException) || n >= MAX_ATTEMPTS
+                    || !statementSnapshots(connection)) {
+                if (failure instanceof RuntimeException unchecked) {
+                    throw unchecked;
+                }
+                throw (SQLException) failure;
+            }
         }
+    }
+
+    /** Whether each statement on {@code connection} sees what was committed before it started. */
+    private static boolean statementSnapshots(Connection connection) throws SQLException {
+        if (connection.getAutoCommit()) {
+            return true;
+        }
+        int level = connection.getTransactionIsolation();
+        return level == Connection.TRANSACTION_READ_COMMITTED || level == Connection.TRANSACTION_READ_UNCOMMITTED;
     }
 
     /**
@@ -192,7 +255,8 @@ public final class FencedTable {
      * @throws TokenStaleException if the row exists with a higher token; nothing was written
      * @throws SQLTransactionRollbackException (SQLState 40001) for a concurrent change this transaction
      *         does not see (as {@link #update}, or a row inserted concurrently that its snapshot does not
-     *         show); run the transaction again
+     *         show; in auto-commit or under READ COMMITTED only after {@link #MAX_ATTEMPTS} attempts); run
+     *         the transaction again
      * @throws SQLException if the database fails
      * @throws NullPointerException if an argument is null
      * @throws IllegalArgumentException as {@link #update}
@@ -203,12 +267,17 @@ public final class FencedTable {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(token, "token");
         List<String> columns = columns(values);
+        attempts(connection, () -> insertOrAdvanceOnce(connection, id, token, columns, values));
+    }
+
+    private Exception insertOrAdvanceOnce(Connection connection, Object id, FencingToken token, List<String> columns,
+                                          Map<String, ?> values) throws SQLException {
         if (conditionalUpdate(connection, id, token, columns, values) == 1) {
-            return;
+            return null;
         }
         OptionalLong stored = storedToken(connection, id);
         if (stored.isPresent()) {
-            throw rejected(id, token, stored);
+            return rejectedFor(id, token, stored, false);
         }
         boolean transaction = !connection.getAutoCommit();
         Savepoint savepoint = transaction ? connection.setSavepoint(SAVEPOINT) : null;
@@ -229,13 +298,14 @@ public final class FencedTable {
                 connection.rollback(savepoint);
             }
             if (conditionalUpdate(connection, id, token, columns, values) == 0) {
-                throw rejected(id, token, storedToken(connection, id), true);
+                return rejectedFor(id, token, storedToken(connection, id), true);
             }
-            return;
+            return null;
         }
         if (savepoint != null) {
             connection.releaseSavepoint(savepoint);
         }
+        return null;
     }
 
     /** SQLState class 23, integrity constraint violation (PostgreSQL 23505, H2 23505). */
@@ -291,19 +361,6 @@ public final class FencedTable {
         return new SQLTransactionRollbackException("the fenced write of " + table + " " + idColumn + " = " + id
                 + " with token " + token + " wrote nothing, yet this transaction sees the row's token "
                 + stored.getAsLong() + ": a concurrent change it does not see; run the transaction again", "40001");
-    }
-
-    private SQLException rejected(Object id, FencingToken token, OptionalLong stored) throws SQLException {
-        return rejected(id, token, stored, false);
-    }
-
-    private SQLException rejected(Object id, FencingToken token, OptionalLong stored, boolean afterDuplicateKey)
-            throws SQLException {
-        Exception e = rejectedFor(id, token, stored, afterDuplicateKey);
-        if (e instanceof RuntimeException unchecked) {
-            throw unchecked;
-        }
-        return (SQLException) e;
     }
 
     @Override

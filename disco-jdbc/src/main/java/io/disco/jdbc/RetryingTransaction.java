@@ -8,9 +8,12 @@ import javax.sql.DataSource;
 /**
  * Runs work in a transaction of its own on a {@link DataSource}, at a given isolation level, and runs it
  * again when the database aborts it for a serialization failure or a deadlock (SQLState class 40, such
- * as PostgreSQL's 40001 under SERIALIZABLE and 40P01): what fenced writes under REPEATABLE READ or
- * SERIALIZABLE need, since the retry sees the committed row and reports a stale token as
- * {@link io.disco.fencing.TokenStaleException}.
+ * as PostgreSQL's 40001 under SERIALIZABLE and 40P01, H2's 40001 "Deadlock detected", and
+ * {@link FencedTable}'s own 40001 for a concurrent commit its snapshot does not show): what fenced writes under
+ * REPEATABLE READ or SERIALIZABLE need, where either of two racing writers can be aborted, the newer one too.
+ * The retry sees the committed row: it writes, or reports a stale token as
+ * {@link io.disco.fencing.TokenStaleException}. (Under READ COMMITTED and in auto-commit the fenced writes need no
+ * retry of the transaction: see {@link FencedTable}.)
  *
  * <pre>{@code
  * RetryingTransaction.run(dataSource, Connection.TRANSACTION_SERIALIZABLE,
