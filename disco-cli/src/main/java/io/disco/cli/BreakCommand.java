@@ -81,14 +81,24 @@ final class BreakCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
+        NameArgument.check(name, spec.commandLine().getErr());
         try (Etcd etcd = connection.open()) {
             Primitive kind = KeyLayout.resolve(etcd, name, primitive);
-            List<Claimant> holders = etcd.claimants(kind, name).stream().filter(c -> c.role() == Claimant.Role.HOLDER).toList();
-            if (holders.isEmpty()) {
-                throw new CliFailure(ExitCode.NOTHING_HELD, "nothing holds " + KeyLayout.label(kind) + " " + name + ": nothing to break");
+            List<Claimant> claimants = etcd.claimants(kind, name);
+            // A key of a nested name (/locks/orders/<lease> under /locks/) is never this name's holder: only --holder
+            // naming it breaks it.
+            List<Claimant> holders = claimants.stream()
+                    .filter(c -> c.role() == Claimant.Role.HOLDER && KeyLayout.own(kind, name, c.key())).toList();
+            Optional<Claimant> namedNested = holder == null ? Optional.empty() : claimants.stream()
+                    .filter(c -> c.key().equals(holder) && !KeyLayout.own(kind, name, c.key())).findFirst();
+            List<String> nested = ClaimantTable.nested(kind, name, claimants);
+            if (holders.isEmpty() && namedNested.isEmpty()) {
+                throw new CliFailure(ExitCode.NOTHING_HELD, "nothing holds " + KeyLayout.label(kind) + " " + name + ": nothing to break"
+                        + (nested.isEmpty() ? "" : "; the keys under " + name + "/ are of nested names (" + String.join(", ", nested)
+                                + "): break one by its own name (disco break " + nested.get(0) + "), or name its key with --holder"));
             }
-            List<Claimant> targets = targets(kind, holders);
-            boolean readers = kind == Primitive.RWLOCK && targets.get(0).mode() == Claimant.Mode.SHARED;
+            List<Claimant> targets = namedNested.map(List::of).orElseGet(() -> targets(kind, holders));
+            boolean readers = namedNested.isEmpty() && kind == Primitive.RWLOCK && targets.get(0).mode() == Claimant.Mode.SHARED;
 
             // The incarnations to delete, and the markers that go with them, in one snapshot.
             List<Op> reads = new ArrayList<>();
@@ -119,7 +129,7 @@ final class BreakCommand implements Callable<Integer> {
                 unchanged.add(new Cmp(phase.getKey(), Cmp.Op.EQUAL, CmpTarget.createRevision(phase.getCreateRevision())));
                 deletes.add(Op.delete(phase.getKey(), DeleteOption.DEFAULT));
                 deleted.add(Etcd.text(phase.getKey()) + " (the read phase's marker)");
-            } else if (kind == Primitive.SEMAPHORE) {
+            } else if (kind == Primitive.SEMAPHORE && namedNested.isEmpty()) {
                 KeyValue holderKv = snapshot.getGetResponses().get(0).getKvs().get(0);
                 String claim = Etcd.text(holderKv.getKey()) + "@" + holderKv.getCreateRevision();
                 for (KeyValue slot : markers) {
@@ -131,10 +141,11 @@ final class BreakCommand implements Callable<Integer> {
                 }
             }
 
-            out.printf("%s %s: breaking %s%n", KeyLayout.label(kind), name,
-                    readers ? "the read phase (" + targets.size() + " reader" + (targets.size() == 1 ? "" : "s") + ", one shared token)"
+            out.printf("%s %s: breaking %s%n", KeyLayout.label(kind), name, namedNested.isPresent()
+                    ? "the key of the nested name " + KeyLayout.owner(kind, name, holder) + ", named with --holder (not a holder of " + name + ")"
+                    : readers ? "the read phase (" + targets.size() + " reader" + (targets.size() == 1 ? "" : "s") + ", one shared token)"
                             : "its " + (kind == Primitive.ELECTION ? "leader" : "holder"));
-            ClaimantTable.print(out, etcd, kind, targets);
+            ClaimantTable.print(out, etcd, kind, name, targets);
             out.println("deletes: " + String.join(", ", deleted));
             out.flush();
             if (!yes && !confirmed(out)) {
@@ -149,9 +160,12 @@ final class BreakCommand implements Callable<Integer> {
             }
             long revision = r.getHeader().getRevision();
             out.printf("broken at revision %d: deleted %s%n", revision, String.join(", ", deleted));
-            OptionalLong broken = targets.stream().map(Claimant::token).flatMap(Optional::stream)
+            // a nested name's key: its token as that name's holder is not what the listing of this name gives
+            OptionalLong broken = namedNested.isPresent() ? OptionalLong.empty() : targets.stream().map(Claimant::token).flatMap(Optional::stream)
                     .mapToLong(t -> t.value()).max();
-            String was = broken.isPresent() ? "the broken holder's token was " + broken.getAsLong()
+            String was = namedNested.isPresent() ? "the broken holder's token as a holder of " + KeyLayout.owner(kind, name, holder)
+                    + " is the one disco holders " + KeyLayout.owner(kind, name, holder) + " showed"
+                    : broken.isPresent() ? "the broken holder's token was " + broken.getAsLong()
                     : "the broken holder's token is not in etcd's state (it is below " + revision + ")";
             if (kind == Primitive.ELECTION) {
                 out.printf("%s; the next leader's token will exceed %d.%n", was, broken.orElse(revision - 1));

@@ -9,7 +9,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Prints claimants as a table: role, position, key, lease, TTL left, token, who. The TTL is read from
+ * Prints claimants as a table: role, position, key, lease, TTL left, token, the name the key belongs to (the
+ * listed name, or a name nested under it), who. The TTL is read from
  * etcd once per lease ({@code etcdctl lease timetolive}).
  */
 final class ClaimantTable {
@@ -17,22 +18,37 @@ final class ClaimantTable {
     private ClaimantTable() {
     }
 
-    static void print(PrintWriter out, Etcd etcd, Primitive primitive, List<Claimant> claimants) {
+    static void print(PrintWriter out, Etcd etcd, Primitive primitive, String name, List<Claimant> claimants) {
         Map<Long, Long> ttls = new HashMap<>();
         for (Claimant c : claimants) {
             ttls.computeIfAbsent(c.leaseId(), etcd::ttl);
         }
+        int nameWidth = Math.max(4, claimants.stream().mapToInt(c -> KeyLayout.owner(primitive, name, c.key()).length()).max().orElse(4));
         int keyWidth = Math.max(3, claimants.stream().mapToInt(c -> c.key().length()).max().orElse(3));
-        String format = "%-13s %3s  %-" + keyWidth + "s  %-16s  %7s  %-7s  %s%n";
-        out.printf(format, "ROLE", "POS", "KEY", "LEASE", "TTL", "TOKEN", "HOLDER");
+        // NAME after TOKEN: the columns before it are those the runbook's examples (and etcdctl users' scripts) read
+        String format = "%-13s %3s  %-" + keyWidth + "s  %-16s  %7s  %-7s  %-" + nameWidth + "s  %s%n";
+        out.printf(format, "ROLE", "POS", "KEY", "LEASE", "TTL", "TOKEN", "NAME", "HOLDER");
         for (Claimant c : claimants) {
-            out.printf(format, role(primitive, c), c.position(), c.key(), lease(c.leaseId()), ttl(ttls.get(c.leaseId())),
-                    token(c), who(c));
+            out.printf(format, role(primitive, name, c), c.position(), c.key(), lease(c.leaseId()), ttl(ttls.get(c.leaseId())),
+                    KeyLayout.own(primitive, name, c.key()) ? token(c) : "-", KeyLayout.owner(primitive, name, c.key()), who(c));
         }
     }
 
-    /** {@code holder}/{@code waiter}; {@code leader}/{@code candidate}; with {@code :read}/{@code :write} for a read/write lock. */
-    static String role(Primitive primitive, Claimant c) {
+    /** The distinct nested names whose keys are among {@code claimants}, in queue order. */
+    static List<String> nested(Primitive primitive, String name, List<Claimant> claimants) {
+        return claimants.stream().filter(c -> !KeyLayout.own(primitive, name, c.key()))
+                .map(c -> KeyLayout.owner(primitive, name, c.key())).distinct().toList();
+    }
+
+    /**
+     * {@code holder}/{@code waiter}; {@code leader}/{@code candidate}; with {@code :read}/{@code :write} for a read/write
+     * lock; {@code nested} for a key of a name nested under {@code name} (never {@code name}'s holder, though a
+     * claimant of {@code name} that queued after it waits for it).
+     */
+    static String role(Primitive primitive, String name, Claimant c) {
+        if (!KeyLayout.own(primitive, name, c.key())) {
+            return "nested";
+        }
         boolean holds = c.role() == Claimant.Role.HOLDER;
         String role = primitive == Primitive.ELECTION ? (holds ? "leader" : "candidate") : (holds ? "holder" : "waiter");
         if (primitive == Primitive.RWLOCK) {

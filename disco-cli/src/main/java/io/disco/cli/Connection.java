@@ -54,10 +54,13 @@ final class Connection {
                     + "(default: ${DEFAULT-VALUE}; 500ms, 5s, 1m or ISO-8601)")
     Duration timeout;
 
+    private static final String NO_ENDPOINT = "--endpoints: no endpoint given; give host:port or http(s)://host:port,"
+            + " comma-separated, such as 10.0.0.1:2379 (default: $ETCDCTL_ENDPOINTS, else 127.0.0.1:2379)";
+
     /** Connects (lazily: jetcd connects on the first call, which {@link Etcd#await} bounds). */
     Etcd open() {
         if (endpoints.isEmpty()) {
-            throw new CliFailure(ExitCode.USAGE, "--endpoints: no endpoint given");
+            throw new CliFailure(ExitCode.USAGE, NO_ENDPOINT);
         }
         boolean tlsFlags = cacert != null || cert != null;
         if ((cert == null) != (key == null)) {
@@ -74,7 +77,22 @@ final class Connection {
             if (trimmed.isEmpty()) {
                 continue;
             }
-            urls.add(trimmed.contains("://") ? trimmed : (tlsFlags ? "https://" : "http://") + trimmed);
+            String url = trimmed.contains("://") ? trimmed : (tlsFlags ? "https://" : "http://") + trimmed;
+            java.net.URI uri;
+            try {
+                uri = new java.net.URI(url);
+            } catch (java.net.URISyntaxException ex) {
+                throw new CliFailure(ExitCode.USAGE, "--endpoints: '" + trimmed + "' is not an endpoint (" + ex.getReason()
+                        + "); give host:port or http(s)://host:port", ex);
+            }
+            if (uri.getHost() == null || uri.getHost().isEmpty()) {
+                throw new CliFailure(ExitCode.USAGE, "--endpoints: '" + trimmed + "' names no host (or its port is not a number);"
+                        + " give host:port or http(s)://host:port, such as 10.0.0.1:2379");
+            }
+            urls.add(url);
+        }
+        if (urls.isEmpty()) {
+            throw new CliFailure(ExitCode.USAGE, NO_ENDPOINT);
         }
         // The provider's one rule (EtcdClients): https:// is always TLS (with --cacert, else the JVM's default
         // trust store), http:// always plaintext; a mixed list, or TLS flags for http://, is a usage error.

@@ -33,20 +33,39 @@ final class HoldersCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    /** The line under the table when keys of nested names lie under {@code name/}. */
+    static String nestedNote(Primitive kind, String name, long keys, List<String> nested) {
+        return keys + " key" + (keys == 1 ? "" : "s") + " of nested name" + (nested.size() == 1 ? "" : "s") + " (role nested): "
+                + "never " + name + "'s holders, and disco break " + name + " leaves them (unless named with --holder);"
+                + (kind == Primitive.LOCK || kind == Primitive.ELECTION ? " a claimant of " + name + " that queued after one waits for it;" : "")
+                + " see " + nested.stream().map(n -> "disco holders " + n).collect(java.util.stream.Collectors.joining(", "));
+    }
+
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
+        NameArgument.check(name, spec.commandLine().getErr());
         try (Etcd etcd = connection.open()) {
             Primitive kind = KeyLayout.resolve(etcd, name, primitive);
             List<Claimant> claimants = etcd.claimants(kind, name);
-            if (claimants.isEmpty()) {
+            List<Claimant> own = claimants.stream().filter(c -> KeyLayout.own(kind, name, c.key())).toList();
+            List<String> nested = ClaimantTable.nested(kind, name, claimants);
+            if (own.isEmpty() && nested.isEmpty()) {
                 throw new CliFailure(ExitCode.NOTHING_HELD, "nothing holds or waits for " + KeyLayout.label(kind) + " " + name
                         + (kind == Primitive.RWLOCK || kind == Primitive.SEMAPHORE ? " (its markers are left: see disco leftovers)" : ""));
             }
-            long holders = claimants.stream().filter(c -> c.role() == Claimant.Role.HOLDER).count();
-            out.printf("%s %s: %d holding, %d waiting%s%n", KeyLayout.label(kind), name, holders, claimants.size() - holders,
+            long holders = own.stream().filter(c -> c.role() == Claimant.Role.HOLDER).count();
+            out.printf("%s %s: %d holding, %d waiting%s%n", KeyLayout.label(kind), name, holders, own.size() - holders,
                     primitive == null ? " (kind found from its keys; --primitive to name it)" : "");
-            ClaimantTable.print(out, etcd, kind, claimants);
+            ClaimantTable.print(out, etcd, kind, name, claimants);
+            if (!nested.isEmpty()) {
+                out.println(nestedNote(kind, name, claimants.size() - own.size(), nested));
+            }
+            if (own.isEmpty()) {
+                out.flush();
+                throw new CliFailure(ExitCode.NOTHING_HELD, "nothing holds or waits for " + KeyLayout.label(kind) + " " + name
+                        + " itself; the keys under " + name + "/ are of nested names: " + String.join(", ", nested));
+            }
             return ExitCode.OK;
         }
     }

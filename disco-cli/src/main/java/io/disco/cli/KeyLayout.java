@@ -46,7 +46,7 @@ final class KeyLayout {
                 .commit(), "read of the keys of " + name);
         List<KeyValue> queue = r.getGetResponses().get(0).getKvs();
         boolean rw = r.getGetResponses().get(1).getCount() > 0 || queue.stream().map(kv -> Etcd.text(kv.getKey()))
-                .anyMatch(k -> k.startsWith(name + "/read/") || k.startsWith(name + "/write/"));
+                .anyMatch(k -> own(Primitive.RWLOCK, name, k));
         if (rw) {
             return Optional.of(Primitive.RWLOCK);
         }
@@ -69,6 +69,42 @@ final class KeyLayout {
         return detect(etcd, name).orElseThrow(() -> new CliFailure(ExitCode.NOTHING_HELD, "nothing holds or waits for "
                 + name + ": no key under " + name + "/ and no marker of it (" + PHASE + name + ", " + LIMIT + name
                 + "); check the name (etcdctl get --prefix --keys-only " + name + "/)"));
+    }
+
+    /**
+     * Whether {@code key} is one of {@code name}'s own holder or waiter keys, not a key of a name nested under it:
+     * {@code <name>/<one segment>} ({@code <lease hex>}, a semaphore's {@code <lease hex>-<n>}), for a read/write
+     * lock {@code <name>/read/<one segment>} or {@code <name>/write/<one segment>}. A key of {@code /locks/orders}
+     * ({@code /locks/orders/<lease hex>}) lies under {@code /locks/} but is never a holder of {@code /locks}.
+     */
+    static boolean own(Primitive kind, String name, String key) {
+        if (!key.startsWith(name + "/")) {
+            return false;
+        }
+        String rest = key.substring(name.length() + 1);
+        if (kind == Primitive.RWLOCK) {
+            rest = rest.startsWith("read/") ? rest.substring(5) : rest.startsWith("write/") ? rest.substring(6) : "/";
+        }
+        return !rest.isEmpty() && rest.indexOf('/') < 0;
+    }
+
+    /**
+     * The name {@code key} belongs to: {@code name} for its own keys, else the nested name, told from the key's
+     * shape: the key without its last segment, and without a {@code /read} or {@code /write} before it (a nested
+     * read/write lock's key). A lock named {@code <name>/read} cannot be told from a read/write lock's reader of
+     * {@code <name>} this way: {@code --primitive} names the kind.
+     */
+    static String owner(Primitive kind, String name, String key) {
+        if (own(kind, name, key)) {
+            return name;
+        }
+        String owner = key.substring(0, Math.max(0, key.lastIndexOf('/')));
+        for (String mode : new String[] {"/read", "/write"}) {
+            if (owner.endsWith(mode) && owner.length() - mode.length() > name.length()) {
+                return owner.substring(0, owner.length() - mode.length());
+            }
+        }
+        return owner;
     }
 
     /** The name as users write it: the primitive's lower-case name ({@code lock}, {@code rwlock}, ...). */

@@ -54,6 +54,7 @@ final class WatchCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        NameArgument.check(name, spec.commandLine().getErr());
         try (Etcd etcd = connection.open()) {
             Primitive kind = KeyLayout.resolve(etcd, name, primitive);
             BlockingQueue<String> wakeUps = new LinkedBlockingQueue<>();
@@ -133,9 +134,11 @@ final class WatchCommand implements Callable<Integer> {
         return next;
     }
 
-    private static void line(PrintWriter out, String event, Primitive kind, Claimant c) {
-        out.printf("%s %-8s %-13s %s token=%s lease=%s%n", time(), event, ClaimantTable.role(kind, c), c.key(),
-                ClaimantTable.token(c), ClaimantTable.lease(c.leaseId()));
+    private void line(PrintWriter out, String event, Primitive kind, Claimant c) {
+        boolean own = KeyLayout.own(kind, name, c.key());
+        out.printf("%s %-8s %-13s %s token=%s lease=%s%s%n", time(), event, ClaimantTable.role(kind, name, c), c.key(),
+                own ? ClaimantTable.token(c) : "-", ClaimantTable.lease(c.leaseId()),
+                own ? "" : " name=" + KeyLayout.owner(kind, name, c.key()));
     }
 
     private static String time() {

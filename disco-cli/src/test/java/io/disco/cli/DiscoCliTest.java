@@ -224,6 +224,71 @@ class DiscoCliTest {
         }
     }
 
+    /**
+     * A nested name's keys lie under the parent's prefix (and a parent's claimant queues behind them), but they are
+     * never the parent's holders: holders shows whose they are, and break of the parent leaves them unless named.
+     */
+    @Test
+    void aNestedNamesHolderIsShownAsItsNamesAndBreakOfTheParentLeavesIt() throws Exception {
+        String parent = name("nested");
+        String child = parent + "/orders";
+        try (EtcdSession a = session("child-holder"); EtcdSession c = session("parent-waiter")) {
+            LockService childLock = a.newLock(child);
+            LockService parentLock = c.newLock(parent);
+            childLock.lock(WAIT);
+            CompletableFuture<Grant> parentGrant = parentLock.lockAsync(); // one way: it waits for the child's holder
+            await().atMost(WAIT).until(() -> client.getKVClient().get(ByteSequence.from(parent + "/" + hex(c), StandardCharsets.UTF_8))
+                    .get(5, SECONDS).getCount() == 1);
+
+            Run holders = disco("", "holders", parent);
+            assertEquals(0, holders.code(), holders.err());
+            List<String> lines = holders.out().lines().toList();
+            assertTrue(lines.get(0).startsWith("lock " + parent + ": 0 holding, 1 waiting"), lines.get(0));
+            String nested = lines.stream().filter(l -> l.contains(child + "/" + hex(a))).findFirst().orElseThrow();
+            assertTrue(nested.startsWith("nested") && nested.contains(" " + child + " "), "whose key it is: " + nested);
+            String own = lines.stream().filter(l -> l.contains(parent + "/" + hex(c))).findFirst().orElseThrow();
+            assertTrue(own.startsWith("waiter") && own.contains(" " + parent + " "), own);
+            assertTrue(holders.out().contains("disco holders " + child), "it says where the nested holder is: " + holders.out());
+
+            Run refused = disco("", "break", parent, "--yes");
+            assertEquals(ExitCode.NOTHING_HELD, refused.code(), refused.out());
+            assertTrue(refused.err().contains(child), "it names the nested name: " + refused.err());
+            assertTrue(childLock.err().isEmpty(), "the nested name's holder was not broken");
+            assertEquals(1, client.getKVClient().get(ByteSequence.from(child + "/" + hex(a), StandardCharsets.UTF_8)).get(5, SECONDS).getCount());
+
+            Run named = disco("", "break", parent, "--yes", "--holder", child + "/" + hex(a));
+            assertEquals(0, named.code(), named.err());
+            assertTrue(named.out().contains("deletes: " + child + "/" + hex(a)), named.out());
+            childLock.done().toCompletableFuture().get(10, SECONDS);
+            parentGrant.get(10, SECONDS);
+            parentLock.unlock();
+        }
+    }
+
+    /** A name or an option the tool cannot use is a usage error: exit 2 and one line, never a stack trace. */
+    @Test
+    void badNamesAndOptionsAreUsageErrorsOfOneLine() {
+        String[][] cases = {
+            {"holders", ""}, {"holders", "  "}, {"holders", "/x/"}, {"break", "/x/", "--yes"}, {"watch", "/x//"},
+            {"holders", "/"}, {"holders", "/x\u0001"}, {"holders", "/x", "--endpoints="}, {"holders", "/x", "--endpoints=,"},
+            {"holders", "/x", "--endpoints=http://"}, {"holders", "/x", "--endpoints=http://127.0.0.1:notaport"},
+            {"leftovers", "--endpoints= "},
+        };
+        for (String[] args : cases) {
+            Run r = disco("", args);
+            assertEquals(ExitCode.USAGE, r.code(), String.join(" ", args) + ": " + r.err());
+            assertTrue(r.err().startsWith("disco: ") && r.err().lines().count() == 1, "one line: " + r.err());
+            assertTrue(!r.err().contains("Exception"), "no exception's name: " + r.err());
+        }
+        assertTrue(disco("", "holders", "/x/").err().contains("use '/x'"), "it says what to use");
+
+        // names etcdctl and Go programs make (not absolute, '//' ...) are read, with a note that the client refuses them
+        String goName = "go-lock-" + UUID.randomUUID();
+        Run go = disco("", "holders", goName);
+        assertEquals(ExitCode.NOTHING_HELD, go.code(), go.err());
+        assertTrue(go.err().contains("nothing holds or waits for " + goName), go.err());
+    }
+
     /** TLS with a client certificate and etcd authentication: the connection flags reach a secured cluster. */
     @Test
     void theConnectionFlagsReachAClusterWithMutualTlsAndAuthentication() throws Exception {
