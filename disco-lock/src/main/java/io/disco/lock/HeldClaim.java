@@ -15,7 +15,11 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class HeldClaim {
 
-    /** Where the hold is; it moves once, out of {@link #HELD}. */
+    /**
+     * Where the hold is; it moves out of {@link #HELD} once, and back only when the backend refused its
+     * holder's release for good (the grant is still held and the holder may retry; the maximum hold time's
+     * timer, cancelled by that release, is not armed again).
+     */
     enum State {
         /** Claimed, not released. */
         HELD,
