@@ -1,23 +1,35 @@
 #!/usr/bin/env bash
-# Builds two consumer projects outside the reactor against the staged release (scripts/stage-release.sh
-# first) and runs each against a throwaway etcd: each takes a lock and prints its token.
+# Builds consumer projects outside the reactor the way the README's "Use it" tells a user to, and runs
+# each against a throwaway etcd: each takes a lock and prints its token.
 #
-#   scripts/consumer-check.sh [VERSION]      (default: the project's version without -SNAPSHOT)
+#   scripts/consumer-check.sh [VERSION]      (VERSION: the staged release's, default the project's
+#                                             version without -SNAPSHOT; scripts/stage-release.sh first)
 #
-# - scripts/consumer/plain: disco-bom imported, disco-client and disco-provider-etcd, no parent;
-#   EtcdProvider.disco(...), a lock, its token. Every Netty artifact on its classpath must be the BOM's
-#   (the parent's netty.version, 4.2.18.Final) and every gRPC artifact the BOM's (grpc.version, 1.76.0).
-# - scripts/consumer/boot41: spring-boot-starter-parent 4.1.2 (netty.version 4.2.18.Final), disco-bom
-#   imported, disco-spring-boot-starter without a version or a type, actuator; disco.etcd.endpoints on
-#   the command line: the context starts, the Disco bean takes a lock, the disco health contributor is UP.
-#   Netty must be netty.version everywhere, gRPC one version (Boot's when it manages one, else the BOM's).
+# First the README's install step: a copy of this working tree (tracked and untracked files, as
+# scripts/stage-release.sh copies it) built with the README's command (install_args below: `mvn -B
+# install -Dmaven.test.skip=true -pl <all but the tools>`, -T 2 added) into the consumers' local repository; the consumers then use the README's
+# coordinates, io.disco:disco-bom at the poms' version (0.1.0-SNAPSHOT).
 #
-# disco's artifacts come only from the staged folder, a file:// repository (disco-staging); the io.disco
-# jars on each classpath are checked to be byte-identical to the staged ones. Nothing is written to
-# ~/.m2: the consumers build with their own local repository under target/consumer-check, and every
-# other artifact is copied from ~/.m2/repository, read as a file:// repository after the staged one;
-# only what is not there comes from Maven Central (the verdict says how many files, normally none).
-# Prints one verdict line per consumer; exits non-zero when either fails. DISCO_ETCD_BINARY picks the
+# - scripts/consumer/plain: disco-bom and Netty's BOM imported (as the README says), disco-client and
+#   disco-provider-etcd, no parent; EtcdProvider.disco(...), a lock, its token. Every Netty artifact on
+#   its classpath must be the Netty BOM's version and gRPC one version (jetcd's). Built twice: on the
+#   installed 0.1.0-SNAPSHOT, and on the staged release VERSION (what Maven Central will serve: the
+#   flattened POMs; -Ddisco.version=VERSION).
+# - scripts/consumer/boot: spring-boot-starter-parent, disco-bom imported, disco-spring-boot-starter
+#   without a version or a type, actuator, nothing of Boot's overridden; pom-without-bom.xml: the same
+#   without disco-bom (the starter with its version). Each built on every Boot of BOOT_VERSIONS (default:
+#   the newest 4.0.x and 4.1.x that Maven Central serves, below). disco.etcd.endpoints on the command
+#   line: the context starts, the Disco bean takes a lock, the disco health contributor is UP. The Netty
+#   and gRPC on the classpath must be Boot's (its spring-boot-dependencies' netty.version and
+#   grpc-java.version; a Boot that manages no gRPC, 4.0: one version), with and without disco-bom.
+#
+# The io.disco jars on each classpath are checked to be byte-identical to the ones built (the installed
+# copy's target/ or the staged folder). Nothing is written to ~/.m2: the consumers build with their own
+# local repository, kept between runs (DISCO_CONSUMER_REPO, default ~/.cache/disco/consumer-repo; its
+# io/disco is emptied at every run), where every other artifact is copied from ~/.m2/repository, read as a
+# file:// repository after the staged one; only what is not there comes from Maven Central, once (the
+# verdict says how many files so far). Each consumer build runs offline (-o) first, online only if that
+# fails. Prints one verdict line per consumer; exits non-zero when any fails. DISCO_ETCD_BINARY picks the
 # etcd binary; DISCO_ETCD_ENDPOINTS uses a running cluster instead of starting one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,10 +37,8 @@ root=$(pwd)
 
 project_version=$(sed -n '/<artifactId>disco-parent<\/artifactId>/{n;s/.*<version>\(.*\)<\/version>.*/\1/p;q}' pom.xml)
 version=${1:-${project_version%-SNAPSHOT}}
-# The versions the BOM converges on: the parent's properties (scripts/consumer/boot41 sets netty.version too).
-parent_property() { sed -n "/<$1>/{s#.*<$1>\(.*\)</$1>.*#\1#p;q}" pom.xml; }
-netty_version=$(parent_property netty.version)
-grpc_version=$(parent_property grpc.version)
+# The newest Spring Boot 4.0.x and 4.1.x on Maven Central (checked 2026-12-06 in its maven-metadata.xml).
+boot_versions=${BOOT_VERSIONS:-4.0.9 4.1.3}
 staging=$root/target/stage-release/src/target/central-staging
 if [ ! -f "$staging/io/disco/disco-bom/$version/disco-bom-$version.pom" ]; then
   echo "consumer-check: no staged release $version in $staging: run scripts/stage-release.sh first" >&2
@@ -37,8 +47,9 @@ fi
 m2=${DISCO_M2_REPOSITORY:-$HOME/.m2/repository}
 
 work=$root/target/consumer-check
-rm -rf "$work"
-mkdir -p "$work"
+repo=${DISCO_CONSUMER_REPO:-$HOME/.cache/disco/consumer-repo}
+rm -rf "$work" "$repo/io/disco"
+mkdir -p "$work" "$repo"
 # Repositories in this order: the staged release, ~/.m2/repository read as a remote file:// repository
 # (what the reactor's build already fetched, copied without any network), then Maven Central for
 # anything else (on this machine nothing: the verdict says how many).
@@ -59,6 +70,28 @@ cat >"$work/settings.xml" <<EOF
   <activeProfiles><activeProfile>consumer-check</activeProfile></activeProfiles>
 </settings>
 EOF
+
+# The README's install step, in a copy of the working tree (what `git clone` of it would hold).
+clone=$work/clone
+mkdir -p "$clone"
+git ls-files -z --cached --others --exclude-standard \
+  | while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done \
+  | tar -C "$root" --null -T - -cf - | tar -C "$clone" -xf -
+# The README's command, word for word (README.md, "Use it"): the library modules, not the tools.
+install_line="mvn -B install -Dmaven.test.skip=true -pl '!disco-examples,!disco-chaos,!disco-benchmarks,!disco-cli,!disco-spring-boot-example'"
+grep -qxF "$install_line" README.md || { echo "consumer-check: README.md no longer says $install_line" >&2; exit 1; }
+eval "install_args=(${install_line#mvn -B })"
+# ... and the coordinates it says, the ones scripts/consumer/ builds with
+grep -qF "<artifactId>disco-bom</artifactId><version>$project_version</version>" README.md \
+  || { echo "consumer-check: README.md's disco-bom is not at $project_version, the POMs' version" >&2; exit 1; }
+start=$SECONDS
+if ! (cd "$clone" && mvn -B -T 2 -s "$work/settings.xml" -Dmaven.repo.local="$repo" "${install_args[@]}") \
+    >"$work/install.log" 2>&1; then
+  grep -E '^\[ERROR\]' "$work/install.log" | head -10 >&2 || true
+  echo "consumer-check: the README's install step (mvn -B ${install_args[*]}) failed (log: $work/install.log)"
+  exit 1
+fi
+echo "consumer-check: the README's install step: $project_version installed in $((SECONDS - start)) s"
 
 etcd_pid=""
 cleanup() {
@@ -107,37 +140,60 @@ fi
 
 failed=0
 # By its full name (no plugin prefix lookup: ~/.m2 read as a repository has no group metadata), at a
-# version that is in this machine's ~/.m2 (Boot 4.1.2 manages 3.10.0).
+# version that is in this machine's ~/.m2.
 dependency_plugin=org.apache.maven.plugins:maven-dependency-plugin:3.8.1
-# check NAME MAIN_CLASS GRPC_VERSION (empty: one version, whichever) ARGS...
+pom_property() { sed -n "/<$1>/{s#.*<$1>\(.*\)</$1>.*#\1#p;q}" "$2"; }
+# check NAME SOURCE_DIR POM DISCO_VERSION BOOT_VERSION (empty: no Boot parent) NETTY GRPC (empty: Boot's,
+# or one version) MAIN_CLASS ARGS...
 check() {
-  local name=$1 main=$2 grpc=$3; shift 3
-  local dir=$work/$name log=$work/$name.log start=$SECONDS problem=""
-  cp -r "$root/scripts/consumer/$name" "$dir"
-  if ! (cd "$dir" && mvn -B -s "$work/settings.xml" -Dmaven.repo.local="$work/repo" \
-      -Ddisco.version="$version" -Ddisco.staging="file://$staging" \
-      compile "$dependency_plugin:build-classpath" -Dmdep.outputFile=classpath.txt \
-      "$dependency_plugin:list" -DoutputFile=dependencies.txt) >"$log" 2>&1; then
-    grep -E '^\[ERROR\]' "$log" | head -5 >&2 || true
-    problem="the build failed (log: $log)"
+  local name=$1 source=$2 pom=$3 dversion=$4 boot=$5 want_netty=$6 want_grpc=$7 main=$8; shift 8
+  local dir=$work/$name log=$work/$name.log start=$SECONDS problem="" mode=offline
+  cp -r "$root/scripts/consumer/$source" "$dir"
+  [ "$pom" = pom.xml ] || mv "$dir/$pom" "$dir/pom.xml"
+  rm -f "$dir"/pom-*.xml
+  if [ -n "$boot" ]; then
+    # the parent's version: the first <version> of the POM
+    sed -i "0,/<version>[^<]*<\/version>/s##<version>$boot</version>#" "$dir/pom.xml"
+  fi
+  local build=(mvn -B -s "$work/settings.xml" -Dmaven.repo.local="$repo" -Ddisco.version="$dversion"
+    compile "$dependency_plugin:build-classpath" -Dmdep.outputFile=classpath.txt
+    "$dependency_plugin:list" -DoutputFile=dependencies.txt)
+  if ! (cd "$dir" && "${build[@]}" -o) >"$log" 2>&1; then
+    mode=online
+    if ! (cd "$dir" && "${build[@]}") >>"$log" 2>&1; then
+      grep -E '^\[ERROR\]' "$log" | head -5 >&2 || true
+      problem="the build failed (log: $log)"
+    fi
+  fi
+  if [ -z "$problem" ] && [ -n "$boot" ]; then
+    local bom=$repo/org/springframework/boot/spring-boot-dependencies/$boot/spring-boot-dependencies-$boot.pom
+    want_netty=$(pom_property netty.version "$bom")
+    want_grpc=$(pom_property grpc-java.version "$bom")
+    [ -n "$want_netty" ] || problem="no netty.version in $bom"
   fi
   local netty grpcs token health output=""
   if [ -z "$problem" ]; then
     netty=$({ grep -oE 'io\.netty:[^:]+:jar:[^:]+' "$dir/dependencies.txt" || true; } | cut -d: -f4 | sort -u | tr '\n' ' ')
     grpcs=$({ grep -oE 'io\.grpc:[^:]+:jar:[^:]+' "$dir/dependencies.txt" || true; } | cut -d: -f4 | sort -u | tr '\n' ' ')
-    if [ "$netty" != "$netty_version " ]; then
-      problem="Netty on the classpath: ${netty:-none}(want $netty_version only; $dir/dependencies.txt)"
-    elif [ -n "$grpc" ] && [ "$grpcs" != "$grpc " ]; then
-      problem="gRPC on the classpath: ${grpcs:-none}(want $grpc only; $dir/dependencies.txt)"
-    elif [ -z "$grpc" ] && [ "$(echo $grpcs | wc -w)" != 1 ]; then
+    if [ "$netty" != "$want_netty " ]; then
+      problem="Netty on the classpath: ${netty:-none}(want ${boot:+Boot $boot\'s }$want_netty only; $dir/dependencies.txt)"
+    elif [ -n "$want_grpc" ] && [ "$grpcs" != "$want_grpc " ]; then
+      problem="gRPC on the classpath: ${grpcs:-none}(want ${boot:+Boot $boot\'s }$want_grpc only; $dir/dependencies.txt)"
+    elif [ -z "$want_grpc" ] && [ "$(echo $grpcs | wc -w)" != 1 ]; then
       problem="gRPC on the classpath: ${grpcs:-none}(want one version; $dir/dependencies.txt)"
     fi
   fi
   if [ -z "$problem" ]; then
-    local jar staged n=0
+    local jar built n=0 rel artifact
     for jar in $(tr ':' '\n' <"$dir/classpath.txt" | grep '/io/disco/'); do
-      staged=$staging/${jar#"$work/repo/"}
-      if ! cmp -s "$jar" "$staged"; then problem="$jar is not the staged $staged"; break; fi
+      rel=${jar#"$repo/"}
+      if [ "$dversion" = "$project_version" ]; then
+        artifact=$(echo "$rel" | cut -d/ -f3)
+        built=$clone/$artifact/target/$(basename "$jar")
+      else
+        built=$staging/$rel
+      fi
+      if ! cmp -s "$jar" "$built"; then problem="$jar is not the one built, $built"; break; fi
       n=$((n + 1))
     done
     [ -n "$problem" ] || [ "$n" -gt 0 ] || problem="no io.disco jar on the classpath"
@@ -151,7 +207,7 @@ check() {
   token=$(printf '%s\n' "$output" | sed -n 's/^token //p' | tail -1)
   health=$(printf '%s\n' "$output" | sed -n 's/^health //p' | tail -1)
   if [ -z "$problem" ] && [ -z "$token" ]; then problem="no token printed (output: $work/$name.out)"; fi
-  if [ -z "$problem" ] && [ "$name" = boot41 ] && [ "$health" != UP ]; then
+  if [ -z "$problem" ] && [ -n "$boot" ] && [ "$health" != UP ]; then
     problem="disco health is '${health:-none}', not UP (output: $work/$name.out)"
   fi
   if [ -n "$problem" ]; then
@@ -160,11 +216,18 @@ check() {
     failed=1
   else
     local fetched
-    fetched=$({ grep -rl '>central=' --include=_remote.repositories "$work/repo" 2>/dev/null || true; } | wc -l)
-    echo "consumer-check: $name: OK in $((SECONDS - start)) s: disco $version from the staged release, lock token $token, Netty ${netty% }, gRPC ${grpcs% }${health:+, health $health}; files from Maven Central so far: $fetched"
+    fetched=$({ grep -rl '>central=' --include=_remote.repositories "$repo" 2>/dev/null || true; } | wc -l)
+    echo "consumer-check: $name: OK in $((SECONDS - start)) s ($mode): disco $dversion${boot:+ on Boot $boot}, lock token $token, Netty ${netty% }, gRPC ${grpcs% }${health:+, health $health}; files from Maven Central in $repo: $fetched"
   fi
 }
 
-check plain com.example.consumer.Main "$grpc_version" "$endpoint"
-check boot41 com.example.consumer.Application "" --disco.etcd.endpoints="$endpoint"
+plain_netty=$(sed -n '/<artifactId>netty-bom<\/artifactId>/{n;s/.*<version>\(.*\)<\/version>.*/\1/p;q}' scripts/consumer/plain/pom.xml)
+grep -qF "<artifactId>netty-bom</artifactId><version>$plain_netty</version>" README.md \
+  || { echo "consumer-check: README.md's netty-bom is not $plain_netty, scripts/consumer/plain's" >&2; exit 1; }
+check plain plain pom.xml "$project_version" "" "$plain_netty" "" com.example.consumer.Main "$endpoint"
+check plain-release plain pom.xml "$version" "" "$plain_netty" "" com.example.consumer.Main "$endpoint"
+for boot in $boot_versions; do
+  check "boot-$boot" boot pom.xml "$project_version" "$boot" "" "" com.example.consumer.Application --disco.etcd.endpoints="$endpoint"
+  check "boot-$boot-without-bom" boot pom-without-bom.xml "$project_version" "$boot" "" "" com.example.consumer.Application --disco.etcd.endpoints="$endpoint"
+done
 exit $failed

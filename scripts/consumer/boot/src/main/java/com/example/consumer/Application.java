@@ -16,7 +16,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 public class Application {
     public static void main(String[] args) throws Exception {
         try (ConfigurableApplicationContext context = SpringApplication.run(Application.class, args)) {
-            FencedLock lock = context.getBean(Disco.class).lock("/consumer-check/boot41");
+            FencedLock lock = context.getBean(Disco.class).lock("/consumer-check/boot");
             if (!lock.tryLock(30, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("no lock within 30 s");
             }
