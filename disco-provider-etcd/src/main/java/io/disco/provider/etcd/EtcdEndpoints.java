@@ -221,8 +221,8 @@ final class EtcdEndpoints {
             call.sendMessage(new byte[0]);
             call.halfClose();
             Status s = answer.get(within.toNanos() + TimeUnit.SECONDS.toNanos(1), TimeUnit.NANOSECONDS);
-            if (!tls && s.getCode() == Status.Code.UNAVAILABLE && s.getCause() == null) {
-                // The endpoint closed the connection before HTTP/2 began: is it a TLS endpoint?
+            if (!tls && s.getCode() == Status.Code.UNAVAILABLE && closedByPeer(s.getCause())) {
+                // The endpoint closed (or reset) the connection before HTTP/2 began: is it a TLS endpoint?
                 Optional<String> speaking = speaksTls(within);
                 if (speaking.isPresent()) {
                     return Optional.of("the TLS handshake never started: " + speaking.get() + " speaks TLS and the client"
@@ -236,6 +236,16 @@ final class EtcdEndpoints {
         } catch (Exception e) {
             return Optional.empty();
         }
+    }
+
+    /**
+     * Whether a failed connection was closed or reset by the endpoint (no cause, or an I/O error other than
+     * refused, unreachable or an unknown name): a TLS endpoint does that to a client that speaks plaintext,
+     * closing at once or resetting, as it pleases.
+     */
+    private static boolean closedByPeer(Throwable cause) {
+        return cause == null || cause instanceof java.io.IOException && !(cause instanceof ConnectException)
+                && !(cause instanceof NoRouteToHostException) && !(cause instanceof UnknownHostException);
     }
 
     /**

@@ -407,6 +407,17 @@ final class SessionCore implements LeaseKeeper.Observer {
             DiscoException loss = lease.clientClosed();
             if (loss != null) {
                 lost(loss);
+            } else {
+                // The channel's watcher marked the loss and tells the services on the lease timer: let it, before
+                // they are closed below (a hold would otherwise end as closed, not lost, and its last unlock say
+                // nothing), and before the timer is shut down with that task still in it.
+                try {
+                    done.get(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (ExecutionException | TimeoutException e) {
+                    // told or not, the close goes on
+                }
             }
         }
         if (!lease.close()) {
