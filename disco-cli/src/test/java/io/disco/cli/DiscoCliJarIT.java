@@ -3,8 +3,8 @@ package io.disco.cli;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.disco.election.ElectionService;
 import io.disco.lock.LockService;
@@ -51,7 +51,8 @@ class DiscoCliJarIT {
     @BeforeAll
     static void connect() {
         String path = System.getProperty("disco.cli.jar");
-        assumeTrue(path != null, "runs in the integration-test phase, on the jar the package phase built (execution jar-it)");
+        assertNotNull(path, "the built jar's path (disco.cli.jar) is set by the jar-it execution of the integration-test"
+                + " phase: run mvn -pl disco-cli verify, not -Dtest=DiscoCliJarIT in the test phase");
         jar = Path.of(path);
         assertTrue(Files.isRegularFile(jar), "the shaded jar " + jar + " exists (mvn -pl disco-cli package)");
         client = Client.builder().endpoints(ETCD.cluster().endpoints().toArray(String[]::new)).build();

@@ -130,8 +130,11 @@ final class EtcdEndpoints {
         closedListeners.remove(listener);
     }
 
+    /** Guards {@code watching}: private, never this object, which a user's code could synchronise on. */
+    private final Object watchLock = new Object();
+
     private void watch() {
-        synchronized (this) {
+        synchronized (watchLock) {
             if (watching) {
                 return;
             }
