@@ -9,6 +9,7 @@ import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -44,7 +45,8 @@ import picocli.CommandLine.Spec;
  *   <li>semaphore: one permit, the holder key named with {@code --holder} (needed when several permits are
  *       held), and its slot key; the next holder of that slot gets a higher token for the slot.</li>
  * </ul>
- * The holder learns of it from its own key's delete: the library watches its held key, and a delete it
+ * The same Txn writes a {@link BreakRecord} per deleted holder key, by which {@code disco watch} tells the
+ * break from a release. The holder learns of it from its own key's delete: the library watches its held key, and a delete it
  * did not make ends the grant as lost ({@code done()} completes, {@code err()} tells, the client's hold
  * reports the loss). The holder's session and lease stay (other names it holds are not touched).
  */
@@ -151,6 +153,14 @@ final class BreakCommand implements Callable<Integer> {
             if (!yes && !confirmed(out)) {
                 out.println("not confirmed: nothing deleted");
                 return ExitCode.NOT_BROKEN;
+            }
+            // With the deletes, a record of the break per holder key, leased for a minute, so that disco watch tells a
+            // break from a release (both delete the key and leave its lease).
+            long recordLease = etcd.await(() -> etcd.client().getLeaseClient().grant(BreakRecord.TTL_SECONDS),
+                    "grant of the break record's lease").getID();
+            for (String key : targets.stream().map(Claimant::key).toList()) {
+                deletes.add(Op.put(Etcd.bytes(BreakRecord.key(key)), Etcd.bytes(BreakRecord.value()),
+                        PutOption.builder().withLeaseId(recordLease).build()));
             }
             TxnResponse r = etcd.await(() -> etcd.client().getKVClient().txn().If(unchanged.toArray(Cmp[]::new))
                     .Then(deletes.toArray(Op[]::new)).commit(), "guarded delete of the holder's key");

@@ -10,7 +10,8 @@ import java.util.Map;
 
 /**
  * Prints claimants as a table: role, position, key, lease, TTL left, token, the name the key belongs to (the
- * listed name, or a name nested under it), who. The TTL is read from
+ * listed name, or a name nested under it), who (and, for a holder, since when it holds: {@code held-since}, next
+ * to {@code claimed-at}, when its claim was made). The TTL is read from
  * etcd once per lease ({@code etcdctl lease timetolive}).
  */
 final class ClaimantTable {
@@ -81,12 +82,23 @@ final class ClaimantTable {
         switch (m.source()) {
             case DISCO:
                 return "host=" + m.host() + " pid=" + m.pid() + (m.clientId().isEmpty() ? "" : " client=" + m.clientId())
-                        + " thread=" + m.thread() + m.claimedAt().map(t -> " claimed-at=" + t).orElse("");
+                        + " thread=" + m.thread() + since(c) + m.claimedAt().map(t -> " claimed-at=" + t).orElse("");
             case EMPTY:
-                return c.value().isEmpty() ? "(empty value: etcdctl or a Go program)" : "value=" + c.value();
+                return (c.value().isEmpty() ? "(empty value: etcdctl or a Go program)" : "value=" + c.value()) + since(c);
             default:
-                return "value=" + abbreviate(c.value());
+                return "value=" + abbreviate(c.value()) + since(c);
         }
+    }
+
+    /**
+     * A holder's {@code held-since} (when the hold began, {@code ?} where etcd's state does not keep it: a claim
+     * that waited without recording it, a writer, a permit, a leader); nothing for a waiter.
+     */
+    static String since(Claimant c) {
+        if (c.role() == Claimant.Role.WAITER) {
+            return "";
+        }
+        return " held-since=" + c.heldSince().map(Object::toString).orElse("?");
     }
 
     private static String abbreviate(String value) {

@@ -9,13 +9,13 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * {@code disco}, the operations tool: {@code holders}, {@code break}, {@code leftovers} and {@code watch}
- * on any lock, read/write lock, semaphore or election name, against etcd, with etcdctl's connection
+ * {@code disco}, the operations tool: {@code list}, {@code holders}, {@code break}, {@code leftovers} and
+ * {@code watch} on any lock, read/write lock, semaphore or election name, against etcd, with etcdctl's connection
  * flags. Run {@code ./disco --help} from a checkout, or {@code java -jar disco-cli-<version>-all.jar --help}.
  * The exit codes are listed in the usage text.
  */
 @Command(name = "disco", mixinStandardHelpOptions = true, version = "disco (disco for Java) operations tool",
-        subcommands = {HoldersCommand.class, BreakCommand.class, LeftoversCommand.class, WatchCommand.class,
+        subcommands = {ListCommand.class, HoldersCommand.class, BreakCommand.class, LeftoversCommand.class, WatchCommand.class,
             CommandLine.HelpCommand.class},
         description = "Operate disco's locks, read/write locks, semaphores and elections on etcd.",
         footer = {
@@ -89,6 +89,6 @@ public final class DiscoCli implements Runnable {
     /** {@code disco} alone: the usage. */
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "name a command: holders, break, leftovers or watch");
+        throw new CommandLine.ParameterException(spec.commandLine(), "name a command: list, holders, break, leftovers or watch");
     }
 }

@@ -44,13 +44,20 @@ final class KeyLayout {
                 Op.get(Etcd.bytes(LIMIT + name), GetOption.builder().withCountOnly(true).build()),
                 Op.get(Etcd.bytes(SLOT + name + "/"), GetOption.builder().isPrefix(true).withCountOnly(true).build()))
                 .commit(), "read of the keys of " + name);
-        List<KeyValue> queue = r.getGetResponses().get(0).getKvs();
-        boolean rw = r.getGetResponses().get(1).getCount() > 0 || queue.stream().map(kv -> Etcd.text(kv.getKey()))
-                .anyMatch(k -> own(Primitive.RWLOCK, name, k));
+        return kind(name, r.getGetResponses().get(0).getKvs(), r.getGetResponses().get(1).getCount() > 0,
+                r.getGetResponses().get(2).getCount() > 0 || r.getGetResponses().get(3).getCount() > 0);
+    }
+
+    /**
+     * The primitive of {@code name} from what was read of it: the keys under {@code name/}, whether its phase marker
+     * exists, and whether a semaphore's limit record or slot keys exist; empty when none of it does.
+     */
+    static Optional<Primitive> kind(String name, List<KeyValue> queue, boolean phaseMarker, boolean semaphoreMarkers) {
+        boolean rw = phaseMarker || queue.stream().map(kv -> Etcd.text(kv.getKey())).anyMatch(k -> own(Primitive.RWLOCK, name, k));
         if (rw) {
             return Optional.of(Primitive.RWLOCK);
         }
-        if (r.getGetResponses().get(2).getCount() > 0 || r.getGetResponses().get(3).getCount() > 0) {
+        if (semaphoreMarkers) {
             return Optional.of(Primitive.SEMAPHORE);
         }
         if (queue.isEmpty()) {

@@ -203,6 +203,7 @@ class DiscoCliJarIT {
             CompletableFuture<?> next = lb.lockAsync();
             awaitKey(name + "/" + hex(b));
             assertOk(disco("holders", name), "lock " + name + ": 1 holding, 1 waiting", name + "/" + hex(a));
+            assertOk(disco("list", name), name + " ", " lock ", "1 name at or under " + name);
             try (Watch watch = new Watch(name)) {
                 watch.awaitLine("watching lock " + name);
                 la.unlock();
@@ -225,6 +226,7 @@ class DiscoCliJarIT {
             CompletableFuture<?> next = writer.lockAsync();
             awaitKey(name + "/write/" + hex(b));
             assertOk(disco("holders", name), "rwlock " + name + ": 1 holding, 1 waiting", name + "/read/" + hex(a));
+            assertOk(disco("list", name), name + " ", " rwlock ", "1 name at or under " + name);
             try (Watch watch = new Watch(name)) {
                 watch.awaitLine("watching rwlock " + name);
                 reader.rUnlock();
@@ -250,6 +252,7 @@ class DiscoCliJarIT {
             CompletableFuture<?> next = sb.acquireAsync();
             awaitKey(name + "/" + hex(b));
             assertOk(disco("holders", name), "semaphore " + name + ": 1 holding, 1 waiting", name + "/" + hex(a));
+            assertOk(disco("list", name), name + " ", " semaphore ", "1 name at or under " + name);
             try (Watch watch = new Watch(name)) {
                 watch.awaitLine("watching semaphore " + name);
                 sa.release();
@@ -273,6 +276,7 @@ class DiscoCliJarIT {
             CompletableFuture<?> next = eb.campaignAsync("candidate-b");
             awaitKey(name + "/" + hex(b));
             assertOk(disco("holders", name), "election " + name + ": 1 holding, 1 waiting", name + "/" + hex(a), "value=leader-a");
+            assertOk(disco("list", name), name + " ", " election ", "1 name at or under " + name);
             try (Watch watch = new Watch(name)) {
                 watch.awaitLine("watching election " + name);
                 ea.resign();

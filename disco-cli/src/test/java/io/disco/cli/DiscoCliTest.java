@@ -138,7 +138,7 @@ class DiscoCliTest {
         assertEquals(ExitCode.NOTHING_HELD, r.code());
         assertTrue(r.err().contains("nothing holds or waits for " + name), r.err());
         assertEquals(ExitCode.NOTHING_HELD, disco("", "break", name, "--yes").code());
-        assertEquals(ExitCode.NOTHING_HELD, disco("", "watch", name).code());
+        // watch waits for a name nobody uses yet (DiscoWatchTest)
     }
 
     @Test

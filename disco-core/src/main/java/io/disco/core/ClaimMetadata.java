@@ -78,6 +78,12 @@ public record ClaimMetadata(Source source, String host, long pid, String clientI
     public static final String TOKEN = "token";
 
     /**
+     * The name of the field in which a provider may record when the hold began, next to the token (see
+     * {@link #heldSinceIn}): for a claim that waited, later than its {@code claimedAt}.
+     */
+    public static final String HELD_SINCE = "heldSince";
+
+    /**
      * The metadata of a claim made now by the calling thread of this process.
      *
      * @param clientId the application's client id (may be empty)
@@ -117,6 +123,15 @@ public record ClaimMetadata(Source source, String host, long pid, String clientI
         return json().field(TOKEN, token).end();
     }
 
+    /**
+     * @param token the holder's fencing token
+     * @param heldSince when the hold began (this host's clock)
+     * @return the JSON of this metadata with the {@code token} and {@code heldSince} fields added
+     */
+    public String toJson(long token, Instant heldSince) {
+        return json().field(TOKEN, token).field(HELD_SINCE, heldSince.toString()).end();
+    }
+
     private FlatJson json() {
         FlatJson j = FlatJson.object().field(HOST, host).field(PID, pid).field(CLIENT, clientId).field(THREAD, thread);
         claimedAt.ifPresent(t -> j.field(CLAIMED_AT, t.toString()));
@@ -139,16 +154,34 @@ public record ClaimMetadata(Source source, String host, long pid, String clientI
             return UNKNOWN;
         }
         Map<String, Object> f = read.get();
-        Optional<Instant> at = Optional.empty();
-        if (f.get(CLAIMED_AT) instanceof String s) {
+        // a time that does not parse is left empty: the other fields still say who
+        return new ClaimMetadata(Source.DISCO, text(f, HOST), f.get(PID) instanceof Long p ? p : 0,
+                text(f, CLIENT), text(f, THREAD), instant(f, CLAIMED_AT));
+    }
+
+    /**
+     * When the hold began, if a provider recorded it in a claim's value (with the token, after a claim that
+     * waited).
+     *
+     * @param value the key's value as text (null reads as none)
+     * @return the time, or empty (no such field, not JSON, or not an ISO-8601 instant)
+     */
+    public static Optional<Instant> heldSinceIn(String value) {
+        if (value == null || value.isEmpty()) {
+            return Optional.empty();
+        }
+        return FlatJson.parse(value).flatMap(f -> instant(f, HELD_SINCE));
+    }
+
+    private static Optional<Instant> instant(Map<String, Object> f, String name) {
+        if (f.get(name) instanceof String s) {
             try {
-                at = Optional.of(Instant.parse(s));
+                return Optional.of(Instant.parse(s));
             } catch (DateTimeParseException e) {
-                // left empty: the other fields still say who
+                return Optional.empty();
             }
         }
-        return new ClaimMetadata(Source.DISCO, text(f, HOST), f.get(PID) instanceof Long p ? p : 0,
-                text(f, CLIENT), text(f, THREAD), at);
+        return Optional.empty();
     }
 
     /**

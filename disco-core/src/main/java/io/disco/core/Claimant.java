@@ -1,6 +1,7 @@
 package io.disco.core;
 
 import io.disco.fencing.FencingToken;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -20,6 +21,10 @@ import java.util.Optional;
  *     {@link Mode#EXCLUSIVE}
  * @param token the holder's fencing token, where the backend's state gives it (see the provider's
  *     description of the listing); always empty for a waiter
+ * @param heldSince when the hold began, where the backend's state gives it (this library's claim made
+ *     without waiting: its {@code claimedAt}; one that waited: the time its holder recorded with the token;
+ *     see the provider's description of the listing); at or after {@link ClaimMetadata#claimedAt()}; always
+ *     empty for a waiter
  * @param metadata who made the claim (see {@link ClaimMetadata}): source {@link ClaimMetadata.Source#DISCO}
  *     when this library made it; {@link ClaimMetadata#EMPTY} for an election candidate, whose value is its
  *     own, and for a claim of etcd's Go recipes or {@code etcdctl}; {@link ClaimMetadata#UNKNOWN} for any
@@ -28,7 +33,7 @@ import java.util.Optional;
  *     candidate's value
  */
 public record Claimant(String key, long leaseId, Role role, int position, Mode mode, Optional<FencingToken> token,
-                       ClaimMetadata metadata, String value) {
+                       Optional<Instant> heldSince, ClaimMetadata metadata, String value) {
 
     /** Whether a claimant holds or waits. */
     public enum Role {
@@ -80,6 +85,7 @@ public record Claimant(String key, long leaseId, Role role, int position, Mode m
         Objects.requireNonNull(role, "role");
         Objects.requireNonNull(mode, "mode");
         Objects.requireNonNull(token, "token");
+        Objects.requireNonNull(heldSince, "heldSince");
         Objects.requireNonNull(metadata, "metadata");
         Objects.requireNonNull(value, "value");
         if (position < 0) {
@@ -87,6 +93,9 @@ public record Claimant(String key, long leaseId, Role role, int position, Mode m
         }
         if (role == Role.WAITER && token.isPresent()) {
             throw new IllegalArgumentException("a waiter has no token, got " + token.get());
+        }
+        if (role == Role.WAITER && heldSince.isPresent()) {
+            throw new IllegalArgumentException("a waiter holds nothing, got heldSince " + heldSince.get());
         }
     }
 }

@@ -22,6 +22,13 @@ class ClaimMetadataTest {
         assertEquals(m, ClaimMetadata.parse(m.toJson(99)));
         assertEquals(Optional.of(99L), ClaimMetadata.tokenIn(m.toJson(99)));
         assertEquals(Optional.empty(), ClaimMetadata.tokenIn(json));
+        Instant held = Instant.parse("2026-12-05T07:31:02.5Z");
+        assertEquals(m, ClaimMetadata.parse(m.toJson(99, held)));
+        assertEquals(Optional.of(99L), ClaimMetadata.tokenIn(m.toJson(99, held)));
+        assertEquals(Optional.of(held), ClaimMetadata.heldSinceIn(m.toJson(99, held)));
+        assertEquals(Optional.empty(), ClaimMetadata.heldSinceIn(m.toJson(99)));
+        assertEquals(Optional.empty(), ClaimMetadata.heldSinceIn("{\"heldSince\":\"yesterday\"}"));
+        assertEquals(Optional.empty(), ClaimMetadata.heldSinceIn("not json"));
     }
 
     @Test

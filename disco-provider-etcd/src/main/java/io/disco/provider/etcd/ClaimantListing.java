@@ -18,6 +18,7 @@ import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.OptionsUtil;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -39,17 +40,21 @@ import java.util.concurrent.TimeoutException;
  *       CreateRevision when it did not wait (told by a read of the queue at that revision, which
  *       finds it first), else the {@code token} this library records in the value after a waited
  *       acquisition (empty until that write lands, and for other clients' holders that waited, or
- *       when the revision was compacted);</li>
+ *       when the revision was compacted). The hold began at the key's {@code claimedAt} when it did not
+ *       wait, else at the {@code heldSince} recorded with the token;</li>
  *   <li>read/write lock: the first key, if it is a writer's; else every reader created before the
  *       first writer. A reader's token is the phase marker's CreateRevision; a writer's is
  *       not listed (empty): it is the revision of its admission Txn, which no key keeps, and it is
  *       not recorded in the writer's key because a Put would move the key's ModRevision, by which
- *       etcd's Go RWMutex finds the writer that blocks a reader;</li>
+ *       etcd's Go RWMutex finds the writer that blocks a reader. A reader created when no writer's key
+ *       existed (told by a read of the writers at its CreateRevision) held from its {@code claimedAt}; when
+ *       a reader that waited, or a writer, began to hold is not kept;</li>
  *   <li>semaphore: the first {@code limit} keys (the limit recorded for the name; every key when none
  *       is recorded, as for a name only Go programs use); a holder's token is the ModRevision of the
- *       slot key that names it;</li>
+ *       slot key that names it; when the hold began is not kept;</li>
  *   <li>election: the first key leads; its token is its CreateRevision. The value is the candidate's;
- *       the metadata is {@link ClaimMetadata#EMPTY} (nothing is written into an election's value).</li>
+ *       the metadata is {@link ClaimMetadata#EMPTY} (nothing is written into an election's value), and
+ *       when the term began is not kept.</li>
  * </ul>
  */
 final class ClaimantListing {
@@ -88,10 +93,17 @@ final class ClaimantListing {
         for (int i = 0; i < keys.size(); i++) {
             KeyValue kv = keys.get(i);
             Optional<FencingToken> token = Optional.empty();
+            Optional<Instant> heldSince = Optional.empty();
             if (i == 0) {
-                token = recorded(kv).or(() -> createdFirst(queue, kv) ? Optional.of(FencingToken.of(kv.getCreateRevision())) : Optional.empty());
+                String value = text(kv.getValue());
+                token = ClaimMetadata.tokenIn(value).map(FencingToken::of);
+                heldSince = ClaimMetadata.heldSinceIn(value);
+                if (token.isEmpty() && createdFirst(queue, kv)) {
+                    token = Optional.of(FencingToken.of(kv.getCreateRevision()));
+                    heldSince = ClaimMetadata.parse(value).claimedAt(); // it did not wait
+                }
             }
-            out.add(claimant(kv, i == 0 ? Role.HOLDER : Role.WAITER, i, Mode.EXCLUSIVE, token, true));
+            out.add(claimant(kv, i == 0 ? Role.HOLDER : Role.WAITER, i, Mode.EXCLUSIVE, token, heldSince, true));
         }
         return out;
     }
@@ -111,7 +123,10 @@ final class ClaimantListing {
             boolean holds = writer ? i == 0 : !writerSeen;
             writerSeen |= writer;
             Optional<FencingToken> token = holds && !writer ? phase : Optional.empty();
-            out.add(claimant(kv, holds ? Role.HOLDER : Role.WAITER, i, writer ? Mode.EXCLUSIVE : Mode.SHARED, token, true));
+            // a reader created when no writer's key existed joined (or opened) the read phase at once
+            boolean joinedAtClaim = holds && !writer && noneAt(KeyRange.prefix(name + "/write/"), kv.getCreateRevision());
+            Optional<Instant> heldSince = joinedAtClaim ? ClaimMetadata.parse(text(kv.getValue())).claimedAt() : Optional.empty();
+            out.add(claimant(kv, holds ? Role.HOLDER : Role.WAITER, i, writer ? Mode.EXCLUSIVE : Mode.SHARED, token, heldSince, true));
         }
         return out;
     }
@@ -142,7 +157,7 @@ final class ClaimantListing {
             boolean holds = i < limit;
             Long slotToken = slotTokens.get(text(kv.getKey()) + "@" + kv.getCreateRevision());
             Optional<FencingToken> token = holds && slotToken != null ? Optional.of(FencingToken.of(slotToken)) : Optional.empty();
-            out.add(claimant(kv, holds ? Role.HOLDER : Role.WAITER, i, Mode.SHARED, token, true));
+            out.add(claimant(kv, holds ? Role.HOLDER : Role.WAITER, i, Mode.SHARED, token, Optional.empty(), true));
         }
         return out;
     }
@@ -153,20 +168,16 @@ final class ClaimantListing {
         for (int i = 0; i < keys.size(); i++) {
             KeyValue kv = keys.get(i);
             Optional<FencingToken> token = i == 0 ? Optional.of(FencingToken.of(kv.getCreateRevision())) : Optional.empty();
-            out.add(claimant(kv, i == 0 ? Role.HOLDER : Role.WAITER, i, Mode.EXCLUSIVE, token, false));
+            out.add(claimant(kv, i == 0 ? Role.HOLDER : Role.WAITER, i, Mode.EXCLUSIVE, token, Optional.empty(), false));
         }
         return out;
     }
 
-    private static Claimant claimant(KeyValue kv, Role role, int position, Mode mode, Optional<FencingToken> token, boolean metadata) {
+    private static Claimant claimant(KeyValue kv, Role role, int position, Mode mode, Optional<FencingToken> token,
+                                     Optional<Instant> heldSince, boolean metadata) {
         String value = text(kv.getValue());
-        return new Claimant(text(kv.getKey()), kv.getLease(), role, position, mode, token,
+        return new Claimant(text(kv.getKey()), kv.getLease(), role, position, mode, token, heldSince,
                 metadata ? ClaimMetadata.parse(value) : ClaimMetadata.EMPTY, value);
-    }
-
-    /** The token this library recorded in a holder's value, if any. */
-    private static Optional<FencingToken> recorded(KeyValue kv) {
-        return ClaimMetadata.tokenIn(text(kv.getValue())).map(FencingToken::of);
     }
 
     /**
@@ -185,6 +196,19 @@ final class ClaimantListing {
             return false;
         } catch (ExecutionException | TimeoutException e) {
             return false; // compacted, or no answer: the token is left unknown
+        }
+    }
+
+    /** Whether {@code range} had no key at {@code revision}; false when that revision is compacted or unreadable. */
+    private boolean noneAt(KeyRange range, long revision) {
+        GetOption count = GetOption.builder().withRange(range.end()).withRevision(revision).withCountOnly(true).build();
+        try {
+            return client.getKVClient().get(range.start(), count).get(timeout.toMillis(), TimeUnit.MILLISECONDS).getCount() == 0;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (ExecutionException | TimeoutException e) {
+            return false; // compacted, or no answer: left unknown
         }
     }
 

@@ -95,12 +95,13 @@ final class EtcdLockService extends EtcdService<Grant, LockLostException> implem
         /**
          * The token: the cluster revision at which nobody was ahead any more. When that is not the own
          * key's CreateRevision (the claim waited, or adopted its key), etcd keeps it nowhere: it is
-         * recorded in the own key's value, in the background, for the listing of claimants.
+         * recorded in the own key's value, in the background, for the listing of claimants, with the
+         * time the hold began (this host's clock).
          */
         @Override
         CompletableFuture<Grant> grant(long myRevision, long revision) {
             if (revision != myRevision) {
-                recordToken(myRevision, metadata.toJson(revision));
+                recordToken(myRevision, metadata.toJson(revision, java.time.Instant.now()));
             }
             return CompletableFuture.completedFuture(new Grant(key, FencingToken.of(revision)));
         }

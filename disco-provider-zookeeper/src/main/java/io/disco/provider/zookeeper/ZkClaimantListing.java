@@ -158,7 +158,8 @@ final class ZkClaimantListing {
 
         Claimant claimant(Role role, int position, Mode mode, Optional<FencingToken> token, boolean metadata) {
             String value = new String(data, StandardCharsets.UTF_8);
-            return new Claimant(path, stat.getEphemeralOwner(), role, position, mode, token,
+            // when a hold began is not recorded on ZooKeeper (its nodes keep their creation time only)
+            return new Claimant(path, stat.getEphemeralOwner(), role, position, mode, token, Optional.empty(),
                     metadata ? ClaimMetadata.parse(value) : ClaimMetadata.EMPTY, value);
         }
     }
