@@ -23,10 +23,6 @@ import io.disco.testing.EtcdExtension;
 import io.disco.testing.EtcdTls;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.InputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,7 +30,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -50,51 +45,34 @@ class DiscoCliTest {
 
     private static final Duration WAIT = Duration.ofSeconds(10);
 
+    private static CliHarness cli;
     private static Client client;
 
     @BeforeAll
     static void connect() {
-        client = Client.builder().endpoints(ETCD.cluster().endpoints().toArray(String[]::new)).build();
+        cli = new CliHarness(ETCD.cluster().endpoints());
+        client = cli.client();
     }
 
     @AfterAll
     static void disconnect() {
-        client.close();
+        cli.close();
     }
 
-    /** What one run printed, and its exit code. */
-    record Run(int code, String out, String err) {
-    }
-
-    private static Run disco(String stdin, String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        InputStream in = new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8));
-        int code = DiscoCli.run(withEndpoints(args), new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), in);
-        Run r = new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        System.out.println("$ disco " + String.join(" ", args) + "  -> " + code + "\n" + r.out() + r.err());
-        return r;
-    }
-
-    private static String[] withEndpoints(String... args) {
-        List<String> all = new ArrayList<>(List.of(args));
-        if (all.stream().noneMatch(a -> a.startsWith("--endpoints"))) {
-            all.add("--endpoints=" + String.join(",", ETCD.cluster().endpoints()));
-        }
-        return all.toArray(String[]::new);
+    private static CliHarness.Run disco(String stdin, String... args) {
+        return cli.disco(stdin, args);
     }
 
     private static EtcdSession session(String clientId) {
-        return EtcdSession.open(client, EtcdOptions.builder().ttl(Duration.ofSeconds(20)).clientId(clientId).build());
+        return cli.session(clientId);
     }
 
     private static String name(String what) {
-        return "/test/cli/" + what + "/" + UUID.randomUUID();
+        return CliHarness.name(what);
     }
 
     private static String hex(EtcdSession s) {
-        return Long.toHexString(s.leaseId());
+        return CliHarness.hex(s);
     }
 
     @Test
@@ -108,7 +86,7 @@ class DiscoCliTest {
             await().atMost(WAIT).until(() -> client.getKVClient().get(ByteSequence.from(name + "/" + hex(b), StandardCharsets.UTF_8))
                     .get(5, SECONDS).getCount() == 1);
 
-            Run r = disco("", "holders", name);
+            CliHarness.Run r = disco("", "holders", name);
             assertEquals(0, r.code(), r.err());
             List<String> lines = r.out().lines().toList();
             assertTrue(lines.get(0).startsWith("lock " + name + ": 1 holding, 1 waiting"), lines.get(0));
@@ -122,7 +100,7 @@ class DiscoCliTest {
             assertTrue(ttl.find() && Integer.parseInt(ttl.group(1)) <= 20 && Integer.parseInt(ttl.group(1)) > 0, "TTL left: " + holder);
             assertTrue(waiter.startsWith("waiter") && waiter.contains(name + "/" + hex(b)) && waiter.contains("client=orders-b"), waiter);
 
-            Run election = disco("", "holders", name, "--primitive", "ELECTION");
+            CliHarness.Run election = disco("", "holders", name, "--primitive", "ELECTION");
             assertEquals(0, election.code(), election.err());
             assertTrue(election.out().contains("leader"), election.out());
             la.unlock();
@@ -134,7 +112,7 @@ class DiscoCliTest {
     @Test
     void anUnknownNameSaysNothingHoldsItWithExitCode3() {
         String name = name("nobody");
-        Run r = disco("", "holders", name);
+        CliHarness.Run r = disco("", "holders", name);
         assertEquals(ExitCode.NOTHING_HELD, r.code());
         assertTrue(r.err().contains("nothing holds or waits for " + name), r.err());
         assertEquals(ExitCode.NOTHING_HELD, disco("", "break", name, "--yes").code());
@@ -154,12 +132,12 @@ class DiscoCliTest {
             Guard guard = Guard.create();
             guard.check(zombie.token()); // the zombie wrote before it was broken
 
-            Run declined = disco("n\n", "break", name);
+            CliHarness.Run declined = disco("n\n", "break", name);
             assertEquals(ExitCode.NOT_BROKEN, declined.code(), declined.err());
             assertTrue(declined.out().contains("not confirmed: nothing deleted"), declined.out());
             assertTrue(la.err().isEmpty(), "nothing was deleted");
 
-            Run r = disco("y\n", "break", name);
+            CliHarness.Run r = disco("y\n", "break", name);
             assertEquals(0, r.code(), r.err());
             assertTrue(r.out().contains("deletes: " + name + "/" + hex(a)), r.out());
             assertTrue(r.out().contains("the next holder's token will exceed " + zombie.token().value()), r.out());
@@ -185,9 +163,9 @@ class DiscoCliTest {
             RWLockService rb = b.newRWLock(name);
             FencingToken phase = ra.rLock(WAIT).token();
             assertEquals(phase, rb.rLock(WAIT).token(), "readers of one phase share a token");
-            Run refused = disco("", "break", name, "--yes", "--holder", name + "/read/" + hex(a));
+            CliHarness.Run refused = disco("", "break", name, "--yes", "--holder", name + "/read/" + hex(a));
             assertEquals(ExitCode.USAGE, refused.code());
-            Run r = disco("", "break", name, "--yes");
+            CliHarness.Run r = disco("", "break", name, "--yes");
             assertEquals(0, r.code(), r.err());
             assertTrue(r.out().contains("disco-rwlock-phase:" + name), r.out());
             ra.done().toCompletableFuture().get(10, SECONDS);
@@ -206,15 +184,15 @@ class DiscoCliTest {
             SemaphoreService sb = b.newSemaphore(name, 2);
             Permit pa = sa.acquire(WAIT);
             sb.acquire(WAIT);
-            Run holders = disco("", "holders", name);
+            CliHarness.Run holders = disco("", "holders", name);
             assertEquals(0, holders.code(), holders.err());
             assertTrue(holders.out().startsWith("semaphore " + name + ": 2 holding, 0 waiting"), holders.out());
             assertTrue(holders.out().contains(" " + pa.token().value() + " "), "the permit's slot token: " + holders.out());
 
-            Run ambiguous = disco("", "break", name, "--yes");
+            CliHarness.Run ambiguous = disco("", "break", name, "--yes");
             assertEquals(ExitCode.USAGE, ambiguous.code());
             assertTrue(ambiguous.err().contains("2 permits of " + name + " are held"), ambiguous.err());
-            Run r = disco("", "break", name, "--yes", "--holder", pa.key());
+            CliHarness.Run r = disco("", "break", name, "--yes", "--holder", pa.key());
             assertEquals(0, r.code(), r.err());
             String slot = "disco-semaphore-slot:" + name + "/" + pa.slot();
             assertTrue(r.out().contains(slot), r.out());
@@ -240,7 +218,7 @@ class DiscoCliTest {
             await().atMost(WAIT).until(() -> client.getKVClient().get(ByteSequence.from(parent + "/" + hex(c), StandardCharsets.UTF_8))
                     .get(5, SECONDS).getCount() == 1);
 
-            Run holders = disco("", "holders", parent);
+            CliHarness.Run holders = disco("", "holders", parent);
             assertEquals(0, holders.code(), holders.err());
             List<String> lines = holders.out().lines().toList();
             assertTrue(lines.get(0).startsWith("lock " + parent + ": 0 holding, 1 waiting"), lines.get(0));
@@ -250,13 +228,13 @@ class DiscoCliTest {
             assertTrue(own.startsWith("waiter") && own.contains(" " + parent + " "), own);
             assertTrue(holders.out().contains("disco holders " + child), "it says where the nested holder is: " + holders.out());
 
-            Run refused = disco("", "break", parent, "--yes");
+            CliHarness.Run refused = disco("", "break", parent, "--yes");
             assertEquals(ExitCode.NOTHING_HELD, refused.code(), refused.out());
             assertTrue(refused.err().contains(child), "it names the nested name: " + refused.err());
             assertTrue(childLock.err().isEmpty(), "the nested name's holder was not broken");
             assertEquals(1, client.getKVClient().get(ByteSequence.from(child + "/" + hex(a), StandardCharsets.UTF_8)).get(5, SECONDS).getCount());
 
-            Run named = disco("", "break", parent, "--yes", "--holder", child + "/" + hex(a));
+            CliHarness.Run named = disco("", "break", parent, "--yes", "--holder", child + "/" + hex(a));
             assertEquals(0, named.code(), named.err());
             assertTrue(named.out().contains("deletes: " + child + "/" + hex(a)), named.out());
             childLock.done().toCompletableFuture().get(10, SECONDS);
@@ -275,7 +253,7 @@ class DiscoCliTest {
             {"leftovers", "--endpoints= "},
         };
         for (String[] args : cases) {
-            Run r = disco("", args);
+            CliHarness.Run r = disco("", args);
             assertEquals(ExitCode.USAGE, r.code(), String.join(" ", args) + ": " + r.err());
             assertTrue(r.err().startsWith("disco: ") && r.err().lines().count() == 1, "one line: " + r.err());
             assertTrue(!r.err().contains("Exception"), "no exception's name: " + r.err());
@@ -284,7 +262,7 @@ class DiscoCliTest {
 
         // names etcdctl and Go programs make (not absolute, '//' ...) are read, with a note that the client refuses them
         String goName = "go-lock-" + UUID.randomUUID();
-        Run go = disco("", "holders", goName);
+        CliHarness.Run go = disco("", "holders", goName);
         assertEquals(ExitCode.NOTHING_HELD, go.code(), go.err());
         assertTrue(go.err().contains("nothing holds or waits for " + goName), go.err());
     }
@@ -305,12 +283,12 @@ class DiscoCliTest {
                 Grant g = s.newLock(name).lock(WAIT);
                 List<String> args = new ArrayList<>(List.of("holders", name, "--user", "root:secret"));
                 args.addAll(List.of(flags));
-                Run r = disco("", args.toArray(String[]::new));
+                CliHarness.Run r = disco("", args.toArray(String[]::new));
                 assertEquals(0, r.code(), r.err());
                 assertTrue(r.out().contains("client=secured") && r.out().contains(" " + g.token().value() + " "), r.out());
 
                 args.set(3, "root:wrong");
-                Run wrong = disco("", args.toArray(String[]::new));
+                CliHarness.Run wrong = disco("", args.toArray(String[]::new));
                 assertEquals(ExitCode.FAILED, wrong.code(), wrong.out());
                 assertTrue(wrong.err().contains("etcd at https://") && wrong.err().contains("check --user and --password"), wrong.err());
             }
@@ -324,17 +302,17 @@ class DiscoCliTest {
         try (EtcdSession a = session("reader")) {
             RWLockService rw = a.newRWLock(name);
             rw.rLock(WAIT);
-            Run inUse = disco("", "leftovers", prefix);
+            CliHarness.Run inUse = disco("", "leftovers", prefix);
             assertEquals(0, inUse.code(), inUse.err());
             assertTrue(inUse.out().contains("no leftovers"), "a marker of a held name is no leftover: " + inUse.out());
             rw.rUnlock(); // the marker stays: only a writer's admission deletes it
         }
-        Run found = disco("", "leftovers", prefix);
+        CliHarness.Run found = disco("", "leftovers", prefix);
         assertEquals(0, found.code(), found.err());
         assertTrue(found.out().contains("rwlock-phase") && found.out().contains("disco-rwlock-phase:" + name), found.out());
         assertTrue(found.out().contains("1 leftover; --delete"), found.out());
 
-        Run deleted = disco("", "leftovers", prefix, "--delete");
+        CliHarness.Run deleted = disco("", "leftovers", prefix, "--delete");
         assertEquals(0, deleted.code(), deleted.err());
         assertTrue(deleted.out().contains("deleted 1 of 1 leftover"), deleted.out());
         assertEquals(0, client.getKVClient().get(ByteSequence.from("disco-rwlock-phase:" + name, StandardCharsets.UTF_8))
@@ -350,32 +328,22 @@ class DiscoCliTest {
             LockService lb = b.newLock(name);
             la.lock(WAIT);
             CompletableFuture<Grant> next = lb.lockAsync();
-            await().atMost(WAIT).until(() -> client.getKVClient().get(ByteSequence.from(name + "/" + hex(b), StandardCharsets.UTF_8))
-                    .get(5, SECONDS).getCount() == 1);
+            await().atMost(WAIT).until(() -> cli.exists(name + "/" + hex(b)));
 
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8);
-            AtomicInteger code = new AtomicInteger(-1);
-            Thread watcher = new Thread(() -> code.set(DiscoCli.run(withEndpoints("watch", name), print, print, InputStream.nullInputStream())),
-                    "disco-watch");
-            watcher.start();
+            CliHarness.Watching watch = cli.new Watching("watch", name);
             try {
-                await().atMost(WAIT).until(() -> out.toString(StandardCharsets.UTF_8).contains("watching lock " + name));
+                await().atMost(WAIT).until(() -> watch.printed("watching lock " + name));
                 la.unlock();
                 Grant successor = next.get(10, SECONDS);
                 // A lock holder that waited has its token recorded in its key just after: "acquired" says
                 // token=? until then, and a "token" line follows.
-                await().atMost(WAIT).until(() -> out.toString(StandardCharsets.UTF_8).lines().anyMatch(l ->
-                        l.contains(name + "/" + hex(b)) && l.contains("token=" + successor.token().value())));
-                String text = out.toString(StandardCharsets.UTF_8);
-                assertTrue(text.lines().anyMatch(l -> l.contains("acquired") && l.contains(name + "/" + hex(b))), text);
-                assertTrue(text.lines().anyMatch(l -> l.contains("released") && l.contains(name + "/" + hex(a))), text);
+                await().atMost(WAIT).until(() -> watch.printed(name + "/" + hex(b), "token=" + successor.token().value()));
+                assertTrue(watch.printed("acquired", name + "/" + hex(b)), watch.text());
+                assertTrue(watch.printed("released", name + "/" + hex(a)), watch.text());
             } finally {
-                watcher.interrupt();
-                watcher.join(10_000);
-                System.out.println("$ disco watch " + name + "  -> " + code.get() + "\n" + out.toString(StandardCharsets.UTF_8));
+                watch.close();
             }
-            assertEquals(0, code.get(), "watch ends with 0 when interrupted");
+            assertEquals(0, watch.code(), "watch ends with 0 when interrupted");
             lb.unlock();
         }
     }
@@ -383,7 +351,7 @@ class DiscoCliTest {
     @Test
     void anUnreachableClusterTimesOutNamingTheEndpoints() {
         long start = System.nanoTime();
-        Run r = disco("", "holders", "/locks/x", "--endpoints", "http://127.0.0.1:1", "--command-timeout", "1s");
+        CliHarness.Run r = disco("", "holders", "/locks/x", "--endpoints", "http://127.0.0.1:1", "--command-timeout", "1s");
         long ms = (System.nanoTime() - start) / 1_000_000;
         assertEquals(ExitCode.UNREACHABLE, r.code(), r.err());
         assertTrue(r.err().contains("no answer from etcd at http://127.0.0.1:1 within 1 s"), r.err());
