@@ -13,7 +13,7 @@ import java.util.Optional;
  * {@code false} and {@code null} are skipped) and strict about the syntax: anything that is not one
  * complete JSON object reads as empty. It never throws on its input.
  */
-public final class FlatJson {
+final class FlatJson {
 
     private final StringBuilder out = new StringBuilder(160).append('{');
 

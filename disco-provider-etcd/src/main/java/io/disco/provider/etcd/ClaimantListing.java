@@ -5,7 +5,7 @@ import io.disco.core.Claimant;
 import io.disco.core.Claimant.Mode;
 import io.disco.core.Claimant.Role;
 import io.disco.core.Primitive;
-import io.disco.core.SessionThread;
+import io.disco.core.internal.SessionThread;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingToken;
 import io.etcd.jetcd.ByteSequence;

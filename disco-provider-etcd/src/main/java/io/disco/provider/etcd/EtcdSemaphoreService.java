@@ -1,6 +1,6 @@
 package io.disco.provider.etcd;
 
-import io.disco.core.SessionThread;
+import io.disco.core.internal.SessionThread;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingToken;
 import io.disco.semaphore.Permit;

@@ -1,8 +1,8 @@
 package io.disco.provider.etcd;
 
 import io.disco.client.Names;
-import io.disco.core.SessionThread;
-import io.disco.core.UserFuture;
+import io.disco.core.internal.SessionThread;
+import io.disco.core.internal.UserFuture;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.Fenced;
 import io.disco.fencing.FencingToken;

@@ -1,6 +1,6 @@
 package io.disco.provider.etcd;
 
-import io.disco.core.SessionThread;
+import io.disco.core.internal.SessionThread;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;

@@ -1,11 +1,11 @@
 package io.disco.provider.etcd;
 
-import io.disco.core.Callbacks;
+import io.disco.core.internal.Callbacks;
 import io.disco.core.ClaimMetadata;
 import io.disco.core.DiscoSession;
-import io.disco.core.SessionEvents;
+import io.disco.core.internal.SessionEvents;
 import io.disco.core.SessionListener;
-import io.disco.core.SessionThread;
+import io.disco.core.internal.SessionThread;
 import io.disco.fencing.DiscoException;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;

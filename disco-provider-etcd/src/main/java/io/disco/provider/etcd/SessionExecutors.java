@@ -1,6 +1,6 @@
 package io.disco.provider.etcd;
 
-import io.disco.core.SessionThread;
+import io.disco.core.internal.SessionThread;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.disco.core.SessionThread;
+import io.disco.core.internal.SessionThread;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.disco.provider.zookeeper;
 
-import io.disco.core.UserFuture;
+import io.disco.core.internal.UserFuture;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;

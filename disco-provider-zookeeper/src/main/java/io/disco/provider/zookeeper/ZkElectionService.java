@@ -1,6 +1,6 @@
 package io.disco.provider.zookeeper;
 
-import io.disco.core.SessionThread;
+import io.disco.core.internal.SessionThread;
 import io.disco.election.ElectionService;
 import io.disco.election.Leadership;
 import io.disco.election.LeadershipLostException;

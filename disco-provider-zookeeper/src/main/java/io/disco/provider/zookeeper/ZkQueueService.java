@@ -1,7 +1,7 @@
 package io.disco.provider.zookeeper;
 
-import io.disco.core.SessionThread;
-import io.disco.core.UserFuture;
+import io.disco.core.internal.SessionThread;
+import io.disco.core.internal.UserFuture;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.Fenced;
 import io.disco.fencing.Timeouts;

@@ -1,11 +1,11 @@
 package io.disco.provider.zookeeper;
 
 import io.disco.client.Names;
-import io.disco.core.Callbacks;
+import io.disco.core.internal.Callbacks;
 import io.disco.core.ClaimMetadata;
 import io.disco.core.Claimant;
 import io.disco.core.Primitive;
-import io.disco.core.SessionThread;
+import io.disco.core.internal.SessionThread;
 import io.disco.election.ElectionService;
 import io.disco.fencing.DiscoException;
 import io.disco.lock.LockService;

@@ -1,4 +1,4 @@
-package io.disco.core;
+package io.disco.core.internal;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;

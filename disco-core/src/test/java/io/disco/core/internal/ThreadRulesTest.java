@@ -1,4 +1,4 @@
-package io.disco.core;
+package io.disco.core.internal;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.disco.core.DiscoSession;
+import io.disco.core.SessionListener;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

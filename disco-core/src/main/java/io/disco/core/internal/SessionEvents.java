@@ -1,5 +1,6 @@
-package io.disco.core;
+package io.disco.core.internal;
 
+import io.disco.core.SessionListener;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
