@@ -8,7 +8,8 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 
 /**
- * The example application. Everything disco-related but the three uses below comes from the starter and
+ * The example application. Everything disco-related but its uses of the {@code Disco} client (the payment and
+ * order controllers, and the report job below) comes from the starter and
  * {@code application.properties}: the jetcd client, the {@code Disco} client, health, graceful shutdown
  * and the guard on {@code /ledger/*}.
  */

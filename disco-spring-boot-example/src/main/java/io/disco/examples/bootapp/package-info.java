@@ -6,6 +6,9 @@
  *   <li>{@link io.disco.examples.bootapp.LedgerController}: a ledger, the guarded HTTP resource
  *       ({@code PUT /ledger/{account}}), guarded by the starter's filter from properties alone (one mark
  *       per account);</li>
+ *   <li>{@link io.disco.examples.bootapp.PaymentController}: {@code POST /payments/{account}} takes the account's
+ *       lock with {@code tryLock(timeout)} inside the request, writes the payment to the ledger with the lock's token
+ *       and relays the ledger's answer; the controller docs/spring-boot.md teaches with;</li>
  *   <li>{@link io.disco.examples.bootapp.OrderController}: {@code POST /orders/{id}} takes the order's lock
  *       through the {@code Disco} client inside the request and writes the order to the ledger with the
  *       lock's token;</li>

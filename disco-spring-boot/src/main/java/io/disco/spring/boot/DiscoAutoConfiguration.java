@@ -3,6 +3,7 @@ package io.disco.spring.boot;
 import io.disco.client.Disco;
 import io.disco.core.SessionListener;
 import io.disco.election.LeadershipRunner;
+import io.disco.fencing.DiscoException;
 import io.disco.provider.etcd.EtcdClients;
 import io.disco.provider.etcd.EtcdDeadlines;
 import io.disco.provider.etcd.EtcdOptions;
@@ -11,6 +12,7 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import javax.net.ssl.SSLException;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -34,7 +36,8 @@ import org.springframework.core.io.ResourceLoader;
  *   <li>the {@link EtcdOptions} every session uses, with every {@link SessionListener} bean (the metrics);</li>
  *   <li>the {@link Disco} client, one per application. If etcd cannot be reached at startup the client
  *       starts healing (its health is DOWN) and gets its lease once etcd answers, unless
- *       {@code disco.fail-fast=true}, which fails startup instead;</li>
+ *       {@code disco.fail-fast=true}, which fails startup instead, with Boot's failure analysis (what failed,
+ *       the endpoints, the cause and what to do; {@link DiscoStartupFailureAnalyzer}) rather than a stack trace;</li>
  *   <li>{@link DiscoLifecycle}, the graceful shutdown: leaderships step down, grants are released, the
  *       lease is revoked, and then the jetcd client closes.</li>
  * </ul>
@@ -48,6 +51,13 @@ import org.springframework.core.io.ResourceLoader;
 @ConditionalOnBooleanProperty(name = "disco.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DiscoProperties.class)
 public class DiscoAutoConfiguration {
+
+    /** The jetcd client this configuration built, with its endpoints, for a failed start to name them. */
+    private record BuiltClient(Client client, List<String> endpoints) {
+    }
+
+    /** The client {@link #discoEtcdClient} built; null while it built none (the application defines its own). */
+    private volatile BuiltClient built;
 
     /**
      * Fails at once, naming the Netty found and the fix, when the Netty on the application's class path
@@ -112,7 +122,9 @@ public class DiscoAutoConfiguration {
         if (etcd.namespace() != null) {
             builder.namespace(ByteSequence.from(etcd.namespace(), StandardCharsets.UTF_8));
         }
-        return builder.build();
+        Client client = builder.build();
+        built = new BuiltClient(client, List.copyOf(connection.endpoints()));
+        return client;
     }
 
     /**
@@ -181,11 +193,22 @@ public class DiscoAutoConfiguration {
      * @param options the sessions' options
      * @param properties {@code disco.fail-fast}
      * @return the client of this application; the context closes it (after {@link DiscoLifecycle} did)
+     * @throws IllegalStateException with {@code disco.fail-fast=true}, if the client could not get its first
+     *     lease in time: the provider's {@code DiscoException} (naming the endpoints and the cause) is its cause,
+     *     and Boot's failure analysis reports it
      */
     @Bean
     @ConditionalOnMissingBean
     public Disco disco(Client client, EtcdOptions options, DiscoProperties properties) {
-        return properties.failFast() ? EtcdProvider.disco(client, options) : EtcdProvider.healingDisco(client, options);
+        if (!properties.failFast()) {
+            return EtcdProvider.healingDisco(client, options);
+        }
+        try {
+            return EtcdProvider.disco(client, options);
+        } catch (DiscoException e) {
+            BuiltClient ours = built;
+            throw new DiscoStartupException(ours != null && ours.client() == client ? ours.endpoints() : List.of(), e);
+        }
     }
 
     /**

@@ -1,0 +1,138 @@
+package io.disco.spring.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.disco.client.Disco;
+import io.disco.fencing.AccessDeniedException;
+import io.disco.fencing.DiscoException;
+import io.disco.provider.etcd.EtcdOptions;
+import io.disco.provider.etcd.EtcdProvider;
+import io.etcd.jetcd.Client;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.beans.factory.BeanCreationException;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+
+/**
+ * {@code disco.fail-fast=true} with etcd unreachable (issue 51, item 7): a real application's startup fails with
+ * Boot's "APPLICATION FAILED TO START" report (what failed, the endpoints, the cause, what to do), not a stack
+ * trace; the analyzer, registered in {@code META-INF/spring.factories}, claims that failure and no other, not even
+ * a {@code DiscoException} that the application's own bean throws.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class DiscoStartupFailureAnalyzerTest {
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class App {
+    }
+
+    /** Its own jetcd client: the starter's fail-fast path runs on it, and cannot name its endpoints. */
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class OwnJetcdClientApp {
+        @Bean
+        Client myClient(Environment env) {
+            return Client.builder().endpoints(env.getRequiredProperty("test.endpoint")).build();
+        }
+    }
+
+    /** Its own {@code Disco} on an unreachable etcd: a {@code DiscoException} at startup that is not the starter's. */
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class OwnDiscoApp {
+        @Bean
+        Disco myDisco(Client client) {
+            return EtcdProvider.disco(client, EtcdOptions.builder().requestTimeout(Duration.ofMillis(300)).build());
+        }
+    }
+
+    /** An address nothing listens on: a port the system handed out and that was closed again. */
+    private static String nobodyListens() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return "http://127.0.0.1:" + socket.getLocalPort();
+        }
+    }
+
+    private static Throwable startupFailure(Class<?> app, String... properties) {
+        return assertThrows(Throwable.class, () -> new SpringApplicationBuilder(app).web(WebApplicationType.NONE)
+                .properties("spring.main.banner-mode=off", "disco.etcd.request-timeout=300ms").properties(properties).run());
+    }
+
+    @Test
+    void etcdUnreachableWithFailFastIsReportedWithTheEndpointTheCauseAndWhatToDo(CapturedOutput output) throws IOException {
+        String endpoint = nobodyListens();
+        Throwable failure = startupFailure(App.class, "disco.fail-fast=true", "disco.etcd.endpoints=" + endpoint);
+
+        FailureAnalysis analysis = new DiscoStartupFailureAnalyzer().analyze(failure);
+        assertThat(analysis).isNotNull();
+        assertThat(analysis.getDescription()).contains("The disco client could not get its lease from etcd at startup",
+                "disco.fail-fast=true", "Endpoints: " + endpoint, "connection refused");
+        assertThat(analysis.getAction()).contains("Start etcd at those endpoints", "disco.etcd.endpoints",
+                "set disco.fail-fast=false");
+        // Boot printed the report, not the failure's stack trace ("Application run failed" with it)
+        assertThat(output.getOut()).contains("APPLICATION FAILED TO START", "Endpoints: " + endpoint,
+                "Start etcd at those endpoints").doesNotContain("Application run failed");
+    }
+
+    @Test
+    void theApplicationsOwnJetcdClientIsNamedAsSuch(CapturedOutput output) throws IOException {
+        String endpoint = nobodyListens();
+        Throwable failure = startupFailure(OwnJetcdClientApp.class, "disco.fail-fast=true", "test.endpoint=" + endpoint);
+
+        FailureAnalysis analysis = new DiscoStartupFailureAnalyzer().analyze(failure);
+        assertThat(analysis).isNotNull();
+        assertThat(analysis.getDescription()).contains("Endpoints: those of the application's own jetcd Client bean",
+                "connection refused");
+        assertThat(output.getOut()).contains("APPLICATION FAILED TO START");
+    }
+
+    @Test
+    void aFailureThatIsNotTheStartersFailFastIsNotClaimed(CapturedOutput output) throws IOException {
+        // the application's own Disco bean fails with the provider's DiscoException: Boot reports it as it would
+        Throwable own = startupFailure(OwnDiscoApp.class, "disco.etcd.endpoints=" + nobodyListens());
+        assertThat(own).hasRootCauseInstanceOf(TimeoutException.class);
+        assertThat(new DiscoStartupFailureAnalyzer().analyze(own)).isNull();
+        assertThat(output.getOut()).doesNotContain("could not get its lease from etcd at startup");
+
+        // a property out of range, and any DiscoException that is not the starter's startup failure
+        assertThat(new DiscoStartupFailureAnalyzer().analyze(startupFailure(App.class, "disco.session.ttl=500ms"))).isNull();
+        assertThat(new DiscoStartupFailureAnalyzer().analyze(new BeanCreationException("disco",
+                new DiscoException("etcd at 127.0.0.1:2379 could not be reached")))).isNull();
+        assertThat(new DiscoStartupFailureAnalyzer().analyze(new IllegalStateException("no"))).isNull();
+    }
+
+    /** The action follows the cause the provider found (its messages, as they are worded). */
+    @Test
+    void eachCauseGetsItsFix() {
+        DiscoStartupFailureAnalyzer analyzer = new DiscoStartupFailureAnalyzer();
+        List<String> endpoints = List.of("https://etcd-0:2379");
+        assertThat(analyzer.analyze(new DiscoStartupException(endpoints, new DiscoException("etcd at etcd-0:2379 could not be"
+                + " reached (the lease grant failed): the TLS handshake failed (PKIX path building failed)"))).getAction())
+                .contains("disco.etcd.ssl.bundle", "CA that signed etcd's certificate");
+        assertThat(analyzer.analyze(new DiscoStartupException(endpoints, new DiscoException("etcd at etcd-0:2379 could not be"
+                + " reached (the lease grant failed): unknown host: the name could not be resolved (DNS)"))).getAction())
+                .contains("Correct the host name in disco.etcd.endpoints");
+        assertThat(analyzer.analyze(new DiscoStartupException(endpoints, new AccessDeniedException("etcd at etcd-0:2379 denied"
+                + " the lease grant: etcdserver: permission denied", null))).getAction())
+                .contains("disco.etcd.user", "disco.etcd.password");
+        assertThat(analyzer.analyze(new DiscoStartupException(endpoints, new DiscoException("etcd at etcd-0:2379 could not be"
+                + " reached (the lease grant was not answered within 5000 ms): no answer: the endpoints did not even complete"
+                + " a connection within 1000 ms"))).getAction())
+                .contains("etcdctl endpoint health", "disco.etcd.request-timeout");
+    }
+}
