@@ -2,6 +2,7 @@ package io.disco.cli;
 
 import io.disco.core.Claimant;
 import io.disco.core.Primitive;
+import io.disco.provider.etcd.EtcdKeys;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
@@ -90,9 +91,9 @@ final class BreakCommand implements Callable<Integer> {
             // A key of a nested name (/locks/orders/<lease> under /locks/) is never this name's holder: only --holder
             // naming it breaks it.
             List<Claimant> holders = claimants.stream()
-                    .filter(c -> c.role() == Claimant.Role.HOLDER && KeyLayout.own(kind, name, c.key())).toList();
+                    .filter(c -> c.role() == Claimant.Role.HOLDER && EtcdKeys.isClaimOf(kind, name, c.key())).toList();
             Optional<Claimant> namedNested = holder == null ? Optional.empty() : claimants.stream()
-                    .filter(c -> c.key().equals(holder) && !KeyLayout.own(kind, name, c.key())).findFirst();
+                    .filter(c -> c.key().equals(holder) && !EtcdKeys.isClaimOf(kind, name, c.key())).findFirst();
             List<String> nested = ClaimantTable.nested(kind, name, claimants);
             if (holders.isEmpty() && namedNested.isEmpty()) {
                 throw new CliFailure(ExitCode.NOTHING_HELD, "nothing holds " + KeyLayout.label(kind) + " " + name + ": nothing to break"
@@ -107,8 +108,8 @@ final class BreakCommand implements Callable<Integer> {
             for (Claimant t : targets) {
                 reads.add(Op.get(Etcd.bytes(t.key()), GetOption.DEFAULT));
             }
-            reads.add(readers ? Op.get(Etcd.bytes(KeyLayout.PHASE + name), GetOption.DEFAULT)
-                    : Op.get(Etcd.bytes(KeyLayout.SLOT + name + "/"), GetOption.builder().isPrefix(true).build()));
+            reads.add(readers ? Op.get(Etcd.bytes(EtcdKeys.phaseMarker(name)), GetOption.DEFAULT)
+                    : Op.get(Etcd.bytes(EtcdKeys.slots(name)), GetOption.builder().isPrefix(true).build()));
             TxnResponse snapshot = etcd.await(() -> etcd.client().getKVClient().txn().Then(reads.toArray(Op[]::new)).commit(),
                     "read of the holder's key");
             List<Cmp> unchanged = new ArrayList<>();
@@ -144,7 +145,7 @@ final class BreakCommand implements Callable<Integer> {
             }
 
             out.printf("%s %s: breaking %s%n", KeyLayout.label(kind), name, namedNested.isPresent()
-                    ? "the key of the nested name " + KeyLayout.owner(kind, name, holder) + ", named with --holder (not a holder of " + name + ")"
+                    ? "the key of the nested name " + EtcdKeys.nameOf(kind, name, holder) + ", named with --holder (not a holder of " + name + ")"
                     : readers ? "the read phase (" + targets.size() + " reader" + (targets.size() == 1 ? "" : "s") + ", one shared token)"
                             : "its " + (kind == Primitive.ELECTION ? "leader" : "holder"));
             ClaimantTable.print(out, etcd, kind, name, targets);
@@ -173,8 +174,8 @@ final class BreakCommand implements Callable<Integer> {
             // a nested name's key: its token as that name's holder is not what the listing of this name gives
             OptionalLong broken = namedNested.isPresent() ? OptionalLong.empty() : targets.stream().map(Claimant::token).flatMap(Optional::stream)
                     .mapToLong(t -> t.value()).max();
-            String was = namedNested.isPresent() ? "the broken holder's token as a holder of " + KeyLayout.owner(kind, name, holder)
-                    + " is the one disco holders " + KeyLayout.owner(kind, name, holder) + " showed"
+            String was = namedNested.isPresent() ? "the broken holder's token as a holder of " + EtcdKeys.nameOf(kind, name, holder)
+                    + " is the one disco holders " + EtcdKeys.nameOf(kind, name, holder) + " showed"
                     : broken.isPresent() ? "the broken holder's token was " + broken.getAsLong()
                     : "the broken holder's token is not in etcd's state (it is below " + revision + ")";
             if (kind == Primitive.ELECTION) {

@@ -13,9 +13,6 @@ import java.time.temporal.ChronoUnit;
  */
 final class BreakRecord {
 
-    /** The namespace of the records: {@code disco-broken:<holder key>}. */
-    static final String NAMESPACE = "disco-broken:";
-
     /** How long a record lives: long enough for a watch that was cut off for a while to read it. */
     static final long TTL_SECONDS = 300;
 
@@ -23,7 +20,7 @@ final class BreakRecord {
     }
 
     static String key(String holderKey) {
-        return NAMESPACE + holderKey;
+        return io.disco.provider.etcd.EtcdKeys.breakRecord(holderKey);
     }
 
     static String value() {

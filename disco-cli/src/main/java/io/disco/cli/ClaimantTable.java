@@ -3,6 +3,7 @@ package io.disco.cli;
 import io.disco.core.ClaimMetadata;
 import io.disco.core.Claimant;
 import io.disco.core.Primitive;
+import io.disco.provider.etcd.EtcdKeys;
 import java.io.PrintWriter;
 import java.util.HashMap;
 import java.util.List;
@@ -24,21 +25,21 @@ final class ClaimantTable {
         for (Claimant c : claimants) {
             ttls.computeIfAbsent(c.leaseId(), etcd::ttl);
         }
-        int nameWidth = Math.max(4, claimants.stream().mapToInt(c -> KeyLayout.owner(primitive, name, c.key()).length()).max().orElse(4));
+        int nameWidth = Math.max(4, claimants.stream().mapToInt(c -> EtcdKeys.nameOf(primitive, name, c.key()).length()).max().orElse(4));
         int keyWidth = Math.max(3, claimants.stream().mapToInt(c -> c.key().length()).max().orElse(3));
         // NAME after TOKEN: the columns before it are those the runbook's examples (and etcdctl users' scripts) read
         String format = "%-13s %3s  %-" + keyWidth + "s  %-16s  %7s  %-7s  %-" + nameWidth + "s  %s%n";
         out.printf(format, "ROLE", "POS", "KEY", "LEASE", "TTL", "TOKEN", "NAME", "HOLDER");
         for (Claimant c : claimants) {
             out.printf(format, role(primitive, name, c), c.position(), c.key(), lease(c.leaseId()), ttl(ttls.get(c.leaseId())),
-                    KeyLayout.own(primitive, name, c.key()) ? token(c) : "-", KeyLayout.owner(primitive, name, c.key()), who(c));
+                    EtcdKeys.isClaimOf(primitive, name, c.key()) ? token(c) : "-", EtcdKeys.nameOf(primitive, name, c.key()), who(c));
         }
     }
 
     /** The distinct nested names whose keys are among {@code claimants}, in queue order. */
     static List<String> nested(Primitive primitive, String name, List<Claimant> claimants) {
-        return claimants.stream().filter(c -> !KeyLayout.own(primitive, name, c.key()))
-                .map(c -> KeyLayout.owner(primitive, name, c.key())).distinct().toList();
+        return claimants.stream().filter(c -> !EtcdKeys.isClaimOf(primitive, name, c.key()))
+                .map(c -> EtcdKeys.nameOf(primitive, name, c.key())).distinct().toList();
     }
 
     /**
@@ -47,7 +48,7 @@ final class ClaimantTable {
      * claimant of {@code name} that queued after it waits for it).
      */
     static String role(Primitive primitive, String name, Claimant c) {
-        if (!KeyLayout.own(primitive, name, c.key())) {
+        if (!EtcdKeys.isClaimOf(primitive, name, c.key())) {
             return "nested";
         }
         boolean holds = c.role() == Claimant.Role.HOLDER;

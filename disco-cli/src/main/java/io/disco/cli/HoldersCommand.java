@@ -2,6 +2,7 @@ package io.disco.cli;
 
 import io.disco.core.Claimant;
 import io.disco.core.Primitive;
+import io.disco.provider.etcd.EtcdKeys;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -48,7 +49,7 @@ final class HoldersCommand implements Callable<Integer> {
         try (Etcd etcd = connection.open()) {
             Primitive kind = KeyLayout.resolve(etcd, name, primitive);
             List<Claimant> claimants = etcd.claimants(kind, name);
-            List<Claimant> own = claimants.stream().filter(c -> KeyLayout.own(kind, name, c.key())).toList();
+            List<Claimant> own = claimants.stream().filter(c -> EtcdKeys.isClaimOf(kind, name, c.key())).toList();
             List<String> nested = ClaimantTable.nested(kind, name, claimants);
             if (own.isEmpty() && nested.isEmpty()) {
                 throw new CliFailure(ExitCode.NOTHING_HELD, "nothing holds or waits for " + KeyLayout.label(kind) + " " + name

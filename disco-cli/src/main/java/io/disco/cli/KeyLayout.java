@@ -2,6 +2,7 @@ package io.disco.cli;
 
 import io.disco.core.ClaimMetadata;
 import io.disco.core.Primitive;
+import io.disco.provider.etcd.EtcdKeys;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Op;
@@ -10,8 +11,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The keys this library (and etcd's Go recipes) write for a name, and which primitive a name is
- * claimed as, told from the keys present:
+ * Which primitive a name is claimed as, told from the keys present (the layout is the provider's
+ * {@link EtcdKeys}, the one the library writes and etcd's Go recipes share):
  * <ul>
  *   <li>read/write lock: keys under {@code <name>/read/} or {@code <name>/write/}, or the phase marker
  *       {@code disco-rwlock-phase:<name>};</li>
@@ -26,13 +27,6 @@ import java.util.Optional;
  */
 final class KeyLayout {
 
-    /** The non-leased phase marker of a read/write lock: {@code disco-rwlock-phase:<name>}. */
-    static final String PHASE = "disco-rwlock-phase:";
-    /** The non-leased limit record of a semaphore: {@code disco-semaphore-limit:<name>}. */
-    static final String LIMIT = "disco-semaphore-limit:";
-    /** A semaphore's leased slot keys: {@code disco-semaphore-slot:<name>/<i>}, value {@code <holder key>@<its CreateRevision>}. */
-    static final String SLOT = "disco-semaphore-slot:";
-
     private KeyLayout() {
     }
 
@@ -40,9 +34,9 @@ final class KeyLayout {
     static Optional<Primitive> detect(Etcd etcd, String name) {
         TxnResponse r = etcd.await(() -> etcd.client().getKVClient().txn().Then(
                 Op.get(Etcd.bytes(name + "/"), GetOption.builder().isPrefix(true).build()),
-                Op.get(Etcd.bytes(PHASE + name), GetOption.builder().withCountOnly(true).build()),
-                Op.get(Etcd.bytes(LIMIT + name), GetOption.builder().withCountOnly(true).build()),
-                Op.get(Etcd.bytes(SLOT + name + "/"), GetOption.builder().isPrefix(true).withCountOnly(true).build()))
+                Op.get(Etcd.bytes(EtcdKeys.phaseMarker(name)), GetOption.builder().withCountOnly(true).build()),
+                Op.get(Etcd.bytes(EtcdKeys.limitRecord(name)), GetOption.builder().withCountOnly(true).build()),
+                Op.get(Etcd.bytes(EtcdKeys.slots(name)), GetOption.builder().isPrefix(true).withCountOnly(true).build()))
                 .commit(), "read of the keys of " + name);
         return kind(name, r.getGetResponses().get(0).getKvs(), r.getGetResponses().get(1).getCount() > 0,
                 r.getGetResponses().get(2).getCount() > 0 || r.getGetResponses().get(3).getCount() > 0);
@@ -53,7 +47,7 @@ final class KeyLayout {
      * exists, and whether a semaphore's limit record or slot keys exist; empty when none of it does.
      */
     static Optional<Primitive> kind(String name, List<KeyValue> queue, boolean phaseMarker, boolean semaphoreMarkers) {
-        boolean rw = phaseMarker || queue.stream().map(kv -> Etcd.text(kv.getKey())).anyMatch(k -> own(Primitive.RWLOCK, name, k));
+        boolean rw = phaseMarker || queue.stream().map(kv -> Etcd.text(kv.getKey())).anyMatch(k -> EtcdKeys.isClaimOf(Primitive.RWLOCK, name, k));
         if (rw) {
             return Optional.of(Primitive.RWLOCK);
         }
@@ -74,44 +68,8 @@ final class KeyLayout {
             return given;
         }
         return detect(etcd, name).orElseThrow(() -> new CliFailure(ExitCode.NOTHING_HELD, "nothing holds or waits for "
-                + name + ": no key under " + name + "/ and no marker of it (" + PHASE + name + ", " + LIMIT + name
+                + name + ": no key under " + name + "/ and no marker of it (" + EtcdKeys.phaseMarker(name) + ", " + EtcdKeys.limitRecord(name)
                 + "); check the name (etcdctl get --prefix --keys-only " + name + "/)"));
-    }
-
-    /**
-     * Whether {@code key} is one of {@code name}'s own holder or waiter keys, not a key of a name nested under it:
-     * {@code <name>/<one segment>} ({@code <lease hex>}, a semaphore's {@code <lease hex>-<n>}), for a read/write
-     * lock {@code <name>/read/<one segment>} or {@code <name>/write/<one segment>}. A key of {@code /locks/orders}
-     * ({@code /locks/orders/<lease hex>}) lies under {@code /locks/} but is never a holder of {@code /locks}.
-     */
-    static boolean own(Primitive kind, String name, String key) {
-        if (!key.startsWith(name + "/")) {
-            return false;
-        }
-        String rest = key.substring(name.length() + 1);
-        if (kind == Primitive.RWLOCK) {
-            rest = rest.startsWith("read/") ? rest.substring(5) : rest.startsWith("write/") ? rest.substring(6) : "/";
-        }
-        return !rest.isEmpty() && rest.indexOf('/') < 0;
-    }
-
-    /**
-     * The name {@code key} belongs to: {@code name} for its own keys, else the nested name, told from the key's
-     * shape: the key without its last segment, and without a {@code /read} or {@code /write} before it (a nested
-     * read/write lock's key). A lock named {@code <name>/read} cannot be told from a read/write lock's reader of
-     * {@code <name>} this way: {@code --primitive} names the kind.
-     */
-    static String owner(Primitive kind, String name, String key) {
-        if (own(kind, name, key)) {
-            return name;
-        }
-        String owner = key.substring(0, Math.max(0, key.lastIndexOf('/')));
-        for (String mode : new String[] {"/read", "/write"}) {
-            if (owner.endsWith(mode) && owner.length() - mode.length() > name.length()) {
-                return owner.substring(0, owner.length() - mode.length());
-            }
-        }
-        return owner;
     }
 
     /** The name as users write it: the primitive's lower-case name ({@code lock}, {@code rwlock}, ...). */

@@ -1,5 +1,6 @@
 package io.disco.cli;
 
+import io.disco.provider.etcd.EtcdKeys;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
@@ -67,21 +68,21 @@ final class LeftoversCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         try (Etcd etcd = connection.open()) {
             List<Leftover> found = new ArrayList<>();
-            for (KeyValue kv : range(etcd, KeyLayout.PHASE + prefix)) {
-                String n = Etcd.text(kv.getKey()).substring(KeyLayout.PHASE.length());
+            for (KeyValue kv : range(etcd, EtcdKeys.PHASE_NAMESPACE + prefix)) {
+                String n = Etcd.text(kv.getKey()).substring(EtcdKeys.PHASE_NAMESPACE.length());
                 if (count(etcd, n + "/") == 0) {
                     found.add(new Leftover("rwlock-phase", kv, n, "no reader or writer holds or waits"));
                 }
             }
-            for (KeyValue kv : range(etcd, KeyLayout.LIMIT + prefix)) {
-                String n = Etcd.text(kv.getKey()).substring(KeyLayout.LIMIT.length());
-                if (count(etcd, n + "/") == 0 && count(etcd, KeyLayout.SLOT + n + "/") == 0) {
+            for (KeyValue kv : range(etcd, EtcdKeys.LIMIT_NAMESPACE + prefix)) {
+                String n = Etcd.text(kv.getKey()).substring(EtcdKeys.LIMIT_NAMESPACE.length());
+                if (count(etcd, n + "/") == 0 && count(etcd, EtcdKeys.SLOT_NAMESPACE + n + "/") == 0) {
                     found.add(new Leftover("semaphore-limit", kv, n, "no permit held or waited for (limit " + Etcd.text(kv.getValue()) + ")"));
                 }
             }
-            for (KeyValue kv : range(etcd, KeyLayout.SLOT + prefix)) {
+            for (KeyValue kv : range(etcd, EtcdKeys.SLOT_NAMESPACE + prefix)) {
                 String k = Etcd.text(kv.getKey());
-                String n = k.substring(KeyLayout.SLOT.length(), Math.max(KeyLayout.SLOT.length(), k.lastIndexOf('/')));
+                String n = k.substring(EtcdKeys.SLOT_NAMESPACE.length(), Math.max(EtcdKeys.SLOT_NAMESPACE.length(), k.lastIndexOf('/')));
                 String claim = Etcd.text(kv.getValue());
                 int at = claim.lastIndexOf('@');
                 if (at < 0) {

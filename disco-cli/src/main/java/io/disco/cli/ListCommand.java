@@ -2,6 +2,7 @@ package io.disco.cli;
 
 import io.disco.core.Claimant;
 import io.disco.core.Primitive;
+import io.disco.provider.etcd.EtcdKeys;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Op;
@@ -68,19 +69,19 @@ final class ListCommand implements Callable<Integer> {
             GetOption keysOnly = GetOption.builder().isPrefix(true).withKeysOnly(true).build();
             TxnResponse r = etcd.await(() -> etcd.client().getKVClient().txn().Then(
                     Op.get(Etcd.bytes(under), all),
-                    Op.get(Etcd.bytes(KeyLayout.PHASE + prefix), keysOnly),
-                    Op.get(Etcd.bytes(KeyLayout.LIMIT + prefix), keysOnly),
-                    Op.get(Etcd.bytes(KeyLayout.SLOT + prefix), keysOnly)).commit(), "read of the keys under " + prefix);
+                    Op.get(Etcd.bytes(EtcdKeys.PHASE_NAMESPACE + prefix), keysOnly),
+                    Op.get(Etcd.bytes(EtcdKeys.LIMIT_NAMESPACE + prefix), keysOnly),
+                    Op.get(Etcd.bytes(EtcdKeys.SLOT_NAMESPACE + prefix), keysOnly)).commit(), "read of the keys under " + prefix);
             Map<String, Found> names = new TreeMap<>();
             for (KeyValue kv : r.getGetResponses().get(0).getKvs()) {
                 String key = Etcd.text(kv.getKey());
                 names.computeIfAbsent(nameOf(key), n -> new Found()).queue.add(kv);
             }
-            for (String n : markerNames(r.getGetResponses().get(1).getKvs(), KeyLayout.PHASE, false)) {
+            for (String n : markerNames(r.getGetResponses().get(1).getKvs(), EtcdKeys.PHASE_NAMESPACE, false)) {
                 names.computeIfAbsent(n, x -> new Found()).phase = true;
             }
-            Set<String> semaphores = markerNames(r.getGetResponses().get(2).getKvs(), KeyLayout.LIMIT, false);
-            semaphores.addAll(markerNames(r.getGetResponses().get(3).getKvs(), KeyLayout.SLOT, true));
+            Set<String> semaphores = markerNames(r.getGetResponses().get(2).getKvs(), EtcdKeys.LIMIT_NAMESPACE, false);
+            semaphores.addAll(markerNames(r.getGetResponses().get(3).getKvs(), EtcdKeys.SLOT_NAMESPACE, true));
             for (String n : semaphores) {
                 names.computeIfAbsent(n, x -> new Found()).semaphore = true;
             }
@@ -96,7 +97,7 @@ final class ListCommand implements Callable<Integer> {
                 String name = e.getKey();
                 Found f = e.getValue();
                 Primitive kind = KeyLayout.kind(name, f.queue, f.phase, f.semaphore).orElse(Primitive.LOCK);
-                List<Claimant> own = etcd.claimants(kind, name).stream().filter(c -> KeyLayout.own(kind, name, c.key())).toList();
+                List<Claimant> own = etcd.claimants(kind, name).stream().filter(c -> EtcdKeys.isClaimOf(kind, name, c.key())).toList();
                 List<Claimant> holders = own.stream().filter(c -> c.role() == Claimant.Role.HOLDER).toList();
                 String token = holders.isEmpty() ? "-" : holders.stream().map(c -> c.token())
                         .reduce((a, b) -> a.isEmpty() || b.isEmpty() ? Optional.empty() : a.get().compareTo(b.get()) >= 0 ? a : b)

@@ -2,6 +2,7 @@ package io.disco.cli;
 
 import io.disco.core.Claimant;
 import io.disco.core.Primitive;
+import io.disco.provider.etcd.EtcdKeys;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Watch;
@@ -194,8 +195,8 @@ final class WatchCommand implements Callable<Integer> {
         }, e -> wakeUps.add(new Wake(e)));
         WatchOption prefix = WatchOption.builder().isPrefix(true).withRevision(from).build();
         watchers.add(etcd.client().getWatchClient().watch(own, prefix, listener));
-        watchers.add(etcd.client().getWatchClient().watch(Etcd.bytes(KeyLayout.SLOT + name + "/"), prefix, listener));
-        watchers.add(etcd.client().getWatchClient().watch(Etcd.bytes(KeyLayout.PHASE + name),
+        watchers.add(etcd.client().getWatchClient().watch(Etcd.bytes(EtcdKeys.slots(name)), prefix, listener));
+        watchers.add(etcd.client().getWatchClient().watch(Etcd.bytes(EtcdKeys.phaseMarker(name)),
                 WatchOption.builder().withRevision(from).build(), listener));
     }
 
@@ -277,10 +278,10 @@ final class WatchCommand implements Callable<Integer> {
     }
 
     private void line(String event, Primitive kind, Claimant c) {
-        boolean own = KeyLayout.own(kind, name, c.key());
+        boolean own = EtcdKeys.isClaimOf(kind, name, c.key());
         out.printf("%s %-8s %-13s %s token=%s lease=%s%s%n", time(), event, ClaimantTable.role(kind, name, c), c.key(),
                 own ? ClaimantTable.token(c) : "-", ClaimantTable.lease(c.leaseId()),
-                own ? "" : " name=" + KeyLayout.owner(kind, name, c.key()));
+                own ? "" : " name=" + EtcdKeys.nameOf(kind, name, c.key()));
     }
 
     private static String time() {

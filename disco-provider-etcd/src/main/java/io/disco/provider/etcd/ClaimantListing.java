@@ -87,7 +87,7 @@ final class ClaimantListing {
     }
 
     private List<Claimant> lock(String name) {
-        KeyRange queue = KeyRange.prefix(name + "/");
+        KeyRange queue = KeyRange.prefix(EtcdKeys.queue(name));
         List<KeyValue> keys = read(byCreation(queue)).getGetResponses().get(0).getKvs();
         List<Claimant> out = new ArrayList<>(keys.size());
         for (int i = 0; i < keys.size(); i++) {
@@ -109,9 +109,9 @@ final class ClaimantListing {
     }
 
     private List<Claimant> rwlock(String name) {
-        ByteSequence writerStart = KeyRange.bytes(name + "/write/");
-        KeyRange everyone = new KeyRange(KeyRange.bytes(name + "/read/"), OptionsUtil.prefixEndOf(writerStart));
-        TxnResponse r = read(byCreation(everyone), Op.get(KeyRange.bytes(EtcdRWLockService.phaseKey(name)), GetOption.DEFAULT));
+        ByteSequence writerStart = KeyRange.bytes(EtcdKeys.writers(name));
+        KeyRange everyone = new KeyRange(KeyRange.bytes(EtcdKeys.readers(name)), OptionsUtil.prefixEndOf(writerStart));
+        TxnResponse r = read(byCreation(everyone), Op.get(KeyRange.bytes(EtcdKeys.phaseMarker(name)), GetOption.DEFAULT));
         List<KeyValue> keys = r.getGetResponses().get(0).getKvs();
         List<KeyValue> marker = r.getGetResponses().get(1).getKvs();
         Optional<FencingToken> phase = marker.isEmpty() ? Optional.empty() : Optional.of(FencingToken.of(marker.get(0).getCreateRevision()));
@@ -124,7 +124,7 @@ final class ClaimantListing {
             writerSeen |= writer;
             Optional<FencingToken> token = holds && !writer ? phase : Optional.empty();
             // a reader created when no writer's key existed joined (or opened) the read phase at once
-            boolean joinedAtClaim = holds && !writer && noneAt(KeyRange.prefix(name + "/write/"), kv.getCreateRevision());
+            boolean joinedAtClaim = holds && !writer && noneAt(KeyRange.prefix(EtcdKeys.writers(name)), kv.getCreateRevision());
             Optional<Instant> heldSince = joinedAtClaim ? ClaimMetadata.parse(text(kv.getValue())).claimedAt() : Optional.empty();
             out.add(claimant(kv, holds ? Role.HOLDER : Role.WAITER, i, writer ? Mode.EXCLUSIVE : Mode.SHARED, token, heldSince, true));
         }
@@ -132,11 +132,11 @@ final class ClaimantListing {
     }
 
     private List<Claimant> semaphore(String name) {
-        KeyRange queue = KeyRange.prefix(name + "/");
-        KeyRange slots = KeyRange.prefix(EtcdSemaphoreService.SLOT_NAMESPACE + name + "/");
+        KeyRange queue = KeyRange.prefix(EtcdKeys.queue(name));
+        KeyRange slots = KeyRange.prefix(EtcdKeys.slots(name));
         TxnResponse r = read(byCreation(queue),
                 Op.get(slots.start(), GetOption.builder().withRange(slots.end()).build()),
-                Op.get(KeyRange.bytes(EtcdSemaphoreService.LIMIT_NAMESPACE + name), GetOption.DEFAULT));
+                Op.get(KeyRange.bytes(EtcdKeys.limitRecord(name)), GetOption.DEFAULT));
         List<KeyValue> keys = r.getGetResponses().get(0).getKvs();
         Map<String, Long> slotTokens = new HashMap<>();
         for (KeyValue slot : r.getGetResponses().get(1).getKvs()) {
@@ -163,7 +163,7 @@ final class ClaimantListing {
     }
 
     private List<Claimant> election(String name) {
-        List<KeyValue> keys = read(byCreation(KeyRange.prefix(name + "/"))).getGetResponses().get(0).getKvs();
+        List<KeyValue> keys = read(byCreation(KeyRange.prefix(EtcdKeys.queue(name)))).getGetResponses().get(0).getKvs();
         List<Claimant> out = new ArrayList<>(keys.size());
         for (int i = 0; i < keys.size(); i++) {
             KeyValue kv = keys.get(i);

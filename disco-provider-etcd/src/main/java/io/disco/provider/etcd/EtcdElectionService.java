@@ -47,7 +47,7 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
         super(session, prefix, "election", ownsSession);
         this.key = leaseKey(prefix);
         this.ownKey = KeyRange.bytes(key);
-        this.candidates = KeyRange.prefix(prefix + "/");
+        this.candidates = KeyRange.prefix(EtcdKeys.queue(prefix));
     }
 
     static EtcdElectionService create(SessionCore session, String prefix, boolean ownsSession) {

@@ -27,7 +27,7 @@ final class EtcdLockService extends EtcdService<Grant, LockLostException> implem
         super(session, prefix, "lock", ownsSession);
         this.key = leaseKey(prefix);
         this.ownKey = KeyRange.bytes(key);
-        this.queue = KeyRange.prefix(prefix + "/");
+        this.queue = KeyRange.prefix(EtcdKeys.queue(prefix));
     }
 
     static EtcdLockService create(SessionCore session, String prefix, boolean ownsSession) {

@@ -99,21 +99,13 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
         this.writeKey = leaseKey(prefix + "/write");
         this.readOwnKey = KeyRange.bytes(readKey);
         this.writeOwnKey = KeyRange.bytes(writeKey);
-        this.phaseKey = KeyRange.bytes(phaseKey(prefix));
-        this.writers = KeyRange.prefix(prefix + "/write/");
-        this.everyone = new KeyRange(KeyRange.bytes(prefix + "/read/"), OptionsUtil.prefixEndOf(KeyRange.bytes(prefix + "/write/")));
+        this.phaseKey = KeyRange.bytes(EtcdKeys.phaseMarker(prefix));
+        this.writers = KeyRange.prefix(EtcdKeys.writers(prefix));
+        this.everyone = new KeyRange(KeyRange.bytes(EtcdKeys.readers(prefix)), OptionsUtil.prefixEndOf(KeyRange.bytes(EtcdKeys.writers(prefix))));
     }
 
     static EtcdRWLockService create(SessionCore session, String prefix, boolean ownsSession) {
         return register(new EtcdRWLockService(session, prefix, ownsSession));
-    }
-
-    /** Where the phase markers live: outside the range of every reasonable lock name. */
-    static final String PHASE_NAMESPACE = "disco-rwlock-phase:";
-
-    /** The non-leased phase marker of the read/write lock {@code prefix}; not a holder's key. */
-    static String phaseKey(String prefix) {
-        return PHASE_NAMESPACE + prefix;
     }
 
     // ---------------------------------------------------------------- RWLockService

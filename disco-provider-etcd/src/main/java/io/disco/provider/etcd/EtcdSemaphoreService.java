@@ -70,8 +70,6 @@ import java.util.function.UnaryOperator;
  */
 final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostException> implements SemaphoreService {
 
-    static final String SLOT_NAMESPACE = "disco-semaphore-slot:";
-    static final String LIMIT_NAMESPACE = "disco-semaphore-limit:";
     private static final int MAX_SLOT_ATTEMPTS = 20;
 
     private final int limit;
@@ -85,8 +83,8 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
         this.limit = limit;
         this.key = SemaphoreHolders.holderKey(prefix, session.leaseHex(), holder);
         this.ownKey = KeyRange.bytes(key);
-        this.queue = KeyRange.prefix(prefix + "/");
-        this.slots = KeyRange.prefix(SLOT_NAMESPACE + prefix + "/");
+        this.queue = KeyRange.prefix(EtcdKeys.queue(prefix));
+        this.slots = KeyRange.prefix(EtcdKeys.slots(prefix));
     }
 
     static EtcdSemaphoreService create(SessionCore session, String prefix, int limit, boolean ownsSession) {
@@ -95,7 +93,7 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
             throw new IllegalArgumentException("limit must be at least 1, got " + limit);
         }
         SessionThread.refuseOnSessionThread("creating a semaphore");
-        ByteSequence marker = KeyRange.bytes(LIMIT_NAMESPACE + prefix);
+        ByteSequence marker = KeyRange.bytes(EtcdKeys.limitRecord(prefix));
         ByteSequence value = KeyRange.bytes(Integer.toString(limit));
         TxnResponse r = await(session, session.rpc("record of the semaphore limit", () -> session.client().getKVClient().txn()
                 .If(new Cmp(marker, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
@@ -106,7 +104,7 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
             String recorded = r.getGetResponses().get(0).getKvs().get(0).getValue().toString(StandardCharsets.UTF_8);
             if (!recorded.equals(Integer.toString(limit))) {
                 throw new IllegalArgumentException("semaphore " + prefix + " has limit " + recorded + " (recorded in "
-                        + LIMIT_NAMESPACE + prefix + "); this service asked for " + limit
+                        + EtcdKeys.limitRecord(prefix) + "); this service asked for " + limit
                         + ": every service on one name must use one limit");
             }
         }
@@ -225,7 +223,7 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
     }
 
     private ByteSequence slotKey(int slot) {
-        return KeyRange.bytes(SLOT_NAMESPACE + prefix + "/" + slot);
+        return KeyRange.bytes(EtcdKeys.slot(prefix, slot));
     }
 
     private final class SemaphoreClaim extends QueueClaim<Permit> {

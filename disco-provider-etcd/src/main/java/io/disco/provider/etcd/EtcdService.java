@@ -116,7 +116,7 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
 
     /** This session's key under {@code dir}: {@code <dir>/<lease id in hex>}, as etcd's Go recipes name it. */
     final String leaseKey(String dir) {
-        return dir + "/" + session.leaseHex();
+        return EtcdKeys.queue(dir) + session.leaseHex();
     }
 
     /** The service's lease-lost exception. */

@@ -1,10 +1,10 @@
 package io.disco.provider.etcd;
 
-import io.disco.core.internal.Callbacks;
 import io.disco.core.ClaimMetadata;
 import io.disco.core.DiscoSession;
-import io.disco.core.internal.SessionEvents;
 import io.disco.core.SessionListener;
+import io.disco.core.internal.Callbacks;
+import io.disco.core.internal.SessionEvents;
 import io.disco.core.internal.SessionThread;
 import io.disco.fencing.DiscoException;
 import io.etcd.jetcd.ByteSequence;

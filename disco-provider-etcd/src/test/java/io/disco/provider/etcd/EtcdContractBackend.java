@@ -7,20 +7,20 @@ import io.disco.lock.LockService;
 import io.disco.rwlock.RWLockService;
 import io.disco.semaphore.SemaphoreService;
 import io.disco.testing.EtcdExtension;
+import io.disco.testing.TcpProxy;
 import io.disco.testing.contract.ContractBackend;
 import io.disco.testing.contract.ContractOwner;
 import io.disco.testing.contract.StallableClient;
-import io.disco.testing.TcpProxy;
+import io.etcd.jetcd.Client;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.util.UUID;
-import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -190,7 +190,7 @@ final class EtcdContractBackend implements ContractBackend, BeforeAllCallback {
     @Override
     public List<String> keys(String name) throws Exception {
         List<String> keys = new ArrayList<>(Etcd.keysUnder(client, name));
-        keys.addAll(Etcd.keysUnder(client, EtcdSemaphoreService.SLOT_NAMESPACE + name));
+        keys.addAll(Etcd.keysUnder(client, EtcdKeys.SLOT_NAMESPACE + name));
         Collections.sort(keys);
         return keys;
     }

@@ -141,10 +141,10 @@ class SecurityTest {
         grant(etcd, base + "/lock/", false);
         grant(etcd, base + "/election/", false);
         grant(etcd, base + "/rw/", false);
-        grant(etcd, EtcdRWLockService.phaseKey(base + "/rw"), true);
+        grant(etcd, EtcdKeys.phaseMarker(base + "/rw"), true);
         grant(etcd, base + "/semaphore/", false);
-        grant(etcd, EtcdSemaphoreService.SLOT_NAMESPACE + base + "/semaphore/", false);
-        grant(etcd, EtcdSemaphoreService.LIMIT_NAMESPACE + base + "/semaphore", true);
+        grant(etcd, EtcdKeys.SLOT_NAMESPACE + base + "/semaphore/", false);
+        grant(etcd, EtcdKeys.LIMIT_NAMESPACE + base + "/semaphore", true);
         etcd.etcdctl("user", "add", "app:app-pw");
         etcd.etcdctl("user", "grant-role", "app", "app");
         etcd.enableAuth("root-pw");

@@ -30,7 +30,7 @@ class SemaphoreTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
 
     private static List<String> slotKeys(String prefix) throws Exception {
-        return Etcd.keysUnder(ETCD.client(), EtcdSemaphoreService.SLOT_NAMESPACE + prefix);
+        return Etcd.keysUnder(ETCD.client(), EtcdKeys.SLOT_NAMESPACE + prefix);
     }
 
     private static List<String> holderKeys(String prefix) throws Exception {

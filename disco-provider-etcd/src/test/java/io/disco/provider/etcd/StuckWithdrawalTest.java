@@ -80,10 +80,10 @@ class StuckWithdrawalTest {
         root("role", "add", user);
         root("role", "grant-permission", user, "readwrite", name + "/", "--prefix");
         if (kind.equals("rwlock")) {
-            root("role", "grant-permission", user, "readwrite", EtcdRWLockService.phaseKey(name));
+            root("role", "grant-permission", user, "readwrite", EtcdKeys.phaseMarker(name));
         } else if (kind.equals("semaphore")) {
-            root("role", "grant-permission", user, "readwrite", EtcdSemaphoreService.SLOT_NAMESPACE + name + "/", "--prefix");
-            root("role", "grant-permission", user, "readwrite", EtcdSemaphoreService.LIMIT_NAMESPACE + name);
+            root("role", "grant-permission", user, "readwrite", EtcdKeys.SLOT_NAMESPACE + name + "/", "--prefix");
+            root("role", "grant-permission", user, "readwrite", EtcdKeys.LIMIT_NAMESPACE + name);
         }
         root("user", "add", user + ":" + user);
         root("user", "grant-role", user, user);
