@@ -31,7 +31,7 @@ import java.util.concurrent.TimeUnit;
  * one member on tmpfs reached directly.
  *
  * <p>{@code --only many-locks,scale} runs the named cases alone (in their usual order); the names
- * are those of {@link BenchCase#name()}, listed by {@code --help}.
+ * are those of {@link BenchCase#all()}, listed by {@code --help}.
  */
 public final class Bench {
 
@@ -56,8 +56,8 @@ public final class Bench {
 
     public static void main(String[] args) throws Exception {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", System.getProperty("bench.log", "warn"));
-        List<BenchCase> all = BenchCase.all();
-        List<String> names = all.stream().map(BenchCase::name).toList();
+        List<BenchCase.Listed> all = BenchCase.all();
+        List<String> names = all.stream().map(BenchCase.Listed::name).toList();
         boolean quick = false;
         boolean jmh = true;
         boolean uncontendedOnly = false;
@@ -104,7 +104,7 @@ public final class Bench {
                 default -> usage(names, "unknown argument: " + args[i]);
             }
         }
-        List<BenchCase> cases = select(all, only, uncontendedOnly, jmh);
+        List<BenchCase.Listed> cases = select(all, only, uncontendedOnly, jmh);
         long t0 = System.nanoTime();
         Bench b = new Bench(quick, network.equals("dc") ? rtt : null);
         b.run(cases);
@@ -127,11 +127,12 @@ public final class Bench {
      * --uncontended-only} the uncontended case alone (with full iterations unless {@code --quick});
      * with {@code --no-jmh} not the JMH guard case.
      */
-    private static List<BenchCase> select(List<BenchCase> all, Set<String> only, boolean uncontendedOnly, boolean jmh) {
+    private static List<BenchCase.Listed> select(List<BenchCase.Listed> all, Set<String> only, boolean uncontendedOnly,
+                                                 boolean jmh) {
         return all.stream()
                 .filter(c -> only == null || only.contains(c.name()))
-                .filter(c -> !uncontendedOnly || c instanceof Uncontended)
-                .filter(c -> jmh || !(c instanceof GuardBenchmark))
+                .filter(c -> !uncontendedOnly || c.measures() instanceof Uncontended)
+                .filter(c -> jmh || !(c.measures() instanceof GuardBenchmark))
                 .toList();
     }
 
@@ -155,7 +156,7 @@ public final class Bench {
     }
 
     /** Starts etcd and the client, runs the cases that use them, stops both, then runs the others. */
-    private void run(List<BenchCase> cases) throws Exception {
+    private void run(List<BenchCase.Listed> cases) throws Exception {
         report.meta.put("mode", quick ? "quick" : "full");
         report.meta.put("java", System.getProperty("java.version"));
         report.meta.put("cpus", Runtime.getRuntime().availableProcessors());
@@ -171,18 +172,18 @@ public final class Bench {
                     .interceptor(EtcdDeadlines.unary(EtcdOptions.defaults().requestTimeout()), counter).build();
             try {
                 client.getKVClient().get(bs(root)).get(10, TimeUnit.SECONDS); // connect
-                for (BenchCase c : cases) {
+                for (BenchCase.Listed c : cases) {
                     if (c.usesEtcd()) {
-                        c.run(this);
+                        c.measures().run(this);
                     }
                 }
             } finally {
                 client.close();
             }
         }
-        for (BenchCase c : cases) {
+        for (BenchCase.Listed c : cases) {
             if (!c.usesEtcd()) {
-                c.run(this);
+                c.measures().run(this);
             }
         }
     }

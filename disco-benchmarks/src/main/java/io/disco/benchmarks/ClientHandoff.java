@@ -21,11 +21,6 @@ final class ClientHandoff implements BenchCase {
     private static final int THREADS = 64;
 
     @Override
-    public String name() {
-        return "client-handoff";
-    }
-
-    @Override
     public void run(Bench bench) throws Exception {
         int rounds = bench.quick ? 2 : 4;
         long windowMs = bench.quick ? 2_000 : 3_000;

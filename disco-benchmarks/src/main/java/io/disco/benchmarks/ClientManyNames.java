@@ -25,11 +25,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class ClientManyNames implements BenchCase {
 
     @Override
-    public String name() {
-        return "client-names";
-    }
-
-    @Override
     public void run(Bench bench) throws Exception {
         int names = bench.quick ? 20_000 : 100_000;
         int threads = 16;

@@ -27,11 +27,6 @@ final class ClientParallelNames implements BenchCase {
 
     private static final int THREADS = 16;
 
-    @Override
-    public String name() {
-        return "client-parallel";
-    }
-
     /** One thread's lock+unlock on its own name. */
     interface Cycle {
         void run() throws Exception;

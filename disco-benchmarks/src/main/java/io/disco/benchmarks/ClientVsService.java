@@ -19,11 +19,6 @@ import java.util.Locale;
 final class ClientVsService implements BenchCase {
 
     @Override
-    public String name() {
-        return "client-lock";
-    }
-
-    @Override
     public void run(Bench bench) throws Exception {
         int warm = bench.quick ? 60 : 500;
         int rounds = bench.quick ? 300 : 2000;
@@ -32,41 +27,19 @@ final class ClientVsService implements BenchCase {
         try (Disco disco = EtcdProvider.disco(bench.client, EtcdOptions.defaults());
              LockService service = session.newLock(bench.root + "/cl/service")) {
             String name = bench.root + "/cl/client";
-            double[][] samples = new double[2][rounds];
-            for (int i = 0; i < warm + rounds; i++) {
-                for (int j = 0; j < 2; j++) {
-                    int v = (i + j) % 2;
-                    long s = System.nanoTime();
-                    if (v == 0) {
-                        FencedLock lock = disco.lock(name);
-                        lock.lock();
-                        lock.unlock();
-                    } else {
-                        service.lock();
-                        service.unlock();
-                    }
-                    long e = System.nanoTime();
-                    if (i >= warm) {
-                        samples[v][i - warm] = Stats.ms(e - s);
-                    }
-                }
-            }
-            // etcd requests of one lock+unlock each way (separate short pass)
-            int n = 50;
-            io.disco.testing.RpcCounter.Snapshot c0 = bench.counter.snapshot();
-            for (int i = 0; i < n; i++) {
+            Interleaved.Variant viaClient = () -> {
                 FencedLock lock = disco.lock(name);
                 lock.lock();
                 lock.unlock();
-            }
-            io.disco.testing.RpcCounter.Snapshot c1 = bench.counter.snapshot();
-            for (int i = 0; i < n; i++) {
+            };
+            Interleaved.Variant viaService = () -> {
                 service.lock();
                 service.unlock();
-            }
-            io.disco.testing.RpcCounter.Snapshot c2 = bench.counter.snapshot();
-            double clientRpcs = (c1.minus(c0).calls("KV/") + c1.minus(c0).watchCreates()) / (double) n;
-            double serviceRpcs = (c2.minus(c1).calls("KV/") + c2.minus(c1).watchCreates()) / (double) n;
+            };
+            double[][] samples = Interleaved.inTurn(warm, rounds, viaClient, viaService);
+            // etcd requests of one lock+unlock each way (separate short pass)
+            double clientRpcs = EtcdRequests.perCall(bench.counter, 50, viaClient);
+            double serviceRpcs = EtcdRequests.perCall(bench.counter, 50, viaService);
             double client = Stats.median(samples[0]);
             double direct = Stats.median(samples[1]);
             double ratio = client / direct;

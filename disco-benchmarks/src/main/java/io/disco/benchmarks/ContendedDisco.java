@@ -6,8 +6,6 @@ import io.disco.benchmarks.Contention.Owner;
 import io.disco.lock.LockService;
 import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdSession;
-import io.disco.testing.RpcCounter;
-import io.etcd.jetcd.Client;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -25,64 +23,32 @@ final class ContendedDisco implements BenchCase {
     final Map<Integer, Double> acquisitionsPerSecond = new TreeMap<>();
 
     @Override
-    public String name() {
-        return "contended";
-    }
-
-    @Override
     public void run(Bench bench) throws Exception {
-        boolean quick = bench.quick;
-        Client client = bench.client;
-        String root = bench.root;
-        Report report = bench.report;
-        RpcCounter counter = bench.counter;
         log("2. contended handoff, disco: K = 1, 4, 16, 64 owners");
         EtcdOptions opts = EtcdOptions.defaults();
         List<Double> perAcq = new ArrayList<>();
         List<String> perAcqText = new ArrayList<>();
         double rpcsAtWait = Double.NaN;
         for (int k : Contention.OWNERS) {
-            List<EtcdSession> sessions = new ArrayList<>();
-            List<Owner> owners = new ArrayList<>();
-            String prefix = root + "/c/disco-" + k;
-            try {
-                for (int i = 0; i < k; i++) {
-                    EtcdSession s = EtcdSession.open(client, opts);
-                    sessions.add(s);
-                    LockService svc = s.newLock(prefix);
-                    owners.add(new Owner() {
-                        @Override
-                        public void lock() throws Exception {
-                            svc.lock();
-                        }
-
-                        @Override
-                        public void unlock() {
-                            svc.unlock();
-                        }
-                    });
-                }
-                Contention.run(counter, owners.subList(0, 1), 5); // warm-up on the fresh sessions
-                Contention.Result c = Contention.run(counter, owners, Contention.cyclesPerOwner(quick, k));
-                long kvCalls = c.rpcs().calls("KV/");
-                double rpa = (kvCalls + c.rpcs().watchCreates()) / (double) c.acquisitions();
-                perAcq.add(rpa);
-                perAcqText.add(String.format(Locale.ROOT, "K=%d: %.2f", k, rpa));
-                acquisitionsPerSecond.put(k, c.acquisitions() / c.seconds());
-                report.row("2 contended disco", "K=" + k + " handoff", Stats.median(c.handoffMs()), Stats.p99(c.handoffMs()),
-                        "ms", "acq_per_s", c.acquisitions() / c.seconds(), "unlock_ms", Stats.median(c.holdMs()),
-                        "rpcs_per_acq", rpa,
-                        "kv_per_acq", kvCalls / (double) c.acquisitions(),
-                        "watches_per_acq", c.rpcs().watchCreates() / (double) c.acquisitions(),
-                        "handoffs_over_50ms", Contention.over(c.handoffMs(), 50),
-                        "acquisitions", c.acquisitions());
-                if (k == 4) {
-                    rpcsAtWait = rpa;
-                }
-            } finally {
-                for (EtcdSession s : sessions) {
-                    s.close();
-                }
+            String prefix = bench.root + "/c/disco-" + k;
+            Contention.Result c = Contention.measure(bench.counter, bench.quick, k, () -> {
+                EtcdSession s = EtcdSession.open(bench.client, opts);
+                LockService svc = s.newLock(prefix);
+                return new Owner(svc::lock, svc::unlock, s);
+            });
+            double rpa = c.requestsPerAcquisition();
+            perAcq.add(rpa);
+            perAcqText.add(String.format(Locale.ROOT, "K=%d: %.2f", k, rpa));
+            acquisitionsPerSecond.put(k, c.perSecond());
+            bench.report.row("2 contended disco", "K=" + k + " handoff", Stats.median(c.handoffMs()), Stats.p99(c.handoffMs()),
+                    "ms", "acq_per_s", c.perSecond(), "unlock_ms", Stats.median(c.holdMs()),
+                    "rpcs_per_acq", rpa,
+                    "kv_per_acq", c.kvPerAcquisition(),
+                    "watches_per_acq", c.watchesPerAcquisition(),
+                    "handoffs_over_50ms", Contention.over(c.handoffMs(), 50),
+                    "acquisitions", c.acquisitions());
+            if (k == 4) {
+                rpcsAtWait = rpa;
             }
         }
         // Constant from 4 to 64 owners (3 to 63 waiters); K = 1 has nobody to wait for.
@@ -93,14 +59,14 @@ final class ContendedDisco implements BenchCase {
             max = Math.max(max, perAcq.get(i));
         }
         boolean flat = max <= min * 1.15;
-        report.target("etcd RPCs per handoff vs waiters", "constant (max/min <= 1.15) from K=4 to K=64",
+        bench.report.target("etcd RPCs per handoff vs waiters", "constant (max/min <= 1.15) from K=4 to K=64",
                 String.join(", ", perAcqText), flat,
                 String.format(Locale.ROOT, "K=1 acquires without waiting (create Txn + delete Txn); from K=4 on every"
                         + " acquisition waits: create Txn (which names the predecessor), a watch on it, one Txn"
                         + " reading the own key and the predecessors after its delete, delete Txn (%.2f at K=4)",
                         rpcsAtWait));
         double worst = perAcq.size() > 1 ? max : Double.NaN;
-        report.target("etcd requests per contended acquisition", "<= 4.5 from K=4 to K=64",
+        bench.report.target("etcd requests per contended acquisition", "<= 4.5 from K=4 to K=64",
                 String.join(", ", perAcqText), worst <= 4.5,
                 "unary requests plus watch creates per acquisition, the own-key watch reused across acquisitions;"
                         + " a waited acquisition also records its token in its key's value (one Put that nothing waits for,"

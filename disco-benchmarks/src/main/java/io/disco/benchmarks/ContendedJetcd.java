@@ -5,7 +5,6 @@ import static io.disco.benchmarks.Bench.get;
 import static io.disco.benchmarks.Bench.log;
 
 import io.disco.benchmarks.Contention.Owner;
-import io.disco.testing.RpcCounter;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import java.util.ArrayList;
@@ -37,63 +36,35 @@ final class ContendedJetcd implements BenchCase {
     }
 
     @Override
-    public String name() {
-        return "contended-jetcd";
-    }
-
-    @Override
     public void run(Bench bench) throws Exception {
-        boolean quick = bench.quick;
         Client client = bench.client;
-        String root = bench.root;
-        Report report = bench.report;
-        RpcCounter counter = bench.counter;
         log("2. contended handoff, jetcd Lock client: K = 1, 4, 16, 64 owners");
         for (int k : Contention.OWNERS) {
-            List<Long> leases = new ArrayList<>();
-            List<Owner> owners = new ArrayList<>();
-            ByteSequence name = bs(root + "/c/jetcd-" + k);
-            try {
-                for (int i = 0; i < k; i++) {
-                    long lease = get(client.getLeaseClient().grant(3600)).getID(); // past a slow (--network dc) run
-                    leases.add(lease);
-                    AtomicReference<ByteSequence> key = new AtomicReference<>();
-                    owners.add(new Owner() {
-                        @Override
-                        public void lock() throws Exception {
-                            key.set(get(client.getLockClient().lock(name, lease)).getKey());
-                        }
-
-                        @Override
-                        public void unlock() throws Exception {
-                            get(client.getLockClient().unlock(key.get()));
-                        }
-                    });
-                }
-                Contention.run(counter, owners.subList(0, 1), 5);
-                Contention.Result c = Contention.run(counter, owners, Contention.cyclesPerOwner(quick, k));
-                long calls = c.rpcs().calls("Lock/") + c.rpcs().calls("KV/") + c.rpcs().watchCreates();
-                acquisitionsPerSecond.put(k, c.acquisitions() / c.seconds());
-                report.row("2 contended jetcd Lock", "K=" + k + " handoff", Stats.median(c.handoffMs()),
-                        Stats.p99(c.handoffMs()), "ms",
-                        "acq_per_s", c.acquisitions() / c.seconds(), "unlock_ms", Stats.median(c.holdMs()),
-                        "rpcs_per_acq", calls / (double) c.acquisitions(),
-                        "handoffs_over_50ms", Contention.over(c.handoffMs(), 50),
-                        "acquisitions", c.acquisitions());
-            } finally {
-                for (long l : leases) {
-                    client.getLeaseClient().revoke(l).get(10, TimeUnit.SECONDS);
-                }
-            }
+            ByteSequence name = bs(bench.root + "/c/jetcd-" + k);
+            Contention.Result c = Contention.measure(bench.counter, bench.quick, k, () -> {
+                long lease = get(client.getLeaseClient().grant(3600)).getID(); // past a slow (--network dc) run
+                AtomicReference<ByteSequence> key = new AtomicReference<>();
+                return new Owner(() -> key.set(get(client.getLockClient().lock(name, lease)).getKey()),
+                        () -> get(client.getLockClient().unlock(key.get())),
+                        () -> client.getLeaseClient().revoke(lease).get(10, TimeUnit.SECONDS));
+            });
+            long calls = c.rpcs().calls("Lock/") + c.rpcs().calls("KV/") + c.rpcs().watchCreates();
+            acquisitionsPerSecond.put(k, c.perSecond());
+            bench.report.row("2 contended jetcd Lock", "K=" + k + " handoff", Stats.median(c.handoffMs()),
+                    Stats.p99(c.handoffMs()), "ms",
+                    "acq_per_s", c.perSecond(), "unlock_ms", Stats.median(c.holdMs()),
+                    "rpcs_per_acq", calls / (double) c.acquisitions(),
+                    "handoffs_over_50ms", Contention.over(c.handoffMs(), 50),
+                    "acquisitions", c.acquisitions());
         }
-        report.notes.add("jetcd Lock RPCs are client-visible calls only: etcd runs the same queue recipe server-side"
+        bench.report.notes.add("jetcd Lock RPCs are client-visible calls only: etcd runs the same queue recipe server-side"
                 + " inside one blocking Lock RPC, so its waiter is answered as the delete commits; a disco waiter"
                 + " learns of the delete from its watch and then reads its own key and the predecessors in one Txn"
                 + " before lock() returns: that is its longer handoff");
-        report.notes.add("handoff = next owner's lock() return - previous owner's unlock() return (can be ~0 or"
+        bench.report.notes.add("handoff = next owner's lock() return - previous owner's unlock() return (can be ~0 or"
                 + " negative when the grant arrives before the releaser's unlock() returns); unlock_ms = median unlock()"
                 + " call, since nothing is done while held");
-        targets(report);
+        targets(bench.report);
     }
 
     /** The least disco/jetcd ratio of acquisitions per second at {@code k} owners: ahead by a tenth at 1 and 64, ahead elsewhere. */

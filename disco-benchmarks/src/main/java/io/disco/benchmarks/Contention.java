@@ -9,10 +9,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The contended run that the cases "contended", "contended-jetcd" and "semaphore" share: K owners
- * on threads of their own repeat acquire, release as fast as they can; measured are the handoffs
- * (the next owner's acquisition returning after the previous owner's release returned), the release
- * calls, the throughput and the etcd requests.
+ * The contended run that the cases "contended", "contended-jetcd", "semaphore" and "zookeeper" share: K
+ * owners, each with a session (lease, client) of its own, on threads of their own repeat acquire, release
+ * as fast as they can; measured are the handoffs (the next owner's acquisition returning after the
+ * previous owner's release returned), the release calls, the throughput and the etcd requests. A case
+ * gives only how one owner is opened, acquires and releases ({@link Owners}); {@link #measure} opens K of
+ * them, warms up, runs and closes them.
  */
 final class Contention {
 
@@ -28,22 +30,72 @@ final class Contention {
     /** The numbers of owners K the contended cases measure. */
     static final int[] OWNERS = {1, 4, 16, 64};
 
-    /** One owner's acquire and release, as measured: lock() returns when held, unlock() when released. */
-    interface Owner {
-        void lock() throws Exception;
+    /**
+     * One owner: its acquire and release, as measured ({@code lock} returns when held, {@code unlock} when
+     * released), and what it holds of its own (its session, lease or client), closed after the run.
+     */
+    record Owner(Step lock, Step unlock, AutoCloseable resources) {
+    }
 
-        void unlock() throws Exception;
+    /** An owner's acquire or release. */
+    interface Step {
+        void run() throws Exception;
+    }
+
+    /** Opens the next owner of a run, with a session (lease, client) of its own. */
+    interface Owners {
+        Owner open() throws Exception;
     }
 
     /** The measured result of one contended run. */
     record Result(int k, int acquisitions, double seconds, double[] handoffMs, double[] holdMs, RpcCounter.Snapshot rpcs) {
+
+        /** @return acquisitions per second */
+        double perSecond() {
+            return acquisitions / seconds;
+        }
+
+        /** @return the etcd requests per acquisition ({@link EtcdRequests}: KV calls and watch creates) */
+        double requestsPerAcquisition() {
+            return EtcdRequests.of(rpcs) / (double) acquisitions;
+        }
+
+        /** @return the KV calls per acquisition */
+        double kvPerAcquisition() {
+            return rpcs.calls("KV/") / (double) acquisitions;
+        }
+
+        /** @return the watch creates per acquisition */
+        double watchesPerAcquisition() {
+            return rpcs.watchCreates() / (double) acquisitions;
+        }
+    }
+
+    /**
+     * Opens {@code k} owners with {@code owners}, warms up on the first alone (5 cycles on its fresh session),
+     * then {@link #run runs} all of them, {@link #cyclesPerOwner} cycles each; closes the owners after, in the
+     * order they were opened.
+     */
+    static Result measure(RpcCounter counter, boolean quick, int k, Owners owners) throws Exception {
+        List<Owner> opened = new ArrayList<>();
+        try {
+            for (int i = 0; i < k; i++) {
+                opened.add(owners.open());
+            }
+            run(counter, opened.subList(0, 1), 5);
+            return run(counter, opened, cyclesPerOwner(quick, k));
+        } finally {
+            for (Owner o : opened) {
+                o.resources().close();
+            }
+        }
     }
 
     /**
      * Runs {@code owners}, each on a thread of its own, {@code cycles} acquire-release cycles each,
      * started together; the etcd requests of the run are counted by {@code counter}.
      */
-    static Result run(RpcCounter counter, List<Owner> owners, int cycles) throws Exception {
+    private static Result run(RpcCounter counter, List<Owner> owners, int cycles) throws Exception {
         int k = owners.size();
         int total = k * cycles;
         long[] granted = new long[total];
@@ -57,11 +109,11 @@ final class Contention {
                 try {
                     start.await();
                     for (int c = 0; c < cycles; c++) {
-                        o.lock();
+                        o.lock().run();
                         long g = System.nanoTime();
                         int s = seq.getAndIncrement(); // under the lock: acquisitions are numbered in grant order
                         granted[s] = g;
-                        o.unlock();
+                        o.unlock().run();
                         released[s] = System.nanoTime();
                     }
                 } catch (Throwable e) {

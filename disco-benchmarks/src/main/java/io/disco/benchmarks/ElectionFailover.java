@@ -5,7 +5,6 @@ import static io.disco.benchmarks.Bench.log;
 
 import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdSession;
-import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.GetOption;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,27 +18,18 @@ import java.util.concurrent.TimeUnit;
 final class ElectionFailover implements BenchCase {
 
     @Override
-    public String name() {
-        return "election";
-    }
-
-    @Override
     public void run(Bench bench) throws Exception {
-        boolean quick = bench.quick;
-        Client client = bench.client;
-        String root = bench.root;
-        Report report = bench.report;
-        int n = quick ? 8 : 20;
+        int n = bench.quick ? 8 : 20;
         log("4. election failover: resign -> next leader, lease loss -> next leader, %d terms each", n);
         for (boolean loss : new boolean[] {false, true}) {
-            String prefix = root + "/election/" + (loss ? "loss" : "resign");
+            String prefix = bench.root + "/election/" + (loss ? "loss" : "resign");
             List<Double> ms = new ArrayList<>();
-            EtcdSession leaderSession = EtcdSession.open(client, EtcdOptions.defaults());
+            EtcdSession leaderSession = EtcdSession.open(bench.client, EtcdOptions.defaults());
             io.disco.election.ElectionService leader = leaderSession.newElection(prefix);
             leader.campaign("leader-0");
             try {
                 for (int i = 1; i <= n; i++) {
-                    EtcdSession nextSession = EtcdSession.open(client, EtcdOptions.defaults());
+                    EtcdSession nextSession = EtcdSession.open(bench.client, EtcdOptions.defaults());
                     io.disco.election.ElectionService next = nextSession.newElection(prefix);
                     java.util.concurrent.CompletableFuture<Long> won = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
                         try {
@@ -51,8 +41,8 @@ final class ElectionFailover implements BenchCase {
                     });
                     // The next candidate must be queued (its key written) before the term ends.
                     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                    while (client.getKVClient().get(bs(prefix + "/"), GetOption.builder().isPrefix(true).withCountOnly(true).build())
-                            .get(5, TimeUnit.SECONDS).getCount() < 2) {
+                    GetOption count = GetOption.builder().isPrefix(true).withCountOnly(true).build();
+                    while (bench.client.getKVClient().get(bs(prefix + "/"), count).get(5, TimeUnit.SECONDS).getCount() < 2) {
                         if (System.nanoTime() > deadline) {
                             throw new IllegalStateException("candidate did not queue");
                         }
@@ -61,7 +51,7 @@ final class ElectionFailover implements BenchCase {
                     long ended;
                     if (loss) {
                         ended = System.nanoTime();
-                        client.getLeaseClient().revoke(leaderSession.leaseId()).get(10, TimeUnit.SECONDS);
+                        bench.client.getLeaseClient().revoke(leaderSession.leaseId()).get(10, TimeUnit.SECONDS);
                     } else {
                         leader.resign();
                         ended = System.nanoTime();
@@ -75,7 +65,7 @@ final class ElectionFailover implements BenchCase {
                 leaderSession.close();
             }
             double[] samples = ms.stream().mapToDouble(Double::doubleValue).toArray();
-            report.row("4 election", loss ? "lease loss (revoke) -> next leader" : "resign() -> next leader",
+            bench.report.row("4 election", loss ? "lease loss (revoke) -> next leader" : "resign() -> next leader",
                     Stats.median(samples), Stats.p99(samples), "ms", "terms", n);
         }
     }

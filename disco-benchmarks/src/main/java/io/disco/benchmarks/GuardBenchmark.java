@@ -71,19 +71,12 @@ public class GuardBenchmark implements BenchCase {
 
     @Benchmark
     public FencingToken guardAdmitEqualToken() throws InterruptedException {
-        try (Guard.Admission a = guard.admit(token)) {
-            return a.token();
-        }
+        return admitAndClose(guard, token);
     }
 
     @Benchmark
     public boolean guardAdmitAdvancing() throws InterruptedException {
-        FencingToken t = FencingToken.of(1 + requests.getAndIncrement() / REQUESTS_PER_TOKEN);
-        try (Guard.Admission a = advancing.admit(t)) {
-            return a != null;
-        } catch (TokenStaleException stale) {
-            return false;
-        }
+        return admitNextRequest(advancing, requests);
     }
 
     @Benchmark
@@ -93,24 +86,37 @@ public class GuardBenchmark implements BenchCase {
 
     @Benchmark
     public FencingToken guardAdmitEqualTokenBounded() throws InterruptedException {
-        try (Guard.Admission a = bounded.admit(token)) {
-            return a.token();
-        }
+        return admitAndClose(bounded, token);
     }
 
     @Benchmark
     public boolean guardAdmitAdvancingBounded() throws InterruptedException {
-        FencingToken t = FencingToken.of(1 + requestsBounded.getAndIncrement() / REQUESTS_PER_TOKEN);
-        try (Guard.Admission a = advancingBounded.admit(t)) {
-            return a != null;
-        } catch (TokenStaleException stale) {
-            return false;
-        }
+        return admitNextRequest(advancingBounded, requestsBounded);
     }
 
     @Benchmark
     public long plainAtomicLongGet() {
         return plain.get();
+    }
+
+    /** One request admitted with {@code token} and done. */
+    private static FencingToken admitAndClose(Guard guard, FencingToken token) throws InterruptedException {
+        try (Guard.Admission a = guard.admit(token)) {
+            return a.token();
+        }
+    }
+
+    /**
+     * The next of {@code requests} admitted and done, with the token of its thousand ({@link #REQUESTS_PER_TOKEN}):
+     * false when it arrives after a newer token and is rejected as stale.
+     */
+    private static boolean admitNextRequest(Guard guard, AtomicLong requests) throws InterruptedException {
+        FencingToken t = FencingToken.of(1 + requests.getAndIncrement() / REQUESTS_PER_TOKEN);
+        try (Guard.Admission a = guard.admit(t)) {
+            return a != null;
+        } catch (TokenStaleException stale) {
+            return false;
+        }
     }
 
     // ------------------------------------------------------------------ the case that runs them
@@ -143,16 +149,6 @@ public class GuardBenchmark implements BenchCase {
         }
     }
 
-    @Override
-    public String name() {
-        return "guard-jmh";
-    }
-
-    @Override
-    public boolean usesEtcd() {
-        return false;
-    }
-
     /**
      * The case "guard-jmh" (section 5): the methods above under JMH with 1, 2 and 8 threads, forked;
      * targets: the guard's check against a plain read, an admission's cost over a check. Skipped with
@@ -160,10 +156,8 @@ public class GuardBenchmark implements BenchCase {
      */
     @Override
     public void run(Bench bench) throws Exception {
-        boolean quick = bench.quick;
-        Report report = bench.report;
         Bench.log("5. Guard.check, Guard.admit and AtomicLong.get(), JMH, 1, 2 and 8 threads (%s)",
-                quick ? "short iterations" : "full iterations");
+                bench.quick ? "short iterations" : "full iterations");
         Map<String, String> names = Map.of("guardCheckEqualToken", "Guard.check (equal token)",
                 "guardAdmitEqualToken", "Guard.admit + close (equal token)",
                 "plainAtomicLongGet", "AtomicLong.get()",
@@ -174,18 +168,18 @@ public class GuardBenchmark implements BenchCase {
                 "guardAdmitAdvancingBounded", "Guard.admit + close, token advancing every "
                         + GuardBenchmark.REQUESTS_PER_TOKEN + " requests, with an issued bound");
         Map<Integer, Map<String, double[]>> byThreads = new LinkedHashMap<>();
-        byThreads.put(1, jmh(quick, 1, "guardCheckEqualToken", "guardAdmitEqualToken", "plainAtomicLongGet",
+        byThreads.put(1, jmh(bench.quick, 1, "guardCheckEqualToken", "guardAdmitEqualToken", "plainAtomicLongGet",
                 "guardCheckEqualTokenBounded", "guardAdmitEqualTokenBounded"));
-        byThreads.put(2, jmh(quick, 2, "guardCheckEqualToken", "guardAdmitEqualToken", "plainAtomicLongGet"));
-        byThreads.put(8, jmh(quick, 8, "guardAdmitEqualToken", "guardAdmitAdvancing", "guardAdmitAdvancingBounded"));
-        byThreads.forEach((threads, scores) -> scores.forEach((method, s) -> report.row("5 guard",
+        byThreads.put(2, jmh(bench.quick, 2, "guardCheckEqualToken", "guardAdmitEqualToken", "plainAtomicLongGet"));
+        byThreads.put(8, jmh(bench.quick, 8, "guardAdmitEqualToken", "guardAdmitAdvancing", "guardAdmitAdvancingBounded"));
+        byThreads.forEach((threads, scores) -> scores.forEach((method, s) -> bench.report.row("5 guard",
                 names.get(method) + ", " + threads + (threads == 1 ? " thread" : " threads"), Double.NaN, Double.NaN, "",
                 "ops_per_s", s[0], "ns_per_op", 1e9 / s[0], "error_99.9", s[1])));
         Map<String, double[]> one = byThreads.get(1);
         double guard = one.get("guardCheckEqualToken")[0];
         double plain = one.get("plainAtomicLongGet")[0];
         double ratio = guard / plain;
-        report.target("guard vs plain read, 1 thread", "guard >= plain / 1.2",
+        bench.report.target("guard vs plain read, 1 thread", "guard >= plain / 1.2",
                 String.format(Locale.ROOT, "guard %.3g ops/s = %.2f x plain %.3g ops/s", guard, ratio, plain),
                 ratio >= 1 / 1.2,
                 ratio >= 1 / 1.2 ? "" : (Math.abs(guard - plain) <= one.get("guardCheckEqualToken")[1]
@@ -195,21 +189,21 @@ public class GuardBenchmark implements BenchCase {
                         + " per call the guard loads the token's value and compares it after the same volatile read,"
                         + " at about 1 ns per call either way");
         double added = 1e9 / one.get("guardAdmitEqualToken")[0] - 1e9 / guard;
-        report.target("admission over check, equal token, 1 thread", "<= 50 ns added",
+        bench.report.target("admission over check, equal token, 1 thread", "<= 50 ns added",
                 String.format(Locale.ROOT, "+%.1f ns (admit + close %.1f ns, check %.1f ns)", added,
                         1e9 / one.get("guardAdmitEqualToken")[0], 1e9 / guard),
                 added <= 50, added <= 50 ? "" : "the admission counts in and out on one shared counter");
         double bounded = one.get("guardCheckEqualTokenBounded")[0];
-        report.target("equal-token check with an issued bound vs without, 1 thread", "bounded >= unbounded / 1.2",
+        bench.report.target("equal-token check with an issued bound vs without, 1 thread", "bounded >= unbounded / 1.2",
                 String.format(Locale.ROOT, "bounded %.3g ops/s = %.2f x unbounded %.3g ops/s", bounded, bounded / guard, guard),
                 bounded / guard >= 1 / 1.2,
                 bounded / guard >= 1 / 1.2 ? "" : "the equal-token path reads nothing more with a bound; compare the difference with JMH's error bars");
         Map<String, double[]> eight = byThreads.get(8);
-        report.notes.add(String.format(Locale.ROOT, "8 threads on 2 cores: equal-token admissions %.3g ops/s, token advancing"
+        bench.report.notes.add(String.format(Locale.ROOT, "8 threads on 2 cores: equal-token admissions %.3g ops/s, token advancing"
                 + " every %d requests %.3g ops/s (%.2f x)", eight.get("guardAdmitEqualToken")[0],
                 GuardBenchmark.REQUESTS_PER_TOKEN, eight.get("guardAdmitAdvancing")[0],
                 eight.get("guardAdmitAdvancing")[0] / eight.get("guardAdmitEqualToken")[0]));
-        report.notes.add(String.format(Locale.ROOT, "8 threads on 2 cores, token advancing every %d requests: with an issued"
+        bench.report.notes.add(String.format(Locale.ROOT, "8 threads on 2 cores, token advancing every %d requests: with an issued"
                 + " bound %.3g ops/s = %.2f x without", GuardBenchmark.REQUESTS_PER_TOKEN,
                 eight.get("guardAdmitAdvancingBounded")[0],
                 eight.get("guardAdmitAdvancingBounded")[0] / eight.get("guardAdmitAdvancing")[0]));

@@ -39,11 +39,6 @@ final class GuardBoundFlood implements BenchCase {
     private static final int OWNERS_IN_FLOOD = 10;
     private static final int OWNERS_ALONE = 50;
 
-    @Override
-    public String name() {
-        return "guard-flood";
-    }
-
     /** What one setting measured. */
     record Result(double readsPerSecond, double forgedPerSecond, double longestForgedMs, double[] ownerInFloodMs,
                   double readsPerOwner, double[] ownerAloneMs) {
@@ -109,7 +104,7 @@ final class GuardBoundFlood implements BenchCase {
         List<Thread> forgers = new ArrayList<>();
         double readsPerSecond;
         double forgedPerSecond;
-        double[] inFlood = new double[OWNERS_IN_FLOOD];
+        double[] inFlood;
         try {
             for (int i = 0; i < FORGERS; i++) {
                 FencingToken forged = FencingToken.of(i == 0 ? Long.MAX_VALUE : revision + 1_000_000_000L + i);
@@ -138,13 +133,7 @@ final class GuardBoundFlood implements BenchCase {
             double seconds = (System.nanoTime() - t0) / 1e9;
             readsPerSecond = (counter.calls("KV/Range") - reads0) / seconds;
             forgedPerSecond = (answered.sum() - answered0) / seconds;
-            for (int i = 0; i < OWNERS_IN_FLOOD; i++) {
-                lock.unlock();
-                FencingToken next = lock.lock().token();
-                long s = System.nanoTime();
-                guard.admit(next).close();
-                inFlood[i] = Stats.ms(System.nanoTime() - s);
-            }
+            inFlood = newOwners(lock, guard, OWNERS_IN_FLOOD);
         } finally {
             stop.set(true);
             for (Thread t : forgers) {
@@ -155,17 +144,28 @@ final class GuardBoundFlood implements BenchCase {
             throw new IllegalStateException(admitted.get());
         }
         double longestForgedMs = longest.get() / 1e6;
-        double[] alone = new double[OWNERS_ALONE];
         long reads0 = counter.calls("KV/Range");
-        for (int i = 0; i < OWNERS_ALONE; i++) {
+        double[] alone = newOwners(lock, guard, OWNERS_ALONE);
+        double readsPerOwner = (counter.calls("KV/Range") - reads0) / (double) OWNERS_ALONE;
+        lock.unlock();
+        return new Result(readsPerSecond, forgedPerSecond, longestForgedMs, inFlood, readsPerOwner, alone);
+    }
+
+    /**
+     * {@code n} real hand-overs, one after another: {@code lock} released and taken again, its new token's first
+     * request admitted by {@code guard}.
+     *
+     * @return how long each first request took to be admitted, in milliseconds
+     */
+    private static double[] newOwners(LockService lock, Guard guard, int n) throws Exception {
+        double[] ms = new double[n];
+        for (int i = 0; i < n; i++) {
             lock.unlock();
             FencingToken next = lock.lock().token();
             long s = System.nanoTime();
             guard.admit(next).close();
-            alone[i] = Stats.ms(System.nanoTime() - s);
+            ms[i] = Stats.ms(System.nanoTime() - s);
         }
-        double readsPerOwner = (counter.calls("KV/Range") - reads0) / (double) OWNERS_ALONE;
-        lock.unlock();
-        return new Result(readsPerSecond, forgedPerSecond, longestForgedMs, inFlood, readsPerOwner, alone);
+        return ms;
     }
 }

@@ -11,6 +11,7 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -31,27 +32,11 @@ import org.eclipse.jetty.server.ServerConnector;
 final class GuardFilterOnJetty implements BenchCase {
 
     @Override
-    public String name() {
-        return "guard-filter";
-    }
-
-    @Override
-    public boolean usesEtcd() {
-        return false;
-    }
-
-    @Override
     public void run(Bench bench) throws Exception {
-        boolean quick = bench.quick;
-        Report report = bench.report;
-        int warm = quick ? 300 : 2000;
-        int n = quick ? 600 : 5000;
+        int warm = bench.quick ? 300 : 2000;
+        int n = bench.quick ? 600 : 5000;
         log("5. GuardFilter on Jetty: %d warm-up + %d interleaved requests per variant", warm, n);
-        Server server = new Server();
-        ServerConnector connector = new ServerConnector(server);
-        connector.setHost("127.0.0.1");
-        connector.setPort(0);
-        server.addConnector(connector);
+        Server server = new Server(new InetSocketAddress("127.0.0.1", 0));
         ServletContextHandler ctx = new ServletContextHandler();
         ctx.setContextPath("/");
         ctx.addServlet(new ServletHolder(new OkServlet()), "/plain/*");
@@ -61,38 +46,35 @@ final class GuardFilterOnJetty implements BenchCase {
         server.start();
         try {
             HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-            String base = "http://127.0.0.1:" + connector.getLocalPort();
+            String base = "http://127.0.0.1:" + ((ServerConnector) server.getConnectors()[0]).getLocalPort();
             HttpRequest[] reqs = {
                 FencingHttp.inject(HttpRequest.newBuilder(URI.create(base + "/plain/x")), FencingToken.of(7)).GET().build(),
                 FencingHttp.inject(HttpRequest.newBuilder(URI.create(base + "/guarded/x")), FencingToken.of(7)).GET().build(),
             };
-            double[][] samples = new double[2][n];
-            for (int i = 0; i < warm + n; i++) {
-                for (int j = 0; j < 2; j++) {
-                    int v = (i + j) % 2;
-                    long s = System.nanoTime();
-                    HttpResponse<String> r = http.send(reqs[v], HttpResponse.BodyHandlers.ofString());
-                    long e = System.nanoTime();
-                    if (r.statusCode() != 200) {
-                        throw new IllegalStateException("HTTP " + r.statusCode() + ": " + r.body());
-                    }
-                    if (i >= warm) {
-                        samples[v][i - warm] = Stats.ms(e - s);
-                    }
-                }
-            }
+            double[][] samples = Interleaved.sampledInTurn(warm, n, () -> send(http, reqs[0]), () -> send(http, reqs[1]));
             double mp = Stats.median(samples[0]);
             double mg = Stats.median(samples[1]);
-            report.row("5 guard", "Jetty servlet, no filter", mp, Stats.p99(samples[0]), "ms");
-            report.row("5 guard", "Jetty servlet + GuardFilter", mg, Stats.p99(samples[1]), "ms",
+            bench.report.row("5 guard", "Jetty servlet, no filter", mp, Stats.p99(samples[0]), "ms");
+            bench.report.row("5 guard", "Jetty servlet + GuardFilter", mg, Stats.p99(samples[1]), "ms",
                     "vs_no_filter", mg / mp, "added_us", (mg - mp) * 1000);
             double addedUs = (mg - mp) * 1000;
-            report.target("GuardFilter (ordered admission) over no filter, Jetty", "<= 5 us added per request",
+            bench.report.target("GuardFilter (ordered admission) over no filter, Jetty", "<= 5 us added per request",
                     String.format(Locale.ROOT, "+%.1f us (%.3f ms vs %.3f ms, medians)", addedUs, mg, mp),
                     addedUs <= 5, addedUs <= 5 ? "" : "the filter parses the header and admits under the guard");
         } finally {
             server.stop();
         }
+    }
+
+    /** @return the milliseconds {@code request} took to be answered, which must be 200 */
+    private static double send(HttpClient http, HttpRequest request) throws Exception {
+        long s = System.nanoTime();
+        HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
+        long e = System.nanoTime();
+        if (r.statusCode() != 200) {
+            throw new IllegalStateException("HTTP " + r.statusCode() + ": " + r.body());
+        }
+        return Stats.ms(e - s);
     }
 
     /** The servlet measured with and without the filter: answers "ok". */

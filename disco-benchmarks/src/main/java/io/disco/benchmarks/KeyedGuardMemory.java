@@ -14,20 +14,8 @@ import java.lang.management.MemoryMXBean;
 final class KeyedGuardMemory implements BenchCase {
 
     @Override
-    public String name() {
-        return "keyed-guard";
-    }
-
-    @Override
-    public boolean usesEtcd() {
-        return false;
-    }
-
-    @Override
     public void run(Bench bench) throws Exception {
-        boolean quick = bench.quick;
-        Report report = bench.report;
-        int keys = quick ? 20_000 : 100_000;
+        int keys = bench.quick ? 20_000 : 100_000;
         log("5. KeyedGuard: heap per idle key, %d keys with one accepted token each", keys);
         MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
         KeyedGuard guards = KeyedGuard.create();
@@ -41,7 +29,7 @@ final class KeyedGuardMemory implements BenchCase {
             keyStrings += 24 + 16 + ("tenant-" + i).length(); // String + byte[] header + Latin-1 bytes
         }
         double perKey = (after - before) / (double) keys;
-        report.row("5 guard", "KeyedGuard, heap per idle key (incl. its key string, ~"
+        bench.report.row("5 guard", "KeyedGuard, heap per idle key (incl. its key string, ~"
                 + Math.round(keyStrings / (double) keys) + " B)", perKey, Double.NaN, "B", "keys", guards.size());
     }
 

@@ -66,11 +66,6 @@ final class ManyLocksAtOnce implements BenchCase {
     /** The run's context, set by {@link #run}. */
     private Bench bench;
 
-    @Override
-    public String name() {
-        return "many-locks";
-    }
-
     /** Thread {@code i}'s one lock+unlock cycle. */
     private interface Cycle {
         void run(int thread) throws Exception;

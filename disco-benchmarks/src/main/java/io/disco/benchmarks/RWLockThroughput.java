@@ -4,7 +4,6 @@ import static io.disco.benchmarks.Bench.log;
 
 import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdSession;
-import io.etcd.jetcd.Client;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -18,21 +17,12 @@ import java.util.concurrent.atomic.AtomicReference;
 final class RWLockThroughput implements BenchCase {
 
     @Override
-    public String name() {
-        return "rwlock";
-    }
-
-    @Override
     public void run(Bench bench) throws Exception {
-        boolean quick = bench.quick;
-        Client client = bench.client;
-        String root = bench.root;
-        Report report = bench.report;
-        long windowMs = quick ? 1_500 : 6_000;
+        long windowMs = bench.quick ? 1_500 : 6_000;
         int readers = 8;
         log("3. read/write lock: %d readers with 0, 1, 2 writers, %.1f s each", readers, windowMs / 1e3);
         for (int writers = 0; writers <= 2; writers++) {
-            String prefix = root + "/rw/" + writers;
+            String prefix = bench.root + "/rw/" + writers;
             List<EtcdSession> sessions = new ArrayList<>();
             List<Thread> threads = new ArrayList<>();
             java.util.concurrent.atomic.LongAdder reads = new java.util.concurrent.atomic.LongAdder();
@@ -42,7 +32,7 @@ final class RWLockThroughput implements BenchCase {
             CountDownLatch start = new CountDownLatch(1);
             try {
                 for (int i = 0; i < readers + writers; i++) {
-                    EtcdSession s = EtcdSession.open(client, EtcdOptions.defaults());
+                    EtcdSession s = EtcdSession.open(bench.client, EtcdOptions.defaults());
                     sessions.add(s);
                     io.disco.rwlock.RWLockService svc = s.newRWLock(prefix);
                     boolean reader = i < readers;
@@ -83,7 +73,7 @@ final class RWLockThroughput implements BenchCase {
                 if (failure.get() != null) {
                     throw new IllegalStateException("read/write lock run failed", failure.get());
                 }
-                report.row("3 rwlock", readers + " readers, " + writers + " writers", Double.NaN, Double.NaN, "",
+                bench.report.row("3 rwlock", readers + " readers, " + writers + " writers", Double.NaN, Double.NaN, "",
                         "reads_per_s", r, "writes_per_s", w);
             } finally {
                 for (EtcdSession s : sessions) {

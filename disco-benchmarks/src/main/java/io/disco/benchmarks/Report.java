@@ -32,17 +32,22 @@ final class Report {
 
     /** A row with its median, p90 and p99. */
     Row row(String section, String name, double median, double p90, double p99, String unit, Object... kv) {
-        Map<String, Object> extra = new LinkedHashMap<>();
-        for (int i = 0; i + 1 < kv.length; i += 2) {
-            extra.put((String) kv[i], kv[i + 1]);
-        }
-        Row r = new Row(section, name, median, p90, p99, unit, extra);
+        Row r = new Row(section, name, median, p90, p99, unit, ordered(kv));
         rows.add(r);
         return r;
     }
 
     void target(String name, String goal, String measured, boolean met, String cause) {
         targets.add(new Target(name, goal, measured, met, cause));
+    }
+
+    /** @return the pairs {@code kv} (name, value, name, value, ...) as a map in their order */
+    private static Map<String, Object> ordered(Object... kv) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        for (int i = 0; i + 1 < kv.length; i += 2) {
+            m.put((String) kv[i], kv[i + 1]);
+        }
+        return m;
     }
 
     static String num(double v) {
@@ -107,26 +112,15 @@ final class Report {
         root.put("meta", meta);
         List<Object> rs = new ArrayList<>();
         for (Row r : rows) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("section", r.section);
-            m.put("name", r.name);
-            m.put("median", r.median);
-            m.put("p90", r.p90);
-            m.put("p99", r.p99);
-            m.put("unit", r.unit);
+            Map<String, Object> m = ordered("section", r.section, "name", r.name, "median", r.median, "p90", r.p90,
+                    "p99", r.p99, "unit", r.unit);
             m.putAll(r.extra);
             rs.add(m);
         }
         root.put("rows", rs);
         List<Object> ts = new ArrayList<>();
         for (Target t : targets) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("target", t.name);
-            m.put("goal", t.goal);
-            m.put("measured", t.measured);
-            m.put("met", t.met);
-            m.put("cause", t.cause);
-            ts.add(m);
+            ts.add(ordered("target", t.name, "goal", t.goal, "measured", t.measured, "met", t.met, "cause", t.cause));
         }
         root.put("targets", ts);
         root.put("notes", notes);

@@ -84,11 +84,6 @@ final class ScaleOfOneSession implements BenchCase {
     private String base;
     private final EtcdOptions options = EtcdOptions.builder().ttl(Duration.ofSeconds(TTL_SECONDS)).build();
 
-    @Override
-    public String name() {
-        return "scale";
-    }
-
     /** One acquisition run: how many were granted, how fast, at what cost, and why the rest failed. */
     private record Acquired(int granted, long nanos, double[] grantMs, RpcCounter.Snapshot rpcs, int peakThreads,
             Map<String, Integer> failures, String gaveUp, List<CompletableFuture<Grant>> futures) {

@@ -7,7 +7,6 @@ import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdProvider;
 import io.disco.provider.etcd.EtcdSession;
 import io.disco.testing.RpcCounter;
-import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -22,19 +21,9 @@ import java.util.Locale;
 final class SharedSessions implements BenchCase {
 
     @Override
-    public String name() {
-        return "sessions";
-    }
-
-    @Override
     public void run(Bench bench) throws Exception {
-        boolean quick = bench.quick;
-        Client client = bench.client;
-        String root = bench.root;
-        Report report = bench.report;
-        RpcCounter counter = bench.counter;
         Duration ttl = Duration.ofSeconds(3);
-        long windowMs = quick ? 6_000 : 15_000;
+        long windowMs = bench.quick ? 6_000 : 15_000;
         EtcdOptions opts = EtcdOptions.builder().ttl(ttl).build();
         log("6. sessions: 1000 services on one session, 100 services with a session each; TTL %d s, window %.0f s",
                 ttl.toSeconds(), windowMs / 1e3);
@@ -43,16 +32,16 @@ final class SharedSessions implements BenchCase {
         int nA = 1000;
         List<LockService> svcA = new ArrayList<>();
         long heap0 = Bench.usedHeap();
-        RpcCounter.Snapshot a0 = counter.snapshot();
-        EtcdSession shared = EtcdSession.open(client, opts);
+        RpcCounter.Snapshot a0 = bench.counter.snapshot();
+        EtcdSession shared = EtcdSession.open(bench.client, opts);
         double rateA;
         long grantsA;
         double heapA;
         try {
             for (int i = 0; i < nA; i++) {
-                svcA.add(shared.newLock(root + "/s/shared/" + i));
+                svcA.add(shared.newLock(bench.root + "/s/shared/" + i));
             }
-            grantsA = counter.snapshot().minus(a0).calls("Lease/LeaseGrant");
+            grantsA = bench.counter.snapshot().minus(a0).calls("Lease/LeaseGrant");
             heapA = (Bench.usedHeap() - heap0) / (double) nA;
             rateA = bench.keepalivesPerSecond(windowMs);
         } finally {
@@ -64,28 +53,28 @@ final class SharedSessions implements BenchCase {
         int nB = 100;
         List<LockService> svcB = new ArrayList<>();
         long heap1 = Bench.usedHeap();
-        RpcCounter.Snapshot b0 = counter.snapshot();
+        RpcCounter.Snapshot b0 = bench.counter.snapshot();
         double rateB;
         long grantsB;
         double heapB;
         try {
             for (int i = 0; i < nB; i++) {
-                svcB.add(EtcdProvider.newLock(client, root + "/s/own/" + i, opts));
+                svcB.add(EtcdProvider.newLock(bench.client, bench.root + "/s/own/" + i, opts));
             }
-            grantsB = counter.snapshot().minus(b0).calls("Lease/LeaseGrant");
+            grantsB = bench.counter.snapshot().minus(b0).calls("Lease/LeaseGrant");
             heapB = (Bench.usedHeap() - heap1) / (double) nB;
             rateB = bench.keepalivesPerSecond(windowMs);
         } finally {
             closeAll(svcB);
         }
 
-        report.row("6 sessions", "1000 services, 1 shared session", Double.NaN, Double.NaN, "",
+        bench.report.row("6 sessions", "1000 services, 1 shared session", Double.NaN, Double.NaN, "",
                 "leases", grantsA, "keepalives_per_s", rateA, "heap_bytes_per_service", heapA);
-        report.row("6 sessions", "100 services, 1 session each", Double.NaN, Double.NaN, "",
+        bench.report.row("6 sessions", "100 services, 1 session each", Double.NaN, Double.NaN, "",
                 "leases", grantsB, "keepalives_per_s", rateB, "heap_bytes_per_service", heapB);
         double perSessionB = rateB / nB;
         boolean independent = grantsA == 1 && rateA <= perSessionB * 1.5 + 0.2;
-        report.target("keepalives vs services on one session", "1000 services renew like one (1 lease, ~3/TTL per s)",
+        bench.report.target("keepalives vs services on one session", "1000 services renew like one (1 lease, ~3/TTL per s)",
                 String.format(Locale.ROOT, "1000 services on 1 session: %d lease, %.2f keepalives/s;"
                         + " one session of 1 service: %.2f/s (100 sessions: %.1f/s)", grantsA, rateA, perSessionB, rateB),
                 independent, independent ? "" : "see keepalives_per_s above");

@@ -8,7 +8,6 @@ import io.disco.lock.LockService;
 import io.disco.micrometer.DiscoMetrics;
 import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdSession;
-import io.disco.testing.RpcCounter;
 import io.disco.testing.ZooKeeperServer;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -22,13 +21,10 @@ import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.IntStream;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 
@@ -47,19 +43,12 @@ import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 final class Uncontended implements BenchCase {
 
     @Override
-    public String name() {
-        return "uncontended";
-    }
-
-    @Override
     public void run(Bench bench) throws Exception {
-        boolean quick = bench.quick;
         Client client = bench.client;
         String root = bench.root;
         Report report = bench.report;
-        RpcCounter counter = bench.counter;
-        int warm = quick ? 60 : 500;
-        int rounds = quick ? 200 : 2000;
+        int warm = bench.quick ? 60 : 500;
+        int rounds = bench.quick ? 200 : 2000;
         log("1. uncontended lock+unlock: %d warm-up + %d interleaved rounds of 5 variants, then Curator's alone", warm, rounds);
         KV kv = client.getKVClient();
         EtcdSession session = EtcdSession.open(client, EtcdOptions.defaults());
@@ -71,7 +60,7 @@ final class Uncontended implements BenchCase {
              LockService discoMetered = metered.newLock(root + "/u/disco-metered")) {
             ByteSequence floorKey = bs(root + "/u/floor/" + Long.toHexString(lease));
             PutOption withLease = PutOption.builder().withLeaseId(lease).build();
-            Op2 floor = () -> {
+            Interleaved.Variant floor = () -> {
                 TxnResponse r = get(kv.txn().If(new Cmp(floorKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
                         .Then(Op.put(floorKey, ByteSequence.EMPTY, withLease)).commit());
                 if (!r.isSucceeded()) {
@@ -84,7 +73,7 @@ final class Uncontended implements BenchCase {
             ByteSequence shapeKey = bs(shapePrefix + Long.toHexString(lease));
             GetOption firstCreated = GetOption.builder().isPrefix(true).withSortField(GetOption.SortTarget.CREATE)
                     .withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build();
-            Op2 shape = () -> {
+            Interleaved.Variant shape = () -> {
                 TxnResponse r = get(kv.txn().If(new Cmp(shapeKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
                         .Then(Op.put(shapeKey, ByteSequence.EMPTY, withLease), Op.get(bs(shapePrefix), firstCreated))
                         .Else(Op.get(shapeKey, GetOption.DEFAULT), Op.get(bs(shapePrefix), firstCreated)).commit());
@@ -93,55 +82,33 @@ final class Uncontended implements BenchCase {
                         .Then(Op.delete(shapeKey, DeleteOption.DEFAULT)).commit());
             };
             ByteSequence jetcdName = bs(root + "/u/jetcd");
-            Op2 jetcd = () -> {
+            Interleaved.Variant jetcd = () -> {
                 LockResponse r = get(client.getLockClient().lock(jetcdName, lease));
                 get(client.getLockClient().unlock(r.getKey()));
             };
-            Op2 discoOp = () -> {
+            Interleaved.Variant discoOp = () -> {
                 disco.lock();
                 disco.unlock();
             };
-            Op2 meteredOp = () -> {
+            Interleaved.Variant meteredOp = () -> {
                 discoMetered.lock();
                 discoMetered.unlock();
             };
-            Op2[] ops = {discoOp, floor, shape, jetcd, meteredOp};
-            double[][] samples = new double[ops.length + 1][];
-            for (int v = 0; v < ops.length; v++) {
-                samples[v] = new double[rounds];
-            }
+            Interleaved.Variant[] ops = {discoOp, floor, shape, jetcd, meteredOp};
             // A new order every round, from a fixed seed: rotating it would make every variant follow the same
             // one, which then pays for whatever the one before leaves running (a first run, with ZooKeeper in
             // this JVM, gave disco 0.847 ms after Curator's variant and the identical metered disco 0.753 ms).
-            Random order = new Random(37);
-            List<Integer> variants = new ArrayList<>(IntStream.range(0, ops.length).boxed().toList());
-            for (int i = 0; i < warm + rounds; i++) {
-                Collections.shuffle(variants, order);
-                for (int v : variants) {
-                    long s = System.nanoTime();
-                    ops[v].run();
-                    long e = System.nanoTime();
-                    if (i >= warm) {
-                        samples[v][i - warm] = Stats.ms(e - s);
-                    }
-                }
-            }
+            double[][] samples = Arrays.copyOf(Interleaved.shuffled(warm, rounds, new Random(37), ops), ops.length + 1);
             // The reference runs on loopback: on --network dc it would not be measured on the network the others are.
             boolean dc = "dc".equals(report.meta.get("network"));
             samples[ops.length] = dc ? new double[0] : curatorReference(warm, rounds);
             // RPCs of one disco lock+unlock (separate short pass, so the counts are not mixed)
-            int n = 50;
-            RpcCounter.Snapshot before = counter.snapshot();
-            for (int i = 0; i < n; i++) {
-                discoOp.run();
-            }
-            RpcCounter.Snapshot d = counter.snapshot().minus(before);
-            double discoRpcs = (d.calls("KV/") + d.watchCreates()) / (double) n;
+            double discoRpcs = EtcdRequests.perCall(bench.counter, 50, discoOp);
             // JVM cost of one lock+unlock (allocation and CPU over every thread), disco against its Txns raw and the floor
-            int costRounds = quick ? 500 : 3000;
+            int costRounds = bench.quick ? 500 : 3000;
             double[] kb = new double[3];
             double[] cpuUs = new double[3];
-            Op2[] costed = {discoOp, shape, floor};
+            Interleaved.Variant[] costed = {discoOp, shape, floor};
             for (int v = 0; v < costed.length; v++) {
                 JvmCost c0 = JvmCost.now();
                 for (int i = 0; i < costRounds; i++) {
@@ -205,17 +172,10 @@ final class Uncontended implements BenchCase {
         try (ZooKeeperServer zk = ZooKeeperServer.start();
              CuratorFramework client = ZooKeeperVsCurator.client(zk.connectString())) {
             InterProcessMutex mutex = new InterProcessMutex(client, "/disco-bench/uncontended-curator");
-            double[] samples = new double[rounds];
-            for (int i = 0; i < warm + rounds; i++) {
-                long s = System.nanoTime();
+            return Interleaved.inTurn(warm, rounds, () -> {
                 mutex.acquire();
                 mutex.release();
-                long e = System.nanoTime();
-                if (i >= warm) {
-                    samples[i - warm] = Stats.ms(e - s);
-                }
-            }
-            return samples;
+            })[0];
         }
     }
 
@@ -229,10 +189,5 @@ final class Uncontended implements BenchCase {
         report.target(name, String.format(Locale.ROOT, "<= %.2f x at the median, p90 and p99", max),
                 String.format(Locale.ROOT, "%.3f / %.3f / %.3f x (disco %.3f / %.3f / %.3f ms)", r50, r90, r99, med[0], p90[0], p99[0]),
                 met, met ? "" : cause);
-    }
-
-    /** One measured variant: one lock+unlock, or the requests that stand for it. */
-    private interface Op2 {
-        void run() throws Exception;
     }
 }

@@ -6,6 +6,9 @@ import static io.disco.benchmarks.Bench.log;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.options.WatchOption;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -18,45 +21,38 @@ import java.util.concurrent.TimeUnit;
 final class WatchDelivery implements BenchCase {
 
     @Override
-    public String name() {
-        return "watch-delivery";
-    }
-
-    @Override
     public void run(Bench bench) throws Exception {
-        boolean quick = bench.quick;
-        Client client = bench.client;
-        String root = bench.root;
-        Report report = bench.report;
-        int n = quick ? 20 : 60;
+        int n = bench.quick ? 20 : 60;
         log("2. watch delivery: delete -> event, watch from the read's revision vs revision + 1, %d each", n);
-        double[][] samples = new double[2][n];
-        ByteSequence key = bs(root + "/w/key");
-        for (int i = 0; i < n; i++) {
-            for (int j = 0; j < 2; j++) {
-                int v = (i + j) % 2;
-                get(client.getKVClient().put(key, ByteSequence.EMPTY));
-                long rev = get(client.getKVClient().get(key)).getHeader().getRevision();
-                java.util.concurrent.CompletableFuture<Long> event = new java.util.concurrent.CompletableFuture<>();
-                io.etcd.jetcd.options.WatchOption opt = io.etcd.jetcd.options.WatchOption.builder()
-                        .withRevision(v == 0 ? rev : rev + 1).withNoPut(true).build();
-                try (io.etcd.jetcd.Watch.Watcher w = client.getWatchClient().watch(key, opt,
-                        r -> event.complete(System.nanoTime()))) {
-                    Thread.sleep(5); // the watch is created; a short queue hands off a few ms later
-                    get(client.getKVClient().delete(key));
-                    long deleted = System.nanoTime();
-                    samples[v][i] = Stats.ms(event.get(10, TimeUnit.SECONDS) - deleted);
-                }
-            }
-        }
-        report.row("2 watch delivery", "delete -> event, watch from read's revision", Stats.median(samples[0]),
+        ByteSequence key = bs(bench.root + "/w/key");
+        double[][] samples = Interleaved.sampledInTurn(0, n, () -> deleteToEvent(bench.client, key, 0),
+                () -> deleteToEvent(bench.client, key, 1));
+        bench.report.row("2 watch delivery", "delete -> event, watch from read's revision", Stats.median(samples[0]),
                 Stats.p99(samples[0]), "ms");
-        report.row("2 watch delivery", "delete -> event, watch from revision + 1", Stats.median(samples[1]),
+        bench.report.row("2 watch delivery", "delete -> event, watch from revision + 1", Stats.median(samples[1]),
                 Stats.p99(samples[1]), "ms");
-        report.notes.add("slow handoffs (handoffs_over_50ms): a watch that starts at or below etcd's current revision"
+        bench.report.notes.add("slow handoffs (handoffs_over_50ms): a watch that starts at or below etcd's current revision"
                 + " is 'unsynced' and gets its events only at etcd's next 100 ms catch-up (see '2 watch delivery')."
                 + " jetcd's Lock (etcd's server-side recipe) watches from the read's revision and pays it at small K;"
                 + " disco watches the predecessor from etcd's current revision (synced at once) and re-reads it once"
                 + " when the watch started after the read: that re-read is the ~0.2 extra KV RPCs per acquisition");
+    }
+
+    /**
+     * Puts {@code key}, reads it, watches it from the read's revision plus {@code afterRead}, deletes it.
+     *
+     * @return milliseconds from the delete's answer to the watch's event
+     */
+    private static double deleteToEvent(Client client, ByteSequence key, int afterRead) throws Exception {
+        get(client.getKVClient().put(key, ByteSequence.EMPTY));
+        long rev = get(client.getKVClient().get(key)).getHeader().getRevision();
+        CompletableFuture<Long> event = new CompletableFuture<>();
+        WatchOption opt = WatchOption.builder().withRevision(rev + afterRead).withNoPut(true).build();
+        try (Watch.Watcher w = client.getWatchClient().watch(key, opt, r -> event.complete(System.nanoTime()))) {
+            Thread.sleep(5); // the watch is created; a short queue hands off a few ms later
+            get(client.getKVClient().delete(key));
+            long deleted = System.nanoTime();
+            return Stats.ms(event.get(10, TimeUnit.SECONDS) - deleted);
+        }
     }
 }

@@ -32,16 +32,6 @@ final class ZooKeeperVsCurator implements BenchCase {
     private static final int[] OWNERS = {4, 64};
 
     @Override
-    public String name() {
-        return "zookeeper";
-    }
-
-    @Override
-    public boolean usesEtcd() {
-        return false;
-    }
-
-    @Override
     public void run(Bench bench) throws Exception {
         try (ZooKeeperServer zk = ZooKeeperServer.start()) {
             log("Z. ZooKeeper: disco vs Curator's InterProcessMutex on %s", zk);
@@ -72,36 +62,13 @@ final class ZooKeeperVsCurator implements BenchCase {
              ZooKeeperSession session = ZooKeeperSession.open(discoClient, options());
              LockService disco = session.newLock(root + "/disco")) {
             InterProcessMutex curator = new InterProcessMutex(curatorClient, root + "/curator");
-            Runnable[] ops = {
-                () -> {
-                    try {
-                        disco.lock();
-                        disco.unlock();
-                    } catch (InterruptedException e) {
-                        throw new IllegalStateException(e);
-                    }
-                },
-                () -> {
-                    try {
-                        curator.acquire();
-                        curator.release();
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                }
-            };
-            double[][] samples = new double[2][rounds];
-            for (int i = 0; i < warm + rounds; i++) {
-                for (int j = 0; j < 2; j++) {
-                    int v = (i + j) % 2; // alternate which goes first
-                    long s = System.nanoTime();
-                    ops[v].run();
-                    long e = System.nanoTime();
-                    if (i >= warm) {
-                        samples[v][i - warm] = Stats.ms(e - s);
-                    }
-                }
-            }
+            double[][] samples = Interleaved.inTurn(warm, rounds, () -> {
+                disco.lock();
+                disco.unlock();
+            }, () -> {
+                curator.acquire();
+                curator.release();
+            });
             double disc = Stats.median(samples[0]);
             double cur = Stats.median(samples[1]);
             bench.report.row("Z zookeeper", "disco lock+unlock", disc, Stats.p99(samples[0]), "ms", "vs_curator", disc / cur);
@@ -115,78 +82,37 @@ final class ZooKeeperVsCurator implements BenchCase {
         List<String> ratios = new ArrayList<>();
         for (int k : OWNERS) {
             log("Z2. contended hand-offs, K = %d owners: disco, then Curator", k);
-            int cycles = Contention.cyclesPerOwner(bench.quick, k);
-            Contention.Result d;
-            Contention.Result c;
-            List<AutoCloseable> open = new ArrayList<>();
-            try {
-                List<Owner> owners = new ArrayList<>();
-                for (int i = 0; i < k; i++) {
-                    CuratorFramework cf = client(connectString);
-                    open.add(cf);
-                    ZooKeeperSession s = ZooKeeperSession.open(cf, options());
-                    open.add(s);
-                    LockService svc = s.newLock(root + "/disco-" + k);
-                    owners.add(new Owner() {
-                        @Override
-                        public void lock() throws Exception {
-                            svc.lock();
-                        }
-
-                        @Override
-                        public void unlock() {
-                            svc.unlock();
-                        }
-                    });
-                }
-                Contention.run(none, owners.subList(0, 1), 5); // warm-up on the fresh sessions
-                d = Contention.run(none, owners, cycles);
-            } finally {
-                closeAll(open);
-            }
-            try {
-                List<Owner> owners = new ArrayList<>();
-                for (int i = 0; i < k; i++) {
-                    CuratorFramework cf = client(connectString);
-                    open.add(cf);
-                    InterProcessMutex m = new InterProcessMutex(cf, root + "/curator-" + k);
-                    owners.add(new Owner() {
-                        @Override
-                        public void lock() throws Exception {
-                            if (!m.acquire(3, TimeUnit.MINUTES)) {
-                                throw new IllegalStateException("InterProcessMutex: not acquired within 3 minutes");
-                            }
-                        }
-
-                        @Override
-                        public void unlock() throws Exception {
-                            m.release();
-                        }
-                    });
-                }
-                Contention.run(none, owners.subList(0, 1), 5);
-                c = Contention.run(none, owners, cycles);
-            } finally {
-                closeAll(open);
-            }
+            String discoName = root + "/disco-" + k;
+            Contention.Result d = Contention.measure(none, bench.quick, k, () -> {
+                CuratorFramework cf = client(connectString);
+                ZooKeeperSession s = ZooKeeperSession.open(cf, options());
+                LockService svc = s.newLock(discoName);
+                return new Owner(svc::lock, svc::unlock, () -> {
+                    s.close();
+                    cf.close();
+                });
+            });
+            String curatorName = root + "/curator-" + k;
+            Contention.Result c = Contention.measure(none, bench.quick, k, () -> {
+                CuratorFramework cf = client(connectString);
+                InterProcessMutex m = new InterProcessMutex(cf, curatorName);
+                return new Owner(() -> {
+                    if (!m.acquire(3, TimeUnit.MINUTES)) {
+                        throw new IllegalStateException("InterProcessMutex: not acquired within 3 minutes");
+                    }
+                }, m::release, cf);
+            });
             double dh = Stats.median(d.handoffMs());
             double ch = Stats.median(c.handoffMs());
             bench.report.row("Z zookeeper", "K=" + k + " handoff, disco", dh, Stats.p99(d.handoffMs()), "ms",
-                    "vs_curator", dh / ch, "acq_per_s", d.acquisitions() / d.seconds(), "unlock_ms", Stats.median(d.holdMs()),
+                    "vs_curator", dh / ch, "acq_per_s", d.perSecond(), "unlock_ms", Stats.median(d.holdMs()),
                     "acquisitions", d.acquisitions());
             bench.report.row("Z zookeeper", "K=" + k + " handoff, Curator InterProcessMutex", ch, Stats.p99(c.handoffMs()), "ms",
-                    "acq_per_s", c.acquisitions() / c.seconds(), "release_ms", Stats.median(c.holdMs()),
+                    "acq_per_s", c.perSecond(), "release_ms", Stats.median(c.holdMs()),
                     "acquisitions", c.acquisitions());
             ratios.add(String.format(Locale.ROOT, "K=%d %.2f x", k, dh / ch));
         }
         bench.report.notes.add("ZooKeeper (section Z): an in-process one-member server in the benchmark's JVM, log not fsynced;"
                 + " each owner a client and session of its own; contended hand-off medians disco/Curator: " + String.join(", ", ratios));
-    }
-
-    private static void closeAll(List<AutoCloseable> open) throws Exception {
-        for (int i = open.size() - 1; i >= 0; i--) {
-            open.get(i).close();
-        }
-        open.clear();
     }
 }

@@ -3,19 +3,16 @@ package io.disco.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.disco.testing.EtcdCluster;
-import io.disco.testing.EtcdTls;
+import io.disco.testing.TlsAndPlainEtcdExtension;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code --endpoints} follows the provider's rule (issue 45, item 4: {@code EtcdClients}), against a TLS
@@ -26,26 +23,8 @@ import org.junit.jupiter.api.Test;
  */
 class DiscoCliTlsTest {
 
-    static EtcdTls tls;
-    static EtcdCluster secure;
-    static EtcdCluster plain;
-
-    @BeforeAll
-    static void start() {
-        tls = EtcdTls.generate(false, "client");
-        secure = EtcdCluster.start(1, tls);
-        plain = EtcdCluster.start(1);
-    }
-
-    @AfterAll
-    static void stop() {
-        if (secure != null) {
-            secure.close();
-        }
-        if (plain != null) {
-            plain.close();
-        }
-    }
+    @RegisterExtension
+    static final TlsAndPlainEtcdExtension ETCD = TlsAndPlainEtcdExtension.create();
 
     record Run(int code, String out, String err, long millis) {
     }
@@ -66,27 +45,23 @@ class DiscoCliTlsTest {
         return "/test/cli-tls/" + UUID.randomUUID();
     }
 
-    private static String hostPort(EtcdCluster cluster) {
-        return URI.create(cluster.endpoint(0)).getAuthority();
-    }
-
     @Test
     void httpsWithTheCaWorksAndSoDoesAnEndpointWithoutSchemeGivenACaFile() {
-        Run r = disco("holders", name(), "--endpoints=" + secure.endpoint(0), "--cacert=" + tls.caFile());
+        Run r = disco("holders", name(), "--endpoints=" + ETCD.secure().endpoint(0), "--cacert=" + ETCD.tls().caFile());
         assertEquals(ExitCode.NOTHING_HELD, r.code(), r.err());
-        Run bare = disco("holders", name(), "--endpoints=" + hostPort(secure), "--cacert=" + tls.caFile());
+        Run bare = disco("holders", name(), "--endpoints=" + ETCD.secureHostPort(), "--cacert=" + ETCD.tls().caFile());
         assertEquals(ExitCode.NOTHING_HELD, bare.code(), bare.err());
-        Run http = disco("holders", name(), "--endpoints=" + hostPort(plain));
+        Run http = disco("holders", name(), "--endpoints=" + ETCD.plainHostPort());
         assertEquals(ExitCode.NOTHING_HELD, http.code(), http.err());
     }
 
     /** No --cacert: the JVM's default trust store, which does not hold the test CA. */
     @Test
     void httpsWithoutTheCaSaysTheHandshakeFailedAndWhatToCheck() {
-        Run r = disco("holders", name(), "--endpoints=" + secure.endpoint(0), "--command-timeout=2s");
+        Run r = disco("holders", name(), "--endpoints=" + ETCD.secure().endpoint(0), "--command-timeout=2s");
         assertEquals(ExitCode.UNREACHABLE, r.code(), r.err());
         String lower = r.err().toLowerCase(Locale.ROOT);
-        assertTrue(r.err().contains(hostPort(secure)), r.err());
+        assertTrue(r.err().contains(ETCD.secureHostPort()), r.err());
         assertTrue(lower.contains("tls handshake failed"), r.err());
         assertTrue(r.err().contains("--cacert") && lower.contains("certificate"), r.err());
         assertTrue(r.millis() < 2_000 + 2_000, "within the command timeout and a check: " + r.millis() + " ms");
@@ -94,22 +69,23 @@ class DiscoCliTlsTest {
 
     @Test
     void httpsToAPlaintextEtcdFailsSayingTls() {
-        Run r = disco("holders", name(), "--endpoints=https://" + hostPort(plain), "--command-timeout=2s");
+        Run r = disco("holders", name(), "--endpoints=https://" + ETCD.plainHostPort(), "--command-timeout=2s");
         assertEquals(ExitCode.UNREACHABLE, r.code(), r.err());
-        assertTrue(r.err().contains(hostPort(plain)) && r.err().toLowerCase(Locale.ROOT).contains("tls handshake"), r.err());
+        assertTrue(r.err().contains(ETCD.plainHostPort()) && r.err().toLowerCase(Locale.ROOT).contains("tls handshake"), r.err());
     }
 
     @Test
     void aMixedListIsAUsageErrorNamingBoth() {
-        Run r = disco("holders", name(), "--endpoints=" + plain.endpoint(0) + "," + secure.endpoint(0), "--cacert=" + tls.caFile());
+        Run r = disco("holders", name(), "--endpoints=" + ETCD.plain().endpoint(0) + "," + ETCD.secure().endpoint(0),
+                "--cacert=" + ETCD.tls().caFile());
         assertEquals(ExitCode.USAGE, r.code(), r.err());
-        assertTrue(r.err().contains(plain.endpoint(0)) && r.err().contains(secure.endpoint(0)), r.err());
+        assertTrue(r.err().contains(ETCD.plain().endpoint(0)) && r.err().contains(ETCD.secure().endpoint(0)), r.err());
     }
 
     @Test
     void tlsFlagsForHttpEndpointsAreAUsageError() {
-        Run r = disco("holders", name(), "--endpoints=" + plain.endpoint(0), "--cacert=" + tls.caFile());
+        Run r = disco("holders", name(), "--endpoints=" + ETCD.plain().endpoint(0), "--cacert=" + ETCD.tls().caFile());
         assertEquals(ExitCode.USAGE, r.code(), r.err());
-        assertTrue(r.err().contains(plain.endpoint(0)) && r.err().contains("https://"), r.err());
+        assertTrue(r.err().contains(ETCD.plain().endpoint(0)) && r.err().contains("https://"), r.err());
     }
 }

@@ -1,7 +1,8 @@
 /**
  * Real etcd for tests, benchmarks and the demo: {@link io.disco.testing.EtcdCluster} starts local
  * etcd members (one or a cluster, with fault injection) or connects to an existing cluster, and
- * {@link io.disco.testing.EtcdExtension} runs one per JUnit 5 test class; {@link
+ * {@link io.disco.testing.EtcdExtension} runs one per JUnit 5 test class ({@link
+ * io.disco.testing.TlsAndPlainEtcdExtension} a TLS member and a plaintext one, with throwaway certificates); {@link
  * io.disco.testing.RpcCounter} counts the requests a jetcd client sends it; {@link
  * io.disco.testing.EtcdClaims} lists the keys queued under a name and revokes its holder's lease; {@link
  * io.disco.testing.NullArguments} walks a public API calling it with nulls; {@link

@@ -8,12 +8,10 @@ import io.disco.client.Disco;
 import io.disco.client.DiscoStatus;
 import io.disco.fencing.DiscoException;
 import io.disco.lock.FencedLock;
-import io.disco.testing.EtcdCluster;
-import io.disco.testing.EtcdTls;
+import io.disco.testing.TlsAndPlainEtcdExtension;
 import io.etcd.jetcd.Client;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
@@ -23,9 +21,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * An {@code https://} endpoint always means TLS (issue 45, item 4), through {@link EtcdClients}, the one
@@ -41,30 +38,8 @@ class HttpsEndpointsTest {
     private static final EtcdOptions OPTIONS = EtcdOptions.builder().ttl(Duration.ofSeconds(5))
             .requestTimeout(REQUEST_TIMEOUT).build();
 
-    static EtcdTls tls;
-    static EtcdCluster secure;
-    static EtcdCluster plain;
-
-    @BeforeAll
-    static void start() {
-        tls = EtcdTls.generate(false, "client");
-        secure = EtcdCluster.start(1, tls);
-        plain = EtcdCluster.start(1);
-    }
-
-    @AfterAll
-    static void stop() {
-        if (secure != null) {
-            secure.close();
-        }
-        if (plain != null) {
-            plain.close();
-        }
-    }
-
-    private static String hostPort(EtcdCluster cluster) {
-        return URI.create(cluster.endpoint(0)).getAuthority();
-    }
+    @RegisterExtension
+    static final TlsAndPlainEtcdExtension ETCD = TlsAndPlainEtcdExtension.create();
 
     private static void takesALock(Client client) throws Exception {
         try (Disco disco = EtcdProvider.disco(client, OPTIONS)) {
@@ -77,8 +52,9 @@ class HttpsEndpointsTest {
 
     @Test
     void httpsWithTheClustersCaWorks() throws Exception {
-        assertTrue(secure.endpoints().stream().allMatch(e -> e.startsWith("https://")), secure.endpoints().toString());
-        try (Client client = EtcdClients.builder(secure.endpoints(), b -> b.trustManager(tls.caFile().toFile()))
+        List<String> endpoints = ETCD.secure().endpoints();
+        assertTrue(endpoints.stream().allMatch(e -> e.startsWith("https://")), endpoints.toString());
+        try (Client client = EtcdClients.builder(endpoints, b -> b.trustManager(ETCD.tls().caFile().toFile()))
                 .interceptor(EtcdDeadlines.unary(REQUEST_TIMEOUT)).build()) {
             takesALock(client);
         }
@@ -86,9 +62,10 @@ class HttpsEndpointsTest {
 
     @Test
     void httpAgainstAPlaintextEtcdWorks() throws Exception {
-        assertTrue(plain.endpoints().stream().allMatch(e -> e.startsWith("http://")), plain.endpoints().toString());
-        assertTrue(!EtcdClients.tls(plain.endpoints()));
-        try (Client client = EtcdClients.builder(plain.endpoints()).build()) {
+        List<String> endpoints = ETCD.plain().endpoints();
+        assertTrue(endpoints.stream().allMatch(e -> e.startsWith("http://")), endpoints.toString());
+        assertTrue(!EtcdClients.tls(endpoints));
+        try (Client client = EtcdClients.builder(endpoints).build()) {
             takesALock(client);
         }
     }
@@ -99,7 +76,7 @@ class HttpsEndpointsTest {
         Path store = Files.createTempFile("disco-truststore", ".p12");
         KeyStore ks = KeyStore.getInstance("PKCS12");
         ks.load(null, null);
-        try (InputStream in = Files.newInputStream(tls.caFile())) {
+        try (InputStream in = Files.newInputStream(ETCD.tls().caFile())) {
             ks.setCertificateEntry("disco-test-ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
         }
         try (OutputStream out = Files.newOutputStream(store)) {
@@ -114,7 +91,7 @@ class HttpsEndpointsTest {
             System.setProperty(keys[0], store.toString());
             System.setProperty(keys[1], "PKCS12");
             System.setProperty(keys[2], "changeit");
-            try (Client client = EtcdClients.builder(secure.endpoints()).build()) {
+            try (Client client = EtcdClients.builder(ETCD.secure().endpoints()).build()) {
                 takesALock(client);
             }
         } finally {
@@ -132,8 +109,8 @@ class HttpsEndpointsTest {
     /** The JDK's own trust store does not trust the test CA: a clear handshake failure, not a timeout. */
     @Test
     void withoutTrustMaterialAnUntrustedCertificateFailsTheHandshakeClearly() {
-        String endpoint = hostPort(secure);
-        try (Client client = EtcdClients.builder(secure.endpoints()).build()) {
+        String endpoint = ETCD.secureHostPort();
+        try (Client client = EtcdClients.builder(ETCD.secure().endpoints()).build()) {
             long start = System.nanoTime();
             DiscoException e = assertThrows(DiscoException.class, () -> EtcdProvider.disco(client, OPTIONS).close());
             long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
@@ -150,7 +127,7 @@ class HttpsEndpointsTest {
     /** An https endpoint whose etcd speaks plaintext: the client never falls back to plaintext. */
     @Test
     void httpsAgainstAPlaintextEtcdFailsAndNeverFallsBackToPlaintext() throws Exception {
-        String endpoint = hostPort(plain);
+        String endpoint = ETCD.plainHostPort();
         try (Client client = EtcdClients.builder(List.of("https://" + endpoint)).build()) {
             DiscoException e = assertThrows(DiscoException.class, () -> EtcdProvider.disco(client, OPTIONS).close());
             System.out.println("https to plaintext: " + e.getMessage());
@@ -177,8 +154,8 @@ class HttpsEndpointsTest {
     @Test
     void trustMaterialForPlaintextEndpointsIsRefused() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> EtcdClients.builder(plain.endpoints(), b -> b.trustManager(tls.caFile().toFile())));
-        assertTrue(e.getMessage().contains(plain.endpoint(0)) && e.getMessage().contains("https://"), e.getMessage());
+                () -> EtcdClients.builder(ETCD.plain().endpoints(), b -> b.trustManager(ETCD.tls().caFile().toFile())));
+        assertTrue(e.getMessage().contains(ETCD.plain().endpoint(0)) && e.getMessage().contains("https://"), e.getMessage());
     }
 
     @Test
@@ -187,7 +164,7 @@ class HttpsEndpointsTest {
         try {
             Files.writeString(notPem, "not a certificate");
             javax.net.ssl.SSLException e = assertThrows(javax.net.ssl.SSLException.class,
-                    () -> EtcdClients.builder(secure.endpoints(), b -> b.trustManager(notPem.toFile())));
+                    () -> EtcdClients.builder(ETCD.secure().endpoints(), b -> b.trustManager(notPem.toFile())));
             assertTrue(e.getMessage().contains("TLS settings cannot be used"), e.getMessage());
         } finally {
             Files.deleteIfExists(notPem);
@@ -212,7 +189,7 @@ class HttpsEndpointsTest {
      */
     @Test
     void jetcdsOwnBuilderDropsTheSchemeWhichIsWhyBuiltClientsCannotBeChecked() throws Exception {
-        try (Client client = Client.builder().endpoints("https://" + hostPort(plain)).build()) {
+        try (Client client = Client.builder().endpoints("https://" + ETCD.plainHostPort()).build()) {
             takesALock(client); // plaintext, although the URL said https
         }
     }

@@ -5,17 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.disco.client.Disco;
 import io.disco.client.DiscoStatus;
 import io.disco.lock.FencedLock;
-import io.disco.testing.EtcdCluster;
-import io.disco.testing.EtcdTls;
-import java.net.URI;
+import io.disco.testing.TlsAndPlainEtcdExtension;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration;
@@ -31,37 +28,15 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  */
 class DiscoHttpsEndpointsTest {
 
-    static EtcdTls tls;
-    static EtcdCluster secure;
-    static EtcdCluster plain;
-
-    @BeforeAll
-    static void start() {
-        tls = EtcdTls.generate(false, "client");
-        secure = EtcdCluster.start(1, tls);
-        plain = EtcdCluster.start(1);
-    }
-
-    @AfterAll
-    static void stop() {
-        if (secure != null) {
-            secure.close();
-        }
-        if (plain != null) {
-            plain.close();
-        }
-    }
+    @RegisterExtension
+    static final TlsAndPlainEtcdExtension ETCD = TlsAndPlainEtcdExtension.create();
 
     private static ApplicationContextRunner runner(String endpoints) {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, DiscoAutoConfiguration.class,
                         DiscoActuatorAutoConfiguration.class, HealthContributorAutoConfiguration.class))
                 .withPropertyValues("disco.etcd.endpoints=" + endpoints, "disco.etcd.request-timeout=2s",
-                        "disco.session.ttl=5s", "spring.ssl.bundle.pem.etcd-ca.truststore.certificate=file:" + tls.caFile());
-    }
-
-    private static String hostPort(EtcdCluster cluster) {
-        return URI.create(cluster.endpoint(0)).getAuthority();
+                        "disco.session.ttl=5s", "spring.ssl.bundle.pem.etcd-ca.truststore.certificate=file:" + ETCD.tls().caFile());
     }
 
     private static String messages(Throwable failure) {
@@ -74,7 +49,7 @@ class DiscoHttpsEndpointsTest {
 
     @Test
     void httpsWithABundleThatTrustsTheCaIsUp() {
-        runner(secure.endpoint(0)).withPropertyValues("disco.etcd.ssl.bundle=etcd-ca", "disco.fail-fast=true").run(context -> {
+        runner(ETCD.secure().endpoint(0)).withPropertyValues("disco.etcd.ssl.bundle=etcd-ca", "disco.fail-fast=true").run(context -> {
             assertThat(context).hasNotFailed();
             Disco disco = context.getBean(Disco.class);
             assertThat(disco.status().state()).isEqualTo(DiscoStatus.State.UP);
@@ -86,8 +61,8 @@ class DiscoHttpsEndpointsTest {
 
     @Test
     void httpsWithoutABundleUsesTheJvmsTrustStoreAndSaysTheHandshakeFailed() {
-        String endpoint = hostPort(secure);
-        runner(secure.endpoint(0)).run(context -> {
+        String endpoint = ETCD.secureHostPort();
+        runner(ETCD.secure().endpoint(0)).run(context -> {
             assertThat(context).hasNotFailed();
             Disco disco = context.getBean(Disco.class);
             DiscoStatus status = disco.status();
@@ -97,7 +72,7 @@ class DiscoHttpsEndpointsTest {
                     .contains("disco.etcd.ssl.bundle").contains("certificate");
             assertThat(context.getBean(DiscoHealthIndicator.class).health().getStatus().getCode()).isEqualTo("DOWN");
         });
-        runner(secure.endpoint(0)).withPropertyValues("disco.fail-fast=true").run(context -> {
+        runner(ETCD.secure().endpoint(0)).withPropertyValues("disco.fail-fast=true").run(context -> {
             assertThat(context).hasFailed();
             String m = messages(context.getStartupFailure());
             assertThat(m).contains(endpoint).containsIgnoringCase("TLS handshake failed").contains("disco.etcd.ssl.bundle");
@@ -107,7 +82,7 @@ class DiscoHttpsEndpointsTest {
     /** The case: https:// to a plaintext etcd started UP over plaintext. */
     @Test
     void httpsToAPlaintextEtcdIsNeverUpOverPlaintext() {
-        String endpoint = hostPort(plain);
+        String endpoint = ETCD.plainHostPort();
         runner("https://" + endpoint).run(context -> {
             assertThat(context).hasNotFailed();
             Disco disco = context.getBean(Disco.class);
@@ -124,7 +99,7 @@ class DiscoHttpsEndpointsTest {
             assertThat(messages(context.getStartupFailure())).contains(endpoint).containsIgnoringCase("tls");
         });
         // and http:// to it is plaintext, as it says
-        runner(plain.endpoint(0)).withPropertyValues("disco.fail-fast=true").run(context -> {
+        runner(ETCD.plain().endpoint(0)).withPropertyValues("disco.fail-fast=true").run(context -> {
             assertThat(context).hasNotFailed();
             assertThat(context.getBean(Disco.class).status().state()).isEqualTo(DiscoStatus.State.UP);
         });
@@ -132,19 +107,19 @@ class DiscoHttpsEndpointsTest {
 
     @Test
     void aMixedListFailsStartupNamingBoth() {
-        runner(plain.endpoint(0) + "," + secure.endpoint(0)).run(context -> {
+        runner(ETCD.plain().endpoint(0) + "," + ETCD.secure().endpoint(0)).run(context -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause().isInstanceOf(IllegalArgumentException.class);
             assertThat(messages(context.getStartupFailure())).contains("disco.etcd.endpoints")
-                    .contains(plain.endpoint(0)).contains(secure.endpoint(0));
+                    .contains(ETCD.plain().endpoint(0)).contains(ETCD.secure().endpoint(0));
         });
     }
 
     @Test
     void anSslBundleForHttpEndpointsFailsStartup() {
-        runner(plain.endpoint(0)).withPropertyValues("disco.etcd.ssl.bundle=etcd-ca").run(context -> {
+        runner(ETCD.plain().endpoint(0)).withPropertyValues("disco.etcd.ssl.bundle=etcd-ca").run(context -> {
             assertThat(context).hasFailed();
-            assertThat(messages(context.getStartupFailure())).contains("disco.etcd.ssl.bundle").contains(plain.endpoint(0))
+            assertThat(messages(context.getStartupFailure())).contains("disco.etcd.ssl.bundle").contains(ETCD.plain().endpoint(0))
                     .contains("https://");
         });
     }

@@ -6,16 +6,16 @@ import io.disco.election.Observation;
 import io.disco.client.DiscoBackend;
 import io.disco.examples.Cli;
 import io.disco.examples.DemoBackend;
-import io.disco.examples.EtcdDemoBackend;
+import io.disco.examples.EtcdScenario;
+import io.disco.examples.FailedStep;
+import io.disco.examples.GuardedResource;
 import io.disco.examples.Say;
 import io.disco.examples.Verdict;
 import io.disco.fencing.FencingToken;
-import io.disco.fencing.TokenStaleException;
 import io.disco.fencing.guard.Guard;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -99,14 +99,8 @@ public final class ElectionExample {
      * @return what happened
      */
     public static Outcome run(List<String> endpoints, String electionName, Duration zombieTtl) {
-        try (DemoBackend backend = EtcdDemoBackend.connect(endpoints)) {
-            return run(backend, electionName, zombieTtl);
-        } catch (Exception e) {
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            return new Outcome(null, null, false, false, false, "connect to etcd " + endpoints + ": " + e);
-        }
+        return EtcdScenario.run(endpoints, backend -> run(backend, electionName, zombieTtl),
+                failure -> new Outcome(null, null, false, false, false, failure));
     }
 
     /**
@@ -146,7 +140,7 @@ public final class ElectionExample {
             a = la.token();
             say.step("node-a is the leader: term token %s (lease TTL %d s)", a, sA.ttl().toSeconds());
             step = "node-a: write";
-            boolean okA = accepted(resource, a);
+            boolean okA = GuardedResource.accepts(resource, a);
             say.step("node-a writes with token %s -> %s", a, okA ? "ACCEPTED" : "REJECTED");
 
             step = "node-b: campaign";
@@ -159,7 +153,7 @@ public final class ElectionExample {
             b = lb.token();
             say.step("node-b is the leader: term token %s (node-a's was %s)", b, a);
             step = "node-b: write";
-            boolean okB = accepted(resource, b);
+            boolean okB = GuardedResource.accepts(resource, b);
             say.step("node-b writes with token %s -> %s", b, okB ? "ACCEPTED" : "REJECTED");
             writes = okA && okB;
 
@@ -169,30 +163,16 @@ public final class ElectionExample {
 
             say.step("node-a wakes up, still believes it leads, and writes with its old token %s", a);
             step = "node-a (stale leader): write";
-            zombieRejected = !accepted(resource, a);
+            zombieRejected = !GuardedResource.accepts(resource, a);
             say.step("stale node-a writes with token %s -> %s", a, zombieRejected
                     ? "REJECTED (stale: the guard's mark is " + resource.highWater().orElseThrow() + ")"
                     : "ACCEPTED");
             step = "node-b: resign";
             nodeB.resign();
             say.step("node-b resigns");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return new Outcome(a, b, seen, writes, zombieRejected, step + ": interrupted");
-        } catch (ExecutionException e) {
-            return new Outcome(a, b, seen, writes, zombieRejected, step + ": " + e.getCause());
         } catch (Exception e) {
-            return new Outcome(a, b, seen, writes, zombieRejected, step + ": " + e);
+            return new Outcome(a, b, seen, writes, zombieRejected, FailedStep.describe(step, e));
         }
         return new Outcome(a, b, seen, writes, zombieRejected, null);
-    }
-
-    private static boolean accepted(Guard resource, FencingToken token) {
-        try {
-            resource.check(token);
-            return true;
-        } catch (TokenStaleException e) {
-            return false;
-        }
     }
 }

@@ -3,7 +3,7 @@ package io.disco.examples.election.runner;
 import io.disco.core.Primitive;
 import io.disco.examples.Cli;
 import io.disco.examples.DemoBackend;
-import io.disco.examples.EtcdDemoBackend;
+import io.disco.examples.EtcdScenario;
 import io.disco.examples.Say;
 import io.disco.examples.Verdict;
 import io.disco.election.LeaderTask;
@@ -68,14 +68,8 @@ public final class RunnerExample {
      * @return the verdict; never throws for a failed step
      */
     public static Verdict run(List<String> endpoints, String electionName) {
-        try (DemoBackend backend = EtcdDemoBackend.connect(endpoints)) {
-            return run(backend, electionName);
-        } catch (Exception e) {
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            return new Verdict(SCENARIO, false, "step failed: connect to etcd " + endpoints + ": " + e);
-        }
+        return EtcdScenario.run(endpoints, backend -> run(backend, electionName),
+                failure -> new Verdict(SCENARIO, false, "step failed: " + failure));
     }
 
     /**

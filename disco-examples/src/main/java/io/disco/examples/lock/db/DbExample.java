@@ -2,7 +2,7 @@ package io.disco.examples.lock.db;
 
 import io.disco.examples.Cli;
 import io.disco.examples.DemoBackend;
-import io.disco.examples.EtcdDemoBackend;
+import io.disco.examples.EtcdScenario;
 import io.disco.examples.Say;
 import io.disco.examples.Verdict;
 import io.disco.examples.lock.LockZombie;
@@ -111,15 +111,8 @@ public final class DbExample {
      * @return what happened
      */
     public static Result run(List<String> endpoints, String lockName, Duration zombieTtl) {
-        try (DemoBackend backend = EtcdDemoBackend.connect(endpoints)) {
-            return run(backend, lockName, zombieTtl);
-        } catch (Exception e) {
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            return new Result(new LockZombie.Outcome(SCENARIO, null, null, null, null, null,
-                    "connect to etcd " + endpoints + ": " + e), null, -1, List.of(), null);
-        }
+        return EtcdScenario.run(endpoints, backend -> run(backend, lockName, zombieTtl), failure -> new Result(
+                new LockZombie.Outcome(SCENARIO, null, null, null, null, null, failure), null, -1, List.of(), null));
     }
 
     /**

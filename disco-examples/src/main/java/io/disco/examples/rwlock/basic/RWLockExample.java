@@ -3,11 +3,12 @@ package io.disco.examples.rwlock.basic;
 import io.disco.client.DiscoBackend;
 import io.disco.examples.Cli;
 import io.disco.examples.DemoBackend;
-import io.disco.examples.EtcdDemoBackend;
+import io.disco.examples.EtcdScenario;
+import io.disco.examples.FailedStep;
+import io.disco.examples.GuardedResource;
 import io.disco.examples.Say;
 import io.disco.examples.Verdict;
 import io.disco.fencing.FencingToken;
-import io.disco.fencing.TokenStaleException;
 import io.disco.fencing.guard.Guard;
 import io.disco.rwlock.RWGrant;
 import io.disco.rwlock.RWLockService;
@@ -15,7 +16,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -109,14 +109,8 @@ public final class RWLockExample {
      * @return what happened
      */
     public static Outcome run(List<String> endpoints, String lockName, Duration zombieTtl) {
-        try (DemoBackend backend = EtcdDemoBackend.connect(endpoints)) {
-            return run(backend, lockName, zombieTtl);
-        } catch (Exception e) {
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            return new Outcome(null, null, false, false, null, null, false, false, "connect to etcd " + endpoints + ": " + e);
-        }
+        return EtcdScenario.run(endpoints, backend -> run(backend, lockName, zombieTtl),
+                failure -> new Outcome(null, null, false, false, null, null, false, false, failure));
     }
 
     /**
@@ -161,7 +155,7 @@ public final class RWLockExample {
             r2 = g2.get().token();
             say.step("R1 and R2 hold the read lock at the same time: tokens %s and %s", r1, r2);
             step = "R1, R2: read";
-            reads = accepted(resource, r1) & accepted(resource, r2);
+            reads = GuardedResource.accepts(resource, r1) & GuardedResource.accepts(resource, r2);
             say.step("R1 and R2 read with their tokens -> %s", reads ? "ACCEPTED" : "REJECTED");
 
             step = "W1: try the write lock while readers hold it";
@@ -181,7 +175,7 @@ public final class RWLockExample {
             w1 = gw1.token();
             say.step("W1 holds the write lock: token %s (readers had %s)", w1, r1);
             step = "W1: write";
-            boolean okW1 = accepted(resource, w1);
+            boolean okW1 = GuardedResource.accepts(resource, w1);
             say.step("W1 writes with token %s -> %s", w1, okW1 ? "ACCEPTED" : "REJECTED");
 
             say.step("W1 freezes: %s", backend.freeze(sW1));
@@ -191,36 +185,22 @@ public final class RWLockExample {
             w2 = gw2.token();
             say.step("W2 holds the write lock: token %s (W1's was %s)", w2, w1);
             step = "W2: write";
-            boolean okW2 = accepted(resource, w2);
+            boolean okW2 = GuardedResource.accepts(resource, w2);
             say.step("W2 writes with token %s -> %s", w2, okW2 ? "ACCEPTED" : "REJECTED");
             writes = okW1 && okW2;
 
             say.step("W1 wakes up, still believes it is the writer, and writes with its old token %s", w1);
             step = "W1 (zombie): write";
-            zombieRejected = !accepted(resource, w1);
+            zombieRejected = !GuardedResource.accepts(resource, w1);
             say.step("zombie W1 writes with token %s -> %s", w1, zombieRejected
                     ? "REJECTED (stale: the guard's mark is " + resource.highWater().orElseThrow() + ")"
                     : "ACCEPTED");
             step = "W2: unlock";
             writer2.unlock();
             say.step("W2 releases the write lock");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return new Outcome(r1, r2, reads, blocked, w1, w2, writes, zombieRejected, step + ": interrupted");
-        } catch (ExecutionException e) {
-            return new Outcome(r1, r2, reads, blocked, w1, w2, writes, zombieRejected, step + ": " + e.getCause());
         } catch (Exception e) {
-            return new Outcome(r1, r2, reads, blocked, w1, w2, writes, zombieRejected, step + ": " + e);
+            return new Outcome(r1, r2, reads, blocked, w1, w2, writes, zombieRejected, FailedStep.describe(step, e));
         }
         return new Outcome(r1, r2, reads, blocked, w1, w2, writes, zombieRejected, null);
-    }
-
-    private static boolean accepted(Guard resource, FencingToken token) {
-        try {
-            resource.check(token);
-            return true;
-        } catch (TokenStaleException e) {
-            return false;
-        }
     }
 }

@@ -3,7 +3,7 @@ package io.disco.examples.semaphore.basic;
 import io.disco.client.DiscoBackend;
 import io.disco.examples.Cli;
 import io.disco.examples.DemoBackend;
-import io.disco.examples.EtcdDemoBackend;
+import io.disco.examples.EtcdScenario;
 import io.disco.examples.Say;
 import io.disco.examples.Verdict;
 import io.disco.fencing.TokenStaleException;
@@ -57,14 +57,8 @@ public final class SemaphoreExample {
      * @return the verdict; never throws for a failed step
      */
     public static Verdict run(List<String> endpoints, String name, Duration zombieTtl) {
-        try (DemoBackend backend = EtcdDemoBackend.connect(endpoints)) {
-            return run(backend, name, zombieTtl);
-        } catch (Exception e) {
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            return new Verdict(SCENARIO, false, "step failed: connect to etcd " + endpoints + ": " + e);
-        }
+        return EtcdScenario.run(endpoints, backend -> run(backend, name, zombieTtl),
+                failure -> new Verdict(SCENARIO, false, "step failed: " + failure));
     }
 
     /**
