@@ -15,19 +15,19 @@ import java.util.function.Consumer;
 /**
  * The candidate {@link Disco#election(String)} returns: the election service of the client's owner at
  * the time of the call, which it delegates to, plus the client's bookkeeping: the name is in use (as an
- * election) from its creation until it is closed or finished, whichever comes first.
+ * election, its {@link ElectionEntry}) from its creation until it is closed or finished, whichever comes first.
  */
 final class ClientElection implements ElectionService {
 
     private final ElectionService service;
     private final ElectionEntry entry;
-    private final Registry registry;
+    private final Entries<ElectionEntry> entries;
     private final AtomicBoolean released = new AtomicBoolean();
 
-    ClientElection(ElectionService service, ElectionEntry entry, Registry registry) {
+    ClientElection(ElectionService service, ElectionEntry entry, Entries<ElectionEntry> entries) {
         this.service = service;
         this.entry = entry;
-        this.registry = registry;
+        this.entries = entries;
         service.done().whenComplete((v, e) -> release()); // lost or closed: the name is free for a new candidate
     }
 
@@ -36,7 +36,7 @@ final class ClientElection implements ElectionService {
         if (released.compareAndSet(false, true)) {
             entry.current = null;
             entry.candidate.set(false);
-            registry.leave(entry);
+            entries.leave(entry);
         }
     }
 

@@ -2,33 +2,36 @@ package io.disco.client;
 
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingToken;
+import io.disco.fencing.Held;
+import io.disco.lock.FencedHold;
 import io.disco.lock.FencedLock;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 
 /**
- * The handle {@link Disco#lock(String)} returns: a name and the client. Every acquisition joins the
- * name's entry (making it if the name was idle) and every release leaves it, so the entry lives
- * exactly as long as somebody holds or waits.
+ * The handle {@link Disco#lock(String)} returns: a name and the client's lock entries. Every acquisition
+ * joins the name's {@link LockEntry} (making it if the name was idle) and acquires through its
+ * {@link QueuedFencedLock}; every release leaves it, so the entry lives exactly as long as somebody holds or
+ * waits. The handle itself holds nothing.
  */
 final class ClientLock implements FencedLock {
 
-    private final Engine engine;
     private final String name;
+    private final Entries<LockEntry> entries;
     /** The maximum hold time of this handle's acquisitions, or null for none. */
     private final Duration maxHold;
 
-    ClientLock(Engine engine, String name) {
-        this(engine, name, null);
+    ClientLock(String name, Entries<LockEntry> entries) {
+        this(name, entries, null);
     }
 
-    private ClientLock(Engine engine, String name, Duration maxHold) {
-        this.engine = engine;
+    private ClientLock(String name, Entries<LockEntry> entries, Duration maxHold) {
         this.name = name;
+        this.entries = entries;
         this.maxHold = maxHold;
     }
 
@@ -39,20 +42,18 @@ final class ClientLock implements FencedLock {
 
     @Override
     public FencedLock withMaxHold(Duration maxHold) {
-        Objects.requireNonNull(maxHold, "maxHold");
-        if (maxHold.isZero() || maxHold.isNegative()) {
-            throw new IllegalArgumentException("maxHold must be positive, got " + maxHold);
-        }
-        return new ClientLock(engine, name, maxHold);
+        MaxHold.nanos(maxHold); // checks it
+        return new ClientLock(name, entries, maxHold);
     }
 
-    private LockEntry join() {
-        return engine.registry().join(name, Kind.LOCK, LockEntry.class, n -> new LockEntry(engine, n));
+    @Override
+    public CompletableFuture<Held<FencedHold>> lockAsync() {
+        return AsyncAcquisition.start(this);
     }
 
     /** The entry, if this thread holds the lock. */
     private LockEntry held() {
-        LockEntry e = engine.registry().get(name, LockEntry.class);
+        LockEntry e = entries.get(name);
         return e != null && e.queue.isHeldByCurrentThread() ? e : null;
     }
 
@@ -66,60 +67,56 @@ final class ClientLock implements FencedLock {
 
     @Override
     public void lock() {
-        engine.requireOpen();
-        LockEntry e = join();
+        LockEntry e = entries.join(name);
         boolean ok = false;
         try {
             acquiring(e).lock();
             ok = true;
         } finally {
             if (!ok) {
-                engine.registry().leave(e);
+                entries.leave(e);
             }
         }
     }
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
-        engine.requireOpen();
-        LockEntry e = join();
+        LockEntry e = entries.join(name);
         boolean ok = false;
         try {
             acquiring(e).lockInterruptibly();
             ok = true;
         } finally {
             if (!ok) {
-                engine.registry().leave(e);
+                entries.leave(e);
             }
         }
     }
 
     @Override
     public boolean tryLock() {
-        engine.requireOpen();
-        LockEntry e = join();
+        LockEntry e = entries.join(name);
         boolean ok = false;
         try {
             ok = acquiring(e).tryLock();
             return ok;
         } finally {
             if (!ok) {
-                engine.registry().leave(e);
+                entries.leave(e);
             }
         }
     }
 
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        engine.requireOpen();
-        LockEntry e = join();
+        LockEntry e = entries.join(name);
         boolean ok = false;
         try {
             ok = acquiring(e).tryLock(time, unit);
             return ok;
         } finally {
             if (!ok) {
-                engine.registry().leave(e);
+                entries.leave(e);
             }
         }
     }
@@ -132,7 +129,7 @@ final class ClientLock implements FencedLock {
             e.queue.unlock();
         } finally {
             if (e.queue.getHoldCount() < holds) { // not when the backend refused the release: the thread still holds
-                engine.registry().leave(e);
+                entries.leave(e);
             }
         }
     }
@@ -176,6 +173,6 @@ final class ClientLock implements FencedLock {
 
     @Override
     public String toString() {
-        return "FencedLock[lock '" + name + "' of " + engine + (maxHold == null ? "" : ", max hold " + maxHold.toMillis() + " ms") + "]";
+        return "FencedLock[lock '" + name + "' of " + entries + (maxHold == null ? "" : ", max hold " + maxHold.toMillis() + " ms") + "]";
     }
 }

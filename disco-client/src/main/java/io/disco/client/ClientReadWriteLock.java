@@ -2,26 +2,30 @@ package io.disco.client;
 
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingToken;
+import io.disco.fencing.Held;
+import io.disco.lock.FencedHold;
 import io.disco.lock.FencedLock;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 
 /**
- * The handle {@link Disco#readWriteLock(String)} returns. As with {@link ClientLock}, every
- * acquisition joins the name's entry and every release leaves it.
+ * The handle {@link Disco#readWriteLock(String)} returns: a name and the client's read/write lock entries, with
+ * its two thread-owned sides. As with {@link ClientLock}, every acquisition joins the name's {@link RWEntry},
+ * which acquires, and every release leaves it.
  */
 final class ClientReadWriteLock implements FencedReadWriteLock {
 
-    private final Engine engine;
     private final String name;
+    private final Entries<RWEntry> entries;
     private final Side read = new Side(true);
     private final Side write = new Side(false);
 
-    ClientReadWriteLock(Engine engine, String name) {
-        this.engine = engine;
+    ClientReadWriteLock(String name, Entries<RWEntry> entries) {
         this.name = name;
+        this.entries = entries;
     }
 
     @Override
@@ -36,7 +40,7 @@ final class ClientReadWriteLock implements FencedReadWriteLock {
 
     @Override
     public String toString() {
-        return "FencedReadWriteLock[read/write lock '" + name + "' of " + engine + "]";
+        return "FencedReadWriteLock[read/write lock '" + name + "' of " + entries + "]";
     }
 
     /** The read or the write lock. */
@@ -49,15 +53,14 @@ final class ClientReadWriteLock implements FencedReadWriteLock {
         }
 
         private boolean acquire(Wait wait, long deadline) throws InterruptedException {
-            engine.requireOpen();
-            RWEntry e = engine.registry().join(name, Kind.READ_WRITE_LOCK, RWEntry.class, n -> new RWEntry(engine, n));
+            RWEntry e = entries.join(name);
             boolean ok = false;
             try {
                 ok = isRead ? e.acquireRead(wait, deadline) : e.acquireWrite(wait, deadline);
                 return ok;
             } finally {
                 if (!ok) {
-                    engine.registry().leave(e);
+                    entries.leave(e);
                 }
             }
         }
@@ -67,7 +70,7 @@ final class ClientReadWriteLock implements FencedReadWriteLock {
         }
 
         private RWEntry held() {
-            RWEntry e = engine.registry().get(name, RWEntry.class);
+            RWEntry e = entries.get(name);
             if (!holds(e)) {
                 throw new IllegalMonitorStateException("this thread does not hold the " + (isRead ? "read" : "write")
                         + " lock of '" + name + "'");
@@ -105,6 +108,11 @@ final class ClientReadWriteLock implements FencedReadWriteLock {
         }
 
         @Override
+        public CompletableFuture<Held<FencedHold>> lockAsync() {
+            return AsyncAcquisition.start(this);
+        }
+
+        @Override
         public void unlock() {
             RWEntry e = held();
             int holds = holdCount(e);
@@ -116,7 +124,7 @@ final class ClientReadWriteLock implements FencedReadWriteLock {
                 }
             } finally {
                 if (holdCount(e) < holds) { // not when the backend refused the release: the thread still holds
-                    engine.registry().leave(e);
+                    entries.leave(e);
                 }
             }
         }
@@ -141,12 +149,12 @@ final class ClientReadWriteLock implements FencedReadWriteLock {
 
         @Override
         public boolean isHeldByCurrentThread() {
-            return holds(engine.registry().get(name, RWEntry.class));
+            return holds(entries.get(name));
         }
 
         @Override
         public int getHoldCount() {
-            RWEntry e = engine.registry().get(name, RWEntry.class);
+            RWEntry e = entries.get(name);
             return e == null ? 0 : holdCount(e);
         }
 
@@ -167,7 +175,7 @@ final class ClientReadWriteLock implements FencedReadWriteLock {
 
         @Override
         public String toString() {
-            return "FencedLock[" + (isRead ? "read" : "write") + " lock of '" + name + "' of " + engine + "]";
+            return "FencedLock[" + (isRead ? "read" : "write") + " lock of '" + name + "' of " + entries + "]";
         }
     }
 }

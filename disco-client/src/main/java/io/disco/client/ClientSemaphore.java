@@ -11,21 +11,30 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The handle {@link Disco#semaphore(String, int)} returns: a name, a limit and the client. Every
- * acquisition joins the name's entry (making it if the name was idle) and the end of every hold (a
- * release, a loss reported by the release, an acquisition that gives up) leaves it, so the entry lives
- * exactly as long as somebody holds or waits.
+ * The handle {@link Disco#semaphore(String, int)} returns: a name, a limit and the client's semaphore entries of
+ * that limit. Every acquisition joins the name's {@link SemaphoreEntry} (making it if the name was idle), which
+ * acquires, and the end of every hold (a release, a loss reported by the release, an acquisition that gives up)
+ * leaves it, so the entry lives exactly as long as somebody holds or waits.
  */
 final class ClientSemaphore implements FencedSemaphore {
 
-    private final Engine engine;
     private final String name;
     private final int permits;
+    /** The client's semaphore entries, made with this handle's limit. */
+    private final Entries<SemaphoreEntry> entries;
 
-    ClientSemaphore(Engine engine, String name, int permits) {
-        this.engine = engine;
+    /**
+     * @throws IllegalArgumentException if {@code permits} is not positive, or this client holds or waits on the
+     *     name with another limit
+     */
+    ClientSemaphore(String name, int permits, Entries<SemaphoreEntry> entries) {
         this.name = name;
-        this.permits = permits;
+        this.permits = checkPermits(permits);
+        this.entries = entries;
+        SemaphoreEntry inUse = entries.inUse(name);
+        if (inUse != null && inUse.permits != permits) {
+            throw otherLimit(inUse.permits);
+        }
     }
 
     /**
@@ -50,17 +59,15 @@ final class ClientSemaphore implements FencedSemaphore {
 
     /** Joins the entry; refuses (and leaves) when this client uses the name with another limit. */
     private SemaphoreEntry join() {
-        engine.requireOpen();
-        SemaphoreEntry e = engine.registry().join(name, Kind.SEMAPHORE, SemaphoreEntry.class, n -> new SemaphoreEntry(engine, n, permits),
-                idle -> idle.permits == permits);
+        SemaphoreEntry e = entries.join(name, idle -> idle.permits == permits);
         if (e.permits != permits) {
-            engine.registry().leave(e);
+            entries.leave(e);
             throw otherLimit(e.permits);
         }
         return e;
     }
 
-    IllegalArgumentException otherLimit(int inUse) {
+    private IllegalArgumentException otherLimit(int inUse) {
         return new IllegalArgumentException("semaphore '" + name + "' is in use by this client with " + inUse
                 + " permits; this handle asks for " + permits + ": every holder of one name must use one limit");
     }
@@ -73,7 +80,7 @@ final class ClientSemaphore implements FencedSemaphore {
             return p;
         } finally {
             if (p == null) {
-                engine.registry().leave(e);
+                entries.leave(e);
             }
         }
     }
@@ -132,7 +139,7 @@ final class ClientSemaphore implements FencedSemaphore {
         CompletableFuture<Permit> out = new CompletableFuture<>();
         out.whenComplete((p, x) -> {
             if (x != null) {
-                engine.registry().leave(e);
+                entries.leave(e);
             }
         });
         e.acquireAsync(out);
@@ -142,7 +149,7 @@ final class ClientSemaphore implements FencedSemaphore {
     /** The entry that holds {@code permit}. */
     private SemaphoreEntry holding(Permit permit) {
         Objects.requireNonNull(permit, "permit");
-        SemaphoreEntry e = engine.registry().get(name, SemaphoreEntry.class);
+        SemaphoreEntry e = entries.get(name);
         if (e == null || !e.holds(permit)) {
             throw new IllegalArgumentException(permit + " is not held through this client on semaphore '" + name
                     + "' (released already, or acquired elsewhere)");
@@ -162,7 +169,7 @@ final class ClientSemaphore implements FencedSemaphore {
             throw lost;
         } finally {
             if (ended) {
-                engine.registry().leave(e);
+                entries.leave(e);
             }
         }
     }
@@ -179,6 +186,6 @@ final class ClientSemaphore implements FencedSemaphore {
 
     @Override
     public String toString() {
-        return "FencedSemaphore[semaphore '" + name + "' of " + permits + " permits, " + engine + "]";
+        return "FencedSemaphore[semaphore '" + name + "' of " + permits + " permits, " + entries + "]";
     }
 }

@@ -239,7 +239,7 @@ public interface Disco extends AutoCloseable {
      *     the endpoints)
      */
     static Disco over(DiscoBackend backend) {
-        return new Engine(Objects.requireNonNull(backend, "backend"), true);
+        return new DiscoClient(Objects.requireNonNull(backend, "backend"), true);
     }
 
     /**
@@ -255,6 +255,6 @@ public interface Disco extends AutoCloseable {
      * @return the client; close it at shutdown
      */
     static Disco healing(DiscoBackend backend) {
-        return new Engine(Objects.requireNonNull(backend, "backend"), false);
+        return new DiscoClient(Objects.requireNonNull(backend, "backend"), false);
     }
 }

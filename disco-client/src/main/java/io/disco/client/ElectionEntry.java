@@ -6,6 +6,7 @@ import java.util.Optional;
 import io.disco.election.ElectionService;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 /**
  * An election name in use by this client: it has one candidate at most (an open
@@ -20,8 +21,8 @@ final class ElectionEntry extends Entry<ElectionService> {
     /** The open candidate's service, for {@link #holdings()}; null while none. */
     volatile ElectionService current;
 
-    ElectionEntry(Engine engine, String name) {
-        super(engine, name, Kind.ELECTION);
+    ElectionEntry(String name, Supplier<CompletableFuture<DiscoBackend.Owner>> currentOwner, Retirements retirements) {
+        super(name, Kind.ELECTION, currentOwner, retirements);
     }
 
     @Override

@@ -5,11 +5,15 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 
 /**
  * The state the client keeps for one name while anybody holds it or waits for it: the local queue
- * and the service of the current owner. Made by {@link Registry#join} and dropped, with its service
- * closed, when the last user leaves.
+ * (in a subclass) and the name's service on the current owner. Its duties: hand out the service to claim
+ * through ({@link #service()}: the current one, or a new one on the owner of the moment once a lost one has
+ * closed), retire a lost service, close its service when it falls idle, and list its holds. Made by
+ * {@link Registry#join} and dropped, with its service closed, when the last user leaves and it has lingered.
+ * It gets what it needs of the client, not the client: the owner of the moment and the {@link Retirements}.
  *
  * @param <S> the service type
  */
@@ -17,7 +21,10 @@ abstract class Entry<S> {
 
     final String name;
     final Kind kind;
-    private final Engine engine;
+    /** The client's owner of the moment: pending while there is none, failed once the client is closed or the owner wait passed. */
+    private final Supplier<CompletableFuture<DiscoBackend.Owner>> currentOwner;
+    /** The lost services of the client's names still closing. */
+    private final Retirements retirements;
     /** Holders and waiters, counted per acquisition call; guarded by the registry's lock. */
     int users;
     /** When {@link #users} last fell to 0; guarded by the registry's lock. */
@@ -30,10 +37,11 @@ abstract class Entry<S> {
     /** Set when the entry falls idle: a late answer must not make a service nobody will close. */
     private boolean dropped;
 
-    Entry(Engine engine, String name, Kind kind) {
-        this.engine = engine;
+    Entry(String name, Kind kind, Supplier<CompletableFuture<DiscoBackend.Owner>> currentOwner, Retirements retirements) {
         this.name = name;
         this.kind = kind;
+        this.currentOwner = currentOwner;
+        this.retirements = retirements;
     }
 
     /** @return the grants {@code service} holds now (a semaphore's: one per permit), as holds for {@link #holdings()} */
@@ -73,7 +81,7 @@ abstract class Entry<S> {
 
     /** Retires a lost service: closed in the background; the next service of the name waits for it. */
     private void retire(S lost) {
-        engine.registry().retire(name, closeAsync(lost).exceptionally(e -> null));
+        retirements.retire(name, closeAsync(lost).exceptionally(e -> null));
     }
 
     /**
@@ -90,11 +98,11 @@ abstract class Entry<S> {
         } finally {
             serviceLock.unlock();
         }
-        return engine.owner().thenCompose(this::serviceOn);
+        return currentOwner.get().thenCompose(this::serviceOn);
     }
 
     private CompletableFuture<S> serviceOn(DiscoBackend.Owner owner) {
-        CompletableFuture<Void> predecessor = engine.registry().retiring(name);
+        CompletableFuture<Void> predecessor = retirements.retiring(name);
         if (predecessor != null) { // a lost service of this name still holds its place on the owner
             return predecessor.thenCompose(v -> serviceOn(owner));
         }
@@ -128,7 +136,7 @@ abstract class Entry<S> {
             retire(lost);
             return serviceOn(owner);
         }
-        return engine.owner().thenCompose(this::serviceOn);
+        return currentOwner.get().thenCompose(this::serviceOn);
     }
 
     /** Dropped by the registry, idle: close the service (cheap: nothing is held or claimed). */

@@ -1,20 +1,24 @@
 package io.disco.client;
 
-import java.util.List;
-import io.disco.lock.FencedLock;
 import io.disco.lock.LockService;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
-/** A lock name in use: the threads' fair local queue, in front of one claim through the current owner's service. */
+/**
+ * A lock name in use: the threads' fair local queue ({@link QueuedFencedLock}), in front of one claim through
+ * the name's service on the current owner ({@link Entry#service()}).
+ */
 final class LockEntry extends Entry<LockService> {
 
-    final FencedLock queue;
+    /** The thread-owned lock of the name, which every handle of the name acquires through. */
+    final QueuedFencedLock queue;
 
-    LockEntry(Engine engine, String name) {
-        super(engine, name, Kind.LOCK);
-        this.queue = FencedLock.queued(this::service, "lock '" + name + "'");
+    LockEntry(String name, Supplier<CompletableFuture<DiscoBackend.Owner>> currentOwner, Retirements retirements) {
+        super(name, Kind.LOCK, currentOwner, retirements);
+        this.queue = new QueuedFencedLock(this::service, "lock '" + name + "'");
     }
 
     @Override

@@ -1,32 +1,28 @@
 package io.disco.client;
 
-import java.util.List;
-import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingToken;
-import io.disco.fencing.LossGrace;
 import io.disco.rwlock.RWGrant;
 import io.disco.rwlock.RWLockLostException;
 import io.disco.rwlock.RWLockService;
-import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.Lock;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Supplier;
 
 /**
- * A read/write lock name in use: a fair local read/write lock in front of the current owner's
- * service. The local readers share one read claim (a {@link Share}): the first makes it, the last
+ * A read/write lock name in use: a fair local read/write lock in front of the name's service on the
+ * current owner. The local readers share one read claim (a {@link Share}): the first makes it, the last
  * releases it; the local writer makes its own write claim. The local lock keeps the two apart, so the
- * service never holds both modes.
+ * service never holds both modes. Both claims are made with {@link SelfHealingClaim}; what is the read/write
+ * lock's own is the share and its fairness: once a writer (of any process) queues behind the share
+ * ({@link RWLockService#writerWaiting()}), no new reader of this process joins it.
  */
 final class RWEntry extends Entry<RWLockService> {
 
@@ -57,14 +53,21 @@ final class RWEntry extends Entry<RWLockService> {
     /** The end of the local writer's hold; completed by the writer's release or by its service's end. */
     private volatile CompletableFuture<Void> writeEnded;
     /** The service whose end ends the holds made through it: watched once per service, not once per hold. */
-    private final java.util.concurrent.atomic.AtomicReference<RWLockService> watched = new java.util.concurrent.atomic.AtomicReference<>();
+    private final AtomicReference<RWLockService> watched = new AtomicReference<>();
+    /** How the first local reader claims the share, and the local writer its write claim. */
+    private final SelfHealingClaim.Target<RWLockService, RWGrant> readClaims;
+    private final SelfHealingClaim.Target<RWLockService, RWGrant> writeClaims;
 
     /** One reading thread's hold of a share, and its end. */
     private record ReadHold(Share share, CompletableFuture<Void> ended) {
     }
 
-    RWEntry(Engine engine, String name) {
-        super(engine, name, Kind.READ_WRITE_LOCK);
+    RWEntry(String name, Supplier<CompletableFuture<DiscoBackend.Owner>> currentOwner, Retirements retirements) {
+        super(name, Kind.READ_WRITE_LOCK, currentOwner, retirements);
+        this.readClaims = SelfHealingClaim.throughServices(this::service, RWLockLostException.class,
+                (s, wait, deadline) -> wait.claim(deadline, s::tryRLock, s::rLock, s::rLock, s::rLockAsync));
+        this.writeClaims = SelfHealingClaim.throughServices(this::service, RWLockLostException.class,
+                (s, wait, deadline) -> wait.claim(deadline, s::tryLock, s::lock, s::lock, s::lockAsync));
     }
 
     @Override
@@ -100,7 +103,7 @@ final class RWEntry extends Entry<RWLockService> {
             throw new IllegalStateException("this thread holds the write lock of '" + name + "': no downgrade to the"
                     + " read lock (the backend cannot turn the write claim into a read claim without a gap); unlock first");
         }
-        if (!acquireLocal(local.readLock(), wait, deadline)) {
+        if (!wait.lock(local.readLock(), deadline)) {
             return false;
         }
         if (local.getReadHoldCount() > 1) {
@@ -109,7 +112,7 @@ final class RWEntry extends Entry<RWLockService> {
         boolean ok = false;
         try {
             while (true) {
-                if (!acquireLocal(shares, wait, deadline)) {
+                if (!wait.lock(shares, deadline)) {
                     return false;
                 }
                 CompletableFuture<Void> drained;
@@ -121,12 +124,11 @@ final class RWEntry extends Entry<RWLockService> {
                         drained = s.ended;
                     } else {
                         if (s == null || s.service.err().isPresent()) {
-                            RWGrant[] grant = new RWGrant[1];
-                            RWLockService service = claim(wait, deadline, true, grant);
-                            if (service == null) {
+                            SelfHealingClaim.Granted<RWLockService, RWGrant> g = SelfHealingClaim.claim(readClaims, wait, deadline);
+                            if (g == null) {
                                 return false;
                             }
-                            s = new Share(service, grant[0]);
+                            s = new Share(g.unit(), g.grant());
                             current = s;
                         }
                         s.holders++;
@@ -141,7 +143,7 @@ final class RWEntry extends Entry<RWLockService> {
                 if (wait == Wait.NOT_AT_ALL) {
                     return false;
                 }
-                await(drained, wait, deadline);
+                wait.await(drained, deadline);
             }
         } catch (TimeoutException e) {
             return false;
@@ -246,7 +248,7 @@ final class RWEntry extends Entry<RWLockService> {
             throw new IllegalStateException("this thread holds the read lock of '" + name + "': no upgrade to the write"
                     + " lock (two readers upgrading would wait for each other for ever); unlock first");
         }
-        if (!acquireLocal(local.writeLock(), wait, deadline)) {
+        if (!wait.lock(local.writeLock(), deadline)) {
             return false;
         }
         if (local.getWriteHoldCount() > 1) {
@@ -254,11 +256,11 @@ final class RWEntry extends Entry<RWLockService> {
         }
         boolean ok = false;
         try {
-            RWGrant[] grant = new RWGrant[1];
-            RWLockService service = claim(wait, deadline, false, grant);
-            if (service != null) {
+            SelfHealingClaim.Granted<RWLockService, RWGrant> g = SelfHealingClaim.claim(writeClaims, wait, deadline);
+            if (g != null) {
+                RWLockService service = g.unit();
                 writeService = service;
-                writeGrant = grant[0];
+                writeGrant = g.grant();
                 writeEnded = new CompletableFuture<>();
                 if (service.err().isPresent() || service.done().toCompletableFuture().isDone()) {
                     writeEnded.complete(null); // finished as it granted
@@ -328,101 +330,5 @@ final class RWEntry extends Entry<RWLockService> {
 
     private RWLockLostException lost(RWLockLostException e) {
         return new RWLockLostException("the hold of read/write lock '" + name + "' by this thread was lost: " + e.getMessage(), e);
-    }
-
-    private static boolean acquireLocal(Lock lock, Wait wait, long deadline) throws InterruptedException {
-        switch (wait) {
-            case UNINTERRUPTIBLY -> {
-                lock.lock();
-                return true;
-            }
-            case NOT_AT_ALL -> {
-                return lock.tryLock();
-            }
-            default -> {
-                if (deadline == Long.MAX_VALUE) {
-                    lock.lockInterruptibly();
-                    return true;
-                }
-                return lock.tryLock(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
-            }
-        }
-    }
-
-    /**
-     * Claims in the backend through the service of the moment; a claim lost while waiting held
-     * nothing and is made again through the next service, unless that is the lost one.
-     *
-     * @return the service that granted {@code grant[0]}, or null if not acquired (try only)
-     */
-    private RWLockService claim(Wait wait, long deadline, boolean read, RWGrant[] grant)
-            throws InterruptedException, TimeoutException {
-        RWLockService lost = null; // the service whose claim was lost while it waited, if any
-        while (true) {
-            RWLockService service = await(service(), wait, deadline);
-            if (service == lost && service.err().isPresent()) {
-                throw service.err().get(); // the service itself is finished: nothing to claim through
-            }
-            try {
-                RWGrant g;
-                switch (wait) {
-                    case UNINTERRUPTIBLY -> g = join(read ? service.rLockAsync() : service.lockAsync());
-                    case NOT_AT_ALL -> {
-                        Optional<RWGrant> now = read ? service.tryRLock() : service.tryLock();
-                        if (now.isEmpty()) {
-                            return null;
-                        }
-                        g = now.get();
-                    }
-                    default -> {
-                        if (deadline == Long.MAX_VALUE) {
-                            g = read ? service.rLock() : service.lock();
-                        } else {
-                            long left = deadline - System.nanoTime();
-                            if (left <= 0) {
-                                throw new TimeoutException("no time left");
-                            }
-                            g = read ? service.rLock(Duration.ofNanos(left)) : service.lock(Duration.ofNanos(left));
-                        }
-                    }
-                }
-                grant[0] = g;
-                return service;
-            } catch (RWLockLostException e) {
-                lost = service;
-            } catch (DiscoException e) {
-                if (!LossGrace.lostMeanwhile(service, wait.maxWait(deadline), wait == Wait.INTERRUPTIBLY)) {
-                    throw e;
-                }
-                lost = service; // the failure was the loss, seen by the request before the lease's owner
-            }
-        }
-    }
-
-    private static <T> T join(CompletableFuture<T> f) {
-        try {
-            return f.join();
-        } catch (CompletionException e) {
-            throw e.getCause() instanceof RuntimeException cause ? cause : e;
-        }
-    }
-
-    static <T> T await(CompletableFuture<T> pending, Wait wait, long deadline) throws InterruptedException, TimeoutException {
-        try {
-            if (pending.isDone() || wait == Wait.UNINTERRUPTIBLY) {
-                return join(pending);
-            }
-            if (wait == Wait.NOT_AT_ALL) {
-                throw new TimeoutException("the client has no owner in the backend right now");
-            }
-            if (deadline == Long.MAX_VALUE) {
-                return pending.get();
-            }
-            return pending.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof RuntimeException cause ? cause : new IllegalStateException(e.getCause());
-        } catch (CancellationException e) {
-            throw new IllegalStateException(e.getMessage(), e);
-        }
     }
 }

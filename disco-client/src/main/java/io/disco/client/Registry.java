@@ -17,18 +17,21 @@ import java.util.function.Predicate;
  * among its neighbours. An entry lives from its first user's {@link #join} to its last user's
  * {@link #leave}, and then lingers idle for at least {@link #LINGER_NANOS}: a name locked again at once
  * (a loop, the next request on the same order) reuses its service instead of paying for a new one
- * (for etcd: the watch on its key). {@link #sweep} drops lingering entries after that; the engine sweeps
+ * (for etcd: the watch on its key). {@link #sweep} drops lingering entries after that; the client sweeps
  * every {@code LINGER_NANOS / 2}, so an idle entry is gone at most {@link #IDLE_BOUND_NANOS} (half a
  * second) after its last user left. An idle entry never stands in the way of another name or kind, it
- * is dropped on the spot.
+ * is dropped on the spot. It also keeps the lost services still closing ({@link Retirements}), under the same
+ * lock, so that {@link #size()} counts a name once whether it is in use, lingering or closing.
+ *
+ * <p>It knows the entries, which know it only as {@link Retirements}; handles use it through {@link Entries}.
  */
-final class Registry {
+final class Registry implements Retirements {
 
     /** How long an idle entry keeps its service at least: a third of a second. */
     static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(1) / 3;
 
     /**
-     * How long an idle entry is kept at most: {@link #LINGER_NANOS}, then until the next sweep (the engine
+     * How long an idle entry is kept at most: {@link #LINGER_NANOS}, then until the next sweep (the client
      * sweeps every {@code LINGER_NANOS / 2}): half a second, the bound the documentation states.
      */
     static final long IDLE_BOUND_NANOS = LINGER_NANOS + LINGER_NANOS / 2;
@@ -41,18 +44,11 @@ final class Registry {
     private int idle;
 
     /**
-     * Counts one more user of {@code name}, making its entry if it has none.
+     * Counts one more user of {@code name}, making its entry with {@code create} if it has none; an idle entry of
+     * the kind that does not {@code fit} (a semaphore's limit) is dropped and made anew, and one in use is
+     * returned as it is, for the caller to refuse.
      *
      * @throws IllegalStateException if the name is used as another kind, or is nested in (or holds) a name in use
-     */
-    <E extends Entry<?>> E join(String name, Kind kind, Class<E> type, Function<String, E> create) {
-        return join(name, kind, type, create, e -> true);
-    }
-
-    /**
-     * {@link #join(String, Kind, Class, Function)}, where an idle entry of the kind that does not
-     * {@code fit} (a semaphore's limit) is dropped and made anew; one in use is returned as it is, for the
-     * caller to refuse.
      */
     <E extends Entry<?>> E join(String name, Kind kind, Class<E> type, Function<String, E> create, Predicate<? super E> fits) {
         lock.lock();
@@ -195,8 +191,8 @@ final class Registry {
         }
     }
 
-    /** Records that a lost service of {@code name} is closing; forgotten once closed. */
-    void retire(String name, CompletableFuture<Void> closing) {
+    @Override
+    public void retire(String name, CompletableFuture<Void> closing) {
         lock.lock();
         try {
             retiring.put(name, closing);
@@ -213,8 +209,8 @@ final class Registry {
         });
     }
 
-    /** @return the close of a lost service of {@code name} still in progress, or null */
-    CompletableFuture<Void> retiring(String name) {
+    @Override
+    public CompletableFuture<Void> retiring(String name) {
         lock.lock();
         try {
             CompletableFuture<Void> f = retiring.get(name);

@@ -1,131 +1,34 @@
 package io.disco.client;
 
-import java.time.Instant;
 import io.disco.fencing.DiscoException;
 import io.disco.semaphore.Permit;
 import io.disco.semaphore.SemaphoreLostException;
 import io.disco.semaphore.SemaphoreService;
-import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
+import java.time.Instant;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * A semaphore name in use: the permits held through it, each with the per-owner service that holds it
- * (a semaphore service holds one permit), and the services of the current owner ({@link Holders}).
- * Every acquisition takes an idle service of the owner, or has the owner make one more (for etcd: one
- * more holder key on the same lease), and gives it back when its permit is released or the acquisition
- * gives up; so the services of a name number at most the permits held and waited for at once, and all
- * of them are closed when the name falls idle.
+ * (a semaphore service holds one permit), and the services of the current owner ({@link SemaphoreHolders}),
+ * which is what it claims through. Its duties: acquire a permit (blocking, with {@link SelfHealingClaim}, or
+ * without blocking, {@link #acquireAsync}), record the held permits and end their holds when their service
+ * finishes, and release them. All of its services are closed when the name falls idle.
  */
-final class SemaphoreEntry extends Entry<SemaphoreEntry.Holders> {
-
-    /**
-     * The semaphore services of this name on one owner. A service is idle (nothing held, nothing
-     * claimed) while it is in {@link #idle}; one that was lost is closed, never reused.
-     */
-    static final class Holders {
-
-        final DiscoBackend.Owner owner;
-        /** Told, off the backend's threads, when a service made here finishes (its owner lost, or closed). */
-        private final Consumer<SemaphoreService> ended;
-        /** Guards the fields below; never held while calling the backend. */
-        private final ReentrantLock lock = new ReentrantLock();
-        private final ArrayDeque<SemaphoreService> idle = new ArrayDeque<>();
-        private final List<SemaphoreService> all = new ArrayList<>();
-        private boolean closed;
-
-        Holders(DiscoBackend.Owner owner, Consumer<SemaphoreService> ended) {
-            this.owner = owner;
-            this.ended = ended;
-        }
-
-        /**
-         * An idle service, or a new one on the owner.
-         *
-         * @throws IllegalArgumentException if the name's recorded limit is another
-         * @throws IllegalStateException if the owner is lost or closed, or these holders are closed
-         */
-        SemaphoreService take(String name, int permits) {
-            lock.lock();
-            try {
-                if (closed) {
-                    throw new IllegalStateException("semaphore '" + name + "' is no longer in use on this owner");
-                }
-                SemaphoreService s = idle.pollFirst();
-                if (s != null) {
-                    return s;
-                }
-            } finally {
-                lock.unlock();
-            }
-            SemaphoreService made = owner.newSemaphore(name, permits);
-            made.done().thenRun(() -> ended.accept(made));
-            lock.lock();
-            try {
-                if (!closed) {
-                    all.add(made);
-                    return made;
-                }
-            } finally {
-                lock.unlock();
-            }
-            made.close(); // nothing held, nothing claimed
-            throw new IllegalStateException("semaphore '" + name + "' is no longer in use on this owner");
-        }
-
-        /** Takes back a service whose permit is released or whose acquisition gave up; a lost one is closed. */
-        void giveBack(SemaphoreService s) {
-            lock.lock();
-            try {
-                if (!closed && s.err().isEmpty()) {
-                    idle.addFirst(s); // the most recently used first: its own-key watch is warm
-                    return;
-                }
-                all.remove(s);
-            } finally {
-                lock.unlock();
-            }
-            s.closeAsync();
-        }
-
-        /** @return the services, closed from now on; the caller closes them */
-        private List<SemaphoreService> end() {
-            lock.lock();
-            try {
-                closed = true;
-                idle.clear();
-                List<SemaphoreService> services = new ArrayList<>(all);
-                all.clear();
-                return services;
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        void close() {
-            end().forEach(SemaphoreService::close);
-        }
-
-        CompletableFuture<Void> closeAsync() {
-            return CompletableFuture.allOf(end().stream().map(SemaphoreService::closeAsync).toArray(CompletableFuture[]::new));
-        }
-    }
+final class SemaphoreEntry extends Entry<SemaphoreHolders> {
 
     /** A held permit's service, the holders it goes back to, and the end of the hold (released or lost). */
-    private record Hold(SemaphoreService service, Holders holders, CompletableFuture<Void> ended) {
+    private record Hold(SemaphoreService service, SemaphoreHolders holders, CompletableFuture<Void> ended) {
 
-        Hold(SemaphoreService service, Holders holders) {
+        Hold(SemaphoreService service, SemaphoreHolders holders) {
             this(service, holders, new CompletableFuture<>());
         }
     }
@@ -134,125 +37,125 @@ final class SemaphoreEntry extends Entry<SemaphoreEntry.Holders> {
     /** The permits held through this entry. */
     private final ConcurrentHashMap<Permit, Hold> held = new ConcurrentHashMap<>();
 
-    SemaphoreEntry(Engine engine, String name, int permits) {
-        super(engine, name, Kind.SEMAPHORE);
+    /** How a permit is claimed: through the holders of the owner of the moment, again after a loss. */
+    private final Claims claims = new Claims();
+
+    SemaphoreEntry(String name, int permits, Supplier<CompletableFuture<DiscoBackend.Owner>> currentOwner, Retirements retirements) {
+        super(name, Kind.SEMAPHORE, currentOwner, retirements);
         this.permits = permits;
     }
 
     @Override
-    List<Holding> held(Holders holders, Instant since) {
+    List<Holding> held(SemaphoreHolders holders, Instant since) {
         return held.keySet().stream()
-                .sorted(java.util.Comparator.comparingInt(Permit::slot))
+                .sorted(Comparator.comparingInt(Permit::slot))
                 .map(p -> new Holding(name, kind + " (slot " + p.slot() + ")", Holding.State.HELD, Optional.of(p.key()),
                         Optional.of(p.token()), since))
                 .toList();
     }
 
     @Override
-    Holders newService(DiscoBackend.Owner owner) {
-        return new Holders(owner, this::serviceEnded);
+    SemaphoreHolders newService(DiscoBackend.Owner owner) {
+        return new SemaphoreHolders(owner, this::serviceEnded);
     }
 
     @Override
-    boolean isLost(Holders holders) {
+    boolean isLost(SemaphoreHolders holders) {
         return holders.owner.err().isPresent();
     }
 
     @Override
-    void close(Holders holders) {
+    void close(SemaphoreHolders holders) {
         holders.close();
     }
 
     @Override
-    CompletableFuture<Void> closeAsync(Holders holders) {
+    CompletableFuture<Void> closeAsync(SemaphoreHolders holders) {
         return holders.closeAsync();
     }
 
     // ------------------------------------------------------------------ acquiring
 
     /**
-     * Acquires one permit through the owner of the moment; an acquisition lost while it waited held
-     * nothing and claims again through the next owner.
+     * Acquires one permit through the owner of the moment, with {@link SelfHealingClaim}: an acquisition lost
+     * while it waited held nothing and claims again through the next owner.
      *
      * @param wait {@link Wait#INTERRUPTIBLY} (until {@code deadline}, or for ever with {@link Long#MAX_VALUE})
      *     or {@link Wait#NOT_AT_ALL}
      * @return the permit, or null if not acquired (try only)
      */
     Permit acquire(Wait wait, long deadline) throws InterruptedException, TimeoutException {
-        Holders lostBefore = null; // the holders whose owner was lost under this acquisition, if any
-        while (true) {
-            Holders holders = RWEntry.await(service(), wait, deadline);
-            if (holders == lostBefore) {
-                throw lost(holders.owner.err().orElse(null)); // the owner is finished, and not replaced yet
-            }
+        SelfHealingClaim.Granted<SemaphoreHolders, Permit> g = SelfHealingClaim.claim(claims, wait, deadline);
+        return g == null ? null : g.grant();
+    }
+
+    /**
+     * The semaphore's hooks of {@link SelfHealingClaim}: the unit is the name's holders on one owner, lost with
+     * that owner; each claim takes a service of its own from them and gives it back unless it holds a permit, so
+     * a claim's {@link SemaphoreLostException} may be that service's loss only (its key deleted), after which a
+     * new service claims through the same holders.
+     */
+    private final class Claims implements SelfHealingClaim.Target<SemaphoreHolders, Permit> {
+
+        @Override
+        public CompletableFuture<SemaphoreHolders> unit() {
+            return service();
+        }
+
+        @Override
+        public Permit claim(SemaphoreHolders holders, Wait wait, long deadline) throws InterruptedException, TimeoutException {
             SemaphoreService s;
             try {
                 s = holders.take(name, permits);
             } catch (IllegalStateException e) {
                 if (isLost(holders)) {
-                    lostBefore = holders;
-                    continue;
+                    throw lost(e); // no service to take: the owner is lost (the loop finds it so once the owner's end is delivered)
                 }
                 throw e;
             }
             Permit permit = null;
             try {
-                permit = claim(s, wait, deadline);
+                permit = wait.claim(deadline, s::tryAcquire, s::acquire, s::acquire, s::acquireAsync);
                 if (permit != null) {
                     hold(permit, new Hold(s, holders));
                 }
                 return permit;
-            } catch (SemaphoreLostException e) {
-                // The owner's loss, seen by this claim first, or only this service's key deleted: a new one claims.
-                lostMeanwhile(holders, wait, deadline);
-                lostBefore = isLost(holders) ? holders : null;
-            } catch (DiscoException e) {
-                if (!lostMeanwhile(holders, wait, deadline)) {
-                    throw e; // for etcd: a claim on a revoked lease fails with "lease not found" before the loss is known
-                }
-                lostBefore = holders;
             } finally {
                 if (permit == null) {
                     holders.giveBack(s);
                 }
             }
         }
-    }
 
-    private static Permit claim(SemaphoreService s, Wait wait, long deadline) throws InterruptedException, TimeoutException {
-        if (wait == Wait.NOT_AT_ALL) {
-            return s.tryAcquire().orElse(null);
+        @Override
+        public boolean isLost(SemaphoreHolders holders) {
+            return SemaphoreEntry.this.isLost(holders);
         }
-        if (deadline == Long.MAX_VALUE) {
-            return s.acquire();
-        }
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-            throw new TimeoutException("no permit of semaphore within the timeout");
-        }
-        return s.acquire(Duration.ofNanos(left));
-    }
 
-    /** As {@code RWEntry.lostMeanwhile}: whether a claim's failure turns out to be the owner's loss within a second. */
-    private static boolean lostMeanwhile(Holders holders, Wait wait, long deadline) throws InterruptedException {
-        long grace = TimeUnit.SECONDS.toNanos(1);
-        if (wait == Wait.NOT_AT_ALL) {
-            grace = 0;
-        } else if (deadline != Long.MAX_VALUE) {
-            grace = Math.min(grace, deadline - System.nanoTime());
+        @Override
+        public CompletionStage<?> ended(SemaphoreHolders holders) {
+            return holders.owner.done();
         }
-        if (grace > 0) {
-            try {
-                holders.owner.done().toCompletableFuture().get(grace, TimeUnit.NANOSECONDS);
-            } catch (ExecutionException | TimeoutException e) {
-                // not finished: the failure stands
+
+        @Override
+        public SelfHealingClaim.Failure failure(SemaphoreHolders holders, RuntimeException e) {
+            if (e instanceof SemaphoreLostException) {
+                return SelfHealingClaim.Failure.CLAIM_LOST; // the owner's loss, seen by this claim first, or only its service's key deleted
             }
+            if (e instanceof DiscoException) {
+                return SelfHealingClaim.Failure.MAYBE_UNIT_LOST; // for etcd: a claim on a revoked lease fails with "lease not found" first
+            }
+            return SelfHealingClaim.Failure.FAILED;
         }
-        return holders.owner.err().isPresent();
+
+        @Override
+        public RuntimeException finished(SemaphoreHolders holders) {
+            return lost(holders.owner.err().orElse(null)); // the owner is finished, and not replaced yet
+        }
     }
 
-    /** {@link #lostMeanwhile} without blocking: completes once the owner is lost, or after a second. */
-    private static CompletableFuture<Void> lostMeanwhileAsync(Holders holders) {
+    /** The grace of {@link SelfHealingClaim} without blocking: completes once the owner is lost, or after a second. */
+    private static CompletableFuture<Void> lostMeanwhileAsync(SemaphoreHolders holders) {
         CompletableFuture<Void> settled = new CompletableFuture<>();
         holders.owner.done().thenRun(() -> settled.complete(null));
         CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS).execute(() -> settled.complete(null));
@@ -268,7 +171,7 @@ final class SemaphoreEntry extends Entry<SemaphoreEntry.Holders> {
         attemptAsync(out, null);
     }
 
-    private void attemptAsync(CompletableFuture<Permit> out, Holders lostBefore) {
+    private void attemptAsync(CompletableFuture<Permit> out, SemaphoreHolders lostBefore) {
         service().whenCompleteAsync((holders, failure) -> {
             if (out.isDone()) {
                 return; // cancelled meanwhile

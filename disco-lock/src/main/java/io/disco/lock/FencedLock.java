@@ -13,7 +13,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Lock;
-import java.util.function.Supplier;
 
 /**
  * A distributed {@link java.util.concurrent.locks.Lock} with the fencing token of the current hold,
@@ -49,40 +48,12 @@ import java.util.function.Supplier;
  *       distributed lock, which changes the token under the caller's feet.</li>
  * </ul>
  *
- * <p>Two implementations: {@link #of(LockService)}, a view of one service (finished when that service
- * is), and the locks of {@code io.disco.client.Disco}, which claim through the session of the moment
- * and so outlive a lost lease.
+ * <p>This module holds the interface only. Its implementations live in disco-client, the one front end of the
+ * thread-owned, self-healing handles: {@code io.disco.client.FencedLocks.of(service)}, a view of one
+ * {@link LockService} (finished when that service is), and the locks of {@code io.disco.client.Disco}, which
+ * claim through the owner of the moment and so outlive a lost lease.
  */
 public interface FencedLock extends Lock, Fenced {
-
-    /**
-     * A view of {@code service}. One view per service: two views of one service would both think
-     * they own its single grant. The view does not own the service: closing it is the caller's duty
-     * (and ends the view). After a loss, every later acquisition fails with the service's loss.
-     *
-     * @param service the lock service; the view never closes it
-     * @return the view
-     */
-    static FencedLock of(LockService service) {
-        Objects.requireNonNull(service, "service");
-        CompletableFuture<LockService> always = CompletableFuture.completedFuture(service);
-        return new QueuedFencedLock(() -> always, service.toString());
-    }
-
-    /**
-     * A lock whose local holder claims through the service {@code services} supplies at the time of
-     * each claim: a client that replaces a lost session supplies the service of the new one. An
-     * acquisition whose claim is lost while it waits (it held nothing) asks {@code services} again and
-     * waits on the service it gets, unless that service is finished (its loss is then thrown).
-     *
-     * @param services supplies the service to claim through; its stage completes once there is one
-     *                 (for example when a lost session has been replaced), called by the local holder only
-     * @param description what {@link Object#toString()} names
-     * @return the lock
-     */
-    static FencedLock queued(Supplier<? extends CompletionStage<LockService>> services, String description) {
-        return new QueuedFencedLock(Objects.requireNonNull(services, "services"), Objects.requireNonNull(description, "description"));
-    }
 
     /**
      * The token of the current thread's hold: attach it to every request to a guarded resource.
@@ -170,8 +141,8 @@ public interface FencedLock extends Lock, Fenced {
      * }
      * }</pre>
      *
-     * <p>The default refuses: the locks of {@link #of(LockService)}, {@link #queued} and the client's
-     * {@code Disco.lock(name)} support it.
+     * <p>The default refuses: the locks of disco-client ({@code FencedLocks.of(service)}, {@code Disco.lock(name)})
+     * support it.
      *
      * @param maxHold the longest time a first hold may last, positive
      * @return a view of this lock whose acquisitions end after {@code maxHold}
@@ -214,10 +185,14 @@ public interface FencedLock extends Lock, Fenced {
      * });
      * }</pre>
      *
+     * <p>The default refuses: the locks of disco-client ({@code FencedLocks.of(service)}, {@code Disco.lock(name)}
+     * and its read/write locks) support it.
+     *
      * @return the pending acquisition; cancel it to give up
+     * @throws UnsupportedOperationException if this lock has no asynchronous acquisitions
      */
     default CompletableFuture<Held<FencedHold>> lockAsync() {
-        return AsyncAcquisition.start(this);
+        throw new UnsupportedOperationException(this + " has no asynchronous acquisitions");
     }
 
     /**

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
+import io.disco.client.FencedLocks;
 import io.disco.lock.FencedLock;
 import io.disco.lock.LockService;
 import java.io.BufferedReader;
@@ -76,7 +77,7 @@ class FencedLockTest {
         HttpClient http = HttpClient.newHttpClient();
         try (EtcdSession session = EtcdSession.open(ETCD.client(), Etcd.ttl(10));
              LockService service = session.newLock(prefix)) {
-            FencedLock view = FencedLock.of(service);
+            FencedLock view = FencedLocks.of(service);
             List<CompletableFuture<Void>> workers = new ArrayList<>();
             for (int t = 0; t < 4; t++) {
                 workers.add(CompletableFuture.runAsync(() -> {

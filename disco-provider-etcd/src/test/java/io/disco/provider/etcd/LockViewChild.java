@@ -1,5 +1,6 @@
 package io.disco.provider.etcd;
 
+import io.disco.client.FencedLocks;
 import io.disco.lock.FencedLock;
 import io.etcd.jetcd.Client;
 import java.net.URI;
@@ -25,7 +26,7 @@ public final class LockViewChild {
         try (Client client = Client.builder().endpoints(args[0].split(",")).build();
              EtcdSession session = EtcdSession.open(client, Etcd.ttl(10));
              var service = session.newLock(args[1])) {
-            FencedLock view = FencedLock.of(service);
+            FencedLock view = FencedLocks.of(service);
             for (int i = 0, n = Integer.parseInt(args[3]); i < n; i++) {
                 view.lock();
                 try {

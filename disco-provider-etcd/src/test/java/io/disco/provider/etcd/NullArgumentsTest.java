@@ -12,6 +12,7 @@ import io.disco.fencing.FencingHttp;
 import io.disco.fencing.FencingToken;
 import io.disco.fencing.Held;
 import io.disco.client.Disco;
+import io.disco.client.FencedLocks;
 import io.disco.client.FencedReadWriteLock;
 import io.disco.lock.FencedLock;
 import io.disco.lock.Grant;
@@ -80,7 +81,7 @@ class NullArgumentsTest {
 
             // Statics and constructors of the public classes.
             for (Class<?> type : List.of(EtcdProvider.class, EtcdSession.class, EtcdOptions.class, EtcdOptions.Builder.class,
-                    EtcdDeadlines.class, FencingToken.class, FencingHttp.class, FencingGrpc.class, Held.class, FencedLock.class,
+                    EtcdDeadlines.class, FencingToken.class, FencingHttp.class, FencingGrpc.class, Held.class, FencedLocks.class,
                     Grant.class, RWGrant.class, Permit.class, Leadership.class, LeadershipRunner.Options.class, Disco.class)) {
                 nulls.walk(type, null);
             }
@@ -98,7 +99,7 @@ class NullArgumentsTest {
             instances.put(EtcdOptions.Builder.class, EtcdOptions.builder());
             instances.put(EtcdOptions.class, Etcd.ttl(10));
             instances.put(FencingToken.class, FencingToken.of(5));
-            instances.put(FencedLock.class, FencedLock.of(lock));
+            instances.put(FencedLock.class, FencedLocks.of(lock));
             instances.put(Disco.class, disco);
             instances.put(FencedReadWriteLock.class, disco.readWriteLock(base + "/client-rw"));
             instances.put(Grant.class, samples.get(Grant.class));

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.client.Disco;
+import io.disco.client.FencedLocks;
 import io.disco.lock.FencedLock;
 import io.disco.lock.LockLostException;
 import io.disco.lock.LockService;
@@ -74,7 +75,7 @@ class ReentrantTryLockAfterLossTest {
         String name = uniquePrefix("reentrant-try-view");
         try (Client client = Etcd.client(ETCD.cluster());
              LockService service = EtcdProvider.newLock(client, name, Etcd.ttl(10))) {
-            assertReentrantTryLockConfirms(FencedLock.of(service), () -> {
+            assertReentrantTryLockConfirms(FencedLocks.of(service), () -> {
                 try {
                     revokeTheLeaseOf(client, name);
                 } catch (Exception e) {

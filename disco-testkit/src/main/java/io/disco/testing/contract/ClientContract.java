@@ -404,11 +404,11 @@ public abstract class ClientContract extends ContractSupport {
     }
 
     /**
-     * The client's count of names it keeps anything for, read reflectively (the engine is package-private).
+     * The client's count of names it keeps anything for, read reflectively (the client's implementation, {@code DiscoClient}, is package-private).
      *
      * @param d a client made by {@code Disco.over}
      * @return the names in use, lingering, or with a lost service still closing
-     * @throws Exception if the engine has no such method
+     * @throws Exception if the implementation has no such method
      */
     protected static int namesInUse(Disco d) throws Exception {
         var m = d.getClass().getDeclaredMethod("namesInUse");

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.disco.client.FencedLocks;
 import io.disco.lock.FencedLock;
 import io.disco.lock.LockService;
 import java.time.Duration;
@@ -32,8 +33,8 @@ public abstract class FencedLockContract extends ContractSupport {
         AtomicLong occupant = new AtomicLong(); // the token inside the critical section, 0 when empty
         List<Long> entries = new CopyOnWriteArrayList<>();
         List<String> violations = new CopyOnWriteArrayList<>();
-        FencedLock mine = FencedLock.of(owner(10).newLock(name));
-        FencedLock theirs = FencedLock.of(owner(10).newLock(name)); // another owner: as another process
+        FencedLock mine = FencedLocks.of(owner(10).newLock(name));
+        FencedLock theirs = FencedLocks.of(owner(10).newLock(name)); // another owner: as another process
         ExecutorService threads = Executors.newFixedThreadPool(6);
         try {
             List<CompletableFuture<Void>> workers = new ArrayList<>();
@@ -77,7 +78,7 @@ public abstract class FencedLockContract extends ContractSupport {
     @Test
     void aThreadThatDoesNotHoldItCannotUnlockOrReadTheToken() throws Exception {
         String name = uniqueName("fenced-lock-owner");
-        FencedLock view = FencedLock.of(owner(10).newLock(name));
+        FencedLock view = FencedLocks.of(owner(10).newLock(name));
         assertThrows(IllegalMonitorStateException.class, view::unlock, "nobody holds it");
         view.lock();
         CompletableFuture<Throwable> other = CompletableFuture.supplyAsync(() -> {
@@ -107,7 +108,7 @@ public abstract class FencedLockContract extends ContractSupport {
     void interruptionAndTimeoutsWithdrawTheClaim() throws Exception {
         String name = uniqueName("fenced-lock-withdraw");
         LockService holder = owner(10).newLock(name);
-        FencedLock view = FencedLock.of(owner(10).newLock(name));
+        FencedLock view = FencedLocks.of(owner(10).newLock(name));
         String held = holder.lock(Duration.ofSeconds(10)).key();
         assertFalse(view.tryLock());
         assertFalse(view.tryLock(300, TimeUnit.MILLISECONDS));

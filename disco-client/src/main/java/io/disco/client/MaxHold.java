@@ -1,10 +1,10 @@
-package io.disco.lock;
+package io.disco.client;
 
 import io.disco.fencing.Timeouts;
 import java.time.Duration;
 import java.util.Objects;
 
-/** The check of a maximum hold time ({@link FencedLock#withMaxHold}). */
+/** The check of a maximum hold time ({@link io.disco.lock.FencedLock#withMaxHold}), for every lock of the client. */
 final class MaxHold {
 
     private MaxHold() {

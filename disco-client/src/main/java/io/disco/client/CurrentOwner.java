@@ -1,47 +1,34 @@
 package io.disco.client;
 
-import io.disco.core.Claimant;
-import io.disco.core.Primitive;
-import io.disco.election.ElectionService;
-import io.disco.election.LeadershipRunner;
 import io.disco.fencing.DiscoException;
-import io.disco.lock.FencedLock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The backend-neutral {@link Disco}: one owner at a time, replaced after a loss; the registry of
- * names in use. A semaphore by name is a {@link SemaphoreEntry}: its entry's service is the set of
- * semaphore services of the current owner, one per permit held or waited for at once, each one more
- * holder of the same owner ({@code DiscoBackend.Owner.newSemaphore}).
+ * The client's owner of the moment in the backend ({@link DiscoBackend.Owner}: for etcd, one lease) and the
+ * client's life: one owner at a time, opened at the start, replaced after a loss (at once, then with a backoff
+ * of 100 ms doubling up to 1 s, jittered), waited for by acquisitions at most the owner wait
+ * ({@link DiscoBackend#ownerWait()}: then {@link BackendUnavailableException}), and ended with the client; it
+ * stops the client for good when the application closed the backend's client first
+ * ({@link DiscoBackend#clientClosed()}). Its threads (two daemons, running no user code) open owners, end the
+ * waits at the owner wait, and run the client's periodic tasks ({@link #repeat}).
  *
- * <p>Where the rest of the client lives:
- * <ul>
- *   <li>Elections ({@link ClientElection}): a candidate is the service of the owner of the moment, one
- *       per name ({@link ElectionEntry}); a runner's factory is {@link #election(String)}, so it campaigns
- *       again on the new owner after a loss.</li>
- *   <li>Holder metadata: the backend puts it in the key's value; the client passes its settings to the
- *       backend when it is created; {@link #claimants} asks the current (or the lost) owner's
- *       {@code Owner.claimants}.</li>
- *   <li>A maximum hold time and asynchronous holds live in the lock's queue ({@code FencedLock.queued}:
- *       {@code withMaxHold}, {@code lockAsync}); {@link ClientLock} hands the view through.</li>
- *   <li>Virtual threads: the client and {@code FencedLock.queued} wait on {@code java.util.concurrent}
- *       locks and futures only, never in a {@code synchronized} block.</li>
- * </ul>
+ * <p>Entries get {@link #owner()} as a supplier and handles {@link #requireOpen()}: neither knows this class.
  */
-final class Engine implements Disco {
+final class CurrentOwner {
 
-    private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
+    private static final Logger LOG = LoggerFactory.getLogger(CurrentOwner.class);
     static final long FIRST_BACKOFF_MILLIS = 100;
     /**
      * The longest pause between two attempts to open an owner. An attempt against a backend that does not
@@ -53,15 +40,16 @@ final class Engine implements Disco {
     static final long STILL_HEALING_LOG_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final DiscoBackend backend;
-    private final Registry registry = new Registry();
     /** How long an acquisition waits for an owner while there is none ({@link DiscoBackend#ownerWait()}). */
     private final long ownerWaitNanos;
     /**
-     * Opens owners after a loss (one attempt at a time), sweeps idle names and ends the waits for an owner
-     * at the owner wait; two threads, so that an attempt blocked on the backend delays neither. No user
+     * Opens owners after a loss (one attempt at a time), runs the client's periodic tasks and ends the waits for
+     * an owner at the owner wait; two threads, so that an attempt blocked on the backend delays neither. No user
      * code runs on them.
      */
     private final ScheduledExecutorService reopener;
+    /** Run once when the client stops (closed, or its backend's client closed first), after these threads are. */
+    private final Runnable stopped;
     /** Guards the fields below; never held while calling the backend. */
     private final ReentrantLock lock = new ReentrantLock();
     /** The current owner, or the pending replacement of a lost one. */
@@ -70,9 +58,7 @@ final class Engine implements Disco {
     /** A lost owner not yet closed: closed once its replacement is open, or with the client. */
     private DiscoBackend.Owner lostOwner;
     private boolean closed;
-    /** The leadership runners started through this client, signalled by {@link #close()}; guarded by {@link #lock}. */
-    private final List<LeadershipRunner> runners = new ArrayList<>();
-    /** The last loss of an owner or failure to open one, for {@link #status()}; null while none. */
+    /** The last loss of an owner or failure to open one, for {@link #status}; null while none. */
     private String lastProblem;
     /**
      * Why the client stopped by itself: the application closed the backend's client before it
@@ -89,12 +75,16 @@ final class Engine implements Disco {
     private long attemptsLoggedAt;
 
     /**
+     * Opens the first owner.
+     *
      * @param failFast whether a first owner that cannot be opened fails the constructor; if not, the
      *     client starts healing (see {@link Disco#healing})
+     * @param stopped run once when the client stops, on the thread that stops it
      */
-    Engine(DiscoBackend backend, boolean failFast) {
+    CurrentOwner(DiscoBackend backend, boolean failFast, Runnable stopped) {
         this.backend = backend;
-        java.time.Duration wait = Objects.requireNonNull(backend.ownerWait(), "backend.ownerWait()");
+        this.stopped = stopped;
+        Duration wait = Objects.requireNonNull(backend.ownerWait(), "backend.ownerWait()");
         if (wait.isZero() || wait.isNegative()) {
             throw new IllegalArgumentException("the backend's owner wait must be positive, got " + wait);
         }
@@ -116,8 +106,6 @@ final class Engine implements Disco {
             t.setDaemon(true);
             return t;
         });
-        long sweep = Registry.LINGER_NANOS / 2;
-        reopener.scheduleWithFixedDelay(() -> registry.sweep(false), sweep, sweep, TimeUnit.NANOSECONDS);
         lock.lock();
         try {
             if (first != null) {
@@ -135,10 +123,17 @@ final class Engine implements Disco {
         }
     }
 
-    Registry registry() {
-        return registry;
+    /** Runs {@code task} every {@code periodNanos} on the client's threads, until the client stops. */
+    void repeat(Runnable task, long periodNanos) {
+        reopener.scheduleWithFixedDelay(task, periodNanos, periodNanos, TimeUnit.NANOSECONDS);
     }
 
+    /** @return the backend, as its messages name it */
+    String describe() {
+        return backend.describe();
+    }
+
+    /** @throws IllegalStateException if the client is closed, or stopped because its backend's client was closed first */
     void requireOpen() {
         checkClientClosed();
         lock.lock();
@@ -152,8 +147,15 @@ final class Engine implements Disco {
     }
 
     /** Why the client cannot be used any more: closed by the application, or its backend's client closed first. */
-    private IllegalStateException closedException() {
-        assert lock.isHeldByCurrentThread();
+    IllegalStateException closedException() {
+        if (!lock.isHeldByCurrentThread()) {
+            lock.lock();
+            try {
+                return closedException();
+            } finally {
+                lock.unlock();
+            }
+        }
         return new IllegalStateException(clientClosed == null ? this + " is closed" : this + " cannot be used: " + clientClosed);
     }
 
@@ -182,7 +184,7 @@ final class Engine implements Disco {
         long which = ++outage;
         try {
             reopener.schedule(() -> expireWaits(which), ownerWaitNanos, TimeUnit.NANOSECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException closing) {
+        } catch (RejectedExecutionException closing) {
             // closed meanwhile
         }
     }
@@ -271,7 +273,7 @@ final class Engine implements Disco {
             startOutage("owner " + o.id() + " lost: " + o.err().get().getMessage());
             lostOwner = o;
             reopener.execute(() -> reopen(o, FIRST_BACKOFF_MILLIS));
-        } catch (java.util.concurrent.RejectedExecutionException closing) {
+        } catch (RejectedExecutionException closing) {
             // closed meanwhile
         } finally {
             lock.unlock();
@@ -318,7 +320,7 @@ final class Engine implements Disco {
             }
             try {
                 reopener.schedule(() -> reopen(lost, Math.min(MAX_BACKOFF_MILLIS, backoff * 2)), delay, TimeUnit.MILLISECONDS);
-            } catch (java.util.concurrent.RejectedExecutionException closing) {
+            } catch (RejectedExecutionException closing) {
                 // closed meanwhile
             }
             return;
@@ -351,102 +353,15 @@ final class Engine implements Disco {
         }
     }
 
-    @Override
-    public FencedLock lock(String name) {
-        requireOpen();
-        return new ClientLock(this, Names.check(name));
-    }
-
-    @Override
-    public FencedReadWriteLock readWriteLock(String name) {
-        requireOpen();
-        return new ClientReadWriteLock(this, Names.check(name));
-    }
-
-    @Override
-    public FencedSemaphore semaphore(String name, int permits) {
-        requireOpen();
-        String checked = Names.check(name);
-        ClientSemaphore s = new ClientSemaphore(this, checked, ClientSemaphore.checkPermits(permits));
-        SemaphoreEntry inUse = registry.inUse(checked, SemaphoreEntry.class);
-        if (inUse != null && inUse.permits != permits) {
-            throw s.otherLimit(inUse.permits);
-        }
-        return s;
-    }
-
-    @Override
-    public ElectionService election(String name) {
-        requireOpen();
-        Names.check(name);
-        CompletableFuture<DiscoBackend.Owner> pending = owner();
-        if (!pending.isDone()) {
-            throw new DiscoException("the client has no owner in " + backend.describe() + " right now (it is opening a new"
-                    + " one after a loss); no candidate for election '" + name + "' yet, try again");
-        }
-        DiscoBackend.Owner o;
-        try {
-            o = pending.join();
-        } catch (java.util.concurrent.CompletionException e) {
-            throw e.getCause() instanceof RuntimeException cause ? cause : e;
-        }
-        ElectionEntry e = registry.join(name, Kind.ELECTION, ElectionEntry.class, n -> new ElectionEntry(this, n));
-        if (!e.candidate.compareAndSet(false, true)) {
-            registry.leave(e);
-            throw new IllegalStateException("this client already has a candidate in election '" + name + "' (an open"
-                    + " election(name) or a leadership runner's campaign): its key would be the same; close it first");
-        }
-        try {
-            ElectionService service = o.newElection(name);
-            e.current = service;
-            return new ClientElection(service, e, registry);
-        } catch (RuntimeException | Error failure) {
-            e.candidate.set(false);
-            registry.leave(e);
-            throw failure;
-        }
-    }
-
-    @Override
-    public LeadershipRunner leadershipRunner(String name, LeadershipRunner.Options options) {
-        Names.check(name);
-        Objects.requireNonNull(options, "options");
-        requireOpen();
-        ElectionEntry e = registry.join(name, Kind.ELECTION, ElectionEntry.class, n -> new ElectionEntry(this, n));
-        try {
-            if (e.candidate.get()) {
-                throw new IllegalStateException("this client already has a candidate in election '" + name + "' (an open"
-                        + " election(name) or another leadership runner): its key would be the same; close it first");
-            }
-        } finally {
-            registry.leave(e); // only a check of the name here: each attempt of the runner joins it again
-        }
-        LeadershipRunner runner = LeadershipRunner.start(name, () -> election(name), options);
-        lock.lock();
-        try {
-            if (!closed) {
-                runners.removeIf(r -> !r.isRunning());
-                runners.add(runner);
-                return runner;
-            }
-        } finally {
-            lock.unlock();
-        }
-        runner.close(Duration.ZERO); // closed meanwhile
-        lock.lock();
-        try {
-            throw closedException();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    @Override
-    public List<Claimant> claimants(Primitive primitive, String name) {
-        Objects.requireNonNull(primitive, "primitive");
-        Names.check(name);
-        DiscoBackend.Owner o;
+    /**
+     * The owner to read the backend through: the live one, or a lost one not closed yet (a lost owner still reads).
+     *
+     * @throws IllegalStateException if the client is closed
+     * @throws DiscoException if there is none right now
+     */
+    DiscoBackend.Owner forReading() {
         checkClientClosed();
+        DiscoBackend.Owner o;
         lock.lock();
         try {
             if (closed) {
@@ -459,11 +374,14 @@ final class Engine implements Disco {
         if (o == null) {
             throw new DiscoException("the client has no owner in " + backend.describe() + " right now (it is opening a new one after a loss)");
         }
-        return o.claimants(primitive, name);
+        return o;
     }
 
-    @Override
-    public DiscoStatus status() {
+    /**
+     * @param namesInUse how many names the client keeps anything for
+     * @return the client's status now: local, cheap
+     */
+    DiscoStatus status(IntSupplier namesInUse) {
         checkClientClosed();
         DiscoBackend.Owner o;
         String problem;
@@ -478,7 +396,7 @@ final class Engine implements Disco {
         } finally {
             lock.unlock();
         }
-        int names = registry.size();
+        int names = namesInUse.getAsInt();
         if (o == null || o.err().isPresent()) {
             String why = o == null ? problem : "owner " + o.id() + " lost: " + o.err().get().getMessage();
             return new DiscoStatus(DiscoStatus.State.HEALING, Optional.empty(), Duration.ZERO, Duration.ZERO,
@@ -488,30 +406,18 @@ final class Engine implements Disco {
                 Optional.ofNullable(problem), names);
     }
 
-    @Override
-    public List<Holding> holdings() {
+    /** @return whether the client is closed (or stopped because its backend's client was closed first) */
+    boolean isClosed() {
         lock.lock();
         try {
-            if (closed) {
-                return List.of();
-            }
+            return closed;
         } finally {
             lock.unlock();
         }
-        List<Holding> out = new ArrayList<>();
-        for (Entry<?> e : registry.inUse()) {
-            out.addAll(e.holdings());
-        }
-        return List.copyOf(out);
     }
 
-    /** @return how many names are held or waited for now (tests, and a health check's gauge) */
-    int namesInUse() {
-        return registry.size();
-    }
-
-    @Override
-    public void close() {
+    /** The application's close: ends the owner (for etcd: revokes the lease), once. */
+    void close() {
         shutDown(null);
     }
 
@@ -533,7 +439,6 @@ final class Engine implements Disco {
     private boolean shutDown(String clientClosedReason) {
         CompletableFuture<DiscoBackend.Owner> o;
         DiscoBackend.Owner lost;
-        List<LeadershipRunner> started;
         IllegalStateException failure;
         lock.lock();
         try {
@@ -549,16 +454,11 @@ final class Engine implements Disco {
             o = owner;
             lost = lostOwner;
             lostOwner = null;
-            started = new ArrayList<>(runners);
-            runners.clear();
         } finally {
             lock.unlock();
         }
-        for (LeadershipRunner r : started) {
-            r.close(Duration.ZERO); // signal only: the owner's end below ends their leadership anyway
-        }
         reopener.shutdownNow();
-        registry.sweep(true);
+        stopped.run(); // the client's leadership runners signalled, its idle names dropped; the owner's end below ends what is held
         if (lost != null) {
             lost.close();
         }
@@ -572,9 +472,10 @@ final class Engine implements Disco {
 
     /** A backoff with up to a fifth taken off at random, so that the clients of many processes do not retry in step. */
     private static long jittered(long backoff) {
-        return backoff - java.util.concurrent.ThreadLocalRandom.current().nextLong(backoff / 5 + 1);
+        return backoff - ThreadLocalRandom.current().nextLong(backoff / 5 + 1);
     }
 
+    /** @return the client, as the messages name it */
     @Override
     public String toString() {
         return "Disco[" + backend.describe() + "]";

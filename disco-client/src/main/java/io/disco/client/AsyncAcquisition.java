@@ -1,8 +1,10 @@
-package io.disco.lock;
+package io.disco.client;
 
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingToken;
 import io.disco.fencing.Held;
+import io.disco.lock.FencedHold;
+import io.disco.lock.FencedLock;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;

@@ -1,5 +1,8 @@
-package io.disco.lock;
+package io.disco.client;
 
+import io.disco.lock.Grant;
+import io.disco.lock.LockLostException;
+import io.disco.lock.LockService;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;

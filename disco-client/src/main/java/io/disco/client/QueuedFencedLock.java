@@ -1,14 +1,16 @@
-package io.disco.lock;
+package io.disco.client;
 
-import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingToken;
-import io.disco.fencing.LossGrace;
+import io.disco.fencing.Held;
+import io.disco.lock.FencedHold;
+import io.disco.lock.FencedLock;
+import io.disco.lock.Grant;
+import io.disco.lock.LockLostException;
+import io.disco.lock.LockService;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
@@ -16,32 +18,33 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 /**
- * The {@link FencedLock}: a fair local lock in front of one distributed claim at a time, made through
- * the service its supplier names at the moment of the claim.
+ * The thread-owned {@link FencedLock}: a fair local lock in front of one distributed claim at a time, made
+ * by the local holder through the {@link LockService} its supplier gives at the moment of the claim (for the
+ * client's locks, the name's service on the owner of the moment; for {@link FencedLocks#of}, always the one
+ * service), with {@link SelfHealingClaim}. Its duties: the local queue and reentrancy, the claim on the first
+ * hold and the release on the last ({@link HeldClaim}), the token, end and loss of the current hold, the
+ * maximum hold time's views ({@link #withMaxHold}), and asynchronous holds ({@link AsyncAcquisition}).
  */
 final class QueuedFencedLock implements FencedLock {
 
-    /** How the local holder waits for the distributed lock. */
-    private enum Wait {
-        /** {@code lock()}: as long as it takes, ignoring interruption. */
-        UNINTERRUPTIBLY,
-        /** {@code lockInterruptibly()} and {@code tryLock(time)}: until the deadline (if any), interruptibly. */
-        INTERRUPTIBLY,
-        /** {@code tryLock()}: only if free now. */
-        NOT_AT_ALL
-    }
-
-    private final Supplier<? extends CompletionStage<LockService>> services;
     private final String description;
+    /** How the local holder claims: through the service of the moment, again after a loss. */
+    private final SelfHealingClaim.Target<LockService, Grant> claims;
     private final ReentrantLock local = new ReentrantLock(true);
     /** The current hold; written by the holder (published by {@code local}), read by {@link #watch}'s callback. */
     private volatile HeldClaim held;
     /** The service whose end ends the hold made through it: watched once per service, not once per hold. */
     private LockService watched;
 
+    /**
+     * @param services the service to claim through; its stage completes once there is one (for example when a
+     *     lost owner has been replaced); called by the local holder only
+     * @param description what {@link Object#toString()} and the messages name
+     */
     QueuedFencedLock(Supplier<? extends CompletionStage<LockService>> services, String description) {
-        this.services = services;
         this.description = description;
+        this.claims = SelfHealingClaim.throughServices(() -> services.get().toCompletableFuture(), LockLostException.class,
+                (service, wait, deadline) -> wait.claim(deadline, service::tryLock, service::lock, service::lock, service::lockAsync));
     }
 
     /** Acquires, ignoring interruption (the interrupt status is kept). */
@@ -72,6 +75,11 @@ final class QueuedFencedLock implements FencedLock {
     public FencedLock withMaxHold(Duration maxHold) {
         long nanos = MaxHold.nanos(maxHold);
         return new MaxHoldView(nanos);
+    }
+
+    @Override
+    public CompletableFuture<Held<FencedHold>> lockAsync() {
+        return AsyncAcquisition.start(this);
     }
 
     /** {@code maxHoldNanos}: the maximum hold time of a first hold, 0 for none. */
@@ -119,7 +127,9 @@ final class QueuedFencedLock implements FencedLock {
             if (claim(Wait.NOT_AT_ALL, 0, maxHoldNanos)) {
                 return true;
             }
-        } catch (InterruptedException | TimeoutException e) {
+        } catch (TimeoutException e) {
+            // nothing to claim through right now (the client has no owner): not free now
+        } catch (InterruptedException e) {
             local.unlock();
             throw new AssertionError("tryLock() does not wait", e);
         } catch (RuntimeException | Error e) {
@@ -166,54 +176,20 @@ final class QueuedFencedLock implements FencedLock {
     }
 
     /**
-     * Makes the distributed claim for the local holder. A claim lost while waiting held nothing: it is
-     * made again through the service the supplier gives then, unless that service is finished (its
-     * own loss is then thrown).
+     * Makes the distributed claim for the local holder, with {@link SelfHealingClaim}: a claim lost while
+     * waiting held nothing, and is made again through the service the supplier gives then, unless that
+     * service is finished (its own loss is then thrown).
      *
      * @return whether the lock was acquired (false only for {@link Wait#NOT_AT_ALL})
      */
     private boolean claim(Wait wait, long deadline, long maxHoldNanos) throws InterruptedException, TimeoutException {
-        LockService lost = null; // the service whose claim was lost while it waited, if any
-        while (true) {
-            LockService service = service(wait, deadline);
-            if (service == lost && service.err().isPresent()) {
-                throw service.err().get(); // the service itself is finished: nothing to claim through
-            }
-            try {
-                Grant g;
-                switch (wait) {
-                    case UNINTERRUPTIBLY -> g = joinUninterruptibly(service);
-                    case NOT_AT_ALL -> {
-                        Optional<Grant> now = service.tryLock();
-                        if (now.isEmpty()) {
-                            return false;
-                        }
-                        g = now.get();
-                    }
-                    default -> {
-                        if (deadline == Long.MAX_VALUE) {
-                            g = service.lock();
-                        } else {
-                            long left = deadline - System.nanoTime();
-                            if (left <= 0) {
-                                throw new TimeoutException("no time left");
-                            }
-                            g = service.lock(Duration.ofNanos(left));
-                        }
-                    }
-                }
-                held = new HeldClaim(service, g, description, maxHoldNanos);
-                watch(service);
-                return true;
-            } catch (LockLostException e) {
-                lost = service;
-            } catch (DiscoException e) {
-                if (!LossGrace.lostMeanwhile(service, maxWait(wait, deadline), wait == Wait.INTERRUPTIBLY)) {
-                    throw e;
-                }
-                lost = service; // the failure was the loss, seen by the request before the lease's owner
-            }
+        SelfHealingClaim.Granted<LockService, Grant> g = SelfHealingClaim.claim(claims, wait, deadline);
+        if (g == null) {
+            return false;
         }
+        held = new HeldClaim(g.unit(), g.grant(), description, maxHoldNanos);
+        watch(g.unit());
+        return true;
     }
 
     /** Holder's thread: the end of {@code service} (lost or closed) ends the hold made through it, if any. */
@@ -228,44 +204,6 @@ final class QueuedFencedLock implements FencedLock {
                 h.serviceEnded();
             }
         });
-    }
-
-    /** The longest wait {@link LossGrace#lostMeanwhile} may take for an acquisition that waits as {@code wait} until {@code deadline}. */
-    static long maxWait(Wait wait, long deadline) {
-        return switch (wait) {
-            case NOT_AT_ALL -> 0;
-            case UNINTERRUPTIBLY -> Long.MAX_VALUE;
-            case INTERRUPTIBLY -> deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
-        };
-    }
-
-    private static Grant joinUninterruptibly(LockService service) {
-        try {
-            return service.lockAsync().join(); // uninterruptible, keeps the claim's place in the queue
-        } catch (CompletionException e) {
-            throw e.getCause() instanceof RuntimeException cause ? cause : e;
-        }
-    }
-
-    /** The service to claim through, waiting for the supplier as the acquisition may wait. */
-    private LockService service(Wait wait, long deadline) throws InterruptedException, TimeoutException {
-        var pending = services.get().toCompletableFuture();
-        try {
-            if (pending.isDone() || wait == Wait.UNINTERRUPTIBLY) {
-                return pending.join();
-            }
-            if (wait == Wait.NOT_AT_ALL) {
-                throw new TimeoutException("no service yet for " + description);
-            }
-            if (deadline == Long.MAX_VALUE) {
-                return pending.get();
-            }
-            return pending.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (CompletionException | ExecutionException e) {
-            throw e.getCause() instanceof RuntimeException cause ? cause : new IllegalStateException(e.getCause());
-        } catch (CancellationException e) {
-            throw new IllegalStateException("no service for " + description + ": " + e.getMessage(), e);
-        }
     }
 
     @Override
@@ -338,7 +276,7 @@ final class QueuedFencedLock implements FencedLock {
                 + " reacquire the distributed lock, and change the fencing token");
     }
 
-    /** This lock, whose first holds through the view end after a maximum hold time. */
+    /** This lock, whose first holds through the view end after a maximum hold time ({@link #withMaxHold}). */
     private final class MaxHoldView implements FencedLock {
 
         private final long maxHoldNanos;
@@ -370,6 +308,11 @@ final class QueuedFencedLock implements FencedLock {
         @Override
         public FencedLock withMaxHold(Duration maxHold) {
             return QueuedFencedLock.this.withMaxHold(maxHold);
+        }
+
+        @Override
+        public CompletableFuture<Held<FencedHold>> lockAsync() {
+            return AsyncAcquisition.start(this); // its thread acquires through this view: the maximum hold time holds
         }
 
         @Override

@@ -1,0 +1,79 @@
+package io.disco.client;
+
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * The client's entries of one kind, as a handle uses them: join a name (making its entry with this maker if the
+ * name is idle), look it up, leave it. Every join first checks that the client is still open. A handle gets this,
+ * not the client: it needs nothing else of it.
+ *
+ * @param <E> the entry type of the kind
+ */
+final class Entries<E extends Entry<?>> {
+
+    private final Registry registry;
+    private final Kind kind;
+    private final Class<E> type;
+    private final Function<String, E> maker;
+    /** Throws {@link IllegalStateException} once the client is closed. */
+    private final Runnable requireOpen;
+    /** The client, as its {@code toString()} names it, for the handles' own. */
+    private final String client;
+
+    /**
+     * @param registry the client's names
+     * @param kind the kind of the entries
+     * @param type their class
+     * @param maker makes the entry of an idle name
+     * @param requireOpen throws {@link IllegalStateException} once the client is closed
+     * @param client what the handles' {@code toString()} call the client
+     */
+    Entries(Registry registry, Kind kind, Class<E> type, Function<String, E> maker, Runnable requireOpen, String client) {
+        this.registry = registry;
+        this.kind = kind;
+        this.type = type;
+        this.maker = maker;
+        this.requireOpen = requireOpen;
+        this.client = client;
+    }
+
+    /**
+     * Counts one more user of {@code name}, making its entry if it has none.
+     *
+     * @throws IllegalStateException if the client is closed, the name is used as another kind, or it is nested in
+     *     (or holds) a name in use
+     */
+    E join(String name) {
+        return join(name, e -> true);
+    }
+
+    /**
+     * {@link #join(String)}, where an idle entry that does not {@code fit} (a semaphore's limit) is dropped and
+     * made anew; one in use is returned as it is, for the caller to refuse.
+     */
+    E join(String name, Predicate<? super E> fits) {
+        requireOpen.run();
+        return registry.join(name, kind, type, maker, fits);
+    }
+
+    /** @return the entry of {@code name} if the name is in use as this kind (or lingers), or null */
+    E get(String name) {
+        return registry.get(name, type);
+    }
+
+    /** @return the entry of {@code name} if it is held or waited for as this kind, or null */
+    E inUse(String name) {
+        return registry.inUse(name, type);
+    }
+
+    /** Counts one user of {@code e} fewer. */
+    void leave(E e) {
+        registry.leave(e);
+    }
+
+    @Override
+    public String toString() {
+        return client;
+    }
+}
