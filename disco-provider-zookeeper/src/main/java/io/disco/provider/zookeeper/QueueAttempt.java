@@ -14,8 +14,12 @@ import org.apache.curator.framework.api.CuratorWatcher;
 import org.apache.zookeeper.Watcher;
 
 /**
- * One acquisition of a {@link ZkQueueService}: run by a worker ({@link QueueWorker}), which alone creates and
- * withdraws its node; the caller waits on {@link #future} and, when it gives up, on {@link #withdrawn}.
+ * One acquisition of a queue service: what it asks for (its kind, one try or a wait, its node's data), its
+ * outcome ({@link #future}), and its own node once created. Run by a worker ({@link QueueWorker}), which alone
+ * creates and withdraws the node; the caller waits on {@link #future} and, when it gives up, on
+ * {@link #withdrawn}. Its {@link #watcher} wakes the worker on every event it waits for, and reports the own
+ * node's deletion and data change to the service ({@link OwnNodeEvents}), which keeps the watcher for the node
+ * once the node is held.
  *
  * @param <G> the grant
  */
@@ -32,10 +36,20 @@ final class QueueAttempt<G extends Fenced> {
     /** Released by every event the worker may be waiting for. */
     final Semaphore wake = new Semaphore(0);
     volatile String node;
-    /** Wakes the worker; reports the own node's deletion (and re-watches it after a data change) to the service. */
+    /** Wakes the worker; reports the own node's deletion (and a data change, after which it is watched again). */
     final CuratorWatcher watcher;
 
-    QueueAttempt(ZkQueueService<G, ?> service, NodeKind kind, boolean tryOnly, byte[] data) {
+    /** What the service hears of the own node, from ZooKeeper's event thread: hand over, never block. */
+    interface OwnNodeEvents {
+
+        /** The own node {@code node} was deleted. */
+        void ownNodeDeleted(String node);
+
+        /** The own node {@code node}'s data changed: a watch fires once, so the held node is watched again. */
+        void ownNodeChanged(String node);
+    }
+
+    QueueAttempt(OwnNodeEvents events, NodeKind kind, boolean tryOnly, byte[] data) {
         this.kind = kind;
         this.tryOnly = tryOnly;
         this.data = data;
@@ -43,10 +57,10 @@ final class QueueAttempt<G extends Fenced> {
             wake.release();
             if (event.getType() == Watcher.Event.EventType.NodeDeleted && event.getPath() != null
                     && event.getPath().equals(node)) {
-                service.onSessionThread(() -> service.ownNodeDeleted(event.getPath()));
+                events.ownNodeDeleted(event.getPath());
             } else if (event.getType() == Watcher.Event.EventType.NodeDataChanged && event.getPath() != null
                     && event.getPath().equals(node)) {
-                service.onSessionThread(() -> service.rewatchHeld(this)); // a watch fires once: keep watching for the deletion
+                events.ownNodeChanged(event.getPath()); // a watch fires once: keep watching for the deletion
             }
         };
     }

@@ -11,7 +11,8 @@ import java.util.concurrent.TimeoutException;
 /**
  * A synchronous caller's wait for a {@link QueueAttempt}: bounded by the caller's timeout (an acquisition) or the
  * session's request timeout (a try); a wait that ends without the grant gives the attempt up and returns only
- * once its node is withdrawn, and a grant committed at the instant of the give-up is returned, not lost.
+ * once its node is withdrawn, and a grant committed at the instant of the give-up is returned, not lost. It knows
+ * the service only as an {@link AttemptOwner}.
  */
 final class QueueCaller {
 
@@ -19,8 +20,8 @@ final class QueueCaller {
     }
 
     /** Waits for an acquisition's grant, up to {@code timeout} (null: no limit). */
-    static <G extends Fenced> G await(ZkQueueService<G, ?> s, QueueAttempt<G> a, Duration timeout) throws InterruptedException, TimeoutException {
-        Duration request = s.session.options().requestTimeout();
+    static <G extends Fenced> G await(AttemptOwner<G> s, QueueAttempt<G> a, Duration timeout) throws InterruptedException, TimeoutException {
+        Duration request = s.core().requestTimeout();
         try {
             return timeout == null ? a.future.get() : a.future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
@@ -53,8 +54,8 @@ final class QueueCaller {
      * interruptible, as {@code tryLock()} is not: one answer is awaited whatever the thread's interrupt status,
      * which is kept.
      */
-    static <G extends Fenced> Optional<G> awaitTry(ZkQueueService<G, ?> s, QueueAttempt<G> a, String call) {
-        Duration request = s.session.options().requestTimeout();
+    static <G extends Fenced> Optional<G> awaitTry(AttemptOwner<G> s, QueueAttempt<G> a, String call) {
+        Duration request = s.core().requestTimeout();
         boolean interrupted = false;
         long deadline = System.nanoTime() + request.toNanos();
         try {
@@ -74,7 +75,7 @@ final class QueueCaller {
             if (g.isPresent()) {
                 return g;
             }
-            throw new DiscoException("ZooKeeper at " + s.session.connectString() + " did not answer " + call + " on " + s.path
+            throw new DiscoException("ZooKeeper at " + s.core().connectString() + " did not answer " + call + " on " + s.path
                     + " within " + request, e);
         } catch (ExecutionException e) {
             a.awaitWithdrawn(request);

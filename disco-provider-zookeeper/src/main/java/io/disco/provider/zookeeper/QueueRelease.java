@@ -15,11 +15,11 @@ import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooKeeper;
 
 /**
- * The release of a {@link ZkQueueService}'s grant (issue 44): from its start the grant is given up (the service
- * holds nothing and hands nothing out from it), and the delete of its node, with what goes with it in one
- * transaction (a semaphore's slot), is sent until its outcome is known. That outcome is <em>confirmed</em> when
- * the delete is answered, when the node is seen gone after a copy that may have been applied, or when the session
- * ends; only then does the service claim anew, with a new node and so a newer token.
+ * The release of a queue service's grant (issue 44), as it is sent to ZooKeeper: from its start the grant is
+ * given up (the service holds nothing and hands nothing out from it), and the delete of its node, with what goes
+ * with it in one transaction (a semaphore's slot), is sent until its outcome is known. That outcome is
+ * <em>confirmed</em> when the delete is answered, when the node is seen gone after a copy that may have been
+ * applied, or when the session ends; only then does the service claim anew, with a new node and so a newer token.
  *
  * <p>Each copy is sent on the session's ZooKeeper handle directly, not through Curator's retry loop, so that every
  * copy gets exactly one answer and this class knows which copies may have been applied: one answered with a
@@ -28,7 +28,8 @@ import org.apache.zookeeper.ZooKeeper;
  * lost. A transaction is atomic, so repeating it never frees a slot that another holder claimed meanwhile: with
  * the own node gone, nothing of it applies. Copies are sent one at a time, the next one after a back-off of 0.1 s
  * doubling to 2 s once the previous one was answered with a connection loss, or at once when an acquisition
- * nudges it; until the session ends.
+ * nudges it; until the session ends. How it ended is reported to its {@link Owner} (the service's side of the
+ * release, {@link GrantRelease}).
  *
  * @param <G> the grant
  */
@@ -46,12 +47,28 @@ final class QueueRelease<G extends Fenced> {
         REFUSED
     }
 
+    /** Who hears how the release ended: the service's side of it. */
+    interface Owner<G extends Fenced> {
+
+        /**
+         * ZooKeeper refused the delete for good: if nothing of it can have been applied and no caller was told
+         * that the grant is given up, the grant is held again.
+         *
+         * @return whether it is held again; false: the release goes on
+         */
+        boolean releaseRefused(QueueRelease<G> release);
+
+        /** The release ended with {@code outcome}, on whatever thread learned it. */
+        void releaseEnded(QueueRelease<G> release, Outcome outcome, KeeperException cause);
+    }
+
     private static final long FIRST_BACKOFF_MS = 100;
     private static final long MAX_BACKOFF_MS = 2_000;
 
-    private final ZkQueueService<G, ?> service;
-    final G grant;
-    final NodeKind kind;
+    private final SessionCore core;
+    private final Owner<G> owner;
+    /** The grant given up, with its node: held again if ZooKeeper refuses the delete for good. */
+    final HeldGrant<G> held;
     final String node;
     /** The delete with what goes with it, as Curator built them (its namespace applied). */
     private final List<Op> withExtras;
@@ -74,12 +91,12 @@ final class QueueRelease<G extends Fenced> {
     /** Set once a caller was told that the release is unconfirmed: the grant can no longer be handed back. */
     private volatile boolean givenUp;
 
-    QueueRelease(ZkQueueService<G, ?> service, G grant, NodeKind kind, String node, List<CuratorOp> extra) throws Exception {
-        this.service = service;
-        this.grant = grant;
-        this.kind = kind;
-        this.node = node;
-        CuratorFramework c = service.session.client();
+    QueueRelease(SessionCore core, Owner<G> owner, HeldGrant<G> held, List<CuratorOp> extra) throws Exception {
+        this.core = core;
+        this.owner = owner;
+        this.held = held;
+        this.node = held.node();
+        CuratorFramework c = core.client();
         Op delete = c.transactionOp().delete().forPath(node).get();
         List<Op> ops = new ArrayList<>();
         for (CuratorOp op : extra) {
@@ -154,10 +171,9 @@ final class QueueRelease<G extends Fenced> {
             retry = null;
             ops = extrasGone ? alone : withExtras;
         }
-        ZooKeeperSession session = service.session;
         ZooKeeper zk;
         try {
-            zk = session.client().getZookeeperClient().getZooKeeper();
+            zk = core.client().getZookeeperClient().getZooKeeper();
         } catch (IllegalStateException closed) {
             finish(Outcome.SESSION_ENDED, null); // the client is closed: its session, and the node, ended with it
             return;
@@ -165,7 +181,7 @@ final class QueueRelease<G extends Fenced> {
             notSent(); // Curator has no connection now: nothing was sent
             return;
         }
-        if (zk.getSessionId() != session.sessionId()) {
+        if (zk.getSessionId() != core.sessionId()) {
             finish(Outcome.SESSION_ENDED, null); // the client is on another session: ours expired, the node with it
             return;
         }
@@ -222,7 +238,7 @@ final class QueueRelease<G extends Fenced> {
         } else if (again) {
             send();
         } else if (refusal != null) {
-            if (service.releaseRefused(this)) {
+            if (owner.releaseRefused(this)) {
                 finish(Outcome.REFUSED, refusal);
             } else {
                 later(); // the grant was given up already: keep trying until the session ends
@@ -253,13 +269,13 @@ final class QueueRelease<G extends Fenced> {
             long delay = backoffMs;
             backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
             try {
-                retry = service.session.timer().schedule(this::send, delay, TimeUnit.MILLISECONDS);
+                retry = core.schedule(this::send, delay, TimeUnit.MILLISECONDS);
                 return;
             } catch (RejectedExecutionException e) {
                 // the session ended or was closed: below
             }
         }
-        service.session.deleteInBackground(node); // Curator's guaranteed delete, for as long as the client lives
+        core.deleteInBackground(node); // Curator's guaranteed delete, for as long as the client lives
         finish(Outcome.SESSION_ENDED, null);
     }
 
@@ -274,7 +290,7 @@ final class QueueRelease<G extends Fenced> {
                 retry = null;
             }
         }
-        service.releaseEnded(this, outcome, cause);
+        owner.releaseEnded(this, outcome, cause);
     }
 
     @Override

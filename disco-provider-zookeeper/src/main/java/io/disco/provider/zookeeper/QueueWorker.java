@@ -10,29 +10,32 @@ import org.apache.zookeeper.data.Stat;
 
 /**
  * The worker of one {@link QueueAttempt}: once the service's last release is confirmed ({@link QueueRelease}),
- * creates the own node ({@link OwnNode}, with its ownership check), waits
- * for the node the service names as its blocker to go (its predecessor, or any change of the directory for a
- * semaphore), parks while the session is SUSPENDED, then has the service make the grant and commit it; every
- * other way out withdraws the node before the attempt's {@code withdrawn} completes.
+ * creates the own node ({@link OwnNode}, with its ownership check), waits for the node the service names as its
+ * blocker to go (its predecessor, or any change of the directory for a semaphore), parks while the session is
+ * SUSPENDED, then has the service make the grant and commit it; every other way out withdraws the node
+ * ({@link QueueNodes}) before the attempt's {@code withdrawn} completes. It knows its service only as an
+ * {@link AttemptOwner}.
+ *
+ * @param <G> the grant
  */
-final class QueueWorker<G extends Fenced, E extends DiscoException> implements Runnable {
+final class QueueWorker<G extends Fenced> implements Runnable {
 
-    private final ZkQueueService<G, E> service;
+    private final AttemptOwner<G> service;
     private final QueueAttempt<G> a;
 
-    QueueWorker(ZkQueueService<G, E> service, QueueAttempt<G> attempt) {
+    QueueWorker(AttemptOwner<G> service, QueueAttempt<G> attempt) {
         this.service = service;
         this.a = attempt;
     }
 
     @Override
     public void run() {
-        ZooKeeperSession session = service.session;
-        CuratorFramework c = session.client();
+        SessionCore core = service.core();
+        CuratorFramework c = core.client();
         String node = null;
         boolean committed = false;
         try {
-            if (a.future.isDone() || !service.awaitReleaseConfirmed(a)) {
+            if (a.future.isDone() || !awaitReleaseConfirmed()) {
                 return; // no node before the service's last release is confirmed: it may still be there (issue 44)
             }
             Stat created = new Stat();
@@ -43,7 +46,7 @@ final class QueueWorker<G extends Fenced, E extends DiscoException> implements R
                 service.lose("its node " + node + " was deleted before it could wait", null);
                 return;
             }
-            String foreign = OwnNode.foreignOwner(node, own, session.sessionId());
+            String foreign = OwnNode.foreignOwner(node, own, core.sessionId());
             if (foreign != null) {
                 a.future.completeExceptionally(service.lost(foreign, null));
                 return;
@@ -53,7 +56,7 @@ final class QueueWorker<G extends Fenced, E extends DiscoException> implements R
             a.future.completeExceptionally(new DiscoException("the worker of the " + service.what() + " on " + service.path
                     + " was interrupted", e));
         } catch (KeeperException.SessionExpiredException e) {
-            DiscoException sessionLoss = session.lossOrNull();
+            DiscoException sessionLoss = core.lossOrNull();
             a.future.completeExceptionally(service.lost(sessionLoss == null ? "the session expired" : sessionLoss.getMessage(), e));
         } catch (Exception e) {
             a.future.completeExceptionally(service.zkFailure("acquiring", e));
@@ -62,6 +65,23 @@ final class QueueWorker<G extends Fenced, E extends DiscoException> implements R
                 QueueNodes.withdraw(c, node);
             }
             a.withdrawn.complete(null);
+        }
+    }
+
+    /**
+     * Waits until no release of the service is unconfirmed: only then may the attempt create its node (issue 44).
+     *
+     * @return false if the attempt ended meanwhile (given up, the service lost or closed)
+     */
+    private boolean awaitReleaseConfirmed() throws InterruptedException {
+        while (true) {
+            if (!service.releaseUnconfirmed()) {
+                return !a.future.isDone();
+            }
+            if (a.future.isDone()) {
+                return false;
+            }
+            a.wake.acquire(); // released when the release is confirmed, and when the attempt ends
         }
     }
 
@@ -89,7 +109,7 @@ final class QueueWorker<G extends Fenced, E extends DiscoException> implements R
                 blocker = service.nestedBlocker(children, a.kind, own.getCzxid());
             }
             if (blocker == null) {
-                if (service.session.parkIfSuspended(a.wake)) {
+                if (service.core().parkIfSuspended(a.wake)) {
                     a.wake.acquire(); // no new grant while SUSPENDED: wait for the session to come back or go
                     continue;
                 }
@@ -123,10 +143,8 @@ final class QueueWorker<G extends Fenced, E extends DiscoException> implements R
             service.lose("its node " + node + " was deleted by somebody else as it was admitted", e);
             return false;
         }
-        boolean committed = service.commit(a, grant);
-        if (committed) {
-            service.watchHeld(a);
-        } else {
+        boolean committed = service.commit(a, grant); // and watches the held node
+        if (!committed) {
             try { // given up at the instant of the grant: what the grant took goes too
                 QueueNodes.deleteHeld(c, node, service.releaseOps(grant));
             } catch (Exception e) {

@@ -1,6 +1,10 @@
 package io.disco.provider.zookeeper;
 
-/** A service on a {@link ZooKeeperSession}: told, on the session's thread, when the session ends. Must not block. */
+/**
+ * A service as its session knows it, in the session's {@link ServiceRegistry}: told when the session ends (lost,
+ * on the session's thread: must not block; or closed, on the closing thread). Nothing else of a service is known
+ * to the session.
+ */
 interface SessionMember {
 
     /**

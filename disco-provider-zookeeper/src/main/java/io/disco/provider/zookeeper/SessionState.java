@@ -4,7 +4,8 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * The states of a {@link ZooKeeperSession}, with the transitions it may take. SUSPENDED (Curator lost the
+ * The states of a session (kept by its {@link SessionStatus}), with the transitions it may take: every move goes
+ * through {@link #to}, which refuses one the session never makes. SUSPENDED (Curator lost the
  * connection and does not yet know whether the session survives) grants nothing new, as Curator's Tech Note 14
  * says; it ends in CONNECTED (the same session is back) or LOST.
  */

@@ -58,7 +58,7 @@ final class ZkClaimantListing {
 
     List<Claimant> list(Primitive primitive, String name) {
         Objects.requireNonNull(primitive, "primitive");
-        String path = ZooKeeperSession.checkPath(name);
+        String path = NodeLayout.checkPath(name);
         SessionThread.refuseOnSessionThread("claimants()");
         try {
             return switch (primitive) {
@@ -89,7 +89,7 @@ final class ZkClaimantListing {
     }
 
     private List<Claimant> rwlock(String path) throws Exception {
-        String marker = ZkRWLockService.PHASE_ROOT + path;
+        String marker = NodeLayout.phaseMarker(path);
         Snapshot s = read(path, List.of(NodeKind.READ, NodeKind.WRITE), List.of(marker));
         Stat phase = s.extra.get(marker) == null ? null : s.extra.get(marker).stat;
         List<Claimant> out = new ArrayList<>();
@@ -111,7 +111,7 @@ final class ZkClaimantListing {
     }
 
     private List<Claimant> semaphore(String path) throws Exception {
-        String limitNode = path + "/limit";
+        String limitNode = NodeLayout.semaphoreLimit(path);
         int limit = -1;
         try {
             limit = Integer.parseInt(new String(client.getData().forPath(limitNode), StandardCharsets.UTF_8));
@@ -120,9 +120,9 @@ final class ZkClaimantListing {
         }
         List<String> slots = new ArrayList<>();
         for (int i = 0; i < Math.max(limit, 0); i++) {
-            slots.add(path + "/slots/" + i);
+            slots.add(NodeLayout.semaphoreSlot(path, i));
         }
-        Snapshot s = read(path + "/leases", List.of(NodeKind.LEASE), slots);
+        Snapshot s = read(NodeLayout.semaphoreLeases(path), List.of(NodeKind.LEASE), slots);
         Map<String, Long> slotTokens = new HashMap<>();
         for (String slot : slots) {
             Node n = s.extra.get(slot);

@@ -6,7 +6,6 @@ import io.disco.election.Leadership;
 import io.disco.election.LeadershipLostException;
 import io.disco.election.NotLeaderException;
 import io.disco.election.Observation;
-import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingToken;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -19,8 +18,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.api.transaction.CuratorOp;
-import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
@@ -34,7 +31,9 @@ import org.apache.zookeeper.data.Stat;
  * The term's start and every {@link #proclaim} append the value to the election's log in the directory's data
  * ({@link ElectionLog}), so that observers miss no value; {@link #leader()} and {@link #observe} read the lowest
  * node and its term's latest logged value (its node's data, the campaign value, if it logged none: a
- * {@code LeaderLatch}'s id).
+ * {@code LeaderLatch}'s id). This class holds the election's hooks ({@link QueueProtocol}), its calls
+ * (campaign, proclaim, resign, leader, observe) and its observations ({@link ZkObservation}); it makes itself on a
+ * session ({@link #create}), and the grant's lifecycle is {@link ZkQueueService}'s.
  */
 final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostException> implements ElectionService {
 
@@ -52,9 +51,21 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
     private static final int MAX_LOGGED_CHARS = 16 * 1024;
     private final List<ZkObservation> observations = new ArrayList<>();
 
-    ZkElectionService(ZooKeeperSession session, String path, Runnable afterClose) {
-        super(session, path);
+    private ZkElectionService(SessionCore core, String path, Runnable afterClose) {
+        super(core, path, "election");
         this.afterClose = afterClose;
+    }
+
+    /**
+     * Makes the election on {@code path} and registers it on its session.
+     *
+     * @param afterClose run once the election is closed (an election that owns its session and client), or null
+     * @throws IllegalArgumentException if {@code path} is blank or not a valid ZooKeeper path
+     * @throws IllegalStateException if the session has a service on {@code path}, or is closed or lost
+     */
+    static ZkElectionService create(SessionCore core, String path, Runnable afterClose) {
+        String checked = NodeLayout.checkPath(path);
+        return core.register(checked, () -> new ZkElectionService(core, checked, afterClose));
     }
 
     @Override
@@ -80,7 +91,7 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
     Leadership grant(String node, NodeKind kind, Stat own, byte[] data) throws Exception {
         String value = new String(data, StandardCharsets.UTF_8);
         if (value.length() <= MAX_LOGGED_CHARS) {
-            CuratorFramework c = session.client();
+            CuratorFramework c = core.client();
             ElectionLog.Entry entry = new ElectionLog.Entry(own.getCzxid(), 0, NodeKind.name(node), value);
             for (int attempt = 0; attempt < 20; attempt++) {
                 Stat dir = new Stat();
@@ -103,11 +114,6 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
     @Override
     LeadershipLostException lostException(String message, Throwable cause) {
         return new LeadershipLostException(message, cause);
-    }
-
-    @Override
-    String what() {
-        return "election";
     }
 
     @Override
@@ -170,7 +176,7 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
                 termCzxid = czxid;
                 proclamations = 0;
             }
-            CuratorFramework c = session.client();
+            CuratorFramework c = core.client();
             for (int attempt = 0; ; attempt++) {
                 try {
                     Stat dir = new Stat();
@@ -190,10 +196,10 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
                             + " is gone: the term ended");
                 } catch (KeeperException.BadVersionException e) {
                     if (attempt >= 20) { // another write to the log meanwhile: read it again
-                        throw failure("proclaiming (the election's log kept changing) in", e);
+                        throw zkFailure("proclaiming (the election's log kept changing) in", e);
                     }
                 } catch (Exception e) {
-                    throw failure("proclaiming in", e);
+                    throw zkFailure("proclaiming in", e);
                 }
             }
             Leadership next = l.withValue(value);
@@ -229,7 +235,7 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
             while (true) {
                 List<String> children;
                 try {
-                    children = session.client().getChildren().forPath(path);
+                    children = core.client().getChildren().forPath(path);
                 } catch (KeeperException.NoNodeException e) {
                     return Optional.empty();
                 }
@@ -240,9 +246,9 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
                 String node = ZKPaths.makePath(path, queue.get(0));
                 Stat stat = new Stat();
                 try {
-                    byte[] data = session.client().getData().storingStatIn(stat).forPath(node);
+                    byte[] data = core.client().getData().storingStatIn(stat).forPath(node);
                     String value = new String(data == null ? new byte[0] : data, StandardCharsets.UTF_8);
-                    List<ElectionLog.Entry> log = ElectionLog.decode(session.client().getData().forPath(path));
+                    List<ElectionLog.Entry> log = ElectionLog.decode(core.client().getData().forPath(path));
                     for (ElectionLog.Entry e : log == null ? List.<ElectionLog.Entry>of() : log) {
                         if (e.czxid() == stat.getCzxid()) {
                             value = e.value(); // the term's latest proclamation
@@ -254,7 +260,7 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
                 }
             }
         } catch (Exception e) {
-            throw failure("reading the leader of", e);
+            throw zkFailure("reading the leader of", e);
         }
     }
 
@@ -266,7 +272,7 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
             if (closed()) {
                 throw new IllegalStateException("the election on " + path + " is closed");
             }
-            o = new ZkObservation(session.client(), path, listener, this::forget);
+            o = new ZkObservation(core.client(), path, listener, this::forget);
             observations.add(o);
         }
         return o.start();
@@ -298,19 +304,6 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
     }
 
     // ------------------------------------------------------------------ helpers
-
-    private Stat read(String node) {
-        try {
-            return session.client().checkExists().forPath(node);
-        } catch (Exception e) {
-            throw failure("reading", e);
-        }
-    }
-
-    private DiscoException failure(String what, Exception e) {
-        return new DiscoException("ZooKeeper at " + session.connectString() + " failed while " + what + " the election on " + path
-                + ": " + e, e);
-    }
 
     private static byte[] bytes(String value) {
         return value.getBytes(StandardCharsets.UTF_8);

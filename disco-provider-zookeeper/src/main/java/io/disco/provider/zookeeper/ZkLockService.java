@@ -19,14 +19,27 @@ import org.apache.zookeeper.data.Stat;
  * order holds the lock, every other waits on its predecessor. The token is the own node's czxid (zxids are
  * totally ordered across the ensemble's history and a successor's node is created after its predecessor's was),
  * not the sequence number, which is a per-parent signed 32-bit counter that restarts when Curator's container
- * parent is deleted, after which a new owner's number would be below a zombie's.
+ * parent is deleted, after which a new owner's number would be below a zombie's. Nested names exclude one way
+ * ({@link #nestedBlocker}). This class holds the lock's hooks ({@link QueueProtocol}) and its calls; it makes
+ * itself on a session ({@link #create}), and the grant's lifecycle is {@link ZkQueueService}'s.
  */
 final class ZkLockService extends ZkQueueService<Grant, LockLostException> implements LockService {
 
     private static final List<NodeKind> QUEUE = List.of(NodeKind.LOCK);
 
-    ZkLockService(ZooKeeperSession session, String path) {
-        super(session, path);
+    private ZkLockService(SessionCore core, String path) {
+        super(core, path, "lock");
+    }
+
+    /**
+     * Makes the lock on {@code path} and registers it on its session.
+     *
+     * @throws IllegalArgumentException if {@code path} is blank or not a valid ZooKeeper path
+     * @throws IllegalStateException if the session has a service on {@code path}, or is closed or lost
+     */
+    static ZkLockService create(SessionCore core, String path) {
+        String checked = NodeLayout.checkPath(path);
+        return core.register(checked, () -> new ZkLockService(core, checked));
     }
 
     @Override
@@ -61,13 +74,13 @@ final class ZkLockService extends ZkQueueService<Grant, LockLostException> imple
     private String olderEphemeral(String relative, long ownCzxid) throws Exception {
         List<String> children;
         try {
-            children = session.client().getChildren().forPath(ZKPaths.makePath(path, relative));
+            children = core.client().getChildren().forPath(ZKPaths.makePath(path, relative));
         } catch (KeeperException.NoNodeException e) {
             return null;
         }
         for (String child : children) {
             String rel = relative + "/" + child;
-            Stat s = session.client().checkExists().forPath(ZKPaths.makePath(path, rel));
+            Stat s = core.client().checkExists().forPath(ZKPaths.makePath(path, rel));
             if (s == null) {
                 continue;
             }
@@ -96,14 +109,9 @@ final class ZkLockService extends ZkQueueService<Grant, LockLostException> imple
     }
 
     @Override
-    String what() {
-        return "lock";
-    }
-
-    @Override
     public Grant lock() throws InterruptedException {
         try {
-            return acquire(NodeKind.LOCK, null, "lock.lock()", session.claimData());
+            return acquire(NodeKind.LOCK, null, "lock.lock()", core.claimData());
         } catch (TimeoutException e) {
             throw new AssertionError("no timeout was given", e);
         }
@@ -111,7 +119,7 @@ final class ZkLockService extends ZkQueueService<Grant, LockLostException> imple
 
     @Override
     public Grant lock(Duration timeout) throws InterruptedException, TimeoutException {
-        return acquire(NodeKind.LOCK, requireTimeout(timeout), "lock.lock()", session.claimData());
+        return acquire(NodeKind.LOCK, requireTimeout(timeout), "lock.lock()", core.claimData());
     }
 
     @Override
@@ -121,7 +129,7 @@ final class ZkLockService extends ZkQueueService<Grant, LockLostException> imple
 
     @Override
     public CompletableFuture<Grant> lockAsync() {
-        return acquireAsync(NodeKind.LOCK, session.claimData());
+        return acquireAsync(NodeKind.LOCK, core.claimData());
     }
 
     @Override

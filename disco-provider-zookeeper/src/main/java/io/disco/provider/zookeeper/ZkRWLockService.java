@@ -43,19 +43,33 @@ import org.apache.zookeeper.data.Stat;
  * the marker it deleted is recreated only after its node is gone, above W; and only writers delete the marker,
  * so the readers between two writers share one P, W(previous) &lt; P &lt; W(next). A plain Curator writer does
  * not touch the marker: it carries no token, and disco readers on both sides of it share one.
+ *
+ * <h2>This class</h2>
+ * The read/write lock's hooks ({@link QueueProtocol}: the queue, the admission, the phase's transactions), its
+ * calls and whether a writer queued behind a read grant ({@link QueuedWriters}); it makes itself on a session
+ * ({@link #create}), and the grant's lifecycle is {@link ZkQueueService}'s. The marker's path is
+ * {@link NodeLayout}'s.
  */
 final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException> implements RWLockService {
-
-    /** Where the phase markers live: outside every lock directory. */
-    static final String PHASE_ROOT = "/disco-rwlock-phase";
 
     private static final List<NodeKind> QUEUE = List.of(NodeKind.READ, NodeKind.WRITE);
 
     private final String marker;
 
-    ZkRWLockService(ZooKeeperSession session, String path) {
-        super(session, path);
-        this.marker = PHASE_ROOT + path;
+    private ZkRWLockService(SessionCore core, String path) {
+        super(core, path, "read/write lock");
+        this.marker = NodeLayout.phaseMarker(path);
+    }
+
+    /**
+     * Makes the read/write lock on {@code path} and registers it on its session.
+     *
+     * @throws IllegalArgumentException if {@code path} is blank or not a valid ZooKeeper path
+     * @throws IllegalStateException if the session has a service on {@code path}, or is closed or lost
+     */
+    static ZkRWLockService create(SessionCore core, String path) {
+        String checked = NodeLayout.checkPath(path);
+        return core.register(checked, () -> new ZkRWLockService(core, checked));
     }
 
     /** The writers queued behind the latest read grant, or null before the first asks. */
@@ -76,7 +90,7 @@ final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException>
             if (q != null) {
                 q.close();
             }
-            queuedWriters = q = new QueuedWriters(session.client(), path, node);
+            queuedWriters = q = new QueuedWriters(core.client(), path, node);
         }
         return q.queued();
     }
@@ -106,7 +120,7 @@ final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException>
 
     @Override
     RWGrant grant(String node, NodeKind kind, Stat own, byte[] data) throws Exception {
-        CuratorFramework c = session.client();
+        CuratorFramework c = core.client();
         return kind == NodeKind.WRITE
                 ? new RWGrant(node, RWGrant.Mode.WRITE, FencingToken.of(endPhase(c, node, data)))
                 : new RWGrant(node, RWGrant.Mode.READ, FencingToken.of(joinPhase(c, node)));
@@ -153,7 +167,7 @@ final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException>
                 return m.getCzxid();
             }
             try {
-                c.createContainers(PHASE_ROOT + parentOf(path));
+                c.createContainers(NodeLayout.phaseMarkerDir(path));
                 List<CuratorOp> ops = List.of(
                         c.transactionOp().check().forPath(node),
                         c.transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(marker, new byte[0]));
@@ -164,25 +178,15 @@ final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException>
         }
     }
 
-    private static String parentOf(String path) {
-        int i = path.lastIndexOf('/');
-        return i <= 0 ? "" : path.substring(0, i);
-    }
-
     @Override
     RWLockLostException lostException(String message, Throwable cause) {
         return new RWLockLostException(message, cause);
     }
 
     @Override
-    String what() {
-        return "read/write lock";
-    }
-
-    @Override
     public RWGrant rLock() throws InterruptedException {
         try {
-            return acquire(NodeKind.READ, null, "rwlock.rLock()", session.claimData());
+            return acquire(NodeKind.READ, null, "rwlock.rLock()", core.claimData());
         } catch (TimeoutException e) {
             throw new AssertionError("no timeout was given", e);
         }
@@ -190,7 +194,7 @@ final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException>
 
     @Override
     public RWGrant rLock(Duration timeout) throws InterruptedException, TimeoutException {
-        return acquire(NodeKind.READ, requireTimeout(timeout), "rwlock.rLock()", session.claimData());
+        return acquire(NodeKind.READ, requireTimeout(timeout), "rwlock.rLock()", core.claimData());
     }
 
     @Override
@@ -200,7 +204,7 @@ final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException>
 
     @Override
     public CompletableFuture<RWGrant> rLockAsync() {
-        return acquireAsync(NodeKind.READ, session.claimData());
+        return acquireAsync(NodeKind.READ, core.claimData());
     }
 
     @Override
@@ -211,7 +215,7 @@ final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException>
     @Override
     public RWGrant lock() throws InterruptedException {
         try {
-            return acquire(NodeKind.WRITE, null, "rwlock.lock()", session.claimData());
+            return acquire(NodeKind.WRITE, null, "rwlock.lock()", core.claimData());
         } catch (TimeoutException e) {
             throw new AssertionError("no timeout was given", e);
         }
@@ -219,7 +223,7 @@ final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException>
 
     @Override
     public RWGrant lock(Duration timeout) throws InterruptedException, TimeoutException {
-        return acquire(NodeKind.WRITE, requireTimeout(timeout), "rwlock.lock()", session.claimData());
+        return acquire(NodeKind.WRITE, requireTimeout(timeout), "rwlock.lock()", core.claimData());
     }
 
     @Override
@@ -229,7 +233,7 @@ final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException>
 
     @Override
     public CompletableFuture<RWGrant> lockAsync() {
-        return acquireAsync(NodeKind.WRITE, session.claimData());
+        return acquireAsync(NodeKind.WRITE, core.claimData());
     }
 
     @Override

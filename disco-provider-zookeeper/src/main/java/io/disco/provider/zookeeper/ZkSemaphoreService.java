@@ -47,6 +47,11 @@ import org.apache.zookeeper.KeeperException;
  * a slot is claimed again only once its holder's lease node is gone, so a valid holder is never overtaken on its
  * slot. A release empties the slot in the transaction that deletes the lease node (which fails if the lease
  * node is gone, so a release never frees a slot that somebody else claimed meanwhile).
+ *
+ * <h2>This class</h2>
+ * The semaphore's hooks ({@link QueueProtocol}: the queue, the admission, the slot's claim and release), its calls
+ * and its limit's record; it makes itself on a session ({@link #create}), and the grant's lifecycle is
+ * {@link ZkQueueService}'s. The paths are {@link NodeLayout}'s.
  */
 final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostException> implements SemaphoreService {
 
@@ -54,13 +59,30 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
 
     private final int limit;
     private final String leases;
-    private final String slots;
 
-    ZkSemaphoreService(ZooKeeperSession session, String path, int limit) {
-        super(session, path);
+    private ZkSemaphoreService(SessionCore core, String path, int limit) {
+        super(core, path, "semaphore");
         this.limit = limit;
-        this.leases = path + "/leases";
-        this.slots = path + "/slots";
+        this.leases = NodeLayout.semaphoreLeases(path);
+    }
+
+    /**
+     * Makes the semaphore of {@code limit} on {@code path} and registers it on its session, once its limit is
+     * recorded, or found equal to the recorded one.
+     *
+     * @throws IllegalArgumentException if {@code path} is blank or invalid, {@code limit < 1}, or the semaphore
+     *                                  exists with another limit
+     * @throws IllegalStateException if the session has a service on {@code path}, or is closed or lost
+     * @throws DiscoException if ZooKeeper failed while the limit was checked
+     */
+    static ZkSemaphoreService create(SessionCore core, String path, int limit) {
+        String checked = NodeLayout.checkPath(path);
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be at least 1, got " + limit);
+        }
+        core.checkFree(checked);
+        checkLimit(core.client(), checked, limit);
+        return core.register(checked, () -> new ZkSemaphoreService(core, checked, limit));
     }
 
     /**
@@ -80,7 +102,7 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
     }
 
     private static void recordLimit(CuratorFramework c, String path, int limit) {
-        String node = path + "/limit";
+        String node = NodeLayout.semaphoreLimit(path);
         byte[] want = Integer.toString(limit).getBytes(StandardCharsets.UTF_8);
         try {
             try {
@@ -125,7 +147,7 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
     @Override
     List<CuratorOp> releaseOps(Permit held) {
         try {
-            return List.of(session.client().transactionOp().setData().forPath(slots + "/" + held.slot(), new byte[0]));
+            return List.of(core.client().transactionOp().setData().forPath(NodeLayout.semaphoreSlot(path, held.slot()), new byte[0]));
         } catch (Exception e) {
             throw new DiscoException("could not prepare the release of " + held + ": " + e, e);
         }
@@ -137,11 +159,11 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
      */
     @Override
     Permit grant(String node, NodeKind kind, org.apache.zookeeper.data.Stat own) throws Exception {
-        CuratorFramework c = session.client();
+        CuratorFramework c = core.client();
         byte[] me = node.getBytes(StandardCharsets.UTF_8);
         for (int round = 0; round < 20; round++) {
             for (int i = 0; i < limit; i++) {
-                String slot = slots + "/" + i;
+                String slot = NodeLayout.semaphoreSlot(path, i);
                 org.apache.zookeeper.data.Stat st = new org.apache.zookeeper.data.Stat();
                 byte[] holder;
                 try {
@@ -182,14 +204,9 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
     }
 
     @Override
-    String what() {
-        return "semaphore";
-    }
-
-    @Override
     public Permit acquire() throws InterruptedException {
         try {
-            return acquire(NodeKind.LEASE, null, "semaphore.acquire()", session.claimData());
+            return acquire(NodeKind.LEASE, null, "semaphore.acquire()", core.claimData());
         } catch (TimeoutException e) {
             throw new AssertionError("no timeout was given", e);
         }
@@ -197,7 +214,7 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
 
     @Override
     public Permit acquire(Duration timeout) throws InterruptedException, TimeoutException {
-        return acquire(NodeKind.LEASE, requireTimeout(timeout), "semaphore.acquire()", session.claimData());
+        return acquire(NodeKind.LEASE, requireTimeout(timeout), "semaphore.acquire()", core.claimData());
     }
 
     @Override
@@ -207,7 +224,7 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
 
     @Override
     public CompletableFuture<Permit> acquireAsync() {
-        return acquireAsync(NodeKind.LEASE, session.claimData());
+        return acquireAsync(NodeKind.LEASE, core.claimData());
     }
 
     @Override
@@ -229,12 +246,12 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
     public Stat stat() {
         SessionThread.refuseOnSessionThread("semaphore.stat()");
         try {
-            int registered = NodeKind.queue(session.client().getChildren().forPath(leases), QUEUE).size();
+            int registered = NodeKind.queue(core.client().getChildren().forPath(leases), QUEUE).size();
             return new Stat(limit, registered);
         } catch (KeeperException.NoNodeException e) {
             return new Stat(limit, 0);
         } catch (Exception e) {
-            throw new DiscoException("ZooKeeper at " + session.connectString() + " failed while counting the semaphore " + path + ": " + e, e);
+            throw core.failure("counting the semaphore " + path, e);
         }
     }
 }

@@ -75,7 +75,7 @@ public final class ZooKeeperDiscoBackend implements DiscoBackend {
      * @throws IllegalArgumentException if {@code path} is blank or not a valid ZooKeeper path
      */
     public LeadershipRunner newLeadershipRunner(String path, LeadershipRunner.Options options) {
-        String checked = ZooKeeperSession.checkPath(path);
+        String checked = NodeLayout.checkPath(path);
         Objects.requireNonNull(options, "options");
         return LeadershipRunner.start(checked, () -> {
             SessionOwner owner = openOwner();

@@ -4,5 +4,16 @@
  * are the czxids of the owners' own ephemeral-sequential nodes; node names follow Curator's recipes, so a
  * disco lock and Curator's {@code InterProcessMutex} on the same path exclude each other, and a disco election and
  * Curator's {@code LeaderLatch} share one succession.
+ *
+ * <p>Inside, one concept per file, each depending only on the ones below it (no loop): the public
+ * {@code ZooKeeperSession} is a front over {@code SessionCore}, all a service sees of its session, which wires
+ * {@code SessionStatus} (with {@code SessionState}), {@code SessionLiveness}, {@code SessionExecutors} and
+ * {@code ServiceRegistry} (of {@code SessionMember}s) and knows no kind of service; {@code SessionHandOut} opens
+ * it. Each service makes itself on a core ({@code ZkLockService.create} and its siblings) and shares
+ * {@code ZkQueueService}: the grant's state in a {@code GrantLedger} ({@code GrantState}, {@code HeldGrant}), its
+ * release ({@code GrantRelease}, sent by {@code QueueRelease}) and its loss ({@code GrantLoss}); the acquire
+ * machine ({@code QueueAttempt}, {@code QueueWorker}, {@code QueueCaller}, {@code OwnNode}, {@code QueueNodes})
+ * knows the service only as an {@code AttemptOwner} and a primitive only by its hooks ({@code QueueProtocol}).
+ * Where the nodes live is {@code NodeLayout} and {@code NodeKind}.
  */
 package io.disco.provider.zookeeper;

@@ -1,0 +1,171 @@
+package io.disco.provider.zookeeper;
+
+import io.disco.core.internal.SessionThread;
+import io.disco.fencing.DiscoException;
+import io.disco.fencing.Fenced;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.zookeeper.KeeperException;
+
+/**
+ * The service's side of a release (issue 44): the held grant is given up at once ({@link GrantLedger}) and its
+ * {@link QueueRelease} sent; a synchronous caller waits for its confirmation at most the request timeout and
+ * uninterruptibly, and is told when no answer came in time (the delete then goes on in the background, and the
+ * next acquisition waits for it). How the release ended decides what follows: confirmed, the acquisition waiting
+ * for it goes on; found to be a loss, the service is lost ({@link GrantLoss}); refused by ZooKeeper with nothing
+ * applied, the grant is held again.
+ *
+ * @param <G> the grant
+ * @param <E> the loss
+ */
+final class GrantRelease<G extends Fenced, E extends DiscoException> implements QueueRelease.Owner<G> {
+
+    private final SessionCore core;
+    private final QueueProtocol<G> protocol;
+    private final GrantLedger<G, E> ledger;
+    private final GrantLoss<G, E> loss;
+
+    GrantRelease(SessionCore core, QueueProtocol<G> protocol, GrantLedger<G, E> ledger, GrantLoss<G, E> loss) {
+        this.core = core;
+        this.protocol = protocol;
+        this.ledger = ledger;
+        this.loss = loss;
+    }
+
+    /**
+     * Releases the held grant of {@code kind}. The grant is given up at once: nothing is handed out from it. Waits
+     * for the release to be confirmed, at most the request timeout and uninterruptibly (an interrupted caller waits
+     * all the same and keeps its interrupt status); returns if it is, throws the loss if the node was gone before
+     * the release (or the session ended with it), and a {@link DiscoException} saying so when no answer came in
+     * time. Called again while the release is unconfirmed, waits for it once more; with nothing held, returns.
+     */
+    void release(NodeKind kind, String call) {
+        SessionThread.refuseOnSessionThread(call);
+        GrantLedger.ReleaseStep<G> step = ledger.release(kind, call, held -> newRelease(held, call));
+        if (step == null) {
+            return;
+        }
+        QueueRelease<G> r = step.release();
+        if (step.first()) {
+            r.start();
+        } else {
+            r.nudge();
+        }
+        await(r, call);
+    }
+
+    /** Makes the release of {@code held} (under the ledger's monitor); {@code call} names the caller in a failure. */
+    QueueRelease<G> newRelease(HeldGrant<G> held, String call) {
+        try {
+            return new QueueRelease<>(core, this, held, protocol.releaseOps(held.grant()));
+        } catch (DiscoException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new DiscoException(call + ": could not prepare the release of the " + protocol.what() + " on " + protocol.path
+                    + ": " + e, e);
+        }
+    }
+
+    /**
+     * The release a close leaves behind: sent ({@code first}) or nudged, then waited for as long as a release call
+     * would, but without an outcome (off the session's thread only).
+     */
+    void onClose(QueueRelease<G> r, boolean first) {
+        if (first) {
+            r.start();
+        } else {
+            r.nudge();
+        }
+        if (!SessionThread.onSessionThread()) {
+            awaitQuietly(r); // unconfirmed after the request timeout: it goes on in the background
+        }
+    }
+
+    private void await(QueueRelease<G> r, String call) {
+        Duration timeout = core.requestTimeout();
+        try {
+            confirmedWithin(r, timeout); // a release is not given up half-way: an interrupted caller waits on
+        } catch (TimeoutException e) {
+            r.giveUp();
+            throw new DiscoException("ZooKeeper at " + core.connectString() + " did not answer the release ("
+                    + call + ") of the " + protocol.what() + " on " + protocol.path + " within " + timeout.toMillis()
+                    + " ms: the grant (" + r.held.grant().token() + ") is given up, this owner no longer holds it and"
+                    + " its token must not be used; the delete of its node " + r.node + " goes on in the background"
+                    + " until ZooKeeper answers or the session ends, and the next acquisition of this service waits"
+                    + " for it, then claims anew with a new token (calling " + call + " again waits for the same"
+                    + " release once more)", e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            ledger.reported(cause);
+            throw cause instanceof RuntimeException re ? re : new DiscoException(String.valueOf(cause), cause);
+        }
+    }
+
+    /** Waits for a release as a close does: at most the request timeout, keeping an interruption; no outcome. */
+    private void awaitQuietly(QueueRelease<G> r) {
+        try {
+            confirmedWithin(r, core.requestTimeout());
+        } catch (TimeoutException | ExecutionException e) {
+            // unconfirmed: it goes on in the background
+        }
+    }
+
+    /**
+     * Waits up to {@code timeout} for {@code r} to be confirmed, uninterruptibly: an interruption meanwhile is kept
+     * in the thread's status.
+     */
+    private static void confirmedWithin(QueueRelease<?> r, Duration timeout) throws TimeoutException, ExecutionException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    r.confirmed.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    return;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * The end of a release, on whatever thread learned it: confirmed (the acquisition waiting for it goes on), or
+     * found to be a loss (the node was gone before it, the session ended).
+     */
+    @Override
+    public void releaseEnded(QueueRelease<G> r, QueueRelease.Outcome outcome, KeeperException cause) {
+        switch (outcome) {
+            case DELETED -> {
+                QueueAttempt<G> waiting = ledger.confirmed(r);
+                r.confirmed.complete(null);
+                if (waiting != null) {
+                    waiting.wake.release();
+                }
+            }
+            case GONE_BEFORE -> loss.lose("its node " + r.node + " was gone before the release (deleted by somebody else, or its"
+                    + " session ended)", cause);
+            case SESSION_ENDED -> {
+                DiscoException sessionLoss = core.lossOrNull();
+                loss.lose(sessionLoss != null ? "the ZooKeeper session was lost: " + sessionLoss.getMessage()
+                        : "the ZooKeeper session ended while its node " + r.node + " was being released", sessionLoss);
+            }
+            case REFUSED -> r.confirmed.completeExceptionally(core.failure("releasing (ZooKeeper refused the delete of "
+                    + r.node + " and applied nothing: this owner still holds the " + protocol.what() + "; retry, or let the"
+                    + " session end) the " + protocol.what() + " on " + protocol.path, cause));
+        }
+        ledger.over(r); // closed meanwhile: nothing is lost any more, the release is over all the same
+        r.confirmed.complete(null);
+    }
+
+    @Override
+    public boolean releaseRefused(QueueRelease<G> r) {
+        return ledger.holdAgain(r);
+    }
+}
