@@ -10,6 +10,7 @@ import java.util.Set;
  *
  * <pre>
  *   IDLE ◄──► WAITING ──► HELD ──► IDLE
+ *     └────────────────────► HELD          (a release refused for good: held again)
  *     └──────────┴──────────┴──► LOST ──► CLOSED
  *     └──────────┴──────────┴────────────► CLOSED
  * </pre>
@@ -31,7 +32,8 @@ enum GrantState {
 
     private Set<GrantState> next() {
         return switch (this) {
-            case IDLE -> EnumSet.of(WAITING, LOST, CLOSED);
+            // IDLE -> HELD: a release ZooKeeper refused for good, having applied nothing, holds the grant again
+            case IDLE -> EnumSet.of(WAITING, HELD, LOST, CLOSED);
             case WAITING -> EnumSet.of(IDLE, HELD, LOST, CLOSED);
             case HELD -> EnumSet.of(IDLE, LOST, CLOSED);
             case LOST -> EnumSet.of(CLOSED);
