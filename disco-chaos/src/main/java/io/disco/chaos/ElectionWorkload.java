@@ -12,37 +12,31 @@ import io.disco.election.NotLeaderException;
 final class ElectionWorkload implements Workload {
 
     @Override
-    public String name() {
-        return "election";
+    public void own(Owner owner) throws Exception {
+        owner.<ElectionService>rounds(session -> session.newElection(owner.name), election -> owner.hold(
+                timeout -> election.campaign(owner.id, timeout), term -> Owner.MAIN, Observations.EXCLUSIVE,
+                term -> lead(owner, election, term), election::resign));
+    }
+
+    /** The leader's rounds in one term, while it still leads. */
+    private static void lead(Owner owner, ElectionService election, Leadership term) throws Exception {
+        int rounds = 1 + owner.random.nextInt(5);
+        for (int i = 0; i < rounds && election.held().isPresent(); i++) {
+            owner.increment(Owner.MAIN, term.token());
+            if (owner.random.nextInt(3) == 0) {
+                try {
+                    Leadership p = election.proclaim(owner.id + ":" + i);
+                    owner.say("PROCLAIM " + p.token().value());
+                } catch (NotLeaderException e) {
+                    owner.say("NOTLEADER " + term.token().value());
+                    break;
+                }
+            }
+        }
     }
 
     @Override
-    public void own(Owner owner) throws Exception {
-        owner.sessions(session -> {
-            try (ElectionService election = session.newElection(owner.name);
-                 AutoCloseable closing = owner.closing()) {
-                while (Owner.alive(session)) {
-                    Leadership term = owner.acquire(timeout -> election.campaign(owner.id, timeout));
-                    if (term == null) {
-                        continue;
-                    }
-                    owner.granted(term.token(), Owner.MAIN, Observations.EXCLUSIVE);
-                    int rounds = 1 + owner.random.nextInt(5);
-                    for (int i = 0; i < rounds && election.held().isPresent(); i++) {
-                        owner.increment(Owner.MAIN, term.token());
-                        if (owner.random.nextInt(3) == 0) {
-                            try {
-                                Leadership p = election.proclaim(owner.id + ":" + i);
-                                owner.say("PROCLAIM " + p.token().value());
-                            } catch (NotLeaderException e) {
-                                owner.say("NOTLEADER " + term.token().value());
-                                break;
-                            }
-                        }
-                    }
-                    owner.release(term.token(), election::resign);
-                }
-            }
-        });
+    public String name() {
+        return "election";
     }
 }

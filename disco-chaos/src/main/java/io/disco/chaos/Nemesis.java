@@ -154,33 +154,21 @@ final class Nemesis {
             long start = System.nanoTime();
             long[] step = {0};
             String target = switch (kind) {
-                case "freeze-owner" -> {
-                    int who = holder();
-                    owners.get(who).signal("STOP");
-                    TimeUnit.NANOSECONDS.sleep(hold);
-                    owners.get(who).signal("CONT");
-                    yield "o" + who;
-                }
-                case "partition-owner" -> {
-                    int who = holder();
-                    proxies.get(who).forEach(p -> p.blackhole(true));
-                    TimeUnit.NANOSECONDS.sleep(hold);
-                    proxies.get(who).forEach(p -> p.blackhole(false));
-                    yield "o" + who;
-                }
+                case "freeze-owner" -> onHolder(hold, who -> owners.get(who).signal("STOP"),
+                        who -> owners.get(who).signal("CONT"));
+                case "partition-owner" -> onHolder(hold, who -> proxies.get(who).forEach(p -> p.blackhole(true)),
+                        who -> proxies.get(who).forEach(p -> p.blackhole(false)));
                 case "kill-member" -> {
                     int m = member();
-                    members.kill(m);
-                    Thread.sleep(500 + random.nextInt(1000));
-                    members.startMember(m);
-                    yield "m" + m + (m == leader ? "-leader" : "");
+                    killAndRestart(m);
+                    yield memberTarget(m);
                 }
                 case "freeze-member" -> {
                     int m = member();
                     members.pause(m);
                     Thread.sleep(300 + random.nextInt(700));
                     members.resume(m);
-                    yield "m" + m + (m == leader ? "-leader" : "");
+                    yield memberTarget(m);
                 }
                 case FREEZE_ALL -> {
                     long[] frozen = freezeAll(freezeAllNanos());
@@ -218,14 +206,12 @@ final class Nemesis {
                     long started = System.nanoTime();
                     try {
                         proxies.forEach(list -> list.forEach(p -> p.degrade(link)));
-                        members.kill(m);
-                        Thread.sleep(500 + random.nextInt(1000));
-                        members.startMember(m);
+                        killAndRestart(m);
                         TimeUnit.NANOSECONDS.sleep(Math.max(0, hold - (System.nanoTime() - started)));
                     } finally {
                         proxies.forEach(list -> list.forEach(p -> p.degrade(TcpProxy.Link.CLEAN)));
                     }
-                    yield "m" + m + (m == leader ? "-leader" : "");
+                    yield memberTarget(m);
                 }
                 default -> {
                     int who = random.nextInt(owners.size());
@@ -298,6 +284,36 @@ final class Nemesis {
                     ttlNanos / 1_000_000, (at[1] - at[0] + at[3] - at[2]) / 1_000_000);
         }
         return at;
+    }
+
+    /** A fault dealt to an owner, or undone. */
+    private interface OwnerFault {
+        void apply(int owner) throws Exception;
+    }
+
+    /**
+     * Deals a fault to the owner that holds now ({@link #holder}) for {@code holdNanos}, then undoes it.
+     *
+     * @return the fault's target, {@code o<i>}
+     */
+    private String onHolder(long holdNanos, OwnerFault deal, OwnerFault undo) throws Exception {
+        int who = holder();
+        deal.apply(who);
+        TimeUnit.NANOSECONDS.sleep(holdNanos);
+        undo.apply(who);
+        return "o" + who;
+    }
+
+    /** Kills member {@code m}, and starts it again as the same member 0.5–1.5 s later. */
+    private void killAndRestart(int m) throws InterruptedException {
+        members.kill(m);
+        Thread.sleep(500 + random.nextInt(1000));
+        members.startMember(m);
+    }
+
+    /** @return the target of a member's fault: {@code m<i>}, or {@code m<i>-leader} when it was the leader */
+    private String memberTarget(int m) {
+        return "m" + m + (m == leader ? "-leader" : "");
     }
 
     /** A slow link: 20–200 ms (its amount, put in {@code amount[0]}), jitter up to half that. */

@@ -2,6 +2,7 @@ package io.disco.chaos;
 
 import io.disco.client.DiscoBackend;
 import io.disco.fencing.DiscoException;
+import io.disco.fencing.Fenced;
 import io.disco.fencing.FencingHttp;
 import io.disco.fencing.FencingToken;
 import java.net.URI;
@@ -18,6 +19,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
 /**
  * An owner process: runs one {@link Workload}'s loop against the resource, reaching etcd or ZooKeeper
@@ -99,7 +101,7 @@ final class Owner {
      * Declared after a service in its try-with-resources, so that it closes first: says {@code CLOSING}
      * before the service's close gives up its grant.
      */
-    AutoCloseable closing() {
+    private AutoCloseable closing() {
         return () -> say("CLOSING");
     }
 
@@ -153,6 +155,28 @@ final class Owner {
         say("RELEASE " + token.value());
     }
 
+    /** What a hold does with its grant between {@code GRANT} and {@code RELEASING}. */
+    interface CriticalSection<G> {
+        void run(G grant) throws Exception;
+    }
+
+    /**
+     * One hold of a workload on one primitive: acquires with {@code a} ({@link #acquire}: a timeout is said
+     * {@code TIMEOUT} and ends the round), says {@code GRANT} of the grant's register ({@code key} of the grant) in
+     * {@code mode}, runs {@code section}, and releases ({@link #release}). A section that throws ends the session's
+     * loop without the release, as a failed call does ({@link #sessions}: the service's close gives the grant up).
+     */
+    <G extends Fenced> void hold(Acquisition<G> a, Function<? super G, String> key, String mode, CriticalSection<G> section,
+                                 Runnable release) throws Exception {
+        G grant = acquire(a);
+        if (grant == null) {
+            return;
+        }
+        granted(grant.token(), key.apply(grant), mode);
+        section.run(grant);
+        release(grant.token(), release);
+    }
+
     /** What SIGTERM closes: the current session, or a runner. */
     void closeOnExit(AutoCloseable c) {
         closeOnExit.set(c);
@@ -198,6 +222,32 @@ final class Owner {
                 say("ERROR close " + e);
             }
         }
+    }
+
+    /** Opens a primitive's service on one session, as {@code session.newLock(name)} does. */
+    interface ServiceOpener<S extends AutoCloseable> {
+        S open(DiscoBackend.Owner session) throws Exception;
+    }
+
+    /** One round of a workload on its primitive's service: one hold, or one acquisition that timed out. */
+    interface Round<S> {
+        void run(S service) throws Exception;
+    }
+
+    /**
+     * The loop of a workload on one primitive: on each session ({@link #sessions}) opens the service with
+     * {@code open}, and runs {@code round} after round on it while the session lives. {@code CLOSING} is said
+     * before the service's close gives up any grant it still holds.
+     */
+    <S extends AutoCloseable> void rounds(ServiceOpener<S> open, Round<S> round) throws InterruptedException {
+        sessions(session -> {
+            try (S service = open.open(session);
+                 AutoCloseable closing = closing()) {
+                while (alive(session)) {
+                    round.run(service);
+                }
+            }
+        });
     }
 
     /** @return whether {@code session} still holds its lease */

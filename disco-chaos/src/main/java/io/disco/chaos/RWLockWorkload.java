@@ -11,30 +11,22 @@ import io.disco.rwlock.RWLockService;
 final class RWLockWorkload implements Workload {
 
     @Override
-    public String name() {
-        return "rwlock";
+    public void own(Owner owner) throws Exception {
+        owner.<RWLockService>rounds(session -> session.newRWLock(owner.name), rw -> {
+            boolean writer = owner.random.nextInt(3) == 0;
+            Owner.Acquisition<RWGrant> acquisition = writer ? rw::lock : rw::rLock;
+            owner.hold(acquisition, g -> Owner.MAIN, writer ? Observations.EXCLUSIVE : Observations.SHARED, g -> {
+                if (writer) {
+                    owner.increment(Owner.MAIN, g.token());
+                } else if (owner.read(Owner.MAIN, g.token()).statusCode() == 200) {
+                    owner.work();
+                }
+            }, writer ? rw::unlock : rw::rUnlock);
+        });
     }
 
     @Override
-    public void own(Owner owner) throws Exception {
-        owner.sessions(session -> {
-            try (RWLockService rw = session.newRWLock(owner.name);
-                 AutoCloseable closing = owner.closing()) {
-                while (Owner.alive(session)) {
-                    boolean writer = owner.random.nextInt(3) == 0;
-                    RWGrant g = owner.acquire(writer ? rw::lock : rw::rLock);
-                    if (g == null) {
-                        continue;
-                    }
-                    owner.granted(g.token(), Owner.MAIN, writer ? Observations.EXCLUSIVE : Observations.SHARED);
-                    if (writer) {
-                        owner.increment(Owner.MAIN, g.token());
-                    } else if (owner.read(Owner.MAIN, g.token()).statusCode() == 200) {
-                        owner.work();
-                    }
-                    owner.release(g.token(), writer ? rw::unlock : rw::rUnlock);
-                }
-            }
-        });
+    public String name() {
+        return "rwlock";
     }
 }

@@ -2,6 +2,7 @@ package io.disco.chaos;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingHttp;
 import io.disco.fencing.FencingToken;
 import io.disco.fencing.MalformedTokenException;
@@ -132,21 +133,10 @@ public final class ResourceMain {
                 values.put(key, now);
                 history.add(line(op, key, owner, token, "ok", write ? param(ex.getRequestURI(), "expect") : "-", now, previous));
             }
-        } catch (TokenStaleException e) {
-            record(op, key, owner, token, "stale");
-            answer(ex, 409, e.getMessage());
-            return;
-        } catch (DrainTimeoutException e) {
-            record(op, key, owner, token, "drain");
-            answer(ex, 503, e.getMessage());
-            return;
-        } catch (TokenNotIssuedException e) {
-            record(op, key, owner, token, "unissued");
-            answer(ex, 400, e.getMessage());
-            return;
-        } catch (BoundUnavailableException e) {
-            record(op, key, owner, token, "unconfirmed");
-            answer(ex, 503, e.getMessage());
+        } catch (TokenStaleException | DrainTimeoutException | TokenNotIssuedException | BoundUnavailableException e) {
+            Refusal refusal = Refusal.of(e);
+            record(op, key, owner, token, refusal.outcome);
+            answer(ex, refusal.status, e.getMessage());
             return;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -154,6 +144,33 @@ public final class ResourceMain {
             return;
         }
         answer(ex, 200, Long.toString(now));
+    }
+
+    /** A request the guard refused: the outcome its history records, and the status it is answered. */
+    private enum Refusal {
+        STALE(TokenStaleException.class, "stale", 409),
+        DRAIN(DrainTimeoutException.class, "drain", 503),
+        NOT_ISSUED(TokenNotIssuedException.class, "unissued", 400),
+        UNCONFIRMED(BoundUnavailableException.class, "unconfirmed", 503);
+
+        private final Class<? extends DiscoException> type;
+        final String outcome;
+        final int status;
+
+        Refusal(Class<? extends DiscoException> type, String outcome, int status) {
+            this.type = type;
+            this.outcome = outcome;
+            this.status = status;
+        }
+
+        static Refusal of(DiscoException e) {
+            for (Refusal r : values()) {
+                if (r.type.isInstance(e)) {
+                    return r;
+                }
+            }
+            throw new IllegalArgumentException("not a refusal of the guard: " + e);
+        }
     }
 
     private void record(String op, String key, String owner, FencingToken token, String outcome) {

@@ -13,25 +13,14 @@ final class SemaphoreWorkload implements Workload {
     static final int LIMIT = 2;
 
     @Override
-    public String name() {
-        return "semaphore";
+    public void own(Owner owner) throws Exception {
+        owner.<SemaphoreService>rounds(session -> session.newSemaphore(owner.name, LIMIT), semaphore -> owner.hold(
+                semaphore::acquire, Permit::guardKey, Observations.EXCLUSIVE, p -> owner.increment(p.guardKey(), p.token()),
+                semaphore::release));
     }
 
     @Override
-    public void own(Owner owner) throws Exception {
-        owner.sessions(session -> {
-            try (SemaphoreService semaphore = session.newSemaphore(owner.name, LIMIT);
-                 AutoCloseable closing = owner.closing()) {
-                while (Owner.alive(session)) {
-                    Permit p = owner.acquire(semaphore::acquire);
-                    if (p == null) {
-                        continue;
-                    }
-                    owner.granted(p.token(), p.guardKey(), Observations.EXCLUSIVE);
-                    owner.increment(p.guardKey(), p.token());
-                    owner.release(p.token(), semaphore::release);
-                }
-            }
-        });
+    public String name() {
+        return "semaphore";
     }
 }

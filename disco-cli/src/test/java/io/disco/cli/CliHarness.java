@@ -1,7 +1,14 @@
 package io.disco.cli;
 
+import static org.awaitility.Awaitility.await;
+
+import io.disco.lock.Grant;
+import io.disco.lock.LockService;
 import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdSession;
+import io.disco.testing.EtcdClaims;
+import io.disco.testing.EtcdCluster;
+import io.disco.testing.EtcdExtension;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import java.io.ByteArrayInputStream;
@@ -13,27 +20,50 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
-/** Runs {@code disco} commands in the test JVM against given endpoints, with their output captured. */
+/**
+ * Runs {@code disco} commands in the test JVM against a test cluster, with their output captured; and what the tests
+ * need of that cluster besides (sessions, names, its keys). On the cluster of a test class's {@link EtcdExtension}
+ * ({@link #CliHarness(EtcdExtension)}), or of one a test started itself ({@link #on(EtcdCluster)}).
+ */
 final class CliHarness implements AutoCloseable {
 
     /** What one run printed, and its exit code. */
     record Run(int code, String out, String err) {
     }
 
-    private final List<String> endpoints;
-    private final Client client;
+    private final Supplier<List<String>> endpoints;
+    private final Supplier<Client> client;
+    /** The client this harness opened itself, or null. */
+    private final Client own;
 
-    CliHarness(List<String> endpoints) {
+    private CliHarness(Supplier<List<String>> endpoints, Supplier<Client> client, Client own) {
         this.endpoints = endpoints;
-        this.client = Client.builder().endpoints(endpoints.toArray(String[]::new)).build();
+        this.client = client;
+        this.own = own;
+    }
+
+    /**
+     * On the cluster of a test class's extension, read at each use (it runs only during the class's tests), with the
+     * extension's client.
+     */
+    CliHarness(EtcdExtension etcd) {
+        this(() -> etcd.cluster().endpoints(), etcd::client, null);
+    }
+
+    /** On a cluster the test started itself, with a client of its own that {@link #close()} closes. */
+    static CliHarness on(EtcdCluster cluster) {
+        Client own = EtcdClaims.client(cluster);
+        return new CliHarness(cluster::endpoints, () -> own, own);
     }
 
     /** A jetcd client of the same cluster, for the test's own reads and writes. */
     Client client() {
-        return client;
+        return client.get();
     }
 
     Run disco(String stdin, String... args) {
@@ -50,13 +80,13 @@ final class CliHarness implements AutoCloseable {
     String[] withEndpoints(String... args) {
         List<String> all = new ArrayList<>(List.of(args));
         if (all.stream().noneMatch(a -> a.startsWith("--endpoints"))) {
-            all.add("--endpoints=" + String.join(",", endpoints));
+            all.add("--endpoints=" + String.join(",", endpoints.get()));
         }
         return all.toArray(String[]::new);
     }
 
     EtcdSession session(String clientId) {
-        return EtcdSession.open(client, EtcdOptions.builder().ttl(Duration.ofSeconds(20)).clientId(clientId).build());
+        return EtcdSession.open(client(), EtcdOptions.builder().ttl(Duration.ofSeconds(20)).clientId(clientId).build());
     }
 
     static String name(String what) {
@@ -67,9 +97,39 @@ final class CliHarness implements AutoCloseable {
         return Long.toHexString(s.leaseId());
     }
 
+    /** How many keys {@code key} is now: 1 or 0. */
+    long count(String key) throws Exception {
+        return client().getKVClient().get(ByteSequence.from(key, StandardCharsets.UTF_8)).get(5, TimeUnit.SECONDS).getCount();
+    }
+
     /** Whether {@code key} exists now. */
     boolean exists(String key) throws Exception {
-        return client.getKVClient().get(ByteSequence.from(key, StandardCharsets.UTF_8)).get(5, TimeUnit.SECONDS).getCount() == 1;
+        return count(key) == 1;
+    }
+
+    /** Waits until {@code key} exists (a claim is written), at most {@code wait}. */
+    void awaitKey(String key, Duration wait) {
+        await().atMost(wait).until(() -> exists(key));
+    }
+
+    /**
+     * One lock name held by one session's claim ({@code grant} through {@code holder}) while another session's claim
+     * ({@code waiter}, granted through {@code next}) queues behind it.
+     */
+    record LockQueue(LockService holder, Grant grant, LockService waiter, CompletableFuture<Grant> next) {
+    }
+
+    /**
+     * Locks {@code name} through {@code first}, then queues {@code second} behind it and waits (at most {@code wait})
+     * until the waiter's key is written.
+     */
+    LockQueue lockQueue(String name, EtcdSession first, EtcdSession second, Duration wait) throws Exception {
+        LockService holder = first.newLock(name);
+        LockService waiter = second.newLock(name);
+        Grant grant = holder.lock(wait);
+        CompletableFuture<Grant> next = waiter.lockAsync();
+        awaitKey(name + "/" + hex(second), wait);
+        return new LockQueue(holder, grant, waiter, next);
     }
 
     /** A {@code disco watch} running on its own thread until {@link #close}d (interrupted), its output captured. */
@@ -114,6 +174,9 @@ final class CliHarness implements AutoCloseable {
 
     @Override
     public void close() {
-        client.close();
+        if (own != null) {
+            own.close();
+        }
     }
+
 }

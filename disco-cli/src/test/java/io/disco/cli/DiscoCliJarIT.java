@@ -8,13 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.election.ElectionService;
 import io.disco.lock.LockService;
-import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdSession;
 import io.disco.rwlock.RWLockService;
 import io.disco.semaphore.SemaphoreService;
 import io.disco.testing.EtcdExtension;
-import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Client;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,9 +21,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -45,24 +40,17 @@ class DiscoCliJarIT {
 
     private static final Duration WAIT = Duration.ofSeconds(20);
 
+    private static final CliHarness CLI = new CliHarness(ETCD);
+
     private static Path jar;
-    private static Client client;
 
     @BeforeAll
-    static void connect() {
+    static void findTheJar() {
         String path = System.getProperty("disco.cli.jar");
         assertNotNull(path, "the built jar's path (disco.cli.jar) is set by the jar-it execution of the integration-test"
                 + " phase: run mvn -pl disco-cli verify, not -Dtest=DiscoCliJarIT in the test phase");
         jar = Path.of(path);
         assertTrue(Files.isRegularFile(jar), "the shaded jar " + jar + " exists (mvn -pl disco-cli package)");
-        client = Client.builder().endpoints(ETCD.cluster().endpoints().toArray(String[]::new)).build();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        if (client != null) {
-            client.close();
-        }
     }
 
     /** One finished process: exit code and its output. */
@@ -169,21 +157,12 @@ class DiscoCliJarIT {
         }
     }
 
-    private static EtcdSession session(String clientId) {
-        return EtcdSession.open(client, EtcdOptions.builder().ttl(Duration.ofSeconds(20)).clientId(clientId).build());
-    }
-
     private static String name(String what) {
-        return "/test/cli-jar/" + what + "/" + UUID.randomUUID();
+        return CliHarness.name("jar-" + what);
     }
 
     private static String hex(EtcdSession s) {
-        return Long.toHexString(s.leaseId());
-    }
-
-    private static void awaitKey(String key) {
-        await().atMost(WAIT).until(() -> client.getKVClient().get(ByteSequence.from(key, StandardCharsets.UTF_8))
-                .get(5, SECONDS).getCount() == 1);
+        return CliHarness.hex(s);
     }
 
     private static void assertOk(Run r, String... parts) {
@@ -193,25 +172,63 @@ class DiscoCliJarIT {
         }
     }
 
+    /**
+     * A name of one primitive ({@code kind}) that the claim of one session holds (its key {@code held}), while the
+     * claim of another ({@code waiting}) queues behind it; {@code holders} and {@code watch} show the kind's own
+     * details besides ({@code holdersAlso}, {@code acquiredAlso}).
+     */
+    private record Contention(String kind, String name, String held, String waiting, List<String> holdersAlso,
+                              List<String> acquiredAlso) {
+
+        Contention(String kind, String name, String held, String waiting) {
+            this(kind, name, held, waiting, List.of(), List.of());
+        }
+
+        /** What every primitive's test checks through the jar's commands while the claims contend. */
+        void handOver(CompletableFuture<?> next, ThrowingRelease release) throws Exception {
+            CLI.awaitKey(waiting, WAIT);
+            assertOk(disco("holders", name), concat(List.of(kind + " " + name + ": 1 holding, 1 waiting", held), holdersAlso));
+            assertOk(disco("list", name), name + " ", " " + kind + " ", "1 name at or under " + name);
+            try (Watch watch = new Watch(name)) {
+                watch.awaitLine("watching " + kind + " " + name);
+                release.run();
+                next.get(WAIT.toSeconds(), SECONDS);
+                watch.awaitLine("released", held);
+                watch.awaitLine(concat(List.of("acquired", waiting), acquiredAlso));
+            }
+        }
+
+        private static String[] concat(List<String> parts, List<String> also) {
+            List<String> all = new ArrayList<>(parts);
+            all.addAll(also);
+            return all.toArray(String[]::new);
+        }
+    }
+
+    /** The first claim of a service. */
+    private interface Claim<S> {
+        void claim(S service) throws Exception;
+    }
+
+    /** @return {@code service}, once its {@code claim} holds the name */
+    private static <S> S holding(S service, Claim<S> claim) throws Exception {
+        claim.claim(service);
+        return service;
+    }
+
+    /** The holder's release, which hands the name over to the waiter. */
+    private interface ThrowingRelease {
+        void run() throws Exception;
+    }
+
     @Test
     void lock() throws Exception {
         String name = name("lock");
-        try (EtcdSession a = session("jar-a"); EtcdSession b = session("jar-b")) {
-            LockService la = a.newLock(name);
-            LockService lb = b.newLock(name);
-            la.lock(WAIT);
-            CompletableFuture<?> next = lb.lockAsync();
-            awaitKey(name + "/" + hex(b));
-            assertOk(disco("holders", name), "lock " + name + ": 1 holding, 1 waiting", name + "/" + hex(a));
-            assertOk(disco("list", name), name + " ", " lock ", "1 name at or under " + name);
-            try (Watch watch = new Watch(name)) {
-                watch.awaitLine("watching lock " + name);
-                la.unlock();
-                next.get(WAIT.toSeconds(), SECONDS);
-                watch.awaitLine("released", name + "/" + hex(a));
-                watch.awaitLine("acquired", name + "/" + hex(b));
-            }
-            assertOk(disco("break", name, "--yes"), "broken at revision", name + "/" + hex(b));
+        try (EtcdSession a = CLI.session("jar-a"); EtcdSession b = CLI.session("jar-b")) {
+            LockService held = holding(a.newLock(name), s -> s.lock(WAIT));
+            Contention c = new Contention("lock", name, name + "/" + hex(a), name + "/" + hex(b));
+            c.handOver(b.newLock(name).lockAsync(), held::unlock);
+            assertOk(disco("break", name, "--yes"), "broken at revision", c.waiting());
             assertOk(disco("leftovers", name), "no leftovers");
         }
     }
@@ -219,21 +236,10 @@ class DiscoCliJarIT {
     @Test
     void rwlock() throws Exception {
         String name = name("rwlock");
-        try (EtcdSession a = session("jar-reader"); EtcdSession b = session("jar-writer")) {
-            RWLockService reader = a.newRWLock(name);
-            RWLockService writer = b.newRWLock(name);
-            reader.rLock(WAIT);
-            CompletableFuture<?> next = writer.lockAsync();
-            awaitKey(name + "/write/" + hex(b));
-            assertOk(disco("holders", name), "rwlock " + name + ": 1 holding, 1 waiting", name + "/read/" + hex(a));
-            assertOk(disco("list", name), name + " ", " rwlock ", "1 name at or under " + name);
-            try (Watch watch = new Watch(name)) {
-                watch.awaitLine("watching rwlock " + name);
-                reader.rUnlock();
-                next.get(WAIT.toSeconds(), SECONDS);
-                watch.awaitLine("released", name + "/read/" + hex(a));
-                watch.awaitLine("acquired", name + "/write/" + hex(b));
-            }
+        try (EtcdSession a = CLI.session("jar-reader"); EtcdSession b = CLI.session("jar-writer")) {
+            RWLockService reader = holding(a.newRWLock(name), s -> s.rLock(WAIT));
+            new Contention("rwlock", name, name + "/read/" + hex(a), name + "/write/" + hex(b))
+                    .handOver(b.newRWLock(name).lockAsync(), reader::rUnlock);
             assertOk(disco("break", name, "--yes"), "broken at revision", name + "/write/" + hex(b));
             // a reader's phase marker stays after the last reader (only a writer's admission deletes it)
             reader.rLock(WAIT);
@@ -245,21 +251,10 @@ class DiscoCliJarIT {
     @Test
     void semaphore() throws Exception {
         String name = name("semaphore");
-        try (EtcdSession a = session("jar-permit-a"); EtcdSession b = session("jar-permit-b")) {
-            SemaphoreService sa = a.newSemaphore(name, 1);
-            SemaphoreService sb = b.newSemaphore(name, 1);
-            sa.acquire(WAIT);
-            CompletableFuture<?> next = sb.acquireAsync();
-            awaitKey(name + "/" + hex(b));
-            assertOk(disco("holders", name), "semaphore " + name + ": 1 holding, 1 waiting", name + "/" + hex(a));
-            assertOk(disco("list", name), name + " ", " semaphore ", "1 name at or under " + name);
-            try (Watch watch = new Watch(name)) {
-                watch.awaitLine("watching semaphore " + name);
-                sa.release();
-                next.get(WAIT.toSeconds(), SECONDS);
-                watch.awaitLine("released", name + "/" + hex(a));
-                watch.awaitLine("acquired", name + "/" + hex(b));
-            }
+        try (EtcdSession a = CLI.session("jar-permit-a"); EtcdSession b = CLI.session("jar-permit-b")) {
+            SemaphoreService permits = holding(a.newSemaphore(name, 1), s -> s.acquire(WAIT));
+            new Contention("semaphore", name, name + "/" + hex(a), name + "/" + hex(b))
+                    .handOver(b.newSemaphore(name, 1).acquireAsync(), permits::release);
             assertOk(disco("break", name, "--yes"), "broken at revision", name + "/" + hex(b), "disco-semaphore-slot:" + name);
             // the limit record stays after the last permit
             assertOk(disco("leftovers", name), "disco-semaphore-limit:" + name);
@@ -269,21 +264,10 @@ class DiscoCliJarIT {
     @Test
     void election() throws Exception {
         String name = name("election");
-        try (EtcdSession a = session("jar-leader"); EtcdSession b = session("jar-candidate")) {
-            ElectionService ea = a.newElection(name);
-            ElectionService eb = b.newElection(name);
-            ea.campaign("leader-a", WAIT);
-            CompletableFuture<?> next = eb.campaignAsync("candidate-b");
-            awaitKey(name + "/" + hex(b));
-            assertOk(disco("holders", name), "election " + name + ": 1 holding, 1 waiting", name + "/" + hex(a), "value=leader-a");
-            assertOk(disco("list", name), name + " ", " election ", "1 name at or under " + name);
-            try (Watch watch = new Watch(name)) {
-                watch.awaitLine("watching election " + name);
-                ea.resign();
-                next.get(WAIT.toSeconds(), SECONDS);
-                watch.awaitLine("released", name + "/" + hex(a));
-                watch.awaitLine("acquired", "leader", name + "/" + hex(b));
-            }
+        try (EtcdSession a = CLI.session("jar-leader"); EtcdSession b = CLI.session("jar-candidate")) {
+            ElectionService leader = holding(a.newElection(name), s -> s.campaign("leader-a", WAIT));
+            new Contention("election", name, name + "/" + hex(a), name + "/" + hex(b), List.of("value=leader-a"),
+                    List.of("leader")).handOver(b.newElection(name).campaignAsync("candidate-b"), leader::resign);
             assertOk(disco("break", name, "--yes"), "broken at revision", name + "/" + hex(b));
             assertOk(disco("leftovers", name), "no leftovers");
         }

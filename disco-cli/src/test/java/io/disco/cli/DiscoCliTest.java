@@ -32,8 +32,6 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -45,26 +43,14 @@ class DiscoCliTest {
 
     private static final Duration WAIT = Duration.ofSeconds(10);
 
-    private static CliHarness cli;
-    private static Client client;
-
-    @BeforeAll
-    static void connect() {
-        cli = new CliHarness(ETCD.cluster().endpoints());
-        client = cli.client();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        cli.close();
-    }
+    private static final CliHarness CLI = new CliHarness(ETCD);
 
     private static CliHarness.Run disco(String stdin, String... args) {
-        return cli.disco(stdin, args);
+        return CLI.disco(stdin, args);
     }
 
     private static EtcdSession session(String clientId) {
-        return cli.session(clientId);
+        return CLI.session(clientId);
     }
 
     private static String name(String what) {
@@ -79,12 +65,7 @@ class DiscoCliTest {
     void holdersListsTheHolderThenTheWaiterWithTokenLeaseTtlAndMetadata() throws Exception {
         String name = name("holders");
         try (EtcdSession a = session("orders-a"); EtcdSession b = session("orders-b")) {
-            LockService la = a.newLock(name);
-            LockService lb = b.newLock(name);
-            Grant held = la.lock(WAIT);
-            CompletableFuture<Grant> waiting = lb.lockAsync();
-            await().atMost(WAIT).until(() -> client.getKVClient().get(ByteSequence.from(name + "/" + hex(b), StandardCharsets.UTF_8))
-                    .get(5, SECONDS).getCount() == 1);
+            CliHarness.LockQueue q = CLI.lockQueue(name, a, b, WAIT);
 
             CliHarness.Run r = disco("", "holders", name);
             assertEquals(0, r.code(), r.err());
@@ -93,7 +74,8 @@ class DiscoCliTest {
             String holder = lines.get(2);
             String waiter = lines.get(3);
             assertTrue(holder.startsWith("holder") && holder.contains(name + "/" + hex(a)) && holder.contains(hex(a)), holder);
-            assertTrue(holder.contains(" " + held.token().value() + " "), "the holder's token " + held.token() + ": " + holder);
+            FencingToken token = q.grant().token();
+            assertTrue(holder.contains(" " + token.value() + " "), "the holder's token " + token + ": " + holder);
             assertTrue(holder.contains("pid=" + ProcessHandle.current().pid()) && holder.contains("client=orders-a")
                     && holder.contains("thread=" + Thread.currentThread().getName()) && holder.contains("claimed-at="), holder);
             Matcher ttl = Pattern.compile(" (\\d+)s ").matcher(holder);
@@ -103,9 +85,9 @@ class DiscoCliTest {
             CliHarness.Run election = disco("", "holders", name, "--primitive", "ELECTION");
             assertEquals(0, election.code(), election.err());
             assertTrue(election.out().contains("leader"), election.out());
-            la.unlock();
-            waiting.get(10, SECONDS);
-            lb.unlock();
+            q.holder().unlock();
+            q.next().get(10, SECONDS);
+            q.waiter().unlock();
         }
     }
 
@@ -123,12 +105,9 @@ class DiscoCliTest {
     void breakAsksThenDeletesTheHolderWhoLosesItAndWhoseTokenAGuardRejectsAfterTheNextHolders() throws Exception {
         String name = name("break");
         try (EtcdSession a = session("zombie"); EtcdSession b = session("next")) {
-            LockService la = a.newLock(name);
-            LockService lb = b.newLock(name);
-            Grant zombie = la.lock(WAIT);
-            CompletableFuture<Grant> next = lb.lockAsync();
-            await().atMost(WAIT).until(() -> client.getKVClient().get(ByteSequence.from(name + "/" + hex(b), StandardCharsets.UTF_8))
-                    .get(5, SECONDS).getCount() == 1);
+            CliHarness.LockQueue q = CLI.lockQueue(name, a, b, WAIT);
+            LockService la = q.holder();
+            Grant zombie = q.grant();
             Guard guard = Guard.create();
             guard.check(zombie.token()); // the zombie wrote before it was broken
 
@@ -147,11 +126,11 @@ class DiscoCliTest {
 
             la.done().toCompletableFuture().get(10, SECONDS);
             assertInstanceOf(LockLostException.class, la.err().orElseThrow());
-            Grant successor = next.get(10, SECONDS);
+            Grant successor = q.next().get(10, SECONDS);
             assertTrue(successor.token().value() >= revision, successor.token() + " is at least " + revision);
             guard.check(successor.token());
             assertThrows(TokenStaleException.class, () -> guard.check(zombie.token()));
-            lb.unlock();
+            q.waiter().unlock();
         }
     }
 
@@ -197,7 +176,7 @@ class DiscoCliTest {
             String slot = "disco-semaphore-slot:" + name + "/" + pa.slot();
             assertTrue(r.out().contains(slot), r.out());
             sa.done().toCompletableFuture().get(10, SECONDS);
-            assertEquals(0, client.getKVClient().get(ByteSequence.from(slot, StandardCharsets.UTF_8)).get(5, SECONDS).getCount());
+            assertEquals(0, CLI.count(slot));
             sb.release();
         }
     }
@@ -215,8 +194,7 @@ class DiscoCliTest {
             LockService parentLock = c.newLock(parent);
             childLock.lock(WAIT);
             CompletableFuture<Grant> parentGrant = parentLock.lockAsync(); // one way: it waits for the child's holder
-            await().atMost(WAIT).until(() -> client.getKVClient().get(ByteSequence.from(parent + "/" + hex(c), StandardCharsets.UTF_8))
-                    .get(5, SECONDS).getCount() == 1);
+            CLI.awaitKey(parent + "/" + hex(c), WAIT);
 
             CliHarness.Run holders = disco("", "holders", parent);
             assertEquals(0, holders.code(), holders.err());
@@ -232,7 +210,7 @@ class DiscoCliTest {
             assertEquals(ExitCode.NOTHING_HELD, refused.code(), refused.out());
             assertTrue(refused.err().contains(child), "it names the nested name: " + refused.err());
             assertTrue(childLock.err().isEmpty(), "the nested name's holder was not broken");
-            assertEquals(1, client.getKVClient().get(ByteSequence.from(child + "/" + hex(a), StandardCharsets.UTF_8)).get(5, SECONDS).getCount());
+            assertEquals(1, CLI.count(child + "/" + hex(a)));
 
             CliHarness.Run named = disco("", "break", parent, "--yes", "--holder", child + "/" + hex(a));
             assertEquals(0, named.code(), named.err());
@@ -315,8 +293,7 @@ class DiscoCliTest {
         CliHarness.Run deleted = disco("", "leftovers", prefix, "--delete");
         assertEquals(0, deleted.code(), deleted.err());
         assertTrue(deleted.out().contains("deleted 1 of 1 leftover"), deleted.out());
-        assertEquals(0, client.getKVClient().get(ByteSequence.from("disco-rwlock-phase:" + name, StandardCharsets.UTF_8))
-                .get(5, SECONDS).getCount());
+        assertEquals(0, CLI.count("disco-rwlock-phase:" + name));
         assertTrue(disco("", "leftovers", prefix).out().contains("no leftovers"));
     }
 
@@ -324,17 +301,13 @@ class DiscoCliTest {
     void watchPrintsTheHandOver() throws Exception {
         String name = name("watch");
         try (EtcdSession a = session("first"); EtcdSession b = session("second")) {
-            LockService la = a.newLock(name);
-            LockService lb = b.newLock(name);
-            la.lock(WAIT);
-            CompletableFuture<Grant> next = lb.lockAsync();
-            await().atMost(WAIT).until(() -> cli.exists(name + "/" + hex(b)));
+            CliHarness.LockQueue q = CLI.lockQueue(name, a, b, WAIT);
 
-            CliHarness.Watching watch = cli.new Watching("watch", name);
+            CliHarness.Watching watch = CLI.new Watching("watch", name);
             try {
                 await().atMost(WAIT).until(() -> watch.printed("watching lock " + name));
-                la.unlock();
-                Grant successor = next.get(10, SECONDS);
+                q.holder().unlock();
+                Grant successor = q.next().get(10, SECONDS);
                 // A lock holder that waited has its token recorded in its key just after: "acquired" says
                 // token=? until then, and a "token" line follows.
                 await().atMost(WAIT).until(() -> watch.printed(name + "/" + hex(b), "token=" + successor.token().value()));
@@ -344,7 +317,7 @@ class DiscoCliTest {
                 watch.close();
             }
             assertEquals(0, watch.code(), "watch ends with 0 when interrupted");
-            lb.unlock();
+            q.waiter().unlock();
         }
     }
 

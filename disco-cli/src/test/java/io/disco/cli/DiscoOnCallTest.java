@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.lock.Grant;
-import io.disco.lock.LockService;
 import io.disco.provider.etcd.EtcdSession;
 import io.disco.testing.EtcdExtension;
 import java.time.Instant;
@@ -15,8 +14,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -31,32 +28,22 @@ class DiscoOnCallTest {
 
     private static final java.time.Duration WAIT = java.time.Duration.ofSeconds(10);
 
-    private static CliHarness cli;
-
-    @BeforeAll
-    static void connect() {
-        cli = new CliHarness(ETCD.cluster().endpoints());
-    }
-
-    @AfterAll
-    static void disconnect() {
-        cli.close();
-    }
+    private static final CliHarness CLI = new CliHarness(ETCD);
 
     @Test
     void listShowsEveryNameUnderAPrefixWithItsKindHoldersWaitersTokenAndHeldSince() throws Exception {
         String prefix = CliHarness.name("list");
-        try (EtcdSession a = cli.session("a"); EtcdSession b = cli.session("b"); EtcdSession c = cli.session("c")) {
+        try (EtcdSession a = CLI.session("a"); EtcdSession b = CLI.session("b"); EtcdSession c = CLI.session("c")) {
             Grant order = a.newLock(prefix + "/orders").lock(WAIT);
             CompletableFuture<Grant> waiting = b.newLock(prefix + "/orders").lockAsync();
-            await().atMost(WAIT).until(() -> cli.exists(prefix + "/orders/" + CliHarness.hex(b)));
+            CLI.awaitKey(prefix + "/orders/" + CliHarness.hex(b), WAIT);
             a.newRWLock(prefix + "/catalog").rLock(WAIT);
             b.newRWLock(prefix + "/catalog").rLock(WAIT);
             a.newSemaphore(prefix + "/pool", 3).acquire(WAIT);
             b.newElection(prefix + "/leader").campaign("b-proposal");
             c.newLock(prefix + "/orders/archive").lock(WAIT); // a nested name: its own line, not a holder of /orders
 
-            CliHarness.Run r = cli.disco("", "list", prefix);
+            CliHarness.Run r = CLI.disco("", "list", prefix);
             assertEquals(0, r.code(), r.err());
             List<String> lines = r.out().lines().toList();
             assertTrue(lines.get(0).matches("NAME +KIND +HOLDING +WAITING +TOKEN +HELD-SINCE"), lines.get(0));
@@ -69,14 +56,14 @@ class DiscoOnCallTest {
             assertTrue(Pattern.compile("\\d{4}-\\d\\d-\\d\\dT").matcher(lines.get(1)).find(), "readers who did not wait: " + lines.get(1));
             assertTrue(lines.get(6).startsWith("5 names at or under " + prefix), lines.get(6));
 
-            CliHarness.Run one = cli.disco("", "list", prefix + "/orders");
+            CliHarness.Run one = CLI.disco("", "list", prefix + "/orders");
             assertEquals(0, one.code(), one.err());
             assertEquals(2, one.out().lines().filter(l -> l.startsWith(prefix)).count(), "the name and the one under it: " + one.out());
 
-            CliHarness.Run none = cli.disco("", "list", prefix + "/nothing");
+            CliHarness.Run none = CLI.disco("", "list", prefix + "/nothing");
             assertEquals(ExitCode.NOTHING_HELD, none.code());
             assertTrue(none.err().contains("no name in use at or under " + prefix + "/nothing"), none.err());
-            assertEquals(ExitCode.USAGE, cli.disco("", "list", prefix + "/").code());
+            assertEquals(ExitCode.USAGE, CLI.disco("", "list", prefix + "/").code());
             waiting.cancel(true);
         }
     }
@@ -85,25 +72,22 @@ class DiscoOnCallTest {
     @Test
     void holdersShowsWhenTheHoldBeganBesideWhenItWasClaimed() throws Exception {
         String name = CliHarness.name("since");
-        try (EtcdSession a = cli.session("a"); EtcdSession b = cli.session("b")) {
-            LockService la = a.newLock(name);
-            la.lock(WAIT);
-            CompletableFuture<Grant> next = b.newLock(name).lockAsync();
-            await().atMost(WAIT).until(() -> cli.exists(name + "/" + CliHarness.hex(b)));
+        try (EtcdSession a = CLI.session("a"); EtcdSession b = CLI.session("b")) {
+            CliHarness.LockQueue q = CLI.lockQueue(name, a, b, WAIT);
 
-            CliHarness.Run first = cli.disco("", "holders", name);
+            CliHarness.Run first = CLI.disco("", "holders", name);
             String holder = first.out().lines().filter(l -> l.startsWith("holder")).findFirst().orElseThrow();
             assertEquals(field(holder, "claimed-at"), field(holder, "held-since"), "it did not wait: " + holder);
             assertFalse(first.out().lines().filter(l -> l.startsWith("waiter")).findFirst().orElseThrow().contains("held-since"),
                     "a waiter holds nothing");
 
             Instant released = Instant.now();
-            la.unlock();
-            Grant g = next.get(10, SECONDS);
+            q.holder().unlock();
+            Grant g = q.next().get(10, SECONDS);
             Instant granted = Instant.now();
             // the token and the start of the hold are recorded in the key just after the grant
-            await().atMost(WAIT).until(() -> cli.disco("", "holders", name).out().contains(" " + g.token().value() + " "));
-            String waited = cli.disco("", "holders", name).out().lines().filter(l -> l.startsWith("holder")).findFirst().orElseThrow();
+            await().atMost(WAIT).until(() -> CLI.disco("", "holders", name).out().contains(" " + g.token().value() + " "));
+            String waited = CLI.disco("", "holders", name).out().lines().filter(l -> l.startsWith("holder")).findFirst().orElseThrow();
             Instant since = Instant.parse(field(waited, "held-since"));
             Instant claimed = Instant.parse(field(waited, "claimed-at"));
             assertTrue(claimed.isBefore(released), "claimed while the first held: " + waited);
@@ -114,11 +98,11 @@ class DiscoOnCallTest {
 
     @Test
     void connectionErrorsNameTheEndpointAndTheCause() {
-        CliHarness.Run refused = cli.disco("", "holders", "/locks/x", "--endpoints", "http://127.0.0.1:1", "--command-timeout", "1s");
+        CliHarness.Run refused = CLI.disco("", "holders", "/locks/x", "--endpoints", "http://127.0.0.1:1", "--command-timeout", "1s");
         assertEquals(ExitCode.UNREACHABLE, refused.code(), refused.err());
         assertTrue(refused.err().contains("etcd at http://127.0.0.1:1") && refused.err().contains("connection refused"), refused.err());
 
-        CliHarness.Run dns = cli.disco("", "list", "/locks", "--endpoints", "http://no-such-host.invalid:2379", "--command-timeout", "1s");
+        CliHarness.Run dns = CLI.disco("", "list", "/locks", "--endpoints", "http://no-such-host.invalid:2379", "--command-timeout", "1s");
         assertEquals(ExitCode.UNREACHABLE, dns.code(), dns.err());
         assertTrue(dns.err().contains("etcd at http://no-such-host.invalid:2379") && dns.err().contains("unknown host"), dns.err());
     }

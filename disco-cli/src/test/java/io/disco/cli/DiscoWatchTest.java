@@ -20,8 +20,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -37,27 +35,17 @@ class DiscoWatchTest {
 
     private static final Duration WAIT = Duration.ofSeconds(15);
 
-    private static CliHarness cli;
-
-    @BeforeAll
-    static void connect() {
-        cli = new CliHarness(ETCD.cluster().endpoints());
-    }
-
-    @AfterAll
-    static void disconnect() {
-        cli.close();
-    }
+    private static final CliHarness CLI = new CliHarness(ETCD);
 
     @Test
     void waitsForAnIdleNameThenTellsAReleaseACloseAnExpiryAndABreakApart() throws Exception {
         String name = CliHarness.name("watch-endings");
-        CliHarness.Watching watch = cli.new Watching("watch", name);
+        CliHarness.Watching watch = CLI.new Watching("watch", name);
         try {
             await().atMost(WAIT).until(() -> watch.printed("watching " + name + ": nobody holds or waits for it now"));
 
-            EtcdSession a = cli.session("a");
-            EtcdSession b = cli.session("b");
+            EtcdSession a = CLI.session("a");
+            EtcdSession b = CLI.session("b");
             LockService la = a.newLock(name);
             la.lock(WAIT);
             await().atMost(WAIT).until(() -> watch.printed("is claimed as a lock"));
@@ -75,19 +63,19 @@ class DiscoWatchTest {
             a.close();
 
             // an expiry: a holder whose lease (2 s) nobody renews
-            long lease = cli.client().getLeaseClient().grant(2).get(5, SECONDS).getID();
+            long lease = CLI.client().getLeaseClient().grant(2).get(5, SECONDS).getID();
             String expiring = name + "/" + Long.toHexString(lease);
-            cli.client().getKVClient().put(bytes(expiring), bytes(ClaimMetadata.ofCurrentThread("frozen").toJson()),
+            CLI.client().getKVClient().put(bytes(expiring), bytes(ClaimMetadata.ofCurrentThread("frozen").toJson()),
                     PutOption.builder().withLeaseId(lease).build()).get(5, SECONDS);
             await().atMost(WAIT).until(() -> watch.printed("acquired", expiring));
             await().atMost(WAIT).until(() -> watch.printed("expired", expiring));
 
             // a break: disco break deletes the key (its lease lives) and leaves its record
-            try (EtcdSession c = cli.session("c")) {
+            try (EtcdSession c = CLI.session("c")) {
                 c.newLock(name).lock(WAIT);
                 String held = name + "/" + CliHarness.hex(c);
                 await().atMost(WAIT).until(() -> watch.printed("acquired", held));
-                assertEquals(0, cli.disco("", "break", name, "--yes").code());
+                assertEquals(0, CLI.disco("", "break", name, "--yes").code());
                 await().atMost(WAIT).until(() -> watch.printed("broken", held));
             }
             String text = watch.text();
@@ -109,7 +97,7 @@ class DiscoWatchTest {
      */
     @Test
     void outlivesAnUnreachableEtcdAndNamesACompactedGap() throws Exception {
-        try (EtcdCluster own = EtcdCluster.start(1); CliHarness direct = new CliHarness(own.endpoints())) {
+        try (EtcdCluster own = EtcdCluster.start(1); CliHarness direct = CliHarness.on(own)) {
             InetSocketAddress target = address(own.endpoint(0));
             TcpProxy proxy = new TcpProxy(target);
             int port = proxy.port();

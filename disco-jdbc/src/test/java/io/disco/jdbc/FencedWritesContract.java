@@ -53,6 +53,15 @@ abstract class FencedWritesContract {
     /** @return how many sessions of the database wait for a lock now */
     abstract int blockedSessions(Connection c) throws SQLException;
 
+    /** @return the count that {@code countQuery} ({@code SELECT COUNT(*) ...}) answers on {@code c} */
+    static int count(Connection c, String countQuery) throws SQLException {
+        try (Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery(countQuery)) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
     String tableName;
     FencedTable table;
     ExecutorService writers;

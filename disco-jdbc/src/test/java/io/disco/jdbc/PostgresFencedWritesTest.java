@@ -2,9 +2,7 @@ package io.disco.jdbc;
 
 import io.disco.testing.PostgresExtension;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -32,10 +30,6 @@ class PostgresFencedWritesTest extends FencedWritesContract {
 
     @Override
     int blockedSessions(Connection c) throws SQLException {
-        try (Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")) {
-            rs.next();
-            return rs.getInt(1);
-        }
+        return count(c, "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'");
     }
 }

@@ -108,23 +108,11 @@ final class ShedHold {
         try {
             ok = lock.tryLock();
         } catch (RuntimeException | Error e) {
-            synchronized (monitor) {
-                if (state == State.ACQUIRING) {
-                    move(State.NOT_ACQUIRED);
-                }
-            }
-            acquired.completeExceptionally(e);
-            released.complete(null);
+            notAcquired(() -> acquired.completeExceptionally(e));
             return;
         }
         if (!ok) {
-            synchronized (monitor) {
-                if (state == State.ACQUIRING) {
-                    move(State.NOT_ACQUIRED);
-                }
-            }
-            acquired.complete(false);
-            released.complete(null);
+            notAcquired(() -> acquired.complete(false));
             return;
         }
         try {
@@ -188,6 +176,17 @@ final class ShedHold {
         }
     }
 
+    /** The claim was refused or failed: {@code tell} completes {@code acquired} so, and the hold ends unheld. */
+    private void notAcquired(Runnable tell) {
+        synchronized (monitor) {
+            if (state == State.ACQUIRING) {
+                move(State.NOT_ACQUIRED);
+            }
+        }
+        tell.run();
+        released.complete(null);
+    }
+
     /** The caller gave up waiting: a hold acquired meanwhile is released at once. */
     private void abandon() {
         synchronized (monitor) {
@@ -203,12 +202,8 @@ final class ShedHold {
 
     /** The end of lockAtMostFor, on the timer thread: releases and marks the run's token stale. */
     private void expire() {
-        synchronized (monitor) {
-            if (state != State.HELD) {
-                return;
-            }
-            move(State.EXPIRED);
-            deadline = null;
+        if (!deadlineReached(State.HELD, State.EXPIRED)) {
+            return;
         }
         log.warn("the task of '{}' ran past its lockAtMostFor of {} ms: the lock was released, another instance may"
                 + " run it now, and its token {} is stale", name, TimeUnit.NANOSECONDS.toMillis(atMostNanos), token);
@@ -217,14 +212,26 @@ final class ShedHold {
 
     /** The end of lockAtLeastFor after an unlock, on the timer thread. */
     private void endLinger() {
-        synchronized (monitor) {
-            if (state != State.LINGERING) {
-                return;
-            }
-            move(State.RELEASED);
-            deadline = null;
+        if (deadlineReached(State.LINGERING, State.RELEASED)) {
+            releaseRequested.complete(null);
         }
-        releaseRequested.complete(null);
+    }
+
+    /**
+     * The deadline of state {@code from} fired, on the timer thread: moves to {@code to} unless the hold left
+     * {@code from} first (then the deadline, cancelled too late, does nothing).
+     *
+     * @return whether it moved
+     */
+    private boolean deadlineReached(State from, State to) {
+        synchronized (monitor) {
+            if (state != from) {
+                return false;
+            }
+            move(to);
+            deadline = null;
+            return true;
+        }
     }
 
     /** Guarded by {@link #monitor}. */

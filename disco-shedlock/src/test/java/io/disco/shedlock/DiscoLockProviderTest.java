@@ -89,6 +89,17 @@ class DiscoLockProviderTest {
         next.unlock();
     }
 
+    /** Asks {@code provider} for the lock of {@code config} every 50 ms (on this thread) until it is given, within 5 s. */
+    private static SimpleLock awaitLock(DiscoLockProvider provider, LockConfiguration config) {
+        AtomicReference<SimpleLock> lock = new AtomicReference<>();
+        await().pollInSameThread().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50))
+                .until(() -> provider.lock(config).map(l -> {
+                    lock.set(l);
+                    return true;
+                }).orElse(false));
+        return lock.get();
+    }
+
     @Test
     void lockAtLeastForKeepsTheKeyAfterUnlockUntilItEnds() {
         long start = System.nanoTime();
@@ -96,30 +107,20 @@ class DiscoLockProviderTest {
         held.unlock();
         assertTrue(System.nanoTime() - start < Duration.ofMillis(1000).toNanos(), "unlock returned at once");
         assertTrue(b.lock(config("atleast", Duration.ofSeconds(5), Duration.ZERO)).isEmpty(), "kept after unlock");
-        AtomicReference<SimpleLock> other = new AtomicReference<>();
-        await().pollInSameThread().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50))
-                .until(() -> b.lock(config("atleast", Duration.ofSeconds(5), Duration.ZERO)).map(l -> {
-                    other.set(l);
-                    return true;
-                }).orElse(false));
+        SimpleLock other = awaitLock(b, config("atleast", Duration.ofSeconds(5), Duration.ZERO));
         long afterMs = Duration.ofNanos(System.nanoTime() - start).toMillis();
         assertTrue(afterMs >= 1500, "released at lockAtLeastFor, not before: " + afterMs + " ms");
-        other.get().unlock();
+        other.unlock();
     }
 
     @Test
     void lockAtMostForReleasesTheLockAndMakesTheRunsTokenStale() {
         SimpleLock held = a.lock(config("atmost", Duration.ofMillis(600), Duration.ZERO)).orElseThrow();
         FencingToken stale = SchedulerLockToken.current();
-        AtomicReference<SimpleLock> other = new AtomicReference<>();
-        await().pollInSameThread().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50))
-                .until(() -> b.lock(config("atmost", Duration.ofSeconds(5), Duration.ZERO)).map(l -> {
-                    other.set(l);
-                    return true;
-                }).orElse(false));
+        SimpleLock other = awaitLock(b, config("atmost", Duration.ofSeconds(5), Duration.ZERO));
         FencingToken next = SchedulerLockToken.current(); // b's run, on this thread, innermost
         assertTrue(next.isNewerThan(stale));
-        other.get().unlock();
+        other.unlock();
         assertThrows(LockLostException.class, SchedulerLockToken::current, "a's run: held past lockAtMostFor");
         assertTrue(SchedulerLockToken.find().isEmpty());
         held.unlock(); // logged, not thrown: the run is over either way

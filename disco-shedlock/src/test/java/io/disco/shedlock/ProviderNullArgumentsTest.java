@@ -7,10 +7,8 @@ import io.disco.client.Disco;
 import io.disco.testing.EtcdClaims;
 import io.disco.testing.EtcdExtension;
 import io.disco.testing.NullArguments;
-import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -26,12 +24,11 @@ class ProviderNullArgumentsTest {
 
     @Test
     void everyPublicMethodRejectsNullNamingTheParameter() throws Exception {
-        try (Client client = EtcdClaims.client(ETCD.cluster()); Disco disco = Etcd.disco(client)) {
+        try (Disco disco = Etcd.disco(ETCD.client())) {
             String prefix = EtcdClaims.uniquePrefix("shedlock-nulls");
-            Map<Class<?>, Object> samples = new HashMap<>();
-            samples.put(Disco.class, disco);
-            samples.put(LockConfiguration.class, new LockConfiguration(Instant.now(), "job", Duration.ofSeconds(1), Duration.ZERO));
-            NullArguments nulls = new NullArguments(samples, () -> prefix + "/" + UUID.randomUUID());
+            NullArguments nulls = new NullArguments(Map.of(Disco.class, disco, LockConfiguration.class,
+                    new LockConfiguration(Instant.now(), "job", Duration.ofSeconds(1), Duration.ZERO)),
+                    () -> prefix + "/" + UUID.randomUUID());
             nulls.walk(DiscoLockProvider.class, null);
             try (DiscoLockProvider provider = new DiscoLockProvider(disco, prefix)) {
                 nulls.walk(DiscoLockProvider.class, provider);

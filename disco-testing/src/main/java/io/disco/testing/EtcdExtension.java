@@ -1,5 +1,6 @@
 package io.disco.testing;
 
+import io.etcd.jetcd.Client;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -40,6 +41,10 @@ public final class EtcdExtension implements BeforeAllCallback, AfterAllCallback,
     private final boolean shared;
     private volatile EtcdCluster cluster;
     private volatile String owner;
+    /** The class's client ({@link #client()}), or null before its first use. */
+    private Client client;
+    /** The outermost class whose tests use this extension (its {@code @Nested} classes close nothing of it). */
+    private String testClass;
 
     private EtcdExtension(int members, boolean shared) {
         if (members < 1) {
@@ -99,12 +104,29 @@ public final class EtcdExtension implements BeforeAllCallback, AfterAllCallback,
     }
 
     /**
+     * A plain jetcd client on every member of the running cluster ({@link EtcdClaims#client}), for the tests of
+     * the class: opened at the first call, closed after the class's last test.
+     *
+     * @return the class's client
+     * @throws IllegalStateException outside the tests of the class, as {@link #cluster()}
+     */
+    public synchronized Client client() {
+        if (client == null) {
+            client = EtcdClaims.client(cluster());
+        }
+        return client;
+    }
+
+    /**
      * Starts the cluster, unless an enclosing class already did.
      *
      * @param context the JUnit context of the test class
      */
     @Override
     public synchronized void beforeAll(ExtensionContext context) {
+        if (testClass == null) {
+            testClass = context.getUniqueId();
+        }
         if (shared) {
             cluster = context.getRoot().getStore(SHARED)
                     .getOrComputeIfAbsent("member", k -> EtcdCluster.start(1), EtcdCluster.class);
@@ -117,12 +139,23 @@ public final class EtcdExtension implements BeforeAllCallback, AfterAllCallback,
     }
 
     /**
-     * Closes the cluster if it was started for this class (a shared member is closed when the run ends).
+     * Closes the class's {@link #client()} and the cluster, if they were opened for this class (a shared member is
+     * closed when the run ends).
      *
      * @param context the JUnit context of the test class
      */
     @Override
     public synchronized void afterAll(ExtensionContext context) {
+        if (context.getUniqueId().equals(testClass)) {
+            testClass = null;
+            if (client != null) {
+                try {
+                    client.close();
+                } finally {
+                    client = null;
+                }
+            }
+        }
         if (shared) {
             return;
         }

@@ -144,22 +144,9 @@ final class LocalCluster {
      */
     void close(IllegalStateException failure) {
         for (LocalMember member : members) {
-            try {
-                member.kill();
-            } catch (RuntimeException e) {
-                failure.addSuppressed(e);
-            }
+            LocalResources.closeStep(member::kill, failure);
         }
-        if (peerLinks != null) {
-            peerLinks.close();
-        }
-        if (network != null) {
-            try {
-                network.close();
-            } catch (RuntimeException e) {
-                failure.addSuppressed(e);
-            }
-        }
+        LocalResources.closeNetwork(peerLinks, network, failure);
         LocalResources.deleteTree(workDir, failure);
     }
 }

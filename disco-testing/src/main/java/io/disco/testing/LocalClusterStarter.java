@@ -14,8 +14,6 @@ import java.util.List;
  */
 final class LocalClusterStarter {
 
-    private static final int PORT_ATTEMPTS = 3;
-
     private LocalClusterStarter() {
     }
 
@@ -23,25 +21,10 @@ final class LocalClusterStarter {
     static EtcdCluster start(Path binary, int size, EtcdTls tls, List<String> flags) {
         String description = "local " + EtcdBinary.version(binary) + " (" + binary + "), " + size + " member(s)"
                 + (tls == null ? "" : tls.clientCertAuth() ? ", mutual TLS" : ", TLS") + (flags.isEmpty() ? "" : ", " + flags);
-        for (int attempt = 1; ; attempt++) {
+        return LocalResources.startOnFreePorts(() -> {
             LocalCluster local = newLocal(binary, size, tls, flags);
-            EtcdCluster cluster = EtcdCluster.local(description, local);
-            try {
-                cluster.startLocal();
-                return cluster;
-            } catch (RuntimeException e) {
-                boolean portTaken = local.portTaken();
-                try {
-                    cluster.close();
-                } catch (RuntimeException closeFailure) {
-                    e.addSuppressed(closeFailure);
-                    throw e;
-                }
-                if (!portTaken || attempt == PORT_ATTEMPTS) {
-                    throw e;
-                }
-            }
-        }
+            return new LocalResources.PortAttempt<>(EtcdCluster.local(description, local), local::portTaken);
+        }, EtcdCluster::startLocal, EtcdCluster::close);
     }
 
     private static LocalCluster newLocal(Path binary, int size, EtcdTls tls, List<String> flags) {
@@ -78,17 +61,7 @@ final class LocalClusterStarter {
         EtcdCluster cluster = EtcdCluster.local("local " + EtcdBinary.version(binary) + " (" + binary + "), " + members
                 + " member(s), each in its own network namespace, peer ports behind proxies",
                 new LocalCluster(binary, workDir, list, null, net, peers));
-        try {
-            cluster.startLocal();
-            return cluster;
-        } catch (RuntimeException e) {
-            try {
-                cluster.close();
-            } catch (RuntimeException closing) {
-                e.addSuppressed(closing);
-            }
-            throw e;
-        }
+        return LocalResources.startedOrClosed(cluster, cluster::startLocal, cluster::close);
     }
 
     /**
@@ -115,16 +88,6 @@ final class LocalClusterStarter {
         EtcdCluster cluster = EtcdCluster.local("local " + EtcdBinary.version(binary) + " (" + binary + "), " + members
                 + " member(s), data synced under " + workDir + ", peer ports behind proxies",
                 new LocalCluster(binary, workDir, list, null, null, PeerLinks.loopback(peerPorts)));
-        try {
-            cluster.startLocal();
-            return cluster;
-        } catch (RuntimeException e) {
-            try {
-                cluster.close();
-            } catch (RuntimeException closing) {
-                e.addSuppressed(closing);
-            }
-            throw e;
-        }
+        return LocalResources.startedOrClosed(cluster, cluster::startLocal, cluster::close);
     }
 }

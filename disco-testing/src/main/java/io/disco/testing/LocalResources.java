@@ -10,6 +10,9 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
@@ -69,6 +72,91 @@ final class LocalResources {
                     // the port is released either way
                 }
             }
+        }
+    }
+
+    /** How many times local servers are started on fresh ports when one was taken between picking and binding it. */
+    static final int PORT_ATTEMPTS = 3;
+
+    /**
+     * One attempt at starting local servers on ports picked just before: the servers, not started yet, and whether
+     * one of them found its port taken (asked after a failed start, before the servers are closed).
+     */
+    record PortAttempt<T>(T servers, BooleanSupplier portTaken) {
+    }
+
+    /**
+     * Starts servers on free loopback ports, made anew by {@code attempt} for each try: a start that failed because
+     * another process took a port meanwhile is tried again on fresh ports, {@value #PORT_ATTEMPTS} times at the most;
+     * the servers of a failed start are closed, and any other failure, or the last, is thrown (with the close's
+     * failure as suppressed, when the close failed too: then it is not tried again).
+     *
+     * @return the started servers
+     */
+    static <T> T startOnFreePorts(Supplier<PortAttempt<T>> attempt, Consumer<T> start, Consumer<T> close) {
+        for (int n = 1; ; n++) {
+            PortAttempt<T> a = attempt.get();
+            try {
+                start.accept(a.servers());
+                return a.servers();
+            } catch (RuntimeException e) {
+                boolean portTaken = a.portTaken().getAsBoolean();
+                try {
+                    close.accept(a.servers());
+                } catch (RuntimeException closing) {
+                    e.addSuppressed(closing);
+                    throw e;
+                }
+                if (!portTaken || n == PORT_ATTEMPTS) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /**
+     * Starts {@code resource} with {@code start}; if the start fails, closes it with {@code close} (what the close
+     * throws is added to the start's failure as suppressed) and throws the start's failure, so that a resource that
+     * did not start leaves nothing behind.
+     *
+     * @return {@code resource}, started
+     */
+    static <T> T startedOrClosed(T resource, Runnable start, Runnable close) {
+        try {
+            start.run();
+            return resource;
+        } catch (RuntimeException e) {
+            try {
+                close.run();
+            } catch (RuntimeException closing) {
+                e.addSuppressed(closing);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Runs one step of a close that goes on when a step fails: what {@code step} throws is added to {@code failure}
+     * as suppressed.
+     */
+    static void closeStep(Runnable step, RuntimeException failure) {
+        try {
+            step.run();
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    /**
+     * Closes what local members run in, when they run in a network of their own: the proxies in front of their peer
+     * ports, then the network (its failure added to {@code failure}); either may be null.
+     */
+    static void closeNetwork(PeerLinks peerLinks, MemberNetwork network, RuntimeException failure) {
+        if (peerLinks != null) {
+            peerLinks.close();
+        }
+        if (network != null) {
+            closeStep(network::close, failure);
         }
     }
 

@@ -109,17 +109,7 @@ public final class MemberNetwork implements AutoCloseable {
                 sweepLeftovers();
                 MemberNetwork n = new MemberNetwork(members);
                 Runtime.getRuntime().addShutdownHook(n.shutdownHook);
-                try {
-                    n.build();
-                    return n;
-                } catch (RuntimeException e) {
-                    try {
-                        n.close();
-                    } catch (RuntimeException closing) {
-                        e.addSuppressed(closing);
-                    }
-                    throw e;
-                }
+                return LocalResources.startedOrClosed(n, n::build, n::close);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot lock " + CREATION_LOCK + " to create a member network", e);
             }
@@ -265,18 +255,10 @@ public final class MemberNetwork implements AutoCloseable {
         LocalResources.dropShutdownHook(shutdownHook);
         IllegalStateException failure = new IllegalStateException("removing the member network " + prefix + " failed");
         for (String ns : namespaces) {
-            try {
-                run("ip", "netns", "del", ns);
-            } catch (RuntimeException e) {
-                failure.addSuppressed(e);
-            }
+            LocalResources.closeStep(() -> run("ip", "netns", "del", ns), failure);
         }
         if (bridge) {
-            try {
-                run("ip", "link", "del", prefix + "br");
-            } catch (RuntimeException e) {
-                failure.addSuppressed(e);
-            }
+            LocalResources.closeStep(() -> run("ip", "link", "del", prefix + "br"), failure);
         }
         if (failure.getSuppressed().length > 0) {
             throw failure;

@@ -246,23 +246,10 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         IllegalStateException failure = new IllegalStateException("the ZooKeeper ensemble in " + workDir
                 + " was not removed completely");
         for (ZooKeeperMember m : members) {
-            try {
-                m.process.kill();
-            } catch (RuntimeException e) {
-                failure.addSuppressed(e);
-            }
+            LocalResources.closeStep(m.process::kill, failure);
         }
         LocalResources.deleteTree(workDir, failure);
-        if (peerLinks != null) {
-            peerLinks.close();
-        }
-        if (network != null) {
-            try {
-                network.close();
-            } catch (RuntimeException e) {
-                failure.addSuppressed(e);
-            }
-        }
+        LocalResources.closeNetwork(peerLinks, network, failure);
         if (failure.getSuppressed().length > 0) {
             throw failure;
         }

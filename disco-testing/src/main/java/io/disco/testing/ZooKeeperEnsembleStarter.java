@@ -10,8 +10,6 @@ import java.util.List;
  */
 final class ZooKeeperEnsembleStarter {
 
-    private static final int PORT_ATTEMPTS = 3;
-
     private ZooKeeperEnsembleStarter() {
     }
 
@@ -22,30 +20,16 @@ final class ZooKeeperEnsembleStarter {
         }
         String classPath = ZooKeeperServerJars.classPath();
         Path java = ZooKeeperServerJars.java();
-        for (int attempt = 1; ; attempt++) {
+        return LocalResources.startOnFreePorts(() -> {
             int[] ports = LocalResources.freePorts(3 * members, "ZooKeeper");
             Path workDir = LocalResources.scratchDir("disco-zookeeper-", "ZooKeeper");
             List<ZooKeeperMember> list = new ArrayList<>();
             for (int i = 0; i < members; i++) {
                 list.add(new ZooKeeperMember(i + 1, ports[3 * i], ports[3 * i + 1], ports[3 * i + 2], workDir));
             }
-            ZooKeeperEnsemble ensemble = new ZooKeeperEnsemble(workDir, list, java, classPath, null, null);
-            try {
-                ensemble.startAll();
-                return ensemble;
-            } catch (RuntimeException e) {
-                boolean portTaken = list.stream().anyMatch(m -> m.process.logTail().contains("Address already in use"));
-                try {
-                    ensemble.close();
-                } catch (RuntimeException closing) {
-                    e.addSuppressed(closing);
-                    throw e;
-                }
-                if (!portTaken || attempt == PORT_ATTEMPTS) {
-                    throw e;
-                }
-            }
-        }
+            return new LocalResources.PortAttempt<>(new ZooKeeperEnsemble(workDir, list, java, classPath, null, null),
+                    () -> list.stream().anyMatch(m -> m.process.logTail().contains("Address already in use")));
+        }, ZooKeeperEnsemble::startAll, ZooKeeperEnsemble::close);
     }
 
     /** {@code members} members in a {@link MemberNetwork} (see {@link ZooKeeperEnsemble#startNetworked}). */
@@ -77,16 +61,6 @@ final class ZooKeeperEnsembleStarter {
                     workDir));
         }
         ZooKeeperEnsemble ensemble = new ZooKeeperEnsemble(workDir, list, java, classPath, net, peers);
-        try {
-            ensemble.startAll();
-            return ensemble;
-        } catch (RuntimeException e) {
-            try {
-                ensemble.close();
-            } catch (RuntimeException closing) {
-                e.addSuppressed(closing);
-            }
-            throw e;
-        }
+        return LocalResources.startedOrClosed(ensemble, ensemble::startAll, ensemble::close);
     }
 }

@@ -391,11 +391,7 @@ public final class Guard {
          * @throws IllegalArgumentException if {@code timeout} is zero or negative
          */
         public Builder boundTimeout(Duration timeout) {
-            Objects.requireNonNull(timeout, "timeout");
-            if (timeout.isZero() || timeout.isNegative()) {
-                throw new IllegalArgumentException("boundTimeout: timeout must be positive, got " + timeout);
-            }
-            this.boundTimeout = timeout;
+            this.boundTimeout = positive(timeout, "timeout", "boundTimeout: timeout");
             return this;
         }
 
@@ -453,12 +449,20 @@ public final class Guard {
          * @throws IllegalArgumentException if {@code drainTimeout} is zero or negative
          */
         public Builder drainTimeout(Duration drainTimeout) {
-            Objects.requireNonNull(drainTimeout, "drainTimeout");
-            if (drainTimeout.isZero() || drainTimeout.isNegative()) {
-                throw new IllegalArgumentException("drainTimeout must be positive, got " + drainTimeout);
-            }
-            this.drainTimeout = drainTimeout;
+            this.drainTimeout = positive(drainTimeout, "drainTimeout", "drainTimeout");
             return this;
+        }
+
+        /**
+         * @return {@code d}, checked: not null (the {@link NullPointerException} names {@code parameter}) and
+         *     positive (the {@link IllegalArgumentException} says that {@code what} must be)
+         */
+        private static Duration positive(Duration d, String parameter, String what) {
+            Objects.requireNonNull(d, parameter);
+            if (d.isZero() || d.isNegative()) {
+                throw new IllegalArgumentException(what + " must be positive, got " + d);
+            }
+            return d;
         }
 
         /**

@@ -1,5 +1,7 @@
 package io.disco.fencing.guard;
 
+import static io.disco.fencing.guard.Tokens.POISON;
+import static io.disco.fencing.guard.Tokens.t;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -7,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.fencing.FencingToken;
+import io.disco.testing.RequestFlood;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +18,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -39,7 +41,6 @@ import org.junit.jupiter.api.Test;
  */
 class BoundReadIntervalTest {
 
-    private static final FencingToken POISON = FencingToken.of(Long.MAX_VALUE);
     private static final Duration WAIT = Duration.ofSeconds(10);
 
     private final ExecutorService pool = Executors.newCachedThreadPool();
@@ -47,10 +48,6 @@ class BoundReadIntervalTest {
     @AfterEach
     void stop() {
         pool.shutdownNow();
-    }
-
-    private static FencingToken t(long v) {
-        return FencingToken.of(v);
     }
 
     /** A bound answering what {@code answer} gives, recording when each read began. */
@@ -82,54 +79,34 @@ class BoundReadIntervalTest {
         }
     }
 
-    /** {@code threads} threads sending {@code token} to {@code guard} until stopped. */
-    static final class Flood implements AutoCloseable {
-        final LongAdder notIssued = new LongAdder();
-        final LongAdder unavailable = new LongAdder();
-        final ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
-        final AtomicLong longestNanos = new AtomicLong();
-        final CountDownLatch everyOneAnswered;
-        private final AtomicBoolean stop = new AtomicBoolean();
-        private final List<Thread> threads = new ArrayList<>();
+    /** The answers of a guard to a forged token that the floods count: refused as not issued, or as unconfirmable. */
+    private static final List<Class<? extends Throwable>> REFUSALS =
+            List.of(TokenNotIssuedException.class, BoundUnavailableException.class);
 
-        Flood(Guard guard, int count) {
-            everyOneAnswered = new CountDownLatch(count);
-            for (int i = 0; i < count; i++) {
-                FencingToken forged = FencingToken.of(Long.MAX_VALUE - i);
-                Thread th = new Thread(() -> {
-                    boolean first = true;
-                    while (!stop.get()) {
-                        long s = System.nanoTime();
-                        try {
-                            guard.check(forged);
-                            unexpected.add(new AssertionError(forged + " admitted"));
-                        } catch (TokenNotIssuedException e) {
-                            notIssued.increment();
-                        } catch (BoundUnavailableException e) {
-                            unavailable.increment();
-                        } catch (Throwable e) {
-                            unexpected.add(e);
-                        }
-                        longestNanos.accumulateAndGet(System.nanoTime() - s, Math::max);
-                        if (first) {
-                            first = false;
-                            everyOneAnswered.countDown();
-                        }
-                    }
-                });
-                th.setDaemon(true);
-                threads.add(th);
-                th.start();
-            }
-        }
+    /** {@code count} threads sending {@code guard} a forged token each until closed. */
+    static RequestFlood flood(Guard guard, int count) {
+        return RequestFlood.start("flood", count, i -> {
+            FencingToken forged = FencingToken.of(Long.MAX_VALUE - i);
+            guard.check(forged);
+            throw new AssertionError(forged + " admitted");
+        }, REFUSALS);
+    }
 
-        @Override
-        public void close() throws InterruptedException {
-            stop.set(true);
-            for (Thread th : threads) {
-                th.join(TimeUnit.SECONDS.toMillis(30));
-                assertFalse(th.isAlive(), "a flooding thread did not stop: wedged");
-            }
+    /** A flood that ran for half a second and was closed, and how long it ran. */
+    private record Flooded(RequestFlood flood, long elapsedNanos) {
+    }
+
+    /** Floods {@code g} with 20 threads for at least 500 ms, every one answered; no answer but a refusal. */
+    private static Flooded floodForHalfASecond(Guard g) throws Exception {
+        long start = System.nanoTime();
+        try (RequestFlood flood = flood(g, 20)) {
+            assertTrue(flood.awaitEveryThreadAnswered(Duration.ofSeconds(10)));
+            Awaitility.await().atMost(WAIT).pollInterval(Duration.ofMillis(10))
+                    .until(() -> System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(500));
+            flood.close();
+            long elapsed = System.nanoTime() - start;
+            assertEquals(List.of(), flood.unexpected());
+            return new Flooded(flood, elapsed);
         }
     }
 
@@ -180,18 +157,10 @@ class BoundReadIntervalTest {
         Recording bound = Recording.at(new AtomicLong(100));
         Guard g = Guard.builder().issuedBound(bound).initialToken(t(100)).build();
         Duration interval = Duration.ofMillis(Guard.DEFAULT_BOUND_READ_INTERVAL_MILLIS);
-        long start = System.nanoTime();
-        long elapsed;
-        try (Flood flood = new Flood(g, 20)) {
-            assertTrue(flood.everyOneAnswered.await(10, TimeUnit.SECONDS));
-            Awaitility.await().atMost(WAIT).pollInterval(Duration.ofMillis(10))
-                    .until(() -> System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(500));
-            flood.close();
-            elapsed = System.nanoTime() - start;
-            assertEquals(List.of(), List.copyOf(flood.unexpected));
-            assertEquals(0, flood.unavailable.sum());
-            assertTrue(flood.notIssued.sum() >= 20);
-        }
+        Flooded flooded = floodForHalfASecond(g);
+        assertEquals(0, flooded.flood().count(BoundUnavailableException.class));
+        assertTrue(flooded.flood().count(TokenNotIssuedException.class) >= 20);
+        long elapsed = flooded.elapsedNanos();
         assertTrue(bound.reads() <= most(elapsed, interval), bound.reads() + " reads in " + elapsed / 1_000_000 + " ms");
         int after = bound.reads();
         Awaitility.await().during(Duration.ofMillis(200)).atMost(WAIT).until(() -> bound.reads() == after);
@@ -204,19 +173,11 @@ class BoundReadIntervalTest {
         Recording bound = new Recording(() -> CompletableFuture.failedFuture(down));
         Guard g = Guard.builder().issuedBound(bound).initialToken(t(5)).build();
         Duration interval = Duration.ofMillis(Guard.DEFAULT_BOUND_READ_INTERVAL_MILLIS);
-        long start = System.nanoTime();
-        long elapsed;
-        try (Flood flood = new Flood(g, 20)) {
-            assertTrue(flood.everyOneAnswered.await(10, TimeUnit.SECONDS));
-            Awaitility.await().atMost(WAIT).pollInterval(Duration.ofMillis(10))
-                    .until(() -> System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(500));
-            flood.close();
-            elapsed = System.nanoTime() - start;
-            assertEquals(List.of(), List.copyOf(flood.unexpected));
-            assertEquals(0, flood.notIssued.sum(), "nothing refused without an answer");
-            assertTrue(flood.longestNanos.get() < TimeUnit.SECONDS.toNanos(2), "each answered within about the interval: "
-                    + flood.longestNanos.get() / 1e6 + " ms");
-        }
+        Flooded flooded = floodForHalfASecond(g);
+        assertEquals(0, flooded.flood().count(TokenNotIssuedException.class), "nothing refused without an answer");
+        long longest = flooded.flood().longestNanos();
+        assertTrue(longest < TimeUnit.SECONDS.toNanos(2), "each answered within about the interval: " + longest / 1e6 + " ms");
+        long elapsed = flooded.elapsedNanos();
         assertTrue(bound.reads() <= most(elapsed, interval), bound.reads() + " reads in " + elapsed / 1_000_000 + " ms");
         BoundUnavailableException e = assertThrows(BoundUnavailableException.class, () -> g.check(t(6)));
         assertEquals(down, e.getCause());
@@ -229,15 +190,16 @@ class BoundReadIntervalTest {
         Duration timeout = Duration.ofMillis(200);
         Recording bound = new Recording(CompletableFuture::new);
         Guard g = Guard.builder().issuedBound(bound).boundTimeout(timeout).initialToken(t(5)).build();
-        try (Flood flood = new Flood(g, 20)) {
-            assertTrue(flood.everyOneAnswered.await(10, TimeUnit.SECONDS), "every request answered");
+        try (RequestFlood flood = flood(g, 20)) {
+            assertTrue(flood.awaitEveryThreadAnswered(Duration.ofSeconds(10)), "every request answered");
             Awaitility.await().atMost(WAIT).until(() -> bound.reads() >= 6);
             flood.close();
-            assertEquals(List.of(), List.copyOf(flood.unexpected));
+            assertEquals(List.of(), flood.unexpected());
             long bounded = 2 * timeout.toMillis() + Guard.DEFAULT_BOUND_READ_INTERVAL_MILLIS + 1000;
-            assertTrue(flood.longestNanos.get() < TimeUnit.MILLISECONDS.toNanos(bounded), "the read in flight, the interval"
-                    + " and one read: " + flood.longestNanos.get() / 1e6 + " ms");
-            assertTrue(flood.unavailable.sum() >= 2L * 20, "all of a read's requests answered by it: " + flood.unavailable.sum());
+            assertTrue(flood.longestNanos() < TimeUnit.MILLISECONDS.toNanos(bounded), "the read in flight, the interval"
+                    + " and one read: " + flood.longestNanos() / 1e6 + " ms");
+            long unavailable = flood.count(BoundUnavailableException.class);
+            assertTrue(unavailable >= 2L * 20, "all of a read's requests answered by it: " + unavailable);
         }
     }
 

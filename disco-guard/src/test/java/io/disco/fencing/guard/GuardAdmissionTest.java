@@ -1,5 +1,6 @@
 package io.disco.fencing.guard;
 
+import static io.disco.fencing.guard.Tokens.t;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -8,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.disco.fencing.FencingToken;
 import io.disco.fencing.TokenStaleException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,10 +33,6 @@ class GuardAdmissionTest {
         pool.shutdownNow();
     }
 
-    private static FencingToken t(long v) {
-        return FencingToken.of(v);
-    }
-
     private CompletableFuture<Guard.Admission> admitLater(Guard g, long token) {
         return CompletableFuture.supplyAsync(() -> {
             try {
@@ -45,6 +41,16 @@ class GuardAdmissionTest {
                 throw new IllegalStateException(e);
             }
         }, pool);
+    }
+
+    /**
+     * Admits {@code token} on another thread, where it waits behind the older actions still running, and returns once
+     * the guard has taken it as its mark.
+     */
+    private CompletableFuture<Guard.Admission> waitingAsTheMark(Guard g, long token) {
+        CompletableFuture<Guard.Admission> f = admitLater(g, token);
+        await().atMost(Duration.ofSeconds(1)).until(() -> g.highWater().equals(java.util.Optional.of(t(token))));
+        return f;
     }
 
     /** A negative check, bounded: the admission must not have happened during this time. */
@@ -70,8 +76,7 @@ class GuardAdmissionTest {
     void onceANewerTokenIsSeenOlderOnesAreRejectedAtOnce() throws Exception {
         Guard g = Guard.create();
         Guard.Admission zombie = g.admit(t(5));
-        CompletableFuture<Guard.Admission> owner = admitLater(g, 6);
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(1)).until(() -> g.highWater().equals(java.util.Optional.of(t(6))));
+        CompletableFuture<Guard.Admission> owner = waitingAsTheMark(g, 6);
         TokenStaleException e = assertThrows(TokenStaleException.class, () -> g.admit(t(5)), "while 6 waits, 5 is stale");
         assertEquals(t(6), e.highWater());
         zombie.close();
@@ -102,8 +107,7 @@ class GuardAdmissionTest {
     void aWaitingTokenOvertakenByAHigherOneIsRejected() throws Exception {
         Guard g = Guard.create();
         Guard.Admission zombie = g.admit(t(5));
-        CompletableFuture<Guard.Admission> six = admitLater(g, 6);
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(1)).until(() -> g.highWater().equals(java.util.Optional.of(t(6))));
+        CompletableFuture<Guard.Admission> six = waitingAsTheMark(g, 6);
         CompletableFuture<Guard.Admission> seven = admitLater(g, 7);
         ExecutionException e = assertThrows(ExecutionException.class, () -> six.get(1, SECONDS));
         assertInstanceOf(TokenStaleException.class, e.getCause());

@@ -117,6 +117,31 @@ class GuardOrderGrpcTest {
         return CompletableFuture.supplyAsync(() -> ClientCalls.blockingUnaryCall(as(token), WRITE, options(), request), THREADS);
     }
 
+    /**
+     * Starts {@code call} (no headers of its own, one response asked for) and sends its first message.
+     *
+     * @return what completes with the status the call is closed with
+     */
+    private static CompletableFuture<Status> startWith(ClientCall<String, String> call, String firstMessage) {
+        CompletableFuture<Status> closed = new CompletableFuture<>();
+        call.start(new ClientCall.Listener<>() {
+            @Override
+            public void onClose(Status status, Metadata trailers) {
+                closed.complete(status);
+            }
+        }, new Metadata());
+        call.request(1);
+        call.sendMessage(firstMessage);
+        return closed;
+    }
+
+    /** The new owner's call (token 6) is answered before the drain timeout: no call of 5 holds its admission now. */
+    private void assertNotHeldBack(String message) throws Exception {
+        long start = System.nanoTime();
+        assertEquals("ok", write(6, "next").get(20, SECONDS));
+        assertTrue(System.nanoTime() - start < Duration.ofMillis(1500).toNanos(), message);
+    }
+
     private static Status.Code codeOf(CompletableFuture<String> call) {
         Exception e = assertThrows(Exception.class, () -> call.get(20, SECONDS));
         Throwable cause = e.getCause();
@@ -152,45 +177,25 @@ class GuardOrderGrpcTest {
     @Test
     void aFailedHandlerReleasesItsAdmission() throws Exception {
         assertEquals(Status.Code.UNKNOWN, codeOf(write(5, "fail")));
-        long start = System.nanoTime();
-        assertEquals("ok", write(6, "next").get(20, SECONDS));
-        assertTrue(System.nanoTime() - start < Duration.ofMillis(1500).toNanos(), "6 did not wait for the failed 5");
+        assertNotHeldBack("6 did not wait for the failed 5");
     }
 
     @Test
     void aCancelledCallReleasesItsAdmission() throws Exception {
         ClientCall<String, String> call = as(5).newCall(WRITE, options());
-        CompletableFuture<Status> closed = new CompletableFuture<>();
-        call.start(new ClientCall.Listener<>() {
-            @Override
-            public void onClose(Status status, Metadata trailers) {
-                closed.complete(status);
-            }
-        }, new Metadata());
-        call.request(1);
-        call.sendMessage("hold:zombie");
+        CompletableFuture<Status> closed = startWith(call, "hold:zombie");
         call.halfClose();
         assertTrue(holds.awaitEntered("zombie"));
         call.cancel("client gives up", null);
         assertEquals(Status.Code.CANCELLED, closed.get(5, SECONDS).getCode());
         holds.release("zombie"); // the blocked handler returns; its call is already cancelled
-        long start = System.nanoTime();
-        assertEquals("ok", write(6, "next").get(20, SECONDS));
-        assertTrue(System.nanoTime() - start < Duration.ofMillis(1500).toNanos(), "6 did not wait for the cancelled 5");
+        assertNotHeldBack("6 did not wait for the cancelled 5");
     }
 
     @Test
     void aClientStreamOpenedWithAnOldTokenIsClosedAtItsFirstMessageAfterTheNewOwnerWasAccepted() throws Exception {
-        CompletableFuture<Status> closed = new CompletableFuture<>();
         ClientCall<String, String> stream = as(5).newCall(APPEND, options());
-        stream.start(new ClientCall.Listener<>() {
-            @Override
-            public void onClose(Status status, Metadata trailers) {
-                closed.complete(status);
-            }
-        }, new Metadata());
-        stream.request(1);
-        stream.sendMessage("first");
+        CompletableFuture<Status> closed = startWith(stream, "first");
         await().atMost(Duration.ofSeconds(5)).until(() -> history.contains("5:first"));
         assertEquals("ok", write(6, "new").get(20, SECONDS), "the open stream does not hold the new owner back");
         stream.sendMessage("after");

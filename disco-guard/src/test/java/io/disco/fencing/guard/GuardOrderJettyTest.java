@@ -131,18 +131,34 @@ class GuardOrderJettyTest {
         return f.get(20, SECONDS);
     }
 
-    @Test
-    void theZombiesSlowRequestWritesBeforeTheNewOwnersNeverAfter() throws Exception {
-        CompletableFuture<HttpResponse<String>> zombie = send("/r/x?hold=zombie", 5);
+    /** What a test checks while the new owner's request waits for the zombie's. */
+    private interface WhileWaiting {
+        void check(CompletableFuture<HttpResponse<String>> owner) throws Exception;
+    }
+
+    /**
+     * The zombie (token 5) sends a request that the servlet keeps running ({@code zombieQuery}), then the new owner
+     * (6); once 6 is the guard's mark, {@code meanwhile} checks the owner's request waiting. The zombie's request is
+     * then let go: both succeed, and the zombie's write comes before the owner's.
+     */
+    private void theNewOwnerWaitsForTheZombie(String zombieQuery, WhileWaiting meanwhile) throws Exception {
+        CompletableFuture<HttpResponse<String>> zombie = send("/r/x?" + zombieQuery, 5);
         assertTrue(holds.awaitEntered("zombie"));
         CompletableFuture<HttpResponse<String>> owner = send("/r/x", 6);
         await().atMost(Duration.ofSeconds(5)).until(() -> guard.highWater().equals(Optional.of(FencingToken.of(6))));
-        assertEquals(409, get(send("/r/x", 5)).statusCode(), "the zombie's next request is rejected at once");
-        assertFalse(owner.isDone(), "the new owner waits while the zombie's request is running");
+        meanwhile.check(owner);
         holds.release("zombie");
         assertEquals(200, get(zombie).statusCode());
         assertEquals(200, get(owner).statusCode());
         assertEquals(List.of(5L, 6L), history);
+    }
+
+    @Test
+    void theZombiesSlowRequestWritesBeforeTheNewOwnersNeverAfter() throws Exception {
+        theNewOwnerWaitsForTheZombie("hold=zombie", owner -> {
+            assertEquals(409, get(send("/r/x", 5)).statusCode(), "the zombie's next request is rejected at once");
+            assertFalse(owner.isDone(), "the new owner waits while the zombie's request is running");
+        });
     }
 
     @Test
@@ -165,15 +181,8 @@ class GuardOrderJettyTest {
 
     @Test
     void anAsyncRequestHoldsItsAdmissionUntilItCompletes() throws Exception {
-        CompletableFuture<HttpResponse<String>> zombie = send("/r/x?async=zombie", 5);
-        assertTrue(holds.awaitEntered("zombie"));
-        CompletableFuture<HttpResponse<String>> owner = send("/r/x", 6);
-        await().atMost(Duration.ofSeconds(5)).until(() -> guard.highWater().equals(Optional.of(FencingToken.of(6))));
-        assertFalse(owner.isDone(), "the async request's servlet has returned, but its response is not complete");
-        holds.release("zombie");
-        assertEquals(200, get(zombie).statusCode());
-        assertEquals(200, get(owner).statusCode());
-        assertEquals(List.of(5L, 6L), history);
+        theNewOwnerWaitsForTheZombie("async=zombie", owner -> assertFalse(owner.isDone(),
+                "the async request's servlet has returned, but its response is not complete"));
     }
 
     @Test

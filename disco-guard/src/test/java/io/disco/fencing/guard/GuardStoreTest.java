@@ -1,5 +1,6 @@
 package io.disco.fencing.guard;
 
+import static io.disco.fencing.guard.Tokens.t;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -30,10 +31,6 @@ class GuardStoreTest {
 
     @TempDir
     Path dir;
-
-    private static FencingToken t(long v) {
-        return FencingToken.of(v);
-    }
 
     @Test
     void aNewGuardOnTheSameFileRejectsWhatTheOldOneHadOutgrown() throws Exception {

@@ -1,5 +1,6 @@
 package io.disco.fencing.guard;
 
+import static io.disco.fencing.guard.Tokens.t;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -10,10 +11,6 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class GuardTest {
-
-    private static FencingToken t(long v) {
-        return FencingToken.of(v);
-    }
 
     @Test
     void aNewGuardAcceptsAnyTokenFirst() {

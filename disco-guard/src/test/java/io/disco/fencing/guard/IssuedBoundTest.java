@@ -1,5 +1,7 @@
 package io.disco.fencing.guard;
 
+import static io.disco.fencing.guard.Tokens.POISON;
+import static io.disco.fencing.guard.Tokens.t;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -35,7 +37,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class IssuedBoundTest {
 
-    private static final FencingToken POISON = FencingToken.of(Long.MAX_VALUE);
 
     private final ExecutorService pool = Executors.newCachedThreadPool();
 
@@ -45,10 +46,6 @@ class IssuedBoundTest {
     @AfterEach
     void stop() {
         pool.shutdownNow();
-    }
-
-    private static FencingToken t(long v) {
-        return FencingToken.of(v);
     }
 
     /** A coordination service whose reads wait until the test answers them. */

@@ -1,21 +1,17 @@
 package io.disco.fencing.guard;
 
+import static io.disco.fencing.guard.Tokens.t;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.disco.fencing.FencingToken;
 import io.disco.fencing.TokenStaleException;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /** One mark per key: tokens of one lock never reject the owner of another. */
 class KeyedGuardTest {
-
-    private static FencingToken t(long v) {
-        return FencingToken.of(v);
-    }
 
     @Test
     void ownersOfTwoLocksInterleaveAndTheirZombiesAreRejected() {

@@ -1,7 +1,6 @@
 package io.disco.fencing.guard;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
-
+import io.disco.testing.TextMarshaller;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.InsecureServerCredentials;
@@ -12,10 +11,7 @@ import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 
@@ -24,22 +20,6 @@ final class TextRpc {
 
     static final String SERVICE = "disco.test.Resource";
 
-    private static final MethodDescriptor.Marshaller<String> TEXT = new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(String value) {
-            return new ByteArrayInputStream(value.getBytes(UTF_8));
-        }
-
-        @Override
-        public String parse(InputStream stream) {
-            try {
-                return new String(stream.readAllBytes(), UTF_8);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-    };
-
     private TextRpc() {
     }
 
@@ -47,8 +27,8 @@ final class TextRpc {
         return MethodDescriptor.<String, String>newBuilder()
                 .setType(type)
                 .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE, name))
-                .setRequestMarshaller(TEXT)
-                .setResponseMarshaller(TEXT)
+                .setRequestMarshaller(TextMarshaller.TEXT)
+                .setResponseMarshaller(TextMarshaller.TEXT)
                 .build();
     }
 

@@ -11,6 +11,7 @@ import io.disco.fencing.guard.TokenNotIssuedException;
 import io.disco.lock.Grant;
 import io.disco.lock.LockService;
 import io.disco.testing.EtcdCluster;
+import io.disco.testing.RequestFlood;
 import io.disco.testing.RpcCounter;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
@@ -19,12 +20,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.atomic.AtomicReference;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -63,64 +61,42 @@ class BoundReadRateEtcdTest {
         }
     }
 
-    /** {@code FLOODERS} threads sending forged tokens to {@code guard} until stopped, counting the answers. */
-    static final class Flood implements AutoCloseable {
-        final LongAdder notIssued = new LongAdder();
-        final LongAdder unavailable = new LongAdder();
-        final ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
-        /** The longest a refused request waited for its answer. */
-        final AtomicLong longestNanos = new AtomicLong();
-        private final AtomicBoolean stop = new AtomicBoolean();
-        private final List<Thread> threads = new ArrayList<>();
-        private final CountDownLatch firstAnswers = new CountDownLatch(FLOODERS);
+    /**
+     * {@code FLOODERS} threads sending {@code guard} forged tokens until closed: far above {@code above} (anything etcd
+     * issues during the test), a different one per thread, one of them 2^63-1.
+     */
+    private static RequestFlood flood(Guard guard, long above) {
+        return RequestFlood.start("forger", FLOODERS, i -> {
+            FencingToken forged = FencingToken.of(i == 0 ? Long.MAX_VALUE : above + 1_000_000_000L + i);
+            guard.check(forged);
+            throw new AssertionError("forged token " + forged + " admitted");
+        }, List.of(TokenNotIssuedException.class, BoundUnavailableException.class));
+    }
 
-        Flood(Guard guard, long above) {
-            for (int i = 0; i < FLOODERS; i++) {
-                // forged: far above anything etcd issues during the test, a different one per thread, one of them 2^63-1
-                FencingToken forged = FencingToken.of(i == 0 ? Long.MAX_VALUE : above + 1_000_000_000L + i);
-                Thread t = new Thread(() -> {
-                    boolean first = true;
-                    while (!stop.get()) {
-                        long s = System.nanoTime();
-                        try {
-                            guard.check(forged);
-                            unexpected.add(new AssertionError("forged token " + forged + " admitted"));
-                        } catch (TokenNotIssuedException e) {
-                            notIssued.increment();
-                        } catch (BoundUnavailableException e) {
-                            unavailable.increment();
-                        } catch (Throwable e) {
-                            unexpected.add(e);
-                        }
-                        longestNanos.accumulateAndGet(System.nanoTime() - s, Math::max);
-                        if (first) {
-                            first = false;
-                            firstAnswers.countDown();
-                        }
-                    }
-                }, "forger-" + i);
-                t.setDaemon(true);
-                threads.add(t);
-                t.start();
-            }
-        }
+    /** What a test does during its flood, once the flood is at full strength. */
+    private interface DuringFlood {
+        void run() throws Exception;
+    }
 
-        /** Waits until every forger has had one answer: the flood is at full strength. */
-        void running() throws InterruptedException {
-            assertTrue(firstAnswers.await(30, TimeUnit.SECONDS), "every forger answered once");
-        }
+    /** A flood that ran for a second and was closed: its counts, the requests refused before it closed, how long it ran. */
+    private record Flooded(RequestFlood flood, long requests, long elapsedNanos) {
+    }
 
-        long requests() {
-            return notIssued.sum() + unavailable.sum();
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            stop.set(true);
-            for (Thread t : threads) {
-                t.join(TimeUnit.SECONDS.toMillis(30));
-                assertTrue(!t.isAlive(), t.getName() + " stopped");
-            }
+    /**
+     * Floods {@code guard} ({@link #flood}); once every forger had an answer runs {@code during}, lets the flood run
+     * until a second after {@code startNanos}, and closes it. Every forged token was refused.
+     */
+    private static Flooded floodForASecond(Guard guard, long above, long startNanos, DuringFlood during) throws Exception {
+        try (RequestFlood flood = flood(guard, above)) {
+            assertTrue(flood.awaitEveryThreadAnswered(Duration.ofSeconds(30)), "every forger answered once");
+            during.run();
+            Awaitility.await().atMost(WAIT).pollInterval(Duration.ofMillis(20))
+                    .until(() -> System.nanoTime() - startNanos >= TimeUnit.SECONDS.toNanos(1));
+            long requests = flood.refused();
+            flood.close();
+            long elapsed = System.nanoTime() - startNanos;
+            assertEquals(List.of(), flood.unexpected(), "every forged token refused");
+            return new Flooded(flood, requests, elapsed);
         }
     }
 
@@ -153,30 +129,22 @@ class BoundReadRateEtcdTest {
             long before = reads(counter);
             long start = System.nanoTime();
             List<Long> newOwnerMillis = new ArrayList<>();
-            FencingToken owner = first.token();
-            long elapsed;
-            long flooded;
-            try (Flood flood = new Flood(guard, revision)) {
-                flood.running();
+            AtomicReference<FencingToken> owner = new AtomicReference<>(first.token());
+            Flooded f = floodForASecond(guard, revision, start, () -> {
                 for (int i = 0; i < 5; i++) { // real hand-overs during the flood
                     lock.unlock();
-                    owner = lock.lock(WAIT).token();
+                    owner.set(lock.lock(WAIT).token());
                     long s = System.nanoTime();
-                    guard.admit(owner).close();
+                    guard.admit(owner.get()).close();
                     newOwnerMillis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - s));
-                    assertEquals(Optional.of(owner), guard.highWater());
+                    assertEquals(Optional.of(owner.get()), guard.highWater());
                 }
-                // at least a second of flood
-                Awaitility.await().atMost(WAIT).pollInterval(Duration.ofMillis(20))
-                        .until(() -> System.nanoTime() - start >= TimeUnit.SECONDS.toNanos(1));
-                flooded = flood.requests();
-                flood.close();
-                elapsed = System.nanoTime() - start;
-                assertEquals(List.of(), List.copyOf(flood.unexpected), "every forged token refused as not issued");
-                assertEquals(0, flood.unavailable.sum(), "etcd was up: no request refused as unconfirmable");
-                assertTrue(flood.longestNanos.get() < TimeUnit.SECONDS.toNanos(3),
-                        "a forged request waits about one interval and one read: " + flood.longestNanos.get() / 1e6 + " ms");
-            }
+            });
+            long elapsed = f.elapsedNanos();
+            long flooded = f.requests();
+            assertEquals(0, f.flood().count(BoundUnavailableException.class), "etcd was up: no request refused as unconfirmable");
+            assertTrue(f.flood().longestNanos() < TimeUnit.SECONDS.toNanos(3),
+                    "a forged request waits about one interval and one read: " + f.flood().longestNanos() / 1e6 + " ms");
             long made = reads(counter) - before;
             double seconds = elapsed / 1e9;
             System.out.printf("[bound-flood] %d forged requests from %d threads in %.2f s: %d etcd reads (%.1f/s);"
@@ -191,7 +159,7 @@ class BoundReadRateEtcdTest {
                 assertTrue(ms <= INTERVAL_MS + oneRead + 100, "a real new owner admitted in " + ms + " ms; interval "
                         + INTERVAL_MS + " ms, longest read " + oneRead + " ms: " + newOwnerMillis);
             }
-            assertEquals(Optional.of(owner), guard.highWater(), "no forged token moved the mark");
+            assertEquals(Optional.of(owner.get()), guard.highWater(), "no forged token moved the mark");
 
             long afterFlood = reads(counter);
             Awaitility.await().during(Duration.ofMillis(300)).atMost(WAIT)
@@ -257,23 +225,14 @@ class BoundReadRateEtcdTest {
             etcd.stopMember(0);
 
             long before = reads(counter);
-            long start = System.nanoTime();
-            long elapsed;
-            long refused;
-            try (Flood flood = new Flood(guard, revision)) {
-                flood.running();
-                Awaitility.await().atMost(WAIT).pollInterval(Duration.ofMillis(20))
-                        .until(() -> System.nanoTime() - start >= TimeUnit.SECONDS.toNanos(1));
-                flood.close();
-                elapsed = System.nanoTime() - start;
-                refused = flood.unavailable.sum();
-                assertEquals(List.of(), List.copyOf(flood.unexpected));
-                assertEquals(0, flood.notIssued.sum(), "nothing decided without an answer");
-                // a request waits at most for the read in flight, the interval, and its own read, each read bounded
-                long bound = 2 * boundTimeout.toMillis() + INTERVAL_MS + 1000;
-                assertTrue(flood.longestNanos.get() <= TimeUnit.MILLISECONDS.toNanos(bound), "every request answered"
-                        + " (503) within " + bound + " ms: the longest took " + flood.longestNanos.get() / 1e6 + " ms");
-            }
+            Flooded f = floodForASecond(guard, revision, System.nanoTime(), () -> { });
+            long elapsed = f.elapsedNanos();
+            long refused = f.flood().count(BoundUnavailableException.class);
+            assertEquals(0, f.flood().count(TokenNotIssuedException.class), "nothing decided without an answer");
+            // a request waits at most for the read in flight, the interval, and its own read, each read bounded
+            long bound = 2 * boundTimeout.toMillis() + INTERVAL_MS + 1000;
+            assertTrue(f.flood().longestNanos() <= TimeUnit.MILLISECONDS.toNanos(bound), "every request answered"
+                    + " (503) within " + bound + " ms: the longest took " + f.flood().longestNanos() / 1e6 + " ms");
             long attempts = reads(counter) - before;
             System.out.printf("[bound-down] etcd stopped: %d requests refused (unavailable) in %.2f s, %d read attempts%n",
                     refused, elapsed / 1e9, attempts);
@@ -301,21 +260,12 @@ class BoundReadRateEtcdTest {
                     .user(Etcd.bytes("nobody")).password(Etcd.bytes("nobody-pw"))
                     .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(5)), counter).build()) {
                 Guard guard = Guard.builder().issuedBound(EtcdIssuedBound.of(nobody)).initialToken(FencingToken.of(7)).build();
-                long start = System.nanoTime();
-                long elapsed;
-                long refused;
-                try (Flood flood = new Flood(guard, 7)) {
-                    flood.running();
-                    Awaitility.await().atMost(WAIT).pollInterval(Duration.ofMillis(20))
-                            .until(() -> System.nanoTime() - start >= TimeUnit.SECONDS.toNanos(1));
-                    flood.close();
-                    elapsed = System.nanoTime() - start;
-                    refused = flood.unavailable.sum();
-                    assertEquals(List.of(), List.copyOf(flood.unexpected));
-                    assertEquals(0, flood.notIssued.sum(), "nothing decided without an answer");
-                    assertTrue(flood.longestNanos.get() < TimeUnit.SECONDS.toNanos(3), "answered within about the"
-                            + " interval and one read: the longest took " + flood.longestNanos.get() / 1e6 + " ms");
-                }
+                Flooded f = floodForASecond(guard, 7, System.nanoTime(), () -> { });
+                long elapsed = f.elapsedNanos();
+                long refused = f.flood().count(BoundUnavailableException.class);
+                assertEquals(0, f.flood().count(TokenNotIssuedException.class), "nothing decided without an answer");
+                assertTrue(f.flood().longestNanos() < TimeUnit.SECONDS.toNanos(3), "answered within about the"
+                        + " interval and one read: the longest took " + f.flood().longestNanos() / 1e6 + " ms");
                 long attempts = counter.calls("KV/Range");
                 System.out.printf("[bound-denied] every read refused by etcd: %d requests answered unavailable in %.2f s,"
                         + " %d read attempts (%.1f/s)%n", refused, elapsed / 1e9, attempts, attempts / (elapsed / 1e9));

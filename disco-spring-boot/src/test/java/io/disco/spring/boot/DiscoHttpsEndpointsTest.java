@@ -4,12 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.disco.client.Disco;
 import io.disco.client.DiscoStatus;
-import io.disco.lock.FencedLock;
 import io.disco.testing.TlsAndPlainEtcdExtension;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -49,14 +46,8 @@ class DiscoHttpsEndpointsTest {
 
     @Test
     void httpsWithABundleThatTrustsTheCaIsUp() {
-        runner(ETCD.secure().endpoint(0)).withPropertyValues("disco.etcd.ssl.bundle=etcd-ca", "disco.fail-fast=true").run(context -> {
-            assertThat(context).hasNotFailed();
-            Disco disco = context.getBean(Disco.class);
-            assertThat(disco.status().state()).isEqualTo(DiscoStatus.State.UP);
-            FencedLock lock = disco.lock("/test/boot-https/" + UUID.randomUUID());
-            assertThat(lock.tryLock(10, TimeUnit.SECONDS)).isTrue();
-            lock.unlock();
-        });
+        runner(ETCD.secure().endpoint(0)).withPropertyValues("disco.etcd.ssl.bundle=etcd-ca", "disco.fail-fast=true").run(context ->
+                StartedClient.assertUpAndLocks(context, "/test/boot-https/"));
     }
 
     @Test

@@ -73,13 +73,17 @@ class DiscoStartupFailureAnalyzerTest {
                 .properties("spring.main.banner-mode=off", "disco.etcd.request-timeout=300ms").properties(properties).run());
     }
 
+    /** The analysis of the starter's failure to start {@code app}: there is one. */
+    private static FailureAnalysis analyzedStartupFailure(Class<?> app, String... properties) {
+        FailureAnalysis analysis = new DiscoStartupFailureAnalyzer().analyze(startupFailure(app, properties));
+        assertThat(analysis).isNotNull();
+        return analysis;
+    }
+
     @Test
     void etcdUnreachableWithFailFastIsReportedWithTheEndpointTheCauseAndWhatToDo(CapturedOutput output) throws IOException {
         String endpoint = nobodyListens();
-        Throwable failure = startupFailure(App.class, "disco.fail-fast=true", "disco.etcd.endpoints=" + endpoint);
-
-        FailureAnalysis analysis = new DiscoStartupFailureAnalyzer().analyze(failure);
-        assertThat(analysis).isNotNull();
+        FailureAnalysis analysis = analyzedStartupFailure(App.class, "disco.fail-fast=true", "disco.etcd.endpoints=" + endpoint);
         assertThat(analysis.getDescription()).contains("The disco client could not get its lease from etcd at startup",
                 "disco.fail-fast=true", "Endpoints: " + endpoint, "connection refused");
         assertThat(analysis.getAction()).contains("Start etcd at those endpoints", "disco.etcd.endpoints",
@@ -92,10 +96,8 @@ class DiscoStartupFailureAnalyzerTest {
     @Test
     void theApplicationsOwnJetcdClientIsNamedAsSuch(CapturedOutput output) throws IOException {
         String endpoint = nobodyListens();
-        Throwable failure = startupFailure(OwnJetcdClientApp.class, "disco.fail-fast=true", "test.endpoint=" + endpoint);
-
-        FailureAnalysis analysis = new DiscoStartupFailureAnalyzer().analyze(failure);
-        assertThat(analysis).isNotNull();
+        FailureAnalysis analysis = analyzedStartupFailure(OwnJetcdClientApp.class, "disco.fail-fast=true",
+                "test.endpoint=" + endpoint);
         assertThat(analysis.getDescription()).contains("Endpoints: those of the application's own jetcd Client bean",
                 "connection refused");
         assertThat(output.getOut()).contains("APPLICATION FAILED TO START");

@@ -2,13 +2,8 @@ package io.disco.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.disco.client.Disco;
-import io.disco.client.DiscoStatus;
-import io.disco.lock.FencedLock;
 import io.disco.testing.EtcdCluster;
 import io.disco.testing.EtcdTls;
-import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -52,14 +47,8 @@ class DiscoTlsTest {
     @Test
     void mutualTlsThroughAnSslBundle() {
         assertThat(etcd.endpoints()).allMatch(e -> e.startsWith("https://"));
-        runner().withPropertyValues("disco.etcd.ssl.bundle=etcd", "disco.fail-fast=true").run(context -> {
-            assertThat(context).hasNotFailed();
-            Disco disco = context.getBean(Disco.class);
-            assertThat(disco.status().state()).isEqualTo(DiscoStatus.State.UP);
-            FencedLock lock = disco.lock("/test/boot-tls/" + UUID.randomUUID());
-            assertThat(lock.tryLock(10, TimeUnit.SECONDS)).isTrue();
-            lock.unlock();
-        });
+        runner().withPropertyValues("disco.etcd.ssl.bundle=etcd", "disco.fail-fast=true").run(context ->
+                StartedClient.assertUpAndLocks(context, "/test/boot-tls/"));
     }
 
     @Test

@@ -70,74 +70,70 @@ final class RegistryLock implements DiscoLock {
 
     @Override
     public void lock() {
-        if (releaseIfLost()) {
-            throw lostWhileHeld();
-        }
-        inUse.incrementAndGet();
-        boolean ok = false;
-        try {
-            lock.lock();
-            ok = true;
-        } catch (DiscoException e) {
-            throw cannotAcquire(key, e);
-        } finally {
-            done(ok);
-        }
+        hold(lock::lock);
     }
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
-        if (releaseIfLost()) {
-            throw lostWhileHeld();
-        }
-        inUse.incrementAndGet();
-        boolean ok = false;
-        try {
-            lock.lockInterruptibly();
-            ok = true;
-        } catch (DiscoException e) {
-            throw cannotAcquire(key, e);
-        } finally {
-            done(ok);
-        }
+        hold(lock::lockInterruptibly);
     }
 
     @Override
     public boolean tryLock() {
+        return attempt(lock::tryLock);
+    }
+
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        return attempt(() -> lock.tryLock(time, unit));
+    }
+
+    /** A blocking acquisition of the client's lock. */
+    private interface Blocking<X extends Exception> {
+        void run() throws X;
+    }
+
+    /** An acquisition of the client's lock that may give up: whether it acquired. */
+    private interface Attempt<X extends Exception> {
+        boolean run() throws X;
+    }
+
+    /** {@code lock()}: refused when this thread's hold was lost (released here first), else the client's acquisition. */
+    private <X extends Exception> void hold(Blocking<X> acquisition) throws X {
+        if (releaseIfLost()) {
+            throw lostWhileHeld();
+        }
+        acquire(() -> {
+            acquisition.run();
+            return true;
+        });
+    }
+
+    /**
+     * {@code tryLock()}: false when this thread's hold was lost (released here first), else the client's attempt; a
+     * reentrant attempt that failed may have found the hold lost since the check, and releases it.
+     */
+    private <X extends Exception> boolean attempt(Attempt<X> attempt) throws X {
         if (releaseIfLost()) {
             return false;
         }
-        inUse.incrementAndGet();
-        boolean ok = false;
-        try {
-            ok = lock.tryLock();
-        } catch (DiscoException e) {
-            throw cannotAcquire(key, e);
-        } finally {
-            done(ok);
-        }
+        boolean ok = acquire(attempt);
         if (!ok) {
             releaseIfLost(); // lost between the check above and the reentrant attempt
         }
         return ok;
     }
 
-    @Override
-    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        if (releaseIfLost()) {
-            return false;
-        }
+    /** Runs {@code attempt} counted as in use, with a backend's error as Spring's {@link CannotAcquireLockException}. */
+    private <X extends Exception> boolean acquire(Attempt<X> attempt) throws X {
         inUse.incrementAndGet();
         boolean ok = false;
         try {
-            ok = lock.tryLock(time, unit);
+            ok = attempt.run();
         } catch (DiscoException e) {
             throw cannotAcquire(key, e);
         } finally {
             done(ok);
-        }
-        if (!ok) {
-            releaseIfLost(); // lost between the check above and the reentrant attempt
         }
         return ok;
     }

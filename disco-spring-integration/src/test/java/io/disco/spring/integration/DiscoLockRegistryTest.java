@@ -13,53 +13,53 @@ import io.disco.fencing.FencingToken;
 import io.disco.lock.LockLostException;
 import io.disco.testing.EtcdClaims;
 import io.disco.testing.EtcdExtension;
-import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.ConcurrentModificationException;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.integration.support.locks.ExpirableLockRegistry;
-import org.springframework.integration.support.locks.LockRegistry;
 import org.springframework.integration.support.locks.RenewableLockRegistry;
 
-/** The registry against real etcd: tokens, exclusion across clients, executeLocked, loss, expiry, renewal. */
+/**
+ * The registry against real etcd: tokens, exclusion across clients, executeLocked, loss, expiry, renewal; and, nested,
+ * where it takes the place of one of Spring's registries.
+ */
 class DiscoLockRegistryTest {
 
     @RegisterExtension
     static final EtcdExtension ETCD = EtcdExtension.sharedMember();
+    @RegisterExtension
+    static final OtherThread OTHER = new OtherThread();
 
-    private static Client client;
-    private static ExecutorService other;
+    /** A name no other test uses: the prefix of the test's registry. */
+    private String prefix;
+    /** The client the test's registry is on. */
+    private Disco disco;
+    /** The registry under test, on {@link #prefix}. */
+    private DiscoLockRegistry registry;
 
-    @BeforeAll
-    static void connect() {
-        client = EtcdClaims.client(ETCD.cluster());
-        other = Executors.newSingleThreadExecutor();
+    @BeforeEach
+    void open() {
+        prefix = EtcdClaims.uniquePrefix("registry");
+        disco = Etcd.disco(ETCD.client());
+        registry = new DiscoLockRegistry(disco, prefix);
     }
 
-    @AfterAll
-    static void close() {
-        other.shutdownNow();
-        client.close();
-    }
-
-    private static <T> T onOtherThread(Callable<T> task) throws Exception {
-        return other.submit(task).get(20, TimeUnit.SECONDS);
+    @AfterEach
+    void close() {
+        disco.close();
     }
 
     @Test
     void obtainGivesOnePerThreadReentrantLockWithItsToken() throws Exception {
-        String prefix = EtcdClaims.uniquePrefix("registry-basics");
-        try (Disco disco = Etcd.disco(client); Disco disco2 = Etcd.disco(client)) {
-            LockRegistry<DiscoLock> registry = new DiscoLockRegistry(disco, prefix);
+        try (Disco disco2 = Etcd.disco(ETCD.client())) {
             assertInstanceOf(ExpirableLockRegistry.class, registry);
             assertInstanceOf(RenewableLockRegistry.class, registry);
             DiscoLock lock = registry.obtain("orders/42");
@@ -70,16 +70,16 @@ class DiscoLockRegistryTest {
             FencingToken first = lock.token();
             assertTrue(lock.tryLock(), "reentrant");
             assertEquals(first, lock.token(), "one token for nested holds");
-            assertEquals(1, EtcdClaims.claims(client, prefix + "/orders%2F42").size(), "the key escaped, one claim");
-            boolean otherThread = onOtherThread(() -> lock.tryLock());
+            assertEquals(1, EtcdClaims.claims(ETCD.client(), prefix + "/orders%2F42").size(), "the key escaped, one claim");
+            boolean otherThread = OTHER.call(() -> lock.tryLock());
             assertFalse(otherThread, "another thread of this process waits");
             DiscoLockRegistry theirs = new DiscoLockRegistry(disco2, prefix);
-            boolean otherProcess = onOtherThread(() -> theirs.obtain("orders/42").tryLock(200, TimeUnit.MILLISECONDS));
+            boolean otherProcess = OTHER.call(() -> theirs.obtain("orders/42").tryLock(200, TimeUnit.MILLISECONDS));
             assertFalse(otherProcess, "another process waits");
             lock.unlock();
             lock.unlock();
 
-            FencingToken second = onOtherThread(() -> {
+            FencingToken second = OTHER.call(() -> {
                 DiscoLock l = theirs.obtain("orders/42");
                 l.lock();
                 try {
@@ -98,9 +98,7 @@ class DiscoLockRegistryTest {
 
     @Test
     void executeLockedRunsUnderTheLockAndTimesOut() throws Exception {
-        String prefix = EtcdClaims.uniquePrefix("registry-execute");
-        try (Disco disco = Etcd.disco(client); Disco disco2 = Etcd.disco(client)) {
-            DiscoLockRegistry registry = new DiscoLockRegistry(disco, prefix);
+        try (Disco disco2 = Etcd.disco(ETCD.client())) {
             FencingToken inside = registry.executeLocked("job", () -> {
                 assertTrue(registry.obtain("job").isHeldByCurrentThread());
                 return registry.obtain("job").token();
@@ -109,13 +107,13 @@ class DiscoLockRegistryTest {
 
             DiscoLockRegistry theirs = new DiscoLockRegistry(disco2, prefix);
             DiscoLock held = theirs.obtain("job");
-            onOtherThread(() -> {
+            OTHER.call(() -> {
                 held.lock();
                 return null;
             });
             assertThrows(TimeoutException.class,
                     () -> registry.executeLocked("job", Duration.ofMillis(300), () -> { }));
-            FencingToken theirToken = onOtherThread(() -> {
+            FencingToken theirToken = OTHER.call(() -> {
                 FencingToken t = held.token();
                 held.unlock();
                 return t;
@@ -127,34 +125,34 @@ class DiscoLockRegistryTest {
 
     @Test
     void aLostHoldIsToldByTryLockUnlockAndRenewal() throws Exception {
-        String prefix = EtcdClaims.uniquePrefix("registry-loss");
-        try (Disco disco = Etcd.disco(client)) {
-            DiscoLockRegistry registry = new DiscoLockRegistry(disco, prefix);
-            DiscoLock lock = registry.obtain("leader");
-            lock.lock();
-            FencingToken before = lock.token();
-            registry.renewLock("leader");
-            registry.renewLock("leader", Duration.ofSeconds(30));
-            assertTrue(lock.tryLock(100, TimeUnit.MILLISECONDS), "valid: nests");
+        DiscoLock lock = registry.obtain("leader");
+        lock.lock();
+        FencingToken before = lock.token();
+        registry.renewLock("leader");
+        registry.renewLock("leader", Duration.ofSeconds(30));
+        assertTrue(lock.tryLock(100, TimeUnit.MILLISECONDS), "valid: nests");
+        lock.unlock();
+
+        revokeAndAwaitLost(prefix + "/leader", lock);
+        assertThrows(IllegalStateException.class, () -> registry.renewLock("leader"), "the hold was lost");
+        assertFalse(lock.tryLock(100, TimeUnit.MILLISECONDS), "a reentrant tryLock confirms the hold: lost");
+        assertFalse(lock.isHeldByCurrentThread(), "and released it here");
+        assertThrows(ConcurrentModificationException.class, lock::unlock, "the unlock owed for the lost hold");
+        assertThrows(IllegalMonitorStateException.class, lock::unlock, "nothing owed any more");
+
+        assertTrue(lock.tryLock(5, TimeUnit.SECONDS), "a fresh hold through the client's new lease");
+        try {
+            assertTrue(lock.token().isNewerThan(before));
+        } finally {
             lock.unlock();
-
-            EtcdClaims.revokeTheHolder(ETCD.cluster(), client, prefix + "/leader");
-            org.awaitility.Awaitility.await().pollInSameThread().atMost(Duration.ofSeconds(5))
-                    .until(() -> assertThrowsLost(lock));
-            assertThrows(IllegalStateException.class, () -> registry.renewLock("leader"), "the hold was lost");
-            assertFalse(lock.tryLock(100, TimeUnit.MILLISECONDS), "a reentrant tryLock confirms the hold: lost");
-            assertFalse(lock.isHeldByCurrentThread(), "and released it here");
-            assertThrows(ConcurrentModificationException.class, lock::unlock, "the unlock owed for the lost hold");
-            assertThrows(IllegalMonitorStateException.class, lock::unlock, "nothing owed any more");
-
-            assertTrue(lock.tryLock(5, TimeUnit.SECONDS), "a fresh hold through the client's new lease");
-            try {
-                assertTrue(lock.token().isNewerThan(before));
-            } finally {
-                lock.unlock();
-            }
-            assertThrows(IllegalMonitorStateException.class, () -> registry.renewLock("leader"), "not held");
         }
+        assertThrows(IllegalMonitorStateException.class, () -> registry.renewLock("leader"), "not held");
+    }
+
+    /** Takes the lease of the holder of {@code name} away, and waits until {@code lock} tells the loss. */
+    private static void revokeAndAwaitLost(String name, DiscoLock lock) throws Exception {
+        EtcdClaims.revokeTheHolder(ETCD.cluster(), ETCD.client(), name);
+        org.awaitility.Awaitility.await().pollInSameThread().atMost(Duration.ofSeconds(5)).until(() -> assertThrowsLost(lock));
     }
 
     private static boolean assertThrowsLost(DiscoLock lock) {
@@ -168,63 +166,124 @@ class DiscoLockRegistryTest {
 
     @Test
     void theLastUnlockOfALostHoldThrowsAsSpringsRegistriesDo() throws Exception {
-        String prefix = EtcdClaims.uniquePrefix("registry-unlock-lost");
-        try (Disco disco = Etcd.disco(client)) {
-            DiscoLockRegistry registry = new DiscoLockRegistry(disco, prefix);
-            DiscoLock lock = registry.obtain("k");
-            lock.lock();
-            lock.lock();
-            EtcdClaims.revokeTheHolder(ETCD.cluster(), client, prefix + "/k");
-            org.awaitility.Awaitility.await().pollInSameThread().atMost(Duration.ofSeconds(5)).until(() -> assertThrowsLost(lock));
-            lock.unlock(); // an inner level
-            ConcurrentModificationException e = assertThrows(ConcurrentModificationException.class, lock::unlock);
-            assertInstanceOf(LockLostException.class, e.getCause());
-            assertFalse(lock.isHeldByCurrentThread());
+        DiscoLock lock = registry.obtain("k");
+        lock.lock();
+        lock.lock();
+        revokeAndAwaitLost(prefix + "/k", lock);
+        lock.unlock(); // an inner level
+        ConcurrentModificationException e = assertThrows(ConcurrentModificationException.class, lock::unlock);
+        assertInstanceOf(LockLostException.class, e.getCause());
+        assertFalse(lock.isHeldByCurrentThread());
 
-            lock.lock();
-            EtcdClaims.revokeTheHolder(ETCD.cluster(), client, prefix + "/k");
-            org.awaitility.Awaitility.await().pollInSameThread().atMost(Duration.ofSeconds(5)).until(() -> assertThrowsLost(lock));
-            assertThrows(CannotAcquireLockException.class, lock::lock, "a reentrant lock() refuses a lost hold");
-            assertThrows(ConcurrentModificationException.class, lock::unlock);
-        }
+        lock.lock();
+        revokeAndAwaitLost(prefix + "/k", lock);
+        assertThrows(CannotAcquireLockException.class, lock::lock, "a reentrant lock() refuses a lost hold");
+        assertThrows(ConcurrentModificationException.class, lock::unlock);
     }
 
     @Test
     void expireUnusedOlderThanForgetsIdleLocksOnly() throws Exception {
-        String prefix = EtcdClaims.uniquePrefix("registry-expire");
-        try (Disco disco = Etcd.disco(client)) {
-            DiscoLockRegistry registry = new DiscoLockRegistry(disco, prefix);
-            DiscoLock idle = registry.obtain("idle");
-            idle.lock();
-            idle.unlock();
-            DiscoLock held = registry.obtain("held");
-            held.lock();
-            DiscoLock waiting = registry.obtain("waiting");
-            try {
-                registry.expireUnusedOlderThan(60_000);
-                assertSame(idle, registry.obtain("idle"), "used just now");
-                registry.expireUnusedOlderThan(0);
-                assertNotSame(idle, registry.obtain("idle"), "idle: forgotten");
-                assertSame(held, registry.obtain("held"), "held: kept");
-                assertNotSame(waiting, registry.obtain("waiting"), "never locked: forgotten");
-            } finally {
-                held.unlock();
-            }
+        DiscoLock idle = registry.obtain("idle");
+        idle.lock();
+        idle.unlock();
+        DiscoLock held = registry.obtain("held");
+        held.lock();
+        DiscoLock waiting = registry.obtain("waiting");
+        try {
+            registry.expireUnusedOlderThan(60_000);
+            assertSame(idle, registry.obtain("idle"), "used just now");
             registry.expireUnusedOlderThan(0);
-            assertNotSame(held, registry.obtain("held"), "released: forgotten");
+            assertNotSame(idle, registry.obtain("idle"), "idle: forgotten");
+            assertSame(held, registry.obtain("held"), "held: kept");
+            assertNotSame(waiting, registry.obtain("waiting"), "never locked: forgotten");
+        } finally {
+            held.unlock();
         }
+        registry.expireUnusedOlderThan(0);
+        assertNotSame(held, registry.obtain("held"), "released: forgotten");
     }
 
     @Test
     void badInputIsRefusedByName() {
-        try (Disco disco = Etcd.disco(client)) {
-            assertEquals("disco", assertThrows(NullPointerException.class, () -> new DiscoLockRegistry(null)).getMessage());
-            assertEquals("prefix", assertThrows(NullPointerException.class, () -> new DiscoLockRegistry(disco, null)).getMessage());
-            assertThrows(IllegalArgumentException.class, () -> new DiscoLockRegistry(disco, "/x/"));
-            DiscoLockRegistry registry = new DiscoLockRegistry(disco);
-            assertEquals("ttl", assertThrows(NullPointerException.class, () -> registry.renewLock("k", null)).getMessage());
-            assertThrows(IllegalArgumentException.class, () -> registry.renewLock("k", Duration.ZERO));
-        }
+        assertEquals("disco", assertThrows(NullPointerException.class, () -> new DiscoLockRegistry(null)).getMessage());
+        assertEquals("prefix", assertThrows(NullPointerException.class, () -> new DiscoLockRegistry(disco, null)).getMessage());
+        assertThrows(IllegalArgumentException.class, () -> new DiscoLockRegistry(disco, "/x/"));
+        DiscoLockRegistry unprefixed = new DiscoLockRegistry(disco);
+        assertEquals("ttl", assertThrows(NullPointerException.class, () -> unprefixed.renewLock("k", null)).getMessage());
+        assertThrows(IllegalArgumentException.class, () -> unprefixed.renewLock("k", Duration.ZERO));
     }
 
+    /**
+     * The registry where an application moves to it from one of Spring's (issue 45, item 8), against real etcd: a
+     * negative age for {@code expireUnusedOlderThan} is taken as Spring's Redis, JDBC and ZooKeeper registries take
+     * it (every idle lock is forgotten), an unlock or renewal by a thread that does not hold the lock is an
+     * {@link IllegalMonitorStateException}, as {@link java.util.concurrent.locks.Lock} says, and any key a Spring
+     * application may use works, the ones the name rule would refuse included.
+     */
+    @Nested
+    class AsADropInForSpringsRegistries {
+
+        @Test
+        void aNegativeAgeForgetsEveryIdleLockAsZeroDoes() {
+            DiscoLock idle = registry.obtain("idle");
+            DiscoLock held = registry.obtain("held");
+            held.lock();
+            try {
+                registry.expireUnusedOlderThan(-1);
+                assertNotSame(idle, registry.obtain("idle"), "idle: forgotten");
+                assertSame(held, registry.obtain("held"), "held: kept");
+                registry.expireUnusedOlderThan(Long.MIN_VALUE);
+                assertSame(held, registry.obtain("held"), "held: kept");
+            } finally {
+                held.unlock();
+            }
+        }
+
+        @Test
+        void anUnlockOrRenewalByAThreadThatDoesNotHoldTheLockIsAnIllegalMonitorState() throws Exception {
+            DiscoLock lock = registry.obtain("k");
+            lock.lock();
+            try {
+                assertInstanceOf(IllegalMonitorStateException.class, OTHER.failure(() -> {
+                    registry.obtain("k").unlock();
+                    return null;
+                }), "another thread's unlock");
+                assertInstanceOf(IllegalMonitorStateException.class, OTHER.failure(() -> {
+                    registry.renewLock("k");
+                    return null;
+                }), "another thread's renewal");
+                assertInstanceOf(IllegalMonitorStateException.class, OTHER.failure(() -> {
+                    registry.renewLock("k", Duration.ofSeconds(30));
+                    return null;
+                }), "another thread's renewal with a ttl");
+                assertTrue(lock.isHeldByCurrentThread(), "the holder still holds");
+                registry.renewLock("k");
+            } finally {
+                lock.unlock();
+            }
+            assertThrows(IllegalMonitorStateException.class, lock::unlock, "released already");
+            assertThrows(IllegalMonitorStateException.class, () -> registry.renewLock("k"), "released already");
+            assertThrows(IllegalMonitorStateException.class, () -> registry.renewLock("never-obtained"));
+        }
+
+        @Test
+        void everyKeyASpringApplicationMayUseIsALock() throws Exception {
+            for (String key : List.of(".", "..", "...", "a/b", "a%2Fb", "%", "tab\there", "nul\u0000", "emoji\uD83D\uDE00",
+                    "private\uE000", "ünïcödé", "order:42@eu")) {
+                DiscoLock lock = registry.obtain(key);
+                assertTrue(lock.tryLock(5, TimeUnit.SECONDS), key);
+                lock.unlock();
+            }
+            DiscoLock slash = registry.obtain("a/b");
+            DiscoLock escaped = registry.obtain("a%2Fb");
+            slash.lock();
+            try {
+                assertTrue(escaped.tryLock(), "two keys, two locks: the escape is unambiguous");
+                escaped.unlock();
+            } finally {
+                slash.unlock();
+            }
+            assertEquals("%2E", io.disco.client.Names.segment("."));
+        }
+    }
 }
