@@ -20,8 +20,15 @@ import org.junit.jupiter.api.Test;
 class ArchitectureTest {
 
     /** The packages of the API modules: what an application codes against, for any backend. */
-    private static final String[] API = {"io.disco.fencing..", "io.disco.core..", "io.disco.lock..", "io.disco.rwlock..",
-        "io.disco.semaphore..", "io.disco.election..", "io.disco.client.."};
+    private static final String[] API = {
+        "io.disco.fencing..",
+        "io.disco.core..",
+        "io.disco.lock..",
+        "io.disco.rwlock..",
+        "io.disco.semaphore..",
+        "io.disco.election..",
+        "io.disco.client.."
+    };
 
     /**
      * The packages of the backends' client libraries. (gRPC is not among them: the fencing module stamps tokens on
@@ -30,19 +37,35 @@ class ArchitectureTest {
     private static final String[] BACKEND_TYPES = {"io.etcd..", "org.apache.zookeeper..", "org.apache.curator.."};
 
     /** The packages of the tools, examples and test modules, which the library never depends on. */
-    private static final String[] TOOLS_AND_TESTS = {"io.disco.testing..", "io.disco.cli..", "io.disco.chaos..",
-        "io.disco.benchmarks..", "io.disco.examples..", "io.disco.architecture..", "org.junit..", "org.awaitility.."};
+    private static final String[] TOOLS_AND_TESTS = {
+        "io.disco.testing..",
+        "io.disco.cli..",
+        "io.disco.chaos..",
+        "io.disco.benchmarks..",
+        "io.disco.examples..",
+        "io.disco.architecture..",
+        "org.junit..",
+        "org.awaitility.."
+    };
 
     private static JavaClasses library;
 
     @BeforeAll
     static void importLibrary() {
-        library = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        library = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
                 .importPackages("io.disco");
         Set<String> packages = library.stream().map(c -> c.getPackageName()).collect(Collectors.toSet());
-        for (String expected : Set.of("io.disco.fencing", "io.disco.core", "io.disco.core.internal", "io.disco.client",
-                "io.disco.provider.etcd", "io.disco.provider.zookeeper", "io.disco.spring.boot")) {
-            assertTrue(packages.contains(expected), "the library's classes are imported: " + expected + " in " + packages);
+        for (String expected : Set.of(
+                "io.disco.fencing",
+                "io.disco.core",
+                "io.disco.core.internal",
+                "io.disco.client",
+                "io.disco.provider.etcd",
+                "io.disco.provider.zookeeper",
+                "io.disco.spring.boot")) {
+            assertTrue(
+                    packages.contains(expected), "the library's classes are imported: " + expected + " in " + packages);
         }
     }
 
@@ -53,7 +76,12 @@ class ArchitectureTest {
 
     @Test
     void apiModulesNameNoBackendType() {
-        noClasses().that().resideInAnyPackage(API).should().dependOnClassesThat().resideInAnyPackage(BACKEND_TYPES)
+        noClasses()
+                .that()
+                .resideInAnyPackage(API)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(BACKEND_TYPES)
                 .because("an application codes against the API for any backend: no etcd, ZooKeeper, gRPC or Netty type"
                         + " may leak into it")
                 .check(library);
@@ -61,28 +89,53 @@ class ArchitectureTest {
 
     @Test
     void apiModulesDependOnNoProvider() {
-        noClasses().that().resideInAnyPackage(API).should().dependOnClassesThat().resideInAnyPackage("io.disco.provider..")
-                .because("the providers implement the API; the API knows none of them").check(library);
+        noClasses()
+                .that()
+                .resideInAnyPackage(API)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("io.disco.provider..")
+                .because("the providers implement the API; the API knows none of them")
+                .check(library);
     }
 
     @Test
     void providersDoNotDependOnEachOther() {
-        noClasses().that().resideInAPackage("io.disco.provider.etcd..").should().dependOnClassesThat()
-                .resideInAPackage("io.disco.provider.zookeeper..").check(library);
-        noClasses().that().resideInAPackage("io.disco.provider.zookeeper..").should().dependOnClassesThat()
-                .resideInAPackage("io.disco.provider.etcd..").check(library);
+        noClasses()
+                .that()
+                .resideInAPackage("io.disco.provider.etcd..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("io.disco.provider.zookeeper..")
+                .check(library);
+        noClasses()
+                .that()
+                .resideInAPackage("io.disco.provider.zookeeper..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("io.disco.provider.etcd..")
+                .check(library);
     }
 
     @Test
     void coreInternalsAreUsedByCoreAndTheProvidersOnly() {
-        noClasses().that().resideOutsideOfPackages("io.disco.core..", "io.disco.provider..").should().dependOnClassesThat()
+        noClasses()
+                .that()
+                .resideOutsideOfPackages("io.disco.core..", "io.disco.provider..")
+                .should()
+                .dependOnClassesThat()
                 .resideInAPackage("io.disco.core.internal..")
-                .because("io.disco.core.internal is the providers' shared thread model, not an API").check(library);
+                .because("io.disco.core.internal is the providers' shared thread model, not an API")
+                .check(library);
     }
 
     @Test
     void theLibraryDependsOnNoToolAndNoTestModule() {
-        noClasses().that().resideOutsideOfPackages("io.disco.spring.boot.testing..").should().dependOnClassesThat()
+        noClasses()
+                .that()
+                .resideOutsideOfPackages("io.disco.spring.boot.testing..")
+                .should()
+                .dependOnClassesThat()
                 .resideInAnyPackage(TOOLS_AND_TESTS)
                 .because("tools, examples and test support depend on the library, never the other way round (the"
                         + " starter's test support, disco-spring-boot-testing, is a test module itself)")

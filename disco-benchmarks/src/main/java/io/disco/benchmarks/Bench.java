@@ -37,6 +37,7 @@ public final class Bench {
 
     /** Set by {@code --quick}: short warm-ups and windows, for a smoke check. */
     final boolean quick;
+
     final Report report = new Report();
     /** The prefix of every key the cases write, new for each run. */
     final String root = "/disco-bench/" + UUID.randomUUID().toString().substring(0, 8);
@@ -44,6 +45,7 @@ public final class Bench {
     List<String> endpoints;
     /** The one client every case measures with; it counts its requests with {@link #counter}. */
     Client client;
+
     RpcCounter counter;
 
     /** The round trip of {@code --network dc}, or null for the loopback run. */
@@ -127,8 +129,8 @@ public final class Bench {
      * --uncontended-only} the uncontended case alone (with full iterations unless {@code --quick});
      * with {@code --no-jmh} not the JMH guard case.
      */
-    private static List<BenchCase.Listed> select(List<BenchCase.Listed> all, Set<String> only, boolean uncontendedOnly,
-                                                 boolean jmh) {
+    private static List<BenchCase.Listed> select(
+            List<BenchCase.Listed> all, Set<String> only, boolean uncontendedOnly, boolean jmh) {
         return all.stream()
                 .filter(c -> only == null || only.contains(c.name()))
                 .filter(c -> !uncontendedOnly || c.measures() instanceof Uncontended)
@@ -161,15 +163,17 @@ public final class Bench {
         report.meta.put("java", System.getProperty("java.version"));
         report.meta.put("cpus", Runtime.getRuntime().availableProcessors());
         try (DataCentre dc = dcRtt == null ? null : DataCentre.start(dcRtt);
-             EtcdCluster cluster = dc == null ? EtcdCluster.start(1) : null) {
+                EtcdCluster cluster = dc == null ? EtcdCluster.start(1) : null) {
             String etcd = dc == null ? cluster.toString() : DataCentre.describe(dcRtt, dc.cluster);
             log("etcd: %s", etcd);
             report.meta.put("etcd", etcd);
             report.meta.put("network", dc == null ? "loopback" : "dc");
             endpoints = dc == null ? cluster.endpoints() : dc.endpoints;
             counter = new RpcCounter();
-            client = Client.builder().endpoints(endpoints.toArray(String[]::new))
-                    .interceptor(EtcdDeadlines.unary(EtcdOptions.defaults().requestTimeout()), counter).build();
+            client = Client.builder()
+                    .endpoints(endpoints.toArray(String[]::new))
+                    .interceptor(EtcdDeadlines.unary(EtcdOptions.defaults().requestTimeout()), counter)
+                    .build();
             try {
                 client.getKVClient().get(bs(root)).get(10, TimeUnit.SECONDS); // connect
                 for (BenchCase.Listed c : cases) {
@@ -194,7 +198,8 @@ public final class Bench {
 
     /** Prints a progress line, prefixed with the seconds since the start. */
     static void log(String fmt, Object... args) {
-        System.out.printf(Locale.ROOT, "[bench %5.1fs] " + fmt + "%n", prepend((System.nanoTime() - START) / 1e9, args));
+        System.out.printf(
+                Locale.ROOT, "[bench %5.1fs] " + fmt + "%n", prepend((System.nanoTime() - START) / 1e9, args));
         System.out.flush();
     }
 

@@ -16,15 +16,25 @@ interface BenchCase {
      */
     static List<Listed> all() {
         ContendedDisco contended = new ContendedDisco();
-        return List.of(onEtcd("uncontended", new Uncontended()), onEtcd("contended", contended),
-                onEtcd("contended-jetcd", new ContendedJetcd(contended)), onEtcd("semaphore", new SemaphoreHandover()),
-                onEtcd("watch-delivery", new WatchDelivery()), onEtcd("rwlock", new RWLockThroughput()),
-                onEtcd("election", new ElectionFailover()), onEtcd("sessions", new SharedSessions()),
-                onEtcd("many-locks", new ManyLocksAtOnce()), onEtcd("scale", new ScaleOfOneSession()),
-                onEtcd("client-lock", new ClientVsService()), onEtcd("client-parallel", new ClientParallelNames()),
-                onEtcd("client-handoff", new ClientHandoff()), onEtcd("client-names", new ClientManyNames()),
-                withoutEtcd("zookeeper", new ZooKeeperVsCurator()), onEtcd("guard-flood", new GuardBoundFlood()),
-                withoutEtcd("guard-filter", new GuardFilterOnJetty()), withoutEtcd("keyed-guard", new KeyedGuardMemory()),
+        return List.of(
+                onEtcd("uncontended", new Uncontended()),
+                onEtcd("contended", contended),
+                onEtcd("contended-jetcd", new ContendedJetcd(contended)),
+                onEtcd("semaphore", new SemaphoreHandover()),
+                onEtcd("watch-delivery", new WatchDelivery()),
+                onEtcd("rwlock", new RWLockThroughput()),
+                onEtcd("election", new ElectionFailover()),
+                onEtcd("sessions", new SharedSessions()),
+                onEtcd("many-locks", new ManyLocksAtOnce()),
+                onEtcd("scale", new ScaleOfOneSession()),
+                onEtcd("client-lock", new ClientVsService()),
+                onEtcd("client-parallel", new ClientParallelNames()),
+                onEtcd("client-handoff", new ClientHandoff()),
+                onEtcd("client-names", new ClientManyNames()),
+                withoutEtcd("zookeeper", new ZooKeeperVsCurator()),
+                onEtcd("guard-flood", new GuardBoundFlood()),
+                withoutEtcd("guard-filter", new GuardFilterOnJetty()),
+                withoutEtcd("keyed-guard", new KeyedGuardMemory()),
                 withoutEtcd("guard-jmh", new GuardBenchmark()));
     }
 
@@ -39,8 +49,7 @@ interface BenchCase {
      *     such a case runs while it is up, the others after it is stopped
      * @param measures the case
      */
-    record Listed(String name, boolean usesEtcd, BenchCase measures) {
-    }
+    record Listed(String name, boolean usesEtcd, BenchCase measures) {}
 
     private static Listed onEtcd(String name, BenchCase measures) {
         return new Listed(name, true, measures);

@@ -24,8 +24,9 @@ final class ClientHandoff implements BenchCase {
     public void run(Bench bench) throws Exception {
         int rounds = bench.quick ? 2 : 4;
         long windowMs = bench.quick ? 2_000 : 3_000;
-        log("client-handoff: %d threads on one name, one client vs %d sessions, %d rounds of %.1f s each", THREADS, THREADS,
-                rounds, windowMs / 1e3);
+        log(
+                "client-handoff: %d threads on one name, one client vs %d sessions, %d rounds of %.1f s each",
+                THREADS, THREADS, rounds, windowMs / 1e3);
         List<LockService> services = new ArrayList<>();
         double viaClient = 0;
         double viaSessions = 0;
@@ -58,11 +59,32 @@ final class ClientHandoff implements BenchCase {
         } finally {
             services.forEach(LockService::close);
         }
-        bench.report.row("client", THREADS + " threads, one name, one client (local queue, 1 claim)", Double.NaN, Double.NaN, "",
-                "handoffs_per_s", viaClient, "vs_sessions", viaClient / viaSessions);
-        bench.report.row("client", THREADS + " threads, one name, " + THREADS + " sessions", Double.NaN, Double.NaN, "",
-                "handoffs_per_s", viaSessions);
-        bench.report.notes.add(String.format(Locale.ROOT, "client-handoff: %d threads on one name: %.0f hand-offs/s through one"
-                + " client, %.0f/s through %d sessions (%.2f x)", THREADS, viaClient, viaSessions, THREADS, viaClient / viaSessions));
+        bench.report.row(
+                "client",
+                THREADS + " threads, one name, one client (local queue, 1 claim)",
+                Double.NaN,
+                Double.NaN,
+                "",
+                "handoffs_per_s",
+                viaClient,
+                "vs_sessions",
+                viaClient / viaSessions);
+        bench.report.row(
+                "client",
+                THREADS + " threads, one name, " + THREADS + " sessions",
+                Double.NaN,
+                Double.NaN,
+                "",
+                "handoffs_per_s",
+                viaSessions);
+        bench.report.notes.add(String.format(
+                Locale.ROOT,
+                "client-handoff: %d threads on one name: %.0f hand-offs/s through one"
+                        + " client, %.0f/s through %d sessions (%.2f x)",
+                THREADS,
+                viaClient,
+                viaSessions,
+                THREADS,
+                viaClient / viaSessions));
     }
 }

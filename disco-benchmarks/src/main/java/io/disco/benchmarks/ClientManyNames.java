@@ -29,7 +29,9 @@ final class ClientManyNames implements BenchCase {
         int names = bench.quick ? 20_000 : 100_000;
         int threads = 16;
         String base = bench.root + "/cn";
-        log("client-names: %d distinct names, each locked and unlocked once through one client (%d threads)", names, threads);
+        log(
+                "client-names: %d distinct names, each locked and unlocked once through one client (%d threads)",
+                names, threads);
         try (Disco disco = EtcdProvider.disco(bench.client, EtcdOptions.defaults())) {
             ExecutorService pool = Executors.newFixedThreadPool(threads);
             try {
@@ -40,22 +42,49 @@ final class ClientManyNames implements BenchCase {
                 double seconds = (System.nanoTime() - t0) / 1e9;
                 Thread.sleep(1_000); // past the half second an idle name may keep its service
                 long heap1 = Bench.usedHeap();
-                long keys = bench.client.getKVClient().get(Bench.bs(base + "/"),
-                        GetOption.builder().isPrefix(true).withCountOnly(true).build()).get(30, TimeUnit.SECONDS).getCount();
+                long keys = bench.client
+                        .getKVClient()
+                        .get(
+                                Bench.bs(base + "/"),
+                                GetOption.builder()
+                                        .isPrefix(true)
+                                        .withCountOnly(true)
+                                        .build())
+                        .get(30, TimeUnit.SECONDS)
+                        .getCount();
                 double grownMb = (heap1 - heap0) / (1024.0 * 1024.0);
-                bench.report.row("client", String.format(Locale.ROOT, "%,d names locked+unlocked once, one client", names),
-                        Double.NaN, Double.NaN, "", "names_per_s", names / seconds, "heap_growth_mb", grownMb, "keys_left", keys);
-                bench.report.target("heap after " + names + " idle names (full GC)", "within 10 MB of the start",
-                        String.format(Locale.ROOT, "%+.2f MB", grownMb), grownMb <= 10, grownMb <= 10 ? "" : "names kept after use");
-                bench.report.target("keys left by " + names + " idle names", "0",
-                        Long.toString(keys), keys == 0, keys == 0 ? "" : "keys of released names left in etcd");
+                bench.report.row(
+                        "client",
+                        String.format(Locale.ROOT, "%,d names locked+unlocked once, one client", names),
+                        Double.NaN,
+                        Double.NaN,
+                        "",
+                        "names_per_s",
+                        names / seconds,
+                        "heap_growth_mb",
+                        grownMb,
+                        "keys_left",
+                        keys);
+                bench.report.target(
+                        "heap after " + names + " idle names (full GC)",
+                        "within 10 MB of the start",
+                        String.format(Locale.ROOT, "%+.2f MB", grownMb),
+                        grownMb <= 10,
+                        grownMb <= 10 ? "" : "names kept after use");
+                bench.report.target(
+                        "keys left by " + names + " idle names",
+                        "0",
+                        Long.toString(keys),
+                        keys == 0,
+                        keys == 0 ? "" : "keys of released names left in etcd");
             } finally {
                 pool.shutdownNow();
             }
         }
     }
 
-    private static void cycle(Disco disco, ExecutorService pool, String prefix, int names, int threads) throws Exception {
+    private static void cycle(Disco disco, ExecutorService pool, String prefix, int names, int threads)
+            throws Exception {
         AtomicInteger next = new AtomicInteger();
         List<Future<?>> all = new ArrayList<>();
         for (int t = 0; t < threads; t++) {

@@ -36,7 +36,8 @@ final class ClientParallelNames implements BenchCase {
     public void run(Bench bench) throws Exception {
         int rounds = bench.quick ? 3 : 6;
         long windowMs = bench.quick ? 1_500 : 2_500;
-        log("client-parallel: %d threads on %d names; one client, %d services, %d services on one session; %d rounds of %.1f s each",
+        log(
+                "client-parallel: %d threads on %d names; one client, %d services, %d services on one session; %d rounds of %.1f s each",
                 THREADS, THREADS, THREADS, THREADS, rounds, windowMs / 1e3);
         List<LockService> services = new ArrayList<>();
         EtcdSession shared = EtcdSession.open(bench.client, EtcdOptions.defaults());
@@ -49,7 +50,8 @@ final class ClientParallelNames implements BenchCase {
                     lock.lock();
                     lock.unlock();
                 });
-                LockService own = EtcdProvider.newLock(bench.client, bench.root + "/cp/service/" + t, EtcdOptions.defaults());
+                LockService own =
+                        EtcdProvider.newLock(bench.client, bench.root + "/cp/service/" + t, EtcdOptions.defaults());
                 services.add(own);
                 variants.get(1).add(() -> {
                     own.lock();
@@ -73,16 +75,45 @@ final class ClientParallelNames implements BenchCase {
             double viaServices = sum[1] / rounds;
             double viaShared = sum[2] / rounds;
             double ratio = viaClient / viaServices;
-            bench.report.row("client", THREADS + " threads x own name, one client", Double.NaN, Double.NaN, "",
-                    "lock_unlock_per_s", viaClient, "vs_services", ratio);
-            bench.report.row("client", THREADS + " threads x own name, " + THREADS + " services", Double.NaN, Double.NaN, "",
-                    "lock_unlock_per_s", viaServices);
-            bench.report.row("client", THREADS + " threads x own name, " + THREADS + " services on 1 session", Double.NaN,
-                    Double.NaN, "", "lock_unlock_per_s", viaShared, "vs_services", viaShared / viaServices);
-            bench.report.target("16 threads on 16 names: one client vs 16 services", ">= 0.9 x",
-                    String.format(Locale.ROOT, "%.3f x (%.0f/s vs %.0f/s)", ratio, viaClient, viaServices), ratio >= 0.9,
-                    ratio >= 0.9 ? "" : String.format(Locale.ROOT, "16 services on one session reach %.3f x by themselves",
-                            viaShared / viaServices));
+            bench.report.row(
+                    "client",
+                    THREADS + " threads x own name, one client",
+                    Double.NaN,
+                    Double.NaN,
+                    "",
+                    "lock_unlock_per_s",
+                    viaClient,
+                    "vs_services",
+                    ratio);
+            bench.report.row(
+                    "client",
+                    THREADS + " threads x own name, " + THREADS + " services",
+                    Double.NaN,
+                    Double.NaN,
+                    "",
+                    "lock_unlock_per_s",
+                    viaServices);
+            bench.report.row(
+                    "client",
+                    THREADS + " threads x own name, " + THREADS + " services on 1 session",
+                    Double.NaN,
+                    Double.NaN,
+                    "",
+                    "lock_unlock_per_s",
+                    viaShared,
+                    "vs_services",
+                    viaShared / viaServices);
+            bench.report.target(
+                    "16 threads on 16 names: one client vs 16 services",
+                    ">= 0.9 x",
+                    String.format(Locale.ROOT, "%.3f x (%.0f/s vs %.0f/s)", ratio, viaClient, viaServices),
+                    ratio >= 0.9,
+                    ratio >= 0.9
+                            ? ""
+                            : String.format(
+                                    Locale.ROOT,
+                                    "16 services on one session reach %.3f x by themselves",
+                                    viaShared / viaServices));
         } finally {
             services.forEach(LockService::close);
             shared.close();
@@ -97,22 +128,24 @@ final class ClientParallelNames implements BenchCase {
         CountDownLatch finished = new CountDownLatch(cycles.size());
         List<Throwable> failures = new ArrayList<>();
         for (Cycle c : cycles) {
-            Thread t = new Thread(() -> {
-                try {
-                    while (!stop.get()) {
-                        c.run();
-                        if (measuring.get()) {
-                            done.increment();
+            Thread t = new Thread(
+                    () -> {
+                        try {
+                            while (!stop.get()) {
+                                c.run();
+                                if (measuring.get()) {
+                                    done.increment();
+                                }
+                            }
+                        } catch (Throwable e) {
+                            synchronized (failures) {
+                                failures.add(e);
+                            }
+                        } finally {
+                            finished.countDown();
                         }
-                    }
-                } catch (Throwable e) {
-                    synchronized (failures) {
-                        failures.add(e);
-                    }
-                } finally {
-                    finished.countDown();
-                }
-            }, "bench-parallel");
+                    },
+                    "bench-parallel");
             t.setDaemon(true);
             t.start();
         }

@@ -25,7 +25,7 @@ final class ClientVsService implements BenchCase {
         log("client-lock: %d warm-up + %d interleaved rounds, disco.lock(name) vs LockService", warm, rounds);
         EtcdSession session = EtcdSession.open(bench.client, EtcdOptions.defaults());
         try (Disco disco = EtcdProvider.disco(bench.client, EtcdOptions.defaults());
-             LockService service = session.newLock(bench.root + "/cl/service")) {
+                LockService service = session.newLock(bench.root + "/cl/service")) {
             String name = bench.root + "/cl/client";
             Interleaved.Variant viaClient = () -> {
                 FencedLock lock = disco.lock(name);
@@ -43,12 +43,32 @@ final class ClientVsService implements BenchCase {
             double client = Stats.median(samples[0]);
             double direct = Stats.median(samples[1]);
             double ratio = client / direct;
-            bench.report.row("client", "lock+unlock via disco.lock(name)", client, Stats.p99(samples[0]), "ms", "vs_service", ratio,
-                    "etcd_rpcs", clientRpcs);
-            bench.report.row("client", "lock+unlock via LockService", direct, Stats.p99(samples[1]), "ms", "etcd_rpcs", serviceRpcs);
-            bench.report.target("disco.lock(name) lock+unlock vs LockService", "median <= 1.05 x",
-                    String.format(Locale.ROOT, "%.3f x (%.3f ms vs %.3f ms)", ratio, client, direct), ratio <= 1.05,
-                    ratio <= 1.05 ? "" : "the client makes and closes the name's service on every first lock and last unlock");
+            bench.report.row(
+                    "client",
+                    "lock+unlock via disco.lock(name)",
+                    client,
+                    Stats.p99(samples[0]),
+                    "ms",
+                    "vs_service",
+                    ratio,
+                    "etcd_rpcs",
+                    clientRpcs);
+            bench.report.row(
+                    "client",
+                    "lock+unlock via LockService",
+                    direct,
+                    Stats.p99(samples[1]),
+                    "ms",
+                    "etcd_rpcs",
+                    serviceRpcs);
+            bench.report.target(
+                    "disco.lock(name) lock+unlock vs LockService",
+                    "median <= 1.05 x",
+                    String.format(Locale.ROOT, "%.3f x (%.3f ms vs %.3f ms)", ratio, client, direct),
+                    ratio <= 1.05,
+                    ratio <= 1.05
+                            ? ""
+                            : "the client makes and closes the name's service on every first lock and last unlock");
         } finally {
             session.close();
         }

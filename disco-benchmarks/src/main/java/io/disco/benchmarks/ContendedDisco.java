@@ -40,13 +40,26 @@ final class ContendedDisco implements BenchCase {
             perAcq.add(rpa);
             perAcqText.add(String.format(Locale.ROOT, "K=%d: %.2f", k, rpa));
             acquisitionsPerSecond.put(k, c.perSecond());
-            bench.report.row("2 contended disco", "K=" + k + " handoff", Stats.median(c.handoffMs()), Stats.p99(c.handoffMs()),
-                    "ms", "acq_per_s", c.perSecond(), "unlock_ms", Stats.median(c.holdMs()),
-                    "rpcs_per_acq", rpa,
-                    "kv_per_acq", c.kvPerAcquisition(),
-                    "watches_per_acq", c.watchesPerAcquisition(),
-                    "handoffs_over_50ms", Contention.over(c.handoffMs(), 50),
-                    "acquisitions", c.acquisitions());
+            bench.report.row(
+                    "2 contended disco",
+                    "K=" + k + " handoff",
+                    Stats.median(c.handoffMs()),
+                    Stats.p99(c.handoffMs()),
+                    "ms",
+                    "acq_per_s",
+                    c.perSecond(),
+                    "unlock_ms",
+                    Stats.median(c.holdMs()),
+                    "rpcs_per_acq",
+                    rpa,
+                    "kv_per_acq",
+                    c.kvPerAcquisition(),
+                    "watches_per_acq",
+                    c.watchesPerAcquisition(),
+                    "handoffs_over_50ms",
+                    Contention.over(c.handoffMs(), 50),
+                    "acquisitions",
+                    c.acquisitions());
             if (k == 4) {
                 rpcsAtWait = rpa;
             }
@@ -59,15 +72,23 @@ final class ContendedDisco implements BenchCase {
             max = Math.max(max, perAcq.get(i));
         }
         boolean flat = max <= min * 1.15;
-        bench.report.target("etcd RPCs per handoff vs waiters", "constant (max/min <= 1.15) from K=4 to K=64",
-                String.join(", ", perAcqText), flat,
-                String.format(Locale.ROOT, "K=1 acquires without waiting (create Txn + delete Txn); from K=4 on every"
-                        + " acquisition waits: create Txn (which names the predecessor), a watch on it, one Txn"
-                        + " reading the own key and the predecessors after its delete, delete Txn (%.2f at K=4)",
+        bench.report.target(
+                "etcd RPCs per handoff vs waiters",
+                "constant (max/min <= 1.15) from K=4 to K=64",
+                String.join(", ", perAcqText),
+                flat,
+                String.format(
+                        Locale.ROOT,
+                        "K=1 acquires without waiting (create Txn + delete Txn); from K=4 on every"
+                                + " acquisition waits: create Txn (which names the predecessor), a watch on it, one Txn"
+                                + " reading the own key and the predecessors after its delete, delete Txn (%.2f at K=4)",
                         rpcsAtWait));
         double worst = perAcq.size() > 1 ? max : Double.NaN;
-        bench.report.target("etcd requests per contended acquisition", "<= 4.5 from K=4 to K=64",
-                String.join(", ", perAcqText), worst <= 4.5,
+        bench.report.target(
+                "etcd requests per contended acquisition",
+                "<= 4.5 from K=4 to K=64",
+                String.join(", ", perAcqText),
+                worst <= 4.5,
                 "unary requests plus watch creates per acquisition, the own-key watch reused across acquisitions;"
                         + " a waited acquisition also records its token in its key's value (one Put that nothing waits for,"
                         + " for EtcdSession.claimants), about 1.1 of the requests from K=4 on");

@@ -44,23 +44,37 @@ final class ContendedJetcd implements BenchCase {
             Contention.Result c = Contention.measure(bench.counter, bench.quick, k, () -> {
                 long lease = get(client.getLeaseClient().grant(3600)).getID(); // past a slow (--network dc) run
                 AtomicReference<ByteSequence> key = new AtomicReference<>();
-                return new Owner(() -> key.set(get(client.getLockClient().lock(name, lease)).getKey()),
+                return new Owner(
+                        () -> key.set(
+                                get(client.getLockClient().lock(name, lease)).getKey()),
                         () -> get(client.getLockClient().unlock(key.get())),
                         () -> client.getLeaseClient().revoke(lease).get(10, TimeUnit.SECONDS));
             });
-            long calls = c.rpcs().calls("Lock/") + c.rpcs().calls("KV/") + c.rpcs().watchCreates();
+            long calls =
+                    c.rpcs().calls("Lock/") + c.rpcs().calls("KV/") + c.rpcs().watchCreates();
             acquisitionsPerSecond.put(k, c.perSecond());
-            bench.report.row("2 contended jetcd Lock", "K=" + k + " handoff", Stats.median(c.handoffMs()),
-                    Stats.p99(c.handoffMs()), "ms",
-                    "acq_per_s", c.perSecond(), "unlock_ms", Stats.median(c.holdMs()),
-                    "rpcs_per_acq", calls / (double) c.acquisitions(),
-                    "handoffs_over_50ms", Contention.over(c.handoffMs(), 50),
-                    "acquisitions", c.acquisitions());
+            bench.report.row(
+                    "2 contended jetcd Lock",
+                    "K=" + k + " handoff",
+                    Stats.median(c.handoffMs()),
+                    Stats.p99(c.handoffMs()),
+                    "ms",
+                    "acq_per_s",
+                    c.perSecond(),
+                    "unlock_ms",
+                    Stats.median(c.holdMs()),
+                    "rpcs_per_acq",
+                    calls / (double) c.acquisitions(),
+                    "handoffs_over_50ms",
+                    Contention.over(c.handoffMs(), 50),
+                    "acquisitions",
+                    c.acquisitions());
         }
-        bench.report.notes.add("jetcd Lock RPCs are client-visible calls only: etcd runs the same queue recipe server-side"
-                + " inside one blocking Lock RPC, so its waiter is answered as the delete commits; a disco waiter"
-                + " learns of the delete from its watch and then reads its own key and the predecessors in one Txn"
-                + " before lock() returns: that is its longer handoff");
+        bench.report.notes.add(
+                "jetcd Lock RPCs are client-visible calls only: etcd runs the same queue recipe server-side"
+                        + " inside one blocking Lock RPC, so its waiter is answered as the delete commits; a disco waiter"
+                        + " learns of the delete from its watch and then reads its own key and the predecessors in one Txn"
+                        + " before lock() returns: that is its longer handoff");
         bench.report.notes.add("handoff = next owner's lock() return - previous owner's unlock() return (can be ~0 or"
                 + " negative when the grant arrives before the releaser's unlock() returns); unlock_ms = median unlock()"
                 + " call, since nothing is done while held");
@@ -86,17 +100,24 @@ final class ContendedJetcd implements BenchCase {
             }
             double ratio = disco.acquisitionsPerSecond.get(k) / j;
             all &= ratio >= minimumRatio(k);
-            text.add(String.format(Locale.ROOT, "K=%d: %.2f (%.0f vs %.0f/s)", k, ratio, disco.acquisitionsPerSecond.get(k), j));
+            text.add(String.format(
+                    Locale.ROOT, "K=%d: %.2f (%.0f vs %.0f/s)", k, ratio, disco.acquisitionsPerSecond.get(k), j));
         }
-        report.target("contended acquisitions/s, disco vs jetcd Lock", ">= 1.1 x at K = 1 and 64, >= 1.0 x at K = 4 and 16",
+        report.target(
+                "contended acquisitions/s, disco vs jetcd Lock",
+                ">= 1.1 x at K = 1 and 64, >= 1.0 x at K = 4 and 16",
                 String.join(", ", text),
-                all, "jetcd's Lock runs the queue inside etcd and answers a waiter as the delete commits; a disco waiter"
+                all,
+                "jetcd's Lock runs the queue inside etcd and answers a waiter as the delete commits; a disco waiter"
                         + " learns of the delete from its watch, then reads its own key and the predecessors (one Txn)"
                         + " before lock() returns");
         Double k64 = disco.acquisitionsPerSecond.get(64);
         if (k64 != null) {
-            report.target("contended acquisitions/s at K = 64 vs the issue's baseline", ">= 1.5 x " + (int) K64_BEFORE + "/s",
-                    String.format(Locale.ROOT, "%.0f/s = %.2f x", k64, k64 / K64_BEFORE), k64 >= 1.5 * K64_BEFORE,
+            report.target(
+                    "contended acquisitions/s at K = 64 vs the issue's baseline",
+                    ">= 1.5 x " + (int) K64_BEFORE + "/s",
+                    String.format(Locale.ROOT, "%.0f/s = %.2f x", k64, k64 / K64_BEFORE),
+                    k64 >= 1.5 * K64_BEFORE,
                     "the baseline was measured on the machine that filed the issue; compare on one machine");
         }
     }

@@ -18,8 +18,7 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class Contention {
 
-    private Contention() {
-    }
+    private Contention() {}
 
     /** Acquisitions per owner at {@code k} owners: about 600 in all (80 with {@code --quick}), at least 2 each. */
     static int cyclesPerOwner(boolean quick, int k) {
@@ -34,8 +33,7 @@ final class Contention {
      * One owner: its acquire and release, as measured ({@code lock} returns when held, {@code unlock} when
      * released), and what it holds of its own (its session, lease or client), closed after the run.
      */
-    record Owner(Step lock, Step unlock, AutoCloseable resources) {
-    }
+    record Owner(Step lock, Step unlock, AutoCloseable resources) {}
 
     /** An owner's acquire or release. */
     interface Step {
@@ -48,7 +46,8 @@ final class Contention {
     }
 
     /** The measured result of one contended run. */
-    record Result(int k, int acquisitions, double seconds, double[] handoffMs, double[] holdMs, RpcCounter.Snapshot rpcs) {
+    record Result(
+            int k, int acquisitions, double seconds, double[] handoffMs, double[] holdMs, RpcCounter.Snapshot rpcs) {
 
         /** @return acquisitions per second */
         double perSecond() {
@@ -105,21 +104,24 @@ final class Contention {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         List<Thread> threads = new ArrayList<>();
         for (Owner o : owners) {
-            Thread t = new Thread(() -> {
-                try {
-                    start.await();
-                    for (int c = 0; c < cycles; c++) {
-                        o.lock().run();
-                        long g = System.nanoTime();
-                        int s = seq.getAndIncrement(); // under the lock: acquisitions are numbered in grant order
-                        granted[s] = g;
-                        o.unlock().run();
-                        released[s] = System.nanoTime();
-                    }
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                }
-            }, "bench-owner");
+            Thread t = new Thread(
+                    () -> {
+                        try {
+                            start.await();
+                            for (int c = 0; c < cycles; c++) {
+                                o.lock().run();
+                                long g = System.nanoTime();
+                                int s = seq.getAndIncrement(); // under the lock: acquisitions are numbered in
+                                // grant order
+                                granted[s] = g;
+                                o.unlock().run();
+                                released[s] = System.nanoTime();
+                            }
+                        } catch (Throwable e) {
+                            failure.compareAndSet(null, e);
+                        }
+                    },
+                    "bench-owner");
             t.setDaemon(true);
             threads.add(t);
             t.start();

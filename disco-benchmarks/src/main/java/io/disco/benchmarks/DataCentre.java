@@ -35,6 +35,7 @@ final class DataCentre implements AutoCloseable {
     final EtcdCluster cluster;
     /** The proxied client URL of the leader. */
     final List<String> endpoints;
+
     private final List<TcpProxy> proxies;
 
     private DataCentre(EtcdCluster cluster, List<String> endpoints, List<TcpProxy> proxies) {
@@ -50,7 +51,8 @@ final class DataCentre implements AutoCloseable {
      */
     static DataCentre start(Duration rtt) throws IOException {
         TcpProxy.Link half = new TcpProxy.Link(rtt.dividedBy(2), Duration.ZERO, 0);
-        EtcdCluster cluster = EtcdCluster.startOnDisk(3, Path.of(System.getProperty("java.io.tmpdir"), "disco-bench-dc"));
+        EtcdCluster cluster =
+                EtcdCluster.startOnDisk(3, Path.of(System.getProperty("java.io.tmpdir"), "disco-bench-dc"));
         List<TcpProxy> proxies = new ArrayList<>();
         List<String> endpoints = new ArrayList<>();
         try {
@@ -70,9 +72,13 @@ final class DataCentre implements AutoCloseable {
 
     /** @return the index of the member that says it leads, asked directly (not through a proxy) */
     private static int leader(EtcdCluster cluster) {
-        try (Client c = Client.builder().endpoints(cluster.endpoints().toArray(String[]::new)).build()) {
+        try (Client c = Client.builder()
+                .endpoints(cluster.endpoints().toArray(String[]::new))
+                .build()) {
             for (int i = 0; i < cluster.size(); i++) {
-                StatusResponse s = c.getMaintenanceClient().statusMember(cluster.endpoint(i)).get(10, TimeUnit.SECONDS);
+                StatusResponse s = c.getMaintenanceClient()
+                        .statusMember(cluster.endpoint(i))
+                        .get(10, TimeUnit.SECONDS);
                 if (s.getLeader() == s.getHeader().getMemberId()) {
                     return i;
                 }
@@ -85,8 +91,11 @@ final class DataCentre implements AutoCloseable {
 
     /** @return what the run measures against, for the report */
     static String describe(Duration rtt, EtcdCluster cluster) {
-        return String.format(Locale.ROOT, "dc: %.2f ms round trip on every link (client-leader and member-member, "
-                + "user-space proxies), %s", rtt.toNanos() / 1e6, cluster);
+        return String.format(
+                Locale.ROOT,
+                "dc: %.2f ms round trip on every link (client-leader and member-member, " + "user-space proxies), %s",
+                rtt.toNanos() / 1e6,
+                cluster);
     }
 
     @Override

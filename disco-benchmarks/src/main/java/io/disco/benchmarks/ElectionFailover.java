@@ -31,18 +31,27 @@ final class ElectionFailover implements BenchCase {
                 for (int i = 1; i <= n; i++) {
                     EtcdSession nextSession = EtcdSession.open(bench.client, EtcdOptions.defaults());
                     io.disco.election.ElectionService next = nextSession.newElection(prefix);
-                    java.util.concurrent.CompletableFuture<Long> won = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-                        try {
-                            next.campaign("leader-" + System.nanoTime());
-                            return System.nanoTime();
-                        } catch (InterruptedException e) {
-                            throw new IllegalStateException(e);
-                        }
-                    });
+                    java.util.concurrent.CompletableFuture<Long> won =
+                            java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                                try {
+                                    next.campaign("leader-" + System.nanoTime());
+                                    return System.nanoTime();
+                                } catch (InterruptedException e) {
+                                    throw new IllegalStateException(e);
+                                }
+                            });
                     // The next candidate must be queued (its key written) before the term ends.
                     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                    GetOption count = GetOption.builder().isPrefix(true).withCountOnly(true).build();
-                    while (bench.client.getKVClient().get(bs(prefix + "/"), count).get(5, TimeUnit.SECONDS).getCount() < 2) {
+                    GetOption count = GetOption.builder()
+                            .isPrefix(true)
+                            .withCountOnly(true)
+                            .build();
+                    while (bench.client
+                                    .getKVClient()
+                                    .get(bs(prefix + "/"), count)
+                                    .get(5, TimeUnit.SECONDS)
+                                    .getCount()
+                            < 2) {
                         if (System.nanoTime() > deadline) {
                             throw new IllegalStateException("candidate did not queue");
                         }
@@ -51,7 +60,10 @@ final class ElectionFailover implements BenchCase {
                     long ended;
                     if (loss) {
                         ended = System.nanoTime();
-                        bench.client.getLeaseClient().revoke(leaderSession.leaseId()).get(10, TimeUnit.SECONDS);
+                        bench.client
+                                .getLeaseClient()
+                                .revoke(leaderSession.leaseId())
+                                .get(10, TimeUnit.SECONDS);
                     } else {
                         leader.resign();
                         ended = System.nanoTime();
@@ -65,8 +77,14 @@ final class ElectionFailover implements BenchCase {
                 leaderSession.close();
             }
             double[] samples = ms.stream().mapToDouble(Double::doubleValue).toArray();
-            bench.report.row("4 election", loss ? "lease loss (revoke) -> next leader" : "resign() -> next leader",
-                    Stats.median(samples), Stats.p99(samples), "ms", "terms", n);
+            bench.report.row(
+                    "4 election",
+                    loss ? "lease loss (revoke) -> next leader" : "resign() -> next leader",
+                    Stats.median(samples),
+                    Stats.p99(samples),
+                    "ms",
+                    "terms",
+                    n);
         }
     }
 }

@@ -8,8 +8,7 @@ import io.disco.testing.RpcCounter;
  */
 final class EtcdRequests {
 
-    private EtcdRequests() {
-    }
+    private EtcdRequests() {}
 
     /** @return the KV calls and watch creates in {@code rpcs} */
     static long of(RpcCounter.Snapshot rpcs) {

@@ -141,7 +141,9 @@ public class GuardBenchmark implements BenchCase {
             for (RunResult r : new Runner(ob.build()).run()) {
                 String label = r.getParams().getBenchmark();
                 scores.put(label.substring(label.lastIndexOf('.') + 1), new double[] {
-                    r.getPrimaryResult().getStatistics().getPercentile(50), r.getPrimaryResult().getScoreError()});
+                    r.getPrimaryResult().getStatistics().getPercentile(50),
+                    r.getPrimaryResult().getScoreError()
+                });
             }
             return scores;
         } finally {
@@ -156,55 +158,108 @@ public class GuardBenchmark implements BenchCase {
      */
     @Override
     public void run(Bench bench) throws Exception {
-        Bench.log("5. Guard.check, Guard.admit and AtomicLong.get(), JMH, 1, 2 and 8 threads (%s)",
+        Bench.log(
+                "5. Guard.check, Guard.admit and AtomicLong.get(), JMH, 1, 2 and 8 threads (%s)",
                 bench.quick ? "short iterations" : "full iterations");
-        Map<String, String> names = Map.of("guardCheckEqualToken", "Guard.check (equal token)",
-                "guardAdmitEqualToken", "Guard.admit + close (equal token)",
-                "plainAtomicLongGet", "AtomicLong.get()",
-                "guardAdmitAdvancing", "Guard.admit + close, token advancing every "
-                        + GuardBenchmark.REQUESTS_PER_TOKEN + " requests",
-                "guardCheckEqualTokenBounded", "Guard.check (equal token, with an issued bound)",
-                "guardAdmitEqualTokenBounded", "Guard.admit + close (equal token, with an issued bound)",
-                "guardAdmitAdvancingBounded", "Guard.admit + close, token advancing every "
-                        + GuardBenchmark.REQUESTS_PER_TOKEN + " requests, with an issued bound");
+        Map<String, String> names = Map.of(
+                "guardCheckEqualToken",
+                "Guard.check (equal token)",
+                "guardAdmitEqualToken",
+                "Guard.admit + close (equal token)",
+                "plainAtomicLongGet",
+                "AtomicLong.get()",
+                "guardAdmitAdvancing",
+                "Guard.admit + close, token advancing every " + GuardBenchmark.REQUESTS_PER_TOKEN + " requests",
+                "guardCheckEqualTokenBounded",
+                "Guard.check (equal token, with an issued bound)",
+                "guardAdmitEqualTokenBounded",
+                "Guard.admit + close (equal token, with an issued bound)",
+                "guardAdmitAdvancingBounded",
+                "Guard.admit + close, token advancing every " + GuardBenchmark.REQUESTS_PER_TOKEN
+                        + " requests, with an issued bound");
         Map<Integer, Map<String, double[]>> byThreads = new LinkedHashMap<>();
-        byThreads.put(1, jmh(bench.quick, 1, "guardCheckEqualToken", "guardAdmitEqualToken", "plainAtomicLongGet",
-                "guardCheckEqualTokenBounded", "guardAdmitEqualTokenBounded"));
+        byThreads.put(
+                1,
+                jmh(
+                        bench.quick,
+                        1,
+                        "guardCheckEqualToken",
+                        "guardAdmitEqualToken",
+                        "plainAtomicLongGet",
+                        "guardCheckEqualTokenBounded",
+                        "guardAdmitEqualTokenBounded"));
         byThreads.put(2, jmh(bench.quick, 2, "guardCheckEqualToken", "guardAdmitEqualToken", "plainAtomicLongGet"));
-        byThreads.put(8, jmh(bench.quick, 8, "guardAdmitEqualToken", "guardAdmitAdvancing", "guardAdmitAdvancingBounded"));
-        byThreads.forEach((threads, scores) -> scores.forEach((method, s) -> bench.report.row("5 guard",
-                names.get(method) + ", " + threads + (threads == 1 ? " thread" : " threads"), Double.NaN, Double.NaN, "",
-                "ops_per_s", s[0], "ns_per_op", 1e9 / s[0], "error_99.9", s[1])));
+        byThreads.put(
+                8, jmh(bench.quick, 8, "guardAdmitEqualToken", "guardAdmitAdvancing", "guardAdmitAdvancingBounded"));
+        byThreads.forEach((threads, scores) -> scores.forEach((method, s) -> bench.report.row(
+                "5 guard",
+                names.get(method) + ", " + threads + (threads == 1 ? " thread" : " threads"),
+                Double.NaN,
+                Double.NaN,
+                "",
+                "ops_per_s",
+                s[0],
+                "ns_per_op",
+                1e9 / s[0],
+                "error_99.9",
+                s[1])));
         Map<String, double[]> one = byThreads.get(1);
         double guard = one.get("guardCheckEqualToken")[0];
         double plain = one.get("plainAtomicLongGet")[0];
         double ratio = guard / plain;
-        bench.report.target("guard vs plain read, 1 thread", "guard >= plain / 1.2",
+        bench.report.target(
+                "guard vs plain read, 1 thread",
+                "guard >= plain / 1.2",
                 String.format(Locale.ROOT, "guard %.3g ops/s = %.2f x plain %.3g ops/s", guard, ratio, plain),
                 ratio >= 1 / 1.2,
-                ratio >= 1 / 1.2 ? "" : (Math.abs(guard - plain) <= one.get("guardCheckEqualToken")[1]
-                        + one.get("plainAtomicLongGet")[1]
-                        ? "the difference is within JMH's 99.9% error bars on this machine (not resolved by this run);"
-                        : "resolved beyond JMH's error bars;")
-                        + " per call the guard loads the token's value and compares it after the same volatile read,"
-                        + " at about 1 ns per call either way");
+                ratio >= 1 / 1.2
+                        ? ""
+                        : (Math.abs(guard - plain)
+                                                <= one.get("guardCheckEqualToken")[1] + one.get("plainAtomicLongGet")[1]
+                                        ? "the difference is within JMH's 99.9% error bars on this machine (not resolved by this run);"
+                                        : "resolved beyond JMH's error bars;")
+                                + " per call the guard loads the token's value and compares it after the same volatile read,"
+                                + " at about 1 ns per call either way");
         double added = 1e9 / one.get("guardAdmitEqualToken")[0] - 1e9 / guard;
-        bench.report.target("admission over check, equal token, 1 thread", "<= 50 ns added",
-                String.format(Locale.ROOT, "+%.1f ns (admit + close %.1f ns, check %.1f ns)", added,
-                        1e9 / one.get("guardAdmitEqualToken")[0], 1e9 / guard),
-                added <= 50, added <= 50 ? "" : "the admission counts in and out on one shared counter");
+        bench.report.target(
+                "admission over check, equal token, 1 thread",
+                "<= 50 ns added",
+                String.format(
+                        Locale.ROOT,
+                        "+%.1f ns (admit + close %.1f ns, check %.1f ns)",
+                        added,
+                        1e9 / one.get("guardAdmitEqualToken")[0],
+                        1e9 / guard),
+                added <= 50,
+                added <= 50 ? "" : "the admission counts in and out on one shared counter");
         double bounded = one.get("guardCheckEqualTokenBounded")[0];
-        bench.report.target("equal-token check with an issued bound vs without, 1 thread", "bounded >= unbounded / 1.2",
-                String.format(Locale.ROOT, "bounded %.3g ops/s = %.2f x unbounded %.3g ops/s", bounded, bounded / guard, guard),
+        bench.report.target(
+                "equal-token check with an issued bound vs without, 1 thread",
+                "bounded >= unbounded / 1.2",
+                String.format(
+                        Locale.ROOT,
+                        "bounded %.3g ops/s = %.2f x unbounded %.3g ops/s",
+                        bounded,
+                        bounded / guard,
+                        guard),
                 bounded / guard >= 1 / 1.2,
-                bounded / guard >= 1 / 1.2 ? "" : "the equal-token path reads nothing more with a bound; compare the difference with JMH's error bars");
+                bounded / guard >= 1 / 1.2
+                        ? ""
+                        : "the equal-token path reads nothing more with a bound; compare the difference with JMH's error bars");
         Map<String, double[]> eight = byThreads.get(8);
-        bench.report.notes.add(String.format(Locale.ROOT, "8 threads on 2 cores: equal-token admissions %.3g ops/s, token advancing"
-                + " every %d requests %.3g ops/s (%.2f x)", eight.get("guardAdmitEqualToken")[0],
-                GuardBenchmark.REQUESTS_PER_TOKEN, eight.get("guardAdmitAdvancing")[0],
+        bench.report.notes.add(String.format(
+                Locale.ROOT,
+                "8 threads on 2 cores: equal-token admissions %.3g ops/s, token advancing"
+                        + " every %d requests %.3g ops/s (%.2f x)",
+                eight.get("guardAdmitEqualToken")[0],
+                GuardBenchmark.REQUESTS_PER_TOKEN,
+                eight.get("guardAdmitAdvancing")[0],
                 eight.get("guardAdmitAdvancing")[0] / eight.get("guardAdmitEqualToken")[0]));
-        bench.report.notes.add(String.format(Locale.ROOT, "8 threads on 2 cores, token advancing every %d requests: with an issued"
-                + " bound %.3g ops/s = %.2f x without", GuardBenchmark.REQUESTS_PER_TOKEN,
+        bench.report.notes.add(String.format(
+                Locale.ROOT,
+                "8 threads on 2 cores, token advancing every %d requests: with an issued"
+                        + " bound %.3g ops/s = %.2f x without",
+                GuardBenchmark.REQUESTS_PER_TOKEN,
                 eight.get("guardAdmitAdvancingBounded")[0],
                 eight.get("guardAdmitAdvancingBounded")[0] / eight.get("guardAdmitAdvancing")[0]));
     }

@@ -40,48 +40,93 @@ final class GuardBoundFlood implements BenchCase {
     private static final int OWNERS_ALONE = 50;
 
     /** What one setting measured. */
-    record Result(double readsPerSecond, double forgedPerSecond, double longestForgedMs, double[] ownerInFloodMs,
-                  double readsPerOwner, double[] ownerAloneMs) {
-    }
+    record Result(
+            double readsPerSecond,
+            double forgedPerSecond,
+            double longestForgedMs,
+            double[] ownerInFloodMs,
+            double readsPerOwner,
+            double[] ownerAloneMs) {}
 
     @Override
     public void run(Bench bench) throws Exception {
         long windowMs = bench.quick ? 1_000 : 3_000;
         Duration interval = Duration.ofMillis(Guard.DEFAULT_BOUND_READ_INTERVAL_MILLIS);
-        log("guard-flood: %d threads forging tokens for %.1f s, no read interval vs %d ms; then %d real new owners in the"
-                + " flood and %d without", FORGERS, windowMs / 1e3, interval.toMillis(), OWNERS_IN_FLOOD, OWNERS_ALONE);
+        log(
+                "guard-flood: %d threads forging tokens for %.1f s, no read interval vs %d ms; then %d real new owners in the"
+                        + " flood and %d without",
+                FORGERS, windowMs / 1e3, interval.toMillis(), OWNERS_IN_FLOOD, OWNERS_ALONE);
         RpcCounter counter = new RpcCounter();
-        try (Client boundClient = Client.builder().endpoints(bench.endpoints.toArray(String[]::new))
-                .interceptor(EtcdDeadlines.unary(EtcdOptions.defaults().requestTimeout()), counter).build();
-             LockService lock = EtcdProvider.newLock(bench.client, bench.root + "/guard-flood", EtcdOptions.defaults())) {
+        try (Client boundClient = Client.builder()
+                        .endpoints(bench.endpoints.toArray(String[]::new))
+                        .interceptor(EtcdDeadlines.unary(EtcdOptions.defaults().requestTimeout()), counter)
+                        .build();
+                LockService lock =
+                        EtcdProvider.newLock(bench.client, bench.root + "/guard-flood", EtcdOptions.defaults())) {
             boundClient.getKVClient().get(Bench.bs(bench.root)).get(10, TimeUnit.SECONDS); // connect
             Result before = measure(Duration.ZERO, boundClient, counter, lock, windowMs);
             Result after = measure(interval, boundClient, counter, lock, windowMs);
             report(bench.report, "no read interval (before)", before);
             report(bench.report, "read interval " + interval.toMillis() + " ms (after)", after);
             double most = 1000.0 / interval.toMillis();
-            bench.report.target("guard bound reads under a flood of forged tokens", String.format(Locale.ROOT,
-                    "<= 1 per %d ms (%.0f/s)", interval.toMillis(), most), String.format(Locale.ROOT,
-                    "%.1f reads/s (%.0f without the interval), %.0f forged requests/s answered", after.readsPerSecond,
-                    before.readsPerSecond, after.forgedPerSecond), after.readsPerSecond <= most * 1.05, "");
-            bench.report.notes.add(String.format(Locale.ROOT, "guard-flood: %d threads sending forged tokens: %.0f etcd reads/s"
+            bench.report.target(
+                    "guard bound reads under a flood of forged tokens",
+                    String.format(Locale.ROOT, "<= 1 per %d ms (%.0f/s)", interval.toMillis(), most),
+                    String.format(
+                            Locale.ROOT,
+                            "%.1f reads/s (%.0f without the interval), %.0f forged requests/s answered",
+                            after.readsPerSecond,
+                            before.readsPerSecond,
+                            after.forgedPerSecond),
+                    after.readsPerSecond <= most * 1.05,
+                    "");
+            bench.report.notes.add(String.format(
+                    Locale.ROOT,
+                    "guard-flood: %d threads sending forged tokens: %.0f etcd reads/s"
                             + " without the read interval, %.1f/s with %d ms; a real new owner's first request in the flood"
                             + " %.1f ms (median; longest %.1f) vs %.1f; real hand-overs alone %.1f vs %.1f ms, %.2f vs %.2f reads"
-                            + " per new owner", FORGERS, before.readsPerSecond, after.readsPerSecond, interval.toMillis(),
-                    Stats.median(after.ownerInFloodMs), max(after.ownerInFloodMs), Stats.median(before.ownerInFloodMs),
-                    Stats.median(after.ownerAloneMs), Stats.median(before.ownerAloneMs), after.readsPerOwner,
+                            + " per new owner",
+                    FORGERS,
+                    before.readsPerSecond,
+                    after.readsPerSecond,
+                    interval.toMillis(),
+                    Stats.median(after.ownerInFloodMs),
+                    max(after.ownerInFloodMs),
+                    Stats.median(before.ownerInFloodMs),
+                    Stats.median(after.ownerAloneMs),
+                    Stats.median(before.ownerAloneMs),
+                    after.readsPerOwner,
                     before.readsPerOwner));
         }
     }
 
     private static void report(Report report, String setting, Result r) {
-        report.row("5 guard bound", "forged-token flood, " + setting, Double.NaN, Double.NaN, "",
-                "reads_per_s", r.readsPerSecond, "forged_answered_per_s", r.forgedPerSecond, "longest_forged_ms",
+        report.row(
+                "5 guard bound",
+                "forged-token flood, " + setting,
+                Double.NaN,
+                Double.NaN,
+                "",
+                "reads_per_s",
+                r.readsPerSecond,
+                "forged_answered_per_s",
+                r.forgedPerSecond,
+                "longest_forged_ms",
                 r.longestForgedMs);
-        report.row("5 guard bound", "new owner's first request in the flood, " + setting, Stats.median(r.ownerInFloodMs),
-                max(r.ownerInFloodMs), "ms");
-        report.row("5 guard bound", "new owners one after another, no flood, " + setting, Stats.median(r.ownerAloneMs),
-                Stats.p99(r.ownerAloneMs), "ms", "reads_per_owner", r.readsPerOwner);
+        report.row(
+                "5 guard bound",
+                "new owner's first request in the flood, " + setting,
+                Stats.median(r.ownerInFloodMs),
+                max(r.ownerInFloodMs),
+                "ms");
+        report.row(
+                "5 guard bound",
+                "new owners one after another, no flood, " + setting,
+                Stats.median(r.ownerAloneMs),
+                Stats.p99(r.ownerAloneMs),
+                "ms",
+                "reads_per_owner",
+                r.readsPerOwner);
     }
 
     private static double max(double[] samples) {
@@ -92,9 +137,13 @@ final class GuardBoundFlood implements BenchCase {
         return m;
     }
 
-    private static Result measure(Duration interval, Client boundClient, RpcCounter counter, LockService lock, long windowMs)
+    private static Result measure(
+            Duration interval, Client boundClient, RpcCounter counter, LockService lock, long windowMs)
             throws Exception {
-        Guard guard = Guard.builder().issuedBound(EtcdIssuedBound.of(boundClient)).boundReadInterval(interval).build();
+        Guard guard = Guard.builder()
+                .issuedBound(EtcdIssuedBound.of(boundClient))
+                .boundReadInterval(interval)
+                .build();
         guard.admit(lock.lock().token()).close();
         long revision = guard.highWater().orElseThrow().value();
         LongAdder answered = new LongAdder();
@@ -108,18 +157,20 @@ final class GuardBoundFlood implements BenchCase {
         try {
             for (int i = 0; i < FORGERS; i++) {
                 FencingToken forged = FencingToken.of(i == 0 ? Long.MAX_VALUE : revision + 1_000_000_000L + i);
-                Thread t = new Thread(() -> {
-                    while (!stop.get()) {
-                        long s = System.nanoTime();
-                        try {
-                            guard.check(forged);
-                            admitted.set("a forged token was admitted: " + forged);
-                        } catch (TokenNotIssuedException | BoundUnavailableException e) {
-                            answered.increment();
-                        }
-                        longest.accumulateAndGet(System.nanoTime() - s, Math::max);
-                    }
-                }, "forger-" + i);
+                Thread t = new Thread(
+                        () -> {
+                            while (!stop.get()) {
+                                long s = System.nanoTime();
+                                try {
+                                    guard.check(forged);
+                                    admitted.set("a forged token was admitted: " + forged);
+                                } catch (TokenNotIssuedException | BoundUnavailableException e) {
+                                    answered.increment();
+                                }
+                                longest.accumulateAndGet(System.nanoTime() - s, Math::max);
+                            }
+                        },
+                        "forger-" + i);
                 t.setDaemon(true);
                 forgers.add(t);
                 t.start();

@@ -41,26 +41,44 @@ final class GuardFilterOnJetty implements BenchCase {
         ctx.setContextPath("/");
         ctx.addServlet(new ServletHolder(new OkServlet()), "/plain/*");
         ctx.addServlet(new ServletHolder(new OkServlet()), "/guarded/*");
-        ctx.addFilter(new FilterHolder(new GuardFilter(Guard.create())), "/guarded/*", EnumSet.of(DispatcherType.REQUEST));
+        ctx.addFilter(
+                new FilterHolder(new GuardFilter(Guard.create())), "/guarded/*", EnumSet.of(DispatcherType.REQUEST));
         server.setHandler(ctx);
         server.start();
         try {
-            HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            HttpClient http =
+                    HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             String base = "http://127.0.0.1:" + ((ServerConnector) server.getConnectors()[0]).getLocalPort();
             HttpRequest[] reqs = {
-                FencingHttp.inject(HttpRequest.newBuilder(URI.create(base + "/plain/x")), FencingToken.of(7)).GET().build(),
-                FencingHttp.inject(HttpRequest.newBuilder(URI.create(base + "/guarded/x")), FencingToken.of(7)).GET().build(),
+                FencingHttp.inject(HttpRequest.newBuilder(URI.create(base + "/plain/x")), FencingToken.of(7))
+                        .GET()
+                        .build(),
+                FencingHttp.inject(HttpRequest.newBuilder(URI.create(base + "/guarded/x")), FencingToken.of(7))
+                        .GET()
+                        .build(),
             };
-            double[][] samples = Interleaved.sampledInTurn(warm, n, () -> send(http, reqs[0]), () -> send(http, reqs[1]));
+            double[][] samples =
+                    Interleaved.sampledInTurn(warm, n, () -> send(http, reqs[0]), () -> send(http, reqs[1]));
             double mp = Stats.median(samples[0]);
             double mg = Stats.median(samples[1]);
             bench.report.row("5 guard", "Jetty servlet, no filter", mp, Stats.p99(samples[0]), "ms");
-            bench.report.row("5 guard", "Jetty servlet + GuardFilter", mg, Stats.p99(samples[1]), "ms",
-                    "vs_no_filter", mg / mp, "added_us", (mg - mp) * 1000);
+            bench.report.row(
+                    "5 guard",
+                    "Jetty servlet + GuardFilter",
+                    mg,
+                    Stats.p99(samples[1]),
+                    "ms",
+                    "vs_no_filter",
+                    mg / mp,
+                    "added_us",
+                    (mg - mp) * 1000);
             double addedUs = (mg - mp) * 1000;
-            bench.report.target("GuardFilter (ordered admission) over no filter, Jetty", "<= 5 us added per request",
+            bench.report.target(
+                    "GuardFilter (ordered admission) over no filter, Jetty",
+                    "<= 5 us added per request",
                     String.format(Locale.ROOT, "+%.1f us (%.3f ms vs %.3f ms, medians)", addedUs, mg, mp),
-                    addedUs <= 5, addedUs <= 5 ? "" : "the filter parses the header and admits under the guard");
+                    addedUs <= 5,
+                    addedUs <= 5 ? "" : "the filter parses the header and admits under the guard");
         } finally {
             server.stop();
         }

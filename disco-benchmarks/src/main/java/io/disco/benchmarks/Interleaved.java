@@ -15,8 +15,7 @@ import java.util.stream.IntStream;
  */
 final class Interleaved {
 
-    private Interleaved() {
-    }
+    private Interleaved() {}
 
     /** One measured variant: one lock+unlock, or the requests that stand for it; its sample is how long the call took. */
     interface Variant {
@@ -47,7 +46,8 @@ final class Interleaved {
      * {@code order} (the last round's order shuffled again).
      */
     static double[][] shuffled(int warm, int rounds, Random order, Variant... variants) throws Exception {
-        return measure(warm, rounds, timed(variants), (round, variantOrder) -> Collections.shuffle(variantOrder, order));
+        return measure(
+                warm, rounds, timed(variants), (round, variantOrder) -> Collections.shuffle(variantOrder, order));
     }
 
     /** Sets the order of the variants in {@code round}. */
@@ -57,7 +57,8 @@ final class Interleaved {
 
     private static double[][] measure(int warm, int rounds, Sampled[] variants, Order order) throws Exception {
         double[][] samples = new double[variants.length][rounds];
-        List<Integer> next = new ArrayList<>(IntStream.range(0, variants.length).boxed().toList());
+        List<Integer> next =
+                new ArrayList<>(IntStream.range(0, variants.length).boxed().toList());
         for (int i = 0; i < warm + rounds; i++) {
             order.next(i, next);
             for (int v : next) {

@@ -29,8 +29,15 @@ final class KeyedGuardMemory implements BenchCase {
             keyStrings += 24 + 16 + ("tenant-" + i).length(); // String + byte[] header + Latin-1 bytes
         }
         double perKey = (after - before) / (double) keys;
-        bench.report.row("5 guard", "KeyedGuard, heap per idle key (incl. its key string, ~"
-                + Math.round(keyStrings / (double) keys) + " B)", perKey, Double.NaN, "B", "keys", guards.size());
+        bench.report.row(
+                "5 guard",
+                "KeyedGuard, heap per idle key (incl. its key string, ~" + Math.round(keyStrings / (double) keys)
+                        + " B)",
+                perKey,
+                Double.NaN,
+                "B",
+                "keys",
+                guards.size());
     }
 
     private static long usedAfterGc(MemoryMXBean memory) {

@@ -76,11 +76,13 @@ final class ManyLocksAtOnce implements BenchCase {
         long acquisitions;
         /** Cycles completed in all, also after a slice's deadline: the denominator of RPCs per cycle. */
         long allCycles;
+
         long nanos;
         long jvmCpu;
         long etcdCpu;
         /** Busy CPU of the whole machine (every process, this JVM's neighbours too), from /proc/stat; -1 when unknown. */
         long machineCpu;
+
         RpcCounter.Snapshot rpcs;
         final Map<Long, Long> threadCpu = new HashMap<>();
         final Map<Long, String> threadNames = new HashMap<>();
@@ -127,9 +129,10 @@ final class ManyLocksAtOnce implements BenchCase {
         long warmMs = bench.quick ? 500 : 2_000;
         int slices = bench.quick ? 2 : 5;
         long sliceMs = 1_000;
-        Bench.log("7. many locks at once: %d threads, own lock each: (a) 1 shared session, (b) 1 session per thread,"
-                + " (c) raw Txn + Delete; %.1f s warm-up + %d x %.1f s each, interleaved", THREADS, warmMs / 1e3, slices,
-                sliceMs / 1e3);
+        Bench.log(
+                "7. many locks at once: %d threads, own lock each: (a) 1 shared session, (b) 1 session per thread,"
+                        + " (c) raw Txn + Delete; %.1f s warm-up + %d x %.1f s each, interleaved",
+                THREADS, warmMs / 1e3, slices, sliceMs / 1e3);
         if (MX.isThreadCpuTimeSupported() && !MX.isThreadCpuTimeEnabled()) {
             MX.setThreadCpuTimeEnabled(true);
         }
@@ -163,8 +166,10 @@ final class ManyLocksAtOnce implements BenchCase {
                     b[i].unlock();
                 },
                 i -> {
-                    TxnResponse r = Bench.get(kv.txn().If(new Cmp(rawKeys[i], Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                            .Then(Op.put(rawKeys[i], ByteSequence.EMPTY, withLease)).commit());
+                    TxnResponse r = Bench.get(kv.txn()
+                            .If(new Cmp(rawKeys[i], Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                            .Then(Op.put(rawKeys[i], ByteSequence.EMPTY, withLease))
+                            .commit());
                     if (!r.isSucceeded()) {
                         throw new IllegalStateException("raw key already there: " + rawKeys[i]);
                     }
@@ -189,7 +194,10 @@ final class ManyLocksAtOnce implements BenchCase {
             shared.close();
             own.forEach(EtcdSession::close);
             bench.client.getLeaseClient().revoke(lease).get(10, TimeUnit.SECONDS);
-            kv.delete(Bench.bs(base + "/"), DeleteOption.builder().isPrefix(true).build()).get(10, TimeUnit.SECONDS);
+            kv.delete(
+                            Bench.bs(base + "/"),
+                            DeleteOption.builder().isPrefix(true).build())
+                    .get(10, TimeUnit.SECONDS);
         }
     }
 
@@ -204,30 +212,32 @@ final class ManyLocksAtOnce implements BenchCase {
         List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < THREADS; t++) {
             int i = t;
-            Thread th = new Thread(() -> {
-                try {
-                    go.await();
-                    long end = deadline[0]; // published by the latch
-                    while (true) {
-                        long s = System.nanoTime();
-                        if (s >= end) {
-                            break;
+            Thread th = new Thread(
+                    () -> {
+                        try {
+                            go.await();
+                            long end = deadline[0]; // published by the latch
+                            while (true) {
+                                long s = System.nanoTime();
+                                if (s >= end) {
+                                    break;
+                                }
+                                cycle.run(i);
+                                long e = System.nanoTime();
+                                all[i]++;
+                                if (e > end) {
+                                    break;
+                                }
+                                if (counted[i] < ms1[i].length) {
+                                    ms1[i][(int) counted[i]] = Stats.ms(e - s);
+                                }
+                                counted[i]++;
+                            }
+                        } catch (Throwable e) {
+                            failure.compareAndSet(null, e);
                         }
-                        cycle.run(i);
-                        long e = System.nanoTime();
-                        all[i]++;
-                        if (e > end) {
-                            break;
-                        }
-                        if (counted[i] < ms1[i].length) {
-                            ms1[i][(int) counted[i]] = Stats.ms(e - s);
-                        }
-                        counted[i]++;
-                    }
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                }
-            }, "bench-many-" + i);
+                    },
+                    "bench-many-" + i);
             th.setDaemon(true);
             threads.add(th);
             th.start();
@@ -266,7 +276,8 @@ final class ManyLocksAtOnce implements BenchCase {
         tally.nanos += t1 - t0;
         tally.jvmCpu += jvm1 - jvm0;
         tally.etcdCpu += etcd1 - etcd0;
-        tally.machineCpu = machine0 < 0 || machine1 < 0 || tally.machineCpu < 0 ? -1 : tally.machineCpu + machine1 - machine0;
+        tally.machineCpu =
+                machine0 < 0 || machine1 < 0 || tally.machineCpu < 0 ? -1 : tally.machineCpu + machine1 - machine0;
         tally.rpcs = tally.rpcs == null ? rpcs : plus(tally.rpcs, rpcs);
         for (int i = 0; i < THREADS; i++) {
             tally.acquisitions += counted[i];
@@ -307,17 +318,24 @@ final class ManyLocksAtOnce implements BenchCase {
 
     /** CPU time of the etcd processes this JVM started (the throwaway member); 0 when etcd is elsewhere. */
     static long etcdCpuNanos() {
-        return ProcessHandle.current().descendants()
+        return ProcessHandle.current()
+                .descendants()
                 .map(ProcessHandle::info)
-                .filter(info -> info.command().map(c -> c.equals("etcd") || c.endsWith("/etcd")).orElse(false))
-                .mapToLong(info -> info.totalCpuDuration().map(Duration::toNanos).orElse(0L))
+                .filter(info -> info.command()
+                        .map(c -> c.equals("etcd") || c.endsWith("/etcd"))
+                        .orElse(false))
+                .mapToLong(
+                        info -> info.totalCpuDuration().map(Duration::toNanos).orElse(0L))
                 .sum();
     }
 
     /** Busy CPU time of the whole machine so far (all but idle and iowait in /proc/stat); -1 when it cannot be read. */
     static long machineBusyNanos() {
         try {
-            String[] f = java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/stat")).get(0).trim().split("\\s+");
+            String[] f = java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/stat"))
+                    .get(0)
+                    .trim()
+                    .split("\\s+");
             long busy = 0;
             for (int i = 1; i < Math.min(f.length, 9); i++) { // user nice system idle iowait irq softirq steal
                 if (i != 4 && i != 5) {
@@ -331,8 +349,12 @@ final class ManyLocksAtOnce implements BenchCase {
     }
 
     static boolean etcdIsLocalChild() {
-        return ProcessHandle.current().descendants()
-                .anyMatch(p -> p.info().command().map(c -> c.equals("etcd") || c.endsWith("/etcd")).orElse(false));
+        return ProcessHandle.current()
+                .descendants()
+                .anyMatch(p -> p.info()
+                        .command()
+                        .map(c -> c.equals("etcd") || c.endsWith("/etcd"))
+                        .orElse(false));
     }
 
     /** The name {@link EtcdSession} gives its threads: {@code <kind>-<lease id in hex>}. */
@@ -358,7 +380,8 @@ final class ManyLocksAtOnce implements BenchCase {
         boolean etcdLocal = etcdIsLocalChild();
         String sessionThread = threadName("disco-session", shared.leaseId());
         String leaseThread = threadName("disco-lease", shared.leaseId());
-        List<String> ownSessionThreads = own.stream().map(s -> threadName("disco-session", s.leaseId())).collect(Collectors.toList());
+        List<String> ownSessionThreads =
+                own.stream().map(s -> threadName("disco-session", s.leaseId())).collect(Collectors.toList());
         double sessionCpuA = a.threadCores(sessionThread::equals);
         double leaseCpuA = a.threadCores(leaseThread::equals);
         double sessionCpuB = b.threadCores(ownSessionThreads::contains);
@@ -373,13 +396,20 @@ final class ManyLocksAtOnce implements BenchCase {
             double[] ms = x.cycleMs();
             rpa[v] = (x.rpcs.calls("KV/") + x.rpcs.watchCreates()) / (double) x.allCycles;
             List<Object> kv = new ArrayList<>(List.of(
-                    "acq_per_s", x.perSecond(),
-                    "vs_raw", x.perSecond() / c.perSecond(),
-                    "etcd_rpcs_per_acq", rpa[v],
-                    "jvm_cpu_cores", x.cores(x.jvmCpu),
-                    "etcd_cpu_cores", etcdLocal ? x.cores(x.etcdCpu) : Double.NaN,
-                    "machine_busy_cores", x.machineCpu < 0 ? Double.NaN : x.cores(x.machineCpu),
-                    "jvm_cpu_us_per_acq", x.jvmCpu / 1e3 / x.acquisitions));
+                    "acq_per_s",
+                    x.perSecond(),
+                    "vs_raw",
+                    x.perSecond() / c.perSecond(),
+                    "etcd_rpcs_per_acq",
+                    rpa[v],
+                    "jvm_cpu_cores",
+                    x.cores(x.jvmCpu),
+                    "etcd_cpu_cores",
+                    etcdLocal ? x.cores(x.etcdCpu) : Double.NaN,
+                    "machine_busy_cores",
+                    x.machineCpu < 0 ? Double.NaN : x.cores(x.machineCpu),
+                    "jvm_cpu_us_per_acq",
+                    x.jvmCpu / 1e3 / x.acquisitions));
             if (v == 0) {
                 kv.addAll(List.of("session_thread_cpu", sessionCpuA, "lease_thread_cpu", leaseCpuA));
             } else if (v == 1) {
@@ -394,49 +424,89 @@ final class ManyLocksAtOnce implements BenchCase {
         int cpus = Runtime.getRuntime().availableProcessors();
         double ra = a.perSecond() / c.perSecond();
         double rb = b.perSecond() / c.perSecond();
-        bench.report.row(SECTION, "ratios: (a) 1 shared session / (c) raw, (b) session per thread / (c) raw",
-                Double.NaN, Double.NaN, "", "a_vs_raw", ra, "b_vs_raw", rb, "a_vs_b", a.perSecond() / b.perSecond());
+        bench.report.row(
+                SECTION,
+                "ratios: (a) 1 shared session / (c) raw, (b) session per thread / (c) raw",
+                Double.NaN,
+                Double.NaN,
+                "",
+                "a_vs_raw",
+                ra,
+                "b_vs_raw",
+                rb,
+                "a_vs_b",
+                a.perSecond() / b.perSecond());
 
         // Where the JVM's CPU went during (a), by thread group, largest first.
         Map<String, Long> groups = new TreeMap<>();
         a.threadCpu.forEach((id, cpu) -> groups.merge(group(a.threadNames.getOrDefault(id, "?")), cpu, Long::sum));
-        long javaThreads = a.threadCpu.values().stream().mapToLong(Long::longValue).sum();
+        long javaThreads =
+                a.threadCpu.values().stream().mapToLong(Long::longValue).sum();
         groups.put("not Java threads (GC, JIT)", Math.max(0, a.jvmCpu - javaThreads));
         String breakdown = groups.entrySet().stream()
                 .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
                 .filter(e -> a.cores(e.getValue()) >= 0.01)
                 .map(e -> String.format(Locale.ROOT, "%s %.2f", e.getKey(), a.cores(e.getValue())))
                 .collect(Collectors.joining(", "));
-        bench.report.notes.add(String.format(Locale.ROOT, "many locks (a), CPU in cores by thread group (%d cores here;"
-                + " whole machine busy %s, JVM %.2f, etcd %s): %s", cpus,
-                a.machineCpu < 0 ? "unknown" : String.format(Locale.ROOT, "%.2f", a.cores(a.machineCpu)), a.cores(a.jvmCpu),
-                etcdLocal ? String.format(Locale.ROOT, "%.2f", a.cores(a.etcdCpu)) : "not a local child", breakdown));
+        bench.report.notes.add(String.format(
+                Locale.ROOT,
+                "many locks (a), CPU in cores by thread group (%d cores here;"
+                        + " whole machine busy %s, JVM %.2f, etcd %s): %s",
+                cpus,
+                a.machineCpu < 0 ? "unknown" : String.format(Locale.ROOT, "%.2f", a.cores(a.machineCpu)),
+                a.cores(a.jvmCpu),
+                etcdLocal ? String.format(Locale.ROOT, "%.2f", a.cores(a.etcdCpu)) : "not a local child",
+                breakdown));
 
         boolean met = ra >= 0.8;
         boolean saturated = sessionCpuA >= 0.85;
         double busyA = a.cores(a.jvmCpu) + (etcdLocal ? a.cores(a.etcdCpu) : 0);
-        String cause = String.format(Locale.ROOT,
+        String cause = String.format(
+                Locale.ROOT,
                 "session thread %s busy %.0f%% of one core during (a) (%s); the 16 session threads of (b) %.2f cores in all;"
                         + " JVM CPU per acquisition: (a) %.0f us, (b) %.0f us, raw %.0f us; etcd requests per acquisition:"
                         + " (a) %.2f, (b) %.2f, raw %.2f; JVM%s used %.2f of %d cores in (a), the whole machine %s%s",
-                sessionThread, sessionCpuA * 100,
-                saturated ? "saturated: the one session thread that runs every service's state machine is the bottleneck"
+                sessionThread,
+                sessionCpuA * 100,
+                saturated
+                        ? "saturated: the one session thread that runs every service's state machine is the bottleneck"
                         : "not saturated: the one session thread is not the bottleneck",
-                sessionCpuB, a.jvmCpu / 1e3 / a.acquisitions, b.jvmCpu / 1e3 / b.acquisitions, c.jvmCpu / 1e3 / c.acquisitions,
-                rpa[0], rpa[1], rpa[2], etcdLocal ? " + etcd" : "", busyA, cpus,
+                sessionCpuB,
+                a.jvmCpu / 1e3 / a.acquisitions,
+                b.jvmCpu / 1e3 / b.acquisitions,
+                c.jvmCpu / 1e3 / c.acquisitions,
+                rpa[0],
+                rpa[1],
+                rpa[2],
+                etcdLocal ? " + etcd" : "",
+                busyA,
+                cpus,
                 a.machineCpu < 0 ? "unknown" : String.format(Locale.ROOT, "%.2f", a.cores(a.machineCpu)),
                 Math.max(busyA, a.machineCpu < 0 ? 0 : a.cores(a.machineCpu)) >= 0.9 * cpus
                         ? " (the cores are saturated: throughput then follows the CPU one acquisition costs, client and"
-                        + " server side; the machine figure includes other processes)" : "");
-        bench.report.target("16 threads locking their own locks on one shared session vs raw Txn pair",
+                                + " server side; the machine figure includes other processes)"
+                        : "");
+        bench.report.target(
+                "16 threads locking their own locks on one shared session vs raw Txn pair",
                 "(a) >= 0.8 x raw (c)",
-                String.format(Locale.ROOT, "(a) %.0f acq/s = %.2f x raw %.0f acq/s; (b) one session per thread %.0f acq/s"
-                        + " = %.2f x raw", a.perSecond(), ra, c.perSecond(), b.perSecond(), rb),
-                met, cause);
+                String.format(
+                        Locale.ROOT,
+                        "(a) %.0f acq/s = %.2f x raw %.0f acq/s; (b) one session per thread %.0f acq/s"
+                                + " = %.2f x raw",
+                        a.perSecond(),
+                        ra,
+                        c.perSecond(),
+                        b.perSecond(),
+                        rb),
+                met,
+                cause);
         double cpuA = a.jvmCpu / 1e3 / a.acquisitions;
         double cpuRaw = c.jvmCpu / 1e3 / c.acquisitions;
-        bench.report.target("JVM CPU per acquisition, 16 threads on one shared session vs raw Txn pair", "(a) <= 1.25 x raw (c)",
-                String.format(Locale.ROOT, "%.2f x (%.0f us vs %.0f us)", cpuA / cpuRaw, cpuA, cpuRaw), cpuA <= 1.25 * cpuRaw,
+        bench.report.target(
+                "JVM CPU per acquisition, 16 threads on one shared session vs raw Txn pair",
+                "(a) <= 1.25 x raw (c)",
+                String.format(Locale.ROOT, "%.2f x (%.0f us vs %.0f us)", cpuA / cpuRaw, cpuA, cpuRaw),
+                cpuA <= 1.25 * cpuRaw,
                 "disco's client-side work per acquisition (the claim's state machine, the own key's watch and its"
                         + " events, request timers), measured by thread group in the note above");
     }

@@ -36,26 +36,28 @@ final class RWLockThroughput implements BenchCase {
                     sessions.add(s);
                     io.disco.rwlock.RWLockService svc = s.newRWLock(prefix);
                     boolean reader = i < readers;
-                    Thread t = new Thread(() -> {
-                        try {
-                            start.await();
-                            while (!stop.get()) {
-                                if (reader) {
-                                    svc.rLock();
-                                    svc.rUnlock();
-                                    reads.increment();
-                                } else {
-                                    svc.lock();
-                                    svc.unlock();
-                                    writes.increment();
+                    Thread t = new Thread(
+                            () -> {
+                                try {
+                                    start.await();
+                                    while (!stop.get()) {
+                                        if (reader) {
+                                            svc.rLock();
+                                            svc.rUnlock();
+                                            reads.increment();
+                                        } else {
+                                            svc.lock();
+                                            svc.unlock();
+                                            writes.increment();
+                                        }
+                                    }
+                                } catch (Throwable e) {
+                                    if (!stop.get()) {
+                                        failure.compareAndSet(null, e);
+                                    }
                                 }
-                            }
-                        } catch (Throwable e) {
-                            if (!stop.get()) {
-                                failure.compareAndSet(null, e);
-                            }
-                        }
-                    }, "bench-rw");
+                            },
+                            "bench-rw");
                     t.setDaemon(true);
                     threads.add(t);
                     t.start();
@@ -73,8 +75,16 @@ final class RWLockThroughput implements BenchCase {
                 if (failure.get() != null) {
                     throw new IllegalStateException("read/write lock run failed", failure.get());
                 }
-                bench.report.row("3 rwlock", readers + " readers, " + writers + " writers", Double.NaN, Double.NaN, "",
-                        "reads_per_s", r, "writes_per_s", w);
+                bench.report.row(
+                        "3 rwlock",
+                        readers + " readers, " + writers + " writers",
+                        Double.NaN,
+                        Double.NaN,
+                        "",
+                        "reads_per_s",
+                        r,
+                        "writes_per_s",
+                        w);
             } finally {
                 for (EtcdSession s : sessions) {
                     s.close();

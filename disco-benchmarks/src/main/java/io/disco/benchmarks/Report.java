@@ -14,12 +14,17 @@ import java.util.Map;
 final class Report {
 
     /** One measured case: median, p90 and p99 in {@code unit} (NaN when not applicable), plus named figures. */
-    record Row(String section, String name, double median, double p90, double p99, String unit, Map<String, Object> extra) {
-    }
+    record Row(
+            String section,
+            String name,
+            double median,
+            double p90,
+            double p99,
+            String unit,
+            Map<String, Object> extra) {}
 
     /** A target from the issue, its measured value and whether it was met; {@code cause} explains a miss. */
-    record Target(String name, String goal, String measured, boolean met, String cause) {
-    }
+    record Target(String name, String goal, String measured, boolean met, String cause) {}
 
     final List<Row> rows = new ArrayList<>();
     final List<Target> targets = new ArrayList<>();
@@ -77,7 +82,15 @@ final class Report {
         for (Row r : rows) {
             w = Math.max(w, r.section.length() + 2 + r.name.length());
         }
-        String head = String.format(Locale.ROOT, "%-" + w + "s %10s %8s %10s  %-5s %s%n", "measurement", "median", "p90", "p99", "unit", "figures");
+        String head = String.format(
+                Locale.ROOT,
+                "%-" + w + "s %10s %8s %10s  %-5s %s%n",
+                "measurement",
+                "median",
+                "p90",
+                "p99",
+                "unit",
+                "figures");
         sb.append(head);
         sb.append("-".repeat(head.length() + 30)).append('\n');
         String section = null;
@@ -88,14 +101,25 @@ final class Report {
             section = r.section;
             StringBuilder extra = new StringBuilder();
             r.extra.forEach((k, v) -> extra.append(k).append('=').append(fmt(v)).append("  "));
-            sb.append(String.format(Locale.ROOT, "%-" + w + "s %10s %8s %10s  %-5s %s%n", r.section + ": " + r.name,
-                    num(r.median), num(r.p90), num(r.p99), r.unit, extra.toString().trim()));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "%-" + w + "s %10s %8s %10s  %-5s %s%n",
+                    r.section + ": " + r.name,
+                    num(r.median),
+                    num(r.p90),
+                    num(r.p99),
+                    r.unit,
+                    extra.toString().trim()));
         }
         sb.append('\n').append("targets").append('\n');
         for (Target t : targets) {
-            sb.append(String.format(Locale.ROOT, "  [%s] %s (%s): %s%n", t.met ? "met   " : "MISSED", t.name, t.goal, t.measured));
+            sb.append(String.format(
+                    Locale.ROOT, "  [%s] %s (%s): %s%n", t.met ? "met   " : "MISSED", t.name, t.goal, t.measured));
             if (t.cause != null && !t.cause.isBlank()) {
-                sb.append("           ").append(t.met ? "note: " : "cause: ").append(t.cause).append('\n');
+                sb.append("           ")
+                        .append(t.met ? "note: " : "cause: ")
+                        .append(t.cause)
+                        .append('\n');
             }
         }
         if (!notes.isEmpty()) {
@@ -112,8 +136,9 @@ final class Report {
         root.put("meta", meta);
         List<Object> rs = new ArrayList<>();
         for (Row r : rows) {
-            Map<String, Object> m = ordered("section", r.section, "name", r.name, "median", r.median, "p90", r.p90,
-                    "p99", r.p99, "unit", r.unit);
+            Map<String, Object> m = ordered(
+                    "section", r.section, "name", r.name, "median", r.median, "p90", r.p90, "p99", r.p99, "unit",
+                    r.unit);
             m.putAll(r.extra);
             rs.add(m);
         }

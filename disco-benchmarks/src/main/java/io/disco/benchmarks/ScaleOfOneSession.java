@@ -75,18 +75,28 @@ final class ScaleOfOneSession implements BenchCase {
     private static final int TTL_SECONDS = 10;
     /** Acquisitions in flight at most when the all-at-once burst did not get every lock. */
     private static final int PACED_WINDOW = 256;
+
     private static final ThreadMXBean MX = ManagementFactory.getThreadMXBean();
 
     /** The run's context and what follows from it, set by {@link #run}. */
     private Bench bench;
+
     private int n;
     private String label;
     private String base;
-    private final EtcdOptions options = EtcdOptions.builder().ttl(Duration.ofSeconds(TTL_SECONDS)).build();
+    private final EtcdOptions options =
+            EtcdOptions.builder().ttl(Duration.ofSeconds(TTL_SECONDS)).build();
 
     /** One acquisition run: how many were granted, how fast, at what cost, and why the rest failed. */
-    private record Acquired(int granted, long nanos, double[] grantMs, RpcCounter.Snapshot rpcs, int peakThreads,
-            Map<String, Integer> failures, String gaveUp, List<CompletableFuture<Grant>> futures) {
+    private record Acquired(
+            int granted,
+            long nanos,
+            double[] grantMs,
+            RpcCounter.Snapshot rpcs,
+            int peakThreads,
+            Map<String, Integer> failures,
+            String gaveUp,
+            List<CompletableFuture<Grant>> futures) {
         boolean all(int n) {
             return granted == n;
         }
@@ -100,11 +110,15 @@ final class ScaleOfOneSession implements BenchCase {
         this.base = bench.root + "/scale";
         long boundSeconds = bench.quick ? 30 : 60;
         long keepaliveWindowMs = bench.quick ? 10_000 : 20_000;
-        Bench.log("8. scale of one session: %s lock services on 1 session (TTL %d s), all acquire at once and hold,"
-                + " keepalives over %.0f s, then the lease is revoked from outside", label, TTL_SECONDS, keepaliveWindowMs / 1e3);
+        Bench.log(
+                "8. scale of one session: %s lock services on 1 session (TTL %d s), all acquire at once and hold,"
+                        + " keepalives over %.0f s, then the lease is revoked from outside",
+                label, TTL_SECONDS, keepaliveWindowMs / 1e3);
         KV kv = bench.client.getKVClient();
-        Client outside = Client.builder().endpoints(bench.endpoints.toArray(String[]::new))
-                .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(5))).build();
+        Client outside = Client.builder()
+                .endpoints(bench.endpoints.toArray(String[]::new))
+                .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(5)))
+                .build();
         PrintStream realErr = System.err;
         // The library's WARN lines name every service of the session (10,000 here): shortened while this case runs.
         Stderr stderr = new Stderr(realErr);
@@ -121,22 +135,42 @@ final class ScaleOfOneSession implements BenchCase {
             create(session, services);
             long createNanos = System.nanoTime() - c0;
             long heapIdle = Bench.usedHeap();
-            bench.report.row(SECTION, "create " + label + " LockServices on 1 session (newLock, no etcd request)",
-                    Double.NaN, Double.NaN, "", "total_ms", createNanos / 1e6, "us_per_service", createNanos / 1e3 / n);
+            bench.report.row(
+                    SECTION,
+                    "create " + label + " LockServices on 1 session (newLock, no etcd request)",
+                    Double.NaN,
+                    Double.NaN,
+                    "",
+                    "total_ms",
+                    createNanos / 1e6,
+                    "us_per_service",
+                    createNanos / 1e3 / n);
 
             // 2. acquire all at once; if that does not get them all, withdraw and acquire paced
             Acquired burst = acquire(session, services, n, boundSeconds);
-            bench.report.target(label + " lock services on one session, acquired at once", "all held, the lease kept",
-                    burst.granted + " of " + label + " held", burst.all(n), burst.all(n) ? "" : burst.gaveUp);
+            bench.report.target(
+                    label + " lock services on one session, acquired at once",
+                    "all held, the lease kept",
+                    burst.granted + " of " + label + " held",
+                    burst.all(n),
+                    burst.all(n) ? "" : burst.gaveUp);
             boolean paced = false;
             if (burst.all(n)) {
-                report(burst, label + " x lockAsync() at once: time until ALL are held (median/p99: one grant, from the start)");
+                report(
+                        burst,
+                        label
+                                + " x lockAsync() at once: time until ALL are held (median/p99: one grant, from the start)");
             } else {
                 // Is it etcd or this client? One Get through each client, before anything is withdrawn.
                 double sharedGet = getMs(bench.client);
                 double secondGet = getMs(outside);
-                report(burst, label + " x lockAsync() at once: NOT all held (median/p99: one grant, from the start)",
-                        "get_ms_via_shared_client", sharedGet, "get_ms_via_2nd_client", secondGet);
+                report(
+                        burst,
+                        label + " x lockAsync() at once: NOT all held (median/p99: one grant, from the start)",
+                        "get_ms_via_shared_client",
+                        sharedGet,
+                        "get_ms_via_2nd_client",
+                        secondGet);
                 for (CompletableFuture<Grant> f : burst.futures) {
                     f.cancel(true);
                 }
@@ -144,25 +178,40 @@ final class ScaleOfOneSession implements BenchCase {
                 closeAll(services);
                 services.clear();
                 long recovered = recover(60_000);
-                bench.report.notes.add(String.format(Locale.ROOT, "scale: the all-at-once burst got %d of %s locks (%s);"
-                        + " when it was given up a Get took %s through the shared jetcd client and %s through a second one;"
-                        + " after withdrawing, the shared client answered a Get within 100 ms again after %s", burst.granted,
-                        label, burst.gaveUp, msOrNone(sharedGet), msOrNone(secondGet),
-                        recovered < 0 ? "more than 60 s (gave up)" : String.format(Locale.ROOT, "%.1f s", recovered / 1e3)));
+                bench.report.notes.add(String.format(
+                        Locale.ROOT,
+                        "scale: the all-at-once burst got %d of %s locks (%s);"
+                                + " when it was given up a Get took %s through the shared jetcd client and %s through a second one;"
+                                + " after withdrawing, the shared client answered a Get within 100 ms again after %s",
+                        burst.granted,
+                        label,
+                        burst.gaveUp,
+                        msOrNone(sharedGet),
+                        msOrNone(secondGet),
+                        recovered < 0
+                                ? "more than 60 s (gave up)"
+                                : String.format(Locale.ROOT, "%.1f s", recovered / 1e3)));
                 if (recovered < 0) {
-                    throw new IllegalStateException("the shared jetcd client did not answer a Get within 100 ms for 60 s after"
-                            + " the burst was withdrawn");
+                    throw new IllegalStateException(
+                            "the shared jetcd client did not answer a Get within 100 ms for 60 s after"
+                                    + " the burst was withdrawn");
                 }
-                bench.report.notes.add(String.format(Locale.ROOT, "scale: the rows marked 'paced' come from a second"
-                        + " acquisition, at most %d in flight, on a fresh session", PACED_WINDOW));
+                bench.report.notes.add(String.format(
+                        Locale.ROOT,
+                        "scale: the rows marked 'paced' come from a second"
+                                + " acquisition, at most %d in flight, on a fresh session",
+                        PACED_WINDOW));
                 paced = true;
                 session = EtcdSession.open(bench.client, options);
                 create(session, services);
                 Acquired again = acquire(session, services, PACED_WINDOW, boundSeconds * 2);
-                report(again, label + " x lockAsync(), at most " + PACED_WINDOW + " in flight (paced, after the burst"
-                        + " failed): time until ALL are held" + (again.all(n) ? "" : ": NOT all held"));
+                report(
+                        again,
+                        label + " x lockAsync(), at most " + PACED_WINDOW + " in flight (paced, after the burst"
+                                + " failed): time until ALL are held" + (again.all(n) ? "" : ": NOT all held"));
                 if (!again.all(n)) {
-                    throw new IllegalStateException("paced acquisition got " + again.granted + " of " + n + " locks: " + again.gaveUp);
+                    throw new IllegalStateException(
+                            "paced acquisition got " + again.granted + " of " + n + " locks: " + again.gaveUp);
                 }
             }
             String how = paced ? " (paced)" : "";
@@ -171,19 +220,38 @@ final class ScaleOfOneSession implements BenchCase {
             RpcCounter.Snapshot s0 = bench.counter.snapshot();
             long[] settled = settle(30_000);
             RpcCounter.Snapshot settling = bench.counter.snapshot().minus(s0);
-            bench.report.row(SECTION, "after the last grant" + how + ": time until etcd requests stop, and requests per lock"
-                            + " meanwhile", Double.NaN, Double.NaN, "", "quiet_after_ms", (double) settled[0],
-                    "quiet", settled[1] == 1 ? "yes" : "no (still busy after 30 s)",
-                    "kv_per_lock", settling.calls("KV/") / (double) n, "watches_per_lock", settling.watchCreates() / (double) n,
-                    "keepalive_calls", settling.calls("Lease/LeaseKeepAlive"));
+            bench.report.row(
+                    SECTION,
+                    "after the last grant" + how + ": time until etcd requests stop, and requests per lock"
+                            + " meanwhile",
+                    Double.NaN,
+                    Double.NaN,
+                    "",
+                    "quiet_after_ms",
+                    (double) settled[0],
+                    "quiet",
+                    settled[1] == 1 ? "yes" : "no (still busy after 30 s)",
+                    "kv_per_lock",
+                    settling.calls("KV/") / (double) n,
+                    "watches_per_lock",
+                    settling.watchCreates() / (double) n,
+                    "keepalive_calls",
+                    settling.calls("Lease/LeaseKeepAlive"));
 
             // 4. heap per held lock
             long heapHeld = Bench.usedHeap();
-            bench.report.row(SECTION, "heap per HELD lock, " + label + " held on 1 session" + how + " (used heap after GC)",
-                    (heapHeld - heap0) / (double) n, Double.NaN, "B",
-                    "heap_bytes_per_idle_service", (heapIdle - heap0) / (double) n,
-                    "held_minus_idle_bytes", (heapHeld - heapIdle) / (double) n,
-                    "heap_total_mb", (heapHeld - heap0) / 1e6);
+            bench.report.row(
+                    SECTION,
+                    "heap per HELD lock, " + label + " held on 1 session" + how + " (used heap after GC)",
+                    (heapHeld - heap0) / (double) n,
+                    Double.NaN,
+                    "B",
+                    "heap_bytes_per_idle_service",
+                    (heapIdle - heap0) / (double) n,
+                    "held_minus_idle_bytes",
+                    (heapHeld - heapIdle) / (double) n,
+                    "heap_total_mb",
+                    (heapHeld - heap0) / 1e6);
 
             // 5. keepalives while holding
             double keepalives = bench.keepalivesPerSecond(keepaliveWindowMs);
@@ -193,13 +261,27 @@ final class ScaleOfOneSession implements BenchCase {
                     held++;
                 }
             }
-            bench.report.row(SECTION, "keepalives/s while " + label + " locks are held on 1 session" + how
-                            + " (TTL " + TTL_SECONDS + " s)", Double.NaN, Double.NaN, "",
-                    "keepalives_per_s", keepalives, "one_lease_renews_per_s", 3.0 / TTL_SECONDS,
-                    "window_s", keepaliveWindowMs / 1e3, "still_held_after", held, "session", session.state());
+            bench.report.row(
+                    SECTION,
+                    "keepalives/s while " + label + " locks are held on 1 session" + how + " (TTL " + TTL_SECONDS
+                            + " s)",
+                    Double.NaN,
+                    Double.NaN,
+                    "",
+                    "keepalives_per_s",
+                    keepalives,
+                    "one_lease_renews_per_s",
+                    3.0 / TTL_SECONDS,
+                    "window_s",
+                    keepaliveWindowMs / 1e3,
+                    "still_held_after",
+                    held,
+                    "session",
+                    session.state());
             if (held != n) {
-                throw new IllegalStateException("only " + held + " of " + n + " locks still held after the keepalive window;"
-                        + " session " + session.state() + session.err().map(e -> ": " + e.getMessage()).orElse(""));
+                throw new IllegalStateException("only " + held + " of " + n
+                        + " locks still held after the keepalive window;" + " session " + session.state()
+                        + session.err().map(e -> ": " + e.getMessage()).orElse(""));
             }
 
             // 6. revoke from outside; every done() must complete
@@ -248,17 +330,38 @@ final class ScaleOfOneSession implements BenchCase {
                     lost++;
                 }
             }
-            bench.report.row(SECTION, "lease revoked from OUTSIDE (2nd client) -> ALL " + label + " services' done()" + how
+            bench.report.row(
+                    SECTION,
+                    "lease revoked from OUTSIDE (2nd client) -> ALL " + label + " services' done()" + how
                             + " (median/p99: one service, from the revoke's answer)",
-                    Stats.median(afterRevoke), Stats.p99(afterRevoke), "ms",
-                    "last_done_ms", last, "first_done_ms", first,
-                    "session_done_ms", sessionFinished ? Stats.ms(sessionDoneAt[0] - answered) : Double.NaN,
-                    "revoke_rpc_ms", Stats.ms(answered - sent), "services_with_err", lost,
-                    "log_lines_meanwhile", loggedLines, "log_kb", loggedKb, "peak_jvm_threads", peakLoss);
+                    Stats.median(afterRevoke),
+                    Stats.p99(afterRevoke),
+                    "ms",
+                    "last_done_ms",
+                    last,
+                    "first_done_ms",
+                    first,
+                    "session_done_ms",
+                    sessionFinished ? Stats.ms(sessionDoneAt[0] - answered) : Double.NaN,
+                    "revoke_rpc_ms",
+                    Stats.ms(answered - sent),
+                    "services_with_err",
+                    lost,
+                    "log_lines_meanwhile",
+                    loggedLines,
+                    "log_kb",
+                    loggedKb,
+                    "peak_jvm_threads",
+                    peakLoss);
             if (loggedLines > 0) {
-                bench.report.notes.add(String.format(Locale.ROOT, "scale: while %s services lost their lease, the library"
-                        + " logged %d lines (%.0f KB) to stderr (counted, not printed); the first begins: %s", label,
-                        loggedLines, loggedKb, stderr.firstSinceQuiet()));
+                bench.report.notes.add(String.format(
+                        Locale.ROOT,
+                        "scale: while %s services lost their lease, the library"
+                                + " logged %d lines (%.0f KB) to stderr (counted, not printed); the first begins: %s",
+                        label,
+                        loggedLines,
+                        loggedKb,
+                        stderr.firstSinceQuiet()));
             }
         } catch (Exception | OutOfMemoryError e) {
             stderr.forward();
@@ -276,15 +379,32 @@ final class ScaleOfOneSession implements BenchCase {
                 services.clear();
                 Object left = "unknown";
                 try {
-                    left = kv.get(Bench.bs(base + "/"), GetOption.builder().isPrefix(true).withCountOnly(true).build())
-                            .get(10, TimeUnit.SECONDS).getCount();
-                    kv.delete(Bench.bs(base + "/"), DeleteOption.builder().isPrefix(true).build()).get(10, TimeUnit.SECONDS);
+                    left = kv.get(
+                                    Bench.bs(base + "/"),
+                                    GetOption.builder()
+                                            .isPrefix(true)
+                                            .withCountOnly(true)
+                                            .build())
+                            .get(10, TimeUnit.SECONDS)
+                            .getCount();
+                    kv.delete(
+                                    Bench.bs(base + "/"),
+                                    DeleteOption.builder().isPrefix(true).build())
+                            .get(10, TimeUnit.SECONDS);
                 } catch (Exception e) {
                     failure = (failure == null ? "" : failure + "; then ") + "clean-up of " + base + "/ failed: " + e;
                 }
                 outside.close();
-                bench.report.row(SECTION, "close the session + " + label + " services, then keys left under the prefix",
-                        Double.NaN, Double.NaN, "", "close_ms", closeNanos / 1e6, "keys_left_before_cleanup", left);
+                bench.report.row(
+                        SECTION,
+                        "close the session + " + label + " services, then keys left under the prefix",
+                        Double.NaN,
+                        Double.NaN,
+                        "",
+                        "close_ms",
+                        closeNanos / 1e6,
+                        "keys_left_before_cleanup",
+                        left);
             } finally {
                 System.setErr(realErr);
             }
@@ -370,8 +490,15 @@ final class ScaleOfOneSession implements BenchCase {
         if (gaveUp == null && g < n) {
             gaveUp = (n - g) + " failed";
         }
-        return new Acquired(g, t1 - t0, j == g ? grantMs : java.util.Arrays.copyOf(grantMs, j), rpcs,
-                MX.getPeakThreadCount(), failures, gaveUp == null ? "all granted" : gaveUp, futures);
+        return new Acquired(
+                g,
+                t1 - t0,
+                j == g ? grantMs : java.util.Arrays.copyOf(grantMs, j),
+                rpcs,
+                MX.getPeakThreadCount(),
+                failures,
+                gaveUp == null ? "all granted" : gaveUp,
+                futures);
     }
 
     private static String whyGiveUp(EtcdSession session, long deadline, long boundSeconds) {
@@ -379,7 +506,8 @@ final class ScaleOfOneSession implements BenchCase {
             return "not all granted within " + boundSeconds + " s";
         }
         if (session.state() == EtcdSession.State.LOST) {
-            return "the session's lease was lost: " + session.err().map(Throwable::getMessage).orElse("?");
+            return "the session's lease was lost: "
+                    + session.err().map(Throwable::getMessage).orElse("?");
         }
         Runtime rt = Runtime.getRuntime();
         long used = rt.totalMemory() - rt.freeMemory();
@@ -387,7 +515,8 @@ final class ScaleOfOneSession implements BenchCase {
             System.gc();
             used = rt.totalMemory() - rt.freeMemory();
             if (used > 0.85 * rt.maxMemory()) {
-                return String.format(Locale.ROOT, "given up: heap %.0f of %.0f MB used", used / 1e6, rt.maxMemory() / 1e6);
+                return String.format(
+                        Locale.ROOT, "given up: heap %.0f of %.0f MB used", used / 1e6, rt.maxMemory() / 1e6);
             }
         }
         return null;
@@ -397,7 +526,9 @@ final class ScaleOfOneSession implements BenchCase {
         while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
             e = e.getCause();
         }
-        String m = String.valueOf(e.getMessage()).replaceAll("[0-9a-f]{12,}", "<id>").replaceAll("/\\d+\\b", "/<n>");
+        String m = String.valueOf(e.getMessage())
+                .replaceAll("[0-9a-f]{12,}", "<id>")
+                .replaceAll("/\\d+\\b", "/<n>");
         return e.getClass().getSimpleName() + ": " + (m.length() > 120 ? m.substring(0, 120) + "..." : m);
     }
 
@@ -435,16 +566,29 @@ final class ScaleOfOneSession implements BenchCase {
     private void report(Acquired a, String name, Object... more) {
         double secs = a.nanos / 1e9;
         String failures = a.failures.entrySet().stream()
-                .sorted(Map.Entry.<String, Integer>comparingByValue().reversed()).limit(3)
-                .map(e -> e.getValue() + " x " + e.getKey()).collect(Collectors.joining("; "));
+                .sorted(Map.Entry.<String, Integer>comparingByValue().reversed())
+                .limit(3)
+                .map(e -> e.getValue() + " x " + e.getKey())
+                .collect(Collectors.joining("; "));
         List<Object> kv = new ArrayList<>(List.of(
-                "granted", a.granted, "of", n,
-                a.all(n) ? "all_held_ms" : "gave_up_after_ms", a.nanos / 1e6,
-                "acq_per_s", a.granted / secs,
-                "etcd_rpcs_per_lock", (a.rpcs.calls("KV/") + a.rpcs.watchCreates()) / (double) n,
-                "kv_per_lock", a.rpcs.calls("KV/") / (double) n, "watches_per_lock", a.rpcs.watchCreates() / (double) n,
-                "keepalive_calls", a.rpcs.calls("Lease/LeaseKeepAlive"),
-                "peak_jvm_threads", a.peakThreads));
+                "granted",
+                a.granted,
+                "of",
+                n,
+                a.all(n) ? "all_held_ms" : "gave_up_after_ms",
+                a.nanos / 1e6,
+                "acq_per_s",
+                a.granted / secs,
+                "etcd_rpcs_per_lock",
+                (a.rpcs.calls("KV/") + a.rpcs.watchCreates()) / (double) n,
+                "kv_per_lock",
+                a.rpcs.calls("KV/") / (double) n,
+                "watches_per_lock",
+                a.rpcs.watchCreates() / (double) n,
+                "keepalive_calls",
+                a.rpcs.calls("Lease/LeaseKeepAlive"),
+                "peak_jvm_threads",
+                a.peakThreads));
         kv.addAll(List.of(more));
         if (!a.all(n)) {
             kv.addAll(List.of("why", a.gaveUp, "failures", failures.isEmpty() ? "none reported yet" : failures));

@@ -30,15 +30,27 @@ final class SemaphoreHandover implements BenchCase {
                 });
                 double rpa = c.requestsPerAcquisition();
                 text.add(String.format(Locale.ROOT, "limit %d, %d owners: %.2f", limit, k, rpa));
-                bench.report.row("2 semaphore", "limit=" + limit + " K=" + k, Double.NaN, Double.NaN, "",
-                        "acq_per_s", c.perSecond(), "rpcs_per_acq", rpa,
-                        "kv_per_acq", c.kvPerAcquisition(),
-                        "watches_per_acq", c.watchesPerAcquisition(),
-                        "acquisitions", c.acquisitions());
+                bench.report.row(
+                        "2 semaphore",
+                        "limit=" + limit + " K=" + k,
+                        Double.NaN,
+                        Double.NaN,
+                        "",
+                        "acq_per_s",
+                        c.perSecond(),
+                        "rpcs_per_acq",
+                        rpa,
+                        "kv_per_acq",
+                        c.kvPerAcquisition(),
+                        "watches_per_acq",
+                        c.watchesPerAcquisition(),
+                        "acquisitions",
+                        c.acquisitions());
             }
         }
-        bench.report.notes.add("semaphore etcd requests per acquisition (the Go algorithm: with limit > 1 every delete under"
-                + " the prefix makes every waiter re-count; a permit adds the slot read and claim Txns and the slot"
-                + " delete): " + String.join(", ", text));
+        bench.report.notes.add(
+                "semaphore etcd requests per acquisition (the Go algorithm: with limit > 1 every delete under"
+                        + " the prefix makes every waiter re-count; a permit adds the slot read and claim Txns and the slot"
+                        + " delete): " + String.join(", ", text));
     }
 }

@@ -25,7 +25,8 @@ final class SharedSessions implements BenchCase {
         Duration ttl = Duration.ofSeconds(3);
         long windowMs = bench.quick ? 6_000 : 15_000;
         EtcdOptions opts = EtcdOptions.builder().ttl(ttl).build();
-        log("6. sessions: 1000 services on one session, 100 services with a session each; TTL %d s, window %.0f s",
+        log(
+                "6. sessions: 1000 services on one session, 100 services with a session each; TTL %d s, window %.0f s",
                 ttl.toSeconds(), windowMs / 1e3);
 
         // A: 1000 services on one shared session
@@ -68,16 +69,45 @@ final class SharedSessions implements BenchCase {
             closeAll(svcB);
         }
 
-        bench.report.row("6 sessions", "1000 services, 1 shared session", Double.NaN, Double.NaN, "",
-                "leases", grantsA, "keepalives_per_s", rateA, "heap_bytes_per_service", heapA);
-        bench.report.row("6 sessions", "100 services, 1 session each", Double.NaN, Double.NaN, "",
-                "leases", grantsB, "keepalives_per_s", rateB, "heap_bytes_per_service", heapB);
+        bench.report.row(
+                "6 sessions",
+                "1000 services, 1 shared session",
+                Double.NaN,
+                Double.NaN,
+                "",
+                "leases",
+                grantsA,
+                "keepalives_per_s",
+                rateA,
+                "heap_bytes_per_service",
+                heapA);
+        bench.report.row(
+                "6 sessions",
+                "100 services, 1 session each",
+                Double.NaN,
+                Double.NaN,
+                "",
+                "leases",
+                grantsB,
+                "keepalives_per_s",
+                rateB,
+                "heap_bytes_per_service",
+                heapB);
         double perSessionB = rateB / nB;
         boolean independent = grantsA == 1 && rateA <= perSessionB * 1.5 + 0.2;
-        bench.report.target("keepalives vs services on one session", "1000 services renew like one (1 lease, ~3/TTL per s)",
-                String.format(Locale.ROOT, "1000 services on 1 session: %d lease, %.2f keepalives/s;"
-                        + " one session of 1 service: %.2f/s (100 sessions: %.1f/s)", grantsA, rateA, perSessionB, rateB),
-                independent, independent ? "" : "see keepalives_per_s above");
+        bench.report.target(
+                "keepalives vs services on one session",
+                "1000 services renew like one (1 lease, ~3/TTL per s)",
+                String.format(
+                        Locale.ROOT,
+                        "1000 services on 1 session: %d lease, %.2f keepalives/s;"
+                                + " one session of 1 service: %.2f/s (100 sessions: %.1f/s)",
+                        grantsA,
+                        rateA,
+                        perSessionB,
+                        rateB),
+                independent,
+                independent ? "" : "see keepalives_per_s above");
     }
 
     private static void closeAll(Collection<LockService> services) {

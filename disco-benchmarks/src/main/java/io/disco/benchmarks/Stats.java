@@ -5,8 +5,7 @@ import java.util.Arrays;
 /** Order statistics of samples (nearest-rank percentiles). */
 final class Stats {
 
-    private Stats() {
-    }
+    private Stats() {}
 
     /** @return the {@code p}-th percentile (0..100) of {@code samples}, nearest rank; NaN when empty */
     static double percentile(double[] samples, double p) {

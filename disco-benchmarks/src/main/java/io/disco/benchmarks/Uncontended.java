@@ -49,20 +49,27 @@ final class Uncontended implements BenchCase {
         Report report = bench.report;
         int warm = bench.quick ? 60 : 500;
         int rounds = bench.quick ? 200 : 2000;
-        log("1. uncontended lock+unlock: %d warm-up + %d interleaved rounds of 5 variants, then Curator's alone", warm, rounds);
+        log(
+                "1. uncontended lock+unlock: %d warm-up + %d interleaved rounds of 5 variants, then Curator's alone",
+                warm, rounds);
         KV kv = client.getKVClient();
         EtcdSession session = EtcdSession.open(client, EtcdOptions.defaults());
-        EtcdSession metered = EtcdSession.open(client, EtcdOptions.builder()
-                .listener(DiscoMetrics.of(new SimpleMeterRegistry())).build());
+        EtcdSession metered = EtcdSession.open(
+                client,
+                EtcdOptions.builder()
+                        .listener(DiscoMetrics.of(new SimpleMeterRegistry()))
+                        .build());
         // an hour: on a data-centre network with fsync (--network dc) the case takes minutes, past 300 s
         long lease = get(client.getLeaseClient().grant(3600)).getID();
         try (LockService disco = session.newLock(root + "/u/disco");
-             LockService discoMetered = metered.newLock(root + "/u/disco-metered")) {
+                LockService discoMetered = metered.newLock(root + "/u/disco-metered")) {
             ByteSequence floorKey = bs(root + "/u/floor/" + Long.toHexString(lease));
             PutOption withLease = PutOption.builder().withLeaseId(lease).build();
             Interleaved.Variant floor = () -> {
-                TxnResponse r = get(kv.txn().If(new Cmp(floorKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                        .Then(Op.put(floorKey, ByteSequence.EMPTY, withLease)).commit());
+                TxnResponse r = get(kv.txn()
+                        .If(new Cmp(floorKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                        .Then(Op.put(floorKey, ByteSequence.EMPTY, withLease))
+                        .commit());
                 if (!r.isSucceeded()) {
                     throw new IllegalStateException("floor key already there");
                 }
@@ -71,15 +78,23 @@ final class Uncontended implements BenchCase {
             // disco's exact two requests (create Txn that also reads the owner; guarded delete Txn), raw
             String shapePrefix = root + "/u/shape/";
             ByteSequence shapeKey = bs(shapePrefix + Long.toHexString(lease));
-            GetOption firstCreated = GetOption.builder().isPrefix(true).withSortField(GetOption.SortTarget.CREATE)
-                    .withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build();
+            GetOption firstCreated = GetOption.builder()
+                    .isPrefix(true)
+                    .withSortField(GetOption.SortTarget.CREATE)
+                    .withSortOrder(GetOption.SortOrder.ASCEND)
+                    .withLimit(1)
+                    .build();
             Interleaved.Variant shape = () -> {
-                TxnResponse r = get(kv.txn().If(new Cmp(shapeKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                TxnResponse r = get(kv.txn()
+                        .If(new Cmp(shapeKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
                         .Then(Op.put(shapeKey, ByteSequence.EMPTY, withLease), Op.get(bs(shapePrefix), firstCreated))
-                        .Else(Op.get(shapeKey, GetOption.DEFAULT), Op.get(bs(shapePrefix), firstCreated)).commit());
+                        .Else(Op.get(shapeKey, GetOption.DEFAULT), Op.get(bs(shapePrefix), firstCreated))
+                        .commit());
                 long rev = r.getHeader().getRevision();
-                get(kv.txn().If(new Cmp(shapeKey, Cmp.Op.EQUAL, CmpTarget.createRevision(rev)))
-                        .Then(Op.delete(shapeKey, DeleteOption.DEFAULT)).commit());
+                get(kv.txn()
+                        .If(new Cmp(shapeKey, Cmp.Op.EQUAL, CmpTarget.createRevision(rev)))
+                        .Then(Op.delete(shapeKey, DeleteOption.DEFAULT))
+                        .commit());
             };
             ByteSequence jetcdName = bs(root + "/u/jetcd");
             Interleaved.Variant jetcd = () -> {
@@ -104,7 +119,8 @@ final class Uncontended implements BenchCase {
             samples[ops.length] = dc ? new double[0] : curatorReference(warm, rounds);
             // RPCs of one disco lock+unlock (separate short pass, so the counts are not mixed)
             double discoRpcs = EtcdRequests.perCall(bench.counter, 50, discoOp);
-            // JVM cost of one lock+unlock (allocation and CPU over every thread), disco against its Txns raw and the floor
+            // JVM cost of one lock+unlock (allocation and CPU over every thread), disco against its Txns raw and the
+            // floor
             int costRounds = bench.quick ? 500 : 3000;
             double[] kb = new double[3];
             double[] cpuUs = new double[3];
@@ -127,37 +143,130 @@ final class Uncontended implements BenchCase {
                 p90[v] = Stats.percentile(samples[v], 90);
                 p99[v] = Stats.p99(samples[v]);
             }
-            report.row("1 uncontended", "disco lock+unlock", med[0], p90[0], p99[0], "ms",
-                    "vs_floor", med[0] / med[1], "vs_jetcd", med[0] / med[3], "etcd_rpcs", discoRpcs,
-                    "alloc_kb", kb[0], "jvm_cpu_us", cpuUs[0]);
-            report.row("1 uncontended", "floor: create-if-absent Txn + Delete", med[1], p90[1], p99[1], "ms", "rpcs", 2,
-                    "alloc_kb", kb[2], "jvm_cpu_us", cpuUs[2]);
-            report.row("1 uncontended", "disco's 2 Txns sent raw", med[2], p90[2], p99[2], "ms", "vs_floor", med[2] / med[1],
-                    "alloc_kb", kb[1], "jvm_cpu_us", cpuUs[1]);
-            report.row("1 uncontended", "jetcd Lock lock+unlock", med[3], p90[3], p99[3], "ms", "vs_floor", med[3] / med[1], "rpcs", 2);
+            report.row(
+                    "1 uncontended",
+                    "disco lock+unlock",
+                    med[0],
+                    p90[0],
+                    p99[0],
+                    "ms",
+                    "vs_floor",
+                    med[0] / med[1],
+                    "vs_jetcd",
+                    med[0] / med[3],
+                    "etcd_rpcs",
+                    discoRpcs,
+                    "alloc_kb",
+                    kb[0],
+                    "jvm_cpu_us",
+                    cpuUs[0]);
+            report.row(
+                    "1 uncontended",
+                    "floor: create-if-absent Txn + Delete",
+                    med[1],
+                    p90[1],
+                    p99[1],
+                    "ms",
+                    "rpcs",
+                    2,
+                    "alloc_kb",
+                    kb[2],
+                    "jvm_cpu_us",
+                    cpuUs[2]);
+            report.row(
+                    "1 uncontended",
+                    "disco's 2 Txns sent raw",
+                    med[2],
+                    p90[2],
+                    p99[2],
+                    "ms",
+                    "vs_floor",
+                    med[2] / med[1],
+                    "alloc_kb",
+                    kb[1],
+                    "jvm_cpu_us",
+                    cpuUs[1]);
+            report.row(
+                    "1 uncontended",
+                    "jetcd Lock lock+unlock",
+                    med[3],
+                    p90[3],
+                    p99[3],
+                    "ms",
+                    "vs_floor",
+                    med[3] / med[1],
+                    "rpcs",
+                    2);
             double withMeters = med[4] / med[0];
-            report.row("1 uncontended", "disco lock+unlock, DiscoMetrics bound", med[4], p90[4], p99[4], "ms", "vs_disco", withMeters);
+            report.row(
+                    "1 uncontended",
+                    "disco lock+unlock, DiscoMetrics bound",
+                    med[4],
+                    p90[4],
+                    p99[4],
+                    "ms",
+                    "vs_disco",
+                    withMeters);
             if (!dc) {
-                report.row("1 uncontended", "reference: Curator InterProcessMutex, ZooKeeper in-process, own pass", med[5], p90[5], p99[5], "ms",
-                        "disco_vs_it", med[0] / med[5]);
+                report.row(
+                        "1 uncontended",
+                        "reference: Curator InterProcessMutex, ZooKeeper in-process, own pass",
+                        med[5],
+                        p90[5],
+                        p99[5],
+                        "ms",
+                        "disco_vs_it",
+                        med[0] / med[5]);
             }
-            report.target("disco lock+unlock with Micrometer bound vs without", "<= 1.02 x (within noise)",
-                    String.format(Locale.ROOT, "%.3f x (%.3f ms vs %.3f ms)", withMeters, med[4], med[0]), withMeters <= 1.02,
-                    withMeters <= 1.02 ? "" : "the listener events are queued and told on the callback executor per acquisition and release");
+            report.target(
+                    "disco lock+unlock with Micrometer bound vs without",
+                    "<= 1.02 x (within noise)",
+                    String.format(Locale.ROOT, "%.3f x (%.3f ms vs %.3f ms)", withMeters, med[4], med[0]),
+                    withMeters <= 1.02,
+                    withMeters <= 1.02
+                            ? ""
+                            : "the listener events are queued and told on the callback executor per acquisition and release");
 
-            String cause = String.format(Locale.ROOT,
+            String cause = String.format(
+                    Locale.ROOT,
                     "disco %.3f ms = floor %.3f + the owner read inside the create Txn %+.3f (disco's Txns sent raw: %.3f)"
                             + " + client-side work %+.3f: the own key's watch (its DELETE event at every release), the"
                             + " claim's metadata in the key's value, building and reading the Txns, a deadline and a"
                             + " failover timer per request, the grant's bookkeeping; %.1f etcd RPCs per lock+unlock",
-                    med[0], med[1], med[2] - med[1], med[2], med[0] - med[2], discoRpcs);
+                    med[0],
+                    med[1],
+                    med[2] - med[1],
+                    med[2],
+                    med[0] - med[2],
+                    discoRpcs);
             percentileTarget(report, "disco lock+unlock vs floor", 1.15, med, p90, p99, 1, cause);
-            percentileTarget(report, "disco lock+unlock vs jetcd Lock", 1.0, med, p90, p99, 3, cause
-                    + String.format(Locale.ROOT, "; jetcd's Lock: %.3f ms = %.2f x the floor", med[3], med[3] / med[1]));
+            percentileTarget(
+                    report,
+                    "disco lock+unlock vs jetcd Lock",
+                    1.0,
+                    med,
+                    p90,
+                    p99,
+                    3,
+                    cause
+                            + String.format(
+                                    Locale.ROOT,
+                                    "; jetcd's Lock: %.3f ms = %.2f x the floor",
+                                    med[3],
+                                    med[3] / med[1]));
             double cpu = cpuUs[0] / cpuUs[1];
-            report.target("JVM CPU per lock+unlock, disco vs its 2 Txns sent raw", "<= 1.25 x",
-                    String.format(Locale.ROOT, "%.2f x (%.0f us vs %.0f us; %.1f KB vs %.1f KB allocated)", cpu, cpuUs[0], cpuUs[1],
-                            kb[0], kb[1]), cpu <= 1.25,
+            report.target(
+                    "JVM CPU per lock+unlock, disco vs its 2 Txns sent raw",
+                    "<= 1.25 x",
+                    String.format(
+                            Locale.ROOT,
+                            "%.2f x (%.0f us vs %.0f us; %.1f KB vs %.1f KB allocated)",
+                            cpu,
+                            cpuUs[0],
+                            cpuUs[1],
+                            kb[0],
+                            kb[1]),
+                    cpu <= 1.25,
                     "the client-side work above, on the caller's and jetcd's threads (the session's state machine runs"
                             + " on the caller that starts an acquisition or waits for an answer)");
         } finally {
@@ -170,7 +279,7 @@ final class Uncontended implements BenchCase {
     /** Curator's {@code InterProcessMutex} acquire+release on an in-process ZooKeeper server: {@code rounds} samples after {@code warm}. */
     private static double[] curatorReference(int warm, int rounds) throws Exception {
         try (ZooKeeperServer zk = ZooKeeperServer.start();
-             CuratorFramework client = ZooKeeperVsCurator.client(zk.connectString())) {
+                CuratorFramework client = ZooKeeperVsCurator.client(zk.connectString())) {
             InterProcessMutex mutex = new InterProcessMutex(client, "/disco-bench/uncontended-curator");
             return Interleaved.inTurn(warm, rounds, () -> {
                 mutex.acquire();
@@ -180,14 +289,32 @@ final class Uncontended implements BenchCase {
     }
 
     /** A target "at most {@code max} x variant {@code against}" at the median, p90 and p99 of disco (variant 0). */
-    private static void percentileTarget(Report report, String name, double max, double[] med, double[] p90, double[] p99,
-                                         int against, String cause) {
+    private static void percentileTarget(
+            Report report,
+            String name,
+            double max,
+            double[] med,
+            double[] p90,
+            double[] p99,
+            int against,
+            String cause) {
         double r50 = med[0] / med[against];
         double r90 = p90[0] / p90[against];
         double r99 = p99[0] / p99[against];
         boolean met = r50 <= max && r90 <= max && r99 <= max;
-        report.target(name, String.format(Locale.ROOT, "<= %.2f x at the median, p90 and p99", max),
-                String.format(Locale.ROOT, "%.3f / %.3f / %.3f x (disco %.3f / %.3f / %.3f ms)", r50, r90, r99, med[0], p90[0], p99[0]),
-                met, met ? "" : cause);
+        report.target(
+                name,
+                String.format(Locale.ROOT, "<= %.2f x at the median, p90 and p99", max),
+                String.format(
+                        Locale.ROOT,
+                        "%.3f / %.3f / %.3f x (disco %.3f / %.3f / %.3f ms)",
+                        r50,
+                        r90,
+                        r99,
+                        med[0],
+                        p90[0],
+                        p99[0]),
+                met,
+                met ? "" : cause);
     }
 }

@@ -25,17 +25,26 @@ final class WatchDelivery implements BenchCase {
         int n = bench.quick ? 20 : 60;
         log("2. watch delivery: delete -> event, watch from the read's revision vs revision + 1, %d each", n);
         ByteSequence key = bs(bench.root + "/w/key");
-        double[][] samples = Interleaved.sampledInTurn(0, n, () -> deleteToEvent(bench.client, key, 0),
-                () -> deleteToEvent(bench.client, key, 1));
-        bench.report.row("2 watch delivery", "delete -> event, watch from read's revision", Stats.median(samples[0]),
-                Stats.p99(samples[0]), "ms");
-        bench.report.row("2 watch delivery", "delete -> event, watch from revision + 1", Stats.median(samples[1]),
-                Stats.p99(samples[1]), "ms");
-        bench.report.notes.add("slow handoffs (handoffs_over_50ms): a watch that starts at or below etcd's current revision"
-                + " is 'unsynced' and gets its events only at etcd's next 100 ms catch-up (see '2 watch delivery')."
-                + " jetcd's Lock (etcd's server-side recipe) watches from the read's revision and pays it at small K;"
-                + " disco watches the predecessor from etcd's current revision (synced at once) and re-reads it once"
-                + " when the watch started after the read: that re-read is the ~0.2 extra KV RPCs per acquisition");
+        double[][] samples = Interleaved.sampledInTurn(
+                0, n, () -> deleteToEvent(bench.client, key, 0), () -> deleteToEvent(bench.client, key, 1));
+        bench.report.row(
+                "2 watch delivery",
+                "delete -> event, watch from read's revision",
+                Stats.median(samples[0]),
+                Stats.p99(samples[0]),
+                "ms");
+        bench.report.row(
+                "2 watch delivery",
+                "delete -> event, watch from revision + 1",
+                Stats.median(samples[1]),
+                Stats.p99(samples[1]),
+                "ms");
+        bench.report.notes.add(
+                "slow handoffs (handoffs_over_50ms): a watch that starts at or below etcd's current revision"
+                        + " is 'unsynced' and gets its events only at etcd's next 100 ms catch-up (see '2 watch delivery')."
+                        + " jetcd's Lock (etcd's server-side recipe) watches from the read's revision and pays it at small K;"
+                        + " disco watches the predecessor from etcd's current revision (synced at once) and re-reads it once"
+                        + " when the watch started after the read: that re-read is the ~0.2 extra KV RPCs per acquisition");
     }
 
     /**
@@ -47,7 +56,10 @@ final class WatchDelivery implements BenchCase {
         get(client.getKVClient().put(key, ByteSequence.EMPTY));
         long rev = get(client.getKVClient().get(key)).getHeader().getRevision();
         CompletableFuture<Long> event = new CompletableFuture<>();
-        WatchOption opt = WatchOption.builder().withRevision(rev + afterRead).withNoPut(true).build();
+        WatchOption opt = WatchOption.builder()
+                .withRevision(rev + afterRead)
+                .withNoPut(true)
+                .build();
         try (Watch.Watcher w = client.getWatchClient().watch(key, opt, r -> event.complete(System.nanoTime()))) {
             Thread.sleep(5); // the watch is created; a short queue hands off a few ms later
             get(client.getKVClient().delete(key));

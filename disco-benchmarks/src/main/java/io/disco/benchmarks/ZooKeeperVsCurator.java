@@ -43,14 +43,21 @@ final class ZooKeeperVsCurator implements BenchCase {
 
     /** A started Curator client of {@code connectString}, as every ZooKeeper owner of the benchmark uses. */
     static CuratorFramework client(String connectString) {
-        CuratorFramework c = CuratorFrameworkFactory.builder().connectString(connectString)
-                .sessionTimeoutMs(10_000).connectionTimeoutMs(5_000).retryPolicy(new RetryNTimes(3, 100)).build();
+        CuratorFramework c = CuratorFrameworkFactory.builder()
+                .connectString(connectString)
+                .sessionTimeoutMs(10_000)
+                .connectionTimeoutMs(5_000)
+                .retryPolicy(new RetryNTimes(3, 100))
+                .build();
         c.start();
         return c;
     }
 
     private static ZooKeeperOptions options() {
-        return ZooKeeperOptions.builder().connectTimeout(Duration.ofSeconds(10)).requestTimeout(Duration.ofSeconds(10)).build();
+        return ZooKeeperOptions.builder()
+                .connectTimeout(Duration.ofSeconds(10))
+                .requestTimeout(Duration.ofSeconds(10))
+                .build();
     }
 
     private void uncontended(Bench bench, String connectString) throws Exception {
@@ -58,21 +65,28 @@ final class ZooKeeperVsCurator implements BenchCase {
         int rounds = bench.quick ? 200 : 2000;
         log("Z1. uncontended acquire+release: %d warm-up + %d interleaved rounds of disco and Curator", warm, rounds);
         String root = "/disco-bench/zk-u-" + bench.root.substring(bench.root.lastIndexOf('/') + 1);
-        try (CuratorFramework discoClient = client(connectString); CuratorFramework curatorClient = client(connectString);
-             ZooKeeperSession session = ZooKeeperSession.open(discoClient, options());
-             LockService disco = session.newLock(root + "/disco")) {
+        try (CuratorFramework discoClient = client(connectString);
+                CuratorFramework curatorClient = client(connectString);
+                ZooKeeperSession session = ZooKeeperSession.open(discoClient, options());
+                LockService disco = session.newLock(root + "/disco")) {
             InterProcessMutex curator = new InterProcessMutex(curatorClient, root + "/curator");
-            double[][] samples = Interleaved.inTurn(warm, rounds, () -> {
-                disco.lock();
-                disco.unlock();
-            }, () -> {
-                curator.acquire();
-                curator.release();
-            });
+            double[][] samples = Interleaved.inTurn(
+                    warm,
+                    rounds,
+                    () -> {
+                        disco.lock();
+                        disco.unlock();
+                    },
+                    () -> {
+                        curator.acquire();
+                        curator.release();
+                    });
             double disc = Stats.median(samples[0]);
             double cur = Stats.median(samples[1]);
-            bench.report.row("Z zookeeper", "disco lock+unlock", disc, Stats.p99(samples[0]), "ms", "vs_curator", disc / cur);
-            bench.report.row("Z zookeeper", "Curator InterProcessMutex acquire+release", cur, Stats.p99(samples[1]), "ms");
+            bench.report.row(
+                    "Z zookeeper", "disco lock+unlock", disc, Stats.p99(samples[0]), "ms", "vs_curator", disc / cur);
+            bench.report.row(
+                    "Z zookeeper", "Curator InterProcessMutex acquire+release", cur, Stats.p99(samples[1]), "ms");
         }
     }
 
@@ -96,23 +110,48 @@ final class ZooKeeperVsCurator implements BenchCase {
             Contention.Result c = Contention.measure(none, bench.quick, k, () -> {
                 CuratorFramework cf = client(connectString);
                 InterProcessMutex m = new InterProcessMutex(cf, curatorName);
-                return new Owner(() -> {
-                    if (!m.acquire(3, TimeUnit.MINUTES)) {
-                        throw new IllegalStateException("InterProcessMutex: not acquired within 3 minutes");
-                    }
-                }, m::release, cf);
+                return new Owner(
+                        () -> {
+                            if (!m.acquire(3, TimeUnit.MINUTES)) {
+                                throw new IllegalStateException("InterProcessMutex: not acquired within 3 minutes");
+                            }
+                        },
+                        m::release,
+                        cf);
             });
             double dh = Stats.median(d.handoffMs());
             double ch = Stats.median(c.handoffMs());
-            bench.report.row("Z zookeeper", "K=" + k + " handoff, disco", dh, Stats.p99(d.handoffMs()), "ms",
-                    "vs_curator", dh / ch, "acq_per_s", d.perSecond(), "unlock_ms", Stats.median(d.holdMs()),
-                    "acquisitions", d.acquisitions());
-            bench.report.row("Z zookeeper", "K=" + k + " handoff, Curator InterProcessMutex", ch, Stats.p99(c.handoffMs()), "ms",
-                    "acq_per_s", c.perSecond(), "release_ms", Stats.median(c.holdMs()),
-                    "acquisitions", c.acquisitions());
+            bench.report.row(
+                    "Z zookeeper",
+                    "K=" + k + " handoff, disco",
+                    dh,
+                    Stats.p99(d.handoffMs()),
+                    "ms",
+                    "vs_curator",
+                    dh / ch,
+                    "acq_per_s",
+                    d.perSecond(),
+                    "unlock_ms",
+                    Stats.median(d.holdMs()),
+                    "acquisitions",
+                    d.acquisitions());
+            bench.report.row(
+                    "Z zookeeper",
+                    "K=" + k + " handoff, Curator InterProcessMutex",
+                    ch,
+                    Stats.p99(c.handoffMs()),
+                    "ms",
+                    "acq_per_s",
+                    c.perSecond(),
+                    "release_ms",
+                    Stats.median(c.holdMs()),
+                    "acquisitions",
+                    c.acquisitions());
             ratios.add(String.format(Locale.ROOT, "K=%d %.2f x", k, dh / ch));
         }
-        bench.report.notes.add("ZooKeeper (section Z): an in-process one-member server in the benchmark's JVM, log not fsynced;"
-                + " each owner a client and session of its own; contended hand-off medians disco/Curator: " + String.join(", ", ratios));
+        bench.report.notes.add(
+                "ZooKeeper (section Z): an in-process one-member server in the benchmark's JVM, log not fsynced;"
+                        + " each owner a client and session of its own; contended hand-off medians disco/Curator: "
+                        + String.join(", ", ratios));
     }
 }

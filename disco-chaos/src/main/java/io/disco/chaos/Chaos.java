@@ -49,8 +49,17 @@ public final class Chaos {
      *     resource, where the freeze must land inside that window (seen through the owner's output and a
      *     spawned {@code kill}, which on a busy machine can take longer than 20 ms) for the zombie write to happen
      */
-    record Options(Workload workload, long seconds, long seed, int owners, long ttlSeconds, long requestTimeoutMillis,
-                   boolean broken, long workMillis, List<String> faults, String backend) {
+    record Options(
+            Workload workload,
+            long seconds,
+            long seed,
+            int owners,
+            long ttlSeconds,
+            long requestTimeoutMillis,
+            boolean broken,
+            long workMillis,
+            List<String> faults,
+            String backend) {
 
         Options {
             if (requestTimeoutMillis >= TimeUnit.SECONDS.toMillis(ttlSeconds)) {
@@ -70,9 +79,25 @@ public final class Chaos {
         }
 
         /** The given fault kinds on {@code backend}, {@code etcd} or {@code zookeeper}. */
-        Options(Workload workload, long seconds, long seed, int owners, boolean broken, List<String> faults, String backend) {
-            this(workload, seconds, seed, owners, 2, Owner.REQUEST_TIMEOUT.toMillis(), broken, broken ? 300 : 20,
-                    List.copyOf(faults), backend);
+        Options(
+                Workload workload,
+                long seconds,
+                long seed,
+                int owners,
+                boolean broken,
+                List<String> faults,
+                String backend) {
+            this(
+                    workload,
+                    seconds,
+                    seed,
+                    owners,
+                    2,
+                    Owner.REQUEST_TIMEOUT.toMillis(),
+                    broken,
+                    broken ? 300 : 20,
+                    List.copyOf(faults),
+                    backend);
         }
 
         /** @return whether a fault needs the members in network namespaces of their own */
@@ -130,8 +155,7 @@ public final class Chaos {
 
     private static final String NAME_ROOT = "/disco-chaos/";
 
-    private Chaos() {
-    }
+    private Chaos() {}
 
     public static void main(String[] args) throws Exception {
         long seconds = 40;
@@ -153,30 +177,45 @@ public final class Chaos {
                 case "--no-net" -> net = false;
                 case "--faults" -> faults = List.of(args[++i].split(","));
                 case "--workload" -> workloads = List.of(Workload.named(args[++i]));
-                default -> throw new IllegalArgumentException("usage: Chaos [--backend etcd|zookeeper] [--seconds S | --minutes M] [--seed N]"
-                        + " [--owners N] [--workload " + String.join("|", Workload.ALL.stream().map(Workload::name).toList())
-                        + "] [--broken] [--no-net] [--faults " + String.join(",", Nemesis.KINDS) + "]");
+                default ->
+                    throw new IllegalArgumentException(
+                            "usage: Chaos [--backend etcd|zookeeper] [--seconds S | --minutes M] [--seed N]"
+                                    + " [--owners N] [--workload "
+                                    + String.join(
+                                            "|",
+                                            Workload.ALL.stream()
+                                                    .map(Workload::name)
+                                                    .toList())
+                                    + "] [--broken] [--no-net] [--faults " + String.join(",", Nemesis.KINDS) + "]");
             }
         }
         if (!List.of("etcd", "zookeeper").contains(backend)) {
             throw new IllegalArgumentException("--backend: etcd or zookeeper, not " + backend);
         }
         if (faults == null) {
-            faults = backend.equals("zookeeper") ? (broken ? List.of("freeze-owner") : zookeeperKinds(net))
+            faults = backend.equals("zookeeper")
+                    ? (broken ? List.of("freeze-owner") : zookeeperKinds(net))
                     : broken ? Nemesis.PROCESS_KINDS : faultKinds(net);
         }
         for (String kind : faults) {
             if (!List.of(Nemesis.KINDS).contains(kind)) {
-                throw new IllegalArgumentException("--faults: no fault kind " + kind + "; the kinds: "
-                        + String.join(",", Nemesis.KINDS));
+                throw new IllegalArgumentException(
+                        "--faults: no fault kind " + kind + "; the kinds: " + String.join(",", Nemesis.KINDS));
             }
         }
         List<Result> results = new ArrayList<>();
         for (Workload w : workloads) {
-            System.err.printf(Locale.ROOT, "[chaos] %s, workload %s, %d s, seed %d, faults %s%n", backend, w.name(), seconds, seed,
+            System.err.printf(
+                    Locale.ROOT,
+                    "[chaos] %s, workload %s, %d s, seed %d, faults %s%n",
+                    backend,
+                    w.name(),
+                    seconds,
+                    seed,
                     String.join(",", faults));
             results.add(run(new Options(w, seconds, seed, owners, broken, faults, backend)));
-            System.out.print(results.size() < workloads.size() ? table(results) : ""); // a long run shows each finished workload
+            System.out.print(
+                    results.size() < workloads.size() ? table(results) : ""); // a long run shows each finished workload
         }
         System.out.print(table(results));
         long passed = results.stream().filter(Result::passed).count();
@@ -190,28 +229,54 @@ public final class Chaos {
      */
     static String table(List<Result> results) {
         StringBuilder header = new StringBuilder();
-        results.stream().map(Result::server).distinct().forEach(s -> header.append("server: ")
-                .append(EtcdMembers.label(s)).append('\n'));
+        results.stream()
+                .map(Result::server)
+                .distinct()
+                .forEach(s ->
+                        header.append("server: ").append(EtcdMembers.label(s)).append('\n'));
         Map<String, List<String>> rows = new java.util.LinkedHashMap<>();
         for (int i = 0; i < results.size(); i++) {
             Result r = results.get(i);
             int column = i;
-            put(rows, "workload", column, r.options().workload().name() + (r.options().broken() ? " (BROKEN)" : ""));
+            put(
+                    rows,
+                    "workload",
+                    column,
+                    r.options().workload().name() + (r.options().broken() ? " (BROKEN)" : ""));
             put(rows, "backend", column, r.server().replaceFirst(" at .*", ""));
-            put(rows, "run length, s / seed", column, r.options().seconds() + " / " + r.options().seed());
-            put(rows, "owners / TTL, s", column, r.options().owners() + " / " + r.options().ttlSeconds());
-            put(rows, "owners' request timeout, ms", column, Long.toString(r.options().requestTimeoutMillis()));
+            put(
+                    rows,
+                    "run length, s / seed",
+                    column,
+                    r.options().seconds() + " / " + r.options().seed());
+            put(
+                    rows,
+                    "owners / TTL, s",
+                    column,
+                    r.options().owners() + " / " + r.options().ttlSeconds());
+            put(
+                    rows,
+                    "owners' request timeout, ms",
+                    column,
+                    Long.toString(r.options().requestTimeoutMillis()));
             for (String type : Nemesis.KINDS) {
-                List<Observations.Fault> ofType = r.faults().stream().filter(f -> f.type().equals(type)).toList();
-                long onLeader = ofType.stream().filter(f -> f.target().endsWith("-leader")).count();
-                put(rows, "faults: " + type + (type.endsWith("-member") ? " (on the leader)" : ""), column,
+                List<Observations.Fault> ofType =
+                        r.faults().stream().filter(f -> f.type().equals(type)).toList();
+                long onLeader = ofType.stream()
+                        .filter(f -> f.target().endsWith("-leader"))
+                        .count();
+                put(
+                        rows,
+                        "faults: " + type + (type.endsWith("-member") ? " (on the leader)" : ""),
+                        column,
                         ofType.size() + (type.endsWith("-member") ? " (" + onLeader + ")" : ""));
             }
             r.report().figures.forEach((k, v) -> put(rows, k, column, Long.toString(v)));
             put(rows, "verdict", column, r.passed() ? "PASSED" : "FAILED");
         }
         StringBuilder b = new StringBuilder(header);
-        String label = "%-" + rows.keySet().stream().mapToInt(String::length).max().orElse(10) + "s";
+        String label =
+                "%-" + rows.keySet().stream().mapToInt(String::length).max().orElse(10) + "s";
         rows.forEach((k, v) -> {
             b.append(String.format(Locale.ROOT, label, k));
             for (int i = 0; i < results.size(); i++) {
@@ -219,8 +284,14 @@ public final class Chaos {
             }
             b.append('\n');
         });
-        results.stream().filter(r -> !r.passed()).forEach(r -> r.report().failures.forEach(
-                f -> b.append(r.options().workload().name()).append(": ").append(f).append('\n')));
+        results.stream()
+                .filter(r -> !r.passed())
+                .forEach(r -> r.report()
+                        .failures
+                        .forEach(f -> b.append(r.options().workload().name())
+                                .append(": ")
+                                .append(f)
+                                .append('\n')));
         return b.toString();
     }
 
@@ -234,17 +305,23 @@ public final class Chaos {
 
     static Result run(Options o) throws Exception {
         FakeClock.requireInstalled();
-        String name = NAME_ROOT + UUID.randomUUID().toString().substring(0, 8) + "/" + o.workload().name();
+        String name = NAME_ROOT + UUID.randomUUID().toString().substring(0, 8) + "/"
+                + o.workload().name();
         List<String> ownerLines = new CopyOnWriteArrayList<>();
         List<Child> owners = new ArrayList<>();
         List<List<TcpProxy>> proxies = new ArrayList<>();
         List<FakeClock> clocks = new ArrayList<>();
         Child hostile = null;
         try (Members etcd = o.startMembers();
-             Child resource = new Child(resourceCommand(etcd, o.broken()), Map.of(), null)) {
-            URI resourceUri = URI.create("http://127.0.0.1:" + resource.await("LISTENING ", 30).split(" ")[1]);
-            hostile = new Child(o.broken() ? List.of(Hostile.class.getName(), resourceUri.toString(), "--reads-only")
-                    : List.of(Hostile.class.getName(), resourceUri.toString()), Map.of(), ownerLines);
+                Child resource = new Child(resourceCommand(etcd, o.broken()), Map.of(), null)) {
+            URI resourceUri = URI.create(
+                    "http://127.0.0.1:" + resource.await("LISTENING ", 30).split(" ")[1]);
+            hostile = new Child(
+                    o.broken()
+                            ? List.of(Hostile.class.getName(), resourceUri.toString(), "--reads-only")
+                            : List.of(Hostile.class.getName(), resourceUri.toString()),
+                    Map.of(),
+                    ownerLines);
             for (int i = 0; i < o.owners(); i++) {
                 List<TcpProxy> mine = new ArrayList<>();
                 for (InetSocketAddress member : etcd.clientAddresses()) {
@@ -253,14 +330,33 @@ public final class Chaos {
                 proxies.add(mine);
                 FakeClock clock = new FakeClock();
                 clocks.add(clock);
-                String via = etcd.ownerEndpoints(mine.stream().map(TcpProxy::port).toList());
-                owners.add(new Child(List.of(Owner.class.getName(), o.workload().name(), "o" + i, via,
-                        resourceUri.toString(), name, Long.toString(o.ttlSeconds()), Long.toString(o.workMillis()),
-                        Long.toString(o.requestTimeoutMillis())), clock.environment(), ownerLines));
+                String via =
+                        etcd.ownerEndpoints(mine.stream().map(TcpProxy::port).toList());
+                owners.add(new Child(
+                        List.of(
+                                Owner.class.getName(),
+                                o.workload().name(),
+                                "o" + i,
+                                via,
+                                resourceUri.toString(),
+                                name,
+                                Long.toString(o.ttlSeconds()),
+                                Long.toString(o.workMillis()),
+                                Long.toString(o.requestTimeoutMillis())),
+                        clock.environment(),
+                        ownerLines));
             }
             long ttlNanos = TimeUnit.SECONDS.toNanos(o.ttlSeconds());
-            Nemesis nemesis = new Nemesis(etcd, owners, proxies, clocks, ownerLines, o.seed(), ttlNanos,
-                    TimeUnit.MILLISECONDS.toNanos(o.requestTimeoutMillis()), o.faults());
+            Nemesis nemesis = new Nemesis(
+                    etcd,
+                    owners,
+                    proxies,
+                    clocks,
+                    ownerLines,
+                    o.seed(),
+                    ttlNanos,
+                    TimeUnit.MILLISECONDS.toNanos(o.requestTimeoutMillis()),
+                    o.faults());
             nemesis.run(System.nanoTime() + TimeUnit.SECONDS.toNanos(o.seconds()), o.broken());
             Thread.sleep(2000); // the last fault heals
             java.util.Optional<String> unrecovered = nemesis.awaitRecovered(TimeUnit.SECONDS.toNanos(30));
@@ -270,22 +366,33 @@ public final class Chaos {
                 c.close();
             }
             hostile.close();
-            List<String> history = Arrays.asList(HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                    resourceUri.resolve("/history")).timeout(Duration.ofSeconds(10)).GET().build(),
-                    HttpResponse.BodyHandlers.ofString()).body().split("\n"));
+            List<String> history = Arrays.asList(HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(resourceUri.resolve("/history"))
+                                    .timeout(Duration.ofSeconds(10))
+                                    .GET()
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString())
+                    .body()
+                    .split("\n"));
             long keysLeft = etcd.keysLeft(name, ttlNanos);
             Observations seen = Observations.parse(history, ownerLines, nemesis.faults, keysLeft, endNanos);
             Report report = new Report();
             Checker.all().forEach(c -> c.check(seen, report));
             report.safety("owner processes that died during the run", died, null);
-            report.safety("cluster not recovered 30 s after the faults healed (all members healthy, one leader)",
-                    unrecovered.isPresent() ? 1 : 0, unrecovered.orElse(null));
+            report.safety(
+                    "cluster not recovered 30 s after the faults healed (all members healthy, one leader)",
+                    unrecovered.isPresent() ? 1 : 0,
+                    unrecovered.orElse(null));
             freezeAllFigures(nemesis.faults, report);
             if (!report.passed() || System.getenv("DISCO_CHAOS_KEEP_LOGS") != null) {
-                Path dir = Files.createTempDirectory("disco-chaos-" + o.workload().name() + "-" + o.seed() + "-");
+                Path dir =
+                        Files.createTempDirectory("disco-chaos-" + o.workload().name() + "-" + o.seed() + "-");
                 Files.write(dir.resolve("owners.log"), ownerLines);
                 Files.write(dir.resolve("history.log"), history);
-                Files.write(dir.resolve("faults.log"), nemesis.faults.stream().map(Object::toString).toList());
+                Files.write(
+                        dir.resolve("faults.log"),
+                        nemesis.faults.stream().map(Object::toString).toList());
                 System.err.println("[chaos] the logs of this run: " + dir);
             }
             if (report.figures.get("grants") == 0 || died > 0) {
@@ -310,11 +417,17 @@ public final class Chaos {
      * one's resume (under the TTL unless stopping and resuming them took long: the nemesis then says so).
      */
     private static void freezeAllFigures(List<Observations.Fault> faults, Report report) {
-        List<Observations.Fault> all = faults.stream().filter(f -> f.type().equals(Nemesis.FREEZE_ALL)).toList();
-        report.figure("freeze-all: every member frozen together, ms (min; -1: none)",
+        List<Observations.Fault> all =
+                faults.stream().filter(f -> f.type().equals(Nemesis.FREEZE_ALL)).toList();
+        report.figure(
+                "freeze-all: every member frozen together, ms (min; -1: none)",
                 all.stream().mapToLong(Observations.Fault::amount).min().orElse(-1));
-        report.figure("freeze-all: first member stopped to last resumed, ms (max; -1: none)",
-                all.stream().mapToLong(f -> (f.endNanos() - f.startNanos()) / 1_000_000).max().orElse(-1));
+        report.figure(
+                "freeze-all: first member stopped to last resumed, ms (max; -1: none)",
+                all.stream()
+                        .mapToLong(f -> (f.endNanos() - f.startNanos()) / 1_000_000)
+                        .max()
+                        .orElse(-1));
     }
 
     private static List<String> resourceCommand(Members members, boolean broken) {

@@ -9,7 +9,17 @@ interface Checker {
 
     /** @return every checker, in the order of the table, new for each run */
     static List<Checker> all() {
-        return List.of(new LostUpdates(), new ResourceTokens(), new GrantTokens(), new SharedTokens(), new OverlappingHolds(),
-            new DoneBeforeNextGrant(), new ClockSteps(), new Silence(), new Progress(), new FaultLiveness(), new HostileRequests());
+        return List.of(
+                new LostUpdates(),
+                new ResourceTokens(),
+                new GrantTokens(),
+                new SharedTokens(),
+                new OverlappingHolds(),
+                new DoneBeforeNextGrant(),
+                new ClockSteps(),
+                new Silence(),
+                new Progress(),
+                new FaultLiveness(),
+                new HostileRequests());
     }
 }

@@ -24,8 +24,11 @@ final class Child implements AutoCloseable {
     private final Thread reader;
 
     Child(List<String> mainAndArgs, Map<String, String> environment, List<String> sink) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(), "-Xmx128m",
-                "-cp", System.getProperty("java.class.path")));
+        List<String> cmd = new ArrayList<>(List.of(
+                ProcessHandle.current().info().command().orElseThrow(),
+                "-Xmx128m",
+                "-cp",
+                System.getProperty("java.class.path")));
         cmd.addAll(mainAndArgs);
         ProcessBuilder b = new ProcessBuilder(cmd).redirectErrorStream(true);
         b.environment().putAll(environment);
@@ -37,14 +40,16 @@ final class Child implements AutoCloseable {
 
     private void read(List<String> sink) {
         try {
-            new BufferedReader(new InputStreamReader(process.getInputStream(), UTF_8)).lines().forEach(l -> {
-                lines.add(l);
-                if (sink != null && l.matches("^\\d+ .*")) {
-                    sink.add(l);
-                } else if (sink != null && !l.startsWith("\t") && others.size() < 20) {
-                    others.add(l);
-                }
-            });
+            new BufferedReader(new InputStreamReader(process.getInputStream(), UTF_8))
+                    .lines()
+                    .forEach(l -> {
+                        lines.add(l);
+                        if (sink != null && l.matches("^\\d+ .*")) {
+                            sink.add(l);
+                        } else if (sink != null && !l.startsWith("\t") && others.size() < 20) {
+                            others.add(l);
+                        }
+                    });
         } catch (java.io.UncheckedIOException closed) {
             // the process ended and its stream was closed under the reader
         }
@@ -63,7 +68,9 @@ final class Child implements AutoCloseable {
     }
 
     void signal(String sig) throws Exception {
-        new ProcessBuilder("kill", "-" + sig, Long.toString(process.pid())).start().waitFor(5, TimeUnit.SECONDS);
+        new ProcessBuilder("kill", "-" + sig, Long.toString(process.pid()))
+                .start()
+                .waitFor(5, TimeUnit.SECONDS);
     }
 
     /**

@@ -128,13 +128,16 @@ final class ClientLockWorkload implements Workload {
             } catch (IllegalMonitorStateException e) {
                 return true; // not held (any more)
             } catch (RuntimeException e) {
-                owner.say(who, (e.getClass().getSimpleName().endsWith("LostException") ? "LOST unlock " : "ERROR unlock ")
-                        + e.getClass().getSimpleName() + " " + e.getMessage());
+                owner.say(
+                        who,
+                        (e.getClass().getSimpleName().endsWith("LostException") ? "LOST unlock " : "ERROR unlock ")
+                                + e.getClass().getSimpleName() + " " + e.getMessage());
             }
             if (!lock.isHeldByCurrentThread()) {
                 return true;
             }
-            owner.say(who, "KEPT " + (token == null ? "-" : token.value()) + " the release was refused: unlocking again");
+            owner.say(
+                    who, "KEPT " + (token == null ? "-" : token.value()) + " the release was refused: unlocking again");
             if (!pace(asked)) {
                 return false;
             }

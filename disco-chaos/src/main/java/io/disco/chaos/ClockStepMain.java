@@ -56,11 +56,14 @@ final class ClockStepMain {
         try (Client client = Client.builder().endpoints(args[1].split(",")).build()) {
             // connect first: on a cold JVM the first call can take longer than the 2 s TTL, and a session
             // counts its lease's validity from the moment it sent the grant
-            client.getKVClient().get(ByteSequence.from("/disco-chaos/ping", UTF_8)).get(WAIT_SECONDS, TimeUnit.SECONDS);
+            client.getKVClient()
+                    .get(ByteSequence.from("/disco-chaos/ping", UTF_8))
+                    .get(WAIT_SECONDS, TimeUnit.SECONDS);
             switch (mode) {
                 case "jetcd" -> main.jetcd(client, ttl);
                 case "disco" -> main.disco(client, ttl);
-                default -> throw new IllegalArgumentException("usage: ClockStepMain jetcd|disco <endpoints> <ttl seconds>");
+                default ->
+                    throw new IllegalArgumentException("usage: ClockStepMain jetcd|disco <endpoints> <ttl seconds>");
             }
         }
         System.exit(0);
@@ -76,11 +79,13 @@ final class ClockStepMain {
     }
 
     private void keepAlive(Client client, long ttl) throws Exception {
-        long id = client.getLeaseClient().grant(ttl).get(WAIT_SECONDS, TimeUnit.SECONDS).getID();
+        long id = client.getLeaseClient()
+                .grant(ttl)
+                .get(WAIT_SECONDS, TimeUnit.SECONDS)
+                .getID();
         client.getLeaseClient().keepAlive(id, new StreamObserver<LeaseKeepAliveResponse>() {
             @Override
-            public void onNext(LeaseKeepAliveResponse value) {
-            }
+            public void onNext(LeaseKeepAliveResponse value) {}
 
             @Override
             public void onError(Throwable t) {
@@ -96,11 +101,14 @@ final class ClockStepMain {
     }
 
     private void disco(Client client, long ttl) throws Exception {
-        EtcdSession session = EtcdSession.open(client, EtcdOptions.builder().ttl(Duration.ofSeconds(ttl)).build());
+        EtcdSession session = EtcdSession.open(
+                client, EtcdOptions.builder().ttl(Duration.ofSeconds(ttl)).build());
         long id = session.leaseId();
-        session.done().thenRun(() -> say("DONE " + id + " " + session.err().map(Object::toString).orElse("-")));
+        session.done()
+                .thenRun(() -> say(
+                        "DONE " + id + " " + session.err().map(Object::toString).orElse("-")));
         say("LEASE " + id);
-        commands(line -> { });
+        commands(line -> {});
         session.close();
     }
 

@@ -21,12 +21,16 @@ record ClockSteps(long runWallMillis, long runNanos) implements Checker {
 
     @Override
     public void check(Observations o, Report r) {
-        List<Observations.Fault> steps = o.faults().stream().filter(x -> x.type().equals("step-clock-owner")).toList();
+        List<Observations.Fault> steps = o.faults().stream()
+                .filter(x -> x.type().equals("step-clock-owner"))
+                .toList();
         long lost = 0;
         long shared = 0;
         for (Observations.Fault x : steps) {
-            List<Observations.Event> done = o.events("DONE").stream().filter(e -> x.covers(e.nanos())).toList();
-            long mine = done.stream().filter(e -> e.process().equals(x.target())).count();
+            List<Observations.Event> done =
+                    o.events("DONE").stream().filter(e -> x.covers(e.nanos())).toList();
+            long mine =
+                    done.stream().filter(e -> e.process().equals(x.target())).count();
             // a loss that the owners whose clocks were left alone suffered too is not the step's doing
             if (done.stream().anyMatch(e -> !e.process().equals(x.target()))) {
                 shared += mine;
@@ -34,8 +38,12 @@ record ClockSteps(long runWallMillis, long runNanos) implements Checker {
                 lost += mine;
             }
         }
-        long seen = steps.stream().filter(x -> o.events("CLOCK").stream().anyMatch(e -> e.process().equals(x.target())
-                && x.covers(e.nanos()) && Math.abs(offsetMillis(e) - 1000 * x.amount()) < 2000)).count();
+        long seen = steps.stream()
+                .filter(x -> o.events("CLOCK").stream()
+                        .anyMatch(e -> e.process().equals(x.target())
+                                && x.covers(e.nanos())
+                                && Math.abs(offsetMillis(e) - 1000 * x.amount()) < 2000))
+                .count();
         r.figure("wall-clock steps seen in the stepped owner's clock (of the steps)", seen);
         r.figure("sessions lost during a step, by unstepped owners too (not the clock's doing)", shared);
         r.safety("sessions lost while the owner's wall clock was stepped", lost, null);

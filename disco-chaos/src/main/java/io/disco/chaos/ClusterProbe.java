@@ -18,8 +18,7 @@ import java.util.concurrent.TimeoutException;
 /** What the nemesis asks an etcd cluster ({@link EtcdMembers}): who leads, whether it recovered; and the compaction it deals. */
 final class ClusterProbe {
 
-    private ClusterProbe() {
-    }
+    private ClusterProbe() {}
 
     /**
      * Heals the member network and the peer links, then waits until the cluster has recovered from the
@@ -32,14 +31,18 @@ final class ClusterProbe {
         etcd.peerLinks().ifPresent(PeerLinks::healAll);
         long deadline = System.nanoTime() + timeoutNanos;
         String seen = "nothing";
-        try (Client c = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).build()) {
+        try (Client c = Client.builder()
+                .endpoints(etcd.endpoints().toArray(String[]::new))
+                .build()) {
             while (true) {
                 Set<Long> leaders = new HashSet<>();
                 int selfLeaders = 0;
                 int answered = 0;
                 for (int i = 0; i < etcd.size(); i++) {
                     try {
-                        StatusResponse s = c.getMaintenanceClient().statusMember(etcd.endpoint(i)).get(2, TimeUnit.SECONDS);
+                        StatusResponse s = c.getMaintenanceClient()
+                                .statusMember(etcd.endpoint(i))
+                                .get(2, TimeUnit.SECONDS);
                         answered++;
                         leaders.add(s.getLeader());
                         selfLeaders += s.getLeader() == s.getHeader().getMemberId() ? 1 : 0;
@@ -62,9 +65,12 @@ final class ClusterProbe {
 
     /** @return the index of the member that leads now, or -1 when none answers */
     static int leader(EtcdCluster etcd) {
-        try (Client c = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).build()) {
+        try (Client c = Client.builder()
+                .endpoints(etcd.endpoints().toArray(String[]::new))
+                .build()) {
             for (int i = 0; i < etcd.size(); i++) {
-                StatusResponse s = c.getMaintenanceClient().statusMember(etcd.endpoint(i)).get(5, TimeUnit.SECONDS);
+                StatusResponse s =
+                        c.getMaintenanceClient().statusMember(etcd.endpoint(i)).get(5, TimeUnit.SECONDS);
                 if (s.getLeader() == s.getHeader().getMemberId()) {
                     return i;
                 }
@@ -77,8 +83,14 @@ final class ClusterProbe {
 
     /** Compacts etcd to its current revision. */
     static void compact(EtcdCluster etcd) throws Exception {
-        try (Client c = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).build()) {
-            long rev = c.getKVClient().get(ByteSequence.from("x", UTF_8)).get(10, TimeUnit.SECONDS).getHeader().getRevision();
+        try (Client c = Client.builder()
+                .endpoints(etcd.endpoints().toArray(String[]::new))
+                .build()) {
+            long rev = c.getKVClient()
+                    .get(ByteSequence.from("x", UTF_8))
+                    .get(10, TimeUnit.SECONDS)
+                    .getHeader()
+                    .getRevision();
             try {
                 c.getKVClient().compact(rev).get(10, TimeUnit.SECONDS);
             } catch (ExecutionException e) {

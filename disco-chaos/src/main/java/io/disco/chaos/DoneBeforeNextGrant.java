@@ -22,22 +22,36 @@ final class DoneBeforeNextGrant implements Checker {
                 continue;
             }
             // the grant it held when cut off, ended by its loss signal (DONE, or LOST from a call)
-            Observations.Hold held = holds.stream().filter(h -> Observations.process(h.owner()).equals(x.target()) && h.fromNanos() < x.startNanos()
-                    && h.toNanos() > x.startNanos()).findFirst().orElse(null);
+            Observations.Hold held = holds.stream()
+                    .filter(h -> Observations.process(h.owner()).equals(x.target())
+                            && h.fromNanos() < x.startNanos()
+                            && h.toNanos() > x.startNanos())
+                    .findFirst()
+                    .orElse(null);
             if (held == null || !(held.end().equals("DONE") || held.end().equals("LOST"))) {
                 continue; // kept its lease through the partition, or gave the grant up itself (RELEASING, CLOSING)
             }
             long done = held.toNanos();
-            holds.stream().filter(h -> !Observations.process(h.owner()).equals(x.target()) && h.key().equals(held.key())
-                            && h.token() > held.token() && h.fromNanos() > x.startNanos() && !(h.shared() && held.shared()))
-                    .mapToLong(Observations.Hold::fromNanos).min()
+            holds.stream()
+                    .filter(h -> !Observations.process(h.owner()).equals(x.target())
+                            && h.key().equals(held.key())
+                            && h.token() > held.token()
+                            && h.fromNanos() > x.startNanos()
+                            && !(h.shared() && held.shared()))
+                    .mapToLong(Observations.Hold::fromNanos)
+                    .min()
                     .ifPresent(next -> gapsMs.add((next - done) / 1_000_000));
         }
         gapsMs.sort(null);
-        r.figure("partitioned holders' done() to the next grant, ms (min; -1: none)", gapsMs.isEmpty() ? -1 : gapsMs.get(0));
-        r.figure("partitioned holders' done() to the next grant, ms (median)",
+        r.figure(
+                "partitioned holders' done() to the next grant, ms (min; -1: none)",
+                gapsMs.isEmpty() ? -1 : gapsMs.get(0));
+        r.figure(
+                "partitioned holders' done() to the next grant, ms (median)",
                 gapsMs.isEmpty() ? -1 : gapsMs.get(gapsMs.size() / 2));
-        r.safety("partitioned holders whose done() came after the next grant", gapsMs.stream().filter(ms -> ms < 0).count(),
+        r.safety(
+                "partitioned holders whose done() came after the next grant",
+                gapsMs.stream().filter(ms -> ms < 0).count(),
                 null);
     }
 }

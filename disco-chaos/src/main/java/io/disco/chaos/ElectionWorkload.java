@@ -13,9 +13,14 @@ final class ElectionWorkload implements Workload {
 
     @Override
     public void own(Owner owner) throws Exception {
-        owner.<ElectionService>rounds(session -> session.newElection(owner.name), election -> owner.hold(
-                timeout -> election.campaign(owner.id, timeout), term -> Owner.MAIN, Observations.EXCLUSIVE,
-                term -> lead(owner, election, term), election::resign));
+        owner.<ElectionService>rounds(
+                session -> session.newElection(owner.name),
+                election -> owner.hold(
+                        timeout -> election.campaign(owner.id, timeout),
+                        term -> Owner.MAIN,
+                        Observations.EXCLUSIVE,
+                        term -> lead(owner, election, term),
+                        election::resign));
     }
 
     /** The leader's rounds in one term, while it still leads. */

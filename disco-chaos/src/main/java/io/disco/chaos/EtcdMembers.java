@@ -34,7 +34,8 @@ final class EtcdMembers implements Members {
     /** @return {@code etcd 3.5.16 at /path/etcd}, from the cluster's description */
     @Override
     public String server() {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(etcd \\S+) \\(([^)]*)\\)").matcher(etcd.describe());
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("(etcd \\S+) \\(([^)]*)\\)").matcher(etcd.describe());
         return m.find() ? m.group(1) + " at " + m.group(2) : etcd.describe();
     }
 
@@ -48,17 +49,21 @@ final class EtcdMembers implements Members {
      * @return the server, with the bug named where its version has it
      */
     static String label(String server) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("^etcd (\\d+)\\.(\\d+)\\.(\\d+)").matcher(server);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("^etcd (\\d+)\\.(\\d+)\\.(\\d+)")
+                .matcher(server);
         if (!m.find()) {
             return server;
         }
         int major = Integer.parseInt(m.group(1));
         int minor = Integer.parseInt(m.group(2));
         int patch = Integer.parseInt(m.group(3));
-        boolean leaseBug = major < 3 || major == 3 && (minor < 4 || minor == 4 && patch < 31 || minor == 5 && patch < 13);
-        return server + (leaseBug ? " (HAS the lease bug of etcd issues 15247/12528, fixed in 3.4.31 and 3.5.13: an old"
-                + " leader frozen and resumed revokes leases the new leader renewed)" : " (without the lease bug of etcd issues"
-                + " 15247/12528)");
+        boolean leaseBug =
+                major < 3 || major == 3 && (minor < 4 || minor == 4 && patch < 31 || minor == 5 && patch < 13);
+        return server
+                + (leaseBug
+                        ? " (HAS the lease bug of etcd issues 15247/12528, fixed in 3.4.31 and 3.5.13: an old"
+                                + " leader frozen and resumed revokes leases the new leader renewed)"
+                        : " (without the lease bug of etcd issues" + " 15247/12528)");
     }
 
     @Override
@@ -68,7 +73,10 @@ final class EtcdMembers implements Members {
 
     @Override
     public List<InetSocketAddress> clientAddresses() {
-        return etcd.endpoints().stream().map(URI::create).map(u -> new InetSocketAddress(u.getHost(), u.getPort())).toList();
+        return etcd.endpoints().stream()
+                .map(URI::create)
+                .map(u -> new InetSocketAddress(u.getHost(), u.getPort()))
+                .toList();
     }
 
     @Override
@@ -135,11 +143,20 @@ final class EtcdMembers implements Members {
     /** Holder keys under the name: an owner whose revoke found no member leaves keys until its lease runs out. */
     @Override
     public long keysLeft(String name, long ttlNanos) throws Exception {
-        try (Client c = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).build()) {
+        try (Client c = Client.builder()
+                .endpoints(etcd.endpoints().toArray(String[]::new))
+                .build()) {
             long deadline = System.nanoTime() + 2 * ttlNanos + TimeUnit.SECONDS.toNanos(2);
             while (true) {
-                long left = c.getKVClient().get(ByteSequence.from(name + "/", UTF_8),
-                        GetOption.builder().isPrefix(true).withCountOnly(true).build()).get(10, TimeUnit.SECONDS).getCount();
+                long left = c.getKVClient()
+                        .get(
+                                ByteSequence.from(name + "/", UTF_8),
+                                GetOption.builder()
+                                        .isPrefix(true)
+                                        .withCountOnly(true)
+                                        .build())
+                        .get(10, TimeUnit.SECONDS)
+                        .getCount();
                 if (left == 0 || System.nanoTime() > deadline) {
                     return left;
                 }

@@ -49,14 +49,26 @@ final class FakeClock implements AutoCloseable {
     }
 
     private static Path library() {
-        return LIBRARY.stream().filter(Files::isReadable).findFirst().orElseThrow(() -> new IllegalStateException(
-                "libfaketime not found (looked in " + LIBRARY + "): install Debian's faketime package (apt-get install faketime)"));
+        return LIBRARY.stream()
+                .filter(Files::isReadable)
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("libfaketime not found (looked in " + LIBRARY
+                        + "): install Debian's faketime package (apt-get install faketime)"));
     }
 
     /** @return the variables that put a child process on this clock */
     Map<String, String> environment() {
-        return Map.of("LD_PRELOAD", library().toString(), "FAKETIME_TIMESTAMP_FILE", file.toString(),
-                "FAKETIME_DONT_FAKE_MONOTONIC", "1", "FAKETIME_FORCE_MONOTONIC_FIX", "0", "FAKETIME_NO_CACHE", "1");
+        return Map.of(
+                "LD_PRELOAD",
+                library().toString(),
+                "FAKETIME_TIMESTAMP_FILE",
+                file.toString(),
+                "FAKETIME_DONT_FAKE_MONOTONIC",
+                "1",
+                "FAKETIME_FORCE_MONOTONIC_FIX",
+                "0",
+                "FAKETIME_NO_CACHE",
+                "1");
     }
 
     /**

@@ -11,9 +11,13 @@ final class FaultLiveness implements Checker {
 
     @Override
     public void check(Observations o, Report r) {
-        List<Long> grants = o.events("GRANT").stream().map(Observations.Event::nanos).sorted().toList();
+        List<Long> grants = o.events("GRANT").stream()
+                .map(Observations.Event::nanos)
+                .sorted()
+                .toList();
         for (String type : Nemesis.KINDS) {
-            List<Observations.Fault> ofType = o.faults().stream().filter(x -> x.type().equals(type)).toList();
+            List<Observations.Fault> ofType =
+                    o.faults().stream().filter(x -> x.type().equals(type)).toList();
             long gap = -1;
             long heal = -1;
             for (Observations.Fault x : ofType) {
@@ -25,7 +29,10 @@ final class FaultLiveness implements Checker {
                     }
                 }
                 gap = Math.max(gap, x.endNanos() - last);
-                long next = grants.stream().filter(g -> g > x.endNanos()).findFirst().orElse(-1L);
+                long next = grants.stream()
+                        .filter(g -> g > x.endNanos())
+                        .findFirst()
+                        .orElse(-1L);
                 if (next > 0) {
                     heal = Math.max(heal, next - x.endNanos());
                 }

@@ -30,11 +30,11 @@ final class Hostile {
 
     /** The owner id in the resource's history and the event lines. */
     static final String ID = "hostile";
+
     static final long PACE_MILLIS = 200;
     private static final long CALL_MILLIS = 5000;
 
-    private Hostile() {
-    }
+    private Hostile() {}
 
     public static void main(String[] args) throws Exception {
         URI resource = URI.create(args[0]);
@@ -46,7 +46,8 @@ final class Hostile {
         while (true) {
             List<String> keys = keys(http, resource);
             for (String key : keys) {
-                FencingToken forged = FencingToken.of(maximal ? Long.MAX_VALUE : (1L << 40) + (random.nextLong() >>> 2));
+                FencingToken forged =
+                        FencingToken.of(maximal ? Long.MAX_VALUE : (1L << 40) + (random.nextLong() >>> 2));
                 maximal = !maximal;
                 boolean write = !readsOnly && random.nextBoolean();
                 String path = (write ? "/write?expect=0&value=0&" : "/read?") + "key="
@@ -54,7 +55,8 @@ final class Hostile {
                 HttpRequest.Builder b = HttpRequest.newBuilder(resource.resolve(path));
                 FencingHttp.inject(b, forged);
                 b = write ? b.POST(HttpRequest.BodyPublishers.noBody()) : b.GET();
-                say("HOSTILE " + forged.value() + " " + key + " " + (write ? "W" : "R") + " " + status(http, b.build()));
+                say("HOSTILE " + forged.value() + " " + key + " " + (write ? "W" : "R") + " "
+                        + status(http, b.build()));
             }
             Thread.sleep(PACE_MILLIS); // the pace of the forged requests
         }
@@ -63,9 +65,14 @@ final class Hostile {
     /** The registers the resource has seen ({@code GET /keys}), or the main one. */
     private static List<String> keys(HttpClient http, URI resource) {
         try {
-            CompletableFuture<HttpResponse<String>> f = http.sendAsync(HttpRequest.newBuilder(resource.resolve("/keys"))
-                    .GET().build(), HttpResponse.BodyHandlers.ofString());
-            List<String> keys = f.get(CALL_MILLIS, TimeUnit.MILLISECONDS).body().lines().filter(l -> !l.isBlank()).toList();
+            CompletableFuture<HttpResponse<String>> f = http.sendAsync(
+                    HttpRequest.newBuilder(resource.resolve("/keys")).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            List<String> keys = f.get(CALL_MILLIS, TimeUnit.MILLISECONDS)
+                    .body()
+                    .lines()
+                    .filter(l -> !l.isBlank())
+                    .toList();
             return keys.isEmpty() ? List.of(Owner.MAIN) : keys;
         } catch (Exception e) {
             return List.of(Owner.MAIN);

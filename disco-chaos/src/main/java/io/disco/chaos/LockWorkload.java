@@ -7,8 +7,14 @@ final class LockWorkload implements Workload {
 
     @Override
     public void own(Owner owner) throws Exception {
-        owner.<LockService>rounds(session -> session.newLock(owner.name), lock -> owner.hold(lock::lock, g -> Owner.MAIN,
-                Observations.EXCLUSIVE, g -> owner.increment(Owner.MAIN, g.token()), lock::unlock));
+        owner.<LockService>rounds(
+                session -> session.newLock(owner.name),
+                lock -> owner.hold(
+                        lock::lock,
+                        g -> Owner.MAIN,
+                        Observations.EXCLUSIVE,
+                        g -> owner.increment(Owner.MAIN, g.token()),
+                        lock::unlock));
     }
 
     @Override

@@ -32,13 +32,18 @@ final class LostUpdates implements Checker {
         for (Map.Entry<String, long[]> e : perKey.entrySet()) {
             if (e.getValue()[0] != e.getValue()[1]) {
                 lost++;
-                first = first == null ? e.getKey() + ": final value " + e.getValue()[1] + " after " + e.getValue()[0]
-                        + " accepted writes" : first;
+                first = first == null
+                        ? e.getKey() + ": final value " + e.getValue()[1] + " after " + e.getValue()[0]
+                                + " accepted writes"
+                        : first;
             }
         }
         r.safety("lost updates", lost, first);
         r.figure("accepted writes", accepted);
-        r.figure("rejected operations (stale token)", o.ops().stream()
-                .filter(x -> !x.accepted() && !x.owner().equals(Hostile.ID)).count());
+        r.figure(
+                "rejected operations (stale token)",
+                o.ops().stream()
+                        .filter(x -> !x.accepted() && !x.owner().equals(Hostile.ID))
+                        .count());
     }
 }

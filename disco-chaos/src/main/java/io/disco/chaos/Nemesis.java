@@ -51,22 +51,36 @@ final class Nemesis {
     /** Every member frozen together past the owners' request timeout, under their TTL. */
     static final String FREEZE_ALL = "freeze-all-past-request-timeout";
     /** The faults that need nothing but processes, proxies and faketime. */
-    static final List<String> PROCESS_KINDS = List.of("freeze-owner", "partition-owner", "kill-member", "freeze-member",
-        FREEZE_ALL, "compact", "step-clock-owner");
+    static final List<String> PROCESS_KINDS = List.of(
+            "freeze-owner",
+            "partition-owner",
+            "kill-member",
+            "freeze-member",
+            FREEZE_ALL,
+            "compact",
+            "step-clock-owner");
     /** The faults on the owners' proxies' links. */
     static final List<String> LINK_KINDS = List.of("slow-link", "lossy-link", "slow-during-leader-kill");
     /** The faults that need a {@link MemberNetwork} (the {@link #PEER_KINDS} also need {@link Members#peerLinks()}). */
-    static final List<String> NET_KINDS = List.of("isolate-leader", "split-cluster", "one-way-partition",
-        "partition-during-freeze", "slow-peer-link", "lossy-peer-link");
+    static final List<String> NET_KINDS = List.of(
+            "isolate-leader",
+            "split-cluster",
+            "one-way-partition",
+            "partition-during-freeze",
+            "slow-peer-link",
+            "lossy-peer-link");
     /** The faults on the members' peer links. */
     static final List<String> PEER_KINDS = List.of("slow-peer-link", "lossy-peer-link");
+
     static final String[] KINDS = java.util.stream.Stream.of(PROCESS_KINDS, LINK_KINDS, NET_KINDS)
-        .flatMap(List::stream).toArray(String[]::new);
+            .flatMap(List::stream)
+            .toArray(String[]::new);
 
     /** The cluster's members (etcd or ZooKeeper). */
     final Members members;
     /** The kinds dealt, each once per round. */
     private final List<String> kinds;
+
     final List<Child> owners;
     final List<List<TcpProxy>> proxies;
     private final List<FakeClock> clocks;
@@ -75,6 +89,7 @@ final class Nemesis {
     private final long ttlNanos;
     /** The owners' request timeout: how long an owner waits for one answer of etcd or ZooKeeper. */
     private final long requestTimeoutNanos;
+
     final List<Observations.Fault> faults = new ArrayList<>();
     private int memberFaults;
     int leader = -1;
@@ -88,8 +103,16 @@ final class Nemesis {
      * @throws IllegalArgumentException if a kind is unknown, or none of them can be dealt, or {@value #FREEZE_ALL}
      *     is asked for and the request timeout is not shorter than the TTL (no freeze fits between them)
      */
-    Nemesis(Members members, List<Child> owners, List<List<TcpProxy>> proxies, List<FakeClock> clocks,
-            List<String> ownerLines, long seed, long ttlNanos, long requestTimeoutNanos, List<String> kinds) {
+    Nemesis(
+            Members members,
+            List<Child> owners,
+            List<List<TcpProxy>> proxies,
+            List<FakeClock> clocks,
+            List<String> ownerLines,
+            long seed,
+            long ttlNanos,
+            long requestTimeoutNanos,
+            List<String> kinds) {
         for (String k : kinds) {
             if (!List.of(KINDS).contains(k)) {
                 throw new IllegalArgumentException("no fault kind " + k + "; the kinds: " + String.join(", ", KINDS));
@@ -100,12 +123,14 @@ final class Nemesis {
             System.err.println("[chaos] not dealt on " + members.backend() + " (it cannot): " + String.join(",", left));
         }
         if (kinds.contains(FREEZE_ALL) && !(0 < requestTimeoutNanos && requestTimeoutNanos < ttlNanos)) {
-            throw new IllegalArgumentException(FREEZE_ALL + " needs the owners' request timeout (" + requestTimeoutNanos / 1_000_000
-                    + " ms) shorter than their TTL (" + ttlNanos / 1_000_000 + " ms): no freeze fits between them");
+            throw new IllegalArgumentException(FREEZE_ALL + " needs the owners' request timeout ("
+                    + requestTimeoutNanos / 1_000_000 + " ms) shorter than their TTL (" + ttlNanos / 1_000_000
+                    + " ms): no freeze fits between them");
         }
         this.kinds = kinds.stream().filter(members::deals).toList();
         if (this.kinds.isEmpty() && !kinds.isEmpty()) {
-            throw new IllegalArgumentException("none of the fault kinds " + kinds + " can be dealt on " + members.backend());
+            throw new IllegalArgumentException(
+                    "none of the fault kinds " + kinds + " can be dealt on " + members.backend());
         }
         this.members = members;
         this.owners = owners;
@@ -128,7 +153,8 @@ final class Nemesis {
             List<String> lines = List.copyOf(ownerLines);
             boolean granted = lines.stream().anyMatch(l -> l.contains(" GRANT "));
             long clocked = IntStream.range(0, owners.size())
-                    .filter(i -> lines.stream().anyMatch(l -> l.contains(" o" + i + " CLOCK "))).count();
+                    .filter(i -> lines.stream().anyMatch(l -> l.contains(" o" + i + " CLOCK ")))
+                    .count();
             if (granted && clocked == owners.size()) {
                 return;
             }
@@ -154,10 +180,16 @@ final class Nemesis {
             long start = System.nanoTime();
             long[] step = {0};
             String target = switch (kind) {
-                case "freeze-owner" -> onHolder(hold, who -> owners.get(who).signal("STOP"),
-                        who -> owners.get(who).signal("CONT"));
-                case "partition-owner" -> onHolder(hold, who -> proxies.get(who).forEach(p -> p.blackhole(true)),
-                        who -> proxies.get(who).forEach(p -> p.blackhole(false)));
+                case "freeze-owner" ->
+                    onHolder(
+                            hold,
+                            who -> owners.get(who).signal("STOP"),
+                            who -> owners.get(who).signal("CONT"));
+                case "partition-owner" ->
+                    onHolder(
+                            hold,
+                            who -> proxies.get(who).forEach(p -> p.blackhole(true)),
+                            who -> proxies.get(who).forEach(p -> p.blackhole(false)));
                 case "kill-member" -> {
                     int m = member();
                     killAndRestart(m);
@@ -181,13 +213,18 @@ final class Nemesis {
                         members.compact();
                         yield "-";
                     } catch (TimeoutException | ExecutionException e) {
-                        // still recovering from the fault before (a member restarted under load): a fault, not the run's end
+                        // still recovering from the fault before (a member restarted under load): a fault, not the
+                        // run's end
                         System.err.println("[chaos] compact not applied, etcd did not answer: " + e);
                         yield "not applied";
                     }
                 }
-                case "isolate-leader", "split-cluster", "one-way-partition", "partition-during-freeze", "slow-peer-link",
-                     "lossy-peer-link" -> NetworkFaults.deal(this, kind, hold, step);
+                case "isolate-leader",
+                        "split-cluster",
+                        "one-way-partition",
+                        "partition-during-freeze",
+                        "slow-peer-link",
+                        "lossy-peer-link" -> NetworkFaults.deal(this, kind, hold, step);
                 case "slow-link", "lossy-link" -> {
                     int who = holder();
                     TcpProxy.Link link;
@@ -239,8 +276,9 @@ final class Nemesis {
         long gap = ttlNanos - requestTimeoutNanos;
         long length = requestTimeoutNanos + gap * 15 / 100 + (long) (random.nextDouble() * (gap * 25 / 100));
         if (!(requestTimeoutNanos < length && length < ttlNanos)) {
-            throw new IllegalStateException(FREEZE_ALL + ": " + length / 1_000_000 + " ms is not between the request timeout ("
-                    + requestTimeoutNanos / 1_000_000 + " ms) and the TTL (" + ttlNanos / 1_000_000 + " ms)");
+            throw new IllegalStateException(
+                    FREEZE_ALL + ": " + length / 1_000_000 + " ms is not between the request timeout ("
+                            + requestTimeoutNanos / 1_000_000 + " ms) and the TTL (" + ttlNanos / 1_000_000 + " ms)");
         }
         return length;
     }
@@ -279,9 +317,14 @@ final class Nemesis {
             }
         }
         if (at[3] - at[0] >= ttlNanos) {
-            System.err.printf(java.util.Locale.ROOT, "[chaos] %s: the first member stayed frozen %d ms, not under the TTL"
-                    + " (%d ms): stopping and resuming the members took %d ms%n", FREEZE_ALL, (at[3] - at[0]) / 1_000_000,
-                    ttlNanos / 1_000_000, (at[1] - at[0] + at[3] - at[2]) / 1_000_000);
+            System.err.printf(
+                    java.util.Locale.ROOT,
+                    "[chaos] %s: the first member stayed frozen %d ms, not under the TTL"
+                            + " (%d ms): stopping and resuming the members took %d ms%n",
+                    FREEZE_ALL,
+                    (at[3] - at[0]) / 1_000_000,
+                    ttlNanos / 1_000_000,
+                    (at[1] - at[0] + at[3] - at[2]) / 1_000_000);
         }
         return at;
     }

@@ -32,8 +32,7 @@ import java.util.stream.IntStream;
  */
 final class NetworkFaults {
 
-    private NetworkFaults() {
-    }
+    private NetworkFaults() {}
 
     /**
      * Deals one fault of {@code kind} for {@code hold} nanoseconds, then heals it.
@@ -50,7 +49,8 @@ final class NetworkFaults {
             }
             case "split-cluster" -> {
                 int m = n.random.nextInt(n.members.size());
-                List<Integer> order = new ArrayList<>(IntStream.range(0, n.owners.size()).boxed().toList());
+                List<Integer> order = new ArrayList<>(
+                        IntStream.range(0, n.owners.size()).boxed().toList());
                 Collections.shuffle(order, n.random);
                 List<Integer> minorityOwners = order.subList(0, n.owners.size() / 2);
                 try {
@@ -63,8 +63,12 @@ final class NetworkFaults {
                 } finally {
                     n.proxies.forEach(list -> list.forEach(p -> p.blackhole(false)));
                 }
-                yield "m" + m + " with " + minorityOwners.stream().map(o -> "o" + o).toList()
-                        .toString().replace(" ", "");
+                yield "m" + m + " with "
+                        + minorityOwners.stream()
+                                .map(o -> "o" + o)
+                                .toList()
+                                .toString()
+                                .replace(" ", "");
             }
             case "one-way-partition" -> {
                 MemberNetwork net = n.members.network().orElseThrow();
@@ -96,7 +100,9 @@ final class NetworkFaults {
             case "slow-peer-link", "lossy-peer-link" -> {
                 PeerLinks peers = n.members.peerLinks().orElseThrow();
                 int m = n.member();
-                TcpProxy.Link link = kind.equals("slow-peer-link") ? Nemesis.slow(n.random, amount) : Nemesis.lossy(n.random, amount);
+                TcpProxy.Link link = kind.equals("slow-peer-link")
+                        ? Nemesis.slow(n.random, amount)
+                        : Nemesis.lossy(n.random, amount);
                 try {
                     peers.degrade(m, link);
                     TimeUnit.NANOSECONDS.sleep(hold);
@@ -112,7 +118,8 @@ final class NetworkFaults {
     /** Cuts member {@code m} off from the other members, both ways, for {@code nanos}; then heals. */
     private static void partition(Nemesis n, int m, long nanos) throws InterruptedException {
         MemberNetwork net = n.members.network().orElseThrow();
-        List<Integer> others = IntStream.range(0, n.members.size()).filter(i -> i != m).boxed().toList();
+        List<Integer> others =
+                IntStream.range(0, n.members.size()).filter(i -> i != m).boxed().toList();
         try {
             net.cut(m, others);
             for (int o : others) {

@@ -21,6 +21,7 @@ record Observations(List<Op> ops, List<Event> events, List<Fault> faults, long k
 
     /** The mode of a grant: exclusive (a lock, a leader, a writer, a permit on its slot) or shared (a reader). */
     static final String EXCLUSIVE = "W";
+
     static final String SHARED = "R";
 
     /**
@@ -34,8 +35,16 @@ record Observations(List<Op> ops, List<Event> events, List<Fault> faults, long k
      * @param value for a write, the value written; for a read, the value read
      * @param previous the register's value before the operation
      */
-    record Op(long nanos, String op, String key, String owner, long token, String outcome, long expect, long value,
-              long previous) {
+    record Op(
+            long nanos,
+            String op,
+            String key,
+            String owner,
+            long token,
+            String outcome,
+            long expect,
+            long value,
+            long previous) {
 
         boolean accepted() {
             return outcome.equals("ok");
@@ -50,7 +59,15 @@ record Observations(List<Op> ops, List<Event> events, List<Fault> faults, long k
             if (f.length < 9) {
                 return null;
             }
-            return new Op(Long.parseLong(f[0]), f[1], f[2], f[3], Long.parseLong(f[4]), f[5], number(f[6]), number(f[7]),
+            return new Op(
+                    Long.parseLong(f[0]),
+                    f[1],
+                    f[2],
+                    f[3],
+                    Long.parseLong(f[4]),
+                    f[5],
+                    number(f[6]),
+                    number(f[7]),
                     number(f[8]));
         }
 
@@ -117,7 +134,8 @@ record Observations(List<Op> ops, List<Event> events, List<Fault> faults, long k
      *     {@code o1.t2.h7}: process, thread, the thread's seventh hold), else {@code <owner>#<n>}, the owner's
      *     n-th grant
      */
-    record Hold(String owner, long token, String key, String mode, long fromNanos, long toNanos, String end, String id) {
+    record Hold(
+            String owner, long token, String key, String mode, long fromNanos, long toNanos, String end, String id) {
 
         boolean overlaps(Hold other) {
             return fromNanos < other.toNanos && other.fromNanos < toNanos;
@@ -128,10 +146,11 @@ record Observations(List<Op> ops, List<Event> events, List<Fault> faults, long k
         }
     }
 
-    static Observations parse(List<String> history, List<String> ownerLines, List<Fault> faults, long keysLeft,
-                              long endNanos) {
+    static Observations parse(
+            List<String> history, List<String> ownerLines, List<Fault> faults, long keysLeft, long endNanos) {
         List<Op> ops = history.stream().map(Op::parse).filter(o -> o != null).toList();
-        List<Event> events = ownerLines.stream().map(Event::parse).filter(e -> e != null).toList();
+        List<Event> events =
+                ownerLines.stream().map(Event::parse).filter(e -> e != null).toList();
         return new Observations(ops, events, List.copyOf(faults), keysLeft, endNanos);
     }
 
@@ -145,7 +164,9 @@ record Observations(List<Op> ops, List<Event> events, List<Fault> faults, long k
             switch (e.type()) {
                 case "GRANT" -> {
                     int n = grantsOf.merge(e.owner(), 1, Integer::sum);
-                    idOf.put(e.nanos() + " " + e.owner(), e.args().size() > 3 ? e.args().get(3) : e.owner() + "#" + n);
+                    idOf.put(
+                            e.nanos() + " " + e.owner(),
+                            e.args().size() > 3 ? e.args().get(3) : e.owner() + "#" + n);
                     Event before = open.put(e.owner(), e);
                     if (before != null) {
                         holds.add(hold(before, e.nanos(), "GRANT", idOf));
@@ -158,14 +179,15 @@ record Observations(List<Op> ops, List<Event> events, List<Fault> faults, long k
                     }
                     if (!e.type().equals("RELEASING") && e.owner().equals(e.process())) {
                         // a process closing, lost or gone ends the holds of its threads
-                        List<String> threads = open.keySet().stream().filter(o -> process(o).equals(e.owner())).toList();
+                        List<String> threads = open.keySet().stream()
+                                .filter(o -> process(o).equals(e.owner()))
+                                .toList();
                         for (String t : threads) {
                             holds.add(hold(open.remove(t), e.nanos(), e.type(), idOf));
                         }
                     }
                 }
-                default -> {
-                }
+                default -> {}
             }
         }
         open.values().forEach(g -> holds.add(hold(g, Long.MAX_VALUE, "-", idOf)));
@@ -174,7 +196,14 @@ record Observations(List<Op> ops, List<Event> events, List<Fault> faults, long k
     }
 
     private static Hold hold(Event grant, long to, String end, Map<String, String> idOf) {
-        return new Hold(grant.owner(), grant.token(), grant.args().get(1), grant.args().get(2), grant.nanos(), to, end,
+        return new Hold(
+                grant.owner(),
+                grant.token(),
+                grant.args().get(1),
+                grant.args().get(2),
+                grant.nanos(),
+                to,
+                end,
                 idOf.get(grant.nanos() + " " + grant.owner()));
     }
 

@@ -22,12 +22,17 @@ final class OverlappingHolds implements Checker {
             Observations.Hold a = holds.get(i);
             for (int j = i + 1; j < holds.size() && holds.get(j).fromNanos() < a.toNanos(); j++) {
                 Observations.Hold b = holds.get(j);
-                if (a.owner().equals(b.owner()) || !a.key().equals(b.key()) || a.shared() && b.shared()
+                if (a.owner().equals(b.owner())
+                        || !a.key().equals(b.key())
+                        || a.shared() && b.shared()
                         || !a.overlaps(b)) {
                     continue;
                 }
-                boolean wasFrozen = o.faults().stream().anyMatch(x -> x.type().equals("freeze-owner")
-                        && x.target().equals(Observations.process(a.owner())) && x.startNanos() < b.fromNanos() && x.endNanos() > a.fromNanos());
+                boolean wasFrozen = o.faults().stream()
+                        .anyMatch(x -> x.type().equals("freeze-owner")
+                                && x.target().equals(Observations.process(a.owner()))
+                                && x.startNanos() < b.fromNanos()
+                                && x.endNanos() > a.fromNanos());
                 if (wasFrozen) {
                     frozen++;
                 } else {

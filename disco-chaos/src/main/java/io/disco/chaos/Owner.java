@@ -56,22 +56,27 @@ final class Owner {
      * and still end before the TTL ({@link Nemesis#FREEZE_ALL}).
      */
     static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(1);
+
     private static final Duration CALL = Duration.ofSeconds(5);
 
     final String id;
     final String name;
     /** Where its sessions are opened. */
     final OwnerBackend backend;
+
     final Random random = new Random();
     private final URI resource;
     private final long workMillis;
     /** No connect timeout: the JDK measures it on the wall clock; each call's bound covers connecting. */
     private final HttpClient http = HttpClient.newHttpClient();
+
     private final AtomicReference<AutoCloseable> closeOnExit = new AtomicReference<>();
 
     private Owner(String[] args) {
         id = args[1];
-        backend = OwnerBackend.of(args[2], Duration.ofSeconds(Long.parseLong(args[5])),
+        backend = OwnerBackend.of(
+                args[2],
+                Duration.ofSeconds(Long.parseLong(args[5])),
                 args.length > 7 ? Duration.ofMillis(Long.parseLong(args[7])) : REQUEST_TIMEOUT);
         resource = URI.create(args[3]);
         name = args[4];
@@ -166,8 +171,13 @@ final class Owner {
      * {@code mode}, runs {@code section}, and releases ({@link #release}). A section that throws ends the session's
      * loop without the release, as a failed call does ({@link #sessions}: the service's close gives the grant up).
      */
-    <G extends Fenced> void hold(Acquisition<G> a, Function<? super G, String> key, String mode, CriticalSection<G> section,
-                                 Runnable release) throws Exception {
+    <G extends Fenced> void hold(
+            Acquisition<G> a,
+            Function<? super G, String> key,
+            String mode,
+            CriticalSection<G> section,
+            Runnable release)
+            throws Exception {
         G grant = acquire(a);
         if (grant == null) {
             return;
@@ -242,7 +252,7 @@ final class Owner {
     <S extends AutoCloseable> void rounds(ServiceOpener<S> open, Round<S> round) throws InterruptedException {
         sessions(session -> {
             try (S service = open.open(session);
-                 AutoCloseable closing = closing()) {
+                    AutoCloseable closing = closing()) {
                 while (alive(session)) {
                     round.run(service);
                 }
@@ -277,8 +287,10 @@ final class Owner {
         }
         work();
         long v = Long.parseLong(read.body().strip());
-        HttpResponse<String> write = call("/write?key=" + encode(key) + "&owner=" + encode(holder) + "&expect=" + v
-                + "&value=" + (v + 1), token, true);
+        HttpResponse<String> write = call(
+                "/write?key=" + encode(key) + "&owner=" + encode(holder) + "&expect=" + v + "&value=" + (v + 1),
+                token,
+                true);
         say(who, "WRITE " + token.value() + " " + write.statusCode());
         return write.statusCode() == 200;
     }
@@ -289,7 +301,10 @@ final class Owner {
 
     private HttpResponse<String> read(String who, String holder, String key, FencingToken token) throws Exception {
         HttpResponse<String> read = call("/read?key=" + encode(key) + "&owner=" + encode(holder), token, false);
-        say(who, "READ " + token.value() + " " + read.statusCode() + " " + read.body().strip());
+        say(
+                who,
+                "READ " + token.value() + " " + read.statusCode() + " "
+                        + read.body().strip());
         return read;
     }
 

@@ -6,8 +6,8 @@ import io.disco.election.LeadershipRunner;
 import io.disco.provider.etcd.EtcdDeadlines;
 import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdProvider;
-import io.disco.provider.etcd.EtcdSessionOwner;
 import io.disco.provider.etcd.EtcdSession;
+import io.disco.provider.etcd.EtcdSessionOwner;
 import io.disco.provider.zookeeper.ZooKeeperDiscoBackend;
 import io.disco.provider.zookeeper.ZooKeeperOptions;
 import io.etcd.jetcd.Client;
@@ -46,9 +46,11 @@ interface OwnerBackend {
      */
     static OwnerBackend of(String endpoints, Duration ttl, Duration requestTimeout) {
         if (requestTimeout.compareTo(ttl) >= 0) {
-            throw new IllegalArgumentException("the request timeout (" + requestTimeout + ") must be shorter than the TTL (" + ttl + ")");
+            throw new IllegalArgumentException(
+                    "the request timeout (" + requestTimeout + ") must be shorter than the TTL (" + ttl + ")");
         }
-        return endpoints.startsWith(ZOOKEEPER) ? zookeeper(endpoints.substring(ZOOKEEPER.length()), ttl, requestTimeout)
+        return endpoints.startsWith(ZOOKEEPER)
+                ? zookeeper(endpoints.substring(ZOOKEEPER.length()), ttl, requestTimeout)
                 : etcd(endpoints, ttl, requestTimeout);
     }
 
@@ -58,13 +60,17 @@ interface OwnerBackend {
      * partitioned owner would reconnect around its cut proxies.
      */
     private static OwnerBackend zookeeper(String connectString, Duration ttl, Duration requestTimeout) {
-        ZooKeeperDiscoBackend backend = ZooKeeperDiscoBackend.over(CuratorFrameworkFactory.builder()
-                .connectString(connectString)
-                .ensembleTracker(false)
-                .sessionTimeoutMs((int) ttl.toMillis())
-                .connectionTimeoutMs(2_000)
-                .retryPolicy(new RetryNTimes(3, 100)),
-                ZooKeeperOptions.builder().connectTimeout(Duration.ofSeconds(2)).requestTimeout(requestTimeout).build());
+        ZooKeeperDiscoBackend backend = ZooKeeperDiscoBackend.over(
+                CuratorFrameworkFactory.builder()
+                        .connectString(connectString)
+                        .ensembleTracker(false)
+                        .sessionTimeoutMs((int) ttl.toMillis())
+                        .connectionTimeoutMs(2_000)
+                        .retryPolicy(new RetryNTimes(3, 100)),
+                ZooKeeperOptions.builder()
+                        .connectTimeout(Duration.ofSeconds(2))
+                        .requestTimeout(requestTimeout)
+                        .build());
         return new OwnerBackend() {
             @Override
             public DiscoBackend.Owner open() {
@@ -84,9 +90,12 @@ interface OwnerBackend {
     }
 
     private static OwnerBackend etcd(String endpoints, Duration ttl, Duration requestTimeout) {
-        Client client = Client.builder().endpoints(endpoints.split(","))
-                .interceptor(EtcdDeadlines.unary(requestTimeout)).build();
-        EtcdOptions options = EtcdOptions.builder().ttl(ttl).requestTimeout(requestTimeout).build();
+        Client client = Client.builder()
+                .endpoints(endpoints.split(","))
+                .interceptor(EtcdDeadlines.unary(requestTimeout))
+                .build();
+        EtcdOptions options =
+                EtcdOptions.builder().ttl(ttl).requestTimeout(requestTimeout).build();
         return new OwnerBackend() {
             @Override
             public DiscoBackend.Owner open() {
@@ -104,5 +113,4 @@ interface OwnerBackend {
             }
         };
     }
-
 }

@@ -33,12 +33,18 @@ final class Progress implements Checker {
         r.figure("grants per minute, no fault running", perMinute(healthyGrants, healthyNanos));
         r.figure("grants per minute, a fault running", perMinute(faultyGrants, faultyNanos));
         for (String type : Nemesis.KINDS) {
-            List<Observations.Fault> ofType = o.faults().stream().filter(x -> x.type().equals(type)).toList();
-            long grants = o.events("GRANT").stream().filter(g -> ofType.stream().anyMatch(x -> x.covers(g.nanos()))).count();
-            r.figure("grants per minute during " + type + " (-1: none)", ofType.isEmpty() ? -1
-                    : perMinute(grants, covered(ofType)));
+            List<Observations.Fault> ofType =
+                    o.faults().stream().filter(x -> x.type().equals(type)).toList();
+            long grants = o.events("GRANT").stream()
+                    .filter(g -> ofType.stream().anyMatch(x -> x.covers(g.nanos())))
+                    .count();
+            r.figure(
+                    "grants per minute during " + type + " (-1: none)",
+                    ofType.isEmpty() ? -1 : perMinute(grants, covered(ofType)));
         }
-        r.figure("owner errors (a session could not open, a call failed)", o.events("ERROR").size());
+        r.figure(
+                "owner errors (a session could not open, a call failed)",
+                o.events("ERROR").size());
         r.safety("holder keys left after every owner closed", o.keysLeft(), null);
         if (o.events("GRANT").isEmpty()) {
             r.failures.add("no grant at all: the owners made no progress");
@@ -52,7 +58,9 @@ final class Progress implements Checker {
     static long covered(List<Observations.Fault> faults) {
         long total = 0;
         long coveredTo = Long.MIN_VALUE;
-        for (Observations.Fault f : faults.stream().sorted(Comparator.comparingLong(Observations.Fault::startNanos)).toList()) {
+        for (Observations.Fault f : faults.stream()
+                .sorted(Comparator.comparingLong(Observations.Fault::startNanos))
+                .toList()) {
             long from = Math.max(f.startNanos(), coveredTo);
             if (f.endNanos() > from) {
                 total += f.endNanos() - from;

@@ -15,13 +15,18 @@ final class RWLockWorkload implements Workload {
         owner.<RWLockService>rounds(session -> session.newRWLock(owner.name), rw -> {
             boolean writer = owner.random.nextInt(3) == 0;
             Owner.Acquisition<RWGrant> acquisition = writer ? rw::lock : rw::rLock;
-            owner.hold(acquisition, g -> Owner.MAIN, writer ? Observations.EXCLUSIVE : Observations.SHARED, g -> {
-                if (writer) {
-                    owner.increment(Owner.MAIN, g.token());
-                } else if (owner.read(Owner.MAIN, g.token()).statusCode() == 200) {
-                    owner.work();
-                }
-            }, writer ? rw::unlock : rw::rUnlock);
+            owner.hold(
+                    acquisition,
+                    g -> Owner.MAIN,
+                    writer ? Observations.EXCLUSIVE : Observations.SHARED,
+                    g -> {
+                        if (writer) {
+                            owner.increment(Owner.MAIN, g.token());
+                        } else if (owner.read(Owner.MAIN, g.token()).statusCode() == 200) {
+                            owner.work();
+                        }
+                    },
+                    writer ? rw::unlock : rw::rUnlock);
         });
     }
 

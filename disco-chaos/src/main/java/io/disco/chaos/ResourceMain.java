@@ -17,10 +17,6 @@ import io.disco.provider.etcd.EtcdDeadlines;
 import io.disco.provider.etcd.EtcdIssuedBound;
 import io.disco.provider.zookeeper.ZooKeeperIssuedBound;
 import io.etcd.jetcd.Client;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.RetryNTimes;
-import java.time.Duration;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -28,11 +24,15 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryNTimes;
 
 /**
  * The guarded resource, in a process of its own: integer registers, each behind its own guard (a
@@ -73,20 +73,26 @@ public final class ResourceMain {
         int at = list.indexOf("--etcd");
         int zk = list.indexOf("--zookeeper");
         if (at >= 0 == zk >= 0 || Math.max(at, zk) + 1 >= list.size()) {
-            throw new IllegalArgumentException("usage: ResourceMain --etcd <endpoints> | --zookeeper <connect string> [--broken]");
+            throw new IllegalArgumentException(
+                    "usage: ResourceMain --etcd <endpoints> | --zookeeper <connect string> [--broken]");
         }
         IssuedBound issued;
         if (at >= 0) {
-            Client client = Client.builder().endpoints(list.get(at + 1).split(","))
-                    .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(1))).build(); // for the life of the process
+            Client client = Client.builder()
+                    .endpoints(list.get(at + 1).split(","))
+                    .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(1)))
+                    .build(); // for the life of the process
             issued = EtcdIssuedBound.of(client);
         } else {
-            CuratorFramework client = CuratorFrameworkFactory.newClient(list.get(zk + 1), 10_000, 2_000,
-                    new RetryNTimes(3, 100)); // for the life of the process
+            CuratorFramework client = CuratorFrameworkFactory.newClient(
+                    list.get(zk + 1), 10_000, 2_000, new RetryNTimes(3, 100)); // for the life of the process
             client.start();
             issued = ZooKeeperIssuedBound.of(client);
         }
-        KeyedGuard guards = Guard.builder().issuedBound(issued).boundTimeout(Duration.ofSeconds(1)).buildKeyed();
+        KeyedGuard guards = Guard.builder()
+                .issuedBound(issued)
+                .boundTimeout(Duration.ofSeconds(1))
+                .buildKeyed();
         ResourceMain r = new ResourceMain(broken, guards);
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.setExecutor(Executors.newCachedThreadPool());
@@ -131,7 +137,8 @@ public final class ResourceMain {
                 long previous = values.getOrDefault(key, 0L);
                 now = write ? Long.parseLong(param(ex.getRequestURI(), "value")) : previous;
                 values.put(key, now);
-                history.add(line(op, key, owner, token, "ok", write ? param(ex.getRequestURI(), "expect") : "-", now, previous));
+                history.add(line(
+                        op, key, owner, token, "ok", write ? param(ex.getRequestURI(), "expect") : "-", now, previous));
             }
         } catch (TokenStaleException | DrainTimeoutException | TokenNotIssuedException | BoundUnavailableException e) {
             Refusal refusal = Refusal.of(e);
@@ -179,10 +186,17 @@ public final class ResourceMain {
         }
     }
 
-    private static String line(String op, String key, String owner, FencingToken token, String outcome, Object expect,
-                               Object value, Object previous) {
-        return System.nanoTime() + " " + op + " " + key + " " + owner + " " + token.value() + " " + outcome + " " + expect
-                + " " + value + " " + previous;
+    private static String line(
+            String op,
+            String key,
+            String owner,
+            FencingToken token,
+            String outcome,
+            Object expect,
+            Object value,
+            Object previous) {
+        return System.nanoTime() + " " + op + " " + key + " " + owner + " " + token.value() + " " + outcome + " "
+                + expect + " " + value + " " + previous;
     }
 
     private static String param(URI uri, String name) {

@@ -36,7 +36,8 @@ final class RunnerWorkload implements Workload {
                         owner.say("LEADER " + leader.token().value());
                     }
                 })
-                .backoff(Duration.ofMillis(100), Duration.ofSeconds(1)).build();
+                .backoff(Duration.ofMillis(100), Duration.ofSeconds(1))
+                .build();
         runner.set(owner.backend.newLeadershipRunner(owner.name, options));
         owner.closeOnExit(runner.get());
         new CountDownLatch(1).await(); // until SIGTERM closes the runner and ends the process

@@ -14,9 +14,14 @@ final class SemaphoreWorkload implements Workload {
 
     @Override
     public void own(Owner owner) throws Exception {
-        owner.<SemaphoreService>rounds(session -> session.newSemaphore(owner.name, LIMIT), semaphore -> owner.hold(
-                semaphore::acquire, Permit::guardKey, Observations.EXCLUSIVE, p -> owner.increment(p.guardKey(), p.token()),
-                semaphore::release));
+        owner.<SemaphoreService>rounds(
+                session -> session.newSemaphore(owner.name, LIMIT),
+                semaphore -> owner.hold(
+                        semaphore::acquire,
+                        Permit::guardKey,
+                        Observations.EXCLUSIVE,
+                        p -> owner.increment(p.guardKey(), p.token()),
+                        semaphore::release));
     }
 
     @Override

@@ -37,7 +37,9 @@ final class SharedTokens implements Checker {
         Map<String, Set<String>> acceptedFor = new LinkedHashMap<>(); // "key token" -> owners the resource accepted
         for (Observations.Op op : o.ops()) {
             if (op.accepted() && !op.owner().equals(Hostile.ID)) {
-                acceptedFor.computeIfAbsent(op.key() + " " + op.token(), x -> new TreeSet<>()).add(op.owner());
+                acceptedFor
+                        .computeIfAbsent(op.key() + " " + op.token(), x -> new TreeSet<>())
+                        .add(op.owner());
             }
         }
         Set<String> shared = new TreeSet<>();
@@ -58,9 +60,14 @@ final class SharedTokens implements Checker {
                 first = first == null ? "token " + e.getKey() + " accepted at the resource for " + e.getValue() : first;
             }
         }
-        r.figure("holds told apart (a hold id each)", o.holds().stream().map(Observations.Hold::id).distinct().count());
+        r.figure(
+                "holds told apart (a hold id each)",
+                o.holds().stream().map(Observations.Hold::id).distinct().count());
         r.figure("tokens granted to two holds", atGrant);
         r.figure("tokens accepted at the resource for two holds", atResource);
-        r.safety("one token shared by two holds (granted to, or accepted at the resource for, both)", shared.size(), first);
+        r.safety(
+                "one token shared by two holds (granted to, or accepted at the resource for, both)",
+                shared.size(),
+                first);
     }
 }

@@ -10,8 +10,13 @@ import java.util.List;
 interface Workload {
 
     /** Every workload, in the order {@code ./chaos} runs them. */
-    List<Workload> ALL = List.of(new LockWorkload(), new ElectionWorkload(), new RWLockWorkload(),
-            new SemaphoreWorkload(), new RunnerWorkload(), new ClientLockWorkload());
+    List<Workload> ALL = List.of(
+            new LockWorkload(),
+            new ElectionWorkload(),
+            new RWLockWorkload(),
+            new SemaphoreWorkload(),
+            new RunnerWorkload(),
+            new ClientLockWorkload());
 
     /** @return the name given to {@code --workload} */
     String name();
@@ -20,7 +25,10 @@ interface Workload {
     void own(Owner owner) throws Exception;
 
     static Workload named(String name) {
-        return ALL.stream().filter(w -> w.name().equals(name)).findFirst().orElseThrow(() -> new IllegalArgumentException(
-                "unknown workload '" + name + "'; workloads: " + ALL.stream().map(Workload::name).toList()));
+        return ALL.stream()
+                .filter(w -> w.name().equals(name))
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("unknown workload '" + name + "'; workloads: "
+                        + ALL.stream().map(Workload::name).toList()));
     }
 }

@@ -50,14 +50,16 @@ final class ZkMembers implements Members {
         List<InetSocketAddress> list = new ArrayList<>();
         for (int i = 0; i < zk.size(); i++) {
             String cs = zk.connectString(i);
-            list.add(new InetSocketAddress(cs.substring(0, cs.lastIndexOf(':')), Integer.parseInt(cs.substring(cs.lastIndexOf(':') + 1))));
+            list.add(new InetSocketAddress(
+                    cs.substring(0, cs.lastIndexOf(':')), Integer.parseInt(cs.substring(cs.lastIndexOf(':') + 1))));
         }
         return list;
     }
 
     @Override
     public String ownerEndpoints(List<Integer> ports) {
-        return OwnerBackend.ZOOKEEPER + String.join(",", ports.stream().map(p -> "127.0.0.1:" + p).toList());
+        return OwnerBackend.ZOOKEEPER
+                + String.join(",", ports.stream().map(p -> "127.0.0.1:" + p).toList());
     }
 
     @Override
@@ -126,7 +128,8 @@ final class ZkMembers implements Members {
     /** Ephemeral nodes (holders', waiters') under the name: a session the server has not expired yet keeps its. */
     @Override
     public long keysLeft(String name, long ttlNanos) throws Exception {
-        try (CuratorFramework c = CuratorFrameworkFactory.newClient(zk.connectString(), 10_000, 5_000, new RetryNTimes(3, 100))) {
+        try (CuratorFramework c =
+                CuratorFrameworkFactory.newClient(zk.connectString(), 10_000, 5_000, new RetryNTimes(3, 100))) {
             c.start();
             long deadline = System.nanoTime() + 2 * ttlNanos + TimeUnit.SECONDS.toNanos(2);
             while (true) {

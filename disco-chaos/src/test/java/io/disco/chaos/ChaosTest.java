@@ -32,9 +32,20 @@ class ChaosTest {
     /** The kinds dealt to each workload's run. */
     private static final Map<String, List<String>> FAULTS = Map.of(
             "lock", List.of("isolate-leader", "slow-link", "step-clock-owner"),
-            "rwlock", List.of("one-way-partition", "partition-owner", "freeze-member", "slow-peer-link", "step-clock-owner"),
-            "semaphore", List.of("partition-during-freeze", "slow-during-leader-kill", "compact", "lossy-peer-link",
-                    "step-clock-owner"),
+            "rwlock",
+                    List.of(
+                            "one-way-partition",
+                            "partition-owner",
+                            "freeze-member",
+                            "slow-peer-link",
+                            "step-clock-owner"),
+            "semaphore",
+                    List.of(
+                            "partition-during-freeze",
+                            "slow-during-leader-kill",
+                            "compact",
+                            "lossy-peer-link",
+                            "step-clock-owner"),
             "runner", List.of("isolate-leader", "partition-owner", "freeze-owner", "step-clock-owner"),
             "election", List.of("split-cluster", "kill-member", "lossy-link", Nemesis.FREEZE_ALL, "step-clock-owner"),
             "client-lock", List.of(Nemesis.FREEZE_ALL, "step-clock-owner"));
@@ -44,31 +55,43 @@ class ChaosTest {
 
     @Test
     void everyKindIsDealtByOneRun() {
-        assertEquals(Set.of(Nemesis.KINDS), FAULTS.values().stream().flatMap(List::stream).collect(Collectors.toSet()));
+        assertEquals(
+                Set.of(Nemesis.KINDS),
+                FAULTS.values().stream().flatMap(List::stream).collect(Collectors.toSet()));
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"lock", "election", "rwlock", "semaphore", "runner", "client-lock"})
     void everyWorkloadKeepsTheFencingContractUnderFaults(String workload) throws Exception {
-        Chaos.Result r = Chaos.run(new Chaos.Options(Workload.named(workload), SECONDS.getOrDefault(workload, 40L), SEED, 4,
-                false, FAULTS.get(workload)));
+        Chaos.Result r = Chaos.run(new Chaos.Options(
+                Workload.named(workload), SECONDS.getOrDefault(workload, 40L), SEED, 4, false, FAULTS.get(workload)));
         System.out.print(r.table());
         assertTrue(r.passed(), r.table());
         assertTrue(r.report().figures.get("accepted writes") > 20, "the owners made progress: " + r.report().figures);
         assertFalse(r.faults().isEmpty(), "faults were injected");
-        long steps = r.faults().stream().filter(f -> f.type().equals("step-clock-owner")).count();
+        long steps = r.faults().stream()
+                .filter(f -> f.type().equals("step-clock-owner"))
+                .count();
         assertTrue(steps > 0, "a wall clock was stepped");
-        assertEquals(steps, r.report().figures.get("wall-clock steps seen in the stepped owner's clock (of the steps)"),
+        assertEquals(
+                steps,
+                r.report().figures.get("wall-clock steps seen in the stepped owner's clock (of the steps)"),
                 "every step reached its owner's wall clock");
         assertTrue(r.table().startsWith("server: "), "the table names the server it ran on: " + r.table());
         if (workload.equals("client-lock")) {
-            assertTrue(r.faults().stream().anyMatch(f -> f.type().equals(Nemesis.FREEZE_ALL)), "every member was frozen: "
-                    + r.faults());
-            assertEquals(0, r.report().figures.get("one token shared by two holds (granted to, or accepted at the resource for, both)"));
+            assertTrue(
+                    r.faults().stream().anyMatch(f -> f.type().equals(Nemesis.FREEZE_ALL)),
+                    "every member was frozen: " + r.faults());
+            assertEquals(
+                    0,
+                    r.report()
+                            .figures
+                            .get("one token shared by two holds (granted to, or accepted at the resource for, both)"));
         }
         if (workload.equals("lock")) {
             for (String kind : List.of("isolate-leader", "slow-link")) {
-                assertTrue(r.faults().stream().anyMatch(f -> f.type().equals(kind)), kind + " was dealt: " + r.faults());
+                assertTrue(
+                        r.faults().stream().anyMatch(f -> f.type().equals(kind)), kind + " was dealt: " + r.faults());
             }
         }
     }

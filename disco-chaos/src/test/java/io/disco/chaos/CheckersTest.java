@@ -15,8 +15,8 @@ class CheckersTest {
 
     private static final long S = 1_000_000_000L;
 
-    private static Report check(Checker c, List<String> history, List<String> owners, List<Observations.Fault> faults,
-                                long keysLeft) {
+    private static Report check(
+            Checker c, List<String> history, List<String> owners, List<Observations.Fault> faults, long keysLeft) {
         Report r = new Report();
         c.check(Observations.parse(history, owners, faults, keysLeft, 100 * S), r);
         return r;
@@ -34,25 +34,45 @@ class CheckersTest {
         Report lost = check(new LostUpdates(), List.of("1 W main o0 5 ok 0 1 0", "2 W main o1 3 ok 0 1 1"), List.of());
         assertEquals(2, lost.figures.get("lost updates"), "the write that read a stale value, and the final value");
         // registers are separate: one write per slot is no lost update
-        assertTrue(check(new LostUpdates(), List.of("1 W s#0 o0 5 ok 0 1 0", "2 W s#1 o1 6 ok 0 1 0"), List.of()).passed());
+        assertTrue(check(new LostUpdates(), List.of("1 W s#0 o0 5 ok 0 1 0", "2 W s#1 o1 6 ok 0 1 0"), List.of())
+                .passed());
     }
 
     @Test
     void tokensAtTheResource() {
-        assertTrue(check(new ResourceTokens(), List.of("1 R main o0 5 ok - 0 0", "2 R main o1 5 ok - 0 0",
-                "3 W main o2 7 ok 0 1 0", "4 W main o1 5 stale - - -"), List.of()).passed());
-        Report decreasing = check(new ResourceTokens(), List.of("1 W main o0 7 ok 0 1 0", "2 W main o1 5 ok 1 2 1"), List.of());
+        assertTrue(check(
+                        new ResourceTokens(),
+                        List.of(
+                                "1 R main o0 5 ok - 0 0",
+                                "2 R main o1 5 ok - 0 0",
+                                "3 W main o2 7 ok 0 1 0",
+                                "4 W main o1 5 stale - - -"),
+                        List.of())
+                .passed());
+        Report decreasing =
+                check(new ResourceTokens(), List.of("1 W main o0 7 ok 0 1 0", "2 W main o1 5 ok 1 2 1"), List.of());
         assertEquals(1, decreasing.figures.get("tokens decreasing at the resource"));
-        Report shared = check(new ResourceTokens(), List.of("1 W main o0 7 ok 0 1 0", "2 W main o1 7 ok 1 2 1"), List.of());
+        Report shared =
+                check(new ResourceTokens(), List.of("1 W main o0 7 ok 0 1 0", "2 W main o1 7 ok 1 2 1"), List.of());
         assertEquals(1, shared.figures.get("one token written by two owners"));
         // per register: a lower token on another slot is not a decrease
-        assertTrue(check(new ResourceTokens(), List.of("1 W s#0 o0 7 ok 0 1 0", "2 W s#1 o1 5 ok 0 1 0"), List.of()).passed());
+        assertTrue(check(new ResourceTokens(), List.of("1 W s#0 o0 7 ok 0 1 0", "2 W s#1 o1 5 ok 0 1 0"), List.of())
+                .passed());
     }
 
     @Test
     void grantTokens() {
-        assertTrue(check(new GrantTokens(), List.of(), List.of("1 o0 GRANT 5 main R", "2 o1 GRANT 5 main R",
-                "3 o0 GRANT 5 main R", "4 o2 GRANT 9 main W")).passed(), "readers of one phase share a token");
+        assertTrue(
+                check(
+                                new GrantTokens(),
+                                List.of(),
+                                List.of(
+                                        "1 o0 GRANT 5 main R",
+                                        "2 o1 GRANT 5 main R",
+                                        "3 o0 GRANT 5 main R",
+                                        "4 o2 GRANT 9 main W"))
+                        .passed(),
+                "readers of one phase share a token");
         Report twice = check(new GrantTokens(), List.of(), List.of("1 o0 GRANT 5 main W", "2 o1 GRANT 5 main W"));
         assertEquals(1, twice.figures.get("a token granted twice"));
         Report falling = check(new GrantTokens(), List.of(), List.of("1 o0 GRANT 9 main W", "2 o0 GRANT 5 main W"));
@@ -61,32 +81,68 @@ class CheckersTest {
 
     @Test
     void overlappingHolds() {
-        List<String> owners = List.of("1000 o0 GRANT 5 main W", "2000 o1 GRANT 7 main W", "3000 o0 RELEASING 5",
-                "4000 o1 RELEASING 7");
+        List<String> owners = List.of(
+                "1000 o0 GRANT 5 main W", "2000 o1 GRANT 7 main W", "3000 o0 RELEASING 5", "4000 o1 RELEASING 7");
         Report notFrozen = check(new OverlappingHolds(), List.of(), owners);
         assertEquals(1, notFrozen.figures.get("overlapping holds, earlier owner not frozen"));
-        Report frozen = check(new OverlappingHolds(), List.of(), owners,
-                List.of(new Observations.Fault("freeze-owner", "o0", 1500, 2500, 0)), 0);
+        Report frozen = check(
+                new OverlappingHolds(),
+                List.of(),
+                owners,
+                List.of(new Observations.Fault("freeze-owner", "o0", 1500, 2500, 0)),
+                0);
         assertTrue(frozen.passed(), frozen.failures.toString());
         assertEquals(1, frozen.figures.get("overlapping holds, earlier owner frozen (the guard's case)"));
-        assertTrue(check(new OverlappingHolds(), List.of(), List.of("1000 o0 GRANT 5 main R", "2000 o1 GRANT 5 main R",
-                "3000 o0 RELEASING 5", "4000 o1 RELEASING 5")).passed(), "readers overlap readers");
-        assertFalse(check(new OverlappingHolds(), List.of(), List.of("1000 o0 GRANT 5 main R", "2000 o1 GRANT 7 main W",
-                "3000 o0 RELEASING 5", "4000 o1 RELEASING 7")).passed(), "a writer overlaps nobody");
+        assertTrue(
+                check(
+                                new OverlappingHolds(),
+                                List.of(),
+                                List.of(
+                                        "1000 o0 GRANT 5 main R",
+                                        "2000 o1 GRANT 5 main R",
+                                        "3000 o0 RELEASING 5",
+                                        "4000 o1 RELEASING 5"))
+                        .passed(),
+                "readers overlap readers");
+        assertFalse(
+                check(
+                                new OverlappingHolds(),
+                                List.of(),
+                                List.of(
+                                        "1000 o0 GRANT 5 main R",
+                                        "2000 o1 GRANT 7 main W",
+                                        "3000 o0 RELEASING 5",
+                                        "4000 o1 RELEASING 7"))
+                        .passed(),
+                "a writer overlaps nobody");
         // an owner that closes its service after an error gives its grant up there, not at its session's DONE
-        assertTrue(check(new OverlappingHolds(), List.of(), List.of("1000 o0 GRANT 5 main W", "2000 o0 CLOSING",
-                "3000 o1 GRANT 7 main W", "3500 o0 ERROR DiscoException no answer", "4000 o0 DONE 1f")).passed(),
+        assertTrue(
+                check(
+                                new OverlappingHolds(),
+                                List.of(),
+                                List.of(
+                                        "1000 o0 GRANT 5 main W",
+                                        "2000 o0 CLOSING",
+                                        "3000 o1 GRANT 7 main W",
+                                        "3500 o0 ERROR DiscoException no answer",
+                                        "4000 o0 DONE 1f"))
+                        .passed(),
                 "a hold ends when its service is closed");
     }
 
-    private static final String SHARED = "one token shared by two holds (granted to, or accepted at the resource for, both)";
+    private static final String SHARED =
+            "one token shared by two holds (granted to, or accepted at the resource for, both)";
 
     @Test
     void sharedTokens() {
         // issue 44: thread t0 of o0 gives its hold up (its unlock timed out), t1 of o0 is handed the same grant and
         // token, and o1's thread is granted the lock while t1 still holds
-        List<String> handedOn = List.of("1000 o0.t0 GRANT 5 main W o0.t0.h1", "2000 o0.t0 RELEASING 5",
-                "3000 o0.t1 GRANT 5 main W o0.t1.h1", "4000 o1.t2 GRANT 7 main W o1.t2.h1", "5000 o0.t1 RELEASING 5",
+        List<String> handedOn = List.of(
+                "1000 o0.t0 GRANT 5 main W o0.t0.h1",
+                "2000 o0.t0 RELEASING 5",
+                "3000 o0.t1 GRANT 5 main W o0.t1.h1",
+                "4000 o1.t2 GRANT 7 main W o1.t2.h1",
+                "5000 o0.t1 RELEASING 5",
                 "6000 o1.t2 RELEASING 7");
         Report twoHolds = check(new SharedTokens(), List.of(), handedOn);
         assertEquals(1, twoHolds.figures.get(SHARED));
@@ -94,15 +150,28 @@ class CheckersTest {
         assertFalse(twoHolds.passed());
         assertTrue(twoHolds.failures.get(0).contains("[o0.t0.h1, o0.t1.h1]"), twoHolds.failures.toString());
         // the same history with a token of its own for t1's hold
-        Report distinct = check(new SharedTokens(), List.of(), List.of("1000 o0.t0 GRANT 5 main W o0.t0.h1",
-                "2000 o0.t0 RELEASING 5", "3000 o0.t1 GRANT 6 main W o0.t1.h1", "4000 o1.t2 GRANT 7 main W o1.t2.h1",
-                "5000 o0.t1 RELEASING 6", "6000 o1.t2 RELEASING 7"));
+        Report distinct = check(
+                new SharedTokens(),
+                List.of(),
+                List.of(
+                        "1000 o0.t0 GRANT 5 main W o0.t0.h1",
+                        "2000 o0.t0 RELEASING 5",
+                        "3000 o0.t1 GRANT 6 main W o0.t1.h1",
+                        "4000 o1.t2 GRANT 7 main W o1.t2.h1",
+                        "5000 o0.t1 RELEASING 6",
+                        "6000 o1.t2 RELEASING 7"));
         assertTrue(distinct.passed(), distinct.failures.toString());
         assertEquals(0, distinct.figures.get(SHARED));
         assertEquals(3, distinct.figures.get("holds told apart (a hold id each)"));
         // one thread's successive holds are two holds too
-        assertFalse(check(new SharedTokens(), List.of(), List.of("1000 o0.t0 GRANT 5 main W o0.t0.h1",
-                "2000 o0.t0 RELEASING 5", "3000 o0.t0 GRANT 5 main W o0.t0.h2")).passed());
+        assertFalse(check(
+                        new SharedTokens(),
+                        List.of(),
+                        List.of(
+                                "1000 o0.t0 GRANT 5 main W o0.t0.h1",
+                                "2000 o0.t0 RELEASING 5",
+                                "3000 o0.t0 GRANT 5 main W o0.t0.h2"))
+                .passed());
         // at the resource, with no grant logged: two holds read with one token (reads: ResourceTokens counts writers)
         List<String> readByTwo = List.of("1 R main o0.t0.h1 5 ok - 0 0", "2 R main o0.t1.h1 5 ok - 0 0");
         assertTrue(check(new ResourceTokens(), readByTwo, List.of()).passed(), "no writer shares the token");
@@ -110,51 +179,115 @@ class CheckersTest {
         assertEquals(1, atResource.figures.get("tokens accepted at the resource for two holds"));
         assertFalse(atResource.passed());
         // one hold calling many times with its token, a stale call refused, and the hostile owner's: one holder each
-        assertTrue(check(new SharedTokens(), List.of("1 R main o0 5 ok - 0 0", "2 W main o0 5 ok 0 1 0",
-                "3 W main o1 5 stale - - -", "4 R main hostile 5 ok - 1 1"), List.of("1 o0 GRANT 5 main W")).passed());
+        assertTrue(check(
+                        new SharedTokens(),
+                        List.of(
+                                "1 R main o0 5 ok - 0 0",
+                                "2 W main o0 5 ok 0 1 0",
+                                "3 W main o1 5 stale - - -",
+                                "4 R main hostile 5 ok - 1 1"),
+                        List.of("1 o0 GRANT 5 main W"))
+                .passed());
         // a read phase's readers share its token, at the grant and at the resource; a writer given it does not
         List<String> readers = List.of("1 o0 GRANT 5 main R", "2 o1 GRANT 5 main R");
-        assertTrue(check(new SharedTokens(), List.of("3 R main o0 5 ok - 0 0", "4 R main o1 5 ok - 0 0"), readers).passed());
-        assertFalse(check(new SharedTokens(), List.of(), List.of("1 o0 GRANT 5 main R", "2 o1 GRANT 5 main W")).passed());
+        assertTrue(check(new SharedTokens(), List.of("3 R main o0 5 ok - 0 0", "4 R main o1 5 ok - 0 0"), readers)
+                .passed());
+        assertFalse(check(new SharedTokens(), List.of(), List.of("1 o0 GRANT 5 main R", "2 o1 GRANT 5 main W"))
+                .passed());
         // registers are separate: a token per slot
-        assertTrue(check(new SharedTokens(), List.of(), List.of("1 o0 GRANT 5 s#0 W", "2 o1 GRANT 5 s#1 W")).passed());
+        assertTrue(check(new SharedTokens(), List.of(), List.of("1 o0 GRANT 5 s#0 W", "2 o1 GRANT 5 s#1 W"))
+                .passed());
     }
 
     @Test
     void threadsOfOneProcess() {
         // two threads of o0 overlapping: the local queue failed, whoever else froze
-        List<String> overlap = List.of("1000 o0.t0 GRANT 5 main W o0.t0.h1", "2000 o0.t1 GRANT 7 main W o0.t1.h1",
-                "3000 o0.t0 RELEASING 5", "4000 o0.t1 RELEASING 7");
-        assertEquals(1, check(new OverlappingHolds(), List.of(), overlap).figures.get("overlapping holds, earlier owner not frozen"));
+        List<String> overlap = List.of(
+                "1000 o0.t0 GRANT 5 main W o0.t0.h1",
+                "2000 o0.t1 GRANT 7 main W o0.t1.h1",
+                "3000 o0.t0 RELEASING 5",
+                "4000 o0.t1 RELEASING 7");
+        assertEquals(
+                1,
+                check(new OverlappingHolds(), List.of(), overlap)
+                        .figures
+                        .get("overlapping holds, earlier owner not frozen"));
         // a freeze of the process covers its threads
-        Report frozen = check(new OverlappingHolds(), List.of(), List.of("1000 o0.t0 GRANT 5 main W o0.t0.h1",
-                "2000 o1.t3 GRANT 7 main W o1.t3.h1", "3000 o0.t0 RELEASING 5", "4000 o1.t3 RELEASING 7"),
-                List.of(new Observations.Fault("freeze-owner", "o0", 1500, 2500, 0)), 0);
+        Report frozen = check(
+                new OverlappingHolds(),
+                List.of(),
+                List.of(
+                        "1000 o0.t0 GRANT 5 main W o0.t0.h1",
+                        "2000 o1.t3 GRANT 7 main W o1.t3.h1",
+                        "3000 o0.t0 RELEASING 5",
+                        "4000 o1.t3 RELEASING 7"),
+                List.of(new Observations.Fault("freeze-owner", "o0", 1500, 2500, 0)),
+                0);
         assertTrue(frozen.passed(), frozen.failures.toString());
         // a thread's hold ends at its process's CLOSING (SIGTERM closes the client), and with it, its DONE
-        List<Observations.Hold> holds = Observations.parse(List.of(), List.of("1000 o0.t0 GRANT 5 main W o0.t0.h1",
-                "2000 o0 CLOSING", "3000 o1.t0 GRANT 7 main W o1.t0.h1", "4000 o1.t0 DONE 7"), List.of(), 0, 100 * S).holds();
-        assertEquals(List.of(2000L, 4000L), holds.stream().map(Observations.Hold::toNanos).toList());
-        assertEquals(List.of("o0.t0.h1", "o1.t0.h1"), holds.stream().map(Observations.Hold::id).toList());
+        List<Observations.Hold> holds = Observations.parse(
+                        List.of(),
+                        List.of(
+                                "1000 o0.t0 GRANT 5 main W o0.t0.h1",
+                                "2000 o0 CLOSING",
+                                "3000 o1.t0 GRANT 7 main W o1.t0.h1",
+                                "4000 o1.t0 DONE 7"),
+                        List.of(),
+                        0,
+                        100 * S)
+                .holds();
+        assertEquals(
+                List.of(2000L, 4000L),
+                holds.stream().map(Observations.Hold::toNanos).toList());
+        assertEquals(
+                List.of("o0.t0.h1", "o1.t0.h1"),
+                holds.stream().map(Observations.Hold::id).toList());
         // without an id of its own, a hold is its owner's n-th grant
-        assertEquals(List.of("o0#1", "o0#2"), Observations.parse(List.of(), List.of("1 o0 GRANT 5 main W", "2 o0 RELEASING 5",
-                "3 o0 GRANT 6 main W"), List.of(), 0, 100 * S).holds().stream().map(Observations.Hold::id).toList());
+        assertEquals(
+                List.of("o0#1", "o0#2"),
+                Observations.parse(
+                                List.of(),
+                                List.of("1 o0 GRANT 5 main W", "2 o0 RELEASING 5", "3 o0 GRANT 6 main W"),
+                                List.of(),
+                                0,
+                                100 * S)
+                        .holds()
+                        .stream()
+                        .map(Observations.Hold::id)
+                        .toList());
     }
 
     @Test
     void doneBeforeTheNextGrant() {
         List<Observations.Fault> partition = List.of(new Observations.Fault("partition-owner", "o0", 1500, 9000, 0));
-        Report late = check(new DoneBeforeNextGrant(), List.of(), List.of("1000 o0 GRANT 5 main W",
-                "5000000 o1 GRANT 7 main W", "8000000 o0 DONE 1a"), partition, 0);
+        Report late = check(
+                new DoneBeforeNextGrant(),
+                List.of(),
+                List.of("1000 o0 GRANT 5 main W", "5000000 o1 GRANT 7 main W", "8000000 o0 DONE 1a"),
+                partition,
+                0);
         assertEquals(1, late.figures.get("partitioned holders whose done() came after the next grant"));
-        Report onTime = check(new DoneBeforeNextGrant(), List.of(), List.of("1000 o0 GRANT 5 main W",
-                "3000000 o0 DONE 1a", "5000000 o1 GRANT 7 main W"), partition, 0);
+        Report onTime = check(
+                new DoneBeforeNextGrant(),
+                List.of(),
+                List.of("1000 o0 GRANT 5 main W", "3000000 o0 DONE 1a", "5000000 o1 GRANT 7 main W"),
+                partition,
+                0);
         assertTrue(onTime.passed());
         assertEquals(2, onTime.figures.get("partitioned holders' done() to the next grant, ms (median)"));
         // a holder whose task ended while it was cut off gave the grant up; its DONE 40 ms later is a later term's
-        Report gaveUp = check(new DoneBeforeNextGrant(), List.of(), List.of("1000 o0 GRANT 5 main W",
-                "2000000 o0 RELEASING 5", "5000000 o1 GRANT 7 main W", "9000000 o1 RELEASING 7",
-                "20000000 o0 GRANT 9 main W", "40000000 o0 DONE 9"), partition, 0);
+        Report gaveUp = check(
+                new DoneBeforeNextGrant(),
+                List.of(),
+                List.of(
+                        "1000 o0 GRANT 5 main W",
+                        "2000000 o0 RELEASING 5",
+                        "5000000 o1 GRANT 7 main W",
+                        "9000000 o1 RELEASING 7",
+                        "20000000 o0 GRANT 9 main W",
+                        "40000000 o0 DONE 9"),
+                partition,
+                0);
         assertTrue(gaveUp.passed(), gaveUp.failures.toString());
     }
 
@@ -170,19 +303,32 @@ class CheckersTest {
         Report lost = check(c, List.of(), List.of(seen.get(0), 4 * S + " o0 DONE 1a"), step, 0);
         assertEquals(1, lost.figures.get("sessions lost while the owner's wall clock was stepped"));
         // every owner lost its session in that window, o1 unstepped: the cluster or the machine, not the clock
-        Report everyone = check(c, List.of(), List.of(seen.get(0), 4 * S + " o0 DONE 1a", 4 * S + 1 + " o1 DONE 2b"),
-                step, 0);
+        Report everyone =
+                check(c, List.of(), List.of(seen.get(0), 4 * S + " o0 DONE 1a", 4 * S + 1 + " o1 DONE 2b"), step, 0);
         assertTrue(everyone.passed(), everyone.failures.toString());
-        assertEquals(1, everyone.figures.get("sessions lost during a step, by unstepped owners too (not the clock's doing)"));
+        assertEquals(
+                1,
+                everyone.figures.get("sessions lost during a step, by unstepped owners too (not the clock's doing)"));
     }
 
     @Test
     void silence() {
-        Report hung = check(new Silence(), List.of(), List.of("1 o0 GRANT 5 main W", 40 * S + " o0 READ 5 200 0",
-                50 * S + " o0 CLOCK 1", 55 * S + " o0 EXIT"));
-        assertEquals(1, hung.figures.get("owners silent past 30 s (hung in a call)"), "CLOCK lines are no sign of progress");
-        Report frozen = check(new Silence(), List.of(), List.of("1 o0 GRANT 5 main W", 40 * S + " o0 READ 5 200 0",
-                60 * S + " o0 EXIT"), List.of(new Observations.Fault("freeze-owner", "o0", S, 30 * S, 0)), 0);
+        Report hung = check(
+                new Silence(),
+                List.of(),
+                List.of(
+                        "1 o0 GRANT 5 main W",
+                        40 * S + " o0 READ 5 200 0",
+                        50 * S + " o0 CLOCK 1",
+                        55 * S + " o0 EXIT"));
+        assertEquals(
+                1, hung.figures.get("owners silent past 30 s (hung in a call)"), "CLOCK lines are no sign of progress");
+        Report frozen = check(
+                new Silence(),
+                List.of(),
+                List.of("1 o0 GRANT 5 main W", 40 * S + " o0 READ 5 200 0", 60 * S + " o0 EXIT"),
+                List.of(new Observations.Fault("freeze-owner", "o0", S, 30 * S, 0)),
+                0);
         assertTrue(frozen.passed(), "the time it was frozen does not count: " + frozen.failures);
     }
 
@@ -198,32 +344,44 @@ class CheckersTest {
     @Test
     void overlappingFaultsCountTheirTimeOnce() {
         // a partition during a freeze: the inner freeze lies within its parent; 60 s of run, 20 s of it faulty
-        List<Observations.Fault> nested = List.of(new Observations.Fault("partition-during-freeze", "-", 10 * S, 30 * S, 0),
+        List<Observations.Fault> nested = List.of(
+                new Observations.Fault("partition-during-freeze", "-", 10 * S, 30 * S, 0),
                 new Observations.Fault("freeze-owner", "o0", 12 * S, 28 * S, 0));
-        List<String> grants = List.of("0 o0 GRANT 1 main W", 5 * S + " o0 GRANT 2 main W", 20 * S + " o0 GRANT 3 main W",
-                40 * S + " o0 GRANT 4 main W", 60 * S + " o0 GRANT 5 main W");
+        List<String> grants = List.of(
+                "0 o0 GRANT 1 main W",
+                5 * S + " o0 GRANT 2 main W",
+                20 * S + " o0 GRANT 3 main W",
+                40 * S + " o0 GRANT 4 main W",
+                60 * S + " o0 GRANT 5 main W");
         Report r = check(new Progress(), List.of(), grants, nested, 0);
-        assertEquals(4 * 60 / 40, r.figures.get("grants per minute, no fault running"), "4 grants in 40 healthy seconds");
+        assertEquals(
+                4 * 60 / 40, r.figures.get("grants per minute, no fault running"), "4 grants in 40 healthy seconds");
         assertEquals(60 / 20, r.figures.get("grants per minute, a fault running"), "1 grant in 20 faulty seconds");
         assertEquals(60 / 16, r.figures.get("grants per minute during freeze-owner (-1: none)"));
     }
 
     @Test
     void hostileRequests() {
-        List<String> owners = List.of("1 hostile HOSTILE 9223372036854775807 main W 400", "2 hostile HOSTILE 1099511627777 main R 503");
-        List<String> refused = List.of("1 W main o0 5 ok 0 1 0", "2 W main hostile 9223372036854775807 unissued - - -",
+        List<String> owners = List.of(
+                "1 hostile HOSTILE 9223372036854775807 main W 400", "2 hostile HOSTILE 1099511627777 main R 503");
+        List<String> refused = List.of(
+                "1 W main o0 5 ok 0 1 0",
+                "2 W main hostile 9223372036854775807 unissued - - -",
                 "3 R main hostile 1099511627777 unconfirmed - - -");
         Report good = check(new HostileRequests(), refused, owners);
         assertTrue(good.passed(), good.failures.toString());
         assertEquals(1, good.figures.get("hostile requests refused: not issued (400)"));
         assertEquals(1, good.figures.get("hostile requests refused: etcd unreachable (503)"));
         // a resource that let one forged token through (what a guard without an issued bound does)
-        Report admitted = check(new HostileRequests(), List.of("1 W main o0 5 ok 0 1 0",
-                "2 W main hostile 9223372036854775807 ok 0 0 1"), List.of("2 hostile HOSTILE 9223372036854775807 main W 200"));
+        Report admitted = check(
+                new HostileRequests(),
+                List.of("1 W main o0 5 ok 0 1 0", "2 W main hostile 9223372036854775807 ok 0 0 1"),
+                List.of("2 hostile HOSTILE 9223372036854775807 main W 200"));
         assertEquals(1, admitted.figures.get("hostile requests admitted (tokens nobody issued)"));
         assertFalse(admitted.passed());
         // seen only by the hostile owner: answered 200
-        assertFalse(check(new HostileRequests(), refused, List.of("1 hostile HOSTILE 9223372036854775807 main W 200")).passed());
+        assertFalse(check(new HostileRequests(), refused, List.of("1 hostile HOSTILE 9223372036854775807 main W 200"))
+                .passed());
         // a run whose hostile owner sent nothing proves nothing
         Report silent = check(new HostileRequests(), List.of("1 W main o0 5 ok 0 1 0"), List.of());
         assertEquals(1, silent.figures.get("hostile owner sent no request (the check would be empty)"));

@@ -62,17 +62,23 @@ class ClockStepTest {
         List<String> jetcdLines = new CopyOnWriteArrayList<>();
         List<String> discoLines = new CopyOnWriteArrayList<>();
         try (EtcdCluster etcd = EtcdCluster.start(1);
-             Client client = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).build();
-             FakeClock jetcdClock = new FakeClock();
-             FakeClock discoClock = new FakeClock()) {
+                Client client = Client.builder()
+                        .endpoints(etcd.endpoints().toArray(String[]::new))
+                        .build();
+                FakeClock jetcdClock = new FakeClock();
+                FakeClock discoClock = new FakeClock()) {
             String endpoints = String.join(",", etcd.endpoints());
             Child jetcd = null;
             Child disco = null;
             try {
-                jetcd = new Child(List.of(ClockStepMain.class.getName(), "jetcd", endpoints, Long.toString(TTL_SECONDS)),
-                        jetcdClock.environment(), jetcdLines);
-                disco = new Child(List.of(ClockStepMain.class.getName(), "disco", endpoints, Long.toString(TTL_SECONDS)),
-                        discoClock.environment(), discoLines);
+                jetcd = new Child(
+                        List.of(ClockStepMain.class.getName(), "jetcd", endpoints, Long.toString(TTL_SECONDS)),
+                        jetcdClock.environment(),
+                        jetcdLines);
+                disco = new Child(
+                        List.of(ClockStepMain.class.getName(), "disco", endpoints, Long.toString(TTL_SECONDS)),
+                        discoClock.environment(),
+                        discoLines);
                 Watched j = new Watched("jetcd", jetcd, jetcdLines);
                 Watched d = new Watched("disco", disco, discoLines);
                 long first = j.lease(0);
@@ -91,12 +97,19 @@ class ClockStepTest {
                 discoClock.step(offset);
                 j.awaitClock(offset);
                 d.awaitClock(offset);
-                Map<Long, Long> forward = watch(client, List.of(first), false, d, session, 3 * TTL_MILLIS,
+                Map<Long, Long> forward = watch(
+                        client,
+                        List.of(first),
+                        false,
+                        d,
+                        session,
+                        3 * TTL_MILLIS,
                         "after the step to +" + offset + " s");
                 String forwardOutcome = forward.containsKey(first)
-                        ? "jetcd's lease gone at etcd " + TimeUnit.NANOSECONDS.toMillis(forward.get(first) - forwardStep)
-                                + " ms after the step" + (j.saw("COMPLETED " + first) ? " (its deadline sweep ended the"
-                                + " keep-alive)" : "")
+                        ? "jetcd's lease gone at etcd "
+                                + TimeUnit.NANOSECONDS.toMillis(forward.get(first) - forwardStep)
+                                + " ms after the step"
+                                + (j.saw("COMPLETED " + first) ? " (its deadline sweep ended the" + " keep-alive)" : "")
                         : "jetcd's lease kept (its renewal answered before its deadline sweep)";
 
                 // a fresh lease at the steady offset lives: an offset is harmless, the step bites
@@ -110,21 +123,36 @@ class ClockStepTest {
                 discoClock.step(-STEP_SECONDS);
                 j.awaitClock(-STEP_SECONDS);
                 d.awaitClock(-STEP_SECONDS);
-                Map<Long, Long> backward = watch(client, List.of(second), false, d, session, 3 * TTL_MILLIS,
+                Map<Long, Long> backward = watch(
+                        client,
+                        List.of(second),
+                        false,
+                        d,
+                        session,
+                        3 * TTL_MILLIS,
                         "after the step to -" + STEP_SECONDS + " s");
-                assertTrue(backward.containsKey(second), "jetcd's lease " + second + " is lost after the step back (its"
-                        + " renewals stop): " + j);
-                assertTrue(!j.saw("COMPLETED " + second) && !j.saw("ERROR " + second),
+                assertTrue(
+                        backward.containsKey(second),
+                        "jetcd's lease " + second + " is lost after the step back (its" + " renewals stop): " + j);
+                assertTrue(
+                        !j.saw("COMPLETED " + second) && !j.saw("ERROR " + second),
                         "jetcd loses the lease silently on the step back (its deadline lies minutes ahead): " + j);
                 long backwardLostAfter = TimeUnit.NANOSECONDS.toMillis(backward.get(second) - back);
 
                 long left = ttl(client, session);
                 assertTrue(left >= 0, "the session's lease is alive after every step");
                 assertTrue(!d.saw("DONE"), "the session's done() never completed: " + d);
-                System.out.printf(Locale.ROOT, "[clock-step] forward +%d s: %s; back to -%d s: jetcd's fresh lease gone"
+                System.out.printf(
+                        Locale.ROOT,
+                        "[clock-step] forward +%d s: %s; back to -%d s: jetcd's fresh lease gone"
                                 + " %d ms after the step, silently; disco session lease %d alive through both steps"
-                                + " (TTL %d s left), done() not completed; %d ms in all%n", STEP_SECONDS, forwardOutcome,
-                        STEP_SECONDS, backwardLostAfter, session, left,
+                                + " (TTL %d s left), done() not completed; %d ms in all%n",
+                        STEP_SECONDS,
+                        forwardOutcome,
+                        STEP_SECONDS,
+                        backwardLostAfter,
+                        session,
+                        left,
                         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began));
             } finally {
                 kill(jetcd);
@@ -141,8 +169,14 @@ class ClockStepTest {
      *
      * @return the leases of {@code jetcdLeases} seen gone, with the time they were seen gone
      */
-    private static Map<Long, Long> watch(Client client, List<Long> jetcdLeases, boolean jetcdMustLive, Watched disco,
-                                         long session, long millis, String when)
+    private static Map<Long, Long> watch(
+            Client client,
+            List<Long> jetcdLeases,
+            boolean jetcdMustLive,
+            Watched disco,
+            long session,
+            long millis,
+            String when)
             throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         Map<Long, Long> gone = new LinkedHashMap<>();
@@ -152,8 +186,10 @@ class ClockStepTest {
                     gone.put(id, System.nanoTime());
                 }
             }
-            assertTrue(!jetcdMustLive || gone.isEmpty(), when + ": jetcd's keep-alive keeps its leases " + jetcdLeases
-                    + " alive past their TTL, yet " + gone.keySet() + " ran out");
+            assertTrue(
+                    !jetcdMustLive || gone.isEmpty(),
+                    when + ": jetcd's keep-alive keeps its leases " + jetcdLeases + " alive past their TTL, yet "
+                            + gone.keySet() + " ran out");
             long t = ttl(client, session);
             assertTrue(t >= 0, when + ": the session's lease " + session + " must be alive, TTL " + t + ": " + disco);
             assertTrue(!disco.saw("DONE"), when + ": the session's done() completed: " + disco);
@@ -169,7 +205,10 @@ class ClockStepTest {
      *     after granting a 2 s lease, and 0 for its last second), or -1 once the lease is gone
      */
     private static long ttl(Client client, long lease) throws Exception {
-        return client.getLeaseClient().timeToLive(lease, LeaseOption.DEFAULT).get(10, TimeUnit.SECONDS).getTTL();
+        return client.getLeaseClient()
+                .timeToLive(lease, LeaseOption.DEFAULT)
+                .get(10, TimeUnit.SECONDS)
+                .getTTL();
     }
 
     private static void kill(Child c) throws InterruptedException {
@@ -192,8 +231,11 @@ class ClockStepTest {
 
         /** @return the monotonic time of the first line with {@code event} */
         long at(String event) {
-            return Long.parseLong(lines.stream().filter(l -> l.contains(" " + mode + " " + event)).findFirst()
-                    .orElseThrow().split(" ")[0]);
+            return Long.parseLong(lines.stream()
+                    .filter(l -> l.contains(" " + mode + " " + event))
+                    .findFirst()
+                    .orElseThrow()
+                    .split(" ")[0]);
         }
 
         void send(String command) throws IOException {
@@ -210,8 +252,10 @@ class ClockStepTest {
         void awaitClock(long offsetSeconds) {
             // libfaketime reads the stepped file on the child's next clock read; on loaded cores one reading
             // came back unstepped right after the step (1 ms off): ask again for up to 10 s
-            Awaitility.await().atMost(Duration.ofSeconds(10))
-                    .pollInterval(Duration.ofMillis(200)).untilAsserted(() -> assertClock(offsetSeconds));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(200))
+                    .untilAsserted(() -> assertClock(offsetSeconds));
         }
 
         void assertClock(long offsetSeconds) throws Exception {
@@ -223,31 +267,39 @@ class ClockStepTest {
             long after = System.nanoTime();
             long childNanos = Long.parseLong(answer[0]);
             long childWall = Long.parseLong(answer[3]);
-            assertTrue(childNanos >= before && childNanos <= after, mode + "'s monotonic clock read " + childNanos
-                    + ", outside the test's " + before + ".." + after + ": it jumped");
+            assertTrue(
+                    childNanos >= before && childNanos <= after,
+                    mode + "'s monotonic clock read " + childNanos + ", outside the test's " + before + ".." + after
+                            + ": it jumped");
             long offset = childWall - (wall + TimeUnit.NANOSECONDS.toMillis(childNanos - before));
-            assertTrue(Math.abs(offset - TimeUnit.SECONDS.toMillis(offsetSeconds)) < 1000, mode + "'s wall clock is "
-                    + offset + " ms off the test's, wanted " + offsetSeconds + " s: the step did not apply");
+            assertTrue(
+                    Math.abs(offset - TimeUnit.SECONDS.toMillis(offsetSeconds)) < 1000,
+                    mode + "'s wall clock is " + offset + " ms off the test's, wanted " + offsetSeconds
+                            + " s: the step did not apply");
         }
 
         /** @return the words of the first {@code event} line at or after {@code from}, within 30 s */
         private String[] next(int from, String event) {
             AtomicReference<String[]> found = new AtomicReference<>();
             try {
-                Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(() -> {
-                    for (int i = from; i < lines.size(); i++) {
-                        String[] words = lines.get(i).split(" ");
-                        if (words.length > 3 && words[1].equals(mode) && words[2].equals(event)) {
-                            found.set(words);
-                            return true;
-                        }
-                    }
-                    return !child.process.isAlive();
-                });
+                Awaitility.await()
+                        .atMost(Duration.ofSeconds(30))
+                        .pollInterval(Duration.ofMillis(20))
+                        .until(() -> {
+                            for (int i = from; i < lines.size(); i++) {
+                                String[] words = lines.get(i).split(" ");
+                                if (words.length > 3 && words[1].equals(mode) && words[2].equals(event)) {
+                                    found.set(words);
+                                    return true;
+                                }
+                            }
+                            return !child.process.isAlive();
+                        });
             } catch (ConditionTimeoutException timedOut) {
                 // reported below
             }
-            return found.get() != null ? found.get()
+            return found.get() != null
+                    ? found.get()
                     : fail("no " + event + " line from the " + mode + " child within 30 s: " + this);
         }
 

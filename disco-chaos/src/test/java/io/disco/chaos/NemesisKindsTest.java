@@ -45,17 +45,13 @@ class NemesisKindsTest {
             return List.of();
         }
 
-        public void kill(int member) {
-        }
+        public void kill(int member) {}
 
-        public void startMember(int member) {
-        }
+        public void startMember(int member) {}
 
-        public void pause(int member) {
-        }
+        public void pause(int member) {}
 
-        public void resume(int member) {
-        }
+        public void resume(int member) {}
 
         public int leader() {
             return -1;
@@ -85,8 +81,7 @@ class NemesisKindsTest {
             return 0;
         }
 
-        public void close() {
-        }
+        public void close() {}
     }
 
     private static Nemesis nemesis(List<String> kinds) {
@@ -95,13 +90,17 @@ class NemesisKindsTest {
 
     @Test
     void kindsTheMembersCannotBeDealtAreLeftOut() {
-        assertEquals(List.of("freeze-owner", "slow-link"),
-                nemesis(List.of("freeze-owner", "compact", "isolate-leader", "slow-peer-link", "slow-link")).kinds());
+        assertEquals(
+                List.of("freeze-owner", "slow-link"),
+                nemesis(List.of("freeze-owner", "compact", "isolate-leader", "slow-peer-link", "slow-link"))
+                        .kinds());
     }
 
     @Test
     void everyMemberFrozenIsDealtWhereverMembersCanBePaused() {
-        assertEquals(List.of(Nemesis.FREEZE_ALL), nemesis(List.of(Nemesis.FREEZE_ALL, "compact")).kinds());
+        assertEquals(
+                List.of(Nemesis.FREEZE_ALL),
+                nemesis(List.of(Nemesis.FREEZE_ALL, "compact")).kinds());
         assertTrue(List.of(Nemesis.KINDS).contains(Nemesis.FREEZE_ALL));
         assertTrue(Nemesis.PROCESS_KINDS.contains(Nemesis.FREEZE_ALL), "dealt by default, with or without a network");
         assertTrue(Chaos.faultKinds(false).contains(Nemesis.FREEZE_ALL));
@@ -112,30 +111,45 @@ class NemesisKindsTest {
     void theFreezeOfEveryMemberNeedsARequestTimeoutShorterThanTheTtl() {
         long s = 1_000_000_000L;
         for (long requestTimeout : new long[] {2 * s, 3 * s}) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new Nemesis(BARE, List.of(),
-                    List.of(), List.of(), List.of(), 1, 2 * s, requestTimeout, List.of(Nemesis.FREEZE_ALL)));
+            IllegalArgumentException e = assertThrows(
+                    IllegalArgumentException.class,
+                    () -> new Nemesis(
+                            BARE,
+                            List.of(),
+                            List.of(),
+                            List.of(),
+                            List.of(),
+                            1,
+                            2 * s,
+                            requestTimeout,
+                            List.of(Nemesis.FREEZE_ALL)));
             assertTrue(e.getMessage().contains("request timeout"), e.getMessage());
         }
         // without the kind, no such constraint
-        assertEquals(List.of("freeze-owner"), new Nemesis(BARE, List.of(), List.of(), List.of(), List.of(), 1, 2 * s, 2 * s,
-                List.of("freeze-owner")).kinds());
+        assertEquals(
+                List.of("freeze-owner"),
+                new Nemesis(BARE, List.of(), List.of(), List.of(), List.of(), 1, 2 * s, 2 * s, List.of("freeze-owner"))
+                        .kinds());
         // the suite's own options leave room for it
         Chaos.Options o = new Chaos.Options(new ClientLockWorkload(), 1, 1, 1, false, List.of(Nemesis.FREEZE_ALL));
         assertTrue(o.requestTimeoutMillis() < 1000 * o.ttlSeconds(), o.toString());
-        assertThrows(IllegalArgumentException.class, () -> new Chaos.Options(new ClientLockWorkload(), 1, 1, 1, 2, 2000, false,
-                20, List.of(), "etcd"));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new Chaos.Options(new ClientLockWorkload(), 1, 1, 1, 2, 2000, false, 20, List.of(), "etcd"));
     }
 
     @Test
     void theFreezeIsLongerThanTheRequestTimeoutAndShorterThanTheTtl() {
         long ttl = 2_000_000_000L;
         long requestTimeout = 1_000_000_000L;
-        Nemesis n = new Nemesis(BARE, List.of(), List.of(), List.of(), List.of(), 42, ttl, requestTimeout,
-                List.of(Nemesis.FREEZE_ALL));
+        Nemesis n = new Nemesis(
+                BARE, List.of(), List.of(), List.of(), List.of(), 42, ttl, requestTimeout, List.of(Nemesis.FREEZE_ALL));
         for (int i = 0; i < 1000; i++) {
             long length = n.freezeAllNanos();
-            assertTrue(length >= 1_150_000_000L && length <= 1_400_000_000L, length + " ns: between 1.15 and 1.4 s, leaving"
-                    + " 0.6 s under the TTL for stopping and resuming the members one after another");
+            assertTrue(
+                    length >= 1_150_000_000L && length <= 1_400_000_000L,
+                    length + " ns: between 1.15 and 1.4 s, leaving"
+                            + " 0.6 s under the TTL for stopping and resuming the members one after another");
         }
     }
 
@@ -159,20 +173,29 @@ class NemesisKindsTest {
         };
         long ttl = 400_000_000L;
         long requestTimeout = 200_000_000L;
-        Nemesis n = new Nemesis(recording, List.of(), List.of(), List.of(), List.of(), 7, ttl, requestTimeout,
+        Nemesis n = new Nemesis(
+                recording,
+                List.of(),
+                List.of(),
+                List.of(),
+                List.of(),
+                7,
+                ttl,
+                requestTimeout,
                 List.of(Nemesis.FREEZE_ALL));
         long length = n.freezeAllNanos();
         long[] at = n.freezeAll(length);
         assertEquals(List.of("pause 0", "pause 1", "pause 2", "resume 0", "resume 1", "resume 2"), calls);
         assertTrue(firstResume[0] - lastPause[0] >= length, "every member frozen together for the length asked");
-        assertTrue(at[2] - at[1] >= length && at[2] - at[1] > requestTimeout, "the window it reports: " + (at[2] - at[1]));
+        assertTrue(
+                at[2] - at[1] >= length && at[2] - at[1] > requestTimeout, "the window it reports: " + (at[2] - at[1]));
         assertTrue(at[0] <= at[1] && at[1] <= at[2] && at[2] <= at[3], java.util.Arrays.toString(at));
     }
 
     @Test
     void noKindLeftIsAnError() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> nemesis(List.of("compact", "split-cluster")));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> nemesis(List.of("compact", "split-cluster")));
         assertTrue(e.getMessage().contains("zookeeper"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> nemesis(List.of("no-such-kind")));
     }

@@ -14,8 +14,8 @@ import io.disco.testing.MemberNetwork;
 import io.disco.testing.PeerLinks;
 import io.disco.testing.TcpProxy;
 import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.KV;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
 import io.etcd.jetcd.maintenance.StatusResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -37,8 +37,10 @@ import org.junit.jupiter.api.Test;
  */
 class NetworkFaultTest {
 
-    private static final EtcdOptions OPTIONS = EtcdOptions.builder().ttl(Duration.ofSeconds(2))
-            .requestTimeout(Duration.ofSeconds(2)).build();
+    private static final EtcdOptions OPTIONS = EtcdOptions.builder()
+            .ttl(Duration.ofSeconds(2))
+            .requestTimeout(Duration.ofSeconds(2))
+            .build();
     private static final long SLOW_PEER_MILLIS = 150;
     private static EtcdCluster etcd;
     private static MemberNetwork net;
@@ -59,11 +61,12 @@ class NetworkFaultTest {
     @Test
     void theMinoritySideNeverGrantsWhileTheMajorityDoes() throws Exception {
         String name = "/net-test/minority";
-        try (Client toMinority = client(0); Client toMajority = client(1, 2);
-             EtcdSession minority = EtcdSession.open(toMinority, OPTIONS);
-             EtcdSession majority = EtcdSession.open(toMajority, OPTIONS);
-             LockService onMinority = minority.newLock(name);
-             LockService onMajority = majority.newLock(name)) {
+        try (Client toMinority = client(0);
+                Client toMajority = client(1, 2);
+                EtcdSession minority = EtcdSession.open(toMinority, OPTIONS);
+                EtcdSession majority = EtcdSession.open(toMajority, OPTIONS);
+                LockService onMinority = minority.newLock(name);
+                LockService onMajority = majority.newLock(name)) {
             isolate(0);
             Grant majorityGrant;
             try {
@@ -77,7 +80,8 @@ class NetworkFaultTest {
             } finally {
                 net.healAll();
             }
-            try (EtcdSession again = EtcdSession.open(toMinority, OPTIONS); LockService l = again.newLock(name)) {
+            try (EtcdSession again = EtcdSession.open(toMinority, OPTIONS);
+                    LockService l = again.newLock(name)) {
                 Grant healed = l.lock(Duration.ofSeconds(10));
                 assertTrue(healed.token().value() > majorityGrant.token().value(), healed + " after " + majorityGrant);
             }
@@ -90,13 +94,14 @@ class NetworkFaultTest {
         int leader = leader();
         int[] others = IntStream.range(0, 3).filter(i -> i != leader).toArray();
         try (Client toLeader = client(leader);
-             EtcdSession onLeader = EtcdSession.open(toLeader, OPTIONS);
-             LockService lock = onLeader.newLock(name)) {
+                EtcdSession onLeader = EtcdSession.open(toLeader, OPTIONS);
+                LockService lock = onLeader.newLock(name)) {
             isolate(leader);
             try {
                 assertNull(attempt(lock, Duration.ofSeconds(3)), "the isolated leader's client was granted");
-                try (Client moved = client(others); EtcdSession session = EtcdSession.open(moved, OPTIONS);
-                     LockService l = session.newLock(name)) {
+                try (Client moved = client(others);
+                        EtcdSession session = EtcdSession.open(moved, OPTIONS);
+                        LockService l = session.newLock(name)) {
                     assertNotNull(l.lock(Duration.ofSeconds(10)), "granted once it moved to the majority");
                 }
             } finally {
@@ -119,7 +124,8 @@ class NetworkFaultTest {
             try {
                 long start = System.nanoTime();
                 try {
-                    kv.put(key, ByteSequence.from("slow", StandardCharsets.UTF_8)).get(10, TimeUnit.SECONDS);
+                    kv.put(key, ByteSequence.from("slow", StandardCharsets.UTF_8))
+                            .get(10, TimeUnit.SECONDS);
                 } catch (ExecutionException e) {
                     outcome = e.getCause().toString(); // the slowed leader lost its leadership meanwhile
                 }
@@ -131,7 +137,8 @@ class NetworkFaultTest {
             // over the slowed links, 2 x 150 ms, or longer when the slowed leader loses its leadership
             // (its heartbeats come later than the election timeout, 100 ms) and the put fails after its
             // 2 s deadline; unslowed the put takes a few ms
-            assertTrue(nanos >= TimeUnit.MILLISECONDS.toNanos(2 * SLOW_PEER_MILLIS),
+            assertTrue(
+                    nanos >= TimeUnit.MILLISECONDS.toNanos(2 * SLOW_PEER_MILLIS),
                     "a put through m" + m + " with its peer links slowed " + SLOW_PEER_MILLIS + " ms took "
                             + TimeUnit.NANOSECONDS.toMillis(nanos) + " ms (" + outcome + ")");
             System.out.println("a put through the leader with its peer links slowed " + SLOW_PEER_MILLIS + " ms: "
@@ -158,22 +165,28 @@ class NetworkFaultTest {
     }
 
     private static Client client(int... members) {
-        return Client.builder().endpoints(IntStream.of(members).mapToObj(etcd::endpoint).toArray(String[]::new))
-                .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(2))).build();
+        return Client.builder()
+                .endpoints(IntStream.of(members).mapToObj(etcd::endpoint).toArray(String[]::new))
+                .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(2)))
+                .build();
     }
 
     /** The member that leads, awaited (after the previous test's partition healed) for at most 10 s. */
     private static int leader() throws Exception {
         try (Client c = client(0, 1, 2)) {
-            return Awaitility.await("a member leads").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
-                    .ignoreExceptions().until(() -> leading(c), i -> i >= 0);
+            return Awaitility.await("a member leads")
+                    .atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(100))
+                    .ignoreExceptions()
+                    .until(() -> leading(c), i -> i >= 0);
         }
     }
 
     /** The index of the member that says it leads, or -1. */
     private static int leading(Client c) throws Exception {
         for (int i = 0; i < 3; i++) {
-            StatusResponse s = c.getMaintenanceClient().statusMember(etcd.endpoint(i)).get(5, TimeUnit.SECONDS);
+            StatusResponse s =
+                    c.getMaintenanceClient().statusMember(etcd.endpoint(i)).get(5, TimeUnit.SECONDS);
             if (s.getLeader() == s.getHeader().getMemberId()) {
                 return i;
             }

@@ -51,11 +51,18 @@ import picocli.CommandLine.Spec;
  * did not make ends the grant as lost ({@code done()} completes, {@code err()} tells, the client's hold
  * reports the loss). The holder's session and lease stay (other names it holds are not touched).
  */
-@Command(name = "break", mixinStandardHelpOptions = true, footer = {"%n" + "The tokens: every token issued after the break is at least the revision of the delete (printed), "
-            + "except an election's: the next leader's token is its key's CreateRevision, above the broken leader's "
-            + "token. A resource guard rejects the broken holder's token once it has admitted a newer one; to "
-            + "reject it at once, raise the guard's mark to the printed revision (Guard.withInitialToken).", "%n" + ExitCode.FOOTER},
-        description = "Delete the current holder's key of NAME (after a confirmation) and print the token the next holder will exceed.")
+@Command(
+        name = "break",
+        mixinStandardHelpOptions = true,
+        footer = {
+            "%n" + "The tokens: every token issued after the break is at least the revision of the delete (printed), "
+                    + "except an election's: the next leader's token is its key's CreateRevision, above the broken leader's "
+                    + "token. A resource guard rejects the broken holder's token once it has admitted a newer one; to "
+                    + "reject it at once, raise the guard's mark to the printed revision (Guard.withInitialToken).",
+            "%n" + ExitCode.FOOTER
+        },
+        description =
+                "Delete the current holder's key of NAME (after a confirmation) and print the token the next holder will exceed.")
 final class BreakCommand implements Callable<Integer> {
 
     @Mixin
@@ -64,15 +71,22 @@ final class BreakCommand implements Callable<Integer> {
     @Parameters(paramLabel = "NAME", description = "the lock, read/write lock, semaphore or election name")
     String name;
 
-    @Option(names = "--primitive", paramLabel = "KIND",
+    @Option(
+            names = "--primitive",
+            paramLabel = "KIND",
             description = "lock, rwlock, semaphore or election (default: found from the keys present)")
     Primitive primitive;
 
-    @Option(names = "--holder", paramLabel = "KEY",
-            description = "the holder key to break (a semaphore permit when several are held; for the others it must be the holder's)")
+    @Option(
+            names = "--holder",
+            paramLabel = "KEY",
+            description =
+                    "the holder key to break (a semaphore permit when several are held; for the others it must be the holder's)")
     String holder;
 
-    @Option(names = {"-y", "--yes"}, description = "do not ask for a confirmation")
+    @Option(
+            names = {"-y", "--yes"},
+            description = "do not ask for a confirmation")
     boolean yes;
 
     @ParentCommand
@@ -91,26 +105,47 @@ final class BreakCommand implements Callable<Integer> {
             // A key of a nested name (/locks/orders/<lease> under /locks/) is never this name's holder: only --holder
             // naming it breaks it.
             List<Claimant> holders = claimants.stream()
-                    .filter(c -> c.role() == Claimant.Role.HOLDER && EtcdKeys.isClaimOf(kind, name, c.key())).toList();
-            Optional<Claimant> namedNested = holder == null ? Optional.empty() : claimants.stream()
-                    .filter(c -> c.key().equals(holder) && !EtcdKeys.isClaimOf(kind, name, c.key())).findFirst();
+                    .filter(c -> c.role() == Claimant.Role.HOLDER && EtcdKeys.isClaimOf(kind, name, c.key()))
+                    .toList();
+            Optional<Claimant> namedNested = holder == null
+                    ? Optional.empty()
+                    : claimants.stream()
+                            .filter(c -> c.key().equals(holder) && !EtcdKeys.isClaimOf(kind, name, c.key()))
+                            .findFirst();
             List<String> nested = ClaimantTable.nested(kind, name, claimants);
             if (holders.isEmpty() && namedNested.isEmpty()) {
-                throw new CliFailure(ExitCode.NOTHING_HELD, "nothing holds " + KeyLayout.label(kind) + " " + name + ": nothing to break"
-                        + (nested.isEmpty() ? "" : "; the keys under " + name + "/ are of nested names (" + String.join(", ", nested)
-                                + "): break one by its own name (disco break " + nested.get(0) + "), or name its key with --holder"));
+                throw new CliFailure(
+                        ExitCode.NOTHING_HELD,
+                        "nothing holds " + KeyLayout.label(kind) + " " + name + ": nothing to break"
+                                + (nested.isEmpty()
+                                        ? ""
+                                        : "; the keys under " + name + "/ are of nested names ("
+                                                + String.join(", ", nested)
+                                                + "): break one by its own name (disco break " + nested.get(0)
+                                                + "), or name its key with --holder"));
             }
             List<Claimant> targets = namedNested.map(List::of).orElseGet(() -> targets(kind, holders));
-            boolean readers = namedNested.isEmpty() && kind == Primitive.RWLOCK && targets.get(0).mode() == Claimant.Mode.SHARED;
+            boolean readers = namedNested.isEmpty()
+                    && kind == Primitive.RWLOCK
+                    && targets.get(0).mode() == Claimant.Mode.SHARED;
 
             // The incarnations to delete, and the markers that go with them, in one snapshot.
             List<Op> reads = new ArrayList<>();
             for (Claimant t : targets) {
                 reads.add(Op.get(Etcd.bytes(t.key()), GetOption.DEFAULT));
             }
-            reads.add(readers ? Op.get(Etcd.bytes(EtcdKeys.phaseMarker(name)), GetOption.DEFAULT)
-                    : Op.get(Etcd.bytes(EtcdKeys.slots(name)), GetOption.builder().isPrefix(true).build()));
-            TxnResponse snapshot = etcd.await(() -> etcd.client().getKVClient().txn().Then(reads.toArray(Op[]::new)).commit(),
+            reads.add(
+                    readers
+                            ? Op.get(Etcd.bytes(EtcdKeys.phaseMarker(name)), GetOption.DEFAULT)
+                            : Op.get(
+                                    Etcd.bytes(EtcdKeys.slots(name)),
+                                    GetOption.builder().isPrefix(true).build()));
+            TxnResponse snapshot = etcd.await(
+                    () -> etcd.client()
+                            .getKVClient()
+                            .txn()
+                            .Then(reads.toArray(Op[]::new))
+                            .commit(),
                     "read of the holder's key");
             List<Cmp> unchanged = new ArrayList<>();
             List<Op> deletes = new ArrayList<>();
@@ -118,18 +153,22 @@ final class BreakCommand implements Callable<Integer> {
             for (int i = 0; i < targets.size(); i++) {
                 List<KeyValue> kvs = snapshot.getGetResponses().get(i).getKvs();
                 if (kvs.isEmpty()) {
-                    throw new CliFailure(ExitCode.NOT_BROKEN, targets.get(i).key() + " is gone already (released or expired):"
-                            + " nothing deleted; run disco holders " + name + " again");
+                    throw new CliFailure(
+                            ExitCode.NOT_BROKEN,
+                            targets.get(i).key() + " is gone already (released or expired):"
+                                    + " nothing deleted; run disco holders " + name + " again");
                 }
                 KeyValue kv = kvs.get(0);
                 unchanged.add(new Cmp(kv.getKey(), Cmp.Op.EQUAL, CmpTarget.createRevision(kv.getCreateRevision())));
                 deletes.add(Op.delete(kv.getKey(), DeleteOption.DEFAULT));
                 deleted.add(Etcd.text(kv.getKey()));
             }
-            List<KeyValue> markers = snapshot.getGetResponses().get(targets.size()).getKvs();
+            List<KeyValue> markers =
+                    snapshot.getGetResponses().get(targets.size()).getKvs();
             if (readers && !markers.isEmpty()) {
                 KeyValue phase = markers.get(0);
-                unchanged.add(new Cmp(phase.getKey(), Cmp.Op.EQUAL, CmpTarget.createRevision(phase.getCreateRevision())));
+                unchanged.add(
+                        new Cmp(phase.getKey(), Cmp.Op.EQUAL, CmpTarget.createRevision(phase.getCreateRevision())));
                 deletes.add(Op.delete(phase.getKey(), DeleteOption.DEFAULT));
                 deleted.add(Etcd.text(phase.getKey()) + " (the read phase's marker)");
             } else if (kind == Primitive.SEMAPHORE && namedNested.isEmpty()) {
@@ -137,17 +176,25 @@ final class BreakCommand implements Callable<Integer> {
                 String claim = Etcd.text(holderKv.getKey()) + "@" + holderKv.getCreateRevision();
                 for (KeyValue slot : markers) {
                     if (Etcd.text(slot.getValue()).equals(claim)) {
-                        unchanged.add(new Cmp(slot.getKey(), Cmp.Op.EQUAL, CmpTarget.modRevision(slot.getModRevision())));
+                        unchanged.add(
+                                new Cmp(slot.getKey(), Cmp.Op.EQUAL, CmpTarget.modRevision(slot.getModRevision())));
                         deletes.add(Op.delete(slot.getKey(), DeleteOption.DEFAULT));
                         deleted.add(Etcd.text(slot.getKey()) + " (the permit's slot)");
                     }
                 }
             }
 
-            out.printf("%s %s: breaking %s%n", KeyLayout.label(kind), name, namedNested.isPresent()
-                    ? "the key of the nested name " + EtcdKeys.nameOf(kind, name, holder) + ", named with --holder (not a holder of " + name + ")"
-                    : readers ? "the read phase (" + targets.size() + " reader" + (targets.size() == 1 ? "" : "s") + ", one shared token)"
-                            : "its " + (kind == Primitive.ELECTION ? "leader" : "holder"));
+            out.printf(
+                    "%s %s: breaking %s%n",
+                    KeyLayout.label(kind),
+                    name,
+                    namedNested.isPresent()
+                            ? "the key of the nested name " + EtcdKeys.nameOf(kind, name, holder)
+                                    + ", named with --holder (not a holder of " + name + ")"
+                            : readers
+                                    ? "the read phase (" + targets.size() + " reader" + (targets.size() == 1 ? "" : "s")
+                                            + ", one shared token)"
+                                    : "its " + (kind == Primitive.ELECTION ? "leader" : "holder"));
             ClaimantTable.print(out, etcd, kind, name, targets);
             out.println("deletes: " + String.join(", ", deleted));
             out.flush();
@@ -157,31 +204,51 @@ final class BreakCommand implements Callable<Integer> {
             }
             // With the deletes, a record of the break per holder key, leased for a minute, so that disco watch tells a
             // break from a release (both delete the key and leave its lease).
-            long recordLease = etcd.await(() -> etcd.client().getLeaseClient().grant(BreakRecord.TTL_SECONDS),
-                    "grant of the break record's lease").getID();
+            long recordLease = etcd.await(
+                            () -> etcd.client().getLeaseClient().grant(BreakRecord.TTL_SECONDS),
+                            "grant of the break record's lease")
+                    .getID();
             for (String key : targets.stream().map(Claimant::key).toList()) {
-                deletes.add(Op.put(Etcd.bytes(BreakRecord.key(key)), Etcd.bytes(BreakRecord.value()),
+                deletes.add(Op.put(
+                        Etcd.bytes(BreakRecord.key(key)),
+                        Etcd.bytes(BreakRecord.value()),
                         PutOption.builder().withLeaseId(recordLease).build()));
             }
-            TxnResponse r = etcd.await(() -> etcd.client().getKVClient().txn().If(unchanged.toArray(Cmp[]::new))
-                    .Then(deletes.toArray(Op[]::new)).commit(), "guarded delete of the holder's key");
+            TxnResponse r = etcd.await(
+                    () -> etcd.client()
+                            .getKVClient()
+                            .txn()
+                            .If(unchanged.toArray(Cmp[]::new))
+                            .Then(deletes.toArray(Op[]::new))
+                            .commit(),
+                    "guarded delete of the holder's key");
             if (!r.isSucceeded()) {
-                throw new CliFailure(ExitCode.NOT_BROKEN, "the holder changed since it was read (released, expired, or a new"
-                        + " incarnation): nothing deleted; run disco holders " + name + " again");
+                throw new CliFailure(
+                        ExitCode.NOT_BROKEN,
+                        "the holder changed since it was read (released, expired, or a new"
+                                + " incarnation): nothing deleted; run disco holders " + name + " again");
             }
             long revision = r.getHeader().getRevision();
             out.printf("broken at revision %d: deleted %s%n", revision, String.join(", ", deleted));
             // a nested name's key: its token as that name's holder is not what the listing of this name gives
-            OptionalLong broken = namedNested.isPresent() ? OptionalLong.empty() : targets.stream().map(Claimant::token).flatMap(Optional::stream)
-                    .mapToLong(t -> t.value()).max();
-            String was = namedNested.isPresent() ? "the broken holder's token as a holder of " + EtcdKeys.nameOf(kind, name, holder)
-                    + " is the one disco holders " + EtcdKeys.nameOf(kind, name, holder) + " showed"
-                    : broken.isPresent() ? "the broken holder's token was " + broken.getAsLong()
-                    : "the broken holder's token is not in etcd's state (it is below " + revision + ")";
+            OptionalLong broken = namedNested.isPresent()
+                    ? OptionalLong.empty()
+                    : targets.stream()
+                            .map(Claimant::token)
+                            .flatMap(Optional::stream)
+                            .mapToLong(t -> t.value())
+                            .max();
+            String was = namedNested.isPresent()
+                    ? "the broken holder's token as a holder of " + EtcdKeys.nameOf(kind, name, holder)
+                            + " is the one disco holders " + EtcdKeys.nameOf(kind, name, holder) + " showed"
+                    : broken.isPresent()
+                            ? "the broken holder's token was " + broken.getAsLong()
+                            : "the broken holder's token is not in etcd's state (it is below " + revision + ")";
             if (kind == Primitive.ELECTION) {
                 out.printf("%s; the next leader's token will exceed %d.%n", was, broken.orElse(revision - 1));
             } else {
-                out.printf("%s; the next holder's token will exceed %d (every token issued from now on is at least %d).%n",
+                out.printf(
+                        "%s; the next holder's token will exceed %d (every token issued from now on is at least %d).%n",
                         was, broken.orElse(revision - 1), revision);
             }
             out.println("The holder finds its key deleted and reports the loss; a guard rejects its token once it has"
@@ -194,19 +261,27 @@ final class BreakCommand implements Callable<Integer> {
     private List<Claimant> targets(Primitive kind, List<Claimant> holders) {
         if (kind == Primitive.RWLOCK && holders.get(0).mode() == Claimant.Mode.SHARED) {
             if (holder != null) {
-                throw new CliFailure(ExitCode.USAGE, "--holder: " + name + " is held by readers, who share one token: a"
-                        + " break ends the whole read phase (every reader and the phase marker), so no single reader is named");
+                throw new CliFailure(
+                        ExitCode.USAGE,
+                        "--holder: " + name + " is held by readers, who share one token: a"
+                                + " break ends the whole read phase (every reader and the phase marker), so no single reader is named");
             }
             return holders;
         }
         if (holder != null) {
-            return holders.stream().filter(h -> h.key().equals(holder)).findFirst().map(List::of)
-                    .orElseThrow(() -> new CliFailure(ExitCode.USAGE, "--holder " + holder + " is not a holder of " + name
-                            + "; holders: " + keys(holders)));
+            return holders.stream()
+                    .filter(h -> h.key().equals(holder))
+                    .findFirst()
+                    .map(List::of)
+                    .orElseThrow(() -> new CliFailure(
+                            ExitCode.USAGE,
+                            "--holder " + holder + " is not a holder of " + name + "; holders: " + keys(holders)));
         }
         if (holders.size() > 1) {
-            throw new CliFailure(ExitCode.USAGE, holders.size() + " permits of " + name + " are held: name the one to break"
-                    + " with --holder (" + keys(holders) + ")");
+            throw new CliFailure(
+                    ExitCode.USAGE,
+                    holders.size() + " permits of " + name + " are held: name the one to break" + " with --holder ("
+                            + keys(holders) + ")");
         }
         return holders;
     }

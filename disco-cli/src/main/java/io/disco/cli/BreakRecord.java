@@ -16,8 +16,7 @@ final class BreakRecord {
     /** How long a record lives: long enough for a watch that was cut off for a while to read it. */
     static final long TTL_SECONDS = 300;
 
-    private BreakRecord() {
-    }
+    private BreakRecord() {}
 
     static String key(String holderKey) {
         return io.disco.provider.etcd.EtcdKeys.breakRecord(holderKey);

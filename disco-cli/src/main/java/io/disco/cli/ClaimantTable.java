@@ -17,29 +17,45 @@ import java.util.Map;
  */
 final class ClaimantTable {
 
-    private ClaimantTable() {
-    }
+    private ClaimantTable() {}
 
     static void print(PrintWriter out, Etcd etcd, Primitive primitive, String name, List<Claimant> claimants) {
         Map<Long, Long> ttls = new HashMap<>();
         for (Claimant c : claimants) {
             ttls.computeIfAbsent(c.leaseId(), etcd::ttl);
         }
-        int nameWidth = Math.max(4, claimants.stream().mapToInt(c -> EtcdKeys.nameOf(primitive, name, c.key()).length()).max().orElse(4));
-        int keyWidth = Math.max(3, claimants.stream().mapToInt(c -> c.key().length()).max().orElse(3));
+        int nameWidth = Math.max(
+                4,
+                claimants.stream()
+                        .mapToInt(c -> EtcdKeys.nameOf(primitive, name, c.key()).length())
+                        .max()
+                        .orElse(4));
+        int keyWidth = Math.max(
+                3, claimants.stream().mapToInt(c -> c.key().length()).max().orElse(3));
         // NAME after TOKEN: the columns before it are those the runbook's examples (and etcdctl users' scripts) read
         String format = "%-13s %3s  %-" + keyWidth + "s  %-16s  %7s  %-7s  %-" + nameWidth + "s  %s%n";
         out.printf(format, "ROLE", "POS", "KEY", "LEASE", "TTL", "TOKEN", "NAME", "HOLDER");
         for (Claimant c : claimants) {
-            out.printf(format, role(primitive, name, c), c.position(), c.key(), lease(c.leaseId()), ttl(ttls.get(c.leaseId())),
-                    EtcdKeys.isClaimOf(primitive, name, c.key()) ? token(c) : "-", EtcdKeys.nameOf(primitive, name, c.key()), who(c));
+            out.printf(
+                    format,
+                    role(primitive, name, c),
+                    c.position(),
+                    c.key(),
+                    lease(c.leaseId()),
+                    ttl(ttls.get(c.leaseId())),
+                    EtcdKeys.isClaimOf(primitive, name, c.key()) ? token(c) : "-",
+                    EtcdKeys.nameOf(primitive, name, c.key()),
+                    who(c));
         }
     }
 
     /** The distinct nested names whose keys are among {@code claimants}, in queue order. */
     static List<String> nested(Primitive primitive, String name, List<Claimant> claimants) {
-        return claimants.stream().filter(c -> !EtcdKeys.isClaimOf(primitive, name, c.key()))
-                .map(c -> EtcdKeys.nameOf(primitive, name, c.key())).distinct().toList();
+        return claimants.stream()
+                .filter(c -> !EtcdKeys.isClaimOf(primitive, name, c.key()))
+                .map(c -> EtcdKeys.nameOf(primitive, name, c.key()))
+                .distinct()
+                .toList();
     }
 
     /**
@@ -52,7 +68,8 @@ final class ClaimantTable {
             return "nested";
         }
         boolean holds = c.role() == Claimant.Role.HOLDER;
-        String role = primitive == Primitive.ELECTION ? (holds ? "leader" : "candidate") : (holds ? "holder" : "waiter");
+        String role =
+                primitive == Primitive.ELECTION ? (holds ? "leader" : "candidate") : (holds ? "holder" : "waiter");
         if (primitive == Primitive.RWLOCK) {
             role += c.mode() == Claimant.Mode.SHARED ? ":read" : ":write";
         }
@@ -82,10 +99,12 @@ final class ClaimantTable {
         ClaimMetadata m = c.metadata();
         switch (m.source()) {
             case DISCO:
-                return "host=" + m.host() + " pid=" + m.pid() + (m.clientId().isEmpty() ? "" : " client=" + m.clientId())
-                        + " thread=" + m.thread() + since(c) + m.claimedAt().map(t -> " claimed-at=" + t).orElse("");
+                return "host=" + m.host() + " pid=" + m.pid()
+                        + (m.clientId().isEmpty() ? "" : " client=" + m.clientId()) + " thread=" + m.thread() + since(c)
+                        + m.claimedAt().map(t -> " claimed-at=" + t).orElse("");
             case EMPTY:
-                return (c.value().isEmpty() ? "(empty value: etcdctl or a Go program)" : "value=" + c.value()) + since(c);
+                return (c.value().isEmpty() ? "(empty value: etcdctl or a Go program)" : "value=" + c.value())
+                        + since(c);
             default:
                 return "value=" + abbreviate(c.value()) + since(c);
         }

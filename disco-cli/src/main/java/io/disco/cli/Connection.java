@@ -19,36 +19,59 @@ import picocli.CommandLine.Option;
  */
 final class Connection {
 
-    @Option(names = "--endpoints", split = ",", paramLabel = "URL",
+    @Option(
+            names = "--endpoints",
+            split = ",",
+            paramLabel = "URL",
             defaultValue = "${env:ETCDCTL_ENDPOINTS:-127.0.0.1:2379}",
             description = "etcd endpoints, comma-separated (default: $ETCDCTL_ENDPOINTS, else 127.0.0.1:2379). "
                     + "Without a scheme: http://, or https:// when a TLS flag is given. All http:// (plaintext) or all "
                     + "https:// (always TLS: verified with --cacert, else the JVM's default trust store).")
     List<String> endpoints = new ArrayList<>();
 
-    @Option(names = "--cacert", paramLabel = "FILE", defaultValue = "${env:ETCDCTL_CACERT}",
-            description = "verify the members' certificates with this CA bundle (PEM) instead of the JVM's default trust"
-                    + " store; for https:// endpoints (makes endpoints without a scheme https://)")
+    @Option(
+            names = "--cacert",
+            paramLabel = "FILE",
+            defaultValue = "${env:ETCDCTL_CACERT}",
+            description =
+                    "verify the members' certificates with this CA bundle (PEM) instead of the JVM's default trust"
+                            + " store; for https:// endpoints (makes endpoints without a scheme https://)")
     Path cacert;
 
-    @Option(names = "--cert", paramLabel = "FILE", defaultValue = "${env:ETCDCTL_CERT}",
+    @Option(
+            names = "--cert",
+            paramLabel = "FILE",
+            defaultValue = "${env:ETCDCTL_CERT}",
             description = "client certificate (PEM) for mutual TLS; needs --key")
     Path cert;
 
-    @Option(names = "--key", paramLabel = "FILE", defaultValue = "${env:ETCDCTL_KEY}",
+    @Option(
+            names = "--key",
+            paramLabel = "FILE",
+            defaultValue = "${env:ETCDCTL_KEY}",
             description = "the client certificate's private key (PEM, PKCS#8)")
     Path key;
 
-    @Option(names = "--user", paramLabel = "NAME[:PASSWORD]", defaultValue = "${env:ETCDCTL_USER}",
+    @Option(
+            names = "--user",
+            paramLabel = "NAME[:PASSWORD]",
+            defaultValue = "${env:ETCDCTL_USER}",
             description = "authenticate as this etcd user; the password after a colon, or with --password")
     String user;
 
-    @Option(names = "--password", paramLabel = "PASSWORD", arity = "0..1", interactive = true,
+    @Option(
+            names = "--password",
+            paramLabel = "PASSWORD",
+            arity = "0..1",
+            interactive = true,
             defaultValue = "${env:ETCDCTL_PASSWORD}",
             description = "the user's password; given without a value, it is asked for on the terminal")
     String password;
 
-    @Option(names = {"--command-timeout", "--timeout"}, paramLabel = "DURATION", defaultValue = "5s",
+    @Option(
+            names = {"--command-timeout", "--timeout"},
+            paramLabel = "DURATION",
+            defaultValue = "5s",
             converter = DurationConverter.class,
             description = "how long to wait for each answer of etcd before giving up with exit code 4 "
                     + "(default: ${DEFAULT-VALUE}; 500ms, 5s, 1m or ISO-8601)")
@@ -82,12 +105,17 @@ final class Connection {
             try {
                 uri = new java.net.URI(url);
             } catch (java.net.URISyntaxException ex) {
-                throw new CliFailure(ExitCode.USAGE, "--endpoints: '" + trimmed + "' is not an endpoint (" + ex.getReason()
-                        + "); give host:port or http(s)://host:port", ex);
+                throw new CliFailure(
+                        ExitCode.USAGE,
+                        "--endpoints: '" + trimmed + "' is not an endpoint (" + ex.getReason()
+                                + "); give host:port or http(s)://host:port",
+                        ex);
             }
             if (uri.getHost() == null || uri.getHost().isEmpty()) {
-                throw new CliFailure(ExitCode.USAGE, "--endpoints: '" + trimmed + "' names no host (or its port is not a number);"
-                        + " give host:port or http(s)://host:port, such as 10.0.0.1:2379");
+                throw new CliFailure(
+                        ExitCode.USAGE,
+                        "--endpoints: '" + trimmed + "' names no host (or its port is not a number);"
+                                + " give host:port or http(s)://host:port, such as 10.0.0.1:2379");
             }
             urls.add(url);
         }
@@ -103,19 +131,25 @@ final class Connection {
             throw new CliFailure(ExitCode.USAGE, "--endpoints: " + e.getMessage(), e);
         }
         if (tlsFlags && !https) {
-            throw new CliFailure(ExitCode.USAGE, "--cacert and --cert are TLS flags, but --endpoints are plaintext ("
-                    + String.join(", ", urls) + "): use https:// endpoints for TLS, or drop the flags");
+            throw new CliFailure(
+                    ExitCode.USAGE,
+                    "--cacert and --cert are TLS flags, but --endpoints are plaintext (" + String.join(", ", urls)
+                            + "): use https:// endpoints for TLS, or drop the flags");
         }
         ClientBuilder b;
         try {
-            b = EtcdClients.builder(urls, !tlsFlags ? null : ssl -> {
-                if (cacert != null) {
-                    ssl.trustManager(cacert.toFile());
-                }
-                if (cert != null) {
-                    ssl.keyManager(cert.toFile(), key.toFile());
-                }
-            });
+            b = EtcdClients.builder(
+                    urls,
+                    !tlsFlags
+                            ? null
+                            : ssl -> {
+                                if (cacert != null) {
+                                    ssl.trustManager(cacert.toFile());
+                                }
+                                if (cert != null) {
+                                    ssl.keyManager(cert.toFile(), key.toFile());
+                                }
+                            });
         } catch (SSLException | RuntimeException e) {
             throw new CliFailure(ExitCode.USAGE, "cannot use the TLS files (" + e.getMessage() + ")", e);
         }
@@ -128,9 +162,11 @@ final class Connection {
                 pw = user.substring(colon + 1);
             }
             if (pw == null) {
-                throw new CliFailure(ExitCode.USAGE, "--user " + name + ": no password (give --password, or --user NAME:PASSWORD)");
+                throw new CliFailure(
+                        ExitCode.USAGE, "--user " + name + ": no password (give --password, or --user NAME:PASSWORD)");
             }
-            b.user(ByteSequence.from(name, StandardCharsets.UTF_8)).password(ByteSequence.from(pw, StandardCharsets.UTF_8));
+            b.user(ByteSequence.from(name, StandardCharsets.UTF_8))
+                    .password(ByteSequence.from(pw, StandardCharsets.UTF_8));
         }
         return new Etcd(b.build(), urls, timeout);
     }
@@ -150,7 +186,8 @@ final class Connection {
             } else if (v.endsWith("m")) {
                 d = Duration.ofSeconds(Long.parseLong(v.substring(0, v.length() - 1)) * 60);
             } else {
-                throw new picocli.CommandLine.TypeConversionException("'" + value + "' is not a duration (500ms, 5s, 1m)");
+                throw new picocli.CommandLine.TypeConversionException(
+                        "'" + value + "' is not a duration (500ms, 5s, 1m)");
             }
             if (d.isZero() || d.isNegative()) {
                 throw new picocli.CommandLine.TypeConversionException("'" + value + "': the timeout must be positive");

@@ -14,15 +14,25 @@ import picocli.CommandLine.Command;
  * flags. Run {@code ./disco --help} from a checkout, or {@code java -jar disco-cli-<version>-all.jar --help}.
  * The exit codes are listed in the usage text.
  */
-@Command(name = "disco", mixinStandardHelpOptions = true, version = "disco (disco for Java) operations tool",
-        subcommands = {ListCommand.class, HoldersCommand.class, BreakCommand.class, LeftoversCommand.class, WatchCommand.class,
-            CommandLine.HelpCommand.class},
+@Command(
+        name = "disco",
+        mixinStandardHelpOptions = true,
+        version = "disco (disco for Java) operations tool",
+        subcommands = {
+            ListCommand.class,
+            HoldersCommand.class,
+            BreakCommand.class,
+            LeftoversCommand.class,
+            WatchCommand.class,
+            CommandLine.HelpCommand.class
+        },
         description = "Operate disco's locks, read/write locks, semaphores and elections on etcd.",
         footer = {
             "%nConnection flags (every command): --endpoints, --cacert, --cert, --key, --user, --password, --command-timeout, "
-                + "as etcdctl's (ETCDCTL_ENDPOINTS, ETCDCTL_CACERT, ETCDCTL_CERT, ETCDCTL_KEY, ETCDCTL_USER, ETCDCTL_PASSWORD "
-                + "are read as defaults).",
-            "%n" + ExitCode.FOOTER})
+                    + "as etcdctl's (ETCDCTL_ENDPOINTS, ETCDCTL_CACERT, ETCDCTL_CERT, ETCDCTL_KEY, ETCDCTL_USER, ETCDCTL_PASSWORD "
+                    + "are read as defaults).",
+            "%n" + ExitCode.FOOTER
+        })
 public final class DiscoCli implements Runnable {
 
     private final InputStream in;
@@ -89,6 +99,7 @@ public final class DiscoCli implements Runnable {
     /** {@code disco} alone: the usage. */
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "name a command: list, holders, break, leftovers or watch");
+        throw new CommandLine.ParameterException(
+                spec.commandLine(), "name a command: list, holders, break, leftovers or watch");
     }
 }

@@ -56,8 +56,10 @@ final class Etcd implements AutoCloseable {
             f.cancel(true);
             throw unreachable(what, e);
         } catch (ExecutionException e) {
-            throw new CliFailure(ExitCode.FAILED, "etcd at " + String.join(",", endpoints) + " failed the " + what + ": "
-                    + describe(e.getCause()), e.getCause());
+            throw new CliFailure(
+                    ExitCode.FAILED,
+                    "etcd at " + String.join(",", endpoints) + " failed the " + what + ": " + describe(e.getCause()),
+                    e.getCause());
         } catch (InterruptedException e) {
             f.cancel(true);
             Thread.currentThread().interrupt();
@@ -67,10 +69,15 @@ final class Etcd implements AutoCloseable {
 
     CliFailure unreachable(String what, Throwable cause) {
         // Why, when the connection can tell (refused, unknown host, a failed TLS handshake and what to check ...).
-        String why = EtcdClients.diagnose(client, Duration.ofMillis(Math.min(1000, Math.max(200, timeout.toMillis() / 2))))
-                .map(reason -> ": " + reason).orElse(": is the cluster up, and are --endpoints, the TLS files and the credentials right?");
-        return new CliFailure(ExitCode.UNREACHABLE, "no answer from etcd at " + String.join(",", endpoints) + " within "
-                + millis(timeout) + " to the " + what + why + " (--command-timeout waits longer)", cause);
+        String why = EtcdClients.diagnose(
+                        client, Duration.ofMillis(Math.min(1000, Math.max(200, timeout.toMillis() / 2))))
+                .map(reason -> ": " + reason)
+                .orElse(": is the cluster up, and are --endpoints, the TLS files and the credentials right?");
+        return new CliFailure(
+                ExitCode.UNREACHABLE,
+                "no answer from etcd at " + String.join(",", endpoints) + " within " + millis(timeout) + " to the "
+                        + what + why + " (--command-timeout waits longer)",
+                cause);
     }
 
     /** Who holds and waits for {@code name}, read without a lease ({@link EtcdProvider#claimants}). */
@@ -93,7 +100,8 @@ final class Etcd implements AutoCloseable {
         if (leaseId == 0) {
             return Long.MIN_VALUE;
         }
-        return await(() -> client.getLeaseClient().timeToLive(leaseId, LeaseOption.DEFAULT), "lease TTL read").getTTL();
+        return await(() -> client.getLeaseClient().timeToLive(leaseId, LeaseOption.DEFAULT), "lease TTL read")
+                .getTTL();
     }
 
     static ByteSequence bytes(String s) {

@@ -19,10 +19,10 @@ final class ExitCode {
     static final int NOT_BROKEN = 5;
 
     /** The paragraph of the usage text that lists the codes. */
-    static final String FOOTER = "Exit codes: 0 done; 1 etcd answered with an error; 2 bad arguments; 3 nothing holds or"
-            + " waits for the name; 4 no answer from the cluster within --command-timeout; 5 break deleted nothing (not"
-            + " confirmed, or the holder changed meanwhile).";
+    static final String FOOTER =
+            "Exit codes: 0 done; 1 etcd answered with an error; 2 bad arguments; 3 nothing holds or"
+                    + " waits for the name; 4 no answer from the cluster within --command-timeout; 5 break deleted nothing (not"
+                    + " confirmed, or the holder changed meanwhile).";
 
-    private ExitCode() {
-    }
+    private ExitCode() {}
 }

@@ -14,20 +14,30 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code disco holders NAME}: who holds and who waits, in queue order. */
-@Command(name = "holders", mixinStandardHelpOptions = true, footer = {"%n" + "Lists the holders, then the waiters in queue order (by CreateRevision), from one consistent read, "
-            + "without a lease: key, lease, TTL left, fencing token ('?' where etcd's state does not give it: a "
-            + "writer of a read/write lock, a lock holder of another client that waited), and the holder metadata "
-            + "this library writes (host, pid, client id, thread, claimed-at).", "%n" + ExitCode.FOOTER},
+@Command(
+        name = "holders",
+        mixinStandardHelpOptions = true,
+        footer = {
+            "%n" + "Lists the holders, then the waiters in queue order (by CreateRevision), from one consistent read, "
+                    + "without a lease: key, lease, TTL left, fencing token ('?' where etcd's state does not give it: a "
+                    + "writer of a read/write lock, a lock holder of another client that waited), and the holder metadata "
+                    + "this library writes (host, pid, client id, thread, claimed-at).",
+            "%n" + ExitCode.FOOTER
+        },
         description = "Show who holds NAME and who waits for it.")
 final class HoldersCommand implements Callable<Integer> {
 
     @Mixin
     Connection connection;
 
-    @Parameters(paramLabel = "NAME", description = "the lock, read/write lock, semaphore or election name, e.g. /locks/orders")
+    @Parameters(
+            paramLabel = "NAME",
+            description = "the lock, read/write lock, semaphore or election name, e.g. /locks/orders")
     String name;
 
-    @Option(names = "--primitive", paramLabel = "KIND",
+    @Option(
+            names = "--primitive",
+            paramLabel = "KIND",
             description = "lock, rwlock, semaphore or election (default: found from the keys present)")
     Primitive primitive;
 
@@ -36,10 +46,14 @@ final class HoldersCommand implements Callable<Integer> {
 
     /** The line under the table when keys of nested names lie under {@code name/}. */
     static String nestedNote(Primitive kind, String name, long keys, List<String> nested) {
-        return keys + " key" + (keys == 1 ? "" : "s") + " of nested name" + (nested.size() == 1 ? "" : "s") + " (role nested): "
+        return keys + " key" + (keys == 1 ? "" : "s") + " of nested name" + (nested.size() == 1 ? "" : "s")
+                + " (role nested): "
                 + "never " + name + "'s holders, and disco break " + name + " leaves them (unless named with --holder);"
-                + (kind == Primitive.LOCK || kind == Primitive.ELECTION ? " a claimant of " + name + " that queued after one waits for it;" : "")
-                + " see " + nested.stream().map(n -> "disco holders " + n).collect(java.util.stream.Collectors.joining(", "));
+                + (kind == Primitive.LOCK || kind == Primitive.ELECTION
+                        ? " a claimant of " + name + " that queued after one waits for it;"
+                        : "")
+                + " see "
+                + nested.stream().map(n -> "disco holders " + n).collect(java.util.stream.Collectors.joining(", "));
     }
 
     @Override
@@ -49,14 +63,26 @@ final class HoldersCommand implements Callable<Integer> {
         try (Etcd etcd = connection.open()) {
             Primitive kind = KeyLayout.resolve(etcd, name, primitive);
             List<Claimant> claimants = etcd.claimants(kind, name);
-            List<Claimant> own = claimants.stream().filter(c -> EtcdKeys.isClaimOf(kind, name, c.key())).toList();
+            List<Claimant> own = claimants.stream()
+                    .filter(c -> EtcdKeys.isClaimOf(kind, name, c.key()))
+                    .toList();
             List<String> nested = ClaimantTable.nested(kind, name, claimants);
             if (own.isEmpty() && nested.isEmpty()) {
-                throw new CliFailure(ExitCode.NOTHING_HELD, "nothing holds or waits for " + KeyLayout.label(kind) + " " + name
-                        + (kind == Primitive.RWLOCK || kind == Primitive.SEMAPHORE ? " (its markers are left: see disco leftovers)" : ""));
+                throw new CliFailure(
+                        ExitCode.NOTHING_HELD,
+                        "nothing holds or waits for " + KeyLayout.label(kind) + " " + name
+                                + (kind == Primitive.RWLOCK || kind == Primitive.SEMAPHORE
+                                        ? " (its markers are left: see disco leftovers)"
+                                        : ""));
             }
-            long holders = own.stream().filter(c -> c.role() == Claimant.Role.HOLDER).count();
-            out.printf("%s %s: %d holding, %d waiting%s%n", KeyLayout.label(kind), name, holders, own.size() - holders,
+            long holders =
+                    own.stream().filter(c -> c.role() == Claimant.Role.HOLDER).count();
+            out.printf(
+                    "%s %s: %d holding, %d waiting%s%n",
+                    KeyLayout.label(kind),
+                    name,
+                    holders,
+                    own.size() - holders,
                     primitive == null ? " (kind found from its keys; --primitive to name it)" : "");
             ClaimantTable.print(out, etcd, kind, name, claimants);
             if (!nested.isEmpty()) {
@@ -64,8 +90,10 @@ final class HoldersCommand implements Callable<Integer> {
             }
             if (own.isEmpty()) {
                 out.flush();
-                throw new CliFailure(ExitCode.NOTHING_HELD, "nothing holds or waits for " + KeyLayout.label(kind) + " " + name
-                        + " itself; the keys under " + name + "/ are of nested names: " + String.join(", ", nested));
+                throw new CliFailure(
+                        ExitCode.NOTHING_HELD,
+                        "nothing holds or waits for " + KeyLayout.label(kind) + " " + name + " itself; the keys under "
+                                + name + "/ are of nested names: " + String.join(", ", nested));
             }
             return ExitCode.OK;
         }

@@ -27,19 +27,38 @@ import java.util.Optional;
  */
 final class KeyLayout {
 
-    private KeyLayout() {
-    }
+    private KeyLayout() {}
 
     /** @return the primitive of {@code name} from the keys present, or empty when no key of it exists */
     static Optional<Primitive> detect(Etcd etcd, String name) {
-        TxnResponse r = etcd.await(() -> etcd.client().getKVClient().txn().Then(
-                Op.get(Etcd.bytes(name + "/"), GetOption.builder().isPrefix(true).build()),
-                Op.get(Etcd.bytes(EtcdKeys.phaseMarker(name)), GetOption.builder().withCountOnly(true).build()),
-                Op.get(Etcd.bytes(EtcdKeys.limitRecord(name)), GetOption.builder().withCountOnly(true).build()),
-                Op.get(Etcd.bytes(EtcdKeys.slots(name)), GetOption.builder().isPrefix(true).withCountOnly(true).build()))
-                .commit(), "read of the keys of " + name);
-        return kind(name, r.getGetResponses().get(0).getKvs(), r.getGetResponses().get(1).getCount() > 0,
-                r.getGetResponses().get(2).getCount() > 0 || r.getGetResponses().get(3).getCount() > 0);
+        TxnResponse r = etcd.await(
+                () -> etcd.client()
+                        .getKVClient()
+                        .txn()
+                        .Then(
+                                Op.get(
+                                        Etcd.bytes(name + "/"),
+                                        GetOption.builder().isPrefix(true).build()),
+                                Op.get(
+                                        Etcd.bytes(EtcdKeys.phaseMarker(name)),
+                                        GetOption.builder().withCountOnly(true).build()),
+                                Op.get(
+                                        Etcd.bytes(EtcdKeys.limitRecord(name)),
+                                        GetOption.builder().withCountOnly(true).build()),
+                                Op.get(
+                                        Etcd.bytes(EtcdKeys.slots(name)),
+                                        GetOption.builder()
+                                                .isPrefix(true)
+                                                .withCountOnly(true)
+                                                .build()))
+                        .commit(),
+                "read of the keys of " + name);
+        return kind(
+                name,
+                r.getGetResponses().get(0).getKvs(),
+                r.getGetResponses().get(1).getCount() > 0,
+                r.getGetResponses().get(2).getCount() > 0
+                        || r.getGetResponses().get(3).getCount() > 0);
     }
 
     /**
@@ -47,7 +66,10 @@ final class KeyLayout {
      * exists, and whether a semaphore's limit record or slot keys exist; empty when none of it does.
      */
     static Optional<Primitive> kind(String name, List<KeyValue> queue, boolean phaseMarker, boolean semaphoreMarkers) {
-        boolean rw = phaseMarker || queue.stream().map(kv -> Etcd.text(kv.getKey())).anyMatch(k -> EtcdKeys.isClaimOf(Primitive.RWLOCK, name, k));
+        boolean rw = phaseMarker
+                || queue.stream()
+                        .map(kv -> Etcd.text(kv.getKey()))
+                        .anyMatch(k -> EtcdKeys.isClaimOf(Primitive.RWLOCK, name, k));
         if (rw) {
             return Optional.of(Primitive.RWLOCK);
         }
@@ -67,9 +89,13 @@ final class KeyLayout {
         if (given != null) {
             return given;
         }
-        return detect(etcd, name).orElseThrow(() -> new CliFailure(ExitCode.NOTHING_HELD, "nothing holds or waits for "
-                + name + ": no key under " + name + "/ and no marker of it (" + EtcdKeys.phaseMarker(name) + ", " + EtcdKeys.limitRecord(name)
-                + "); check the name (etcdctl get --prefix --keys-only " + name + "/)"));
+        return detect(etcd, name)
+                .orElseThrow(() -> new CliFailure(
+                        ExitCode.NOTHING_HELD,
+                        "nothing holds or waits for "
+                                + name + ": no key under " + name + "/ and no marker of it ("
+                                + EtcdKeys.phaseMarker(name) + ", " + EtcdKeys.limitRecord(name)
+                                + "); check the name (etcdctl get --prefix --keys-only " + name + "/)"));
     }
 
     /** The name as users write it: the primitive's lower-case name ({@code lock}, {@code rwlock}, ...). */

@@ -32,8 +32,7 @@ final class LeaseClock {
     }
 
     /** One reading: when (nanoTime) and the whole seconds left. */
-    private record Reading(long atNanos, long secondsLeft) {
-    }
+    private record Reading(long atNanos, long secondsLeft) {}
 
     private final Map<Long, Reading> readings = new HashMap<>();
 
@@ -48,7 +47,9 @@ final class LeaseClock {
             long asked = System.nanoTime();
             long left = etcd.ttl(lease);
             if (left >= 0) {
-                readings.put(lease, new Reading(asked, left)); // a gone lease keeps its last reading alive: it tells how it ended
+                readings.put(
+                        lease,
+                        new Reading(asked, left)); // a gone lease keeps its last reading alive: it tells how it ended
             }
         }
     }

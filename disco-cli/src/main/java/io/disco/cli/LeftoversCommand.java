@@ -40,7 +40,10 @@ import picocli.CommandLine.Spec;
  * and is fenced out once a newer reader's token is seen (it loses its permission, nothing is
  * corrupted), so delete markers of names in use only while they are quiet.
  */
-@Command(name = "leftovers", mixinStandardHelpOptions = true, footer = {"%n" + ExitCode.FOOTER},
+@Command(
+        name = "leftovers",
+        mixinStandardHelpOptions = true,
+        footer = {"%n" + ExitCode.FOOTER},
         description = "List the markers that no live holder uses (rwlock phase markers, semaphore limit records, "
                 + "slot keys whose holder is gone), under PREFIX (the start of their names; default: every name); "
                 + "--delete deletes them.")
@@ -49,19 +52,23 @@ final class LeftoversCommand implements Callable<Integer> {
     @Mixin
     Connection connection;
 
-    @Parameters(paramLabel = "PREFIX", arity = "0..1", defaultValue = "",
+    @Parameters(
+            paramLabel = "PREFIX",
+            arity = "0..1",
+            defaultValue = "",
             description = "only names that start with it, e.g. /locks/ (default: every name)")
     String prefix;
 
-    @Option(names = "--delete", description = "delete what is found (each guarded on being unchanged since it was read)")
+    @Option(
+            names = "--delete",
+            description = "delete what is found (each guarded on being unchanged since it was read)")
     boolean delete;
 
     @Spec
     CommandSpec spec;
 
     /** One marker nobody uses. */
-    private record Leftover(String kind, KeyValue kv, String name, String why) {
-    }
+    private record Leftover(String kind, KeyValue kv, String name, String why) {}
 
     @Override
     public Integer call() {
@@ -77,12 +84,18 @@ final class LeftoversCommand implements Callable<Integer> {
             for (KeyValue kv : range(etcd, EtcdKeys.LIMIT_NAMESPACE + prefix)) {
                 String n = Etcd.text(kv.getKey()).substring(EtcdKeys.LIMIT_NAMESPACE.length());
                 if (count(etcd, n + "/") == 0 && count(etcd, EtcdKeys.SLOT_NAMESPACE + n + "/") == 0) {
-                    found.add(new Leftover("semaphore-limit", kv, n, "no permit held or waited for (limit " + Etcd.text(kv.getValue()) + ")"));
+                    found.add(new Leftover(
+                            "semaphore-limit",
+                            kv,
+                            n,
+                            "no permit held or waited for (limit " + Etcd.text(kv.getValue()) + ")"));
                 }
             }
             for (KeyValue kv : range(etcd, EtcdKeys.SLOT_NAMESPACE + prefix)) {
                 String k = Etcd.text(kv.getKey());
-                String n = k.substring(EtcdKeys.SLOT_NAMESPACE.length(), Math.max(EtcdKeys.SLOT_NAMESPACE.length(), k.lastIndexOf('/')));
+                String n = k.substring(
+                        EtcdKeys.SLOT_NAMESPACE.length(),
+                        Math.max(EtcdKeys.SLOT_NAMESPACE.length(), k.lastIndexOf('/')));
                 String claim = Etcd.text(kv.getValue());
                 int at = claim.lastIndexOf('@');
                 if (at < 0) {
@@ -95,30 +108,46 @@ final class LeftoversCommand implements Callable<Integer> {
                 } catch (NumberFormatException e) {
                     continue;
                 }
-                GetResponse h = etcd.await(() -> etcd.client().getKVClient().get(Etcd.bytes(holder)), "read of " + holder);
+                GetResponse h =
+                        etcd.await(() -> etcd.client().getKVClient().get(Etcd.bytes(holder)), "read of " + holder);
                 if (h.getKvs().isEmpty() || h.getKvs().get(0).getCreateRevision() != created) {
-                    found.add(new Leftover("semaphore-slot", kv, n, "its holder " + holder + " (created at revision " + created + ") is gone"));
+                    found.add(new Leftover(
+                            "semaphore-slot",
+                            kv,
+                            n,
+                            "its holder " + holder + " (created at revision " + created + ") is gone"));
                 }
             }
             if (found.isEmpty()) {
                 out.println("no leftovers" + (prefix.isEmpty() ? "" : " under " + prefix));
                 return ExitCode.OK;
             }
-            int width = found.stream().mapToInt(l -> Etcd.text(l.kv().getKey()).length()).max().orElse(3);
+            int width = found.stream()
+                    .mapToInt(l -> Etcd.text(l.kv().getKey()).length())
+                    .max()
+                    .orElse(3);
             String format = "%-15s  %-" + width + "s  %s%n";
             out.printf(format, "KIND", "KEY", "WHY");
             for (Leftover l : found) {
                 out.printf(format, l.kind(), Etcd.text(l.kv().getKey()), l.why());
             }
             if (!delete) {
-                out.printf("%d leftover%s; --delete deletes %s%n", found.size(), found.size() == 1 ? "" : "s", found.size() == 1 ? "it" : "them");
+                out.printf(
+                        "%d leftover%s; --delete deletes %s%n",
+                        found.size(), found.size() == 1 ? "" : "s", found.size() == 1 ? "it" : "them");
                 return ExitCode.OK;
             }
             int deleted = 0;
             for (Leftover l : found) {
-                TxnResponse r = etcd.await(() -> etcd.client().getKVClient().txn()
-                        .If(new Cmp(l.kv().getKey(), Cmp.Op.EQUAL, CmpTarget.modRevision(l.kv().getModRevision())))
-                        .Then(Op.delete(l.kv().getKey(), DeleteOption.DEFAULT)).commit(), "guarded delete of " + Etcd.text(l.kv().getKey()));
+                TxnResponse r = etcd.await(
+                        () -> etcd.client()
+                                .getKVClient()
+                                .txn()
+                                .If(new Cmp(
+                                        l.kv().getKey(), Cmp.Op.EQUAL, CmpTarget.modRevision(l.kv().getModRevision())))
+                                .Then(Op.delete(l.kv().getKey(), DeleteOption.DEFAULT))
+                                .commit(),
+                        "guarded delete of " + Etcd.text(l.kv().getKey()));
                 if (r.isSucceeded()) {
                     deleted++;
                 } else {
@@ -131,12 +160,27 @@ final class LeftoversCommand implements Callable<Integer> {
     }
 
     private static List<KeyValue> range(Etcd etcd, String start) {
-        return etcd.await(() -> etcd.client().getKVClient().get(Etcd.bytes(start), GetOption.builder().isPrefix(true).build()),
-                "read of " + start + "*").getKvs();
+        return etcd.await(
+                        () -> etcd.client()
+                                .getKVClient()
+                                .get(
+                                        Etcd.bytes(start),
+                                        GetOption.builder().isPrefix(true).build()),
+                        "read of " + start + "*")
+                .getKvs();
     }
 
     private static long count(Etcd etcd, String start) {
-        return etcd.await(() -> etcd.client().getKVClient().get(Etcd.bytes(start),
-                GetOption.builder().isPrefix(true).withCountOnly(true).build()), "count of " + start + "*").getCount();
+        return etcd.await(
+                        () -> etcd.client()
+                                .getKVClient()
+                                .get(
+                                        Etcd.bytes(start),
+                                        GetOption.builder()
+                                                .isPrefix(true)
+                                                .withCountOnly(true)
+                                                .build()),
+                        "count of " + start + "*")
+                .getCount();
     }
 }

@@ -32,12 +32,17 @@ import picocli.CommandLine.Spec;
  * listed as {@code disco holders} lists them. A lock named {@code <x>/read} or {@code <x>/write} reads as the
  * read/write lock {@code <x>}: {@code disco holders NAME --primitive lock} names it.
  */
-@Command(name = "list", mixinStandardHelpOptions = true, footer = {"%n" + "One line per name at or under PREFIX (PREFIX itself, PREFIX/...; '/' for every name "
-            + "beginning with '/'), in name order: kind (as disco holders finds it), holders and waiters of the name "
-            + "itself, the holder's token (several: the highest; '?' where etcd's state does not give it) and when the "
-            + "earliest hold began ('?' where it is not kept). A name with markers only (a read/write lock's phase "
-            + "marker, a semaphore's limit record) and no claimant is shown with 0 0: disco leftovers finds them.",
-            "%n" + ExitCode.FOOTER},
+@Command(
+        name = "list",
+        mixinStandardHelpOptions = true,
+        footer = {
+            "%n" + "One line per name at or under PREFIX (PREFIX itself, PREFIX/...; '/' for every name "
+                    + "beginning with '/'), in name order: kind (as disco holders finds it), holders and waiters of the name "
+                    + "itself, the holder's token (several: the highest; '?' where etcd's state does not give it) and when the "
+                    + "earliest hold began ('?' where it is not kept). A name with markers only (a read/write lock's phase "
+                    + "marker, a semaphore's limit record) and no claimant is shown with 0 0: disco leftovers finds them.",
+            "%n" + ExitCode.FOOTER
+        },
         description = "List the names in use at or under PREFIX: kind, holders, waiters, token, held since.")
 final class ListCommand implements Callable<Integer> {
 
@@ -66,12 +71,19 @@ final class ListCommand implements Callable<Integer> {
         String under = "/".equals(prefix) ? "/" : prefix + "/";
         try (Etcd etcd = connection.open()) {
             GetOption all = GetOption.builder().isPrefix(true).build();
-            GetOption keysOnly = GetOption.builder().isPrefix(true).withKeysOnly(true).build();
-            TxnResponse r = etcd.await(() -> etcd.client().getKVClient().txn().Then(
-                    Op.get(Etcd.bytes(under), all),
-                    Op.get(Etcd.bytes(EtcdKeys.PHASE_NAMESPACE + prefix), keysOnly),
-                    Op.get(Etcd.bytes(EtcdKeys.LIMIT_NAMESPACE + prefix), keysOnly),
-                    Op.get(Etcd.bytes(EtcdKeys.SLOT_NAMESPACE + prefix), keysOnly)).commit(), "read of the keys under " + prefix);
+            GetOption keysOnly =
+                    GetOption.builder().isPrefix(true).withKeysOnly(true).build();
+            TxnResponse r = etcd.await(
+                    () -> etcd.client()
+                            .getKVClient()
+                            .txn()
+                            .Then(
+                                    Op.get(Etcd.bytes(under), all),
+                                    Op.get(Etcd.bytes(EtcdKeys.PHASE_NAMESPACE + prefix), keysOnly),
+                                    Op.get(Etcd.bytes(EtcdKeys.LIMIT_NAMESPACE + prefix), keysOnly),
+                                    Op.get(Etcd.bytes(EtcdKeys.SLOT_NAMESPACE + prefix), keysOnly))
+                            .commit(),
+                    "read of the keys under " + prefix);
             Map<String, Found> names = new TreeMap<>();
             for (KeyValue kv : r.getGetResponses().get(0).getKvs()) {
                 String key = Etcd.text(kv.getKey());
@@ -87,28 +99,53 @@ final class ListCommand implements Callable<Integer> {
             }
             names.keySet().removeIf(n -> !n.equals(prefix) && !n.startsWith(under));
             if (names.isEmpty()) {
-                throw new CliFailure(ExitCode.NOTHING_HELD, "no name in use at or under " + prefix + ": no key under " + under
-                        + " and no marker of a name there; check the prefix (etcdctl get --prefix --keys-only " + under + ")");
+                throw new CliFailure(
+                        ExitCode.NOTHING_HELD,
+                        "no name in use at or under " + prefix + ": no key under " + under
+                                + " and no marker of a name there; check the prefix (etcdctl get --prefix --keys-only "
+                                + under + ")");
             }
-            int width = Math.max(4, names.keySet().stream().mapToInt(String::length).max().orElse(4));
+            int width = Math.max(
+                    4, names.keySet().stream().mapToInt(String::length).max().orElse(4));
             String format = "%-" + width + "s  %-9s  %7s  %7s  %-7s  %s%n";
             out.printf(format, "NAME", "KIND", "HOLDING", "WAITING", "TOKEN", "HELD-SINCE");
             for (Map.Entry<String, Found> e : names.entrySet()) {
                 String name = e.getKey();
                 Found f = e.getValue();
-                Primitive kind = KeyLayout.kind(name, f.queue, f.phase, f.semaphore).orElse(Primitive.LOCK);
-                List<Claimant> own = etcd.claimants(kind, name).stream().filter(c -> EtcdKeys.isClaimOf(kind, name, c.key())).toList();
-                List<Claimant> holders = own.stream().filter(c -> c.role() == Claimant.Role.HOLDER).toList();
-                String token = holders.isEmpty() ? "-" : holders.stream().map(c -> c.token())
-                        .reduce((a, b) -> a.isEmpty() || b.isEmpty() ? Optional.empty() : a.get().compareTo(b.get()) >= 0 ? a : b)
-                        .flatMap(t -> t).map(t -> Long.toString(t.value())).orElse("?");
-                String since = holders.isEmpty() ? "-" : holders.stream().map(Claimant::heldSince)
-                        .reduce((a, b) -> a.isEmpty() || b.isEmpty() ? Optional.empty() : a.get().isBefore(b.get()) ? a : b)
-                        .flatMap(t -> t).map(Instant::toString).orElse("?");
-                out.printf(format, name, KeyLayout.label(kind), holders.size(), own.size() - holders.size(), token, since);
+                Primitive kind =
+                        KeyLayout.kind(name, f.queue, f.phase, f.semaphore).orElse(Primitive.LOCK);
+                List<Claimant> own = etcd.claimants(kind, name).stream()
+                        .filter(c -> EtcdKeys.isClaimOf(kind, name, c.key()))
+                        .toList();
+                List<Claimant> holders = own.stream()
+                        .filter(c -> c.role() == Claimant.Role.HOLDER)
+                        .toList();
+                String token = holders.isEmpty()
+                        ? "-"
+                        : holders.stream()
+                                .map(c -> c.token())
+                                .reduce((a, b) -> a.isEmpty() || b.isEmpty()
+                                        ? Optional.empty()
+                                        : a.get().compareTo(b.get()) >= 0 ? a : b)
+                                .flatMap(t -> t)
+                                .map(t -> Long.toString(t.value()))
+                                .orElse("?");
+                String since = holders.isEmpty()
+                        ? "-"
+                        : holders.stream()
+                                .map(Claimant::heldSince)
+                                .reduce((a, b) -> a.isEmpty() || b.isEmpty()
+                                        ? Optional.empty()
+                                        : a.get().isBefore(b.get()) ? a : b)
+                                .flatMap(t -> t)
+                                .map(Instant::toString)
+                                .orElse("?");
+                out.printf(
+                        format, name, KeyLayout.label(kind), holders.size(), own.size() - holders.size(), token, since);
             }
-            out.printf("%d name%s at or under %s; disco holders NAME shows who holds and waits%n", names.size(),
-                    names.size() == 1 ? "" : "s", prefix);
+            out.printf(
+                    "%d name%s at or under %s; disco holders NAME shows who holds and waits%n",
+                    names.size(), names.size() == 1 ? "" : "s", prefix);
             return ExitCode.OK;
         }
     }

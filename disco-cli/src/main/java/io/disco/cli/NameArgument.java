@@ -21,31 +21,38 @@ import java.io.PrintWriter;
  */
 final class NameArgument {
 
-    private NameArgument() {
-    }
+    private NameArgument() {}
 
     /** @return {@code name}, when the tool can use it; else a usage failure (exit 2) of one line */
     static String check(String name, PrintWriter err) {
         if (name == null || name.isBlank()) {
-            throw new CliFailure(ExitCode.USAGE, "NAME must not be blank, got '" + (name == null ? "" : name)
-                    + "': name a lock, read/write lock, semaphore or election, such as /locks/orders");
+            throw new CliFailure(
+                    ExitCode.USAGE,
+                    "NAME must not be blank, got '" + (name == null ? "" : name)
+                            + "': name a lock, read/write lock, semaphore or election, such as /locks/orders");
         }
         if (name.endsWith("/")) {
             String trimmed = name.replaceAll("/+$", "");
-            throw new CliFailure(ExitCode.USAGE, "NAME must not end in '/', got '" + name + "': the keys of a name lie under"
-                    + " NAME + '/', so this would read '" + name + "/'" + (trimmed.isEmpty() ? "" : "; use '" + trimmed + "'"));
+            throw new CliFailure(
+                    ExitCode.USAGE,
+                    "NAME must not end in '/', got '" + name + "': the keys of a name lie under"
+                            + " NAME + '/', so this would read '" + name + "/'"
+                            + (trimmed.isEmpty() ? "" : "; use '" + trimmed + "'"));
         }
         for (int i = 0; i < name.length(); i++) {
             char c = name.charAt(i);
             if (c <= '\u001f' || c >= '\u007f' && c <= '\u009f') {
-                throw new CliFailure(ExitCode.USAGE, "NAME must not contain a control character (" + String.format("U+%04X", (int) c)
-                        + " at " + i + "): check how it was pasted");
+                throw new CliFailure(
+                        ExitCode.USAGE,
+                        "NAME must not contain a control character (" + String.format("U+%04X", (int) c) + " at " + i
+                                + "): check how it was pasted");
             }
         }
         try {
             Names.check(name);
         } catch (IllegalArgumentException e) {
-            err.println("disco: note: this library's client refuses " + e.getMessage().replaceFirst("^name ", "this name: ")
+            err.println("disco: note: this library's client refuses "
+                    + e.getMessage().replaceFirst("^name ", "this name: ")
                     + "; reading it as etcdctl and Go programs do, the keys under '" + name + "/'");
             err.flush();
         }

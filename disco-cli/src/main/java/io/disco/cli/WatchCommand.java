@@ -52,13 +52,19 @@ import picocli.CommandLine.Spec;
  *       could run out: its client closed) and {@code expired} (its lease ran out), by {@link LeaseClock}.</li>
  * </ul>
  */
-@Command(name = "watch", mixinStandardHelpOptions = true, footer = {"%n" + "Events: holding/waiting (at start), acquired, queued, token (a holder's token became known or "
-            + "changed), released (its key was deleted and its lease lives: a release, or an etcdctl del), broken (deleted "
-            + "by disco break), closed (its lease was revoked before it could run out: the holder closed its client), "
-            + "expired (its lease ran out: the holder stopped renewing it), ended (its lease is gone and was never read: "
-            + "closed or expired), withdrew (a waiter gave up). Each line: time "
-            + "(UTC, this host's clock), event, role, key, token, lease. It waits for a name nobody uses yet, and "
-            + "outlives an unreachable etcd (said once on stderr, and when it answers again).", "%n" + ExitCode.FOOTER},
+@Command(
+        name = "watch",
+        mixinStandardHelpOptions = true,
+        footer = {
+            "%n" + "Events: holding/waiting (at start), acquired, queued, token (a holder's token became known or "
+                    + "changed), released (its key was deleted and its lease lives: a release, or an etcdctl del), broken (deleted "
+                    + "by disco break), closed (its lease was revoked before it could run out: the holder closed its client), "
+                    + "expired (its lease ran out: the holder stopped renewing it), ended (its lease is gone and was never read: "
+                    + "closed or expired), withdrew (a waiter gave up). Each line: time "
+                    + "(UTC, this host's clock), event, role, key, token, lease. It waits for a name nobody uses yet, and "
+                    + "outlives an unreachable etcd (said once on stderr, and when it answers again).",
+            "%n" + ExitCode.FOOTER
+        },
         description = "Print the hand-overs of NAME as they happen, one line per change, until interrupted (Ctrl-C).")
 final class WatchCommand implements Callable<Integer> {
 
@@ -71,7 +77,9 @@ final class WatchCommand implements Callable<Integer> {
     @Parameters(paramLabel = "NAME", description = "the lock, read/write lock, semaphore or election name")
     String name;
 
-    @Option(names = "--primitive", paramLabel = "KIND",
+    @Option(
+            names = "--primitive",
+            paramLabel = "KIND",
             description = "lock, rwlock, semaphore or election (default: found from the keys present, or from the first"
                     + " keys of a name nobody uses yet)")
     Primitive primitive;
@@ -80,12 +88,10 @@ final class WatchCommand implements Callable<Integer> {
     CommandSpec spec;
 
     /** A wake-up of the loop: an event batch ({@code error} null) or a failed watch. */
-    private record Wake(Throwable error) {
-    }
+    private record Wake(Throwable error) {}
 
     /** A delete event of a claimant's key: its revision and when it arrived (nanoTime). */
-    private record Delete(long revision, long atNanos) {
-    }
+    private record Delete(long revision, long atNanos) {}
 
     private final BlockingQueue<Wake> wakeUps = new LinkedBlockingQueue<>();
     private final Map<String, Delete> deletes = new ConcurrentHashMap<>();
@@ -103,7 +109,8 @@ final class WatchCommand implements Callable<Integer> {
         err = spec.commandLine().getErr();
         NameArgument.check(name, err);
         try (Etcd etcd = connection.open()) {
-            Primitive kind = primitive != null ? primitive : KeyLayout.detect(etcd, name).orElse(null);
+            Primitive kind =
+                    primitive != null ? primitive : KeyLayout.detect(etcd, name).orElse(null);
             lastRevision.set(revision(etcd));
             watch(etcd, lastRevision.get() + 1);
             Map<String, Claimant> last = new LinkedHashMap<>();
@@ -113,10 +120,14 @@ final class WatchCommand implements Callable<Integer> {
                     last.put(c.key(), c);
                 }
                 leases.read(etcd, last.values().stream().map(Claimant::leaseId).toList());
-                out.printf("%s watching %s %s (%d holding or waiting); Ctrl-C to stop%n", time(), KeyLayout.label(kind), name, last.size());
+                out.printf(
+                        "%s watching %s %s (%d holding or waiting); Ctrl-C to stop%n",
+                        time(), KeyLayout.label(kind), name, last.size());
             } else {
-                out.printf("%s watching %s: nobody holds or waits for it now; waiting for a claim (its kind is found from its"
-                        + " first keys; --primitive names it); Ctrl-C to stop%n", time(), name);
+                out.printf(
+                        "%s watching %s: nobody holds or waits for it now; waiting for a claim (its kind is found from its"
+                                + " first keys; --primitive names it); Ctrl-C to stop%n",
+                        time(), name);
             }
             out.flush();
             Instant unreachableSince = null;
@@ -127,7 +138,8 @@ final class WatchCommand implements Callable<Integer> {
                     wakes.add(wake);
                     wakeUps.drainTo(wakes);
                 }
-                Optional<Throwable> failed = wakes.stream().map(Wake::error).filter(Objects::nonNull).findFirst();
+                Optional<Throwable> failed =
+                        wakes.stream().map(Wake::error).filter(Objects::nonNull).findFirst();
                 try {
                     if (failed.isPresent()) {
                         rewatch(etcd, failed.get());
@@ -140,11 +152,16 @@ final class WatchCommand implements Callable<Integer> {
                     }
                     if (kind != null) {
                         last = compare(etcd, kind, last, etcd.claimants(kind, name));
-                        leases.read(etcd, last.values().stream().map(Claimant::leaseId).toList());
+                        leases.read(
+                                etcd,
+                                last.values().stream().map(Claimant::leaseId).toList());
                     }
                     if (unreachableSince != null) {
-                        err.printf("disco: %s etcd answers again (unreachable for %d s); listing anew%n", time(),
-                                Duration.between(unreachableSince, Instant.now()).toSeconds());
+                        err.printf(
+                                "disco: %s etcd answers again (unreachable for %d s); listing anew%n",
+                                time(),
+                                Duration.between(unreachableSince, Instant.now())
+                                        .toSeconds());
                         unreachableSince = null;
                     }
                 } catch (CliFailure f) {
@@ -156,7 +173,9 @@ final class WatchCommand implements Callable<Integer> {
                     }
                     if (unreachableSince == null) {
                         unreachableSince = Instant.now();
-                        err.printf("disco: %s %s; still watching: trying again until it answers%n", time(), f.getMessage());
+                        err.printf(
+                                "disco: %s %s; still watching: trying again until it answers%n",
+                                time(), f.getMessage());
                     }
                 }
                 out.flush();
@@ -172,8 +191,18 @@ final class WatchCommand implements Callable<Integer> {
 
     /** etcd's current revision (a read of the name's own key range, counted only). */
     private long revision(Etcd etcd) {
-        return etcd.await(() -> etcd.client().getKVClient().get(Etcd.bytes(name + "/"),
-                GetOption.builder().isPrefix(true).withCountOnly(true).build()), "read of the revision").getHeader().getRevision();
+        return etcd.await(
+                        () -> etcd.client()
+                                .getKVClient()
+                                .get(
+                                        Etcd.bytes(name + "/"),
+                                        GetOption.builder()
+                                                .isPrefix(true)
+                                                .withCountOnly(true)
+                                                .build()),
+                        "read of the revision")
+                .getHeader()
+                .getRevision();
     }
 
     /**
@@ -183,21 +212,29 @@ final class WatchCommand implements Callable<Integer> {
      */
     private void watch(Etcd etcd, long from) {
         ByteSequence own = Etcd.bytes(name + "/");
-        Watch.Listener listener = Watch.listener(response -> {
-            for (WatchEvent e : response.getEvents()) {
-                KeyValue kv = e.getKeyValue();
-                lastRevision.accumulateAndGet(kv.getModRevision(), Math::max);
-                if (e.getEventType() == WatchEvent.EventType.DELETE && kv.getKey().startsWith(own)) {
-                    deletes.put(Etcd.text(kv.getKey()), new Delete(kv.getModRevision(), System.nanoTime()));
-                }
-            }
-            wakeUps.add(new Wake(null));
-        }, e -> wakeUps.add(new Wake(e)));
-        WatchOption prefix = WatchOption.builder().isPrefix(true).withRevision(from).build();
+        Watch.Listener listener = Watch.listener(
+                response -> {
+                    for (WatchEvent e : response.getEvents()) {
+                        KeyValue kv = e.getKeyValue();
+                        lastRevision.accumulateAndGet(kv.getModRevision(), Math::max);
+                        if (e.getEventType() == WatchEvent.EventType.DELETE
+                                && kv.getKey().startsWith(own)) {
+                            deletes.put(Etcd.text(kv.getKey()), new Delete(kv.getModRevision(), System.nanoTime()));
+                        }
+                    }
+                    wakeUps.add(new Wake(null));
+                },
+                e -> wakeUps.add(new Wake(e)));
+        WatchOption prefix =
+                WatchOption.builder().isPrefix(true).withRevision(from).build();
         watchers.add(etcd.client().getWatchClient().watch(own, prefix, listener));
         watchers.add(etcd.client().getWatchClient().watch(Etcd.bytes(EtcdKeys.slots(name)), prefix, listener));
-        watchers.add(etcd.client().getWatchClient().watch(Etcd.bytes(EtcdKeys.phaseMarker(name)),
-                WatchOption.builder().withRevision(from).build(), listener));
+        watchers.add(etcd.client()
+                .getWatchClient()
+                .watch(
+                        Etcd.bytes(EtcdKeys.phaseMarker(name)),
+                        WatchOption.builder().withRevision(from).build(),
+                        listener));
     }
 
     /** A watch failed: watches again, from the last revision seen, or from now when etcd compacted it away. */
@@ -207,19 +244,24 @@ final class WatchCommand implements Callable<Integer> {
         long from = lastRevision.get() + 1;
         if (error instanceof CompactedException compacted) {
             long now = revision(etcd);
-            err.printf("disco: %s missed what happened between revisions %d and %d: etcd compacted them away (revision %d);"
-                    + " listing anew, the hand-overs in the gap are not shown%n", time(), from, now, compacted.getCompactedRevision());
+            err.printf(
+                    "disco: %s missed what happened between revisions %d and %d: etcd compacted them away (revision %d);"
+                            + " listing anew, the hand-overs in the gap are not shown%n",
+                    time(), from, now, compacted.getCompactedRevision());
             lastRevision.set(now);
             from = now + 1;
             compactedGap = true; // the deletes in the gap will never be told: nothing gone waits for them
         } else {
-            err.printf("disco: %s the watch failed (%s); watching again from revision %d%n", time(), error.getMessage(), from);
+            err.printf(
+                    "disco: %s the watch failed (%s); watching again from revision %d%n",
+                    time(), error.getMessage(), from);
         }
         watch(etcd, from);
     }
 
     /** Prints what changed from {@code before} to {@code after}; returns {@code after} by key, with claimants still deferred. */
-    private Map<String, Claimant> compare(Etcd etcd, Primitive kind, Map<String, Claimant> before, List<Claimant> after) {
+    private Map<String, Claimant> compare(
+            Etcd etcd, Primitive kind, Map<String, Claimant> before, List<Claimant> after) {
         Map<String, Claimant> next = new LinkedHashMap<>();
         for (Claimant c : after) {
             next.put(c.key(), c);
@@ -232,7 +274,9 @@ final class WatchCommand implements Callable<Integer> {
             Delete delete = deletes.remove(gone.key());
             int waits = deferred.merge(gone.key(), 1, Integer::sum);
             if (delete == null && same == null && waits <= DEFERRALS && !compactedGap) {
-                next.put(gone.key(), gone); // its delete event is on its way: it says the revision a break record would have
+                next.put(
+                        gone.key(),
+                        gone); // its delete event is on its way: it says the revision a break record would have
                 continue;
             }
             deferred.remove(gone.key());
@@ -258,8 +302,10 @@ final class WatchCommand implements Callable<Integer> {
     /** How {@code gone} went: broken, released/withdrew, closed or expired. */
     private String ending(Etcd etcd, Claimant gone, Delete delete) {
         if (delete != null) {
-            List<KeyValue> record = etcd.await(() -> etcd.client().getKVClient().get(Etcd.bytes(BreakRecord.key(gone.key()))),
-                    "read of the break record").getKvs();
+            List<KeyValue> record = etcd.await(
+                            () -> etcd.client().getKVClient().get(Etcd.bytes(BreakRecord.key(gone.key()))),
+                            "read of the break record")
+                    .getKvs();
             if (!record.isEmpty() && record.get(0).getModRevision() == delete.revision()) {
                 return "broken";
             }
@@ -279,8 +325,14 @@ final class WatchCommand implements Callable<Integer> {
 
     private void line(String event, Primitive kind, Claimant c) {
         boolean own = EtcdKeys.isClaimOf(kind, name, c.key());
-        out.printf("%s %-8s %-13s %s token=%s lease=%s%s%n", time(), event, ClaimantTable.role(kind, name, c), c.key(),
-                own ? ClaimantTable.token(c) : "-", ClaimantTable.lease(c.leaseId()),
+        out.printf(
+                "%s %-8s %-13s %s token=%s lease=%s%s%n",
+                time(),
+                event,
+                ClaimantTable.role(kind, name, c),
+                c.key(),
+                own ? ClaimantTable.token(c) : "-",
+                ClaimantTable.lease(c.leaseId()),
                 own ? "" : " name=" + EtcdKeys.nameOf(kind, name, c.key()));
     }
 

@@ -33,8 +33,7 @@ import java.util.function.Supplier;
 final class CliHarness implements AutoCloseable {
 
     /** What one run printed, and its exit code. */
-    record Run(int code, String out, String err) {
-    }
+    record Run(int code, String out, String err) {}
 
     private final Supplier<List<String>> endpoints;
     private final Supplier<Client> client;
@@ -70,8 +69,11 @@ final class CliHarness implements AutoCloseable {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         InputStream in = new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8));
-        int code = DiscoCli.run(withEndpoints(args), new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), in);
+        int code = DiscoCli.run(
+                withEndpoints(args),
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8),
+                in);
         Run r = new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
         System.out.println("$ disco " + String.join(" ", args) + "  -> " + code + "\n" + r.out() + r.err());
         return r;
@@ -86,7 +88,12 @@ final class CliHarness implements AutoCloseable {
     }
 
     EtcdSession session(String clientId) {
-        return EtcdSession.open(client(), EtcdOptions.builder().ttl(Duration.ofSeconds(20)).clientId(clientId).build());
+        return EtcdSession.open(
+                client(),
+                EtcdOptions.builder()
+                        .ttl(Duration.ofSeconds(20))
+                        .clientId(clientId)
+                        .build());
     }
 
     static String name(String what) {
@@ -99,7 +106,10 @@ final class CliHarness implements AutoCloseable {
 
     /** How many keys {@code key} is now: 1 or 0. */
     long count(String key) throws Exception {
-        return client().getKVClient().get(ByteSequence.from(key, StandardCharsets.UTF_8)).get(5, TimeUnit.SECONDS).getCount();
+        return client().getKVClient()
+                .get(ByteSequence.from(key, StandardCharsets.UTF_8))
+                .get(5, TimeUnit.SECONDS)
+                .getCount();
     }
 
     /** Whether {@code key} exists now. */
@@ -116,8 +126,7 @@ final class CliHarness implements AutoCloseable {
      * One lock name held by one session's claim ({@code grant} through {@code holder}) while another session's claim
      * ({@code waiter}, granted through {@code next}) queues behind it.
      */
-    record LockQueue(LockService holder, Grant grant, LockService waiter, CompletableFuture<Grant> next) {
-    }
+    record LockQueue(LockService holder, Grant grant, LockService waiter, CompletableFuture<Grant> next) {}
 
     /**
      * Locks {@code name} through {@code first}, then queues {@code second} behind it and waits (at most {@code wait})
@@ -142,7 +151,8 @@ final class CliHarness implements AutoCloseable {
         Watching(String... args) {
             this.args = args;
             PrintStream print = new PrintStream(bytes, true, StandardCharsets.UTF_8);
-            thread = new Thread(() -> code.set(DiscoCli.run(withEndpoints(args), print, print, InputStream.nullInputStream())),
+            thread = new Thread(
+                    () -> code.set(DiscoCli.run(withEndpoints(args), print, print, InputStream.nullInputStream())),
                     "disco-watch");
             thread.start();
         }
@@ -178,5 +188,4 @@ final class CliHarness implements AutoCloseable {
             own.close();
         }
     }
-
 }

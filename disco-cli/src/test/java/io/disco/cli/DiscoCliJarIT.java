@@ -47,8 +47,10 @@ class DiscoCliJarIT {
     @BeforeAll
     static void findTheJar() {
         String path = System.getProperty("disco.cli.jar");
-        assertNotNull(path, "the built jar's path (disco.cli.jar) is set by the jar-it execution of the integration-test"
-                + " phase: run mvn -pl disco-cli verify, not -Dtest=DiscoCliJarIT in the test phase");
+        assertNotNull(
+                path,
+                "the built jar's path (disco.cli.jar) is set by the jar-it execution of the integration-test"
+                        + " phase: run mvn -pl disco-cli verify, not -Dtest=DiscoCliJarIT in the test phase");
         jar = Path.of(path);
         assertTrue(Files.isRegularFile(jar), "the shaded jar " + jar + " exists (mvn -pl disco-cli package)");
     }
@@ -61,8 +63,12 @@ class DiscoCliJarIT {
     }
 
     private static ProcessBuilder command(String... args) {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-jar", jar.toString()));
+        List<String> cmd = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1",
+                "-Xshare:auto",
+                "-jar",
+                jar.toString()));
         cmd.addAll(List.of(args));
         cmd.add("--endpoints=" + String.join(",", ETCD.cluster().endpoints()));
         return new ProcessBuilder(cmd);
@@ -78,7 +84,8 @@ class DiscoCliJarIT {
             throw new AssertionError("java -jar ... " + String.join(" ", args) + " did not end within " + WAIT);
         }
         Run r = new Run(p.exitValue(), out.get(5, SECONDS), err.get(5, SECONDS));
-        System.out.println("$ java -jar " + jar.getFileName() + " " + String.join(" ", args) + "  -> " + r.code() + "\n" + r.out() + r.err());
+        System.out.println("$ java -jar " + jar.getFileName() + " " + String.join(" ", args) + "  -> " + r.code() + "\n"
+                + r.out() + r.err());
         return r;
     }
 
@@ -108,18 +115,20 @@ class DiscoCliJarIT {
         }
 
         private static void copy(InputStream in, ByteArrayOutputStream to) {
-            Thread t = new Thread(() -> {
-                byte[] b = new byte[4096];
-                try {
-                    for (int n; (n = in.read(b)) >= 0; ) {
-                        synchronized (to) {
-                            to.write(b, 0, n);
+            Thread t = new Thread(
+                    () -> {
+                        byte[] b = new byte[4096];
+                        try {
+                            for (int n; (n = in.read(b)) >= 0; ) {
+                                synchronized (to) {
+                                    to.write(b, 0, n);
+                                }
+                            }
+                        } catch (IOException e) {
+                            // destroyed
                         }
-                    }
-                } catch (IOException e) {
-                    // destroyed
-                }
-            }, "disco-watch-output");
+                    },
+                    "disco-watch-output");
             t.setDaemon(true);
             t.start();
         }
@@ -139,12 +148,15 @@ class DiscoCliJarIT {
         /** Waits (bounded) until a line of the output contains every part; fails with the output and errors. */
         void awaitLine(String... parts) {
             try {
-                await().atMost(WAIT).until(() -> out().lines().anyMatch(l -> List.of(parts).stream().allMatch(l::contains))
-                        || !process.isAlive());
+                await().atMost(WAIT)
+                        .until(() -> out().lines()
+                                        .anyMatch(l -> List.of(parts).stream().allMatch(l::contains))
+                                || !process.isAlive());
             } finally {
                 System.out.println("$ java -jar " + jar.getFileName() + " watch ...\n" + out() + err());
             }
-            assertTrue(out().lines().anyMatch(l -> List.of(parts).stream().allMatch(l::contains)),
+            assertTrue(
+                    out().lines().anyMatch(l -> List.of(parts).stream().allMatch(l::contains)),
                     "watch printed a line with " + List.of(parts) + ":\n" + out() + err());
         }
 
@@ -177,8 +189,13 @@ class DiscoCliJarIT {
      * claim of another ({@code waiting}) queues behind it; {@code holders} and {@code watch} show the kind's own
      * details besides ({@code holdersAlso}, {@code acquiredAlso}).
      */
-    private record Contention(String kind, String name, String held, String waiting, List<String> holdersAlso,
-                              List<String> acquiredAlso) {
+    private record Contention(
+            String kind,
+            String name,
+            String held,
+            String waiting,
+            List<String> holdersAlso,
+            List<String> acquiredAlso) {
 
         Contention(String kind, String name, String held, String waiting) {
             this(kind, name, held, waiting, List.of(), List.of());
@@ -187,7 +204,9 @@ class DiscoCliJarIT {
         /** What every primitive's test checks through the jar's commands while the claims contend. */
         void handOver(CompletableFuture<?> next, ThrowingRelease release) throws Exception {
             CLI.awaitKey(waiting, WAIT);
-            assertOk(disco("holders", name), concat(List.of(kind + " " + name + ": 1 holding, 1 waiting", held), holdersAlso));
+            assertOk(
+                    disco("holders", name),
+                    concat(List.of(kind + " " + name + ": 1 holding, 1 waiting", held), holdersAlso));
             assertOk(disco("list", name), name + " ", " " + kind + " ", "1 name at or under " + name);
             try (Watch watch = new Watch(name)) {
                 watch.awaitLine("watching " + kind + " " + name);
@@ -224,7 +243,8 @@ class DiscoCliJarIT {
     @Test
     void lock() throws Exception {
         String name = name("lock");
-        try (EtcdSession a = CLI.session("jar-a"); EtcdSession b = CLI.session("jar-b")) {
+        try (EtcdSession a = CLI.session("jar-a");
+                EtcdSession b = CLI.session("jar-b")) {
             LockService held = holding(a.newLock(name), s -> s.lock(WAIT));
             Contention c = new Contention("lock", name, name + "/" + hex(a), name + "/" + hex(b));
             c.handOver(b.newLock(name).lockAsync(), held::unlock);
@@ -236,7 +256,8 @@ class DiscoCliJarIT {
     @Test
     void rwlock() throws Exception {
         String name = name("rwlock");
-        try (EtcdSession a = CLI.session("jar-reader"); EtcdSession b = CLI.session("jar-writer")) {
+        try (EtcdSession a = CLI.session("jar-reader");
+                EtcdSession b = CLI.session("jar-writer")) {
             RWLockService reader = holding(a.newRWLock(name), s -> s.rLock(WAIT));
             new Contention("rwlock", name, name + "/read/" + hex(a), name + "/write/" + hex(b))
                     .handOver(b.newRWLock(name).lockAsync(), reader::rUnlock);
@@ -251,11 +272,16 @@ class DiscoCliJarIT {
     @Test
     void semaphore() throws Exception {
         String name = name("semaphore");
-        try (EtcdSession a = CLI.session("jar-permit-a"); EtcdSession b = CLI.session("jar-permit-b")) {
+        try (EtcdSession a = CLI.session("jar-permit-a");
+                EtcdSession b = CLI.session("jar-permit-b")) {
             SemaphoreService permits = holding(a.newSemaphore(name, 1), s -> s.acquire(WAIT));
             new Contention("semaphore", name, name + "/" + hex(a), name + "/" + hex(b))
                     .handOver(b.newSemaphore(name, 1).acquireAsync(), permits::release);
-            assertOk(disco("break", name, "--yes"), "broken at revision", name + "/" + hex(b), "disco-semaphore-slot:" + name);
+            assertOk(
+                    disco("break", name, "--yes"),
+                    "broken at revision",
+                    name + "/" + hex(b),
+                    "disco-semaphore-slot:" + name);
             // the limit record stays after the last permit
             assertOk(disco("leftovers", name), "disco-semaphore-limit:" + name);
         }
@@ -264,10 +290,17 @@ class DiscoCliJarIT {
     @Test
     void election() throws Exception {
         String name = name("election");
-        try (EtcdSession a = CLI.session("jar-leader"); EtcdSession b = CLI.session("jar-candidate")) {
+        try (EtcdSession a = CLI.session("jar-leader");
+                EtcdSession b = CLI.session("jar-candidate")) {
             ElectionService leader = holding(a.newElection(name), s -> s.campaign("leader-a", WAIT));
-            new Contention("election", name, name + "/" + hex(a), name + "/" + hex(b), List.of("value=leader-a"),
-                    List.of("leader")).handOver(b.newElection(name).campaignAsync("candidate-b"), leader::resign);
+            new Contention(
+                            "election",
+                            name,
+                            name + "/" + hex(a),
+                            name + "/" + hex(b),
+                            List.of("value=leader-a"),
+                            List.of("leader"))
+                    .handOver(b.newElection(name).campaignAsync("candidate-b"), leader::resign);
             assertOk(disco("break", name, "--yes"), "broken at revision", name + "/" + hex(b));
             assertOk(disco("leftovers", name), "no leftovers");
         }

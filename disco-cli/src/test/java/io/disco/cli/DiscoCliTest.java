@@ -64,7 +64,8 @@ class DiscoCliTest {
     @Test
     void holdersListsTheHolderThenTheWaiterWithTokenLeaseTtlAndMetadata() throws Exception {
         String name = name("holders");
-        try (EtcdSession a = session("orders-a"); EtcdSession b = session("orders-b")) {
+        try (EtcdSession a = session("orders-a");
+                EtcdSession b = session("orders-b")) {
             CliHarness.LockQueue q = CLI.lockQueue(name, a, b, WAIT);
 
             CliHarness.Run r = disco("", "holders", name);
@@ -73,14 +74,27 @@ class DiscoCliTest {
             assertTrue(lines.get(0).startsWith("lock " + name + ": 1 holding, 1 waiting"), lines.get(0));
             String holder = lines.get(2);
             String waiter = lines.get(3);
-            assertTrue(holder.startsWith("holder") && holder.contains(name + "/" + hex(a)) && holder.contains(hex(a)), holder);
+            assertTrue(
+                    holder.startsWith("holder") && holder.contains(name + "/" + hex(a)) && holder.contains(hex(a)),
+                    holder);
             FencingToken token = q.grant().token();
             assertTrue(holder.contains(" " + token.value() + " "), "the holder's token " + token + ": " + holder);
-            assertTrue(holder.contains("pid=" + ProcessHandle.current().pid()) && holder.contains("client=orders-a")
-                    && holder.contains("thread=" + Thread.currentThread().getName()) && holder.contains("claimed-at="), holder);
+            assertTrue(
+                    holder.contains("pid=" + ProcessHandle.current().pid())
+                            && holder.contains("client=orders-a")
+                            && holder.contains(
+                                    "thread=" + Thread.currentThread().getName())
+                            && holder.contains("claimed-at="),
+                    holder);
             Matcher ttl = Pattern.compile(" (\\d+)s ").matcher(holder);
-            assertTrue(ttl.find() && Integer.parseInt(ttl.group(1)) <= 20 && Integer.parseInt(ttl.group(1)) > 0, "TTL left: " + holder);
-            assertTrue(waiter.startsWith("waiter") && waiter.contains(name + "/" + hex(b)) && waiter.contains("client=orders-b"), waiter);
+            assertTrue(
+                    ttl.find() && Integer.parseInt(ttl.group(1)) <= 20 && Integer.parseInt(ttl.group(1)) > 0,
+                    "TTL left: " + holder);
+            assertTrue(
+                    waiter.startsWith("waiter")
+                            && waiter.contains(name + "/" + hex(b))
+                            && waiter.contains("client=orders-b"),
+                    waiter);
 
             CliHarness.Run election = disco("", "holders", name, "--primitive", "ELECTION");
             assertEquals(0, election.code(), election.err());
@@ -104,7 +118,8 @@ class DiscoCliTest {
     @Test
     void breakAsksThenDeletesTheHolderWhoLosesItAndWhoseTokenAGuardRejectsAfterTheNextHolders() throws Exception {
         String name = name("break");
-        try (EtcdSession a = session("zombie"); EtcdSession b = session("next")) {
+        try (EtcdSession a = session("zombie");
+                EtcdSession b = session("next")) {
             CliHarness.LockQueue q = CLI.lockQueue(name, a, b, WAIT);
             LockService la = q.holder();
             Grant zombie = q.grant();
@@ -119,7 +134,11 @@ class DiscoCliTest {
             CliHarness.Run r = disco("y\n", "break", name);
             assertEquals(0, r.code(), r.err());
             assertTrue(r.out().contains("deletes: " + name + "/" + hex(a)), r.out());
-            assertTrue(r.out().contains("the next holder's token will exceed " + zombie.token().value()), r.out());
+            assertTrue(
+                    r.out()
+                            .contains("the next holder's token will exceed "
+                                    + zombie.token().value()),
+                    r.out());
             Matcher at = Pattern.compile("broken at revision (\\d+)").matcher(r.out());
             assertTrue(at.find(), r.out());
             long revision = Long.parseLong(at.group(1));
@@ -137,7 +156,8 @@ class DiscoCliTest {
     @Test
     void breakOfAReadPhaseEndsEveryReaderAndItsMarker() throws Exception {
         String name = name("readers");
-        try (EtcdSession a = session("reader-a"); EtcdSession b = session("reader-b")) {
+        try (EtcdSession a = session("reader-a");
+                EtcdSession b = session("reader-b")) {
             RWLockService ra = a.newRWLock(name);
             RWLockService rb = b.newRWLock(name);
             FencingToken phase = ra.rLock(WAIT).token();
@@ -158,7 +178,8 @@ class DiscoCliTest {
     @Test
     void breakOfASemaphorePermitNamesTheHolderAndDeletesItsSlot() throws Exception {
         String name = name("semaphore");
-        try (EtcdSession a = session("permit-a"); EtcdSession b = session("permit-b")) {
+        try (EtcdSession a = session("permit-a");
+                EtcdSession b = session("permit-b")) {
             SemaphoreService sa = a.newSemaphore(name, 2);
             SemaphoreService sb = b.newSemaphore(name, 2);
             Permit pa = sa.acquire(WAIT);
@@ -166,7 +187,9 @@ class DiscoCliTest {
             CliHarness.Run holders = disco("", "holders", name);
             assertEquals(0, holders.code(), holders.err());
             assertTrue(holders.out().startsWith("semaphore " + name + ": 2 holding, 0 waiting"), holders.out());
-            assertTrue(holders.out().contains(" " + pa.token().value() + " "), "the permit's slot token: " + holders.out());
+            assertTrue(
+                    holders.out().contains(" " + pa.token().value() + " "),
+                    "the permit's slot token: " + holders.out());
 
             CliHarness.Run ambiguous = disco("", "break", name, "--yes");
             assertEquals(ExitCode.USAGE, ambiguous.code());
@@ -189,7 +212,8 @@ class DiscoCliTest {
     void aNestedNamesHolderIsShownAsItsNamesAndBreakOfTheParentLeavesIt() throws Exception {
         String parent = name("nested");
         String child = parent + "/orders";
-        try (EtcdSession a = session("child-holder"); EtcdSession c = session("parent-waiter")) {
+        try (EtcdSession a = session("child-holder");
+                EtcdSession c = session("parent-waiter")) {
             LockService childLock = a.newLock(child);
             LockService parentLock = c.newLock(parent);
             childLock.lock(WAIT);
@@ -200,11 +224,19 @@ class DiscoCliTest {
             assertEquals(0, holders.code(), holders.err());
             List<String> lines = holders.out().lines().toList();
             assertTrue(lines.get(0).startsWith("lock " + parent + ": 0 holding, 1 waiting"), lines.get(0));
-            String nested = lines.stream().filter(l -> l.contains(child + "/" + hex(a))).findFirst().orElseThrow();
+            String nested = lines.stream()
+                    .filter(l -> l.contains(child + "/" + hex(a)))
+                    .findFirst()
+                    .orElseThrow();
             assertTrue(nested.startsWith("nested") && nested.contains(" " + child + " "), "whose key it is: " + nested);
-            String own = lines.stream().filter(l -> l.contains(parent + "/" + hex(c))).findFirst().orElseThrow();
+            String own = lines.stream()
+                    .filter(l -> l.contains(parent + "/" + hex(c)))
+                    .findFirst()
+                    .orElseThrow();
             assertTrue(own.startsWith("waiter") && own.contains(" " + parent + " "), own);
-            assertTrue(holders.out().contains("disco holders " + child), "it says where the nested holder is: " + holders.out());
+            assertTrue(
+                    holders.out().contains("disco holders " + child),
+                    "it says where the nested holder is: " + holders.out());
 
             CliHarness.Run refused = disco("", "break", parent, "--yes");
             assertEquals(ExitCode.NOTHING_HELD, refused.code(), refused.out());
@@ -225,9 +257,17 @@ class DiscoCliTest {
     @Test
     void badNamesAndOptionsAreUsageErrorsOfOneLine() {
         String[][] cases = {
-            {"holders", ""}, {"holders", "  "}, {"holders", "/x/"}, {"break", "/x/", "--yes"}, {"watch", "/x//"},
-            {"holders", "/"}, {"holders", "/x\u0001"}, {"holders", "/x", "--endpoints="}, {"holders", "/x", "--endpoints=,"},
-            {"holders", "/x", "--endpoints=http://"}, {"holders", "/x", "--endpoints=http://127.0.0.1:notaport"},
+            {"holders", ""},
+            {"holders", "  "},
+            {"holders", "/x/"},
+            {"break", "/x/", "--yes"},
+            {"watch", "/x//"},
+            {"holders", "/"},
+            {"holders", "/x\u0001"},
+            {"holders", "/x", "--endpoints="},
+            {"holders", "/x", "--endpoints=,"},
+            {"holders", "/x", "--endpoints=http://"},
+            {"holders", "/x", "--endpoints=http://127.0.0.1:notaport"},
             {"leftovers", "--endpoints= "},
         };
         for (String[] args : cases) {
@@ -238,7 +278,8 @@ class DiscoCliTest {
         }
         assertTrue(disco("", "holders", "/x/").err().contains("use '/x'"), "it says what to use");
 
-        // names etcdctl and Go programs make (not absolute, '//' ...) are read, with a note that the client refuses them
+        // names etcdctl and Go programs make (not absolute, '//' ...) are read, with a note that the client refuses
+        // them
         String goName = "go-lock-" + UUID.randomUUID();
         CliHarness.Run go = disco("", "holders", goName);
         assertEquals(ExitCode.NOTHING_HELD, go.code(), go.err());
@@ -252,23 +293,43 @@ class DiscoCliTest {
         try (EtcdCluster secured = EtcdCluster.start(1, tls)) {
             secured.enableAuth("secret");
             String name = name("secured");
-            String[] flags = {"--endpoints=" + String.join(",", secured.endpoints()), "--cacert=" + tls.caFile(),
-                "--cert=" + tls.clientCertFile(), "--key=" + tls.clientKeyFile()};
-            try (Client root = Client.builder().endpoints(secured.endpoints().toArray(String[]::new))
-                    .sslContext(b -> b.trustManager(tls.caFile().toFile()).keyManager(tls.clientCertFile().toFile(), tls.clientKeyFile().toFile()))
-                    .user(ByteSequence.from("root", StandardCharsets.UTF_8)).password(ByteSequence.from("secret", StandardCharsets.UTF_8)).build();
-                 EtcdSession s = EtcdSession.open(root, EtcdOptions.builder().ttl(Duration.ofSeconds(20)).clientId("secured").build())) {
+            String[] flags = {
+                "--endpoints=" + String.join(",", secured.endpoints()),
+                "--cacert=" + tls.caFile(),
+                "--cert=" + tls.clientCertFile(),
+                "--key=" + tls.clientKeyFile()
+            };
+            try (Client root = Client.builder()
+                            .endpoints(secured.endpoints().toArray(String[]::new))
+                            .sslContext(b -> b.trustManager(tls.caFile().toFile())
+                                    .keyManager(
+                                            tls.clientCertFile().toFile(),
+                                            tls.clientKeyFile().toFile()))
+                            .user(ByteSequence.from("root", StandardCharsets.UTF_8))
+                            .password(ByteSequence.from("secret", StandardCharsets.UTF_8))
+                            .build();
+                    EtcdSession s = EtcdSession.open(
+                            root,
+                            EtcdOptions.builder()
+                                    .ttl(Duration.ofSeconds(20))
+                                    .clientId("secured")
+                                    .build())) {
                 Grant g = s.newLock(name).lock(WAIT);
                 List<String> args = new ArrayList<>(List.of("holders", name, "--user", "root:secret"));
                 args.addAll(List.of(flags));
                 CliHarness.Run r = disco("", args.toArray(String[]::new));
                 assertEquals(0, r.code(), r.err());
-                assertTrue(r.out().contains("client=secured") && r.out().contains(" " + g.token().value() + " "), r.out());
+                assertTrue(
+                        r.out().contains("client=secured")
+                                && r.out().contains(" " + g.token().value() + " "),
+                        r.out());
 
                 args.set(3, "root:wrong");
                 CliHarness.Run wrong = disco("", args.toArray(String[]::new));
                 assertEquals(ExitCode.FAILED, wrong.code(), wrong.out());
-                assertTrue(wrong.err().contains("etcd at https://") && wrong.err().contains("check --user and --password"), wrong.err());
+                assertTrue(
+                        wrong.err().contains("etcd at https://") && wrong.err().contains("check --user and --password"),
+                        wrong.err());
             }
         }
     }
@@ -287,7 +348,9 @@ class DiscoCliTest {
         }
         CliHarness.Run found = disco("", "leftovers", prefix);
         assertEquals(0, found.code(), found.err());
-        assertTrue(found.out().contains("rwlock-phase") && found.out().contains("disco-rwlock-phase:" + name), found.out());
+        assertTrue(
+                found.out().contains("rwlock-phase") && found.out().contains("disco-rwlock-phase:" + name),
+                found.out());
         assertTrue(found.out().contains("1 leftover; --delete"), found.out());
 
         CliHarness.Run deleted = disco("", "leftovers", prefix, "--delete");
@@ -300,7 +363,8 @@ class DiscoCliTest {
     @Test
     void watchPrintsTheHandOver() throws Exception {
         String name = name("watch");
-        try (EtcdSession a = session("first"); EtcdSession b = session("second")) {
+        try (EtcdSession a = session("first");
+                EtcdSession b = session("second")) {
             CliHarness.LockQueue q = CLI.lockQueue(name, a, b, WAIT);
 
             CliHarness.Watching watch = CLI.new Watching("watch", name);
@@ -310,7 +374,10 @@ class DiscoCliTest {
                 Grant successor = q.next().get(10, SECONDS);
                 // A lock holder that waited has its token recorded in its key just after: "acquired" says
                 // token=? until then, and a "token" line follows.
-                await().atMost(WAIT).until(() -> watch.printed(name + "/" + hex(b), "token=" + successor.token().value()));
+                await().atMost(WAIT)
+                        .until(() -> watch.printed(
+                                name + "/" + hex(b),
+                                "token=" + successor.token().value()));
                 assertTrue(watch.printed("acquired", name + "/" + hex(b)), watch.text());
                 assertTrue(watch.printed("released", name + "/" + hex(a)), watch.text());
             } finally {
@@ -324,7 +391,8 @@ class DiscoCliTest {
     @Test
     void anUnreachableClusterTimesOutNamingTheEndpoints() {
         long start = System.nanoTime();
-        CliHarness.Run r = disco("", "holders", "/locks/x", "--endpoints", "http://127.0.0.1:1", "--command-timeout", "1s");
+        CliHarness.Run r =
+                disco("", "holders", "/locks/x", "--endpoints", "http://127.0.0.1:1", "--command-timeout", "1s");
         long ms = (System.nanoTime() - start) / 1_000_000;
         assertEquals(ExitCode.UNREACHABLE, r.code(), r.err());
         assertTrue(r.err().contains("no answer from etcd at http://127.0.0.1:1 within 1 s"), r.err());
@@ -335,8 +403,19 @@ class DiscoCliTest {
     @Test
     void mainExitsWithTheCodeInItsOwnProcess() throws Exception {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process p = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"), DiscoCli.class.getName(),
-                "holders", "/locks/x", "--endpoints", "127.0.0.1:1", "--command-timeout", "1s").redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(
+                        java.toString(),
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        DiscoCli.class.getName(),
+                        "holders",
+                        "/locks/x",
+                        "--endpoints",
+                        "127.0.0.1:1",
+                        "--command-timeout",
+                        "1s")
+                .redirectErrorStream(true)
+                .start();
         assertTrue(p.waitFor(20, SECONDS), "the process ended");
         String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(ExitCode.UNREACHABLE, p.exitValue(), output);

@@ -26,18 +26,24 @@ class DiscoCliTlsTest {
     @RegisterExtension
     static final TlsAndPlainEtcdExtension ETCD = TlsAndPlainEtcdExtension.create();
 
-    record Run(int code, String out, String err, long millis) {
-    }
+    record Run(int code, String out, String err, long millis) {}
 
     private static Run disco(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         long start = System.nanoTime();
-        int code = DiscoCli.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), new ByteArrayInputStream(new byte[0]));
-        Run r = new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8),
+        int code = DiscoCli.run(
+                args,
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8),
+                new ByteArrayInputStream(new byte[0]));
+        Run r = new Run(
+                code,
+                out.toString(StandardCharsets.UTF_8),
+                err.toString(StandardCharsets.UTF_8),
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
-        System.out.println("$ disco " + String.join(" ", args) + "  -> " + code + " (" + r.millis() + " ms)\n" + r.out() + r.err());
+        System.out.println("$ disco " + String.join(" ", args) + "  -> " + code + " (" + r.millis() + " ms)\n" + r.out()
+                + r.err());
         return r;
     }
 
@@ -47,9 +53,17 @@ class DiscoCliTlsTest {
 
     @Test
     void httpsWithTheCaWorksAndSoDoesAnEndpointWithoutSchemeGivenACaFile() {
-        Run r = disco("holders", name(), "--endpoints=" + ETCD.secure().endpoint(0), "--cacert=" + ETCD.tls().caFile());
+        Run r = disco(
+                "holders",
+                name(),
+                "--endpoints=" + ETCD.secure().endpoint(0),
+                "--cacert=" + ETCD.tls().caFile());
         assertEquals(ExitCode.NOTHING_HELD, r.code(), r.err());
-        Run bare = disco("holders", name(), "--endpoints=" + ETCD.secureHostPort(), "--cacert=" + ETCD.tls().caFile());
+        Run bare = disco(
+                "holders",
+                name(),
+                "--endpoints=" + ETCD.secureHostPort(),
+                "--cacert=" + ETCD.tls().caFile());
         assertEquals(ExitCode.NOTHING_HELD, bare.code(), bare.err());
         Run http = disco("holders", name(), "--endpoints=" + ETCD.plainHostPort());
         assertEquals(ExitCode.NOTHING_HELD, http.code(), http.err());
@@ -71,20 +85,33 @@ class DiscoCliTlsTest {
     void httpsToAPlaintextEtcdFailsSayingTls() {
         Run r = disco("holders", name(), "--endpoints=https://" + ETCD.plainHostPort(), "--command-timeout=2s");
         assertEquals(ExitCode.UNREACHABLE, r.code(), r.err());
-        assertTrue(r.err().contains(ETCD.plainHostPort()) && r.err().toLowerCase(Locale.ROOT).contains("tls handshake"), r.err());
+        assertTrue(
+                r.err().contains(ETCD.plainHostPort())
+                        && r.err().toLowerCase(Locale.ROOT).contains("tls handshake"),
+                r.err());
     }
 
     @Test
     void aMixedListIsAUsageErrorNamingBoth() {
-        Run r = disco("holders", name(), "--endpoints=" + ETCD.plain().endpoint(0) + "," + ETCD.secure().endpoint(0),
+        Run r = disco(
+                "holders",
+                name(),
+                "--endpoints=" + ETCD.plain().endpoint(0) + "," + ETCD.secure().endpoint(0),
                 "--cacert=" + ETCD.tls().caFile());
         assertEquals(ExitCode.USAGE, r.code(), r.err());
-        assertTrue(r.err().contains(ETCD.plain().endpoint(0)) && r.err().contains(ETCD.secure().endpoint(0)), r.err());
+        assertTrue(
+                r.err().contains(ETCD.plain().endpoint(0))
+                        && r.err().contains(ETCD.secure().endpoint(0)),
+                r.err());
     }
 
     @Test
     void tlsFlagsForHttpEndpointsAreAUsageError() {
-        Run r = disco("holders", name(), "--endpoints=" + ETCD.plain().endpoint(0), "--cacert=" + ETCD.tls().caFile());
+        Run r = disco(
+                "holders",
+                name(),
+                "--endpoints=" + ETCD.plain().endpoint(0),
+                "--cacert=" + ETCD.tls().caFile());
         assertEquals(ExitCode.USAGE, r.code(), r.err());
         assertTrue(r.err().contains(ETCD.plain().endpoint(0)) && r.err().contains("https://"), r.err());
     }

@@ -65,8 +65,13 @@ class DiscoWatchTest {
             // an expiry: a holder whose lease (2 s) nobody renews
             long lease = CLI.client().getLeaseClient().grant(2).get(5, SECONDS).getID();
             String expiring = name + "/" + Long.toHexString(lease);
-            CLI.client().getKVClient().put(bytes(expiring), bytes(ClaimMetadata.ofCurrentThread("frozen").toJson()),
-                    PutOption.builder().withLeaseId(lease).build()).get(5, SECONDS);
+            CLI.client()
+                    .getKVClient()
+                    .put(
+                            bytes(expiring),
+                            bytes(ClaimMetadata.ofCurrentThread("frozen").toJson()),
+                            PutOption.builder().withLeaseId(lease).build())
+                    .get(5, SECONDS);
             await().atMost(WAIT).until(() -> watch.printed("acquired", expiring));
             await().atMost(WAIT).until(() -> watch.printed("expired", expiring));
 
@@ -79,8 +84,10 @@ class DiscoWatchTest {
                 await().atMost(WAIT).until(() -> watch.printed("broken", held));
             }
             String text = watch.text();
-            for (String wrong : List.of("expired  holder        " + name + "/" + CliHarness.hex(b),
-                    "released holder        " + name + "/" + CliHarness.hex(b), "broken   holder        " + name + "/" + CliHarness.hex(a))) {
+            for (String wrong : List.of(
+                    "expired  holder        " + name + "/" + CliHarness.hex(b),
+                    "released holder        " + name + "/" + CliHarness.hex(b),
+                    "broken   holder        " + name + "/" + CliHarness.hex(a))) {
                 assertTrue(!text.contains(wrong), "not '" + wrong + "':\n" + text);
             }
         } finally {
@@ -97,15 +104,22 @@ class DiscoWatchTest {
      */
     @Test
     void outlivesAnUnreachableEtcdAndNamesACompactedGap() throws Exception {
-        try (EtcdCluster own = EtcdCluster.start(1); CliHarness direct = CliHarness.on(own)) {
+        try (EtcdCluster own = EtcdCluster.start(1);
+                CliHarness direct = CliHarness.on(own)) {
             InetSocketAddress target = address(own.endpoint(0));
             TcpProxy proxy = new TcpProxy(target);
             int port = proxy.port();
             String name = CliHarness.name("watch-outage");
             String key = null;
             try (EtcdSession a = direct.session("a");
-                    CliHarness.Watching watch = direct.new Watching("watch", name, "--primitive", "lock",
-                            "--endpoints=http://127.0.0.1:" + port, "--command-timeout=1s")) {
+                    CliHarness.Watching watch = direct
+                    .new Watching(
+                            "watch",
+                            name,
+                            "--primitive",
+                            "lock",
+                            "--endpoints=http://127.0.0.1:" + port,
+                            "--command-timeout=1s")) {
                 key = name + "/" + CliHarness.hex(a);
                 String held = key;
                 await().atMost(WAIT).until(() -> watch.printed("watching lock " + name));
@@ -125,13 +139,19 @@ class DiscoWatchTest {
                 proxy.close(); // the connections are cut: the watch must be made again, from the last revision it saw
                 await().atMost(WAIT).until(() -> count(watch, "still watching") == 2);
                 la.unlock();
-                long now = direct.client().getKVClient().put(bytes("/test/cli/filler"), bytes("x")).get(5, SECONDS).getHeader().getRevision();
+                long now = direct.client()
+                        .getKVClient()
+                        .put(bytes("/test/cli/filler"), bytes("x"))
+                        .get(5, SECONDS)
+                        .getHeader()
+                        .getRevision();
                 direct.client().getKVClient().compact(now).get(5, SECONDS);
                 proxy = new TcpProxy(new InetSocketAddress(target.getAddress(), port), target, dialer -> null);
 
                 await().atMost(WAIT).until(() -> count(watch, "etcd answers again") == 2);
                 await().atMost(WAIT).until(() -> count(watch, "released", held) == 2);
-                await().atMost(WAIT).until(() -> watch.printed("missed what happened between revisions", "compacted them away"));
+                await().atMost(WAIT)
+                        .until(() -> watch.printed("missed what happened between revisions", "compacted them away"));
 
                 la.lock(WAIT); // and it still follows the name
                 await().atMost(WAIT).until(() -> count(watch, "acquired", held) == 3);
@@ -143,7 +163,10 @@ class DiscoWatchTest {
     }
 
     private static long count(CliHarness.Watching watch, String... parts) {
-        return watch.text().lines().filter(l -> List.of(parts).stream().allMatch(l::contains)).count();
+        return watch.text()
+                .lines()
+                .filter(l -> List.of(parts).stream().allMatch(l::contains))
+                .count();
     }
 
     private static InetSocketAddress address(String endpoint) {

@@ -35,6 +35,7 @@ final class AsyncAcquisition implements FencedHold {
     private final CompletableFuture<Void> released = new CompletableFuture<>();
     /** The hold's loss, recorded by the thread (which owns the lock, so may ask it) once done() completes or it unlocked. */
     private final CompletableFuture<Optional<? extends DiscoException>> loss = new CompletableFuture<>();
+
     private volatile FencingToken token;
     private volatile CompletableFuture<Void> done;
     /** {@link #done()}: the lock's done(), or the release (completed on the common pool: this thread runs no user code). */
@@ -50,7 +51,8 @@ final class AsyncAcquisition implements FencedHold {
         AsyncAcquisition a = new AsyncAcquisition(lock);
         a.result.whenComplete((h, e) -> {
             if (e != null) {
-                a.thread.interrupt(); // cancelled or failed by the caller: withdraw (a no-op once the thread has returned)
+                a.thread.interrupt(); // cancelled or failed by the caller: withdraw (a no-op once the thread has
+                // returned)
             }
         });
         a.thread.start();
@@ -77,7 +79,8 @@ final class AsyncAcquisition implements FencedHold {
             return;
         }
         Held<FencedHold> held = Held.of(this, this::close);
-        boolean delivered = CompletableFuture.supplyAsync(() -> result.complete(held), ForkJoinPool.commonPool()).join();
+        boolean delivered = CompletableFuture.supplyAsync(() -> result.complete(held), ForkJoinPool.commonPool())
+                .join();
         Thread.interrupted(); // a cancellation that came too late is answered below, not by an interrupt
         if (!delivered) {
             unlock(); // cancelled while it was acquired: release at once

@@ -173,6 +173,7 @@ final class ClientLock implements FencedLock {
 
     @Override
     public String toString() {
-        return "FencedLock[lock '" + name + "' of " + entries + (maxHold == null ? "" : ", max hold " + maxHold.toMillis() + " ms") + "]";
+        return "FencedLock[lock '" + name + "' of " + entries
+                + (maxHold == null ? "" : ", max hold " + maxHold.toMillis() + " ms") + "]";
     }
 }

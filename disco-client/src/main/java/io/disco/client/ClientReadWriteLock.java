@@ -72,8 +72,8 @@ final class ClientReadWriteLock implements FencedReadWriteLock {
         private RWEntry held() {
             RWEntry e = entries.get(name);
             if (!holds(e)) {
-                throw new IllegalMonitorStateException("this thread does not hold the " + (isRead ? "read" : "write")
-                        + " lock of '" + name + "'");
+                throw new IllegalMonitorStateException(
+                        "this thread does not hold the " + (isRead ? "read" : "write") + " lock of '" + name + "'");
             }
             return e;
         }

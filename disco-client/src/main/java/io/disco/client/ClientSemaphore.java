@@ -88,7 +88,8 @@ final class ClientSemaphore implements FencedSemaphore {
     /** As {@code java.util.concurrent.Semaphore}: an interrupted thread claims nothing (nor records the limit). */
     private void refuseInterrupted(String call) throws InterruptedException {
         if (Thread.interrupted()) {
-            throw new InterruptedException("semaphore '" + name + "': " + call + " on an interrupted thread; nothing was claimed");
+            throw new InterruptedException(
+                    "semaphore '" + name + "': " + call + " on an interrupted thread; nothing was claimed");
         }
     }
 

@@ -54,9 +54,11 @@ final class CurrentOwner {
     private final ReentrantLock lock = new ReentrantLock();
     /** The current owner, or the pending replacement of a lost one. */
     private CompletableFuture<DiscoBackend.Owner> owner;
+
     private DiscoBackend.Owner alive;
     /** A lost owner not yet closed: closed once its replacement is open, or with the client. */
     private DiscoBackend.Owner lostOwner;
+
     private boolean closed;
     /** The last loss of an owner or failure to open one, for {@link #status}; null while none. */
     private String lastProblem;
@@ -67,11 +69,13 @@ final class CurrentOwner {
     private String clientClosed;
     /** While there is no owner: since when ({@code System.nanoTime()}), and which outage this is. */
     private long ownerlessSince;
+
     private long outage;
     /** Whether this outage has lasted longer than the owner wait: acquisitions then fail at once. */
     private boolean waitsExpired;
     /** Failed attempts to open an owner in this outage, and when the last INFO about them was logged. */
     private int failedAttempts;
+
     private long attemptsLoggedAt;
 
     /**
@@ -111,12 +115,17 @@ final class CurrentOwner {
             if (first != null) {
                 install(first);
             } else {
-                LOG.warn("disco client on {} could not open its first owner ({}); it starts healing: acquisitions wait"
-                        + " for one at most {} ms", backend.describe(), firstFailure.getMessage(), TimeUnit.NANOSECONDS.toMillis(ownerWaitNanos));
+                LOG.warn(
+                        "disco client on {} could not open its first owner ({}); it starts healing: acquisitions wait"
+                                + " for one at most {} ms",
+                        backend.describe(),
+                        firstFailure.getMessage(),
+                        TimeUnit.NANOSECONDS.toMillis(ownerWaitNanos));
                 startOutage("no owner opened yet: " + firstFailure.getMessage());
                 failedAttempts = 1;
                 attemptsLoggedAt = System.nanoTime();
-                reopener.schedule(() -> reopen(null, FIRST_BACKOFF_MILLIS * 2), FIRST_BACKOFF_MILLIS, TimeUnit.MILLISECONDS);
+                reopener.schedule(
+                        () -> reopen(null, FIRST_BACKOFF_MILLIS * 2), FIRST_BACKOFF_MILLIS, TimeUnit.MILLISECONDS);
             }
         } finally {
             lock.unlock();
@@ -156,7 +165,8 @@ final class CurrentOwner {
                 lock.unlock();
             }
         }
-        return new IllegalStateException(clientClosed == null ? this + " is closed" : this + " cannot be used: " + clientClosed);
+        return new IllegalStateException(
+                clientClosed == null ? this + " is closed" : this + " cannot be used: " + clientClosed);
     }
 
     /** An acquisition waited for an owner for longer than the owner wait, or started after it passed. */
@@ -269,7 +279,10 @@ final class CurrentOwner {
             if (closed || alive != o || o.err().isEmpty()) {
                 return;
             }
-            LOG.warn("disco client on {} lost its owner ({}); opening a new one", backend.describe(), o.err().get().getMessage());
+            LOG.warn(
+                    "disco client on {} lost its owner ({}); opening a new one",
+                    backend.describe(),
+                    o.err().get().getMessage());
             startOutage("owner " + o.id() + " lost: " + o.err().get().getMessage());
             lostOwner = o;
             reopener.execute(() -> reopen(o, FIRST_BACKOFF_MILLIS));
@@ -312,14 +325,25 @@ final class CurrentOwner {
                 lock.unlock();
             }
             if (tell) {
-                LOG.info("disco client on {} could not open {} owner ({} attempt(s), {} ms without one): {}; it tries again"
-                        + " every {} ms at most", backend.describe(), lost == null ? "an" : "a new", attempts,
-                        TimeUnit.NANOSECONDS.toMillis(ownerless), e.getMessage(), MAX_BACKOFF_MILLIS);
+                LOG.info(
+                        "disco client on {} could not open {} owner ({} attempt(s), {} ms without one): {}; it tries again"
+                                + " every {} ms at most",
+                        backend.describe(),
+                        lost == null ? "an" : "a new",
+                        attempts,
+                        TimeUnit.NANOSECONDS.toMillis(ownerless),
+                        e.getMessage(),
+                        MAX_BACKOFF_MILLIS);
             } else {
-                LOG.debug("disco client on {} could not open an owner: {}; next attempt in {} ms", backend.describe(), e.getMessage(), delay);
+                LOG.debug(
+                        "disco client on {} could not open an owner: {}; next attempt in {} ms",
+                        backend.describe(),
+                        e.getMessage(),
+                        delay);
             }
             try {
-                reopener.schedule(() -> reopen(lost, Math.min(MAX_BACKOFF_MILLIS, backoff * 2)), delay, TimeUnit.MILLISECONDS);
+                reopener.schedule(
+                        () -> reopen(lost, Math.min(MAX_BACKOFF_MILLIS, backoff * 2)), delay, TimeUnit.MILLISECONDS);
             } catch (RejectedExecutionException closing) {
                 // closed meanwhile
             }
@@ -338,8 +362,11 @@ final class CurrentOwner {
             lock.unlock();
         }
         if (waiting != null) {
-            LOG.info("disco client on {} has an owner again, {}, after being without one for {} ms ({})", backend.describe(),
-                    next.describe(), TimeUnit.NANOSECONDS.toMillis(ownerless),
+            LOG.info(
+                    "disco client on {} has an owner again, {}, after being without one for {} ms ({})",
+                    backend.describe(),
+                    next.describe(),
+                    TimeUnit.NANOSECONDS.toMillis(ownerless),
                     lost == null ? "since it started" : "since " + lost.describe() + " was lost");
             waiting.complete(next); // the acquisitions that waited for an owner go on, on this thread
         } else {
@@ -372,7 +399,8 @@ final class CurrentOwner {
             lock.unlock();
         }
         if (o == null) {
-            throw new DiscoException("the client has no owner in " + backend.describe() + " right now (it is opening a new one after a loss)");
+            throw new DiscoException("the client has no owner in " + backend.describe()
+                    + " right now (it is opening a new one after a loss)");
         }
         return o;
     }
@@ -388,8 +416,13 @@ final class CurrentOwner {
         lock.lock();
         try {
             if (closed) {
-                return new DiscoStatus(DiscoStatus.State.CLOSED, Optional.empty(), Duration.ZERO, Duration.ZERO,
-                        Optional.ofNullable(lastProblem), 0);
+                return new DiscoStatus(
+                        DiscoStatus.State.CLOSED,
+                        Optional.empty(),
+                        Duration.ZERO,
+                        Duration.ZERO,
+                        Optional.ofNullable(lastProblem),
+                        0);
             }
             o = alive;
             problem = lastProblem;
@@ -398,12 +431,24 @@ final class CurrentOwner {
         }
         int names = namesInUse.getAsInt();
         if (o == null || o.err().isPresent()) {
-            String why = o == null ? problem : "owner " + o.id() + " lost: " + o.err().get().getMessage();
-            return new DiscoStatus(DiscoStatus.State.HEALING, Optional.empty(), Duration.ZERO, Duration.ZERO,
-                    Optional.ofNullable(why), names);
+            String why = o == null
+                    ? problem
+                    : "owner " + o.id() + " lost: " + o.err().get().getMessage();
+            return new DiscoStatus(
+                    DiscoStatus.State.HEALING,
+                    Optional.empty(),
+                    Duration.ZERO,
+                    Duration.ZERO,
+                    Optional.ofNullable(why),
+                    names);
         }
-        return new DiscoStatus(DiscoStatus.State.UP, Optional.of(o.id()), o.ttl(), o.remainingValidity(),
-                Optional.ofNullable(problem), names);
+        return new DiscoStatus(
+                DiscoStatus.State.UP,
+                Optional.of(o.id()),
+                o.ttl(),
+                o.remainingValidity(),
+                Optional.ofNullable(problem),
+                names);
     }
 
     /** @return whether the client is closed (or stopped because its backend's client was closed first) */
@@ -429,9 +474,12 @@ final class CurrentOwner {
      */
     private void stopForClosedClient(String reason) {
         if (shutDown(reason)) {
-            LOG.warn("disco client on {}: {}; it stops: what it held is lost (and stays in the backend until its owner's"
-                    + " TTL runs out, since it cannot be released), and every operation throws IllegalStateException."
-                    + " Close the Disco first, then the backend's client", backend.describe(), reason);
+            LOG.warn(
+                    "disco client on {}: {}; it stops: what it held is lost (and stays in the backend until its owner's"
+                            + " TTL runs out, since it cannot be released), and every operation throws IllegalStateException."
+                            + " Close the Disco first, then the backend's client",
+                    backend.describe(),
+                    reason);
         }
     }
 
@@ -458,7 +506,8 @@ final class CurrentOwner {
             lock.unlock();
         }
         reopener.shutdownNow();
-        stopped.run(); // the client's leadership runners signalled, its idle names dropped; the owner's end below ends what is held
+        stopped.run(); // the client's leadership runners signalled, its idle names dropped; the owner's end below ends
+        // what is held
         if (lost != null) {
             lost.close();
         }

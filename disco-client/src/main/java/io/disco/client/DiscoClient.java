@@ -46,6 +46,7 @@ final class DiscoClient implements Disco {
     private final ReentrantLock runnersLock = new ReentrantLock();
     /** The leadership runners started through this client, signalled when it stops. */
     private final List<LeadershipRunner> runners = new ArrayList<>();
+
     private boolean runnersStopped;
     private final CurrentOwner owner;
     private final Entries<LockEntry> locks;
@@ -62,12 +63,27 @@ final class DiscoClient implements Disco {
         long sweep = Registry.LINGER_NANOS / 2;
         owner.repeat(() -> registry.sweep(false), sweep);
         String client = owner.toString();
-        this.locks = new Entries<>(registry, Kind.LOCK, LockEntry.class, n -> new LockEntry(n, owner::owner, registry),
-                owner::requireOpen, client);
-        this.readWriteLocks = new Entries<>(registry, Kind.READ_WRITE_LOCK, RWEntry.class, n -> new RWEntry(n, owner::owner, registry),
-                owner::requireOpen, client);
-        this.elections = new Entries<>(registry, Kind.ELECTION, ElectionEntry.class, n -> new ElectionEntry(n, owner::owner, registry),
-                owner::requireOpen, client);
+        this.locks = new Entries<>(
+                registry,
+                Kind.LOCK,
+                LockEntry.class,
+                n -> new LockEntry(n, owner::owner, registry),
+                owner::requireOpen,
+                client);
+        this.readWriteLocks = new Entries<>(
+                registry,
+                Kind.READ_WRITE_LOCK,
+                RWEntry.class,
+                n -> new RWEntry(n, owner::owner, registry),
+                owner::requireOpen,
+                client);
+        this.elections = new Entries<>(
+                registry,
+                Kind.ELECTION,
+                ElectionEntry.class,
+                n -> new ElectionEntry(n, owner::owner, registry),
+                owner::requireOpen,
+                client);
     }
 
     /** The client stopped (closed, or its backend's client closed first): signal the runners, drop the idle names. */
@@ -103,8 +119,13 @@ final class DiscoClient implements Disco {
     public FencedSemaphore semaphore(String name, int permits) {
         owner.requireOpen();
         String checked = Names.check(name);
-        Entries<SemaphoreEntry> semaphores = new Entries<>(registry, Kind.SEMAPHORE, SemaphoreEntry.class,
-                n -> new SemaphoreEntry(n, permits, owner::owner, registry), owner::requireOpen, owner.toString());
+        Entries<SemaphoreEntry> semaphores = new Entries<>(
+                registry,
+                Kind.SEMAPHORE,
+                SemaphoreEntry.class,
+                n -> new SemaphoreEntry(n, permits, owner::owner, registry),
+                owner::requireOpen,
+                owner.toString());
         return new ClientSemaphore(checked, permits, semaphores);
     }
 
@@ -114,8 +135,9 @@ final class DiscoClient implements Disco {
         Names.check(name);
         CompletableFuture<DiscoBackend.Owner> pending = owner.owner();
         if (!pending.isDone()) {
-            throw new DiscoException("the client has no owner in " + backend.describe() + " right now (it is opening a new"
-                    + " one after a loss); no candidate for election '" + name + "' yet, try again");
+            throw new DiscoException(
+                    "the client has no owner in " + backend.describe() + " right now (it is opening a new"
+                            + " one after a loss); no candidate for election '" + name + "' yet, try again");
         }
         DiscoBackend.Owner o;
         try {
@@ -148,8 +170,9 @@ final class DiscoClient implements Disco {
         ElectionEntry e = elections.join(name);
         try {
             if (e.candidate.get()) {
-                throw new IllegalStateException("this client already has a candidate in election '" + name + "' (an open"
-                        + " election(name) or another leadership runner): its key would be the same; close it first");
+                throw new IllegalStateException(
+                        "this client already has a candidate in election '" + name + "' (an open"
+                                + " election(name) or another leadership runner): its key would be the same; close it first");
             }
         } finally {
             elections.leave(e); // only a check of the name here: each attempt of the runner joins it again

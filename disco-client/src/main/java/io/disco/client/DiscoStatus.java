@@ -19,8 +19,13 @@ import java.util.Optional;
  *     went wrong since the client was created
  * @param namesInUse how many names the client keeps anything for (held, waited for, or lingering)
  */
-public record DiscoStatus(State state, Optional<String> owner, Duration ttl, Duration remainingValidity,
-                          Optional<String> lastProblem, int namesInUse) {
+public record DiscoStatus(
+        State state,
+        Optional<String> owner,
+        Duration ttl,
+        Duration remainingValidity,
+        Optional<String> lastProblem,
+        int namesInUse) {
 
     /** Whether a client can claim. */
     public enum State {
@@ -61,7 +66,8 @@ public record DiscoStatus(State state, Optional<String> owner, Duration ttl, Dur
         Objects.requireNonNull(remainingValidity, "remainingValidity");
         Objects.requireNonNull(lastProblem, "lastProblem");
         if (ttl.isNegative() || remainingValidity.isNegative()) {
-            throw new IllegalArgumentException("ttl and remainingValidity must not be negative, got " + ttl + " and " + remainingValidity);
+            throw new IllegalArgumentException(
+                    "ttl and remainingValidity must not be negative, got " + ttl + " and " + remainingValidity);
         }
         if (namesInUse < 0) {
             throw new IllegalArgumentException("namesInUse must not be negative, got " + namesInUse);

@@ -1,9 +1,9 @@
 package io.disco.client;
 
+import io.disco.election.ElectionService;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import io.disco.election.ElectionService;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
@@ -32,8 +32,12 @@ final class ElectionEntry extends Entry<ElectionService> {
 
     @Override
     List<Holding> held(ElectionService service, Instant since) {
-        return service.held().map(l -> new Holding(name, kind.toString(), Holding.State.HELD, Optional.of(l.key()),
-                Optional.of(l.token()), since)).stream().toList();
+        return service
+                .held()
+                .map(l -> new Holding(
+                        name, kind.toString(), Holding.State.HELD, Optional.of(l.key()), Optional.of(l.token()), since))
+                .stream()
+                .toList();
     }
 
     @Override

@@ -29,7 +29,13 @@ final class Entries<E extends Entry<?>> {
      * @param requireOpen throws {@link IllegalStateException} once the client is closed
      * @param client what the handles' {@code toString()} call the client
      */
-    Entries(Registry registry, Kind kind, Class<E> type, Function<String, E> maker, Runnable requireOpen, String client) {
+    Entries(
+            Registry registry,
+            Kind kind,
+            Class<E> type,
+            Function<String, E> maker,
+            Runnable requireOpen,
+            String client) {
         this.registry = registry;
         this.kind = kind;
         this.type = type;

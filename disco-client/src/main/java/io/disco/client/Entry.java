@@ -33,11 +33,16 @@ abstract class Entry<S> {
     volatile Instant inUseSince = Instant.now();
     /** Guards {@link #service}; never held while waiting for the backend. */
     private final ReentrantLock serviceLock = new ReentrantLock();
+
     private S service;
     /** Set when the entry falls idle: a late answer must not make a service nobody will close. */
     private boolean dropped;
 
-    Entry(String name, Kind kind, Supplier<CompletableFuture<DiscoBackend.Owner>> currentOwner, Retirements retirements) {
+    Entry(
+            String name,
+            Kind kind,
+            Supplier<CompletableFuture<DiscoBackend.Owner>> currentOwner,
+            Retirements retirements) {
         this.name = name;
         this.kind = kind;
         this.currentOwner = currentOwner;
@@ -65,7 +70,10 @@ abstract class Entry<S> {
         S s = serviceForHoldings();
         Instant since = inUseSince;
         List<Holding> h = s == null ? List.of() : held(s, since);
-        return h.isEmpty() ? List.of(new Holding(name, kind.toString(), Holding.State.WAITING, Optional.empty(), Optional.empty(), since)) : h;
+        return h.isEmpty()
+                ? List.of(new Holding(
+                        name, kind.toString(), Holding.State.WAITING, Optional.empty(), Optional.empty(), since))
+                : h;
     }
 
     /** Makes this entry's service on {@code owner}. */

@@ -13,8 +13,7 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class FencedLocks {
 
-    private FencedLocks() {
-    }
+    private FencedLocks() {}
 
     /**
      * A view of {@code service}. One view per service: two views of one service would both think they own its

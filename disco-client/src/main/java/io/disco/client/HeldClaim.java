@@ -39,6 +39,7 @@ final class HeldClaim {
     private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
     /** Completes once the timer's release has finished (with its failure, if it failed); never for a hold released by its holder. */
     private final CompletableFuture<Void> expiry = new CompletableFuture<>();
+
     private final ScheduledFuture<?> timer;
     /** Completes when the hold ends: released (after the release), lost with its service, or expired. */
     private final CompletableFuture<Void> ended = new CompletableFuture<>();
@@ -137,8 +138,10 @@ final class HeldClaim {
     /** @return the loss of this hold: past its maximum hold time, or its service's */
     Optional<LockLostException> loss() {
         if (state.get() == State.EXPIRED) {
-            return Optional.of(new LockLostException(description + " was held past its maximum hold time of "
-                    + TimeUnit.NANOSECONDS.toMillis(maxHoldNanos) + " ms and released: its token is stale", null));
+            return Optional.of(new LockLostException(
+                    description + " was held past its maximum hold time of "
+                            + TimeUnit.NANOSECONDS.toMillis(maxHoldNanos) + " ms and released: its token is stale",
+                    null));
         }
         return service.err();
     }

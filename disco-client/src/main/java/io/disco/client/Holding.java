@@ -21,8 +21,8 @@ import java.util.Optional;
  * @param since when this process began to use the name without a break: its first waiter or holder,
  *     whichever came first (threads that hand the name on to one another keep it in use)
  */
-public record Holding(String name, String primitive, State state, Optional<String> key, Optional<FencingToken> token,
-                      Instant since) {
+public record Holding(
+        String name, String primitive, State state, Optional<String> key, Optional<FencingToken> token, Instant since) {
 
     /** Whether the name is held by this process or waited for. */
     public enum State {

@@ -28,8 +28,12 @@ final class LockEntry extends Entry<LockService> {
 
     @Override
     List<Holding> held(LockService service, Instant since) {
-        return service.held().map(g -> new Holding(name, kind.toString(), Holding.State.HELD, Optional.of(g.key()),
-                Optional.of(g.token()), since)).stream().toList();
+        return service
+                .held()
+                .map(g -> new Holding(
+                        name, kind.toString(), Holding.State.HELD, Optional.of(g.key()), Optional.of(g.token()), since))
+                .stream()
+                .toList();
     }
 
     @Override

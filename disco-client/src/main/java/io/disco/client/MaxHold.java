@@ -7,8 +7,7 @@ import java.util.Objects;
 /** The check of a maximum hold time ({@link io.disco.lock.FencedLock#withMaxHold}), for every lock of the client. */
 final class MaxHold {
 
-    private MaxHold() {
-    }
+    private MaxHold() {}
 
     /**
      * @return {@code maxHold} in nanoseconds, saturated: one too long to count is {@link Long#MAX_VALUE} (no limit

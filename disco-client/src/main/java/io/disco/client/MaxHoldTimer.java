@@ -14,8 +14,7 @@ final class MaxHoldTimer {
 
     private static final ScheduledThreadPoolExecutor TIMER = timer();
 
-    private MaxHoldTimer() {
-    }
+    private MaxHoldTimer() {}
 
     private static ScheduledThreadPoolExecutor timer() {
         ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, r -> {

@@ -28,8 +28,7 @@ import java.util.Objects;
  */
 public final class Names {
 
-    private Names() {
-    }
+    private Names() {}
 
     /**
      * Checks {@code name} against the rule.
@@ -62,7 +61,9 @@ public final class Names {
         } catch (NullPointerException e) {
             throw new NullPointerException(parameter);
         } catch (IllegalArgumentException e) {
-            throw parameter.equals("name") ? e : new IllegalArgumentException(parameter + e.getMessage().substring("name".length()));
+            throw parameter.equals("name")
+                    ? e
+                    : new IllegalArgumentException(parameter + e.getMessage().substring("name".length()));
         }
     }
 
@@ -72,36 +73,43 @@ public final class Names {
             throw new IllegalArgumentException("name must not be blank, got '" + printable(name) + "'");
         }
         if (name.charAt(0) != '/') {
-            throw new IllegalArgumentException("name must be an absolute path starting with '/', such as '/locks/orders',"
-                    + " got '" + printable(name) + "'");
+            throw new IllegalArgumentException(
+                    "name must be an absolute path starting with '/', such as '/locks/orders'," + " got '"
+                            + printable(name) + "'");
         }
         if (name.length() == 1) {
-            throw new IllegalArgumentException("name must name something below the root, such as '/locks/orders', got '/'");
+            throw new IllegalArgumentException(
+                    "name must name something below the root, such as '/locks/orders', got '/'");
         }
         if (name.endsWith("/")) {
             String trimmed = name.replaceAll("/+$", "");
-            throw new IllegalArgumentException("name must not end in '/', got '" + printable(name) + "': the keys of a name lie"
-                    + " under name + '/' (as with etcd's Go recipes and etcdctl), so '" + printable(name) + "' would be another lock"
-                    + " than '" + printable(trimmed) + "', with keys under '" + printable(name) + "/'"
-                    + (trimmed.isEmpty() ? "" : "; use '" + printable(trimmed) + "'"));
+            throw new IllegalArgumentException(
+                    "name must not end in '/', got '" + printable(name) + "': the keys of a name lie"
+                            + " under name + '/' (as with etcd's Go recipes and etcdctl), so '" + printable(name)
+                            + "' would be another lock"
+                            + " than '" + printable(trimmed) + "', with keys under '" + printable(name) + "/'"
+                            + (trimmed.isEmpty() ? "" : "; use '" + printable(trimmed) + "'"));
         }
         int segmentStart = 1;
         for (int i = 1; i <= name.length(); i++) {
             if (i < name.length() && name.charAt(i) != '/') {
                 char c = name.charAt(i);
                 if (refused(c)) {
-                    throw new IllegalArgumentException("name must not contain " + String.format("U+%04X", (int) c) + " ("
-                            + what(c) + "), got '" + printable(name) + "'");
+                    throw new IllegalArgumentException("name must not contain " + String.format("U+%04X", (int) c)
+                            + " (" + what(c) + "), got '" + printable(name) + "'");
                 }
                 continue;
             }
             String segment = name.substring(segmentStart, i);
             if (segment.isEmpty()) {
-                throw new IllegalArgumentException("name must not have an empty segment ('//'), got '" + printable(name) + "'");
+                throw new IllegalArgumentException(
+                        "name must not have an empty segment ('//'), got '" + printable(name) + "'");
             }
             if (segment.equals(".") || segment.equals("..")) {
-                throw new IllegalArgumentException("name must not have a '" + segment + "' segment (names are not resolved:"
-                        + " it would name another lock on one backend and be refused by another), got '" + printable(name) + "'");
+                throw new IllegalArgumentException(
+                        "name must not have a '" + segment + "' segment (names are not resolved:"
+                                + " it would name another lock on one backend and be refused by another), got '"
+                                + printable(name) + "'");
             }
             segmentStart = i + 1;
         }

@@ -30,6 +30,7 @@ final class QueuedFencedLock implements FencedLock {
     private final String description;
     /** How the local holder claims: through the service of the moment, again after a loss. */
     private final SelfHealingClaim.Target<LockService, Grant> claims;
+
     private final ReentrantLock local = new ReentrantLock(true);
     /** The current hold; written by the holder (published by {@code local}), read by {@link #watch}'s callback. */
     private volatile HeldClaim held;
@@ -43,8 +44,11 @@ final class QueuedFencedLock implements FencedLock {
      */
     QueuedFencedLock(Supplier<? extends CompletionStage<LockService>> services, String description) {
         this.description = description;
-        this.claims = SelfHealingClaim.throughServices(() -> services.get().toCompletableFuture(), LockLostException.class,
-                (service, wait, deadline) -> wait.claim(deadline, service::tryLock, service::lock, service::lock, service::lockAsync));
+        this.claims = SelfHealingClaim.throughServices(
+                () -> services.get().toCompletableFuture(),
+                LockLostException.class,
+                (service, wait, deadline) ->
+                        wait.claim(deadline, service::tryLock, service::lock, service::lock, service::lockAsync));
     }
 
     /** Acquires, ignoring interruption (the interrupt status is kept). */
@@ -149,7 +153,8 @@ final class QueuedFencedLock implements FencedLock {
             return stillValid();
         }
         try {
-            if (claim(deadline - System.nanoTime() <= 0 ? Wait.NOT_AT_ALL : Wait.INTERRUPTIBLY, deadline, maxHoldNanos)) {
+            if (claim(
+                    deadline - System.nanoTime() <= 0 ? Wait.NOT_AT_ALL : Wait.INTERRUPTIBLY, deadline, maxHoldNanos)) {
                 return true;
             }
         } catch (TimeoutException e) {
@@ -232,7 +237,10 @@ final class QueuedFencedLock implements FencedLock {
         requireHeld();
         Optional<LockLostException> loss = held.loss();
         if (loss.isPresent()) {
-            throw new LockLostException("the hold of " + description + " by this thread was lost: " + loss.get().getMessage(), loss.get());
+            throw new LockLostException(
+                    "the hold of " + description + " by this thread was lost: "
+                            + loss.get().getMessage(),
+                    loss.get());
         }
         return held.grant.token();
     }
@@ -352,7 +360,8 @@ final class QueuedFencedLock implements FencedLock {
 
         @Override
         public String toString() {
-            return QueuedFencedLock.this + " with a maximum hold of " + TimeUnit.NANOSECONDS.toMillis(maxHoldNanos) + " ms";
+            return QueuedFencedLock.this + " with a maximum hold of " + TimeUnit.NANOSECONDS.toMillis(maxHoldNanos)
+                    + " ms";
         }
     }
 

@@ -44,11 +44,13 @@ final class RWEntry extends Entry<RWLockService> {
     final ReentrantReadWriteLock local = new ReentrantReadWriteLock(true);
     /** Serialises making and ending the read claim; held while the first reader waits for it. */
     private final ReentrantLock shares = new ReentrantLock();
+
     private Share current;
     /** Each reading thread's hold: the share it holds and the end of its hold. */
     private final ConcurrentHashMap<Thread, ReadHold> readers = new ConcurrentHashMap<>();
     /** The write claim; written and read by the local writer only (published by {@code local}). */
     private RWLockService writeService;
+
     private RWGrant writeGrant;
     /** The end of the local writer's hold; completed by the writer's release or by its service's end. */
     private volatile CompletableFuture<Void> writeEnded;
@@ -56,17 +58,21 @@ final class RWEntry extends Entry<RWLockService> {
     private final AtomicReference<RWLockService> watched = new AtomicReference<>();
     /** How the first local reader claims the share, and the local writer its write claim. */
     private final SelfHealingClaim.Target<RWLockService, RWGrant> readClaims;
+
     private final SelfHealingClaim.Target<RWLockService, RWGrant> writeClaims;
 
     /** One reading thread's hold of a share, and its end. */
-    private record ReadHold(Share share, CompletableFuture<Void> ended) {
-    }
+    private record ReadHold(Share share, CompletableFuture<Void> ended) {}
 
     RWEntry(String name, Supplier<CompletableFuture<DiscoBackend.Owner>> currentOwner, Retirements retirements) {
         super(name, Kind.READ_WRITE_LOCK, currentOwner, retirements);
-        this.readClaims = SelfHealingClaim.throughServices(this::service, RWLockLostException.class,
+        this.readClaims = SelfHealingClaim.throughServices(
+                this::service,
+                RWLockLostException.class,
                 (s, wait, deadline) -> wait.claim(deadline, s::tryRLock, s::rLock, s::rLock, s::rLockAsync));
-        this.writeClaims = SelfHealingClaim.throughServices(this::service, RWLockLostException.class,
+        this.writeClaims = SelfHealingClaim.throughServices(
+                this::service,
+                RWLockLostException.class,
                 (s, wait, deadline) -> wait.claim(deadline, s::tryLock, s::lock, s::lock, s::lockAsync));
     }
 
@@ -77,8 +83,17 @@ final class RWEntry extends Entry<RWLockService> {
 
     @Override
     List<Holding> held(RWLockService service, Instant since) {
-        return service.held().map(g -> new Holding(name, kind + " (" + g.mode().toString().toLowerCase(java.util.Locale.ROOT) + ")",
-                Holding.State.HELD, Optional.of(g.key()), Optional.of(g.token()), since)).stream().toList();
+        return service
+                .held()
+                .map(g -> new Holding(
+                        name,
+                        kind + " (" + g.mode().toString().toLowerCase(java.util.Locale.ROOT) + ")",
+                        Holding.State.HELD,
+                        Optional.of(g.key()),
+                        Optional.of(g.token()),
+                        since))
+                .stream()
+                .toList();
     }
 
     @Override
@@ -100,8 +115,9 @@ final class RWEntry extends Entry<RWLockService> {
 
     boolean acquireRead(Wait wait, long deadline) throws InterruptedException {
         if (local.isWriteLockedByCurrentThread()) {
-            throw new IllegalStateException("this thread holds the write lock of '" + name + "': no downgrade to the"
-                    + " read lock (the backend cannot turn the write claim into a read claim without a gap); unlock first");
+            throw new IllegalStateException(
+                    "this thread holds the write lock of '" + name + "': no downgrade to the"
+                            + " read lock (the backend cannot turn the write claim into a read claim without a gap); unlock first");
         }
         if (!wait.lock(local.readLock(), deadline)) {
             return false;
@@ -124,7 +140,8 @@ final class RWEntry extends Entry<RWLockService> {
                         drained = s.ended;
                     } else {
                         if (s == null || s.service.err().isPresent()) {
-                            SelfHealingClaim.Granted<RWLockService, RWGrant> g = SelfHealingClaim.claim(readClaims, wait, deadline);
+                            SelfHealingClaim.Granted<RWLockService, RWGrant> g =
+                                    SelfHealingClaim.claim(readClaims, wait, deadline);
                             if (g == null) {
                                 return false;
                             }
@@ -166,7 +183,8 @@ final class RWEntry extends Entry<RWLockService> {
         shares.lock();
         try {
             ReadHold hold = readers.remove(Thread.currentThread());
-            hold.ended().completeAsync(() -> null); // off this thread: the hold ends with this release, whatever it says
+            hold.ended()
+                    .completeAsync(() -> null); // off this thread: the hold ends with this release, whatever it says
             Share s = hold.share();
             if (--s.holders == 0) {
                 if (current == s) {
@@ -262,7 +280,8 @@ final class RWEntry extends Entry<RWLockService> {
                 writeService = service;
                 writeGrant = g.grant();
                 writeEnded = new CompletableFuture<>();
-                if (service.err().isPresent() || service.done().toCompletableFuture().isDone()) {
+                if (service.err().isPresent()
+                        || service.done().toCompletableFuture().isDone()) {
                     writeEnded.complete(null); // finished as it granted
                 }
                 watch(service);
@@ -290,7 +309,10 @@ final class RWEntry extends Entry<RWLockService> {
         } catch (RuntimeException e) {
             // the backend refused the delete (a permission taken away): still held by this thread, which may retry
             RWGrant mine = writeGrant;
-            refused = writeService.held().filter(g -> g.token().equals(mine.token())).isPresent();
+            refused = writeService
+                    .held()
+                    .filter(g -> g.token().equals(mine.token()))
+                    .isPresent();
             throw e;
         } finally {
             if (!refused) {
@@ -329,6 +351,7 @@ final class RWEntry extends Entry<RWLockService> {
     // ------------------------------------------------------------------ shared
 
     private RWLockLostException lost(RWLockLostException e) {
-        return new RWLockLostException("the hold of read/write lock '" + name + "' by this thread was lost: " + e.getMessage(), e);
+        return new RWLockLostException(
+                "the hold of read/write lock '" + name + "' by this thread was lost: " + e.getMessage(), e);
     }
 }

@@ -38,9 +38,11 @@ final class Registry implements Retirements {
 
     /** Guards {@link #names} and every entry's user count; held for map work only, never while waiting. */
     private final ReentrantLock lock = new ReentrantLock();
+
     private final TreeMap<String, Entry<?>> names = new TreeMap<>();
     /** Lost services still being closed, by name: a new service of the name waits for its predecessor's close. */
     private final Map<String, CompletableFuture<Void>> retiring = new HashMap<>();
+
     private int idle;
 
     /**
@@ -50,7 +52,8 @@ final class Registry implements Retirements {
      *
      * @throws IllegalStateException if the name is used as another kind, or is nested in (or holds) a name in use
      */
-    <E extends Entry<?>> E join(String name, Kind kind, Class<E> type, Function<String, E> create, Predicate<? super E> fits) {
+    <E extends Entry<?>> E join(
+            String name, Kind kind, Class<E> type, Function<String, E> create, Predicate<? super E> fits) {
         lock.lock();
         try {
             Entry<?> e = names.get(name);
@@ -100,9 +103,11 @@ final class Registry implements Retirements {
             if (other.users > 0) {
                 boolean inner = other.name.length() > name.length();
                 String parent = inner ? name : other.name;
-                throw new IllegalStateException(kind + " '" + name + "' and " + other + ", in use by this client, are nested:"
-                        + " the keys of '" + (inner ? other.name : name) + "' lie under '" + parent + "/', where a claimant of '"
-                        + parent + "' queues; use names that are not nested");
+                throw new IllegalStateException(
+                        kind + " '" + name + "' and " + other + ", in use by this client, are nested:"
+                                + " the keys of '" + (inner ? other.name : name) + "' lie under '" + parent
+                                + "/', where a claimant of '"
+                                + parent + "' queues; use names that are not nested");
             }
         }
         nested.forEach(this::drop);

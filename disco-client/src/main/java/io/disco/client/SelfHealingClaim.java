@@ -35,8 +35,7 @@ import java.util.function.Supplier;
  */
 final class SelfHealingClaim {
 
-    private SelfHealingClaim() {
-    }
+    private SelfHealingClaim() {}
 
     /**
      * A granted claim.
@@ -44,8 +43,7 @@ final class SelfHealingClaim {
      * @param unit what it was claimed through
      * @param grant what it was granted
      */
-    record Granted<U, G>(U unit, G grant) {
-    }
+    record Granted<U, G>(U unit, G grant) {}
 
     /** What a failed claim means for the acquisition. */
     enum Failure {
@@ -109,8 +107,8 @@ final class SelfHealingClaim {
      * @param lossType the primitive's lost exception
      * @param claimer one claim through a service
      */
-    static <S extends DiscoService<?, ?>, G> Target<S, G> throughServices(Supplier<CompletableFuture<S>> services,
-            Class<? extends DiscoException> lossType, Claimer<S, G> claimer) {
+    static <S extends DiscoService<?, ?>, G> Target<S, G> throughServices(
+            Supplier<CompletableFuture<S>> services, Class<? extends DiscoException> lossType, Claimer<S, G> claimer) {
         return new Target<>() {
             @Override
             public CompletableFuture<S> unit() {
@@ -154,7 +152,8 @@ final class SelfHealingClaim {
      * @throws TimeoutException if the deadline passed, or ({@link Wait#NOT_AT_ALL}) there is no unit right now
      * @throws InterruptedException if interrupted while waiting ({@link Wait#INTERRUPTIBLY})
      */
-    static <U, G> Granted<U, G> claim(Target<U, G> target, Wait wait, long deadline) throws InterruptedException, TimeoutException {
+    static <U, G> Granted<U, G> claim(Target<U, G> target, Wait wait, long deadline)
+            throws InterruptedException, TimeoutException {
         U lost = null; // the unit lost under this acquisition, if any
         while (true) {
             U unit = wait.await(target.unit(), deadline);
@@ -192,7 +191,8 @@ final class SelfHealingClaim {
      * Whether {@code unit} reports a loss within {@link #LOSS_GRACE_NANOS}, or the acquisition's
      * {@link Wait#maxWait} if sooner: waits for its end, then asks.
      */
-    private static <U> boolean lostWithinGrace(Target<U, ?> target, U unit, Wait wait, long deadline) throws InterruptedException {
+    private static <U> boolean lostWithinGrace(Target<U, ?> target, U unit, Wait wait, long deadline)
+            throws InterruptedException {
         long grace = Math.min(LOSS_GRACE_NANOS, wait.maxWait(deadline));
         if (grace > 0) {
             try {

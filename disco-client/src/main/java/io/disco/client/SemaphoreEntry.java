@@ -40,7 +40,11 @@ final class SemaphoreEntry extends Entry<SemaphoreHolders> {
     /** How a permit is claimed: through the holders of the owner of the moment, again after a loss. */
     private final Claims claims = new Claims();
 
-    SemaphoreEntry(String name, int permits, Supplier<CompletableFuture<DiscoBackend.Owner>> currentOwner, Retirements retirements) {
+    SemaphoreEntry(
+            String name,
+            int permits,
+            Supplier<CompletableFuture<DiscoBackend.Owner>> currentOwner,
+            Retirements retirements) {
         super(name, Kind.SEMAPHORE, currentOwner, retirements);
         this.permits = permits;
     }
@@ -49,8 +53,13 @@ final class SemaphoreEntry extends Entry<SemaphoreHolders> {
     List<Holding> held(SemaphoreHolders holders, Instant since) {
         return held.keySet().stream()
                 .sorted(Comparator.comparingInt(Permit::slot))
-                .map(p -> new Holding(name, kind + " (slot " + p.slot() + ")", Holding.State.HELD, Optional.of(p.key()),
-                        Optional.of(p.token()), since))
+                .map(p -> new Holding(
+                        name,
+                        kind + " (slot " + p.slot() + ")",
+                        Holding.State.HELD,
+                        Optional.of(p.key()),
+                        Optional.of(p.token()),
+                        since))
                 .toList();
     }
 
@@ -103,13 +112,16 @@ final class SemaphoreEntry extends Entry<SemaphoreHolders> {
         }
 
         @Override
-        public Permit claim(SemaphoreHolders holders, Wait wait, long deadline) throws InterruptedException, TimeoutException {
+        public Permit claim(SemaphoreHolders holders, Wait wait, long deadline)
+                throws InterruptedException, TimeoutException {
             SemaphoreService s;
             try {
                 s = holders.take(name, permits);
             } catch (IllegalStateException e) {
                 if (isLost(holders)) {
-                    throw lost(e); // no service to take: the owner is lost (the loop finds it so once the owner's end is delivered)
+                    throw lost(
+                            e); // no service to take: the owner is lost (the loop finds it so once the owner's end is
+                    // delivered)
                 }
                 throw e;
             }
@@ -140,10 +152,12 @@ final class SemaphoreEntry extends Entry<SemaphoreHolders> {
         @Override
         public SelfHealingClaim.Failure failure(SemaphoreHolders holders, RuntimeException e) {
             if (e instanceof SemaphoreLostException) {
-                return SelfHealingClaim.Failure.CLAIM_LOST; // the owner's loss, seen by this claim first, or only its service's key deleted
+                return SelfHealingClaim.Failure
+                        .CLAIM_LOST; // the owner's loss, seen by this claim first, or only its service's key deleted
             }
             if (e instanceof DiscoException) {
-                return SelfHealingClaim.Failure.MAYBE_UNIT_LOST; // for etcd: a claim on a revoked lease fails with "lease not found" first
+                return SelfHealingClaim.Failure
+                        .MAYBE_UNIT_LOST; // for etcd: a claim on a revoked lease fails with "lease not found" first
             }
             return SelfHealingClaim.Failure.FAILED;
         }
@@ -241,7 +255,8 @@ final class SemaphoreEntry extends Entry<SemaphoreHolders> {
     }
 
     private SemaphoreLostException lost(Throwable cause) {
-        return new SemaphoreLostException("semaphore '" + name + "': the client's owner was lost and not replaced yet", cause);
+        return new SemaphoreLostException(
+                "semaphore '" + name + "': the client's owner was lost and not replaced yet", cause);
     }
 
     // ------------------------------------------------------------------ held permits
@@ -301,10 +316,15 @@ final class SemaphoreEntry extends Entry<SemaphoreHolders> {
             ended = true;
         } catch (SemaphoreLostException e) {
             ended = true;
-            throw new SemaphoreLostException("permit " + permit.guardKey() + " (token " + permit.token().value()
-                    + ") of semaphore '" + name + "' was lost before its release: " + e.getMessage(), e);
+            throw new SemaphoreLostException(
+                    "permit " + permit.guardKey() + " (token " + permit.token().value() + ") of semaphore '" + name
+                            + "' was lost before its release: " + e.getMessage(),
+                    e);
         } catch (RuntimeException e) {
-            ended = h.service().held().filter(p -> p.token().equals(permit.token())).isEmpty(); // given up, not refused
+            ended = h.service()
+                    .held()
+                    .filter(p -> p.token().equals(permit.token()))
+                    .isEmpty(); // given up, not refused
             throw e;
         } finally {
             if (ended) {

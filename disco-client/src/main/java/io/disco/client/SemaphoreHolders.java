@@ -23,6 +23,7 @@ final class SemaphoreHolders {
     private final Consumer<SemaphoreService> ended;
     /** Guards the fields below; never held while calling the backend. */
     private final ReentrantLock lock = new ReentrantLock();
+
     private final ArrayDeque<SemaphoreService> idle = new ArrayDeque<>();
     private final List<SemaphoreService> all = new ArrayList<>();
     private boolean closed;
@@ -100,6 +101,7 @@ final class SemaphoreHolders {
     }
 
     CompletableFuture<Void> closeAsync() {
-        return CompletableFuture.allOf(end().stream().map(SemaphoreService::closeAsync).toArray(CompletableFuture[]::new));
+        return CompletableFuture.allOf(
+                end().stream().map(SemaphoreService::closeAsync).toArray(CompletableFuture[]::new));
     }
 }

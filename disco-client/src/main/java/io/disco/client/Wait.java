@@ -86,7 +86,8 @@ enum Wait {
                 return pending.join();
             }
             if (this == NOT_AT_ALL) {
-                throw new TimeoutException("nothing to claim through right now (the client has no owner in the backend)");
+                throw new TimeoutException(
+                        "nothing to claim through right now (the client has no owner in the backend)");
             }
             if (deadline == Long.MAX_VALUE) {
                 return pending.get();
@@ -107,8 +108,13 @@ enum Wait {
      * @return the grant, or null if {@link #NOT_AT_ALL} found it taken
      * @throws TimeoutException if the deadline has passed, or passes while the claim waits (withdrawn)
      */
-    <G> G claim(long deadline, Supplier<Optional<G>> now, Blocking<G> blocking, Timed<G> timed,
-                Supplier<CompletableFuture<G>> async) throws InterruptedException, TimeoutException {
+    <G> G claim(
+            long deadline,
+            Supplier<Optional<G>> now,
+            Blocking<G> blocking,
+            Timed<G> timed,
+            Supplier<CompletableFuture<G>> async)
+            throws InterruptedException, TimeoutException {
         switch (this) {
             case UNINTERRUPTIBLY -> {
                 try {

@@ -97,7 +97,9 @@ class SelfHealingClaimTest {
             if (e instanceof ClaimLost) {
                 return SelfHealingClaim.Failure.CLAIM_LOST;
             }
-            return e instanceof DiscoException ? SelfHealingClaim.Failure.MAYBE_UNIT_LOST : SelfHealingClaim.Failure.FAILED;
+            return e instanceof DiscoException
+                    ? SelfHealingClaim.Failure.MAYBE_UNIT_LOST
+                    : SelfHealingClaim.Failure.FAILED;
         }
 
         @Override
@@ -153,17 +155,21 @@ class SelfHealingClaimTest {
         Script s = new Script();
         s.units.add(CompletableFuture.failedFuture(new BackendUnavailableException("no owner for too long")));
         assertThrows(BackendUnavailableException.class, () -> SelfHealingClaim.claim(s, Wait.UNINTERRUPTIBLY, 0));
-        assertThrows(BackendUnavailableException.class, () -> SelfHealingClaim.claim(s, Wait.INTERRUPTIBLY, Long.MAX_VALUE));
+        assertThrows(
+                BackendUnavailableException.class, () -> SelfHealingClaim.claim(s, Wait.INTERRUPTIBLY, Long.MAX_VALUE));
     }
 
     @Test
     void aLostUnitIsClaimedAgainThroughTheNextOne() throws Exception {
         Unit a = new Unit("a");
         Unit b = new Unit("b");
-        Script s = new Script().units(a, b).then(u -> {
-            u.lose();
-            throw new UnitLost("lost while waiting");
-        }).then(u -> "granted");
+        Script s = new Script()
+                .units(a, b)
+                .then(u -> {
+                    u.lose();
+                    throw new UnitLost("lost while waiting");
+                })
+                .then(u -> "granted");
         SelfHealingClaim.Granted<Unit, String> g = SelfHealingClaim.claim(s, Wait.UNINTERRUPTIBLY, 0);
         assertSame(b, g.unit());
         assertEquals(List.of(a, b), s.claimedThrough);
@@ -185,11 +191,16 @@ class SelfHealingClaimTest {
     void aFailureThatTurnsOutTheLossWithinTheGraceIsClaimedAgain() throws Exception {
         Unit a = new Unit("a");
         Unit b = new Unit("b");
-        Script s = new Script().units(a, b).then(u -> {
-            CompletableFuture.delayedExecutor(100, TimeUnit.MILLISECONDS).execute(u::lose);
-            throw new DiscoException("lease not found");
-        }).then(u -> "granted");
-        assertSame(b, SelfHealingClaim.claim(s, Wait.INTERRUPTIBLY, Long.MAX_VALUE).unit());
+        Script s = new Script()
+                .units(a, b)
+                .then(u -> {
+                    CompletableFuture.delayedExecutor(100, TimeUnit.MILLISECONDS)
+                            .execute(u::lose);
+                    throw new DiscoException("lease not found");
+                })
+                .then(u -> "granted");
+        assertSame(
+                b, SelfHealingClaim.claim(s, Wait.INTERRUPTIBLY, Long.MAX_VALUE).unit());
     }
 
     @Test
@@ -198,7 +209,8 @@ class SelfHealingClaimTest {
             throw new DiscoException("the backend failed");
         });
         long start = System.nanoTime();
-        DiscoException e = assertThrows(DiscoException.class, () -> SelfHealingClaim.claim(s, Wait.INTERRUPTIBLY, in(200)));
+        DiscoException e =
+                assertThrows(DiscoException.class, () -> SelfHealingClaim.claim(s, Wait.INTERRUPTIBLY, in(200)));
         long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertEquals("the backend failed", e.getMessage());
         assertTrue(ms >= 150 && ms < 900, "waited the deadline, not the whole grace: " + ms + " ms");
@@ -214,9 +226,12 @@ class SelfHealingClaimTest {
     @Test
     void aLostClaimOnALiveUnitIsMadeAgainThroughTheSameUnit() throws Exception {
         Unit a = new Unit("a");
-        Script s = new Script().units(a).then(u -> {
-            throw new ClaimLost("its own key was deleted");
-        }).then(u -> "granted");
+        Script s = new Script()
+                .units(a)
+                .then(u -> {
+                    throw new ClaimLost("its own key was deleted");
+                })
+                .then(u -> "granted");
         SelfHealingClaim.Granted<Unit, String> g = SelfHealingClaim.claim(s, Wait.INTERRUPTIBLY, in(300));
         assertSame(a, g.unit());
         assertEquals(List.of(a, a), s.claimedThrough);
@@ -226,11 +241,15 @@ class SelfHealingClaimTest {
     void aLostClaimOnALostUnitGoesToTheNextUnit() throws Exception {
         Unit a = new Unit("a");
         Unit b = new Unit("b");
-        Script s = new Script().units(a, b).then(u -> {
-            u.lose();
-            throw new ClaimLost("the owner's loss, seen by the claim first");
-        }).then(u -> "granted");
-        assertSame(b, SelfHealingClaim.claim(s, Wait.INTERRUPTIBLY, Long.MAX_VALUE).unit());
+        Script s = new Script()
+                .units(a, b)
+                .then(u -> {
+                    u.lose();
+                    throw new ClaimLost("the owner's loss, seen by the claim first");
+                })
+                .then(u -> "granted");
+        assertSame(
+                b, SelfHealingClaim.claim(s, Wait.INTERRUPTIBLY, Long.MAX_VALUE).unit());
     }
 
     @Test

@@ -23,7 +23,8 @@ class WaitTest {
     private final List<String> calls = new ArrayList<>();
 
     private String claim(Wait wait, long deadline) throws Exception {
-        return wait.claim(deadline,
+        return wait.claim(
+                deadline,
                 () -> {
                     calls.add("try");
                     return Optional.empty();
@@ -77,8 +78,10 @@ class WaitTest {
         assertThrows(TimeoutException.class, () -> Wait.NOT_AT_ALL.await(pending, 0));
         assertThrows(TimeoutException.class, () -> Wait.INTERRUPTIBLY.await(pending, System.nanoTime() + 1_000_000));
         assertEquals("done", Wait.NOT_AT_ALL.await(CompletableFuture.completedFuture("done"), 0));
-        assertThrows(IllegalStateException.class,
-                () -> Wait.UNINTERRUPTIBLY.await(CompletableFuture.failedFuture(new IllegalStateException("closed")), 0));
+        assertThrows(
+                IllegalStateException.class,
+                () -> Wait.UNINTERRUPTIBLY.await(
+                        CompletableFuture.failedFuture(new IllegalStateException("closed")), 0));
     }
 
     @Test
@@ -86,6 +89,7 @@ class WaitTest {
         assertEquals(0, Wait.NOT_AT_ALL.maxWait(0));
         assertEquals(Long.MAX_VALUE, Wait.UNINTERRUPTIBLY.maxWait(0));
         assertEquals(Long.MAX_VALUE, Wait.INTERRUPTIBLY.maxWait(Long.MAX_VALUE));
-        assertTrue(Wait.INTERRUPTIBLY.maxWait(System.nanoTime() + TimeUnit.SECONDS.toNanos(1)) <= TimeUnit.SECONDS.toNanos(1));
+        assertTrue(Wait.INTERRUPTIBLY.maxWait(System.nanoTime() + TimeUnit.SECONDS.toNanos(1))
+                <= TimeUnit.SECONDS.toNanos(1));
     }
 }

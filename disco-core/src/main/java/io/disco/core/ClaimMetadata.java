@@ -30,7 +30,8 @@ import java.util.Optional;
  * @param thread the name of the thread that asked; empty if not known
  * @param claimedAt when the claim's key was created, on the claimant's wall clock; empty if not known
  */
-public record ClaimMetadata(Source source, String host, long pid, String clientId, String thread, Optional<Instant> claimedAt) {
+public record ClaimMetadata(
+        Source source, String host, long pid, String clientId, String thread, Optional<Instant> claimedAt) {
 
     /** What a claim's value turned out to be. */
     public enum Source {
@@ -69,6 +70,7 @@ public record ClaimMetadata(Source source, String host, long pid, String clientI
 
     /** Field names of the JSON; {@code token} is written by providers that record a holder's token in the value. */
     static final String HOST = "host";
+
     static final String PID = "pid";
     static final String CLIENT = "client";
     static final String THREAD = "thread";
@@ -90,8 +92,13 @@ public record ClaimMetadata(Source source, String host, long pid, String clientI
      * @return the metadata, source {@link Source#DISCO}
      */
     public static ClaimMetadata ofCurrentThread(String clientId) {
-        return new ClaimMetadata(Source.DISCO, thisHost(), THIS_PID, clientId,
-                Thread.currentThread().getName(), Optional.of(Instant.now()));
+        return new ClaimMetadata(
+                Source.DISCO,
+                thisHost(),
+                THIS_PID,
+                clientId,
+                Thread.currentThread().getName(),
+                Optional.of(Instant.now()));
     }
 
     /**
@@ -102,7 +109,8 @@ public record ClaimMetadata(Source source, String host, long pid, String clientI
      * @return the metadata of a claim made now
      */
     public ClaimMetadata now() {
-        return new ClaimMetadata(source, host, pid, clientId, Thread.currentThread().getName(), Optional.of(Instant.now()));
+        return new ClaimMetadata(
+                source, host, pid, clientId, Thread.currentThread().getName(), Optional.of(Instant.now()));
     }
 
     /** @return this metadata without its time (to compare claims made at different moments) */
@@ -129,11 +137,17 @@ public record ClaimMetadata(Source source, String host, long pid, String clientI
      * @return the JSON of this metadata with the {@code token} and {@code heldSince} fields added
      */
     public String toJson(long token, Instant heldSince) {
-        return json().field(TOKEN, token).field(HELD_SINCE, heldSince.toString()).end();
+        return json().field(TOKEN, token)
+                .field(HELD_SINCE, heldSince.toString())
+                .end();
     }
 
     private FlatJson json() {
-        FlatJson j = FlatJson.object().field(HOST, host).field(PID, pid).field(CLIENT, clientId).field(THREAD, thread);
+        FlatJson j = FlatJson.object()
+                .field(HOST, host)
+                .field(PID, pid)
+                .field(CLIENT, clientId)
+                .field(THREAD, thread);
         claimedAt.ifPresent(t -> j.field(CLAIMED_AT, t.toString()));
         return j;
     }
@@ -155,8 +169,13 @@ public record ClaimMetadata(Source source, String host, long pid, String clientI
         }
         Map<String, Object> f = read.get();
         // a time that does not parse is left empty: the other fields still say who
-        return new ClaimMetadata(Source.DISCO, text(f, HOST), f.get(PID) instanceof Long p ? p : 0,
-                text(f, CLIENT), text(f, THREAD), instant(f, CLAIMED_AT));
+        return new ClaimMetadata(
+                Source.DISCO,
+                text(f, HOST),
+                f.get(PID) instanceof Long p ? p : 0,
+                text(f, CLIENT),
+                text(f, THREAD),
+                instant(f, CLAIMED_AT));
     }
 
     /**
@@ -194,7 +213,10 @@ public record ClaimMetadata(Source source, String host, long pid, String clientI
         if (value == null || value.isEmpty()) {
             return Optional.empty();
         }
-        return FlatJson.parse(value).map(f -> f.get(TOKEN)).filter(t -> t instanceof Long l && l > 0).map(t -> (Long) t);
+        return FlatJson.parse(value)
+                .map(f -> f.get(TOKEN))
+                .filter(t -> t instanceof Long l && l > 0)
+                .map(t -> (Long) t);
     }
 
     private static String text(Map<String, Object> f, String name) {

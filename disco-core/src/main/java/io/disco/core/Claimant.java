@@ -32,8 +32,16 @@ import java.util.Optional;
  * @param value the key's value as text: this library's JSON, another client's value, or an election
  *     candidate's value
  */
-public record Claimant(String key, long leaseId, Role role, int position, Mode mode, Optional<FencingToken> token,
-                       Optional<Instant> heldSince, ClaimMetadata metadata, String value) {
+public record Claimant(
+        String key,
+        long leaseId,
+        Role role,
+        int position,
+        Mode mode,
+        Optional<FencingToken> token,
+        Optional<Instant> heldSince,
+        ClaimMetadata metadata,
+        String value) {
 
     /** Whether a claimant holds or waits. */
     public enum Role {

@@ -17,8 +17,7 @@ final class FlatJson {
 
     private final StringBuilder out = new StringBuilder(160).append('{');
 
-    private FlatJson() {
-    }
+    private FlatJson() {}
 
     /** @return a new writer of one object */
     public static FlatJson object() {
@@ -241,14 +240,30 @@ final class FlatJson {
                 }
                 char e = s.charAt(pos++);
                 switch (e) {
-                    case '"': b.append('"'); break;
-                    case '\\': b.append('\\'); break;
-                    case '/': b.append('/'); break;
-                    case 'b': b.append('\b'); break;
-                    case 'f': b.append('\f'); break;
-                    case 'n': b.append('\n'); break;
-                    case 'r': b.append('\r'); break;
-                    case 't': b.append('\t'); break;
+                    case '"':
+                        b.append('"');
+                        break;
+                    case '\\':
+                        b.append('\\');
+                        break;
+                    case '/':
+                        b.append('/');
+                        break;
+                    case 'b':
+                        b.append('\b');
+                        break;
+                    case 'f':
+                        b.append('\f');
+                        break;
+                    case 'n':
+                        b.append('\n');
+                        break;
+                    case 'r':
+                        b.append('\r');
+                        break;
+                    case 't':
+                        b.append('\t');
+                        break;
                     case 'u':
                         b.append((char) Integer.parseInt(s.substring(pos, pos + 4), 16));
                         pos += 4;

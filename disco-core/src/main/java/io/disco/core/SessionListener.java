@@ -23,8 +23,7 @@ public interface SessionListener {
      * @param session the session
      * @param remaining how long the lease is valid from now on the local clock
      */
-    default void renewed(DiscoSession session, Duration remaining) {
-    }
+    default void renewed(DiscoSession session, Duration remaining) {}
 
     /**
      * A renewal failed (the member did not answer, the stream broke, no leader); renewals go on.
@@ -34,8 +33,7 @@ public interface SessionListener {
      * @param remaining how long the lease stays valid unless a renewal is answered
      * @param cause the failure
      */
-    default void renewalFailing(DiscoSession session, Duration failingFor, Duration remaining, Throwable cause) {
-    }
+    default void renewalFailing(DiscoSession session, Duration failingFor, Duration remaining, Throwable cause) {}
 
     /**
      * The lease is lost: every service of the session is finished. No renewal event follows; the
@@ -44,16 +42,14 @@ public interface SessionListener {
      * @param session the session
      * @param cause why
      */
-    default void lost(DiscoSession session, DiscoException cause) {
-    }
+    default void lost(DiscoSession session, DiscoException cause) {}
 
     /**
      * The session was closed by its owner. The last call for the session, as {@link #lost} is for a lost one.
      *
      * @param session the session
      */
-    default void closed(DiscoSession session) {
-    }
+    default void closed(DiscoSession session) {}
 
     /**
      * A service acquired its grant.
@@ -65,8 +61,8 @@ public interface SessionListener {
      * @param token the grant's fencing token
      * @param waited from the start of the acquisition to the grant
      */
-    default void acquired(DiscoSession session, String primitive, String name, String key, FencingToken token, Duration waited) {
-    }
+    default void acquired(
+            DiscoSession session, String primitive, String name, String key, FencingToken token, Duration waited) {}
 
     /**
      * A service released its grant (release, resign, close).
@@ -76,8 +72,7 @@ public interface SessionListener {
      * @param name the service's name
      * @param held from the grant to the release
      */
-    default void released(DiscoSession session, String primitive, String name, Duration held) {
-    }
+    default void released(DiscoSession session, String primitive, String name, Duration held) {}
 
     /**
      * An acquisition ended without a grant: timed out, interrupted, cancelled, failed, or its lease lost.
@@ -89,8 +84,8 @@ public interface SessionListener {
      * @param cause why
      * @param waited from the start of the acquisition to its end
      */
-    default void acquisitionFailed(DiscoSession session, String primitive, String name, Throwable cause, Duration waited) {
-    }
+    default void acquisitionFailed(
+            DiscoSession session, String primitive, String name, Throwable cause, Duration waited) {}
 
     /**
      * A held grant was lost: its key deleted by somebody else, or the lease lost while it was held.
@@ -101,6 +96,5 @@ public interface SessionListener {
      * @param cause the loss
      * @param held from the grant to the loss
      */
-    default void grantLost(DiscoSession session, String primitive, String name, Throwable cause, Duration held) {
-    }
+    default void grantLost(DiscoSession session, String primitive, String name, Throwable cause, Duration held) {}
 }

@@ -14,7 +14,12 @@ class ClaimMetadataTest {
     @Test
     void roundTripsEveryFieldWithCharactersJsonMustEscape() {
         String nasty = "pool \"a\"\\b\n\t\u0001é/✓";
-        ClaimMetadata m = new ClaimMetadata(ClaimMetadata.Source.DISCO, "host-1", 4711, nasty, nasty,
+        ClaimMetadata m = new ClaimMetadata(
+                ClaimMetadata.Source.DISCO,
+                "host-1",
+                4711,
+                nasty,
+                nasty,
                 Optional.of(Instant.parse("2026-12-05T07:30:00.123Z")));
         String json = m.toJson();
         assertTrue(json.startsWith("{\"host\":\"host-1\",\"pid\":4711,"), json);
@@ -43,14 +48,15 @@ class ClaimMetadataTest {
 
     @Test
     void nowKeepsTheProcessAndClientAndTakesThisThreadAndTime() throws Exception {
-        ClaimMetadata opened = new ClaimMetadata(ClaimMetadata.Source.DISCO, "host-a", 42, "orders", "opener",
-                Optional.of(Instant.EPOCH));
+        ClaimMetadata opened = new ClaimMetadata(
+                ClaimMetadata.Source.DISCO, "host-a", 42, "orders", "opener", Optional.of(Instant.EPOCH));
         AtomicReference<ClaimMetadata> made = new AtomicReference<>();
         Thread t = new Thread(() -> made.set(opened.now()), "claimer-1");
         t.start();
         t.join(10_000);
         ClaimMetadata m = made.get();
-        assertEquals(new ClaimMetadata(ClaimMetadata.Source.DISCO, "host-a", 42, "orders", "claimer-1", m.claimedAt()), m);
+        assertEquals(
+                new ClaimMetadata(ClaimMetadata.Source.DISCO, "host-a", 42, "orders", "claimer-1", m.claimedAt()), m);
         assertTrue(m.claimedAt().orElseThrow().isAfter(Instant.EPOCH));
     }
 
@@ -58,9 +64,22 @@ class ClaimMetadataTest {
     void otherClientsValuesAreEmptyOrUnknownNeverAnError() {
         assertSame(ClaimMetadata.EMPTY, ClaimMetadata.parse(""));
         assertSame(ClaimMetadata.EMPTY, ClaimMetadata.parse(null));
-        for (String bad : new String[] {"{", "{\"host\":", "{\"host\":\"a\"", "{\"host\":\"a\"} trailing", "node-a",
-                "[1,2]", "{\"other\":1}", "{\"host\":\"\\u12\"}", "{\"host\":\"\\x\"}", "\"host\"", "{\"host\" \"a\"}",
-                "{\"pid\":--1}", "{\"host\":\"a\",}", "{".repeat(10_000)}) {
+        for (String bad : new String[] {
+            "{",
+            "{\"host\":",
+            "{\"host\":\"a\"",
+            "{\"host\":\"a\"} trailing",
+            "node-a",
+            "[1,2]",
+            "{\"other\":1}",
+            "{\"host\":\"\\u12\"}",
+            "{\"host\":\"\\x\"}",
+            "\"host\"",
+            "{\"host\" \"a\"}",
+            "{\"pid\":--1}",
+            "{\"host\":\"a\",}",
+            "{".repeat(10_000)
+        }) {
             assertSame(ClaimMetadata.UNKNOWN, ClaimMetadata.parse(bad), bad);
             assertEquals(Optional.empty(), ClaimMetadata.tokenIn(bad), bad);
         }

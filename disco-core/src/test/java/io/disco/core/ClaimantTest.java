@@ -10,8 +10,16 @@ import org.junit.jupiter.api.Test;
 class ClaimantTest {
 
     private static Claimant holding(String value) {
-        return new Claimant("/locks/a/1", 7, Claimant.Role.HOLDER, 0, Claimant.Mode.EXCLUSIVE, Optional.empty(),
-                Optional.empty(), ClaimMetadata.parse(value), value);
+        return new Claimant(
+                "/locks/a/1",
+                7,
+                Claimant.Role.HOLDER,
+                0,
+                Claimant.Mode.EXCLUSIVE,
+                Optional.empty(),
+                Optional.empty(),
+                ClaimMetadata.parse(value),
+                value);
     }
 
     @Test
@@ -27,13 +35,53 @@ class ClaimantTest {
 
     @Test
     void aWaiterHasNoTokenAndPositionsAreNotNegative() {
-        assertThrows(IllegalArgumentException.class, () -> new Claimant("/k", 0, Claimant.Role.WAITER, 1,
-                Claimant.Mode.EXCLUSIVE, Optional.of(FencingToken.of(5)), Optional.empty(), ClaimMetadata.EMPTY, ""));
-        assertThrows(IllegalArgumentException.class, () -> new Claimant("/k", 0, Claimant.Role.WAITER, 1,
-                Claimant.Mode.EXCLUSIVE, Optional.empty(), Optional.of(java.time.Instant.EPOCH), ClaimMetadata.EMPTY, ""));
-        assertThrows(IllegalArgumentException.class, () -> new Claimant("/k", 0, Claimant.Role.HOLDER, -1,
-                Claimant.Mode.EXCLUSIVE, Optional.empty(), Optional.empty(), ClaimMetadata.EMPTY, ""));
-        assertThrows(NullPointerException.class, () -> new Claimant("/k", 0, Claimant.Role.HOLDER, 0,
-                Claimant.Mode.EXCLUSIVE, Optional.empty(), Optional.empty(), null, ""));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new Claimant(
+                        "/k",
+                        0,
+                        Claimant.Role.WAITER,
+                        1,
+                        Claimant.Mode.EXCLUSIVE,
+                        Optional.of(FencingToken.of(5)),
+                        Optional.empty(),
+                        ClaimMetadata.EMPTY,
+                        ""));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new Claimant(
+                        "/k",
+                        0,
+                        Claimant.Role.WAITER,
+                        1,
+                        Claimant.Mode.EXCLUSIVE,
+                        Optional.empty(),
+                        Optional.of(java.time.Instant.EPOCH),
+                        ClaimMetadata.EMPTY,
+                        ""));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new Claimant(
+                        "/k",
+                        0,
+                        Claimant.Role.HOLDER,
+                        -1,
+                        Claimant.Mode.EXCLUSIVE,
+                        Optional.empty(),
+                        Optional.empty(),
+                        ClaimMetadata.EMPTY,
+                        ""));
+        assertThrows(
+                NullPointerException.class,
+                () -> new Claimant(
+                        "/k",
+                        0,
+                        Claimant.Role.HOLDER,
+                        0,
+                        Claimant.Mode.EXCLUSIVE,
+                        Optional.empty(),
+                        Optional.empty(),
+                        null,
+                        ""));
     }
 }

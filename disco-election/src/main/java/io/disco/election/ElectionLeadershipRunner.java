@@ -48,6 +48,7 @@ final class ElectionLeadershipRunner implements LeadershipRunner {
     private final CompletableFuture<LeaderTerm.End> closing = new CompletableFuture<>();
     /** The running term, and the service it belongs to; guarded by {@link #lock}. */
     private RunnerTerm current;
+
     private ElectionService currentElection;
     /** The campaign in progress; guarded by {@link #lock}. */
     private CompletableFuture<Leadership> pending;
@@ -182,9 +183,10 @@ final class ElectionLeadershipRunner implements LeadershipRunner {
         long backoff = options.initialBackoff().toNanos();
         while (!closing.isDone()) {
             try (ElectionService election = openElection();
-                 Observation ignored = election.observe(this::leaderChanged)) {
-                election.done().whenComplete((v, e) -> stopCurrent(election, election.err().isPresent()
-                        ? LeaderTerm.End.LOST : LeaderTerm.End.CLOSED));
+                    Observation ignored = election.observe(this::leaderChanged)) {
+                election.done()
+                        .whenComplete((v, e) -> stopCurrent(
+                                election, election.err().isPresent() ? LeaderTerm.End.LOST : LeaderTerm.End.CLOSED));
                 while (!closing.isDone()) {
                     Optional<Leadership> won = campaign(election);
                     if (won.isEmpty()) {
@@ -197,15 +199,21 @@ final class ElectionLeadershipRunner implements LeadershipRunner {
                     }
                     resign(election, won.get());
                     if (end == LeaderTerm.End.CLOSED
-                            || (!options.requeue() && (end == LeaderTerm.End.COMPLETED || end == LeaderTerm.End.FAILED))) {
+                            || (!options.requeue()
+                                    && (end == LeaderTerm.End.COMPLETED || end == LeaderTerm.End.FAILED))) {
                         return;
                     }
                 }
             } catch (LeadershipLostException e) {
-                LOG.info("leadership runner {}: lease lost while campaigning; a new attempt in {} ms", name,
+                LOG.info(
+                        "leadership runner {}: lease lost while campaigning; a new attempt in {} ms",
+                        name,
                         TimeUnit.NANOSECONDS.toMillis(backoff));
             } catch (RuntimeException e) {
-                LOG.warn("leadership runner {}: {}; a new attempt in {} ms", name, e.toString(),
+                LOG.warn(
+                        "leadership runner {}: {}; a new attempt in {} ms",
+                        name,
+                        e.toString(),
                         TimeUnit.NANOSECONDS.toMillis(backoff));
             }
             if (closing.isDone()) {
@@ -291,18 +299,20 @@ final class ElectionLeadershipRunner implements LeadershipRunner {
             term.stop(election.err().isPresent() ? LeaderTerm.End.LOST : LeaderTerm.End.CLOSED);
         }
         notify(() -> options.listener().elected(won));
-        Thread task = daemon(() -> {
-            term.enter();
-            Throwable failure = null;
-            try {
-                options.task().lead(term);
-            } catch (Throwable t) {
-                failure = t;
-            }
-            if (term.leave(failure) && failure != null) {
-                LOG.warn("leadership runner {}: the task of term {} failed", name, won.token(), failure);
-            }
-        }, "disco-leader-task " + name + " term " + won.token());
+        Thread task = daemon(
+                () -> {
+                    term.enter();
+                    Throwable failure = null;
+                    try {
+                        options.task().lead(term);
+                    } catch (Throwable t) {
+                        failure = t;
+                    }
+                    if (term.leave(failure) && failure != null) {
+                        LOG.warn("leadership runner {}: the task of term {} failed", name, won.token(), failure);
+                    }
+                },
+                "disco-leader-task " + name + " term " + won.token());
         term.task = task;
         task.start();
         // The term's end interrupts the task (RunnerTerm.stop) before it completes ended: here it only waits.
@@ -319,7 +329,8 @@ final class ElectionLeadershipRunner implements LeadershipRunner {
             current = null;
             currentElection = null;
         }
-        Throwable cause = end == LeaderTerm.End.LOST ? election.err().orElse(null)
+        Throwable cause = end == LeaderTerm.End.LOST
+                ? election.err().orElse(null)
                 : end == LeaderTerm.End.FAILED ? term.failure : null;
         notify(() -> options.listener().revoked(won, end, cause));
         if (interrupted) {

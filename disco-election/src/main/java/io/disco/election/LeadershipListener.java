@@ -12,8 +12,7 @@ public interface LeadershipListener {
      *
      * @param term the new term's leadership
      */
-    default void elected(Leadership term) {
-    }
+    default void elected(Leadership term) {}
 
     /**
      * This runner's term has ended and its task has returned.
@@ -22,14 +21,12 @@ public interface LeadershipListener {
      * @param end why it ended
      * @param cause the loss ({@link LeadershipLostException}) or the task's exception; null for the other ends
      */
-    default void revoked(Leadership term, LeaderTerm.End end, Throwable cause) {
-    }
+    default void revoked(Leadership term, LeaderTerm.End end, Throwable cause) {}
 
     /**
      * The election's leader changed, or proclaimed a new value: whoever leads, this runner or another.
      *
      * @param leader the current leadership
      */
-    default void leaderChanged(Leadership leader) {
-    }
+    default void leaderChanged(Leadership leader) {}
 }

@@ -180,7 +180,8 @@ public interface LeadershipRunner extends AutoCloseable {
 
         /** @return a builder that starts from these options */
         public Builder toBuilder() {
-            Builder b = new Builder(value, task).listener(listener).requeue(requeue).backoff(initialBackoff, maxBackoff);
+            Builder b =
+                    new Builder(value, task).listener(listener).requeue(requeue).backoff(initialBackoff, maxBackoff);
             b.listenerExecutor = listenerExecutor;
             return b;
         }
@@ -223,7 +224,8 @@ public interface LeadershipRunner extends AutoCloseable {
         @Override
         public String toString() {
             return "LeadershipRunner.Options[value=" + value + ", requeue=" + requeue + ", backoff=" + initialBackoff
-                    + ".." + maxBackoff + (listenerExecutor == null ? "" : ", listenerExecutor=" + listenerExecutor) + "]";
+                    + ".." + maxBackoff + (listenerExecutor == null ? "" : ", listenerExecutor=" + listenerExecutor)
+                    + "]";
         }
 
         /** Builds {@link Options}; each setter checks its argument at once and changes nothing when it refuses it. */
@@ -231,8 +233,7 @@ public interface LeadershipRunner extends AutoCloseable {
 
             private final String value;
             private final LeaderTask task;
-            private LeadershipListener listener = new LeadershipListener() {
-            };
+            private LeadershipListener listener = new LeadershipListener() {};
             private Executor listenerExecutor;
             private boolean requeue = true;
             private Duration initialBackoff = Duration.ofMillis(100);
@@ -286,7 +287,8 @@ public interface LeadershipRunner extends AutoCloseable {
                     throw new IllegalArgumentException("initial backoff must be positive, got " + initial);
                 }
                 if (max.compareTo(initial) < 0) {
-                    throw new IllegalArgumentException("max backoff must be at least the initial " + initial + ", got " + max);
+                    throw new IllegalArgumentException(
+                            "max backoff must be at least the initial " + initial + ", got " + max);
                 }
                 this.initialBackoff = initial;
                 this.maxBackoff = max;

@@ -23,7 +23,11 @@ import java.util.concurrent.TimeoutException;
 final class RunnerTerm implements LeaderTerm {
 
     /** Where the term's task is: it moves forward only, one step at a time. */
-    private enum TaskState { NOT_STARTED, RUNNING, RETURNED }
+    private enum TaskState {
+        NOT_STARTED,
+        RUNNING,
+        RETURNED
+    }
 
     final Leadership leadership;
     final CompletableFuture<End> ended = new CompletableFuture<>();
@@ -32,6 +36,7 @@ final class RunnerTerm implements LeaderTerm {
     private volatile End end;
     /** Guarded by {@link #guard}. */
     private TaskState state = TaskState.NOT_STARTED;
+
     volatile Throwable failure;
     /** The thread running this term's task; set before it starts. */
     volatile Thread task;
@@ -42,7 +47,8 @@ final class RunnerTerm implements LeaderTerm {
 
     private void move(TaskState from, TaskState to) {
         if (state != from) {
-            throw new IllegalStateException("term " + leadership.token() + ": task " + state + ", expected " + from + " for " + to);
+            throw new IllegalStateException(
+                    "term " + leadership.token() + ": task " + state + ", expected " + from + " for " + to);
         }
         state = to;
     }

@@ -27,18 +27,21 @@ class RunnerTermTest {
     }
 
     /** Runs {@code body} as the term's task on a thread of its own, between enter() and leave(). */
-    private static Thread task(RunnerTerm term, CountDownLatch entered, ThrowingRunnable body, AtomicReference<Object> result) {
-        Thread t = new Thread(() -> {
-            term.enter();
-            entered.countDown();
-            Throwable failure = null;
-            try {
-                body.run();
-            } catch (Throwable e) {
-                failure = e;
-            }
-            result.set(term.leave(failure));
-        }, "term-task");
+    private static Thread task(
+            RunnerTerm term, CountDownLatch entered, ThrowingRunnable body, AtomicReference<Object> result) {
+        Thread t = new Thread(
+                () -> {
+                    term.enter();
+                    entered.countDown();
+                    Throwable failure = null;
+                    try {
+                        body.run();
+                    } catch (Throwable e) {
+                        failure = e;
+                    }
+                    result.set(term.leave(failure));
+                },
+                "term-task");
         term.task = t;
         t.setDaemon(true);
         return t;
@@ -55,15 +58,20 @@ class RunnerTermTest {
         AtomicBoolean release = new AtomicBoolean();
         AtomicReference<Object> result = new AtomicReference<>();
         // a task that does not look at its interrupt: the flag stays set where the end finds it
-        Thread t = task(term, entered, () -> {
-            while (!release.get()) {
-                Thread.onSpinWait();
-            }
-        }, result);
+        Thread t = task(
+                term,
+                entered,
+                () -> {
+                    while (!release.get()) {
+                        Thread.onSpinWait();
+                    }
+                },
+                result);
         t.start();
         assertTrue(entered.await(10, TimeUnit.SECONDS));
         AtomicReference<String> atEnd = new AtomicReference<>();
-        term.ended().thenAccept(end -> atEnd.set(end + " active " + term.isActive() + " interrupted " + t.isInterrupted()));
+        term.ended()
+                .thenAccept(end -> atEnd.set(end + " active " + term.isActive() + " interrupted " + t.isInterrupted()));
         assertTrue(term.stop(LeaderTerm.End.LOST));
         assertEquals("LOST active false interrupted true", atEnd.get());
         assertFalse(term.stop(LeaderTerm.End.CLOSED), "the first end wins");
@@ -75,17 +83,22 @@ class RunnerTermTest {
 
     @Test
     void aTaskBlockedInAwaitEndGetsInterruptedExceptionAtTheEnd() throws Exception {
-        for (LeaderTerm.End end : new LeaderTerm.End[] {LeaderTerm.End.LOST, LeaderTerm.End.RELINQUISHED, LeaderTerm.End.CLOSED}) {
+        for (LeaderTerm.End end :
+                new LeaderTerm.End[] {LeaderTerm.End.LOST, LeaderTerm.End.RELINQUISHED, LeaderTerm.End.CLOSED}) {
             RunnerTerm term = term();
             CountDownLatch entered = new CountDownLatch(1);
             CompletableFuture<String> how = new CompletableFuture<>();
-            Thread t = task(term, entered, () -> {
-                try {
-                    how.complete("returned " + term.awaitEnd(Duration.ofSeconds(30)));
-                } catch (InterruptedException e) {
-                    how.complete("interrupted, end " + term.end().orElseThrow());
-                }
-            }, new AtomicReference<>());
+            Thread t = task(
+                    term,
+                    entered,
+                    () -> {
+                        try {
+                            how.complete("returned " + term.awaitEnd(Duration.ofSeconds(30)));
+                        } catch (InterruptedException e) {
+                            how.complete("interrupted, end " + term.end().orElseThrow());
+                        }
+                    },
+                    new AtomicReference<>());
             t.start();
             assertTrue(entered.await(10, TimeUnit.SECONDS));
             // whether the task is already in awaitEnd or not yet: its flag is set before the end completes
@@ -101,7 +114,10 @@ class RunnerTermTest {
         assertTrue(term.stop(LeaderTerm.End.CLOSED));
         CountDownLatch entered = new CountDownLatch(1);
         CompletableFuture<Boolean> interruptedAtStart = new CompletableFuture<>();
-        Thread t = task(term, entered, () -> interruptedAtStart.complete(Thread.currentThread().isInterrupted()),
+        Thread t = task(
+                term,
+                entered,
+                () -> interruptedAtStart.complete(Thread.currentThread().isInterrupted()),
                 new AtomicReference<>());
         t.start();
         assertTrue(interruptedAtStart.get(10, TimeUnit.SECONDS));
@@ -124,18 +140,24 @@ class RunnerTermTest {
     void theTasksReturnEndsTheTermWithoutAnInterruptAndAThrowRecordsTheFailure() throws Exception {
         RunnerTerm completed = term();
         AtomicReference<Object> result = new AtomicReference<>();
-        Thread t = task(completed, new CountDownLatch(1), () -> { }, result);
+        Thread t = task(completed, new CountDownLatch(1), () -> {}, result);
         t.start();
         t.join(10_000);
         assertEquals(Boolean.TRUE, result.get());
-        assertEquals(LeaderTerm.End.COMPLETED, completed.ended().toCompletableFuture().get(1, TimeUnit.SECONDS));
+        assertEquals(
+                LeaderTerm.End.COMPLETED,
+                completed.ended().toCompletableFuture().get(1, TimeUnit.SECONDS));
         assertFalse(completed.stop(LeaderTerm.End.LOST), "ended by the return; nothing is sent after it");
 
         RunnerTerm failed = term();
         IllegalStateException boom = new IllegalStateException("boom");
-        Thread f = task(failed, new CountDownLatch(1), () -> {
-            throw boom;
-        }, result);
+        Thread f = task(
+                failed,
+                new CountDownLatch(1),
+                () -> {
+                    throw boom;
+                },
+                result);
         f.start();
         f.join(10_000);
         assertEquals(Optional.of(LeaderTerm.End.FAILED), failed.end());

@@ -99,8 +99,8 @@ public final class Cli {
     }
 
     private static String usage(int defaultPort) {
-        return "Usage: [--endpoints host:port[,host:port...]] [--port N | N] (defaults: endpoints from "
-                + ENV_ENDPOINTS + " or " + DEFAULT_ENDPOINTS + ", port " + defaultPort + ")";
+        return "Usage: [--endpoints host:port[,host:port...]] [--port N | N] (defaults: endpoints from " + ENV_ENDPOINTS
+                + " or " + DEFAULT_ENDPOINTS + ", port " + defaultPort + ")";
     }
 
     /**
@@ -130,8 +130,10 @@ public final class Cli {
      * @return a new client
      */
     public static Client etcdClient(List<String> endpoints) {
-        return Client.builder().endpoints(endpoints.toArray(String[]::new))
-                .interceptor(EtcdDeadlines.unary(EtcdOptions.defaults().requestTimeout())).build();
+        return Client.builder()
+                .endpoints(endpoints.toArray(String[]::new))
+                .interceptor(EtcdDeadlines.unary(EtcdOptions.defaults().requestTimeout()))
+                .build();
     }
 
     /**
@@ -144,7 +146,8 @@ public final class Cli {
      * @throws Exception if etcd does not answer in time
      */
     public static void connect(Client client, Duration timeout) throws Exception {
-        client.getKVClient().get(ByteSequence.from("/disco/examples/ping", StandardCharsets.UTF_8))
+        client.getKVClient()
+                .get(ByteSequence.from("/disco/examples/ping", StandardCharsets.UTF_8))
                 .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 

@@ -36,8 +36,7 @@ import java.util.function.Supplier;
  */
 public final class Demo {
 
-    private Demo() {
-    }
+    private Demo() {}
 
     /** The backends {@code --backend} names. */
     private static final List<String> BACKENDS = List.of("etcd", "zookeeper");
@@ -77,23 +76,43 @@ public final class Demo {
             List<String> endpoints = etcd.endpoints();
             say.step("etcd: %s", etcd.describe());
             try (io.etcd.jetcd.Client client = Cli.etcdClient(endpoints);
-                 HttpResource http = HttpResource.start(0, client); GrpcResource grpc = GrpcResource.start(0, client)) {
+                    HttpResource http = HttpResource.start(0, client);
+                    GrpcResource grpc = GrpcResource.start(0, client)) {
                 say.step("HTTP resource on %s, gRPC resource on 127.0.0.1:%d", http.uri(), grpc.port());
-                scenario(verdicts, "lock/db", () -> DbExample.run(endpoints, ns + "/lock/db", ttl).verdict());
+                scenario(
+                        verdicts,
+                        "lock/db",
+                        () -> DbExample.run(endpoints, ns + "/lock/db", ttl).verdict());
                 scenario(verdicts, HttpResource.SCENARIO, () -> HttpResource.selfCheck(http.uri()));
-                scenario(verdicts, HttpClientExample.SCENARIO,
-                        () -> HttpClientExample.run(endpoints, http.uri(), ns + "/lock/http", ttl).verdict());
-                scenario(verdicts, SlowZombieExample.SCENARIO,
+                scenario(
+                        verdicts,
+                        HttpClientExample.SCENARIO,
+                        () -> HttpClientExample.run(endpoints, http.uri(), ns + "/lock/http", ttl)
+                                .verdict());
+                scenario(
+                        verdicts,
+                        SlowZombieExample.SCENARIO,
                         () -> SlowZombieExample.run(endpoints, http.uri(), ns + "/lock/http-slow", ttl));
                 scenario(verdicts, GrpcResource.SCENARIO, () -> GrpcResource.selfCheck(grpc.port()));
-                scenario(verdicts, GrpcClientExample.SCENARIO, () -> GrpcClientExample.run(endpoints, "127.0.0.1",
-                        grpc.port(), ns + "/lock/grpc", ttl).verdict());
+                scenario(
+                        verdicts,
+                        GrpcClientExample.SCENARIO,
+                        () -> GrpcClientExample.run(endpoints, "127.0.0.1", grpc.port(), ns + "/lock/grpc", ttl)
+                                .verdict());
             }
-            scenario(verdicts, RWLockExample.SCENARIO,
-                    () -> RWLockExample.run(endpoints, ns + "/rwlock/basic", ttl).verdict());
-            scenario(verdicts, ElectionExample.SCENARIO,
-                    () -> ElectionExample.run(endpoints, ns + "/election/basic", ttl).verdict());
-            scenario(verdicts, SemaphoreExample.SCENARIO,
+            scenario(
+                    verdicts,
+                    RWLockExample.SCENARIO,
+                    () -> RWLockExample.run(endpoints, ns + "/rwlock/basic", ttl)
+                            .verdict());
+            scenario(
+                    verdicts,
+                    ElectionExample.SCENARIO,
+                    () -> ElectionExample.run(endpoints, ns + "/election/basic", ttl)
+                            .verdict());
+            scenario(
+                    verdicts,
+                    SemaphoreExample.SCENARIO,
                     () -> SemaphoreExample.run(endpoints, ns + "/semaphore/basic", ttl));
             scenario(verdicts, RunnerExample.SCENARIO, () -> RunnerExample.run(endpoints, ns + "/election/runner"));
             scenario(verdicts, BootExample.SCENARIO, () -> bootExample(endpoints, ns + "/boot"));
@@ -122,26 +141,47 @@ public final class Demo {
         say.step("starting an in-process ZooKeeper...");
         try (ZooKeeperDemoBackend zk = ZooKeeperDemoBackend.embedded()) {
             say.step("%s", zk.describe());
-            try (HttpResource http = HttpResource.start(0, Guard.builder().issuedBound(zk.issuedBound()).build());
-                 GrpcResource grpc = GrpcResource.start(0, zk.issuedBound())) {
+            try (HttpResource http = HttpResource.start(
+                            0, Guard.builder().issuedBound(zk.issuedBound()).build());
+                    GrpcResource grpc = GrpcResource.start(0, zk.issuedBound())) {
                 say.step("HTTP resource on %s, gRPC resource on 127.0.0.1:%d", http.uri(), grpc.port());
-                scenario(verdicts, "lock/db", () -> DbExample.run(zk, ns + "/lock/db", ttl).verdict());
+                scenario(
+                        verdicts,
+                        "lock/db",
+                        () -> DbExample.run(zk, ns + "/lock/db", ttl).verdict());
                 scenario(verdicts, HttpResource.SCENARIO, () -> HttpResource.selfCheck(http.uri()));
-                scenario(verdicts, HttpClientExample.SCENARIO,
-                        () -> HttpClientExample.run(zk, http.uri(), ns + "/lock/http", ttl).verdict());
-                scenario(verdicts, SlowZombieExample.SCENARIO,
+                scenario(
+                        verdicts,
+                        HttpClientExample.SCENARIO,
+                        () -> HttpClientExample.run(zk, http.uri(), ns + "/lock/http", ttl)
+                                .verdict());
+                scenario(
+                        verdicts,
+                        SlowZombieExample.SCENARIO,
                         () -> SlowZombieExample.run(zk, http.uri(), ns + "/lock/http-slow", ttl));
                 scenario(verdicts, GrpcResource.SCENARIO, () -> GrpcResource.selfCheck(grpc.port()));
-                scenario(verdicts, GrpcClientExample.SCENARIO, () -> GrpcClientExample.run(zk, "127.0.0.1",
-                        grpc.port(), ns + "/lock/grpc", ttl).verdict());
+                scenario(
+                        verdicts,
+                        GrpcClientExample.SCENARIO,
+                        () -> GrpcClientExample.run(zk, "127.0.0.1", grpc.port(), ns + "/lock/grpc", ttl)
+                                .verdict());
             }
-            scenario(verdicts, RWLockExample.SCENARIO, () -> RWLockExample.run(zk, ns + "/rwlock/basic", ttl).verdict());
-            scenario(verdicts, ElectionExample.SCENARIO,
+            scenario(
+                    verdicts,
+                    RWLockExample.SCENARIO,
+                    () -> RWLockExample.run(zk, ns + "/rwlock/basic", ttl).verdict());
+            scenario(
+                    verdicts,
+                    ElectionExample.SCENARIO,
                     () -> ElectionExample.run(zk, ns + "/election/basic", ttl).verdict());
             scenario(verdicts, SemaphoreExample.SCENARIO, () -> SemaphoreExample.run(zk, ns + "/semaphore/basic", ttl));
             scenario(verdicts, RunnerExample.SCENARIO, () -> RunnerExample.run(zk, ns + "/election/runner"));
-            scenario(verdicts, BootExample.SCENARIO, () -> Verdict.notApplicable(BootExample.SCENARIO,
-                    "not applicable on ZooKeeper: the Spring Boot starter configures etcd only (disco.etcd.endpoints)"));
+            scenario(
+                    verdicts,
+                    BootExample.SCENARIO,
+                    () -> Verdict.notApplicable(
+                            BootExample.SCENARIO,
+                            "not applicable on ZooKeeper: the Spring Boot starter configures etcd only (disco.etcd.endpoints)"));
         } catch (Exception e) {
             say.step("could not set up the demo: %s", e.getMessage() == null ? e : e.getMessage());
             Say.OUT.println("VERDICT demo: setup failed — FAILED");
@@ -160,7 +200,8 @@ public final class Demo {
         for (Verdict v : verdicts) {
             Say.OUT.println("  " + v.line());
         }
-        Say.OUT.println(passed + " passed, " + failed + " failed" + (notApplicable == 0 ? "" : ", " + notApplicable + " not applicable"));
+        Say.OUT.println(passed + " passed, " + failed + " failed"
+                + (notApplicable == 0 ? "" : ", " + notApplicable + " not applicable"));
         return failed == 0 ? 0 : 1;
     }
 

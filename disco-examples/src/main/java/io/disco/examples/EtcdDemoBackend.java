@@ -8,8 +8,8 @@ import io.disco.fencing.guard.IssuedBound;
 import io.disco.provider.etcd.EtcdIssuedBound;
 import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdProvider;
-import io.disco.provider.etcd.EtcdSessionOwner;
 import io.disco.provider.etcd.EtcdSession;
+import io.disco.provider.etcd.EtcdSessionOwner;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import java.nio.charset.StandardCharsets;
@@ -68,7 +68,8 @@ public final class EtcdDemoBackend implements DemoBackend {
 
     @Override
     public DiscoBackend.Owner open(Duration ttl) {
-        return new EtcdSessionOwner(EtcdSession.open(client, EtcdOptions.builder().ttl(ttl).build()));
+        return new EtcdSessionOwner(
+                EtcdSession.open(client, EtcdOptions.builder().ttl(ttl).build()));
     }
 
     @Override
@@ -85,7 +86,8 @@ public final class EtcdDemoBackend implements DemoBackend {
 
     @Override
     public LeadershipRunner newLeadershipRunner(String name, LeadershipRunner.Options options, Duration ttl) {
-        return EtcdProvider.newLeadershipRunner(client, name, options, EtcdOptions.builder().ttl(ttl).build());
+        return EtcdProvider.newLeadershipRunner(
+                client, name, options, EtcdOptions.builder().ttl(ttl).build());
     }
 
     @Override
@@ -95,12 +97,13 @@ public final class EtcdDemoBackend implements DemoBackend {
 
     @Override
     public void deleteKey(String key) throws Exception {
-        client.getKVClient().delete(ByteSequence.from(key, StandardCharsets.UTF_8)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        client.getKVClient()
+                .delete(ByteSequence.from(key, StandardCharsets.UTF_8))
+                .get(WAIT.toSeconds(), TimeUnit.SECONDS);
     }
 
     @Override
     public void close() {
         client.close();
     }
-
 }

@@ -11,8 +11,7 @@ import java.util.function.Function;
  */
 public final class EtcdScenario {
 
-    private EtcdScenario() {
-    }
+    private EtcdScenario() {}
 
     /**
      * Runs {@code scenario} on etcd at {@code endpoints}.

@@ -8,8 +8,7 @@ import java.util.concurrent.ExecutionException;
  */
 public final class FailedStep {
 
-    private FailedStep() {
-    }
+    private FailedStep() {}
 
     /**
      * Describes {@code step}'s failure; an interruption is kept, the thread's interrupt flag set again.

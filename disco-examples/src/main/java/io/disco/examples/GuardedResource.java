@@ -10,8 +10,7 @@ import io.disco.fencing.guard.Guard;
  */
 public final class GuardedResource {
 
-    private GuardedResource() {
-    }
+    private GuardedResource() {}
 
     /**
      * Writes with {@code token} to the resource that {@code guard} protects.

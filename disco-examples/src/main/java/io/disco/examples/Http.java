@@ -26,8 +26,7 @@ import java.util.concurrent.TimeoutException;
  */
 public final class Http {
 
-    private Http() {
-    }
+    private Http() {}
 
     /**
      * @return a new HTTP/1.1 client without a connect timeout: the calls' bound, on the monotonic clock,
@@ -50,8 +49,9 @@ public final class Http {
      * @throws IOException if the exchange failed
      * @throws InterruptedException if interrupted while waiting; the exchange is cancelled
      */
-    public static <T> HttpResponse<T> send(HttpClient http, HttpRequest request, HttpResponse.BodyHandler<T> body,
-                                           Duration timeout) throws IOException, InterruptedException {
+    public static <T> HttpResponse<T> send(
+            HttpClient http, HttpRequest request, HttpResponse.BodyHandler<T> body, Duration timeout)
+            throws IOException, InterruptedException {
         return await(http.sendAsync(request, body), timeout, request.method() + " " + request.uri());
     }
 
@@ -68,8 +68,8 @@ public final class Http {
      * @throws IOException if the exchange failed
      * @throws InterruptedException if interrupted while waiting; the exchange is cancelled
      */
-    public static <T> HttpResponse<T> await(CompletableFuture<HttpResponse<T>> exchange, Duration timeout,
-                                            String what) throws IOException, InterruptedException {
+    public static <T> HttpResponse<T> await(CompletableFuture<HttpResponse<T>> exchange, Duration timeout, String what)
+            throws IOException, InterruptedException {
         try {
             return exchange.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {

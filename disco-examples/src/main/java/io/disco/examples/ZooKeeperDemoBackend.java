@@ -34,6 +34,7 @@ public final class ZooKeeperDemoBackend implements DemoBackend {
 
     /** The usual owner's session timeout. */
     private static final Duration TTL = Duration.ofSeconds(10);
+
     private static final Duration WAIT = Duration.ofSeconds(15);
 
     private final ZooKeeperServer server;
@@ -46,8 +47,12 @@ public final class ZooKeeperDemoBackend implements DemoBackend {
     private ZooKeeperDemoBackend(ZooKeeperServer server, String connectString) {
         this.server = server;
         this.connectString = connectString;
-        this.admin = CuratorFrameworkFactory.builder().connectString(connectString).sessionTimeoutMs((int) TTL.toMillis())
-                .connectionTimeoutMs(5_000).retryPolicy(new RetryNTimes(3, 100)).build();
+        this.admin = CuratorFrameworkFactory.builder()
+                .connectString(connectString)
+                .sessionTimeoutMs((int) TTL.toMillis())
+                .connectionTimeoutMs(5_000)
+                .retryPolicy(new RetryNTimes(3, 100))
+                .build();
         admin.start();
         this.adminSession = ZooKeeperSession.open(admin, options());
     }
@@ -82,22 +87,27 @@ public final class ZooKeeperDemoBackend implements DemoBackend {
     }
 
     private static ZooKeeperOptions options() {
-        return ZooKeeperOptions.builder().connectTimeout(WAIT).requestTimeout(WAIT).build();
+        return ZooKeeperOptions.builder()
+                .connectTimeout(WAIT)
+                .requestTimeout(WAIT)
+                .build();
     }
 
     private ZooKeeperDiscoBackend backend(Duration ttl) {
         DefaultZookeeperFactory factory = new DefaultZookeeperFactory();
-        return ZooKeeperDiscoBackend.over(CuratorFrameworkFactory.builder()
-                .connectString(connectString)
-                .sessionTimeoutMs((int) ttl.toMillis())
-                .connectionTimeoutMs((int) Math.min(ttl.toMillis(), 5_000))
-                .retryPolicy(new RetryNTimes(3, 100))
-                .zookeeperFactory((cs, timeout, watcher, canBeReadOnly) -> {
-                    ZooKeeper handle = factory.newZooKeeper(cs, timeout, watcher, canBeReadOnly);
-                    handles.removeIf(h -> !h.getState().isAlive());
-                    handles.add(handle);
-                    return handle;
-                }), options());
+        return ZooKeeperDiscoBackend.over(
+                CuratorFrameworkFactory.builder()
+                        .connectString(connectString)
+                        .sessionTimeoutMs((int) ttl.toMillis())
+                        .connectionTimeoutMs((int) Math.min(ttl.toMillis(), 5_000))
+                        .retryPolicy(new RetryNTimes(3, 100))
+                        .zookeeperFactory((cs, timeout, watcher, canBeReadOnly) -> {
+                            ZooKeeper handle = factory.newZooKeeper(cs, timeout, watcher, canBeReadOnly);
+                            handles.removeIf(h -> !h.getState().isAlive());
+                            handles.add(handle);
+                            return handle;
+                        }),
+                options());
     }
 
     @Override
@@ -118,15 +128,23 @@ public final class ZooKeeperDemoBackend implements DemoBackend {
     @Override
     public String freeze(DiscoBackend.Owner owner) {
         long id = Long.parseUnsignedLong(owner.id(), 16);
-        ZooKeeper handle = handles.stream().filter(h -> h.getSessionId() == id).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("session 0x" + owner.id() + " is not one of this backend's"));
+        ZooKeeper handle = handles.stream()
+                .filter(h -> h.getSessionId() == id)
+                .findFirst()
+                .orElseThrow(() ->
+                        new IllegalArgumentException("session 0x" + owner.id() + " is not one of this backend's"));
         CountDownLatch attached = new CountDownLatch(1);
         try {
-            ZooKeeper twin = new ZooKeeper(connectString, handle.getSessionTimeout(), e -> {
-                if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                    attached.countDown();
-                }
-            }, id, handle.getSessionPasswd());
+            ZooKeeper twin = new ZooKeeper(
+                    connectString,
+                    handle.getSessionTimeout(),
+                    e -> {
+                        if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                            attached.countDown();
+                        }
+                    },
+                    id,
+                    handle.getSessionPasswd());
             try {
                 if (!attached.await(WAIT.toSeconds(), TimeUnit.SECONDS)) {
                     throw new IllegalStateException("could not attach to session 0x" + owner.id());
@@ -140,8 +158,8 @@ public final class ZooKeeperDemoBackend implements DemoBackend {
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
-        return "its pings stop; ZooKeeper ends its session, as after " + owner.ttl().toSeconds()
-                + " s without a ping (the demo ends it at once)";
+        return "its pings stop; ZooKeeper ends its session, as after "
+                + owner.ttl().toSeconds() + " s without a ping (the demo ends it at once)";
     }
 
     @Override

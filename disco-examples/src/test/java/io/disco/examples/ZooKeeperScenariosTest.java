@@ -41,21 +41,27 @@ class ZooKeeperScenariosTest {
     @Test
     void theDatabaseRejectsTheZombieAndAForgedToken() {
         DbExample.Result r = DbExample.run(backend, ns() + "/lock/db", Duration.ofSeconds(2));
-        assertEquals("VERDICT lock/db: zombie write rejected by the database (0 rows updated), forged token refused"
-                + " (not issued) — OK", r.verdict().line());
+        assertEquals(
+                "VERDICT lock/db: zombie write rejected by the database (0 rows updated), forged token refused"
+                        + " (not issued) — OK",
+                r.verdict().line());
         assertEquals("written by B", r.finalData());
     }
 
     @Test
     void theFrozenWorkersSlotGoesToTheWaiter() {
         Verdict v = SemaphoreExample.run(backend, ns() + "/semaphore", Duration.ofSeconds(2));
-        assertEquals("VERDICT semaphore/basic: two holders wrote side by side, the frozen worker's write was rejected"
-                + " on its reassigned slot — OK", v.line());
+        assertEquals(
+                "VERDICT semaphore/basic: two holders wrote side by side, the frozen worker's write was rejected"
+                        + " on its reassigned slot — OK",
+                v.line());
     }
 
     @Test
     void aScenarioThatDoesNotApplySaysSo() {
-        assertEquals("VERDICT boot/two-instances: not applicable on ZooKeeper: etcd only — N/A",
-                Verdict.notApplicable("boot/two-instances", "not applicable on ZooKeeper: etcd only").line());
+        assertEquals(
+                "VERDICT boot/two-instances: not applicable on ZooKeeper: etcd only — N/A",
+                Verdict.notApplicable("boot/two-instances", "not applicable on ZooKeeper: etcd only")
+                        .line());
     }
 }

@@ -20,13 +20,11 @@ import java.util.function.Supplier;
 public final class FencingGrpc {
 
     /** The metadata key that carries the token, as its canonical decimal text. */
-    public static final Metadata.Key<String> KEY =
-            Metadata.Key.of("x-fencing-token", Metadata.ASCII_STRING_MARSHALLER);
+    public static final Metadata.Key<String> KEY = Metadata.Key.of("x-fencing-token", Metadata.ASCII_STRING_MARSHALLER);
 
     private static final String FIELD = "x-fencing-token metadata";
 
-    private FencingGrpc() {
-    }
+    private FencingGrpc() {}
 
     /**
      * A new metadata object holding {@code token} under {@link #KEY} and nothing else, for
@@ -74,8 +72,8 @@ public final class FencingGrpc {
                 return new ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, callOptions)) {
                     @Override
                     public void start(Listener<RespT> responseListener, Metadata headers) {
-                        FencingToken token = Objects.requireNonNull(
-                                current.get(), "the fencing token supplier returned null");
+                        FencingToken token =
+                                Objects.requireNonNull(current.get(), "the fencing token supplier returned null");
                         headers.discardAll(KEY);
                         headers.put(KEY, token.toString());
                         super.start(responseListener, headers);

@@ -17,8 +17,7 @@ public final class FencingHttp {
 
     private static final String FIELD = HEADER + " header";
 
-    private FencingHttp() {
-    }
+    private FencingHttp() {}
 
     /**
      * Sets the {@value #HEADER} header of {@code builder} to {@code token}, replacing any value it

@@ -77,14 +77,15 @@ public final class FencingToken implements Comparable<FencingToken> {
         for (int i = 0; i < n; i++) {
             char c = text.charAt(i);
             if (c < '0' || c > '9') {
-                throw new MalformedTokenException(describe(Character.codePointAt(text, i), i)
-                        + ": a fencing token is a plain decimal number");
+                throw new MalformedTokenException(
+                        describe(Character.codePointAt(text, i), i) + ": a fencing token is a plain decimal number");
             }
         }
         if (text.charAt(0) == '0') {
-            throw new MalformedTokenException(n == 1
-                    ? "fencing token must be at least 1, got 0"
-                    : "fencing token has a leading zero: write it without one");
+            throw new MalformedTokenException(
+                    n == 1
+                            ? "fencing token must be at least 1, got 0"
+                            : "fencing token has a leading zero: write it without one");
         }
         long v = 0;
         for (int i = 0; i < n; i++) {

@@ -32,8 +32,7 @@ import java.util.Objects;
  */
 public final class Timeouts {
 
-    private Timeouts() {
-    }
+    private Timeouts() {}
 
     /**
      * @param timeout a wait's timeout

@@ -22,13 +22,16 @@ class FencingGrpcTest {
 
     @Test
     void fromMetadataTakesExactlyOneValue() {
-        assertEquals("missing x-fencing-token metadata",
+        assertEquals(
+                "missing x-fencing-token metadata",
                 assertThrows(MalformedTokenException.class, () -> FencingGrpc.fromMetadata(new Metadata()))
                         .getMessage());
         Metadata twice = FencingGrpc.metadata(FencingToken.of(5));
         twice.put(FencingGrpc.KEY, "5");
-        assertEquals("repeated x-fencing-token metadata: send exactly one fencing token",
-                assertThrows(MalformedTokenException.class, () -> FencingGrpc.fromMetadata(twice)).getMessage());
+        assertEquals(
+                "repeated x-fencing-token metadata: send exactly one fencing token",
+                assertThrows(MalformedTokenException.class, () -> FencingGrpc.fromMetadata(twice))
+                        .getMessage());
         Metadata hex = new Metadata();
         hex.put(FencingGrpc.KEY, "0x10");
         assertThrows(MalformedTokenException.class, () -> FencingGrpc.fromMetadata(hex));

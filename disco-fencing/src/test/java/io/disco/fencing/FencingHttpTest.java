@@ -24,14 +24,20 @@ class FencingHttpTest {
     @Test
     void parseHeaderTakesExactlyOneValue() {
         assertEquals(FencingToken.of(51), FencingHttp.parseHeader(List.of("51")));
-        assertEquals("missing X-Fencing-Token header",
-                assertThrows(MalformedTokenException.class, () -> FencingHttp.parseHeader(List.of())).getMessage());
-        assertEquals("missing X-Fencing-Token header",
-                assertThrows(MalformedTokenException.class, () -> FencingHttp.parseHeader(null)).getMessage());
-        assertEquals("repeated X-Fencing-Token header: send exactly one fencing token",
+        assertEquals(
+                "missing X-Fencing-Token header",
+                assertThrows(MalformedTokenException.class, () -> FencingHttp.parseHeader(List.of()))
+                        .getMessage());
+        assertEquals(
+                "missing X-Fencing-Token header",
+                assertThrows(MalformedTokenException.class, () -> FencingHttp.parseHeader(null))
+                        .getMessage());
+        assertEquals(
+                "repeated X-Fencing-Token header: send exactly one fencing token",
                 assertThrows(MalformedTokenException.class, () -> FencingHttp.parseHeader(List.of("5", "5")))
                         .getMessage());
-        assertEquals("fencing token has a sign '-' at index 0: a fencing token is a plain decimal number",
+        assertEquals(
+                "fencing token has a sign '-' at index 0: a fencing token is a plain decimal number",
                 assertThrows(MalformedTokenException.class, () -> FencingHttp.parseHeader(List.of("-1")))
                         .getMessage());
     }

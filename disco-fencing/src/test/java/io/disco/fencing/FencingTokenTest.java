@@ -49,14 +49,17 @@ class FencingTokenTest {
     @MethodSource("malformed")
     void parseRejectsMalformedTextNamingTheProblem(String text, String message) {
         MalformedTokenException e = assertThrows(MalformedTokenException.class, () -> FencingToken.parse(text));
-        assertEquals(message + (message.contains(" at index ") ? ": a fencing token is a plain decimal number" : ""),
+        assertEquals(
+                message + (message.contains(" at index ") ? ": a fencing token is a plain decimal number" : ""),
                 e.getMessage());
     }
 
     @Test
     void parseRejectsNullAsMissing() {
-        assertEquals("fencing token is missing",
-                assertThrows(MalformedTokenException.class, () -> FencingToken.parse(null)).getMessage());
+        assertEquals(
+                "fencing token is missing",
+                assertThrows(MalformedTokenException.class, () -> FencingToken.parse(null))
+                        .getMessage());
     }
 
     @Test
@@ -64,7 +67,9 @@ class FencingTokenTest {
         assertEquals(1, FencingToken.parse("1").value());
         assertEquals(10, FencingToken.parse("10").value());
         assertEquals(Long.MAX_VALUE, FencingToken.parse("9223372036854775807").value());
-        assertEquals(Long.MAX_VALUE - 1, FencingToken.parse(new StringBuilder("9223372036854775806")).value());
+        assertEquals(
+                Long.MAX_VALUE - 1,
+                FencingToken.parse(new StringBuilder("9223372036854775806")).value());
     }
 
     @Test

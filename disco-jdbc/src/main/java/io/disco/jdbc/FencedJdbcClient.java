@@ -75,7 +75,9 @@ public final class FencedJdbcClient {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(token, "token");
         List<String> columns = table.columns(values);
-        attempts(() -> conditionalUpdate(id, token, columns, values) == 1 ? null : rejected(id, token, storedToken(id), false));
+        attempts(() -> conditionalUpdate(id, token, columns, values) == 1
+                ? null
+                : rejected(id, token, storedToken(id), false));
     }
 
     /**
@@ -88,8 +90,10 @@ public final class FencedJdbcClient {
             try {
                 failure = attempt.get();
             } catch (DataAccessException e) {
-                if (n < FencedTable.MAX_ATTEMPTS && !TransactionSynchronizationManager.isActualTransactionActive()
-                        && e.getMostSpecificCause() instanceof SQLException sql && RetryingTransaction.isRetryable(sql)) {
+                if (n < FencedTable.MAX_ATTEMPTS
+                        && !TransactionSynchronizationManager.isActualTransactionActive()
+                        && e.getMostSpecificCause() instanceof SQLException sql
+                        && RetryingTransaction.isRetryable(sql)) {
                     continue;
                 }
                 throw e;
@@ -97,7 +101,9 @@ public final class FencedJdbcClient {
             if (failure == null) {
                 return;
             }
-            if (!(failure instanceof ConcurrencyFailureException) || n >= FencedTable.MAX_ATTEMPTS || !statementSnapshots()) {
+            if (!(failure instanceof ConcurrencyFailureException)
+                    || n >= FencedTable.MAX_ATTEMPTS
+                    || !statementSnapshots()) {
                 throw failure;
             }
         }
@@ -109,7 +115,9 @@ public final class FencedJdbcClient {
             return true;
         }
         Integer level = TransactionSynchronizationManager.getCurrentTransactionIsolationLevel();
-        return level == null || level == Connection.TRANSACTION_READ_COMMITTED || level == Connection.TRANSACTION_READ_UNCOMMITTED;
+        return level == null
+                || level == Connection.TRANSACTION_READ_COMMITTED
+                || level == Connection.TRANSACTION_READ_UNCOMMITTED;
     }
 
     /**
@@ -132,7 +140,8 @@ public final class FencedJdbcClient {
         attempts(() -> insertOrAdvanceOnce(id, token, columns, values));
     }
 
-    private RuntimeException insertOrAdvanceOnce(Object id, FencingToken token, List<String> columns, Map<String, ?> values) {
+    private RuntimeException insertOrAdvanceOnce(
+            Object id, FencingToken token, List<String> columns, Map<String, ?> values) {
         if (conditionalUpdate(id, token, columns, values) == 1) {
             return null;
         }
@@ -179,7 +188,8 @@ public final class FencedJdbcClient {
     }
 
     private OptionalLong storedToken(Object id) {
-        Optional<Long> stored = jdbc.sql(table.selectTokenSql()).param(id).query(Long.class).optional();
+        Optional<Long> stored =
+                jdbc.sql(table.selectTokenSql()).param(id).query(Long.class).optional();
         return stored.map(OptionalLong::of).orElseGet(OptionalLong::empty);
     }
 

@@ -134,8 +134,8 @@ public final class FencedTable {
         for (String column : columns) {
             check(COLUMN, column, "values' column");
             if (column.equalsIgnoreCase(idColumn) || column.equalsIgnoreCase(tokenColumn)) {
-                throw new IllegalArgumentException("values must not set the id or token column ('" + column
-                        + "'): the fenced write sets them");
+                throw new IllegalArgumentException(
+                        "values must not set the id or token column ('" + column + "'): the fenced write sets them");
             }
         }
         return columns;
@@ -150,13 +150,19 @@ public final class FencedTable {
         for (String column : columns) {
             sql.append(column).append(" = ?, ");
         }
-        return sql.append(tokenColumn).append(" = ? WHERE ").append(idColumn).append(" = ? AND ")
-                .append(tokenColumn).append(" <= ?").toString();
+        return sql.append(tokenColumn)
+                .append(" = ? WHERE ")
+                .append(idColumn)
+                .append(" = ? AND ")
+                .append(tokenColumn)
+                .append(" <= ?")
+                .toString();
     }
 
     /** {@code INSERT INTO table (id, c1, ..., token) VALUES (?, ?, ..., ?)}; parameters: id, the values, token. */
     String insertSql(List<String> columns) {
-        StringBuilder sql = new StringBuilder("INSERT INTO ").append(table).append(" (").append(idColumn);
+        StringBuilder sql =
+                new StringBuilder("INSERT INTO ").append(table).append(" (").append(idColumn);
         for (String column : columns) {
             sql.append(", ").append(column);
         }
@@ -190,13 +196,17 @@ public final class FencedTable {
      * @throws IllegalArgumentException if a column of {@code values} is not a plain identifier, or is the id
      *         or token column
      */
-    public void update(Connection connection, Object id, FencingToken token, Map<String, ?> values) throws SQLException {
+    public void update(Connection connection, Object id, FencingToken token, Map<String, ?> values)
+            throws SQLException {
         Objects.requireNonNull(connection, "connection");
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(token, "token");
         List<String> columns = columns(values);
-        attempts(connection, () -> conditionalUpdate(connection, id, token, columns, values) == 1 ? null
-                : rejectedFor(id, token, storedToken(connection, id), false));
+        attempts(
+                connection,
+                () -> conditionalUpdate(connection, id, token, columns, values) == 1
+                        ? null
+                        : rejectedFor(id, token, storedToken(connection, id), false));
     }
 
     /** One run of a write's statements: null when it wrote, else why not. */
@@ -224,7 +234,8 @@ public final class FencedTable {
             if (failure == null) {
                 return;
             }
-            if (!(failure instanceof SQLTransactionRollbackException) || n >= MAX_ATTEMPTS
+            if (!(failure instanceof SQLTransactionRollbackException)
+                    || n >= MAX_ATTEMPTS
                     || !statementSnapshots(connection)) {
                 if (failure instanceof RuntimeException unchecked) {
                     throw unchecked;
@@ -270,8 +281,9 @@ public final class FencedTable {
         attempts(connection, () -> insertOrAdvanceOnce(connection, id, token, columns, values));
     }
 
-    private Exception insertOrAdvanceOnce(Connection connection, Object id, FencingToken token, List<String> columns,
-                                          Map<String, ?> values) throws SQLException {
+    private Exception insertOrAdvanceOnce(
+            Connection connection, Object id, FencingToken token, List<String> columns, Map<String, ?> values)
+            throws SQLException {
         if (conditionalUpdate(connection, id, token, columns, values) == 1) {
             return null;
         }
@@ -313,8 +325,9 @@ public final class FencedTable {
         return e.getSQLState() != null && e.getSQLState().startsWith("23");
     }
 
-    private int conditionalUpdate(Connection connection, Object id, FencingToken token, List<String> columns,
-                                  Map<String, ?> values) throws SQLException {
+    private int conditionalUpdate(
+            Connection connection, Object id, FencingToken token, List<String> columns, Map<String, ?> values)
+            throws SQLException {
         try (PreparedStatement update = connection.prepareStatement(updateSql(columns))) {
             int i = 1;
             for (String column : columns) {
@@ -348,9 +361,11 @@ public final class FencedTable {
      */
     Exception rejectedFor(Object id, FencingToken token, OptionalLong stored, boolean afterDuplicateKey) {
         if (stored.isEmpty() && afterDuplicateKey) {
-            return new SQLTransactionRollbackException("the fenced insert into " + table + " of " + idColumn + " = " + id
-                    + " met a duplicate key, yet this transaction sees no such row: a concurrent insert its snapshot does"
-                    + " not see; run the transaction again", "40001");
+            return new SQLTransactionRollbackException(
+                    "the fenced insert into " + table + " of " + idColumn + " = " + id
+                            + " met a duplicate key, yet this transaction sees no such row: a concurrent insert its snapshot does"
+                            + " not see; run the transaction again",
+                    "40001");
         }
         if (stored.isEmpty()) {
             return new NoSuchElementException("no row in " + table + " with " + idColumn + " = " + id);
@@ -358,9 +373,11 @@ public final class FencedTable {
         if (stored.getAsLong() > token.value()) {
             return new TokenStaleException(token, FencingToken.of(stored.getAsLong()));
         }
-        return new SQLTransactionRollbackException("the fenced write of " + table + " " + idColumn + " = " + id
-                + " with token " + token + " wrote nothing, yet this transaction sees the row's token "
-                + stored.getAsLong() + ": a concurrent change it does not see; run the transaction again", "40001");
+        return new SQLTransactionRollbackException(
+                "the fenced write of " + table + " " + idColumn + " = " + id
+                        + " with token " + token + " wrote nothing, yet this transaction sees the row's token "
+                        + stored.getAsLong() + ": a concurrent change it does not see; run the transaction again",
+                "40001");
     }
 
     @Override

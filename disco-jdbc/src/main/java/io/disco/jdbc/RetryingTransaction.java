@@ -45,8 +45,7 @@ public final class RetryingTransaction {
         T run(Connection connection) throws SQLException;
     }
 
-    private RetryingTransaction() {
-    }
+    private RetryingTransaction() {}
 
     /**
      * Runs {@code work} in a transaction at {@code isolation} and commits it; again, in a new transaction,
@@ -64,8 +63,10 @@ public final class RetryingTransaction {
     public static <T> T run(DataSource dataSource, int isolation, Work<T> work) throws SQLException {
         Objects.requireNonNull(dataSource, "dataSource");
         Objects.requireNonNull(work, "work");
-        if (isolation != Connection.TRANSACTION_READ_UNCOMMITTED && isolation != Connection.TRANSACTION_READ_COMMITTED
-                && isolation != Connection.TRANSACTION_REPEATABLE_READ && isolation != Connection.TRANSACTION_SERIALIZABLE) {
+        if (isolation != Connection.TRANSACTION_READ_UNCOMMITTED
+                && isolation != Connection.TRANSACTION_READ_COMMITTED
+                && isolation != Connection.TRANSACTION_REPEATABLE_READ
+                && isolation != Connection.TRANSACTION_SERIALIZABLE) {
             throw new IllegalArgumentException("isolation must be one of Connection's TRANSACTION_* levels other than"
                     + " TRANSACTION_NONE, got " + isolation);
         }

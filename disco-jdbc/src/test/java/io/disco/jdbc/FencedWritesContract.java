@@ -56,7 +56,7 @@ abstract class FencedWritesContract {
     /** @return the count that {@code countQuery} ({@code SELECT COUNT(*) ...}) answers on {@code c} */
     static int count(Connection c, String countQuery) throws SQLException {
         try (Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery(countQuery)) {
+                ResultSet rs = st.executeQuery(countQuery)) {
             rs.next();
             return rs.getInt(1);
         }
@@ -69,8 +69,10 @@ abstract class FencedWritesContract {
     @BeforeEach
     void createTable() throws SQLException {
         tableName = "fenced_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-        try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
-            st.execute("CREATE TABLE " + tableName + " (id BIGINT PRIMARY KEY, data VARCHAR(100), fence_token BIGINT NOT NULL)");
+        try (Connection c = dataSource().getConnection();
+                Statement st = c.createStatement()) {
+            st.execute("CREATE TABLE " + tableName
+                    + " (id BIGINT PRIMARY KEY, data VARCHAR(100), fence_token BIGINT NOT NULL)");
             st.execute("INSERT INTO " + tableName + " (id, data, fence_token) VALUES (1, 'initial', 0)");
         }
         table = FencedTable.of(tableName, "id", "fence_token");
@@ -80,7 +82,8 @@ abstract class FencedWritesContract {
     @AfterEach
     void dropTable() throws SQLException {
         writers.shutdownNow();
-        try (Connection c = dataSource().getConnection(); Statement st = c.createStatement()) {
+        try (Connection c = dataSource().getConnection();
+                Statement st = c.createStatement()) {
             st.execute("DROP TABLE " + tableName);
         }
     }
@@ -92,7 +95,8 @@ abstract class FencedWritesContract {
     /** {data, token} of row {@code id}, or null. */
     Object[] row(long id) throws SQLException {
         try (Connection c = dataSource().getConnection();
-             PreparedStatement st = c.prepareStatement("SELECT data, fence_token FROM " + tableName + " WHERE id = ?")) {
+                PreparedStatement st =
+                        c.prepareStatement("SELECT data, fence_token FROM " + tableName + " WHERE id = ?")) {
             st.setLong(1, id);
             try (ResultSet rs = st.executeQuery()) {
                 return rs.next() ? new Object[] {rs.getString(1), rs.getLong(2)} : null;
@@ -113,8 +117,8 @@ abstract class FencedWritesContract {
             assertRow(1, "five", 5);
             table.update(c, 1L, t(5), Map.of("data", "five again"));
             assertRow(1, "five again", 5);
-            TokenStaleException stale = assertThrows(TokenStaleException.class,
-                    () -> table.update(c, 1L, t(4), Map.of("data", "four")));
+            TokenStaleException stale =
+                    assertThrows(TokenStaleException.class, () -> table.update(c, 1L, t(4), Map.of("data", "four")));
             assertEquals(t(4), stale.token());
             assertEquals(t(5), stale.highWater());
             assertRow(1, "five again", 5);
@@ -133,8 +137,8 @@ abstract class FencedWritesContract {
             assertRow(7, "three", 3);
             table.insertOrAdvance(c, 7L, t(8), Map.of("data", "eight"));
             assertRow(7, "eight", 8);
-            TokenStaleException stale = assertThrows(TokenStaleException.class,
-                    () -> table.insertOrAdvance(c, 7L, t(6), Map.of("data", "six")));
+            TokenStaleException stale = assertThrows(
+                    TokenStaleException.class, () -> table.insertOrAdvance(c, 7L, t(6), Map.of("data", "six")));
             assertEquals(t(8), stale.highWater());
             assertRow(7, "eight", 8);
         }
@@ -147,7 +151,8 @@ abstract class FencedWritesContract {
      */
     void olderWriterBehindANewerOneLoses(int isolation, boolean insert) throws Exception {
         long id = insert ? 100 : 1;
-        try (Connection newer = dataSource().getConnection(); Connection probe = dataSource().getConnection()) {
+        try (Connection newer = dataSource().getConnection();
+                Connection probe = dataSource().getConnection()) {
             newer.setAutoCommit(false);
             newer.setTransactionIsolation(isolation);
             write(newer, insert, id, t(20), "newer");
@@ -173,7 +178,8 @@ abstract class FencedWritesContract {
      */
     void newerWriterBehindAnOlderOneWins(int isolation) throws Exception {
         List<String> attempts = java.util.Collections.synchronizedList(new ArrayList<>());
-        try (Connection older = dataSource().getConnection(); Connection probe = dataSource().getConnection()) {
+        try (Connection older = dataSource().getConnection();
+                Connection probe = dataSource().getConnection()) {
             older.setAutoCommit(false);
             older.setTransactionIsolation(isolation);
             table.update(older, 1L, t(10), Map.of("data", "older"));
@@ -192,7 +198,9 @@ abstract class FencedWritesContract {
             newer.get(20, TimeUnit.SECONDS);
         }
         assertRow(1, "newer", 20);
-        assertEquals(isolation == Connection.TRANSACTION_SERIALIZABLE ? List.of("40001", "written") : List.of("written"), attempts);
+        assertEquals(
+                isolation == Connection.TRANSACTION_SERIALIZABLE ? List.of("40001", "written") : List.of("written"),
+                attempts);
     }
 
     void write(Connection c, boolean insert, long id, FencingToken token, String data) throws SQLException {
@@ -243,7 +251,11 @@ abstract class FencedWritesContract {
     }
 
     /** How a free race's writer runs its write. */
-    enum Mode { RETRYING_TRANSACTION, PLAIN_TRANSACTION, AUTO_COMMIT }
+    enum Mode {
+        RETRYING_TRANSACTION,
+        PLAIN_TRANSACTION,
+        AUTO_COMMIT
+    }
 
     void freeRaces(int isolation, Mode mode) throws Exception {
         for (int round = 1; round <= 6; round++) {
@@ -327,7 +339,10 @@ abstract class FencedWritesContract {
         FencedJdbcClient client = new FencedJdbcClient(JdbcClient.create(dataSource()), table);
         client.update(1L, t(5), Map.of("data", "five"));
         assertRow(1, "five", 5);
-        assertEquals(t(5), assertThrows(TokenStaleException.class, () -> client.update(1L, t(4), Map.of("data", "x"))).highWater());
+        assertEquals(
+                t(5),
+                assertThrows(TokenStaleException.class, () -> client.update(1L, t(4), Map.of("data", "x")))
+                        .highWater());
         assertThrows(NoSuchElementException.class, () -> client.update(2L, t(5), Map.of("data", "x")));
         client.insertOrAdvance(2L, t(6), Map.of("data", "six"));
         assertRow(2, "six", 6);
@@ -335,7 +350,8 @@ abstract class FencedWritesContract {
         // in a Spring transaction, an older first insert racing a newer one: the duplicate is undone to a
         // savepoint, the conditional update finds the newer row, the older loses and the transaction goes on
         TransactionTemplate tx = new TransactionTemplate(new DataSourceTransactionManager(dataSource()));
-        try (Connection newer = dataSource().getConnection(); Connection probe = dataSource().getConnection()) {
+        try (Connection newer = dataSource().getConnection();
+                Connection probe = dataSource().getConnection()) {
             newer.setAutoCommit(false);
             table.insertOrAdvance(newer, 3L, t(20), Map.of("data", "newer"));
             Future<String> older = writers.submit(() -> tx.execute(status -> {
@@ -383,7 +399,8 @@ abstract class FencedWritesContract {
      */
     void newerWriterSeesTheOlderFirstInsertCommitBetweenItsStatements(boolean autoCommit) throws Exception {
         try (Connection older = dataSource().getConnection();
-             Connection newer = Interleaving.connection(dataSource().getConnection(), once("SELECT", sql -> older.commit()))) {
+                Connection newer =
+                        Interleaving.connection(dataSource().getConnection(), once("SELECT", sql -> older.commit()))) {
             older.setAutoCommit(false);
             older.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
             table.insertOrAdvance(older, 100L, t(20), Map.of("data", "older"));
@@ -416,7 +433,8 @@ abstract class FencedWritesContract {
      */
     void snapshotNewerWriterIsAbortedAndWinsOnTheRetry(int isolation) throws Exception {
         List<String> attempts = java.util.Collections.synchronizedList(new ArrayList<>());
-        DataSource hooked = Interleaving.dataSource(dataSource(), once("SELECT", sql -> committedFirstInsert(100, 20, "older")));
+        DataSource hooked =
+                Interleaving.dataSource(dataSource(), once("SELECT", sql -> committedFirstInsert(100, 20, "older")));
         RetryingTransaction.run(hooked, isolation, c -> {
             try {
                 table.insertOrAdvance(c, 100L, t(21), Map.of("data", "newer"));
@@ -448,8 +466,9 @@ abstract class FencedWritesContract {
      */
     @Test
     void autoCommitRunsAStatementAbortedForSerializationAgain() throws Exception {
-        try (Connection older = dataSource().getConnection(); Connection newer = dataSource().getConnection();
-             Connection probe = dataSource().getConnection()) {
+        try (Connection older = dataSource().getConnection();
+                Connection newer = dataSource().getConnection();
+                Connection probe = dataSource().getConnection()) {
             older.setAutoCommit(false);
             table.update(older, 1L, t(20), Map.of("data", "older"));
             newer.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
@@ -474,19 +493,20 @@ abstract class FencedWritesContract {
     void runningTheStatementsAgainIsBounded() throws Exception {
         AtomicInteger updates = new AtomicInteger();
         try (Connection other = dataSource().getConnection();
-             Connection newer = Interleaving.connection(dataSource().getConnection(), sql -> {
-                 try (Statement st = other.createStatement()) {
-                     if (sql.startsWith("UPDATE")) {
-                         updates.incrementAndGet();
-                         st.execute("DELETE FROM " + tableName + " WHERE id = 1");
-                     } else if (sql.startsWith("SELECT")) {
-                         st.execute("INSERT INTO " + tableName + " (id, data, fence_token) VALUES (1, 'other', 5)");
-                     }
-                 }
-             })) {
+                Connection newer = Interleaving.connection(dataSource().getConnection(), sql -> {
+                    try (Statement st = other.createStatement()) {
+                        if (sql.startsWith("UPDATE")) {
+                            updates.incrementAndGet();
+                            st.execute("DELETE FROM " + tableName + " WHERE id = 1");
+                        } else if (sql.startsWith("SELECT")) {
+                            st.execute("INSERT INTO " + tableName + " (id, data, fence_token) VALUES (1, 'other', 5)");
+                        }
+                    }
+                })) {
             newer.setAutoCommit(false);
             newer.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-            SQLException e = assertThrows(SQLException.class, () -> table.update(newer, 1L, t(21), Map.of("data", "newer")));
+            SQLException e =
+                    assertThrows(SQLException.class, () -> table.update(newer, 1L, t(21), Map.of("data", "newer")));
             assertEquals("40001", e.getSQLState(), e.toString());
             assertEquals(FencedTable.MAX_ATTEMPTS, updates.get());
             newer.rollback();
@@ -507,7 +527,8 @@ abstract class FencedWritesContract {
             Integer isolation = levels[i];
             long id = 200 + i;
             AtomicReference<Connection> older = new AtomicReference<>();
-            DataSource hooked = Interleaving.dataSource(dataSource(), once("SELECT", sql -> older.get().commit()));
+            DataSource hooked = Interleaving.dataSource(
+                    dataSource(), once("SELECT", sql -> older.get().commit()));
             FencedJdbcClient client = new FencedJdbcClient(JdbcClient.create(hooked), table);
             try (Connection first = dataSource().getConnection()) {
                 older.set(first);
@@ -520,10 +541,12 @@ abstract class FencedWritesContract {
                     TransactionTemplate tx = new TransactionTemplate(new DataSourceTransactionManager(hooked));
                     tx.setIsolationLevel(isolation);
                     if (isolation == Connection.TRANSACTION_SERIALIZABLE) {
-                        assertThrows(ConcurrencyFailureException.class, () -> tx.executeWithoutResult(status -> {
-                            client.update(1L, t(21), Map.of("data", "snapshot")); // the snapshot is taken here
-                            write.run();
-                        }));
+                        assertThrows(
+                                ConcurrencyFailureException.class,
+                                () -> tx.executeWithoutResult(status -> {
+                                    client.update(1L, t(21), Map.of("data", "snapshot")); // the snapshot is taken here
+                                    write.run();
+                                }));
                         continue;
                     }
                     tx.executeWithoutResult(status -> write.run());

@@ -23,15 +23,16 @@ final class Interleaving {
         void before(String sql) throws SQLException;
     }
 
-    private Interleaving() {
-    }
+    private Interleaving() {}
 
     /** @return {@code real}'s connections, each with {@code hook} */
     static DataSource dataSource(DataSource real, Hook hook) {
         Objects.requireNonNull(hook, "hook");
         return proxy(DataSource.class, real, (method, args) -> {
             Object result = method.invoke(real, args);
-            return result instanceof Connection c && method.getName().equals("getConnection") ? connection(c, hook) : result;
+            return result instanceof Connection c && method.getName().equals("getConnection")
+                    ? connection(c, hook)
+                    : result;
         });
     }
 

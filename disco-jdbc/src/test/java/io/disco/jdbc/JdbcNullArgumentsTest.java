@@ -23,7 +23,8 @@ class JdbcNullArgumentsTest {
     void everyPublicMethodRejectsNullNamingTheParameter() throws Exception {
         JdbcDataSource h2 = new JdbcDataSource();
         h2.setURL("jdbc:h2:mem:nulls-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
-        try (Connection c = h2.getConnection(); Statement st = c.createStatement()) {
+        try (Connection c = h2.getConnection();
+                Statement st = c.createStatement()) {
             st.execute("CREATE TABLE t (id BIGINT PRIMARY KEY, data VARCHAR(100), fence_token BIGINT NOT NULL)");
             FencedTable table = FencedTable.of("t", "id", "fence_token");
             Map<Class<?>, Object> samples = new HashMap<>();

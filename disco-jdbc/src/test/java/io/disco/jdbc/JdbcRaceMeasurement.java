@@ -43,9 +43,14 @@ class JdbcRaceMeasurement {
     static final PostgresExtension PG = PostgresExtension.shared();
 
     private static final int RACES = Integer.getInteger("races", 200);
-    private static final int[] LEVELS = {Connection.TRANSACTION_READ_UNCOMMITTED, Connection.TRANSACTION_READ_COMMITTED,
-        Connection.TRANSACTION_REPEATABLE_READ, Connection.TRANSACTION_SERIALIZABLE};
-    private static final String[] LEVEL_NAMES = {"READ UNCOMMITTED", "READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE"};
+    private static final int[] LEVELS = {
+        Connection.TRANSACTION_READ_UNCOMMITTED,
+        Connection.TRANSACTION_READ_COMMITTED,
+        Connection.TRANSACTION_REPEATABLE_READ,
+        Connection.TRANSACTION_SERIALIZABLE
+    };
+    private static final String[] LEVEL_NAMES = {"READ UNCOMMITTED", "READ COMMITTED", "REPEATABLE READ", "SERIALIZABLE"
+    };
 
     static String outcome(Throwable e) {
         if (e == null) {
@@ -63,8 +68,10 @@ class JdbcRaceMeasurement {
 
     void measure(String db, DataSource ds) throws Exception {
         String table = "race_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
-        try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
-            st.execute("CREATE TABLE " + table + " (id BIGINT PRIMARY KEY, data VARCHAR(100), fence_token BIGINT NOT NULL)");
+        try (Connection c = ds.getConnection();
+                Statement st = c.createStatement()) {
+            st.execute("CREATE TABLE " + table
+                    + " (id BIGINT PRIMARY KEY, data VARCHAR(100), fence_token BIGINT NOT NULL)");
         }
         FencedTable fenced = FencedTable.of(table, "id", "fence_token");
         ExecutorService pool = Executors.newFixedThreadPool(2);
@@ -91,7 +98,8 @@ class JdbcRaceMeasurement {
                             for (int race = 0; race < RACES; race++) {
                                 long row = ++id[0];
                                 if (existing) {
-                                    try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+                                    try (Connection c = ds.getConnection();
+                                            Statement st = c.createStatement()) {
                                         st.execute("INSERT INTO " + table + " VALUES (" + row + ", 'initial', 0)");
                                     }
                                 }
@@ -121,7 +129,8 @@ class JdbcRaceMeasurement {
                                                 try {
                                                     work.run(c);
                                                     if (!autoCommit) {
-                                                        if (ThreadLocalRandom.current().nextBoolean()) {
+                                                        if (ThreadLocalRandom.current()
+                                                                .nextBoolean()) {
                                                             Thread.sleep(1);
                                                         }
                                                         c.commit();
@@ -139,16 +148,25 @@ class JdbcRaceMeasurement {
                                         }
                                     });
                                 }
-                                String key = "20 " + writers[0].get(60, TimeUnit.SECONDS) + ", 21 " + writers[1].get(60, TimeUnit.SECONDS);
-                                try (Connection c = ds.getConnection(); Statement st = c.createStatement();
-                                     ResultSet rs = st.executeQuery("SELECT fence_token FROM " + table + " WHERE id = " + row)) {
+                                String key = "20 " + writers[0].get(60, TimeUnit.SECONDS) + ", 21 "
+                                        + writers[1].get(60, TimeUnit.SECONDS);
+                                try (Connection c = ds.getConnection();
+                                        Statement st = c.createStatement();
+                                        ResultSet rs = st.executeQuery(
+                                                "SELECT fence_token FROM " + table + " WHERE id = " + row)) {
                                     key += ", row " + (rs.next() ? rs.getLong(1) : "none");
                                 }
                                 counts.merge(key, 1, Integer::sum);
                             }
-                            System.out.printf("RACE %s | %s row | %s | %s | %s | %s (%d ms)%n", db, existing ? "existing" : "missing",
-                                    LEVEL_NAMES[l], autoCommit ? "auto-commit" : "transaction",
-                                    retrying ? "RetryingTransaction" : "no retry", counts, (System.nanoTime() - start) / 1_000_000);
+                            System.out.printf(
+                                    "RACE %s | %s row | %s | %s | %s | %s (%d ms)%n",
+                                    db,
+                                    existing ? "existing" : "missing",
+                                    LEVEL_NAMES[l],
+                                    autoCommit ? "auto-commit" : "transaction",
+                                    retrying ? "RetryingTransaction" : "no retry",
+                                    counts,
+                                    (System.nanoTime() - start) / 1_000_000);
                         }
                     }
                 }

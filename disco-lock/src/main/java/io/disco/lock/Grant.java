@@ -1,7 +1,7 @@
 package io.disco.lock;
 
-import io.disco.fencing.FencingToken;
 import io.disco.fencing.Fenced;
+import io.disco.fencing.FencingToken;
 import java.util.Objects;
 
 /**

@@ -44,6 +44,7 @@ public final class DiscoMetrics implements SessionListener {
     private final Map<Long, Gauge> remaining = new ConcurrentHashMap<>();
     /** Timers by "name|primitive|service name|outcome": registered once, looked up without building ids. */
     private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+
     private final Counter renewalsOk;
     private final Counter renewalsFailed;
     private final Counter losses;
@@ -59,8 +60,13 @@ public final class DiscoMetrics implements SessionListener {
     private Timer timer(String meter, String primitive, String name, String outcome) {
         String id = meter + '|' + primitive + '|' + (nameTags ? name : "") + '|' + outcome;
         Timer t = timers.get(id);
-        return t != null ? t : timers.computeIfAbsent(id, k -> Timer.builder(meter)
-                .tags(service(primitive, name, outcome)).register(registry));
+        return t != null
+                ? t
+                : timers.computeIfAbsent(
+                        id,
+                        k -> Timer.builder(meter)
+                                .tags(service(primitive, name, outcome))
+                                .register(registry));
     }
 
     /**
@@ -82,10 +88,16 @@ public final class DiscoMetrics implements SessionListener {
     }
 
     private void sessionSeen(DiscoSession session) {
-        remaining.computeIfAbsent(session.leaseId(), id -> Gauge.builder("disco.lease.remaining", session,
-                        s -> s.remainingValidity().toNanos() / 1e9)
-                .tags("lease", Long.toHexString(id)).baseUnit("seconds")
-                .description("validity left on the lease, on the local clock").register(registry));
+        remaining.computeIfAbsent(
+                session.leaseId(),
+                id -> Gauge.builder(
+                                "disco.lease.remaining",
+                                session,
+                                s -> s.remainingValidity().toNanos() / 1e9)
+                        .tags("lease", Long.toHexString(id))
+                        .baseUnit("seconds")
+                        .description("validity left on the lease, on the local clock")
+                        .register(registry));
     }
 
     private void sessionGone(DiscoSession session) {
@@ -119,13 +131,15 @@ public final class DiscoMetrics implements SessionListener {
     }
 
     @Override
-    public void acquired(DiscoSession session, String primitive, String name, String key, FencingToken token, Duration waited) {
+    public void acquired(
+            DiscoSession session, String primitive, String name, String key, FencingToken token, Duration waited) {
         sessionSeen(session);
         timer("disco.acquisitions", primitive, name, "acquired").record(waited);
     }
 
     @Override
-    public void acquisitionFailed(DiscoSession session, String primitive, String name, Throwable cause, Duration waited) {
+    public void acquisitionFailed(
+            DiscoSession session, String primitive, String name, Throwable cause, Duration waited) {
         timer("disco.acquisitions", primitive, name, "failed").record(waited);
     }
 
@@ -148,8 +162,11 @@ public final class DiscoMetrics implements SessionListener {
     public GuardListener guard(String resource) {
         Objects.requireNonNull(resource, "resource");
         Map<String, Counter> counters = new ConcurrentHashMap<>();
-        java.util.function.Function<String, Counter> counter = outcome -> counters.computeIfAbsent(outcome,
-                o -> Counter.builder("disco.guard.requests").tags("resource", resource, "outcome", o).register(registry));
+        java.util.function.Function<String, Counter> counter = outcome -> counters.computeIfAbsent(
+                outcome,
+                o -> Counter.builder("disco.guard.requests")
+                        .tags("resource", resource, "outcome", o)
+                        .register(registry));
         Counter accepted = counter.apply("accepted");
         return new GuardListener() {
             @Override
@@ -171,7 +188,11 @@ public final class DiscoMetrics implements SessionListener {
      * @param guard the guard
      */
     public void highWater(String resource, Guard guard) {
-        Gauge.builder("disco.guard.high.water", guard, g -> g.highWater().map(t -> (double) t.value()).orElse(0.0))
-                .tags("resource", resource).register(registry);
+        Gauge.builder(
+                        "disco.guard.high.water",
+                        guard,
+                        g -> g.highWater().map(t -> (double) t.value()).orElse(0.0))
+                .tags("resource", resource)
+                .register(registry);
     }
 }

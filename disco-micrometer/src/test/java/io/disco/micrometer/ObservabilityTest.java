@@ -64,7 +64,8 @@ class ObservabilityTest {
         }
 
         @Override
-        public void acquired(DiscoSession s, String primitive, String name, String key, FencingToken token, Duration waited) {
+        public void acquired(
+                DiscoSession s, String primitive, String name, String key, FencingToken token, Duration waited) {
             add(s, "acquired " + primitive);
         }
 
@@ -85,8 +86,11 @@ class ObservabilityTest {
 
         List<String> of(DiscoSession s) {
             String p = Long.toHexString(s.leaseId()) + ":";
-            return events.stream().filter(e -> e.startsWith(p)).map(e -> e.substring(p.length()))
-                    .filter(e -> !e.equals("renewed") && !e.equals("renewalFailing")).toList();
+            return events.stream()
+                    .filter(e -> e.startsWith(p))
+                    .map(e -> e.substring(p.length()))
+                    .filter(e -> !e.equals("renewed") && !e.equals("renewalFailing"))
+                    .toList();
         }
 
         long count(String event) {
@@ -99,10 +103,14 @@ class ObservabilityTest {
      * request timeout uses it, since a new client's first request outlasted 1 s on 2 loaded cores.
      */
     private static Client client(EtcdCluster etcd) throws Exception {
-        Client client = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new))
-                .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(2))).build();
+        Client client = Client.builder()
+                .endpoints(etcd.endpoints().toArray(String[]::new))
+                .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(2)))
+                .build();
         Awaitility.await().atMost(Duration.ofSeconds(15)).ignoreExceptions().until(() -> {
-            client.getKVClient().get(io.etcd.jetcd.ByteSequence.from("/test/observability/warm-up", java.nio.charset.StandardCharsets.UTF_8))
+            client.getKVClient()
+                    .get(io.etcd.jetcd.ByteSequence.from(
+                            "/test/observability/warm-up", java.nio.charset.StandardCharsets.UTF_8))
                     .get(2, TimeUnit.SECONDS);
             return true;
         });
@@ -115,8 +123,12 @@ class ObservabilityTest {
         String name = "/test/observability/" + UUID.randomUUID();
         Recorder recorder = new Recorder();
         MeterRegistry registry = new SimpleMeterRegistry();
-        EtcdOptions options = EtcdOptions.builder().ttl(Duration.ofSeconds(2)).requestTimeout(Duration.ofSeconds(1))
-                .listener(recorder).listener(DiscoMetrics.of(registry)).build();
+        EtcdOptions options = EtcdOptions.builder()
+                .ttl(Duration.ofSeconds(2))
+                .requestTimeout(Duration.ofSeconds(1))
+                .listener(recorder)
+                .listener(DiscoMetrics.of(registry))
+                .build();
         try (Client client = client(etcd)) {
             EtcdSession first = EtcdSession.open(client, options);
             LockService lock = first.newLock(name);
@@ -128,7 +140,9 @@ class ObservabilityTest {
             etcd.stopMember(0);
             try {
                 first.done().toCompletableFuture().get(10, TimeUnit.SECONDS);
-                Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> recorder.of(first).contains("lost"));
+                Awaitility.await()
+                        .atMost(Duration.ofSeconds(5))
+                        .until(() -> recorder.of(first).contains("lost"));
                 assertEquals(EtcdSession.State.LOST, first.state());
                 assertEquals(Duration.ZERO, first.remainingValidity());
                 assertTrue(recorder.count("renewalFailing") >= 1, "failing renewals were told before the loss");
@@ -137,8 +151,10 @@ class ObservabilityTest {
             }
             assertEquals(List.of("acquired lock", "grantLost lock", "lost"), recorder.of(first));
             int lostAt = recorder.events.indexOf(Long.toHexString(first.leaseId()) + ":lost");
-            assertTrue(recorder.events.subList(lostAt + 1, recorder.events.size()).stream()
-                    .noneMatch(e -> e.startsWith(Long.toHexString(first.leaseId()))), "nothing after the loss");
+            assertTrue(
+                    recorder.events.subList(lostAt + 1, recorder.events.size()).stream()
+                            .noneMatch(e -> e.startsWith(Long.toHexString(first.leaseId()))),
+                    "nothing after the loss");
             lock.close();
             first.close();
 
@@ -147,26 +163,54 @@ class ObservabilityTest {
                 again.lock(Duration.ofSeconds(30));
                 again.unlock();
                 assertThrows(java.util.concurrent.TimeoutException.class, () -> {
-                    try (EtcdSession other = EtcdSession.open(client, options); LockService blocked = other.newLock(name)) {
+                    try (EtcdSession other = EtcdSession.open(client, options);
+                            LockService blocked = other.newLock(name)) {
                         again.lock(Duration.ofSeconds(10));
                         blocked.lock(Duration.ofMillis(200));
                     }
                 });
             }
             second.close();
-            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> recorder.of(second).contains("closed"));
-            assertEquals(List.of("acquired lock", "released lock", "acquired lock", "released lock", "closed"),
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() -> recorder.of(second).contains("closed"));
+            assertEquals(
+                    List.of("acquired lock", "released lock", "acquired lock", "released lock", "closed"),
                     recorder.of(second));
         }
-        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> registry.find("disco.lease.remaining").gauges().isEmpty());
-        assertEquals(recorder.count("acquired lock"), registry.get("disco.acquisitions").tag("outcome", "acquired").timer().count());
-        assertEquals(recorder.count("acquisitionFailed lock"), registry.get("disco.acquisitions").tag("outcome", "failed").timer().count());
-        assertEquals(recorder.count("released lock"), registry.get("disco.holds").tag("outcome", "released").timer().count());
-        assertEquals(1, registry.get("disco.holds").tag("outcome", "lost").timer().count());
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> registry.find("disco.lease.remaining").gauges().isEmpty());
+        assertEquals(
+                recorder.count("acquired lock"),
+                registry.get("disco.acquisitions")
+                        .tag("outcome", "acquired")
+                        .timer()
+                        .count());
+        assertEquals(
+                recorder.count("acquisitionFailed lock"),
+                registry.get("disco.acquisitions")
+                        .tag("outcome", "failed")
+                        .timer()
+                        .count());
+        assertEquals(
+                recorder.count("released lock"),
+                registry.get("disco.holds").tag("outcome", "released").timer().count());
+        assertEquals(
+                1, registry.get("disco.holds").tag("outcome", "lost").timer().count());
         assertEquals(1.0, registry.get("disco.lease.losses").counter().count());
-        assertEquals((double) recorder.count("renewed"), registry.get("disco.lease.renewals").tag("outcome", "ok").counter().count());
-        assertEquals((double) recorder.count("renewalFailing"),
-                registry.get("disco.lease.renewals").tag("outcome", "failed").counter().count());
+        assertEquals(
+                (double) recorder.count("renewed"),
+                registry.get("disco.lease.renewals")
+                        .tag("outcome", "ok")
+                        .counter()
+                        .count());
+        assertEquals(
+                (double) recorder.count("renewalFailing"),
+                registry.get("disco.lease.renewals")
+                        .tag("outcome", "failed")
+                        .counter()
+                        .count());
     }
 
     @Test
@@ -188,12 +232,22 @@ class ObservabilityTest {
             }
         };
         try (Client client = client(ETCD.cluster());
-             EtcdSession session = EtcdSession.open(client, EtcdOptions.builder().ttl(Duration.ofSeconds(2))
-                     .listener(throwing).listener(slow).build())) {
-            Awaitility.await().pollDelay(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(6)).until(() -> true);
+                EtcdSession session = EtcdSession.open(
+                        client,
+                        EtcdOptions.builder()
+                                .ttl(Duration.ofSeconds(2))
+                                .listener(throwing)
+                                .listener(slow)
+                                .build())) {
+            Awaitility.await()
+                    .pollDelay(Duration.ofSeconds(5))
+                    .atMost(Duration.ofSeconds(6))
+                    .until(() -> true);
             assertFalse(session.done().toCompletableFuture().isDone(), "the lease outlived the stuck listener by far");
             assertEquals(EtcdSession.State.ALIVE, session.state());
-            assertTrue(session.remainingValidity().toMillis() > 500, session.remainingValidity().toString());
+            assertTrue(
+                    session.remainingValidity().toMillis() > 500,
+                    session.remainingValidity().toString());
         }
     }
 
@@ -201,7 +255,10 @@ class ObservabilityTest {
     void guardMetersCountDecisionsAndShowTheMark() throws Exception {
         MeterRegistry registry = new SimpleMeterRegistry();
         DiscoMetrics metrics = DiscoMetrics.of(registry);
-        Guard guard = Guard.builder().listener(metrics.guard("orders")).drainTimeout(Duration.ofMillis(50)).build();
+        Guard guard = Guard.builder()
+                .listener(metrics.guard("orders"))
+                .drainTimeout(Duration.ofMillis(50))
+                .build();
         metrics.highWater("orders", guard);
         guard.check(FencingToken.of(5));
         guard.check(FencingToken.of(5));
@@ -209,9 +266,29 @@ class ObservabilityTest {
         try (Guard.Admission a = guard.admit(FencingToken.of(6))) {
             assertThrows(io.disco.fencing.guard.DrainTimeoutException.class, () -> guard.admit(FencingToken.of(7)));
         }
-        assertEquals(3.0, registry.get("disco.guard.requests").tag("outcome", "accepted").counter().count());
-        assertEquals(1.0, registry.get("disco.guard.requests").tag("outcome", "stale").counter().count());
-        assertEquals(1.0, registry.get("disco.guard.requests").tag("outcome", "drain_timeout").counter().count());
-        assertEquals(7.0, registry.get("disco.guard.high.water").tag("resource", "orders").gauge().value());
+        assertEquals(
+                3.0,
+                registry.get("disco.guard.requests")
+                        .tag("outcome", "accepted")
+                        .counter()
+                        .count());
+        assertEquals(
+                1.0,
+                registry.get("disco.guard.requests")
+                        .tag("outcome", "stale")
+                        .counter()
+                        .count());
+        assertEquals(
+                1.0,
+                registry.get("disco.guard.requests")
+                        .tag("outcome", "drain_timeout")
+                        .counter()
+                        .count());
+        assertEquals(
+                7.0,
+                registry.get("disco.guard.high.water")
+                        .tag("resource", "orders")
+                        .gauge()
+                        .value());
     }
 }

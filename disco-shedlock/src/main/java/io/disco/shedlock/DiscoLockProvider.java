@@ -115,7 +115,12 @@ public final class DiscoLockProvider implements ExtensibleLockProvider, AutoClos
         int id = PROVIDERS.incrementAndGet();
         this.timer = new ScheduledThreadPoolExecutor(1, daemons("disco-shedlock-" + id + "-timer"));
         this.timer.setRemoveOnCancelPolicy(true);
-        this.holders = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
+        this.holders = new ThreadPoolExecutor(
+                0,
+                Integer.MAX_VALUE,
+                30,
+                TimeUnit.SECONDS,
+                new SynchronousQueue<>(),
                 daemons("disco-shedlock-" + id + "-holder"));
     }
 
@@ -146,8 +151,13 @@ public final class DiscoLockProvider implements ExtensibleLockProvider, AutoClos
             throw new IllegalStateException("this DiscoLockProvider is closed");
         }
         String name = configuration.getName();
-        ShedHold hold = new ShedHold(name, disco.lock(prefix + "/" + escape(name)), timer, start,
-                configuration.getLockAtMostFor(), configuration.getLockAtLeastFor());
+        ShedHold hold = new ShedHold(
+                name,
+                disco.lock(prefix + "/" + escape(name)),
+                timer,
+                start,
+                configuration.getLockAtMostFor(),
+                configuration.getLockAtLeastFor());
         holds.add(hold);
         hold.released().whenComplete((v, e) -> holds.remove(hold));
         holders.execute(hold::hold);

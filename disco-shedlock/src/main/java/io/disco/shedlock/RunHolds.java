@@ -13,8 +13,7 @@ final class RunHolds {
 
     private static final ThreadLocal<Deque<ShedHold>> HOLDS = ThreadLocal.withInitial(ArrayDeque::new);
 
-    private RunHolds() {
-    }
+    private RunHolds() {}
 
     static void enter(ShedHold hold) {
         HOLDS.get().addLast(hold);

@@ -29,8 +29,7 @@ import java.util.Optional;
  */
 public final class SchedulerLockToken {
 
-    private SchedulerLockToken() {
-    }
+    private SchedulerLockToken() {}
 
     /**
      * The token of the current thread's run.
@@ -42,9 +41,11 @@ public final class SchedulerLockToken {
      *         the token is stale, a fenced resource rejects it once a newer run has written
      */
     public static FencingToken current() {
-        return RunHolds.current().orElseThrow(() -> new IllegalStateException(
-                "this thread is in no run locked by a DiscoLockProvider: call it from a @SchedulerLock method's"
-                        + " thread, while it runs")).token();
+        return RunHolds.current()
+                .orElseThrow(() -> new IllegalStateException(
+                        "this thread is in no run locked by a DiscoLockProvider: call it from a @SchedulerLock method's"
+                                + " thread, while it runs"))
+                .token();
     }
 
     /**

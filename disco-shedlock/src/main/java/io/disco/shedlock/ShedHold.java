@@ -69,9 +69,11 @@ final class ShedHold {
     private ScheduledFuture<?> deadline;
     /** System.nanoTime() at which lockAtLeastFor ends; guarded by {@link #monitor}. */
     private long atLeastUntil;
+
     private long atMostNanos;
     /** System.nanoTime() from which the first lockAtMostFor counts. */
     private final long deadlineStart;
+
     private volatile FencingToken token;
     private volatile CompletableFuture<Void> done;
     private volatile DiscoException loss;
@@ -79,7 +81,13 @@ final class ShedHold {
     /**
      * @param startNanos System.nanoTime() when the lock was asked for: both durations count from then
      */
-    ShedHold(String name, FencedLock lock, ScheduledExecutorService timer, long startNanos, Duration atMost, Duration atLeast) {
+    ShedHold(
+            String name,
+            FencedLock lock,
+            ScheduledExecutorService timer,
+            long startNanos,
+            Duration atMost,
+            Duration atLeast) {
         this.name = name;
         this.lock = lock;
         this.timer = timer;
@@ -137,8 +145,11 @@ final class ShedHold {
             synchronized (monitor) {
                 if (state == State.HELD) {
                     move(State.LOST);
-                    log.warn("the lock '{}' was lost while its task ran (the client's lease ended): another instance"
-                            + " may run it now; its token {} is stale", name, token);
+                    log.warn(
+                            "the lock '{}' was lost while its task ran (the client's lease ended): another instance"
+                                    + " may run it now; its token {} is stale",
+                            name,
+                            token);
                 } else if (state == State.LINGERING) {
                     move(State.RELEASED);
                 }
@@ -205,8 +216,12 @@ final class ShedHold {
         if (!deadlineReached(State.HELD, State.EXPIRED)) {
             return;
         }
-        log.warn("the task of '{}' ran past its lockAtMostFor of {} ms: the lock was released, another instance may"
-                + " run it now, and its token {} is stale", name, TimeUnit.NANOSECONDS.toMillis(atMostNanos), token);
+        log.warn(
+                "the task of '{}' ran past its lockAtMostFor of {} ms: the lock was released, another instance may"
+                        + " run it now, and its token {} is stale",
+                name,
+                TimeUnit.NANOSECONDS.toMillis(atMostNanos),
+                token);
         releaseRequested.complete(null);
     }
 
@@ -263,13 +278,18 @@ final class ShedHold {
                     }
                 }
                 case EXPIRED, LOST -> {
-                    log.warn("the task of '{}' ended after its lock was {} (token {})", name,
-                            state == State.EXPIRED ? "released at its lockAtMostFor" : "lost with the client's lease", token);
+                    log.warn(
+                            "the task of '{}' ended after its lock was {} (token {})",
+                            name,
+                            state == State.EXPIRED ? "released at its lockAtMostFor" : "lost with the client's lease",
+                            token);
                     return;
                 }
                 case RELEASED -> {
-                    log.warn("the task of '{}' ended after the provider was closed and released its lock (token {})",
-                            name, token);
+                    log.warn(
+                            "the task of '{}' ended after the provider was closed and released its lock (token {})",
+                            name,
+                            token);
                     return;
                 }
                 default -> throw new IllegalStateException("the lock '" + name + "' is not held (" + state + ")");
@@ -323,12 +343,15 @@ final class ShedHold {
     FencingToken token() {
         State s = state();
         if (s == State.EXPIRED) {
-            throw new LockLostException("the lock '" + name + "' was held past its lockAtMostFor of "
-                    + TimeUnit.NANOSECONDS.toMillis(atMostNanos) + " ms and released: token " + token + " is stale", null);
+            throw new LockLostException(
+                    "the lock '" + name + "' was held past its lockAtMostFor of "
+                            + TimeUnit.NANOSECONDS.toMillis(atMostNanos) + " ms and released: token " + token
+                            + " is stale",
+                    null);
         }
         if (s == State.LOST || (done != null && done.isDone() && s == State.HELD)) {
-            throw new LockLostException("the lock '" + name + "' was lost with the client's lease: token " + token
-                    + " is stale", loss);
+            throw new LockLostException(
+                    "the lock '" + name + "' was lost with the client's lease: token " + token + " is stale", loss);
         }
         return token;
     }

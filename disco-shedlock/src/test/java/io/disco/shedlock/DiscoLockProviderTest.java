@@ -75,16 +75,21 @@ class DiscoLockProviderTest {
 
     @Test
     void aHeldNameIsNotLockedByAnotherInstanceNorAnotherThread() throws Exception {
-        SimpleLock held = a.lock(config("job", Duration.ofSeconds(5), Duration.ZERO)).orElseThrow();
+        SimpleLock held =
+                a.lock(config("job", Duration.ofSeconds(5), Duration.ZERO)).orElseThrow();
         FencingToken first = SchedulerLockToken.current();
         assertTrue(b.lock(config("job", Duration.ofSeconds(5), Duration.ZERO)).isEmpty(), "another instance");
-        assertTrue(CompletableFuture.supplyAsync(() -> a.lock(config("job", Duration.ofSeconds(5), Duration.ZERO)))
-                .get().isEmpty(), "another thread of the same instance");
+        assertTrue(
+                CompletableFuture.supplyAsync(() -> a.lock(config("job", Duration.ofSeconds(5), Duration.ZERO)))
+                        .get()
+                        .isEmpty(),
+                "another thread of the same instance");
         held.unlock();
         assertTrue(SchedulerLockToken.find().isEmpty(), "no run after the unlock");
         assertThrows(IllegalStateException.class, SchedulerLockToken::current);
 
-        SimpleLock next = b.lock(config("job", Duration.ofSeconds(5), Duration.ZERO)).orElseThrow();
+        SimpleLock next =
+                b.lock(config("job", Duration.ofSeconds(5), Duration.ZERO)).orElseThrow();
         assertTrue(SchedulerLockToken.current().isNewerThan(first));
         next.unlock();
     }
@@ -92,21 +97,27 @@ class DiscoLockProviderTest {
     /** Asks {@code provider} for the lock of {@code config} every 50 ms (on this thread) until it is given, within 5 s. */
     private static SimpleLock awaitLock(DiscoLockProvider provider, LockConfiguration config) {
         AtomicReference<SimpleLock> lock = new AtomicReference<>();
-        await().pollInSameThread().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50))
-                .until(() -> provider.lock(config).map(l -> {
-                    lock.set(l);
-                    return true;
-                }).orElse(false));
+        await().pollInSameThread()
+                .atMost(Duration.ofSeconds(5))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> provider.lock(config)
+                        .map(l -> {
+                            lock.set(l);
+                            return true;
+                        })
+                        .orElse(false));
         return lock.get();
     }
 
     @Test
     void lockAtLeastForKeepsTheKeyAfterUnlockUntilItEnds() {
         long start = System.nanoTime();
-        SimpleLock held = a.lock(config("atleast", Duration.ofSeconds(5), Duration.ofMillis(1500))).orElseThrow();
+        SimpleLock held = a.lock(config("atleast", Duration.ofSeconds(5), Duration.ofMillis(1500)))
+                .orElseThrow();
         held.unlock();
         assertTrue(System.nanoTime() - start < Duration.ofMillis(1000).toNanos(), "unlock returned at once");
-        assertTrue(b.lock(config("atleast", Duration.ofSeconds(5), Duration.ZERO)).isEmpty(), "kept after unlock");
+        assertTrue(
+                b.lock(config("atleast", Duration.ofSeconds(5), Duration.ZERO)).isEmpty(), "kept after unlock");
         SimpleLock other = awaitLock(b, config("atleast", Duration.ofSeconds(5), Duration.ZERO));
         long afterMs = Duration.ofNanos(System.nanoTime() - start).toMillis();
         assertTrue(afterMs >= 1500, "released at lockAtLeastFor, not before: " + afterMs + " ms");
@@ -115,7 +126,8 @@ class DiscoLockProviderTest {
 
     @Test
     void lockAtMostForReleasesTheLockAndMakesTheRunsTokenStale() {
-        SimpleLock held = a.lock(config("atmost", Duration.ofMillis(600), Duration.ZERO)).orElseThrow();
+        SimpleLock held =
+                a.lock(config("atmost", Duration.ofMillis(600), Duration.ZERO)).orElseThrow();
         FencingToken stale = SchedulerLockToken.current();
         SimpleLock other = awaitLock(b, config("atmost", Duration.ofSeconds(5), Duration.ZERO));
         FencingToken next = SchedulerLockToken.current(); // b's run, on this thread, innermost
@@ -132,16 +144,23 @@ class DiscoLockProviderTest {
         DefaultLockingTaskExecutor executor = new DefaultLockingTaskExecutor(a);
         AtomicReference<FencingToken> before = new AtomicReference<>();
         AtomicReference<FencingToken> after = new AtomicReference<>();
-        executor.executeWithLock((Runnable) () -> {
-            before.set(SchedulerLockToken.current());
-            LockExtender.extendActiveLock(Duration.ofSeconds(3), Duration.ZERO);
-            // past the first lockAtMostFor (500 ms), b stays locked out
-            await().pollInSameThread().during(Duration.ofMillis(1000)).atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> b.lock(config("extended", Duration.ofSeconds(5), Duration.ZERO)).isEmpty());
-            after.set(SchedulerLockToken.current());
-        }, config("extended", Duration.ofMillis(500), Duration.ZERO));
+        executor.executeWithLock(
+                (Runnable) () -> {
+                    before.set(SchedulerLockToken.current());
+                    LockExtender.extendActiveLock(Duration.ofSeconds(3), Duration.ZERO);
+                    // past the first lockAtMostFor (500 ms), b stays locked out
+                    await().pollInSameThread()
+                            .during(Duration.ofMillis(1000))
+                            .atMost(Duration.ofSeconds(3))
+                            .pollInterval(Duration.ofMillis(100))
+                            .until(() -> b.lock(config("extended", Duration.ofSeconds(5), Duration.ZERO))
+                                    .isEmpty());
+                    after.set(SchedulerLockToken.current());
+                },
+                config("extended", Duration.ofMillis(500), Duration.ZERO));
         assertEquals(before.get(), after.get());
-        SimpleLock next = b.lock(config("extended", Duration.ofSeconds(5), Duration.ZERO)).orElseThrow();
+        SimpleLock next =
+                b.lock(config("extended", Duration.ofSeconds(5), Duration.ZERO)).orElseThrow();
         assertTrue(SchedulerLockToken.current().isNewerThan(after.get()));
         next.unlock();
     }
@@ -155,12 +174,17 @@ class DiscoLockProviderTest {
             assertTrue(held.isPresent());
             FencingToken token = SchedulerLockToken.current();
             // three times lockAtMostFor: extended every 200 ms by the keep-alive thread
-            await().pollInSameThread().during(Duration.ofMillis(1200)).atMost(Duration.ofSeconds(4)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> b.lock(config("kept", Duration.ofSeconds(5), Duration.ZERO)).isEmpty());
+            await().pollInSameThread()
+                    .during(Duration.ofMillis(1200))
+                    .atMost(Duration.ofSeconds(4))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> b.lock(config("kept", Duration.ofSeconds(5), Duration.ZERO))
+                            .isEmpty());
             assertEquals(token, SchedulerLockToken.current(), "still valid, same token");
             held.get().unlock();
             assertFalse(SchedulerLockToken.find().isPresent());
-            SimpleLock next = b.lock(config("kept", Duration.ofSeconds(5), Duration.ZERO)).orElseThrow();
+            SimpleLock next =
+                    b.lock(config("kept", Duration.ofSeconds(5), Duration.ZERO)).orElseThrow();
             next.unlock();
         } finally {
             keepAliveThread.shutdownNow();

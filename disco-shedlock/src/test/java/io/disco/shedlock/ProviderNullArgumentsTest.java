@@ -26,8 +26,12 @@ class ProviderNullArgumentsTest {
     void everyPublicMethodRejectsNullNamingTheParameter() throws Exception {
         try (Disco disco = Etcd.disco(ETCD.client())) {
             String prefix = EtcdClaims.uniquePrefix("shedlock-nulls");
-            NullArguments nulls = new NullArguments(Map.of(Disco.class, disco, LockConfiguration.class,
-                    new LockConfiguration(Instant.now(), "job", Duration.ofSeconds(1), Duration.ZERO)),
+            NullArguments nulls = new NullArguments(
+                    Map.of(
+                            Disco.class,
+                            disco,
+                            LockConfiguration.class,
+                            new LockConfiguration(Instant.now(), "job", Duration.ofSeconds(1), Duration.ZERO)),
                     () -> prefix + "/" + UUID.randomUUID());
             nulls.walk(DiscoLockProvider.class, null);
             try (DiscoLockProvider provider = new DiscoLockProvider(disco, prefix)) {

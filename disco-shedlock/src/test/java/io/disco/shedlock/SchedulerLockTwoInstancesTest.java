@@ -61,8 +61,7 @@ class SchedulerLockTwoInstancesTest {
     static final long TICK_MS = 100;
 
     /** One run: which instance, which tick, which token, and whether the guard accepted it. */
-    record Run(String instance, long tick, FencingToken token, boolean accepted) {
-    }
+    record Run(String instance, long tick, FencingToken token, boolean accepted) {}
 
     /** What both instances share: the resource (the guard), the record of runs, the freeze switch. */
     static final class World {
@@ -71,7 +70,8 @@ class SchedulerLockTwoInstancesTest {
         final AtomicBoolean freezeNext = new AtomicBoolean();
         final CountDownLatch frozen = new CountDownLatch(1);
         final CountDownLatch resume = new CountDownLatch(1);
-        final CompletableFuture<Object[]> frozenRun = new CompletableFuture<>(); // {token, late write's outcome, token() after}
+        final CompletableFuture<Object[]> frozenRun =
+                new CompletableFuture<>(); // {token, late write's outcome, token() after}
         volatile String frozenInstance;
     }
 
@@ -156,7 +156,8 @@ class SchedulerLockTwoInstancesTest {
         }
     }
 
-    private static AnnotationConfigApplicationContext start(String instance, Client client, String prefix, World world) {
+    private static AnnotationConfigApplicationContext start(
+            String instance, Client client, String prefix, World world) {
         AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
         context.registerBean("prefix", String.class, () -> prefix);
         context.registerBean(Disco.class, () -> Etcd.disco(client), bd -> bd.setDestroyMethodName("close"));
@@ -170,14 +171,16 @@ class SchedulerLockTwoInstancesTest {
     void oneRunPerTickAcrossTwoInstancesAndAFrozenRunsLateWriteIsRejected() throws Exception {
         String prefix = EtcdClaims.uniquePrefix("shedlock-spring");
         World world = new World();
-        try (Client clientA = EtcdClaims.client(ETCD.cluster()); Client clientB = EtcdClaims.client(ETCD.cluster())) {
+        try (Client clientA = EtcdClaims.client(ETCD.cluster());
+                Client clientB = EtcdClaims.client(ETCD.cluster())) {
             AnnotationConfigApplicationContext a = start("a", clientA, prefix, world);
             AnnotationConfigApplicationContext b = start("b", clientB, prefix, world);
             try {
                 await().atMost(Duration.ofSeconds(10)).until(() -> world.runs.size() >= 5);
                 long firstTick = world.runs.get(world.runs.size() - 1).tick() + 1;
                 long lastTick = firstTick + 100; // 10 s of ticks
-                await().atMost(Duration.ofSeconds(20)).until(() -> world.runs.stream().anyMatch(r -> r.tick() > lastTick));
+                await().atMost(Duration.ofSeconds(20))
+                        .until(() -> world.runs.stream().anyMatch(r -> r.tick() > lastTick));
                 List<Run> window = new ArrayList<>();
                 for (Run r : world.runs) {
                     if (r.tick() >= firstTick && r.tick() <= lastTick) {
@@ -190,13 +193,18 @@ class SchedulerLockTwoInstancesTest {
                     assertTrue(twice == null, "tick " + r.tick() + " ran twice: " + twice + " and " + r);
                 }
                 for (int i = 1; i < world.runs.size(); i++) {
-                    assertTrue(world.runs.get(i).token().isNewerThan(world.runs.get(i - 1).token()),
+                    assertTrue(
+                            world.runs
+                                    .get(i)
+                                    .token()
+                                    .isNewerThan(world.runs.get(i - 1).token()),
                             "tokens strictly increase: " + world.runs.get(i - 1) + " then " + world.runs.get(i));
                 }
                 assertTrue(world.runs.stream().allMatch(Run::accepted), "every write accepted");
                 long ticks = lastTick - firstTick + 1;
                 long byA = window.stream().filter(r -> r.instance().equals("a")).count();
-                System.out.printf("%d ticks, %d runs (a %d, b %d), %d ticks without a run%n",
+                System.out.printf(
+                        "%d ticks, %d runs (a %d, b %d), %d ticks without a run%n",
                         ticks, window.size(), byA, window.size() - byA, ticks - window.size());
                 assertTrue(window.size() >= ticks * 70 / 100, window.size() + " runs in " + ticks + " ticks");
 
@@ -214,11 +222,14 @@ class SchedulerLockTwoInstancesTest {
                 assertTrue(takeover.token().isNewerThan(frozenToken), frozenToken + " then " + takeover.token());
                 assertInstanceOf(TokenStaleException.class, frozenRun[1], "the frozen run's late write is rejected");
                 assertInstanceOf(LockLostException.class, frozenRun[2], "the frozen run is told its hold was lost");
-                System.out.printf("frozen run's token %s, the other instance's run %s; late write: %s%n",
+                System.out.printf(
+                        "frozen run's token %s, the other instance's run %s; late write: %s%n",
                         frozenToken, takeover.token(), frozenRun[1]);
                 int afterResume = world.runs.size();
                 await().atMost(Duration.ofSeconds(5)).until(() -> world.runs.size() > afterResume + 5);
-                assertEquals(List.of(), world.runs.stream().filter(r -> !r.accepted()).toList());
+                assertEquals(
+                        List.of(),
+                        world.runs.stream().filter(r -> !r.accepted()).toList());
             } finally {
                 world.resume.countDown();
                 a.close();

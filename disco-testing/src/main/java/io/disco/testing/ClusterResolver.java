@@ -13,8 +13,7 @@ import java.util.stream.Collectors;
  */
 final class ClusterResolver {
 
-    private ClusterResolver() {
-    }
+    private ClusterResolver() {}
 
     /** {@link EtcdCluster#start(int)} with {@code env} as the environment; {@code members} is at least 1. */
     static EtcdCluster resolve(int members, Map<String, String> env) {
@@ -43,8 +42,9 @@ final class ClusterResolver {
         for (String url : urls) {
             while (!MemberHealth.healthy(MemberHealth.HTTP, url)) {
                 if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException(EtcdCluster.ENV_ENDPOINTS + "=" + spec + ": " + url + "/health did not report"
-                            + " healthy within " + MemberHealth.START_TIMEOUT.toSeconds() + " s");
+                    throw new IllegalStateException(
+                            EtcdCluster.ENV_ENDPOINTS + "=" + spec + ": " + url + "/health did not report"
+                                    + " healthy within " + MemberHealth.START_TIMEOUT.toSeconds() + " s");
                 }
                 sleep(50);
             }

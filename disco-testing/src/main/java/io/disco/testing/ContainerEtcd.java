@@ -15,8 +15,7 @@ final class ContainerEtcd {
     static final String IMAGE = "gcr.io/etcd-development/etcd:v3.5.17";
     private static final int CLIENT_PORT = 2379;
 
-    private ContainerEtcd() {
-    }
+    private ContainerEtcd() {}
 
     static boolean dockerAvailable() {
         return DockerClientFactory.instance().isDockerAvailable();
@@ -25,7 +24,8 @@ final class ContainerEtcd {
     static EtcdCluster start() {
         GenericContainer<?> container = new GenericContainer<>(DockerImageName.parse(IMAGE))
                 .withExposedPorts(CLIENT_PORT)
-                .withCommand("/usr/local/bin/etcd",
+                .withCommand(
+                        "/usr/local/bin/etcd",
                         "--name=m0",
                         "--data-dir=/tmp/etcd-data",
                         "--listen-client-urls=http://0.0.0.0:" + CLIENT_PORT,
@@ -42,8 +42,10 @@ final class ContainerEtcd {
             container.start();
         } catch (RuntimeException e) {
             container.close();
-            throw new IllegalStateException("cannot start etcd in a container (" + IMAGE + "): " + e.getMessage()
-                    + ". " + EtcdBinary.INSTALL_HINT, e);
+            throw new IllegalStateException(
+                    "cannot start etcd in a container (" + IMAGE + "): " + e.getMessage() + ". "
+                            + EtcdBinary.INSTALL_HINT,
+                    e);
         }
         String endpoint = "http://" + container.getHost() + ":" + container.getMappedPort(CLIENT_PORT);
         return EtcdCluster.container("etcd container " + IMAGE + ", 1 member", endpoint, container);

@@ -27,8 +27,7 @@ final class EtcdBinary {
     /** {@code binary --version}'s answer per binary (absolute path): asked and announced once per JVM. */
     private static final Map<Path, String> VERSIONS = new ConcurrentHashMap<>();
 
-    private EtcdBinary() {
-    }
+    private EtcdBinary() {}
 
     /**
      * @return {@value EtcdCluster#ENV_BINARY} from {@code env} if set, else {@code etcd} on {@code env}'s
@@ -40,8 +39,8 @@ final class EtcdBinary {
         if (configured != null && !configured.isBlank()) {
             Path path = Paths.get(configured);
             if (!Files.isRegularFile(path) || !Files.isExecutable(path)) {
-                throw new IllegalStateException(EtcdCluster.ENV_BINARY + "=" + configured + " is not an executable file. "
-                        + INSTALL_HINT);
+                throw new IllegalStateException(
+                        EtcdCluster.ENV_BINARY + "=" + configured + " is not an executable file. " + INSTALL_HINT);
             }
             return path;
         }
@@ -74,7 +73,9 @@ final class EtcdBinary {
 
     private static String ask(Path binary) {
         try {
-            Process process = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
+            Process process = new ProcessBuilder(binary.toString(), "--version")
+                    .redirectErrorStream(true)
+                    .start();
             if (!process.waitFor(10, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
                 throw new IllegalStateException(binary + " --version did not finish within 10 s");
@@ -82,8 +83,8 @@ final class EtcdBinary {
             String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             String first = out.lines().findFirst().orElse("").trim();
             if (process.exitValue() != 0 || !first.startsWith("etcd Version:")) {
-                throw new IllegalStateException(binary + " does not look like etcd (`--version` printed: " + out.trim()
-                        + "). " + INSTALL_HINT);
+                throw new IllegalStateException(
+                        binary + " does not look like etcd (`--version` printed: " + out.trim() + "). " + INSTALL_HINT);
             }
             return "etcd " + first.substring("etcd Version:".length()).trim();
         } catch (IOException e) {

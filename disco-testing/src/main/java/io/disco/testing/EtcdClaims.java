@@ -31,8 +31,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class EtcdClaims {
 
-    private EtcdClaims() {
-    }
+    private EtcdClaims() {}
 
     /**
      * A plain jetcd client on every member of {@code cluster} (no TLS, no user: for clusters started
@@ -44,7 +43,9 @@ public final class EtcdClaims {
      */
     public static Client client(EtcdCluster cluster) {
         Objects.requireNonNull(cluster, "cluster");
-        return Client.builder().endpoints(cluster.endpoints().toArray(String[]::new)).build();
+        return Client.builder()
+                .endpoints(cluster.endpoints().toArray(String[]::new))
+                .build();
     }
 
     /**
@@ -73,9 +74,16 @@ public final class EtcdClaims {
         Objects.requireNonNull(client, "client");
         Objects.requireNonNull(name, "name");
         ByteSequence prefix = ByteSequence.from(name + "/", StandardCharsets.UTF_8);
-        return client.getKVClient().get(prefix, GetOption.builder().isPrefix(true)
-                        .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).build())
-                .get(5, TimeUnit.SECONDS).getKvs();
+        return client.getKVClient()
+                .get(
+                        prefix,
+                        GetOption.builder()
+                                .isPrefix(true)
+                                .withSortField(GetOption.SortTarget.CREATE)
+                                .withSortOrder(GetOption.SortOrder.ASCEND)
+                                .build())
+                .get(5, TimeUnit.SECONDS)
+                .getKvs();
     }
 
     /**

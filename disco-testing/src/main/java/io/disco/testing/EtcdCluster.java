@@ -2,9 +2,9 @@ package io.disco.testing;
 
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Optional;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A real etcd cluster for tests, benchmarks and the demo.
@@ -43,6 +43,7 @@ public final class EtcdCluster implements AutoCloseable {
     private final LocalCluster local;
     /** Set for a container cluster. */
     private final AutoCloseable container;
+
     private final Thread shutdownHook;
     private boolean closed;
 
@@ -327,9 +328,10 @@ public final class EtcdCluster implements AutoCloseable {
 
     private LocalMember member(int member) {
         if (local == null) {
-            throw new UnsupportedOperationException("fault injection (kill/stopMember/startMember/restart/pause/resume) needs local"
-                    + " etcd members started by EtcdCluster, but this is the " + description + ". Unset "
-                    + ENV_ENDPOINTS + " and install etcd: " + EtcdBinary.INSTALL_HINT);
+            throw new UnsupportedOperationException(
+                    "fault injection (kill/stopMember/startMember/restart/pause/resume) needs local"
+                            + " etcd members started by EtcdCluster, but this is the " + description + ". Unset "
+                            + ENV_ENDPOINTS + " and install etcd: " + EtcdBinary.INSTALL_HINT);
         }
         if (closed) {
             throw new IllegalStateException("the etcd cluster is closed");
@@ -357,7 +359,8 @@ public final class EtcdCluster implements AutoCloseable {
      *     or takes longer than 30 s
      */
     public String etcdctl(String... args) {
-        return Etcdctl.run(local == null ? null : local.binary, endpoints.get(0), local == null ? null : local.tls, args);
+        return Etcdctl.run(
+                local == null ? null : local.binary, endpoints.get(0), local == null ? null : local.tls, args);
     }
 
     /**

@@ -35,7 +35,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 public final class EtcdExtension implements BeforeAllCallback, AfterAllCallback, ParameterResolver {
 
     /** Where the shared member is kept: the root context's store, closed when the test run ends. */
-    private static final ExtensionContext.Namespace SHARED = ExtensionContext.Namespace.create(EtcdExtension.class, "shared");
+    private static final ExtensionContext.Namespace SHARED =
+            ExtensionContext.Namespace.create(EtcdExtension.class, "shared");
 
     private final int members;
     private final boolean shared;
@@ -128,7 +129,8 @@ public final class EtcdExtension implements BeforeAllCallback, AfterAllCallback,
             testClass = context.getUniqueId();
         }
         if (shared) {
-            cluster = context.getRoot().getStore(SHARED)
+            cluster = context.getRoot()
+                    .getStore(SHARED)
                     .getOrComputeIfAbsent("member", k -> EtcdCluster.start(1), EtcdCluster.class);
             return;
         }

@@ -55,7 +55,8 @@ public final class EtcdTls {
     private final X509Certificate client;
     private final PrivateKey clientKey;
 
-    private EtcdTls(Path dir, boolean clientCertAuth, X509Certificate ca, X509Certificate client, PrivateKey clientKey) {
+    private EtcdTls(
+            Path dir, boolean clientCertAuth, X509Certificate ca, X509Certificate client, PrivateKey clientKey) {
         this.dir = dir;
         this.clientCertAuth = clientCertAuth;
         this.ca = ca;
@@ -74,16 +75,31 @@ public final class EtcdTls {
         try {
             Path dir = Files.createTempDirectory("disco-etcd-tls");
             KeyPair caKeys = keys();
-            X509Certificate ca = certificate("CN=disco test CA", caKeys, "CN=disco test CA", caKeys.getPrivate(), true, null, null);
+            X509Certificate ca =
+                    certificate("CN=disco test CA", caKeys, "CN=disco test CA", caKeys.getPrivate(), true, null, null);
             KeyPair serverKeys = keys();
-            X509Certificate server = certificate("CN=etcd", serverKeys, "CN=disco test CA", caKeys.getPrivate(), false,
+            X509Certificate server = certificate(
+                    "CN=etcd",
+                    serverKeys,
+                    "CN=disco test CA",
+                    caKeys.getPrivate(),
+                    false,
                     new GeneralNames(new GeneralName[] {
-                        new GeneralName(GeneralName.iPAddress, InetAddress.getLoopbackAddress().getHostAddress()),
-                        new GeneralName(GeneralName.dNSName, "localhost")}),
+                        new GeneralName(
+                                GeneralName.iPAddress,
+                                InetAddress.getLoopbackAddress().getHostAddress()),
+                        new GeneralName(GeneralName.dNSName, "localhost")
+                    }),
                     new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth});
             KeyPair clientKeys = keys();
-            X509Certificate client = certificate("CN=" + clientUser, clientKeys, "CN=disco test CA", caKeys.getPrivate(), false,
-                    null, new KeyPurposeId[] {KeyPurposeId.id_kp_clientAuth});
+            X509Certificate client = certificate(
+                    "CN=" + clientUser,
+                    clientKeys,
+                    "CN=disco test CA",
+                    caKeys.getPrivate(),
+                    false,
+                    null,
+                    new KeyPurposeId[] {KeyPurposeId.id_kp_clientAuth});
             pem(dir.resolve("ca.pem"), ca);
             pem(dir.resolve("server.pem"), server);
             pem(dir.resolve("server-key.pem"), serverKeys.getPrivate());
@@ -103,29 +119,46 @@ public final class EtcdTls {
         return g.generateKeyPair();
     }
 
-    private static X509Certificate certificate(String subject, KeyPair keys, String issuer, PrivateKey signer, boolean isCa,
-                                               GeneralNames sans, KeyPurposeId[] purposes)
+    private static X509Certificate certificate(
+            String subject,
+            KeyPair keys,
+            String issuer,
+            PrivateKey signer,
+            boolean isCa,
+            GeneralNames sans,
+            KeyPurposeId[] purposes)
             throws GeneralSecurityException, OperatorCreationException, IOException {
         Instant now = Instant.now();
-        X509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(new X500Name(issuer),
-                new BigInteger(64, new SecureRandom()), Date.from(now.minus(Duration.ofHours(1))),
-                Date.from(now.plus(VALIDITY)), new X500Name(subject), keys.getPublic());
+        X509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(
+                new X500Name(issuer),
+                new BigInteger(64, new SecureRandom()),
+                Date.from(now.minus(Duration.ofHours(1))),
+                Date.from(now.plus(VALIDITY)),
+                new X500Name(subject),
+                keys.getPublic());
         b.addExtension(Extension.basicConstraints, true, new BasicConstraints(isCa));
-        b.addExtension(Extension.keyUsage, true, new KeyUsage(isCa ? KeyUsage.keyCertSign | KeyUsage.cRLSign
-                : KeyUsage.digitalSignature | KeyUsage.keyEncipherment | KeyUsage.keyAgreement));
+        b.addExtension(
+                Extension.keyUsage,
+                true,
+                new KeyUsage(
+                        isCa
+                                ? KeyUsage.keyCertSign | KeyUsage.cRLSign
+                                : KeyUsage.digitalSignature | KeyUsage.keyEncipherment | KeyUsage.keyAgreement));
         if (sans != null) {
             b.addExtension(Extension.subjectAlternativeName, false, sans);
         }
         if (purposes != null) {
             b.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purposes));
         }
-        return new JcaX509CertificateConverter().getCertificate(b.build(new JcaContentSignerBuilder("SHA256withECDSA").build(signer)));
+        return new JcaX509CertificateConverter()
+                .getCertificate(b.build(new JcaContentSignerBuilder("SHA256withECDSA").build(signer)));
     }
 
     private static void pem(Path file, Object o) throws IOException {
         StringWriter out = new StringWriter();
         try (JcaPEMWriter w = new JcaPEMWriter(out)) {
-            w.writeObject(o instanceof PrivateKey k ? new org.bouncycastle.openssl.jcajce.JcaPKCS8Generator(k, null) : o);
+            w.writeObject(
+                    o instanceof PrivateKey k ? new org.bouncycastle.openssl.jcajce.JcaPKCS8Generator(k, null) : o);
         }
         Files.writeString(file, out.toString(), StandardCharsets.US_ASCII);
     }
@@ -160,8 +193,8 @@ public final class EtcdTls {
 
     /** The flags a member needs for these certificates. */
     java.util.List<String> memberFlags() {
-        java.util.List<String> flags = new java.util.ArrayList<>(java.util.List.of(
-                "--cert-file=" + serverCertFile(), "--key-file=" + serverKeyFile()));
+        java.util.List<String> flags = new java.util.ArrayList<>(
+                java.util.List.of("--cert-file=" + serverCertFile(), "--key-file=" + serverKeyFile()));
         if (clientCertAuth) {
             // A trusted CA makes etcd verify any client certificate it is shown, so it goes with client-cert-auth only.
             flags.add("--trusted-ca-file=" + caFile());

@@ -13,8 +13,7 @@ import java.util.concurrent.TimeUnit;
 /** Runs {@code etcdctl} (the v3 CLI) for {@link EtcdCluster#etcdctl}. */
 final class Etcdctl {
 
-    private Etcdctl() {
-    }
+    private Etcdctl() {}
 
     /**
      * Runs etcdctl against {@code endpoint}: the one beside {@code binary} if there is one, else the one
@@ -28,10 +27,13 @@ final class Etcdctl {
      * @throws IllegalStateException if etcdctl is missing, fails, or takes longer than 30 s
      */
     static String run(Path binary, String endpoint, EtcdTls tls, String... args) {
-        Path ctl = Optional.ofNullable(binary).map(b -> b.resolveSibling("etcdctl")).filter(Files::isExecutable)
+        Path ctl = Optional.ofNullable(binary)
+                .map(b -> b.resolveSibling("etcdctl"))
+                .filter(Files::isExecutable)
                 .orElseGet(() -> EtcdBinary.findOnPath("etcdctl"));
         if (ctl == null) {
-            throw new IllegalStateException("etcdctl not found: install it with `apt-get install etcd-client` (Debian/Ubuntu)");
+            throw new IllegalStateException(
+                    "etcdctl not found: install it with `apt-get install etcd-client` (Debian/Ubuntu)");
         }
         List<String> cmd = new ArrayList<>(List.of(ctl.toString(), "--endpoints=" + endpoint));
         if (tls != null) {
@@ -52,7 +54,8 @@ final class Etcdctl {
             }
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (p.exitValue() != 0) {
-                throw new IllegalStateException("etcdctl " + String.join(" ", args) + " failed (" + p.exitValue() + "): " + out);
+                throw new IllegalStateException(
+                        "etcdctl " + String.join(" ", args) + " failed (" + p.exitValue() + "): " + out);
             }
             return out;
         } catch (IOException e) {

@@ -26,6 +26,7 @@ final class LocalCluster {
     final MemberNetwork network;
     /** The proxies in front of the members' peer ports, or null when members talk to each other directly. */
     final PeerLinks peerLinks;
+
     private final List<LocalMember> members;
     private final String clusterToken = "disco-" + UUID.randomUUID();
     /** Health checks go over HTTPS with the TLS context when there is TLS. */
@@ -36,8 +37,13 @@ final class LocalCluster {
     }
 
     /** With {@code peerLinks} in front of the members' peer ports: each member advertises its proxy's URL. */
-    LocalCluster(Path binary, Path workDir, List<LocalMember> members, EtcdTls tls, MemberNetwork network,
-                 PeerLinks peerLinks) {
+    LocalCluster(
+            Path binary,
+            Path workDir,
+            List<LocalMember> members,
+            EtcdTls tls,
+            MemberNetwork network,
+            PeerLinks peerLinks) {
         this.peerLinks = peerLinks;
         if (peerLinks != null) {
             for (int i = 0; i < members.size(); i++) {
@@ -90,14 +96,15 @@ final class LocalCluster {
     }
 
     private void launch(LocalMember member, boolean existing) {
-        String initialCluster = members.stream()
-                .map(m -> m.name + "=" + m.advertisedPeerUrl)
-                .collect(Collectors.joining(","));
+        String initialCluster =
+                members.stream().map(m -> m.name + "=" + m.advertisedPeerUrl).collect(Collectors.joining(","));
         try {
             member.launch(binary, clusterToken, initialCluster, existing);
         } catch (IOException e) {
-            throw new IllegalStateException("cannot start etcd member " + member.name + " from " + binary + ": "
-                    + e.getMessage() + ". " + EtcdBinary.INSTALL_HINT, e);
+            throw new IllegalStateException(
+                    "cannot start etcd member " + member.name + " from " + binary + ": " + e.getMessage() + ". "
+                            + EtcdBinary.INSTALL_HINT,
+                    e);
         }
     }
 
@@ -109,8 +116,8 @@ final class LocalCluster {
             pending.removeIf(m -> MemberHealth.healthy(health, m.endpoint()));
             for (LocalMember member : pending) {
                 if (!member.isRunning()) {
-                    throw new IllegalStateException("etcd member " + member.name + " exited while starting; log tail:\n"
-                            + member.logTail());
+                    throw new IllegalStateException(
+                            "etcd member " + member.name + " exited while starting; log tail:\n" + member.logTail());
                 }
                 if (System.nanoTime() - deadline > 0) {
                     throw new IllegalStateException("etcd member " + member.name + " (" + member.endpoint()

@@ -14,17 +14,20 @@ import java.util.List;
  */
 final class LocalClusterStarter {
 
-    private LocalClusterStarter() {
-    }
+    private LocalClusterStarter() {}
 
     /** {@code size} members on loopback ports, with TLS when {@code tls} is not null and {@code flags} added. */
     static EtcdCluster start(Path binary, int size, EtcdTls tls, List<String> flags) {
         String description = "local " + EtcdBinary.version(binary) + " (" + binary + "), " + size + " member(s)"
-                + (tls == null ? "" : tls.clientCertAuth() ? ", mutual TLS" : ", TLS") + (flags.isEmpty() ? "" : ", " + flags);
-        return LocalResources.startOnFreePorts(() -> {
-            LocalCluster local = newLocal(binary, size, tls, flags);
-            return new LocalResources.PortAttempt<>(EtcdCluster.local(description, local), local::portTaken);
-        }, EtcdCluster::startLocal, EtcdCluster::close);
+                + (tls == null ? "" : tls.clientCertAuth() ? ", mutual TLS" : ", TLS")
+                + (flags.isEmpty() ? "" : ", " + flags);
+        return LocalResources.startOnFreePorts(
+                () -> {
+                    LocalCluster local = newLocal(binary, size, tls, flags);
+                    return new LocalResources.PortAttempt<>(EtcdCluster.local(description, local), local::portTaken);
+                },
+                EtcdCluster::startLocal,
+                EtcdCluster::close);
     }
 
     private static LocalCluster newLocal(Path binary, int size, EtcdTls tls, List<String> flags) {
@@ -58,8 +61,9 @@ final class LocalClusterStarter {
             net.close();
             throw e;
         }
-        EtcdCluster cluster = EtcdCluster.local("local " + EtcdBinary.version(binary) + " (" + binary + "), " + members
-                + " member(s), each in its own network namespace, peer ports behind proxies",
+        EtcdCluster cluster = EtcdCluster.local(
+                "local " + EtcdBinary.version(binary) + " (" + binary + "), " + members
+                        + " member(s), each in its own network namespace, peer ports behind proxies",
                 new LocalCluster(binary, workDir, list, null, net, peers));
         return LocalResources.startedOrClosed(cluster, cluster::startLocal, cluster::close);
     }
@@ -85,8 +89,9 @@ final class LocalClusterStarter {
             list.add(m);
             peerPorts[i] = ports[2 * i + 1];
         }
-        EtcdCluster cluster = EtcdCluster.local("local " + EtcdBinary.version(binary) + " (" + binary + "), " + members
-                + " member(s), data synced under " + workDir + ", peer ports behind proxies",
+        EtcdCluster cluster = EtcdCluster.local(
+                "local " + EtcdBinary.version(binary) + " (" + binary + "), " + members
+                        + " member(s), data synced under " + workDir + ", peer ports behind proxies",
                 new LocalCluster(binary, workDir, list, null, null, PeerLinks.loopback(peerPorts)));
         return LocalResources.startedOrClosed(cluster, cluster::startLocal, cluster::close);
     }

@@ -37,8 +37,15 @@ final class LocalMember {
         this(name, "127.0.0.1", List.of(), clientPort, peerPort, dir, tls, extraFlags);
     }
 
-    LocalMember(String name, String host, List<String> launcher, int clientPort, int peerPort, Path dir, EtcdTls tls,
-                List<String> extraFlags) {
+    LocalMember(
+            String name,
+            String host,
+            List<String> launcher,
+            int clientPort,
+            int peerPort,
+            Path dir,
+            EtcdTls tls,
+            List<String> extraFlags) {
         this.host = host;
         this.launcher = List.copyOf(launcher);
         this.tls = tls;
@@ -77,8 +84,10 @@ final class LocalMember {
                 "--auto-compaction-retention=0",
                 "--enable-v2=false",
                 "--logger=zap"));
-        cmd.addAll(durable ? List.of("--heartbeat-interval=100", "--election-timeout=1000")
-                : List.of("--heartbeat-interval=10", "--election-timeout=100", "--unsafe-no-fsync"));
+        cmd.addAll(
+                durable
+                        ? List.of("--heartbeat-interval=100", "--election-timeout=1000")
+                        : List.of("--heartbeat-interval=10", "--election-timeout=100", "--unsafe-no-fsync"));
         if (tls != null) {
             cmd.addAll(tls.memberFlags());
         }

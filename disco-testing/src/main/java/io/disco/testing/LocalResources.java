@@ -21,8 +21,7 @@ import java.util.stream.Stream;
  */
 final class LocalResources {
 
-    private LocalResources() {
-    }
+    private LocalResources() {}
 
     /**
      * Removes {@code hook}, registered by a resource that is being closed, unless the hook itself is closing
@@ -82,8 +81,7 @@ final class LocalResources {
      * One attempt at starting local servers on ports picked just before: the servers, not started yet, and whether
      * one of them found its port taken (asked after a failed start, before the servers are closed).
      */
-    record PortAttempt<T>(T servers, BooleanSupplier portTaken) {
-    }
+    record PortAttempt<T>(T servers, BooleanSupplier portTaken) {}
 
     /**
      * Starts servers on free loopback ports, made anew by {@code attempt} for each try: a start that failed because

@@ -48,8 +48,10 @@ public final class MemberNetwork implements AutoCloseable {
      * Held (a {@link FileLock}) while a network picks its free subnet and builds itself: two JVMs that create
      * networks at once would otherwise both see the same subnet free.
      */
-    static final Path CREATION_LOCK = (Files.isDirectory(Path.of("/run/lock")) ? Path.of("/run/lock")
-            : Path.of(System.getProperty("java.io.tmpdir"))).resolve("disco-member-network.lock");
+    static final Path CREATION_LOCK = (Files.isDirectory(Path.of("/run/lock"))
+                    ? Path.of("/run/lock")
+                    : Path.of(System.getProperty("java.io.tmpdir")))
+            .resolve("disco-member-network.lock");
 
     private final String prefix;
     private final int subnet;
@@ -82,8 +84,7 @@ public final class MemberNetwork implements AutoCloseable {
         if (!runs("nft", "--version")) {
             missing.add("nftables' `nft` (Debian: apt-get install nftables; ./test and ./chaos install it as root)");
         }
-        return missing.isEmpty() ? Optional.empty()
-                : Optional.of("member networks need " + String.join(", ", missing));
+        return missing.isEmpty() ? Optional.empty() : Optional.of("member networks need " + String.join(", ", missing));
     }
 
     /**
@@ -104,8 +105,9 @@ public final class MemberNetwork implements AutoCloseable {
             throw new IllegalStateException(reason);
         });
         synchronized (MemberNetwork.class) { // a FileLock is per JVM: the threads of this one queue here
-            try (FileChannel file = FileChannel.open(CREATION_LOCK, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-                 FileLock held = file.lock()) {
+            try (FileChannel file =
+                            FileChannel.open(CREATION_LOCK, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                    FileLock held = file.lock()) {
                 sweepLeftovers();
                 MemberNetwork n = new MemberNetwork(members);
                 Runtime.getRuntime().addShutdownHook(n.shutdownHook);
@@ -135,8 +137,14 @@ public final class MemberNetwork implements AutoCloseable {
             run("ip", "-n", ns, "addr", "add", address(i) + "/24", "dev", "eth0");
             run("ip", "-n", ns, "link", "set", "eth0", "up");
             run("ip", "-n", ns, "link", "set", "lo", "up");
-            run("ip", "netns", "exec", ns, "nft", "add table inet disco; "
-                    + "add chain inet disco input { type filter hook input priority 0; policy accept; }");
+            run(
+                    "ip",
+                    "netns",
+                    "exec",
+                    ns,
+                    "nft",
+                    "add table inet disco; "
+                            + "add chain inet disco input { type filter hook input priority 0; policy accept; }");
         }
     }
 
@@ -199,10 +207,24 @@ public final class MemberNetwork implements AutoCloseable {
     public synchronized void cut(int member, Collection<Integer> from) {
         requireOpen();
         Objects.checkIndex(member, size);
-        Objects.requireNonNull(from, "from").forEach(f -> Objects.checkIndex(Objects.requireNonNull(f, "from member"), size));
+        Objects.requireNonNull(from, "from")
+                .forEach(f -> Objects.checkIndex(Objects.requireNonNull(f, "from member"), size));
         for (int f : from) {
-            run("ip", "netns", "exec", namespace(member), "nft", "add", "rule", "inet", "disco", "input",
-                    "ip", "saddr", "{ " + address(f) + ", " + peerAddress(f) + " }", "drop");
+            run(
+                    "ip",
+                    "netns",
+                    "exec",
+                    namespace(member),
+                    "nft",
+                    "add",
+                    "rule",
+                    "inet",
+                    "disco",
+                    "input",
+                    "ip",
+                    "saddr",
+                    "{ " + address(f) + ", " + peerAddress(f) + " }",
+                    "drop");
         }
     }
 
@@ -291,7 +313,10 @@ public final class MemberNetwork implements AutoCloseable {
 
     private static boolean leftover(String name) {
         Matcher m = OURS.matcher(name);
-        return m.matches() && ProcessHandle.of(Long.parseLong(m.group(1))).map(p -> !p.isAlive()).orElse(true);
+        return m.matches()
+                && ProcessHandle.of(Long.parseLong(m.group(1)))
+                        .map(p -> !p.isAlive())
+                        .orElse(true);
     }
 
     /** The first {@code 10.77.S.0/24} that no interface of this host has an address in. */
@@ -327,12 +352,13 @@ public final class MemberNetwork implements AutoCloseable {
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
             if (!p.waitFor(COMMAND_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
-                throw new IllegalStateException(String.join(" ", cmd) + " did not finish within "
-                        + COMMAND_TIMEOUT_SECONDS + " s");
+                throw new IllegalStateException(
+                        String.join(" ", cmd) + " did not finish within " + COMMAND_TIMEOUT_SECONDS + " s");
             }
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (p.exitValue() != 0) {
-                throw new IllegalStateException(String.join(" ", cmd) + " failed (" + p.exitValue() + "): " + out.trim());
+                throw new IllegalStateException(
+                        String.join(" ", cmd) + " failed (" + p.exitValue() + "): " + out.trim());
             }
             return out;
         } catch (IOException e) {

@@ -21,6 +21,7 @@ final class MemberProcess {
 
     /** What it is, for messages: {@code etcd member m0}. */
     private final String label;
+
     final Path logFile;
     private Process process;
     private boolean paused;

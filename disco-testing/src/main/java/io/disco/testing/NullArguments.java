@@ -98,8 +98,11 @@ public final class NullArguments {
         Objects.requireNonNull(type, "type");
         List<Executable> targets = new ArrayList<>();
         for (Method m : type.getMethods()) {
-            if (m.getDeclaringClass().getName().startsWith("io.disco.") && !m.isBridge() && !m.isSynthetic()
-                    && Modifier.isStatic(m.getModifiers()) == (instance == null) && !m.getName().equals("equals")
+            if (m.getDeclaringClass().getName().startsWith("io.disco.")
+                    && !m.isBridge()
+                    && !m.isSynthetic()
+                    && Modifier.isStatic(m.getModifiers()) == (instance == null)
+                    && !m.getName().equals("equals")
                     && !skippedMethods.contains(m.getName())) {
                 targets.add(m);
             }
@@ -113,8 +116,8 @@ public final class NullArguments {
                 if (params[i].getType().isPrimitive()) {
                     continue;
                 }
-                String where = type.getSimpleName() + "#" + (x instanceof Constructor ? type.getSimpleName() : x.getName())
-                        + "." + params[i].getName();
+                String where = type.getSimpleName() + "#"
+                        + (x instanceof Constructor ? type.getSimpleName() : x.getName()) + "." + params[i].getName();
                 if (nullable.contains(where)) {
                     continue;
                 }
@@ -181,7 +184,8 @@ public final class NullArguments {
         throw new AssertionError("no sample value of " + type.getName() + " for " + p);
     }
 
-    private void check(String where, String name, Executable x, Object instance, Object[] args) throws InterruptedException {
+    private void check(String where, String name, Executable x, Object instance, Object[] args)
+            throws InterruptedException {
         FutureTask<Object> call = new FutureTask<>(() -> {
             try {
                 Object r = x instanceof Method m ? m.invoke(instance, args) : ((Constructor<?>) x).newInstance(args);
@@ -204,8 +208,12 @@ public final class NullArguments {
             throw new AssertionError(where, e);
         }
         if (!(outcome instanceof NullPointerException || outcome instanceof IllegalArgumentException)) {
-            problems.add(where + "(null): " + (outcome instanceof Throwable e ? "threw " + e
-                    : outcome instanceof Future<?> ? "returned a future (an async method must throw at once)" : outcome));
+            problems.add(where + "(null): "
+                    + (outcome instanceof Throwable e
+                            ? "threw " + e
+                            : outcome instanceof Future<?>
+                                    ? "returned a future (an async method must throw at once)"
+                                    : outcome));
             if (outcome instanceof Future<?> f) {
                 f.cancel(true);
             }

@@ -27,6 +27,7 @@ public final class PeerLinks implements AutoCloseable {
 
     /** Each member's proxies, one per peer port, in member order. */
     private final List<List<TcpProxy>> proxies;
+
     private final MemberNetwork network;
 
     private PeerLinks(List<List<TcpProxy>> proxies, MemberNetwork network) {
@@ -50,8 +51,10 @@ public final class PeerLinks implements AutoCloseable {
                 List<TcpProxy> mine = new ArrayList<>();
                 list.add(mine);
                 for (int port : peerPorts) {
-                    mine.add(new TcpProxy(new InetSocketAddress(inet(network.peerAddress(i)), port),
-                            new InetSocketAddress(network.address(i), port), sourceFor));
+                    mine.add(new TcpProxy(
+                            new InetSocketAddress(inet(network.peerAddress(i)), port),
+                            new InetSocketAddress(network.address(i), port),
+                            sourceFor));
                 }
             }
         } catch (IOException e) {

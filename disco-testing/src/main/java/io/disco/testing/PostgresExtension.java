@@ -16,12 +16,12 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 public final class PostgresExtension implements BeforeAllCallback {
 
-    private static final ExtensionContext.Namespace SHARED = ExtensionContext.Namespace.create(PostgresExtension.class, "shared");
+    private static final ExtensionContext.Namespace SHARED =
+            ExtensionContext.Namespace.create(PostgresExtension.class, "shared");
 
     private volatile PostgresServer server;
 
-    private PostgresExtension() {
-    }
+    private PostgresExtension() {}
 
     /** @return an extension on the run's shared server */
     public static PostgresExtension shared() {
@@ -36,8 +36,9 @@ public final class PostgresExtension implements BeforeAllCallback {
      */
     @Override
     public void beforeAll(ExtensionContext context) {
-        server = context.getRoot().getStore(SHARED).getOrComputeIfAbsent("server", k -> PostgresServer.start(),
-                PostgresServer.class);
+        server = context.getRoot()
+                .getStore(SHARED)
+                .getOrComputeIfAbsent("server", k -> PostgresServer.start(), PostgresServer.class);
     }
 
     /**

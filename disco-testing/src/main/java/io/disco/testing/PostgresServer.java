@@ -38,9 +38,10 @@ import java.util.stream.Stream;
 public final class PostgresServer implements AutoCloseable {
 
     private static final String DEBIAN_ROOT = "/usr/lib/postgresql";
-    private static final String INSTALL = "PostgreSQL not found: install it with `apt-get install postgresql` (Debian/Ubuntu;"
-            + " the README test command ./test does when it runs as root), or set DISCO_PG_BIN to the directory holding"
-            + " initdb and pg_ctl";
+    private static final String INSTALL =
+            "PostgreSQL not found: install it with `apt-get install postgresql` (Debian/Ubuntu;"
+                    + " the README test command ./test does when it runs as root), or set DISCO_PG_BIN to the directory holding"
+                    + " initdb and pg_ctl";
 
     private final Path bin;
     private final Path workDir;
@@ -70,22 +71,46 @@ public final class PostgresServer implements AutoCloseable {
         try {
             workDir = Files.createTempDirectory("disco-pg-");
             if (asPostgres) {
-                UserPrincipal postgres = workDir.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("postgres");
+                UserPrincipal postgres =
+                        workDir.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("postgres");
                 Files.setOwner(workDir, postgres);
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a folder for PostgreSQL (as root the package's postgres user"
-                    + " must exist: apt-get install postgresql)", e);
+            throw new UncheckedIOException(
+                    "cannot create a folder for PostgreSQL (as root the package's postgres user"
+                            + " must exist: apt-get install postgresql)",
+                    e);
         }
         PostgresServer server = null;
         try {
             int port = freePort();
             server = new PostgresServer(bin, workDir, port, asPostgres);
-            server.run(60, bin.resolve("initdb").toString(), "-D", server.dataDir().toString(), "-U", "postgres",
-                    "-A", "trust", "-E", "UTF8", "--locale=C", "-N");
-            server.run(60, bin.resolve("pg_ctl").toString(), "-D", server.dataDir().toString(), "-l",
-                    workDir.resolve("server.log").toString(), "-w", "-t", "60", "-o",
-                    "-p " + port + " -h 127.0.0.1 -k " + workDir + " -F -c max_connections=50", "start");
+            server.run(
+                    60,
+                    bin.resolve("initdb").toString(),
+                    "-D",
+                    server.dataDir().toString(),
+                    "-U",
+                    "postgres",
+                    "-A",
+                    "trust",
+                    "-E",
+                    "UTF8",
+                    "--locale=C",
+                    "-N");
+            server.run(
+                    60,
+                    bin.resolve("pg_ctl").toString(),
+                    "-D",
+                    server.dataDir().toString(),
+                    "-l",
+                    workDir.resolve("server.log").toString(),
+                    "-w",
+                    "-t",
+                    "60",
+                    "-o",
+                    "-p " + port + " -h 127.0.0.1 -k " + workDir + " -F -c max_connections=50",
+                    "start");
             return server;
         } catch (RuntimeException | Error e) {
             if (server != null) {
@@ -152,11 +177,15 @@ public final class PostgresServer implements AutoCloseable {
         }
         cmd.addAll(List.of(command));
         try {
-            Process p = new ProcessBuilder(cmd).directory(workDir.toFile()).redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(cmd)
+                    .directory(workDir.toFile())
+                    .redirectErrorStream(true)
+                    .start();
             p.getOutputStream().close();
             if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
-                throw new IllegalStateException(String.join(" ", command) + " did not finish within " + timeoutSeconds + " s");
+                throw new IllegalStateException(
+                        String.join(" ", command) + " did not finish within " + timeoutSeconds + " s");
             }
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (p.exitValue() != 0) {
@@ -221,6 +250,7 @@ public final class PostgresServer implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "PostgreSQL on 127.0.0.1:" + port + " (" + Optional.ofNullable(bin.getParent()).orElse(bin) + ")";
+        return "PostgreSQL on 127.0.0.1:" + port + " ("
+                + Optional.ofNullable(bin.getParent()).orElse(bin) + ")";
     }
 }

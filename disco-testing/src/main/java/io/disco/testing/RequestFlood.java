@@ -75,7 +75,8 @@ public final class RequestFlood implements AutoCloseable {
      * @throws IllegalArgumentException if {@code threads < 1}
      * @throws NullPointerException if an argument is null
      */
-    public static RequestFlood start(String name, int threads, Request request, List<Class<? extends Throwable>> refusals) {
+    public static RequestFlood start(
+            String name, int threads, Request request, List<Class<? extends Throwable>> refusals) {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(refusals, "refusals");
@@ -101,7 +102,9 @@ public final class RequestFlood implements AutoCloseable {
                 request.send(index);
                 returned.increment();
             } catch (Throwable e) {
-                refusals.stream().filter(r -> r.isInstance(e)).findFirst()
+                refusals.stream()
+                        .filter(r -> r.isInstance(e))
+                        .findFirst()
                         .ifPresentOrElse(r -> counts.get(r).increment(), () -> unexpected.add(e));
             }
             longestNanos.accumulateAndGet(System.nanoTime() - s, Math::max);

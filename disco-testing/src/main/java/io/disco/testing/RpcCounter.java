@@ -40,8 +40,7 @@ public final class RpcCounter implements ClientInterceptor {
     private final LongAdder watchCreates = new LongAdder();
 
     /** A counter at zero, to be registered on one client. */
-    public RpcCounter() {
-    }
+    public RpcCounter() {}
 
     @Override
     public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
@@ -58,23 +57,27 @@ public final class RpcCounter implements ClientInterceptor {
 
             @Override
             public void start(Listener<R> listener, Metadata headers) {
-                super.start(new ForwardingClientCallListener.SimpleForwardingClientCallListener<>(listener) {
-                    @Override
-                    public void onMessage(R message) {
-                        increment(received, name);
-                        if (message instanceof WatchResponse w && w.getEventsCount() == 0
-                                && !w.getCreated() && !w.getCanceled()) {
-                            progress.increment();
-                        }
-                        super.onMessage(message);
-                    }
+                super.start(
+                        new ForwardingClientCallListener.SimpleForwardingClientCallListener<>(listener) {
+                            @Override
+                            public void onMessage(R message) {
+                                increment(received, name);
+                                if (message instanceof WatchResponse w
+                                        && w.getEventsCount() == 0
+                                        && !w.getCreated()
+                                        && !w.getCanceled()) {
+                                    progress.increment();
+                                }
+                                super.onMessage(message);
+                            }
 
-                    @Override
-                    public void onClose(Status status, Metadata trailers) {
-                        increment(closed, name);
-                        super.onClose(status, trailers);
-                    }
-                }, headers);
+                            @Override
+                            public void onClose(Status status, Metadata trailers) {
+                                increment(closed, name);
+                                super.onClose(status, trailers);
+                            }
+                        },
+                        headers);
             }
         };
     }
@@ -152,7 +155,10 @@ public final class RpcCounter implements ClientInterceptor {
          * @return calls started whose full method name contains {@code part}
          */
         public long calls(String part) {
-            return calls.entrySet().stream().filter(e -> e.getKey().contains(part)).mapToLong(Map.Entry::getValue).sum();
+            return calls.entrySet().stream()
+                    .filter(e -> e.getKey().contains(part))
+                    .mapToLong(Map.Entry::getValue)
+                    .sum();
         }
 
         /**
@@ -177,6 +183,9 @@ public final class RpcCounter implements ClientInterceptor {
     }
 
     private static long sum(ConcurrentHashMap<String, LongAdder> counts, String part) {
-        return counts.entrySet().stream().filter(e -> e.getKey().contains(part)).mapToLong(e -> e.getValue().sum()).sum();
+        return counts.entrySet().stream()
+                .filter(e -> e.getKey().contains(part))
+                .mapToLong(e -> e.getValue().sum())
+                .sum();
     }
 }

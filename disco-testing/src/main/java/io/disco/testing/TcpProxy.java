@@ -217,8 +217,7 @@ public final class TcpProxy implements AutoCloseable {
     }
 
     /** A chunk read, to be written at {@code dueNanos}; an empty one marks the end of the stream. */
-    private record Chunk(byte[] bytes, long dueNanos) {
-    }
+    private record Chunk(byte[] bytes, long dueNanos) {}
 
     /**
      * One direction: a reader that stamps each chunk with when it is due, and a writer that writes
@@ -226,45 +225,54 @@ public final class TcpProxy implements AutoCloseable {
      */
     private void pump(Socket from, Socket to, InetAddress dialer) {
         BlockingQueue<Chunk> queue = new LinkedBlockingQueue<>();
-        Thread reader = new Thread(() -> {
-            byte[] buf = new byte[16 * 1024];
-            long lastDue = 0;
-            try (InputStream in = from.getInputStream()) {
-                for (int n; (n = in.read(buf)) >= 0; ) {
-                    long due = Math.max(lastDue, System.nanoTime() + dialerLinks.getOrDefault(dialer, link).holdNanos());
-                    lastDue = due;
-                    queue.add(new Chunk(java.util.Arrays.copyOf(buf, n), due));
-                }
-            } catch (IOException e) {
-                // closed on one side
-            } finally {
-                queue.add(new Chunk(new byte[0], lastDue));
-            }
-        }, "proxy-read-" + port());
-        Thread writer = new Thread(() -> {
-            try (OutputStream out = to.getOutputStream()) {
-                while (true) {
-                    Chunk c = queue.take();
-                    long wait = c.dueNanos() - System.nanoTime();
-                    if (wait > 0) {
-                        TimeUnit.NANOSECONDS.sleep(wait); // the link's delay
+        Thread reader = new Thread(
+                () -> {
+                    byte[] buf = new byte[16 * 1024];
+                    long lastDue = 0;
+                    try (InputStream in = from.getInputStream()) {
+                        for (int n; (n = in.read(buf)) >= 0; ) {
+                            long due = Math.max(
+                                    lastDue,
+                                    System.nanoTime()
+                                            + dialerLinks
+                                                    .getOrDefault(dialer, link)
+                                                    .holdNanos());
+                            lastDue = due;
+                            queue.add(new Chunk(java.util.Arrays.copyOf(buf, n), due));
+                        }
+                    } catch (IOException e) {
+                        // closed on one side
+                    } finally {
+                        queue.add(new Chunk(new byte[0], lastDue));
                     }
-                    if (c.bytes().length == 0) {
-                        return;
+                },
+                "proxy-read-" + port());
+        Thread writer = new Thread(
+                () -> {
+                    try (OutputStream out = to.getOutputStream()) {
+                        while (true) {
+                            Chunk c = queue.take();
+                            long wait = c.dueNanos() - System.nanoTime();
+                            if (wait > 0) {
+                                TimeUnit.NANOSECONDS.sleep(wait); // the link's delay
+                            }
+                            if (c.bytes().length == 0) {
+                                return;
+                            }
+                            awaitOpen();
+                            out.write(c.bytes());
+                            out.flush();
+                        }
+                    } catch (IOException | InterruptedException e) {
+                        // closed on one side
+                    } finally {
+                        closeQuietly(from);
+                        closeQuietly(to);
+                        sockets.remove(from);
+                        sockets.remove(to);
                     }
-                    awaitOpen();
-                    out.write(c.bytes());
-                    out.flush();
-                }
-            } catch (IOException | InterruptedException e) {
-                // closed on one side
-            } finally {
-                closeQuietly(from);
-                closeQuietly(to);
-                sockets.remove(from);
-                sockets.remove(to);
-            }
-        }, "proxy-write-" + port());
+                },
+                "proxy-write-" + port());
         for (Thread t : List.of(reader, writer)) {
             t.setDaemon(true);
             t.start();

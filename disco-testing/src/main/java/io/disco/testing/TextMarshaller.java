@@ -22,8 +22,7 @@ public final class TextMarshaller implements MethodDescriptor.Marshaller<String>
     /** The marshaller: it keeps no state. */
     public static final TextMarshaller TEXT = new TextMarshaller();
 
-    private TextMarshaller() {
-    }
+    private TextMarshaller() {}
 
     /**
      * @param value the message

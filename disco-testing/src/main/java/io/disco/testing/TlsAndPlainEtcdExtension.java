@@ -35,8 +35,7 @@ public final class TlsAndPlainEtcdExtension implements BeforeAllCallback, AfterA
     private volatile EtcdCluster secure;
     private volatile EtcdCluster plain;
 
-    private TlsAndPlainEtcdExtension() {
-    }
+    private TlsAndPlainEtcdExtension() {}
 
     /**
      * Returns an extension that runs a TLS member and a plaintext one.
@@ -135,8 +134,9 @@ public final class TlsAndPlainEtcdExtension implements BeforeAllCallback, AfterA
 
     private static <T> T running(T started) {
         if (started == null) {
-            throw new IllegalStateException("the TLS and plaintext etcd members are not running: register"
-                    + " TlsAndPlainEtcdExtension on a static field with @RegisterExtension and use it from tests of that class");
+            throw new IllegalStateException(
+                    "the TLS and plaintext etcd members are not running: register"
+                            + " TlsAndPlainEtcdExtension on a static field with @RegisterExtension and use it from tests of that class");
         }
         return started;
     }

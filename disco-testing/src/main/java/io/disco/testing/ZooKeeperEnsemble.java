@@ -3,7 +3,6 @@ package io.disco.testing;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -38,20 +37,25 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     /** How long starting (or starting again) may take before it fails. */
     public static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
-
     private final Path workDir;
     private final List<ZooKeeperMember> members;
     /** The network namespaces the members run in, or null for loopback. */
     private final MemberNetwork network;
     /** The proxies in front of the members' quorum and election ports in the {@link #network}, or null. */
     private final PeerLinks peerLinks;
+
     private final Path java;
     private final String classPath;
     private final Thread shutdownHook;
     private boolean closed;
 
-    ZooKeeperEnsemble(Path workDir, List<ZooKeeperMember> members, Path java, String classPath,
-                              MemberNetwork network, PeerLinks peerLinks) {
+    ZooKeeperEnsemble(
+            Path workDir,
+            List<ZooKeeperMember> members,
+            Path java,
+            String classPath,
+            MemberNetwork network,
+            PeerLinks peerLinks) {
         this.workDir = workDir;
         this.network = network;
         this.peerLinks = peerLinks;
@@ -200,7 +204,10 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         while (true) {
             List<String> modes = modes();
-            List<Integer> leaders = IntStream.range(0, modes.size()).filter(i -> modes.get(i).equals("leader")).boxed().toList();
+            List<Integer> leaders = IntStream.range(0, modes.size())
+                    .filter(i -> modes.get(i).equals("leader"))
+                    .boxed()
+                    .toList();
             if (leaders.size() == 1) {
                 return leaders.get(0);
             }
@@ -243,8 +250,8 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         }
         closed = true;
         LocalResources.dropShutdownHook(shutdownHook);
-        IllegalStateException failure = new IllegalStateException("the ZooKeeper ensemble in " + workDir
-                + " was not removed completely");
+        IllegalStateException failure =
+                new IllegalStateException("the ZooKeeper ensemble in " + workDir + " was not removed completely");
         for (ZooKeeperMember m : members) {
             LocalResources.closeStep(m.process::kill, failure);
         }
@@ -257,8 +264,8 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "ZooKeeper ensemble of " + members.size() + " member process(es) at " + connectString() + " (" + workDir + ")"
-                + (network == null ? "" : ", each in its own network namespace, peer ports behind proxies");
+        return "ZooKeeper ensemble of " + members.size() + " member process(es) at " + connectString() + " (" + workDir
+                + ")" + (network == null ? "" : ", each in its own network namespace, peer ports behind proxies");
     }
 
     private ZooKeeperMember member(int member) {
@@ -281,7 +288,8 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         try {
             m.launch(java, classPath, TICK_MS, servers);
         } catch (IOException e) {
-            throw new IllegalStateException("cannot start ZooKeeper member zk" + m.id + " with " + java + ": " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "cannot start ZooKeeper member zk" + m.id + " with " + java + ": " + e.getMessage(), e);
         }
     }
 }

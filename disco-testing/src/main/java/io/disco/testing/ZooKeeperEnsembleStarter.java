@@ -10,8 +10,7 @@ import java.util.List;
  */
 final class ZooKeeperEnsembleStarter {
 
-    private ZooKeeperEnsembleStarter() {
-    }
+    private ZooKeeperEnsembleStarter() {}
 
     /** {@code members} members on loopback ports (see {@link ZooKeeperEnsemble#start(int)}). */
     static ZooKeeperEnsemble start(int members) {
@@ -20,16 +19,21 @@ final class ZooKeeperEnsembleStarter {
         }
         String classPath = ZooKeeperServerJars.classPath();
         Path java = ZooKeeperServerJars.java();
-        return LocalResources.startOnFreePorts(() -> {
-            int[] ports = LocalResources.freePorts(3 * members, "ZooKeeper");
-            Path workDir = LocalResources.scratchDir("disco-zookeeper-", "ZooKeeper");
-            List<ZooKeeperMember> list = new ArrayList<>();
-            for (int i = 0; i < members; i++) {
-                list.add(new ZooKeeperMember(i + 1, ports[3 * i], ports[3 * i + 1], ports[3 * i + 2], workDir));
-            }
-            return new LocalResources.PortAttempt<>(new ZooKeeperEnsemble(workDir, list, java, classPath, null, null),
-                    () -> list.stream().anyMatch(m -> m.process.logTail().contains("Address already in use")));
-        }, ZooKeeperEnsemble::startAll, ZooKeeperEnsemble::close);
+        return LocalResources.startOnFreePorts(
+                () -> {
+                    int[] ports = LocalResources.freePorts(3 * members, "ZooKeeper");
+                    Path workDir = LocalResources.scratchDir("disco-zookeeper-", "ZooKeeper");
+                    List<ZooKeeperMember> list = new ArrayList<>();
+                    for (int i = 0; i < members; i++) {
+                        list.add(new ZooKeeperMember(i + 1, ports[3 * i], ports[3 * i + 1], ports[3 * i + 2], workDir));
+                    }
+                    return new LocalResources.PortAttempt<>(
+                            new ZooKeeperEnsemble(workDir, list, java, classPath, null, null),
+                            () -> list.stream()
+                                    .anyMatch(m -> m.process.logTail().contains("Address already in use")));
+                },
+                ZooKeeperEnsemble::startAll,
+                ZooKeeperEnsemble::close);
     }
 
     /** {@code members} members in a {@link MemberNetwork} (see {@link ZooKeeperEnsemble#startNetworked}). */
@@ -57,8 +61,8 @@ final class ZooKeeperEnsembleStarter {
         }
         List<ZooKeeperMember> list = new ArrayList<>();
         for (int i = 0; i < members; i++) {
-            list.add(new ZooKeeperMember(i + 1, net.address(i), net.peerAddress(i), net.launcher(i), 2181, 2888, 3888,
-                    workDir));
+            list.add(new ZooKeeperMember(
+                    i + 1, net.address(i), net.peerAddress(i), net.launcher(i), 2181, 2888, 3888, workDir));
         }
         ZooKeeperEnsemble ensemble = new ZooKeeperEnsemble(workDir, list, java, classPath, net, peers);
         return LocalResources.startedOrClosed(ensemble, ensemble::startAll, ensemble::close);

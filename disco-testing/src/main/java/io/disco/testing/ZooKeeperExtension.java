@@ -28,12 +28,12 @@ public final class ZooKeeperExtension implements BeforeAllCallback {
     /** The longest session the server grants. */
     public static final int MAX_SESSION_MS = ZooKeeperServer.MAX_SESSION_MS;
 
-    private static final ExtensionContext.Namespace SHARED = ExtensionContext.Namespace.create(ZooKeeperExtension.class, "shared");
+    private static final ExtensionContext.Namespace SHARED =
+            ExtensionContext.Namespace.create(ZooKeeperExtension.class, "shared");
 
     private volatile Server server;
 
-    private ZooKeeperExtension() {
-    }
+    private ZooKeeperExtension() {}
 
     /**
      * Returns an extension on the server shared by the whole test run.

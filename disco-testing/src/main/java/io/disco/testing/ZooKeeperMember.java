@@ -21,6 +21,7 @@ final class ZooKeeperMember {
 
     /** The main class of a quorum server. */
     static final String MAIN = "org.apache.zookeeper.server.quorum.QuorumPeerMain";
+
     private static final int ASK_TIMEOUT_MILLIS = 1000;
 
     /** ZooKeeper's server id, 1-based. */
@@ -34,6 +35,7 @@ final class ZooKeeperMember {
     final String peerHost;
     /** What its command is prefixed with: nothing, or the entry into its network namespace. */
     private final List<String> launcher;
+
     final int clientPort;
     final int quorumPort;
     final int electionPort;
@@ -44,8 +46,15 @@ final class ZooKeeperMember {
         this(id, "127.0.0.1", "127.0.0.1", List.of(), clientPort, quorumPort, electionPort, workDir);
     }
 
-    ZooKeeperMember(int id, String host, String peerHost, List<String> launcher, int clientPort, int quorumPort,
-                    int electionPort, Path workDir) {
+    ZooKeeperMember(
+            int id,
+            String host,
+            String peerHost,
+            List<String> launcher,
+            int clientPort,
+            int quorumPort,
+            int electionPort,
+            Path workDir) {
         this.id = id;
         this.host = host;
         this.peerHost = peerHost;
@@ -54,8 +63,8 @@ final class ZooKeeperMember {
         this.quorumPort = quorumPort;
         this.electionPort = electionPort;
         this.dataDir = workDir.resolve("zk" + id + ".data");
-        this.process = new MemberProcess("ZooKeeper member zk" + id + " (" + host + ":" + clientPort + ")",
-                workDir.resolve("zk" + id + ".log"));
+        this.process = new MemberProcess(
+                "ZooKeeper member zk" + id + " (" + host + ":" + clientPort + ")", workDir.resolve("zk" + id + ".log"));
     }
 
     /** @return its {@code server.<id>} line */
@@ -92,10 +101,19 @@ final class ZooKeeperMember {
             Files.write(cfg, lines);
         }
         List<String> command = new ArrayList<>(launcher);
-        command.addAll(List.of(java.toString(), "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-Djava.net.preferIPv4Stack=true", "-Dzookeeper.forceSync=no",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-Dorg.slf4j.simpleLogger.showDateTime=true",
-                "-cp", classPath, MAIN, cfg.toString()));
+        command.addAll(List.of(
+                java.toString(),
+                "-Xmx192m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-Djava.net.preferIPv4Stack=true",
+                "-Dzookeeper.forceSync=no",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                "-Dorg.slf4j.simpleLogger.showDateTime=true",
+                "-cp",
+                classPath,
+                MAIN,
+                cfg.toString()));
         process.launch(command);
     }
 

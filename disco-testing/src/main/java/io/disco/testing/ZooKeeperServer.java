@@ -55,9 +55,23 @@ public final class ZooKeeperServer implements AutoCloseable {
         System.setProperty("zookeeper.forceSync", "no");
         try {
             File dir = Files.createTempDirectory("disco-zookeeper").toFile();
-            InstanceSpec spec = new InstanceSpec(dir, -1, -1, -1, true, -1, TICK_MS, -1,
-                    Map.of("minSessionTimeout", String.valueOf(2 * TICK_MS), "maxSessionTimeout", String.valueOf(MAX_SESSION_MS),
-                            "maxClientCnxns", "0"), "127.0.0.1");
+            InstanceSpec spec = new InstanceSpec(
+                    dir,
+                    -1,
+                    -1,
+                    -1,
+                    true,
+                    -1,
+                    TICK_MS,
+                    -1,
+                    Map.of(
+                            "minSessionTimeout",
+                            String.valueOf(2 * TICK_MS),
+                            "maxSessionTimeout",
+                            String.valueOf(MAX_SESSION_MS),
+                            "maxClientCnxns",
+                            "0"),
+                    "127.0.0.1");
             return new ZooKeeperServer(new TestingServer(spec, true), dir);
         } catch (IOException e) {
             throw new UncheckedIOException(e);

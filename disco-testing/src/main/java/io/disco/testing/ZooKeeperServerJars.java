@@ -13,14 +13,26 @@ import java.util.List;
 final class ZooKeeperServerJars {
 
     /** The class path entries a server needs, by the start of their file names. */
-    private static final List<String> SERVER_JARS = List.of("zookeeper", "audience-annotations", "netty-", "slf4j-",
-            "logback-", "commons-io", "commons-cli", "metrics-core", "snappy-java", "jline", "spotbugs-annotations");
+    private static final List<String> SERVER_JARS = List.of(
+            "zookeeper",
+            "audience-annotations",
+            "netty-",
+            "slf4j-",
+            "logback-",
+            "commons-io",
+            "commons-cli",
+            "metrics-core",
+            "snappy-java",
+            "jline",
+            "spotbugs-annotations");
 
-    private ZooKeeperServerJars() {
-    }
+    private ZooKeeperServerJars() {}
 
     static Path java() {
-        return ProcessHandle.current().info().command().map(Paths::get)
+        return ProcessHandle.current()
+                .info()
+                .command()
+                .map(Paths::get)
                 .orElseGet(() -> Paths.get(System.getProperty("java.home"), "bin", "java"));
     }
 
@@ -28,14 +40,18 @@ final class ZooKeeperServerJars {
     static String classPath() {
         List<String> entries = new ArrayList<>();
         for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-            String file = Paths.get(entry).getFileName() == null ? "" : Paths.get(entry).getFileName().toString();
+            String file = Paths.get(entry).getFileName() == null
+                    ? ""
+                    : Paths.get(entry).getFileName().toString();
             if (file.endsWith(".jar") && SERVER_JARS.stream().anyMatch(file::startsWith)) {
                 entries.add(entry);
             }
         }
-        if (entries.stream().noneMatch(e -> Paths.get(e).getFileName().toString().matches("zookeeper-\\d.*\\.jar"))) {
-            throw new IllegalStateException("the ZooKeeper server jar (org.apache.zookeeper:zookeeper) is not on the class"
-                    + " path: add it (curator-test brings it) to start a ZooKeeperEnsemble");
+        if (entries.stream()
+                .noneMatch(e -> Paths.get(e).getFileName().toString().matches("zookeeper-\\d.*\\.jar"))) {
+            throw new IllegalStateException(
+                    "the ZooKeeper server jar (org.apache.zookeeper:zookeeper) is not on the class"
+                            + " path: add it (curator-test brings it) to start a ZooKeeperEnsemble");
         }
         return String.join(File.pathSeparator, entries);
     }

@@ -22,8 +22,7 @@ final class Kv {
     static final Duration ATTEMPT_TIMEOUT = Duration.ofSeconds(2);
     static final Duration RETRY_DEADLINE = Duration.ofSeconds(15);
 
-    private Kv() {
-    }
+    private Kv() {}
 
     static Client client(List<String> endpoints) {
         return Client.builder().endpoints(endpoints.toArray(String[]::new)).build();
@@ -40,7 +39,10 @@ final class Kv {
 
     /** One get that must answer within {@code timeout}; {@code null} if the key is absent. */
     static String get(Client client, String key, Duration timeout) throws Exception {
-        List<KeyValue> kvs = client.getKVClient().get(bytes(key)).get(timeout.toMillis(), TimeUnit.MILLISECONDS).getKvs();
+        List<KeyValue> kvs = client.getKVClient()
+                .get(bytes(key))
+                .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                .getKvs();
         return kvs.isEmpty() ? null : kvs.get(0).getValue().toString(UTF_8);
     }
 

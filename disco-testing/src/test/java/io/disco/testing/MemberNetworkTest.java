@@ -29,9 +29,11 @@ class MemberNetworkTest {
         try (EtcdCluster etcd = EtcdCluster.startNetworked(3)) {
             MemberNetwork net = etcd.network().orElseThrow();
             names = List.of(net.namespace(0), net.namespace(1), net.namespace(2));
-            assertTrue(etcd.endpoint(1).equals("http://" + net.address(1) + ":2379"), etcd.endpoints().toString());
+            assertTrue(
+                    etcd.endpoint(1).equals("http://" + net.address(1) + ":2379"),
+                    etcd.endpoints().toString());
             try (Client minority = Kv.client(etcd.endpoint(0));
-                 Client majority = Kv.client(List.of(etcd.endpoint(1), etcd.endpoint(2)))) {
+                    Client majority = Kv.client(List.of(etcd.endpoint(1), etcd.endpoint(2)))) {
                 Kv.put(minority, "net/before", "1", Duration.ofSeconds(5));
                 net.cut(0, List.of(1, 2));
                 net.cut(1, List.of(0));
@@ -39,7 +41,8 @@ class MemberNetworkTest {
                 assertTrue(net.rules(0).contains(net.address(1)), net.rules(0));
                 try {
                     Kv.putEventually(majority, "net/during", "2");
-                    assertThrows(TimeoutException.class, () -> Kv.put(minority, "net/minority", "3", Duration.ofSeconds(2)));
+                    assertThrows(
+                            TimeoutException.class, () -> Kv.put(minority, "net/minority", "3", Duration.ofSeconds(2)));
                 } finally {
                     net.healAll();
                 }
@@ -47,7 +50,11 @@ class MemberNetworkTest {
                 assertEquals("2", Kv.getEventually(minority, "net/during"), "the minority caught up after healing");
             }
         }
-        String left = new String(new ProcessBuilder("ip", "netns", "list").start().getInputStream().readAllBytes(),
+        String left = new String(
+                new ProcessBuilder("ip", "netns", "list")
+                        .start()
+                        .getInputStream()
+                        .readAllBytes(),
                 StandardCharsets.UTF_8);
         names.forEach(n -> assertFalse(left.contains(n), n + " is left: " + left));
     }
@@ -59,7 +66,11 @@ class MemberNetworkTest {
         String name = "dn" + gone.pid() + "zm0";
         assertEquals(0, new ProcessBuilder("ip", "netns", "add", name).start().waitFor());
         assertTrue(MemberNetwork.sweepLeftovers() >= 1);
-        String left = new String(new ProcessBuilder("ip", "netns", "list").start().getInputStream().readAllBytes(),
+        String left = new String(
+                new ProcessBuilder("ip", "netns", "list")
+                        .start()
+                        .getInputStream()
+                        .readAllBytes(),
                 StandardCharsets.UTF_8);
         assertFalse(left.contains(name), left);
     }
@@ -75,7 +86,8 @@ class MemberNetworkTest {
             for (CompletableFuture<MemberNetwork> f : made) {
                 networks.add(f.get(60, TimeUnit.SECONDS));
             }
-            List<String> hosts = networks.stream().map(MemberNetwork::hostAddress).toList();
+            List<String> hosts =
+                    networks.stream().map(MemberNetwork::hostAddress).toList();
             assertEquals(3, new HashSet<>(hosts).size(), "each network its own subnet: " + hosts);
         } finally {
             for (CompletableFuture<MemberNetwork> f : made) {

@@ -14,13 +14,13 @@ class PostgresServerTest {
 
     @Test
     void withoutPostgresqlItFailsWithHowToInstallIt(@TempDir Path dir) {
-        IllegalStateException none = assertThrows(IllegalStateException.class,
-                () -> PostgresServer.binaries(null, dir.resolve("absent")));
+        IllegalStateException none =
+                assertThrows(IllegalStateException.class, () -> PostgresServer.binaries(null, dir.resolve("absent")));
         assertTrue(none.getMessage().contains("apt-get install postgresql"), none.getMessage());
         IllegalStateException empty = assertThrows(IllegalStateException.class, () -> PostgresServer.binaries("", dir));
         assertTrue(empty.getMessage().contains("apt-get install postgresql"), empty.getMessage());
-        IllegalStateException env = assertThrows(IllegalStateException.class,
-                () -> PostgresServer.binaries(dir.toString(), dir));
+        IllegalStateException env =
+                assertThrows(IllegalStateException.class, () -> PostgresServer.binaries(dir.toString(), dir));
         assertTrue(env.getMessage().contains("DISCO_PG_BIN"), env.getMessage());
     }
 

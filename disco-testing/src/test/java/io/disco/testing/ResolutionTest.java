@@ -6,14 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.etcd.jetcd.Client;
-
-
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -23,7 +20,8 @@ class ResolutionTest {
 
     @Test
     void missingBinaryFailsWithInstallInstructions() {
-        IllegalStateException e = assertThrows(IllegalStateException.class,
+        IllegalStateException e = assertThrows(
+                IllegalStateException.class,
                 () -> EtcdCluster.start(1, Map.of(EtcdCluster.ENV_BINARY, "/nonexistent/etcd")));
         assertTrue(e.getMessage().contains("/nonexistent/etcd"), e.getMessage());
         assertTrue(e.getMessage().contains("apt-get install etcd-server"), e.getMessage());
@@ -31,8 +29,8 @@ class ResolutionTest {
 
     @Test
     void binaryThatIsNotEtcdIsRejected() {
-        IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> EtcdCluster.start(1, Map.of(EtcdCluster.ENV_BINARY, "/bin/true")));
+        IllegalStateException e = assertThrows(
+                IllegalStateException.class, () -> EtcdCluster.start(1, Map.of(EtcdCluster.ENV_BINARY, "/bin/true")));
         assertTrue(e.getMessage().contains("does not look like etcd"), e.getMessage());
     }
 
@@ -53,7 +51,8 @@ class ResolutionTest {
         }
         assertTrue(first.matches("etcd \\d+\\.\\d+\\.\\d+"), first);
         assertEquals(first, second);
-        assertEquals("disco-testing: " + first + " at " + binary.toAbsolutePath() + System.lineSeparator(),
+        assertEquals(
+                "disco-testing: " + first + " at " + binary.toAbsolutePath() + System.lineSeparator(),
                 captured.toString(StandardCharsets.UTF_8));
     }
 
@@ -65,8 +64,13 @@ class ResolutionTest {
     @Test
     void endpointsSelectAnExternalClusterWithoutFaults() throws Exception {
         try (EtcdCluster real = EtcdCluster.start(1)) {
-            EtcdCluster external = EtcdCluster.start(3,
-                    Map.of(EtcdCluster.ENV_ENDPOINTS, " " + real.endpoint(0) + " ,", EtcdCluster.ENV_BINARY, "/nonexistent"));
+            EtcdCluster external = EtcdCluster.start(
+                    3,
+                    Map.of(
+                            EtcdCluster.ENV_ENDPOINTS,
+                            " " + real.endpoint(0) + " ,",
+                            EtcdCluster.ENV_BINARY,
+                            "/nonexistent"));
             assertEquals(List.of(real.endpoint(0)), external.endpoints());
             assertFalse(external.supportsFaults());
             assertTrue(external.describe().contains("external"), external.describe());
@@ -78,7 +82,10 @@ class ResolutionTest {
             external.close();
 
             try (Client client = Kv.client(real.endpoints())) {
-                Kv.putEventually(client, "external", "still running"); // a new client's first put may outlast 5 s on loaded cores
+                Kv.putEventually(
+                        client,
+                        "external",
+                        "still running"); // a new client's first put may outlast 5 s on loaded cores
             }
         }
     }

@@ -26,7 +26,9 @@ class TcpProxyTest {
     void slowAndLossyLinksDelayRoundTripsAndKeepTheStreamIntact() throws Exception {
         try (ServerSocket echo = new ServerSocket(0, 5, InetAddress.getLoopbackAddress())) {
             Thread server = new Thread(() -> {
-                try (Socket s = echo.accept(); InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
+                try (Socket s = echo.accept();
+                        InputStream in = s.getInputStream();
+                        OutputStream out = s.getOutputStream()) {
                     in.transferTo(out);
                 } catch (Exception e) {
                     // the test closed it
@@ -34,18 +36,22 @@ class TcpProxyTest {
             });
             server.setDaemon(true);
             server.start();
-            try (TcpProxy proxy = new TcpProxy(new InetSocketAddress(InetAddress.getLoopbackAddress(), echo.getLocalPort()));
-                 Socket client = new Socket(InetAddress.getLoopbackAddress(), proxy.port())) {
+            try (TcpProxy proxy =
+                            new TcpProxy(new InetSocketAddress(InetAddress.getLoopbackAddress(), echo.getLocalPort()));
+                    Socket client = new Socket(InetAddress.getLoopbackAddress(), proxy.port())) {
                 client.setSoTimeout(10_000);
                 long clean = slowestRoundTripMillis(client);
                 proxy.degrade(TcpProxy.Link.ofMillis(50, 10, 0));
                 long slowest = slowestRoundTripMillis(client);
-                assertTrue(slowest >= 80, "a 50 ± 10 ms link each way: slowest round trip " + slowest + " ms, clean " + clean);
+                assertTrue(
+                        slowest >= 80,
+                        "a 50 ± 10 ms link each way: slowest round trip " + slowest + " ms, clean " + clean);
                 proxy.degrade(TcpProxy.Link.ofMillis(0, 0, 0.25));
                 long lossy = slowestRoundTripMillis(client);
                 // no stall in 2 x 20 chunks has a chance of 0.75^40, about 1e-5
-                assertTrue(lossy >= 200, "a quarter of the chunks lost: some round trip stalls by an RTO, slowest "
-                        + lossy + " ms");
+                assertTrue(
+                        lossy >= 200,
+                        "a quarter of the chunks lost: some round trip stalls by an RTO, slowest " + lossy + " ms");
                 proxy.degrade(TcpProxy.Link.CLEAN);
                 long healed = slowestRoundTripMillis(client);
                 assertTrue(healed < 80, "healed: slowest round trip " + healed + " ms");

@@ -48,7 +48,8 @@ class ThreeMemberClusterTest {
             for (int i = 0; i < 3; i++) {
                 long pid = etcd.pids().get(i);
                 etcd.kill(i);
-                assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "member " + i + " is dead");
+                assertFalse(
+                        ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "member " + i + " is dead");
 
                 Kv.putEventually(client, "kill/" + i, "without m" + i);
                 assertEquals("without m" + i, Kv.getEventually(client, "kill/" + i));
@@ -66,7 +67,7 @@ class ThreeMemberClusterTest {
     @Test
     void pausedMemberAnswersNothingUntilResumed(EtcdCluster etcd) throws Exception {
         try (Client onlyPaused = Kv.client(etcd.endpoint(1));
-             Client others = Kv.client(List.of(etcd.endpoint(0), etcd.endpoint(2)))) {
+                Client others = Kv.client(List.of(etcd.endpoint(0), etcd.endpoint(2)))) {
             Kv.put(onlyPaused, "pause/before", "1", Duration.ofSeconds(5));
             etcd.pause(1);
             try {

@@ -64,7 +64,8 @@ public final class SessionThread extends Thread {
      */
     public static void refuseOnSessionThread(String call) {
         if (onSessionThread()) {
-            throw new IllegalStateException(call + " was called on disco's internal thread " + Thread.currentThread().getName()
+            throw new IllegalStateException(call + " was called on disco's internal thread "
+                    + Thread.currentThread().getName()
                     + ", where it would block the lease or wait for itself; call it from another thread");
         }
     }

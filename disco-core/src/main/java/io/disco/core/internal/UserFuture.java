@@ -38,8 +38,8 @@ public final class UserFuture<T> extends CompletableFuture<T> {
         if (error == null) {
             super.complete(value);
         } else {
-            super.completeExceptionally(error instanceof CompletionException && error.getCause() != null
-                    ? error.getCause() : error);
+            super.completeExceptionally(
+                    error instanceof CompletionException && error.getCause() != null ? error.getCause() : error);
         }
     }
 

@@ -37,9 +37,11 @@ class ThreadRulesTest {
     @Test
     void aBlockingCallIsRefusedOnASessionThreadOnly() throws Exception {
         assertDoesNotThrow(() -> SessionThread.refuseOnSessionThread("lock.lock()"));
-        IllegalStateException e = onSession(() -> assertThrows(IllegalStateException.class,
-                () -> SessionThread.refuseOnSessionThread("lock.lock()")));
-        assertTrue(e.getMessage().startsWith("lock.lock() was called on disco's internal thread disco-session-test"), e.getMessage());
+        IllegalStateException e = onSession(() ->
+                assertThrows(IllegalStateException.class, () -> SessionThread.refuseOnSessionThread("lock.lock()")));
+        assertTrue(
+                e.getMessage().startsWith("lock.lock() was called on disco's internal thread disco-session-test"),
+                e.getMessage());
         assertTrue(onSession(SessionThread::onSessionThread));
         assertFalse(SessionThread.onSessionThread());
     }
@@ -56,7 +58,10 @@ class ThreadRulesTest {
 
         CompletableFuture<Thread> inline = new CompletableFuture<>();
         direct.deliver(() -> inline.complete(Thread.currentThread()));
-        assertEquals(Thread.currentThread(), inline.getNow(null), "off the session threads a direct executor runs it in place");
+        assertEquals(
+                Thread.currentThread(),
+                inline.getNow(null),
+                "off the session threads a direct executor runs it in place");
     }
 
     @Test
@@ -107,7 +112,8 @@ class ThreadRulesTest {
         SessionListener recording = new SessionListener() {
             @Override
             public void renewed(DiscoSession s, Duration remaining) {
-                told.add("renewed " + remaining.toSeconds() + " on " + Thread.currentThread().getName());
+                told.add("renewed " + remaining.toSeconds() + " on "
+                        + Thread.currentThread().getName());
             }
 
             @Override

@@ -49,8 +49,7 @@ public final class BootExample {
     private static final Duration STEP = Duration.ofSeconds(30);
     private static final String ORDER = "42";
 
-    private BootExample() {
-    }
+    private BootExample() {}
 
     /**
      * Runs the example.
@@ -99,10 +98,14 @@ public final class BootExample {
             int portA = BootInstance.freePort();
             int portB = BootInstance.freePort();
             Map<String, String> common = Map.of(
-                    "disco.etcd.endpoints", String.join(",", endpoints),
-                    "disco.session.ttl", ttl.toSeconds() + "s",
-                    "example.prefix", prefix,
-                    "example.ledger-url", "http://127.0.0.1:" + portB);
+                    "disco.etcd.endpoints",
+                    String.join(",", endpoints),
+                    "disco.session.ttl",
+                    ttl.toSeconds() + "s",
+                    "example.prefix",
+                    prefix,
+                    "example.ledger-url",
+                    "http://127.0.0.1:" + portB);
             step = "start instance-a";
             a = BootInstance.start("instance-a", portA, classpath, logs, common);
             say.step("started instance-a (pid %d, %s, log %s); waiting until it leads", a.pid(), a.uri(), a.log());
@@ -116,20 +119,24 @@ public final class BootExample {
 
             step = "instance-a takes order " + ORDER + "'s lock in a request";
             long work = ttl.toMillis() + 1_000;
-            CompletableFuture<HttpResponse<String>> late = http.sendAsync(post(a, ORDER, work),
-                    HttpResponse.BodyHandlers.ofString());
-            Map<String, String> holding = a.awaitStatus(s -> s.getOrDefault("holding", "").startsWith(ORDER + ":"),
-                    STEP, "holding order " + ORDER);
+            CompletableFuture<HttpResponse<String>> late =
+                    http.sendAsync(post(a, ORDER, work), HttpResponse.BodyHandlers.ofString());
+            Map<String, String> holding = a.awaitStatus(
+                    s -> s.getOrDefault("holding", "").startsWith(ORDER + ":"), STEP, "holding order " + ORDER);
             FencingToken lockA = FencingToken.parse(holding.get("holding").substring(ORDER.length() + 1));
             step = "freeze instance-a";
             a.freeze();
-            say.step("instance-a holds order %s's lock with token %s and works; frozen (SIGSTOP) for longer than"
-                    + " its %d s TTL", ORDER, lockA, ttl.toSeconds());
+            say.step(
+                    "instance-a holds order %s's lock with token %s and works; frozen (SIGSTOP) for longer than"
+                            + " its %d s TTL",
+                    ORDER, lockA, ttl.toSeconds());
 
             step = "instance-b books order " + ORDER;
-            HttpResponse<String> booked = Http.send(http, post(b, ORDER, 0), HttpResponse.BodyHandlers.ofString(),
-                    STEP);
-            say.step("instance-b books order %s -> %d %s", ORDER, booked.statusCode(), booked.body().trim());
+            HttpResponse<String> booked =
+                    Http.send(http, post(b, ORDER, 0), HttpResponse.BodyHandlers.ofString(), STEP);
+            say.step(
+                    "instance-b books order %s -> %d %s",
+                    ORDER, booked.statusCode(), booked.body().trim());
             step = "instance-b leads";
             Map<String, String> bLeads = b.awaitStatus(s -> "true".equals(s.get("leading")), STEP, "leading");
             FencingToken termB = FencingToken.parse(bLeads.get("leader-token"));
@@ -139,24 +146,33 @@ public final class BootExample {
             a.resume();
             HttpResponse<String> zombie = Http.await(late, STEP, "POST " + a.uri() + "/orders/" + ORDER);
             String type = zombie.headers().firstValue("Content-Type").orElse("");
-            say.step("instance-a resumed (SIGCONT) and wrote order %s with token %s -> %d %s %s", ORDER, lockA,
-                    zombie.statusCode(), type, zombie.body().trim());
+            say.step(
+                    "instance-a resumed (SIGCONT) and wrote order %s with token %s -> %d %s %s",
+                    ORDER, lockA, zombie.statusCode(), type, zombie.body().trim());
             step = "instance-a steps down";
             a.awaitStatus(s -> "false".equals(s.get("leading")), STEP, "no longer leading");
             Map<String, String> bStill = b.awaitStatus(s -> "true".equals(s.get("leading")), STEP, "still leading");
             say.step("instance-a no longer leads; instance-b leads with token %s", bStill.get("leader-token"));
 
-            boolean rejected = zombie.statusCode() == 409 && type.startsWith("application/problem+json")
+            boolean rejected = zombie.statusCode() == 409
+                    && type.startsWith("application/problem+json")
                     && zombie.body().contains("stale-token");
-            boolean ordered = termB.isNewerThan(termA) && booked.statusCode() == 200
+            boolean ordered = termB.isNewerThan(termA)
+                    && booked.statusCode() == 200
                     && FencingToken.parse(bStill.get("leader-token")).equals(termB);
             if (!rejected || !ordered) {
-                return new Verdict(SCENARIO, false, "late write answered " + zombie.statusCode() + " " + type + " "
-                        + zombie.body().trim() + ", instance-b booked " + booked.statusCode() + ", terms " + termA
-                        + " then " + termB);
+                return new Verdict(
+                        SCENARIO,
+                        false,
+                        "late write answered " + zombie.statusCode() + " " + type + " "
+                                + zombie.body().trim() + ", instance-b booked " + booked.statusCode() + ", terms "
+                                + termA
+                                + " then " + termB);
             }
-            return new Verdict(SCENARIO, true, "frozen leader's late write rejected (409 problem detail),"
-                    + " the other instance leads");
+            return new Verdict(
+                    SCENARIO,
+                    true,
+                    "frozen leader's late write rejected (409 problem detail)," + " the other instance leads");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return new Verdict(SCENARIO, false, "step failed: " + step + ": interrupted");
@@ -178,6 +194,7 @@ public final class BootExample {
 
     private static HttpRequest post(BootInstance i, String order, long workMillis) {
         return HttpRequest.newBuilder(i.uri().resolve("/orders/" + order + "?workMillis=" + workMillis))
-                .POST(HttpRequest.BodyPublishers.noBody()).build();
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build();
     }
 }

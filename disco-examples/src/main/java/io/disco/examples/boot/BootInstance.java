@@ -68,11 +68,20 @@ final class BootInstance implements AutoCloseable {
             throws IOException {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp", classpath, MAIN,
-                "--server.port=" + port, "--server.address=127.0.0.1", "--example.instance=" + name));
+                "-XX:TieredStopAtLevel=1",
+                "-Xshare:auto",
+                "-cp",
+                classpath,
+                MAIN,
+                "--server.port=" + port,
+                "--server.address=127.0.0.1",
+                "--example.instance=" + name));
         properties.forEach((k, v) -> command.add("--" + k + "=" + v));
         Path log = logDir.resolve(name + ".log");
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process p = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         return new BootInstance(name, port, p, log);
     }
 
@@ -115,8 +124,11 @@ final class BootInstance implements AutoCloseable {
                 throw new IllegalStateException(name + " exited with " + process.exitValue() + " (log: " + log + ")");
             }
             try {
-                HttpResponse<String> r = Http.send(http, HttpRequest.newBuilder(uri().resolve("/status")).build(),
-                        HttpResponse.BodyHandlers.ofString(), Duration.ofSeconds(2));
+                HttpResponse<String> r = Http.send(
+                        http,
+                        HttpRequest.newBuilder(uri().resolve("/status")).build(),
+                        HttpResponse.BodyHandlers.ofString(),
+                        Duration.ofSeconds(2));
                 if (r.statusCode() == 200) {
                     Map<String, String> status = parse(r.body());
                     if (until.test(status)) {
@@ -196,7 +208,8 @@ final class BootInstance implements AutoCloseable {
     private void signal(String signal) {
         try {
             Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
-                    .redirectErrorStream(true).start();
+                    .redirectErrorStream(true)
+                    .start();
             if (!kill.waitFor(STOP_SECONDS, TimeUnit.SECONDS) || kill.exitValue() != 0) {
                 kill.destroyForcibly();
                 throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");

@@ -55,8 +55,7 @@ public final class LockZombie {
      * @param code the answer in a word, for example {@code 200}, {@code 409} or {@code ABORTED}
      * @param detail what the resource said
      */
-    public record Answer(boolean accepted, String code, String detail) {
-    }
+    public record Answer(boolean accepted, String code, String detail) {}
 
     /**
      * What happened in one run.
@@ -69,12 +68,21 @@ public final class LockZombie {
      * @param zombieWrite the answer to A's write after it woke up, or null
      * @param failure the step that failed and why, or null when every step ran
      */
-    public record Outcome(String scenario, FencingToken tokenA, FencingToken tokenB, Answer writeA, Answer writeB,
-                          Answer zombieWrite, String failure) {
+    public record Outcome(
+            String scenario,
+            FencingToken tokenA,
+            FencingToken tokenB,
+            Answer writeA,
+            Answer writeB,
+            Answer zombieWrite,
+            String failure) {
 
         /** @return whether A and B were accepted, the zombie rejected, and B's token is above A's */
         public boolean ok() {
-            return failure == null && writeA.accepted() && writeB.accepted() && !zombieWrite.accepted()
+            return failure == null
+                    && writeA.accepted()
+                    && writeB.accepted()
+                    && !zombieWrite.accepted()
                     && tokenB.isNewerThan(tokenA);
         }
 
@@ -99,8 +107,7 @@ public final class LockZombie {
         }
     }
 
-    private LockZombie() {
-    }
+    private LockZombie() {}
 
     /**
      * Runs the story on etcd.
@@ -119,7 +126,8 @@ public final class LockZombie {
             backend = EtcdDemoBackend.connect(endpoints);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return new Outcome(say.scenario(), null, null, null, null, null, "connect to etcd " + endpoints + ": interrupted");
+            return new Outcome(
+                    say.scenario(), null, null, null, null, null, "connect to etcd " + endpoints + ": interrupted");
         } catch (Exception e) {
             return new Outcome(say.scenario(), null, null, null, null, null, "connect to etcd " + endpoints + ": " + e);
         }
@@ -149,21 +157,28 @@ public final class LockZombie {
         Answer zombie = null;
         say.step("%s, lock: %s", backend.describe(), lockName);
         try (DiscoBackend.Owner ownerA = backend.open(zombieTtl);
-             LockService lockA = ownerA.newLock(lockName)) {
+                LockService lockA = ownerA.newLock(lockName)) {
             step = "A: acquire the lock";
             Grant a = lockA.lock(ACQUIRE_TIMEOUT);
             tokenA = a.token();
-            say.step("A acquired the lock: key %s, fencing token %s (lease TTL %d s)",
+            say.step(
+                    "A acquired the lock: key %s, fencing token %s (lease TTL %d s)",
                     a.key(), tokenA, ownerA.ttl().toSeconds());
 
             step = "A: write";
             writeA = writer.write("A", tokenA, "written by A");
             say.step("A writes with token %s -> %s", tokenA, describe(writeA));
             if (!writeA.accepted()) {
-                return new Outcome(scenario, tokenA, null, writeA, null, null,
+                return new Outcome(
+                        scenario,
+                        tokenA,
+                        null,
+                        writeA,
+                        null,
+                        null,
                         "A's legitimate write was refused (" + writeA.code() + "): the resource has already"
-                        + " accepted a higher token (from another etcd cluster, or sent by hand);"
-                        + " restart the resource");
+                                + " accepted a higher token (from another etcd cluster, or sent by hand);"
+                                + " restart the resource");
             }
 
             String freezing = backend.freeze(ownerA);
@@ -171,7 +186,7 @@ public final class LockZombie {
 
             step = "B: open a session";
             try (DiscoBackend.Owner ownerB = backend.open();
-                 LockService lockB = ownerB.newLock(lockName)) {
+                    LockService lockB = ownerB.newLock(lockName)) {
                 say.step("B asks for the lock: it waits until A's lease has expired");
                 step = "B: acquire the lock after A's lease expired";
                 Grant b = lockB.lock(zombieTtl.plus(ACQUIRE_TIMEOUT));
@@ -182,8 +197,7 @@ public final class LockZombie {
                 writeB = writer.write("B", tokenB, "written by B");
                 say.step("B writes with token %s -> %s", tokenB, describe(writeB));
 
-                say.step("A wakes up, still believes it holds the lock, and writes with its old token %s",
-                        tokenA);
+                say.step("A wakes up, still believes it holds the lock, and writes with its old token %s", tokenA);
                 step = "A (zombie): write";
                 zombie = writer.write("A", tokenA, "written by zombie A");
                 say.step("zombie A writes with token %s -> %s", tokenA, describe(zombie));

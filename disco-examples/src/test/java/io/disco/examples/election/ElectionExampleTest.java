@@ -19,8 +19,8 @@ class ElectionExampleTest {
 
     @Test
     void failoverIsObservedAndTheStaleLeaderIsRejected() {
-        ElectionExample.Outcome o = ElectionExample.run(ETCD.cluster().endpoints(), "/test/examples/election",
-                Duration.ofSeconds(2));
+        ElectionExample.Outcome o =
+                ElectionExample.run(ETCD.cluster().endpoints(), "/test/examples/election", Duration.ofSeconds(2));
         assertNull(o.failure());
         assertTrue(o.tokenB().isNewerThan(o.tokenA()), o.tokenA() + " then " + o.tokenB());
         assertTrue(o.writesAccepted());
@@ -32,7 +32,9 @@ class ElectionExampleTest {
     @Test
     void runnersRunTheirTaskOnlyWhileLeadingHandOverAndHeal() {
         Verdict v = RunnerExample.run(ETCD.cluster().endpoints(), "/test/examples/election-runner");
-        assertEquals("VERDICT election/runner: tasks ran only while leading, hand-over and heal with rising tokens,"
-                + " stale write rejected — OK", v.line());
+        assertEquals(
+                "VERDICT election/runner: tasks ran only while leading, hand-over and heal with rising tokens,"
+                        + " stale write rejected — OK",
+                v.line());
     }
 }

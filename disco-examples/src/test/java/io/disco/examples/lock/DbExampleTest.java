@@ -32,15 +32,19 @@ class DbExampleTest {
         assertTrue(r.verdict().ok(), r.verdict().line());
         assertFalse(r.forgedWrite().accepted(), r.forgedWrite().detail());
         assertEquals("not issued", r.forgedWrite().code());
-        assertEquals("VERDICT lock/db: zombie write rejected by the database (0 rows updated), forged token refused"
-                + " (not issued) — OK", r.verdict().line());
+        assertEquals(
+                "VERDICT lock/db: zombie write rejected by the database (0 rows updated), forged token refused"
+                        + " (not issued) — OK",
+                r.verdict().line());
     }
 
     @Test
     void theStatementItselfRefusesATokenAboveTheBoundItIsGiven() throws Exception {
-        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:h2:mem:bound-" + java.util.UUID.randomUUID());
-             java.sql.Statement st = c.createStatement()) {
-            st.execute("CREATE TABLE resource (id INT PRIMARY KEY, data VARCHAR(200) NOT NULL, fence_token BIGINT NOT NULL)");
+        try (java.sql.Connection c =
+                        java.sql.DriverManager.getConnection("jdbc:h2:mem:bound-" + java.util.UUID.randomUUID());
+                java.sql.Statement st = c.createStatement()) {
+            st.execute(
+                    "CREATE TABLE resource (id INT PRIMARY KEY, data VARCHAR(200) NOT NULL, fence_token BIGINT NOT NULL)");
             st.execute("INSERT INTO resource (id, data, fence_token) VALUES (1, 'initial', 5)");
             assertEquals(0, update(c, 11, 10), "token 11 above the bound 10: 0 rows");
             assertEquals(0, update(c, 4, 10), "token 4 below the stored 5: 0 rows");

@@ -7,12 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.examples.Cli;
 import io.disco.examples.Verdict;
-import io.etcd.jetcd.Client;
-import org.junit.jupiter.api.AfterEach;
 import io.disco.examples.lock.grpc.client.GrpcClientExample;
 import io.disco.examples.lock.grpc.resource.GrpcResource;
 import io.disco.testing.EtcdExtension;
+import io.etcd.jetcd.Client;
 import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -31,8 +31,12 @@ class GrpcExampleTest {
     @Test
     void theZombieIsAbortedAndTheLegitimateWritesAreAccepted() throws Exception {
         try (GrpcResource resource = GrpcResource.start(0, client)) {
-            LockZombie.Outcome o = GrpcClientExample.run(ETCD.cluster().endpoints(), "127.0.0.1", resource.port(),
-                    "/test/examples/grpc", Duration.ofSeconds(2));
+            LockZombie.Outcome o = GrpcClientExample.run(
+                    ETCD.cluster().endpoints(),
+                    "127.0.0.1",
+                    resource.port(),
+                    "/test/examples/grpc",
+                    Duration.ofSeconds(2));
             assertNull(o.failure());
             assertEquals("OK", o.writeA().code());
             assertEquals("OK", o.writeB().code());
@@ -40,7 +44,9 @@ class GrpcExampleTest {
             assertFalse(o.zombieWrite().accepted());
             assertTrue(o.tokenB().isNewerThan(o.tokenA()), o.tokenA() + " then " + o.tokenB());
             assertEquals(o.tokenB(), resource.guard().highWater().orElseThrow());
-            assertEquals("VERDICT lock/grpc: zombie write rejected (ABORTED) — OK", o.verdict().line());
+            assertEquals(
+                    "VERDICT lock/grpc: zombie write rejected (ABORTED) — OK",
+                    o.verdict().line());
         }
     }
 

@@ -58,27 +58,34 @@ class GuardRestartTest {
 
     /** A resource JVM; returns its base URI once it listens. */
     private URI startResource(String... options) throws Exception {
-        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
-                "-cp", System.getProperty("java.class.path"), HttpResource.class.getName(), "--port", "0",
-                "--endpoints", String.join(",", ETCD.cluster().endpoints())));
+        List<String> command = new ArrayList<>(List.of(
+                ProcessHandle.current().info().command().orElseThrow(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                HttpResource.class.getName(),
+                "--port",
+                "0",
+                "--endpoints",
+                String.join(",", ETCD.cluster().endpoints())));
         command.addAll(List.of(options));
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         started.add(p);
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         URI uri = CompletableFuture.supplyAsync(() -> {
-            try {
-                for (String line; (line = out.readLine()) != null; ) {
-                    Matcher m = LISTENING.matcher(line);
-                    if (m.find()) {
-                        return URI.create(m.group(1));
+                    try {
+                        for (String line; (line = out.readLine()) != null; ) {
+                            Matcher m = LISTENING.matcher(line);
+                            if (m.find()) {
+                                return URI.create(m.group(1));
+                            }
+                        }
+                        throw new IllegalStateException("the resource exited with " + p.waitFor());
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
                     }
-                }
-                throw new IllegalStateException("the resource exited with " + p.waitFor());
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }).get(60, TimeUnit.SECONDS);
-        Thread drain = new Thread(() -> out.lines().forEach(l -> { }), "resource-output");
+                })
+                .get(60, TimeUnit.SECONDS);
+        Thread drain = new Thread(() -> out.lines().forEach(l -> {}), "resource-output");
         drain.setDaemon(true);
         drain.start();
         return uri;
@@ -94,15 +101,21 @@ class GuardRestartTest {
         HttpRequest.Builder r = HttpRequest.newBuilder(resource.resolve("/write"))
                 .POST(HttpRequest.BodyPublishers.ofString("by " + token));
         FencingHttp.inject(r, token);
-        return Http.send(http, r.build(), HttpResponse.BodyHandlers.ofString(), Duration.ofSeconds(10)).statusCode();
+        return Http.send(http, r.build(), HttpResponse.BodyHandlers.ofString(), Duration.ofSeconds(10))
+                .statusCode();
     }
 
     @Test
     void withTheFileStoreTheOlderTokenIsRejectedAfterSigkill() throws Exception {
         try (Client client = Cli.etcdClient(ETCD.cluster().endpoints())) { // tokens 10 and 20 must have been issued
-            while (io.disco.provider.etcd.EtcdProvider.currentRevision(client, Duration.ofSeconds(10)).value() < 20) {
-                client.getKVClient().put(io.etcd.jetcd.ByteSequence.from("/test/examples/restart-rev", StandardCharsets.UTF_8),
-                        io.etcd.jetcd.ByteSequence.from("x", StandardCharsets.UTF_8)).get(10, TimeUnit.SECONDS);
+            while (io.disco.provider.etcd.EtcdProvider.currentRevision(client, Duration.ofSeconds(10))
+                            .value()
+                    < 20) {
+                client.getKVClient()
+                        .put(
+                                io.etcd.jetcd.ByteSequence.from("/test/examples/restart-rev", StandardCharsets.UTF_8),
+                                io.etcd.jetcd.ByteSequence.from("x", StandardCharsets.UTF_8))
+                        .get(10, TimeUnit.SECONDS);
             }
         }
         String state = dir.resolve("marks").toString();
@@ -120,8 +133,9 @@ class GuardRestartTest {
     void seededFromEtcdEveryTokenFromBeforeTheRestartIsRejected() throws Exception {
         URI first = startResource();
         FencingToken zombie;
-        try (Client client = Cli.etcdClient(ETCD.cluster().endpoints()); EtcdSession session = EtcdSession.open(client);
-             LockService lock = session.newLock("/test/examples/restart")) {
+        try (Client client = Cli.etcdClient(ETCD.cluster().endpoints());
+                EtcdSession session = EtcdSession.open(client);
+                LockService lock = session.newLock("/test/examples/restart")) {
             Grant a = lock.lock(Duration.ofSeconds(10));
             zombie = a.token();
             assertEquals(200, write(first, zombie));

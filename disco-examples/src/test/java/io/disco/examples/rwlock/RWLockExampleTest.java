@@ -17,8 +17,8 @@ class RWLockExampleTest {
 
     @Test
     void readersShareATokenTheWriterWaitsAndTheZombieWriterIsRejected() {
-        RWLockExample.Outcome o = RWLockExample.run(ETCD.cluster().endpoints(), "/test/examples/rwlock",
-                Duration.ofSeconds(2));
+        RWLockExample.Outcome o =
+                RWLockExample.run(ETCD.cluster().endpoints(), "/test/examples/rwlock", Duration.ofSeconds(2));
         assertNull(o.failure());
         assertEquals(o.readToken1(), o.readToken2());
         assertTrue(o.readsAccepted());

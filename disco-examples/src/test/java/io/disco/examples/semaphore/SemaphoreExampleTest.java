@@ -15,8 +15,10 @@ class SemaphoreExampleTest {
 
     @Test
     void twoHoldersWriteSideBySideAndTheFrozenWorkerIsRejectedOnItsSlot() {
-        assertEquals("VERDICT semaphore/basic: two holders wrote side by side, the frozen worker's write was rejected"
-                + " on its reassigned slot — OK", SemaphoreExample.run(ETCD.cluster().endpoints(),
-                "/test/examples/semaphore", Duration.ofSeconds(2)).line());
+        assertEquals(
+                "VERDICT semaphore/basic: two holders wrote side by side, the frozen worker's write was rejected"
+                        + " on its reassigned slot — OK",
+                SemaphoreExample.run(ETCD.cluster().endpoints(), "/test/examples/semaphore", Duration.ofSeconds(2))
+                        .line());
     }
 }

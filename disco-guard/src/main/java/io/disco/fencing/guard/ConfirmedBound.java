@@ -232,7 +232,8 @@ public final class ConfirmedBound {
                 return e.getCause();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new BoundUnavailableException(token, "interrupted while confirming it with the coordination service", e);
+                throw new BoundUnavailableException(
+                        token, "interrupted while confirming it with the coordination service", e);
             }
         }
         return await(r, token);
@@ -263,8 +264,8 @@ public final class ConfirmedBound {
         }
         stage.whenComplete((revision, e) -> {
             if (e != null || revision == null) {
-                r.result.completeExceptionally(e != null ? e
-                        : new NullPointerException("IssuedBound.current() completed with null"));
+                r.result.completeExceptionally(
+                        e != null ? e : new NullPointerException("IssuedBound.current() completed with null"));
                 return;
             }
             long v = revision.value();
@@ -285,7 +286,8 @@ public final class ConfirmedBound {
             return e;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new BoundUnavailableException(token, "interrupted while confirming it with the coordination service", e);
+            throw new BoundUnavailableException(
+                    token, "interrupted while confirming it with the coordination service", e);
         }
     }
 
@@ -318,6 +320,7 @@ public final class ConfirmedBound {
         volatile long decides;
         /** {@link System#nanoTime()} when it started. */
         volatile long startedAt;
+
         final CompletableFuture<Long> result = new CompletableFuture<>();
 
         Read(long seq, Read prev, long firstToken) {

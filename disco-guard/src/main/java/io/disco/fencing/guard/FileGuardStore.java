@@ -102,8 +102,8 @@ final class FileGuardStore implements GuardStore {
         StringWriter text = new StringWriter();
         p.store(text, "disco fencing marks: key = highest accepted token");
         ByteBuffer bytes = StandardCharsets.UTF_8.encode(text.toString());
-        try (FileChannel out = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
+        try (FileChannel out = FileChannel.open(
+                temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
             while (bytes.hasRemaining()) {
                 out.write(bytes);
             }

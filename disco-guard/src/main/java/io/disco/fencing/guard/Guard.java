@@ -118,8 +118,13 @@ public final class Guard {
     private final GuardMark mark;
     private final OrderedAdmission admissions;
 
-    Guard(String key, long initial, Duration drainTimeout, GuardStore store, GuardListener listener,
-          ConfirmedBound bound) {
+    Guard(
+            String key,
+            long initial,
+            Duration drainTimeout,
+            GuardStore store,
+            GuardListener listener,
+            ConfirmedBound bound) {
         this.mark = new GuardMark(key, initial, store, new GuardEvents(key, listener), bound);
         this.admissions = new OrderedAdmission(mark, drainTimeout);
     }
@@ -323,6 +328,7 @@ public final class Guard {
 
         private final FencingToken token;
         private final Epoch epoch;
+
         @SuppressWarnings("unused") // through OPEN
         private volatile boolean open = true;
 
@@ -361,8 +367,7 @@ public final class Guard {
         private Duration boundTimeout = Duration.ofMillis(DEFAULT_BOUND_TIMEOUT_MILLIS);
         private Duration boundReadInterval = Duration.ofMillis(DEFAULT_BOUND_READ_INTERVAL_MILLIS);
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * Where the guard confirms that a token above its mark was issued by the coordination service

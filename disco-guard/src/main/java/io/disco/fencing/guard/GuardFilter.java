@@ -99,6 +99,7 @@ public final class GuardFilter implements Filter {
     private volatile Guard guard;
     /** Non-null for a keyed filter, which has no single guard. */
     private final KeyedGuard keyed;
+
     private final Function<HttpServletRequest, String> keyOf;
     /** How rejections are written; plain text unless {@link #rejectingWith} set another. */
     private volatile GuardRejections rejections = GuardFilter::plainText;
@@ -199,7 +200,8 @@ public final class GuardFilter implements Filter {
     public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
             throws IOException, ServletException {
         if (!(request instanceof HttpServletRequest) || !(response instanceof HttpServletResponse)) {
-            throw new ServletException("GuardFilter guards HTTP requests only, got " + request.getClass().getName());
+            throw new ServletException("GuardFilter guards HTTP requests only, got "
+                    + request.getClass().getName());
         }
         HttpServletRequest http = (HttpServletRequest) request;
         HttpServletResponse answer = (HttpServletResponse) response;
@@ -210,23 +212,51 @@ public final class GuardFilter implements Filter {
             Guard g = guardOf(http);
             if (g == null) {
                 malformed();
-                reject(http, answer, new GuardRejection(HttpServletResponse.SC_BAD_REQUEST, GuardRejection.Reason.NO_KEY,
-                        "no resource key in this request", Optional.of(token), Optional.empty()));
+                reject(
+                        http,
+                        answer,
+                        new GuardRejection(
+                                HttpServletResponse.SC_BAD_REQUEST,
+                                GuardRejection.Reason.NO_KEY,
+                                "no resource key in this request",
+                                Optional.of(token),
+                                Optional.empty()));
                 return;
             }
             admission = g.admit(token);
         } catch (MalformedTokenException e) {
             malformed();
-            reject(http, answer, new GuardRejection(HttpServletResponse.SC_BAD_REQUEST, GuardRejection.Reason.MALFORMED,
-                    e.getMessage(), Optional.empty(), Optional.empty()));
+            reject(
+                    http,
+                    answer,
+                    new GuardRejection(
+                            HttpServletResponse.SC_BAD_REQUEST,
+                            GuardRejection.Reason.MALFORMED,
+                            e.getMessage(),
+                            Optional.empty(),
+                            Optional.empty()));
             return;
         } catch (TokenStaleException e) {
-            reject(http, answer, new GuardRejection(HttpServletResponse.SC_CONFLICT, GuardRejection.Reason.STALE,
-                    e.getMessage(), Optional.of(e.token()), Optional.of(e.highWater())));
+            reject(
+                    http,
+                    answer,
+                    new GuardRejection(
+                            HttpServletResponse.SC_CONFLICT,
+                            GuardRejection.Reason.STALE,
+                            e.getMessage(),
+                            Optional.of(e.token()),
+                            Optional.of(e.highWater())));
             return;
         } catch (TokenNotIssuedException e) {
-            reject(http, answer, new GuardRejection(HttpServletResponse.SC_BAD_REQUEST, GuardRejection.Reason.NOT_ISSUED,
-                    e.getMessage(), Optional.of(e.token()), Optional.of(e.bound())));
+            reject(
+                    http,
+                    answer,
+                    new GuardRejection(
+                            HttpServletResponse.SC_BAD_REQUEST,
+                            GuardRejection.Reason.NOT_ISSUED,
+                            e.getMessage(),
+                            Optional.of(e.token()),
+                            Optional.of(e.bound())));
             return;
         } catch (DrainTimeoutException e) {
             unavailable(http, answer, GuardRejection.Reason.DRAIN_TIMEOUT, e.getMessage(), Optional.of(e.token()));
@@ -239,8 +269,12 @@ public final class GuardFilter implements Filter {
             return;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            unavailable(http, answer, GuardRejection.Reason.UNAVAILABLE,
-                    "interrupted while waiting for older requests to finish; retry", Optional.empty());
+            unavailable(
+                    http,
+                    answer,
+                    GuardRejection.Reason.UNAVAILABLE,
+                    "interrupted while waiting for older requests to finish; retry",
+                    Optional.empty());
             return;
         }
         boolean async = false;
@@ -275,14 +309,23 @@ public final class GuardFilter implements Filter {
         return key == null || key.isBlank() ? null : keyed.forKey(key);
     }
 
-    private void unavailable(HttpServletRequest request, HttpServletResponse response, GuardRejection.Reason reason,
-                             String detail, Optional<FencingToken> token) throws IOException {
+    private void unavailable(
+            HttpServletRequest request,
+            HttpServletResponse response,
+            GuardRejection.Reason reason,
+            String detail,
+            Optional<FencingToken> token)
+            throws IOException {
         response.setHeader("Retry-After", RETRY_AFTER_SECONDS);
-        reject(request, response, new GuardRejection(HttpServletResponse.SC_SERVICE_UNAVAILABLE, reason, detail, token,
-                Optional.empty()));
+        reject(
+                request,
+                response,
+                new GuardRejection(
+                        HttpServletResponse.SC_SERVICE_UNAVAILABLE, reason, detail, token, Optional.empty()));
     }
 
-    private void reject(HttpServletRequest request, HttpServletResponse response, GuardRejection rejection) throws IOException {
+    private void reject(HttpServletRequest request, HttpServletResponse response, GuardRejection rejection)
+            throws IOException {
         rejections.reject(request, response, rejection);
     }
 

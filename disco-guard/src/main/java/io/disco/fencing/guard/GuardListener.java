@@ -32,8 +32,7 @@ public interface GuardListener {
      * @param key the guard's key ({@code ""} for a single guard)
      * @param token the accepted token, now at most the mark
      */
-    default void accepted(String key, FencingToken token) {
-    }
+    default void accepted(String key, FencingToken token) {}
 
     /**
      * A request was rejected.
@@ -42,6 +41,5 @@ public interface GuardListener {
      * @param token the rejected token, or null when it was malformed
      * @param why the reason
      */
-    default void rejected(String key, FencingToken token, Rejection why) {
-    }
+    default void rejected(String key, FencingToken token, Rejection why) {}
 }

@@ -23,11 +23,13 @@ final class GuardMark {
     final String key;
     /** The high-water mark; 0 while no token has been accepted (tokens are at least 1). */
     final AtomicLong value;
+
     final GuardStore store;
     /** Taken to raise or lower the mark, to start a new token's epoch, and to wait for one. */
     final ReentrantLock lock = new ReentrantLock();
     /** Signalled under {@link #lock} when the mark moves or an epoch's last admission leaves. */
     final Condition changed = lock.newCondition();
+
     final GuardEvents events;
     /** Null without an {@link IssuedBound}; shared by every key's guard of a keyed guard. */
     final ConfirmedBound bound;
@@ -99,8 +101,10 @@ final class GuardMark {
                     store.persist(key, token);
                 } catch (IOException e) {
                     events.rejected(token, GuardListener.Rejection.STORE_FAILED);
-                    throw new UncheckedIOException("could not persist the fencing mark " + t + " for key '"
-                            + key + "'; the request is refused", e);
+                    throw new UncheckedIOException(
+                            "could not persist the fencing mark " + t + " for key '" + key
+                                    + "'; the request is refused",
+                            e);
                 }
             }
             value.set(t);

@@ -14,8 +14,8 @@ import java.util.Optional;
  * @param mark the guard's mark the token was compared with (409), or the confirmed bound it exceeded
  *     ({@link Reason#NOT_ISSUED}); empty otherwise
  */
-public record GuardRejection(int status, Reason reason, String detail, Optional<FencingToken> token,
-                             Optional<FencingToken> mark) {
+public record GuardRejection(
+        int status, Reason reason, String detail, Optional<FencingToken> token, Optional<FencingToken> mark) {
 
     /** The kinds of rejection, each with its status. */
     public enum Reason {

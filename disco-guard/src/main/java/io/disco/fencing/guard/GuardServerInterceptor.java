@@ -143,8 +143,8 @@ public final class GuardServerInterceptor implements ServerInterceptor {
             } catch (RuntimeException | InterruptedException e) {
                 return reject(call, refusal(e));
             }
-            return new WholeCall<>(admission, Contexts.interceptCall(context,
-                    new ClosingCall<>(call, admission), headers, next));
+            return new WholeCall<>(
+                    admission, Contexts.interceptCall(context, new ClosingCall<>(call, admission), headers, next));
         }
         try {
             g.check(token);
@@ -179,7 +179,8 @@ public final class GuardServerInterceptor implements ServerInterceptor {
         if (e instanceof TokenNotIssuedException) {
             return Status.INVALID_ARGUMENT.withDescription(e.getMessage());
         }
-        if (e instanceof DrainTimeoutException || e instanceof BoundUnavailableException
+        if (e instanceof DrainTimeoutException
+                || e instanceof BoundUnavailableException
                 || e instanceof UncheckedIOException) {
             return Status.UNAVAILABLE.withDescription(e.getMessage());
         }
@@ -192,8 +193,7 @@ public final class GuardServerInterceptor implements ServerInterceptor {
 
     private static <ReqT> ServerCall.Listener<ReqT> reject(ServerCall<ReqT, ?> call, Status status) {
         call.close(status, new Metadata());
-        return new ServerCall.Listener<>() {
-        };
+        return new ServerCall.Listener<>() {};
     }
 
     /** Ends a unary or server-streaming call's admission when the handler closes the call. */

@@ -14,8 +14,7 @@ import java.util.Optional;
  */
 final class MarkLowering {
 
-    private MarkLowering() {
-    }
+    private MarkLowering() {}
 
     /** {@link Guard#lowerMarkToBound}: to the service's current revision, read afresh. */
     static Optional<FencingToken> toBound(GuardMark mark) {
@@ -55,8 +54,10 @@ final class MarkLowering {
                 try {
                     mark.store.lower(mark.key, to);
                 } catch (IOException e) {
-                    throw new UncheckedIOException("could not persist the lowered fencing mark " + to.value()
-                            + " for key '" + mark.key + "'; the mark stays " + m, e);
+                    throw new UncheckedIOException(
+                            "could not persist the lowered fencing mark " + to.value() + " for key '" + mark.key
+                                    + "'; the mark stays " + m,
+                            e);
                 }
             }
             mark.value.set(to.value());

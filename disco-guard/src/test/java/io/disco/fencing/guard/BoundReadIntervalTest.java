@@ -85,23 +85,28 @@ class BoundReadIntervalTest {
 
     /** {@code count} threads sending {@code guard} a forged token each until closed. */
     static RequestFlood flood(Guard guard, int count) {
-        return RequestFlood.start("flood", count, i -> {
-            FencingToken forged = FencingToken.of(Long.MAX_VALUE - i);
-            guard.check(forged);
-            throw new AssertionError(forged + " admitted");
-        }, REFUSALS);
+        return RequestFlood.start(
+                "flood",
+                count,
+                i -> {
+                    FencingToken forged = FencingToken.of(Long.MAX_VALUE - i);
+                    guard.check(forged);
+                    throw new AssertionError(forged + " admitted");
+                },
+                REFUSALS);
     }
 
     /** A flood that ran for half a second and was closed, and how long it ran. */
-    private record Flooded(RequestFlood flood, long elapsedNanos) {
-    }
+    private record Flooded(RequestFlood flood, long elapsedNanos) {}
 
     /** Floods {@code g} with 20 threads for at least 500 ms, every one answered; no answer but a refusal. */
     private static Flooded floodForHalfASecond(Guard g) throws Exception {
         long start = System.nanoTime();
         try (RequestFlood flood = flood(g, 20)) {
             assertTrue(flood.awaitEveryThreadAnswered(Duration.ofSeconds(10)));
-            Awaitility.await().atMost(WAIT).pollInterval(Duration.ofMillis(10))
+            Awaitility.await()
+                    .atMost(WAIT)
+                    .pollInterval(Duration.ofMillis(10))
                     .until(() -> System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(500));
             flood.close();
             long elapsed = System.nanoTime() - start;
@@ -121,7 +126,9 @@ class BoundReadIntervalTest {
         assertThrows(NullPointerException.class, () -> Guard.builder().boundReadInterval(null));
         Guard.builder().boundReadInterval(Duration.ZERO); // no spacing: allowed
         IssuedBound any = () -> CompletableFuture.completedFuture(t(1));
-        assertThrows(IllegalArgumentException.class, () -> ConfirmedBound.of(any, Duration.ofSeconds(1), Duration.ofNanos(-1)));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> ConfirmedBound.of(any, Duration.ofSeconds(1), Duration.ofNanos(-1)));
         assertThrows(NullPointerException.class, () -> ConfirmedBound.of(any, Duration.ofSeconds(1), null));
         assertTrue(ConfirmedBound.of(any, Duration.ofSeconds(1)).toString().contains("interval=50 ms"));
     }
@@ -138,16 +145,20 @@ class BoundReadIntervalTest {
         assertEquals(4, bound.reads());
         for (int i = 1; i < 4; i++) {
             // the read records its start a moment after the guard does; a busy machine may stretch that moment
-            assertTrue(bound.gapMillis(i) >= interval.toMillis() - 20, "read " + i + " began " + bound.gapMillis(i)
-                    + " ms after a read that refused a token: at least the interval");
+            assertTrue(
+                    bound.gapMillis(i) >= interval.toMillis() - 20,
+                    "read " + i + " began " + bound.gapMillis(i)
+                            + " ms after a read that refused a token: at least the interval");
         }
         for (int i = 0; i < 6; i++) { // new owners, one after another; the first waits out the last refusal's interval
             g.admit(t(revision.incrementAndGet())).close();
         }
         assertEquals(10, bound.reads(), "one read per new owner");
         for (int i = 6; i < 10; i++) {
-            assertTrue(bound.gapMillis(i) < interval.toMillis() / 2, "read " + i + " began " + bound.gapMillis(i)
-                    + " ms after a read that only confirmed: not held back by the interval");
+            assertTrue(
+                    bound.gapMillis(i) < interval.toMillis() / 2,
+                    "read " + i + " began " + bound.gapMillis(i)
+                            + " ms after a read that only confirmed: not held back by the interval");
         }
         assertEquals(Optional.of(t(106)), g.highWater());
     }
@@ -161,7 +172,8 @@ class BoundReadIntervalTest {
         assertEquals(0, flooded.flood().count(BoundUnavailableException.class));
         assertTrue(flooded.flood().count(TokenNotIssuedException.class) >= 20);
         long elapsed = flooded.elapsedNanos();
-        assertTrue(bound.reads() <= most(elapsed, interval), bound.reads() + " reads in " + elapsed / 1_000_000 + " ms");
+        assertTrue(
+                bound.reads() <= most(elapsed, interval), bound.reads() + " reads in " + elapsed / 1_000_000 + " ms");
         int after = bound.reads();
         Awaitility.await().during(Duration.ofMillis(200)).atMost(WAIT).until(() -> bound.reads() == after);
         assertEquals(Optional.of(t(100)), g.highWater());
@@ -176,9 +188,12 @@ class BoundReadIntervalTest {
         Flooded flooded = floodForHalfASecond(g);
         assertEquals(0, flooded.flood().count(TokenNotIssuedException.class), "nothing refused without an answer");
         long longest = flooded.flood().longestNanos();
-        assertTrue(longest < TimeUnit.SECONDS.toNanos(2), "each answered within about the interval: " + longest / 1e6 + " ms");
+        assertTrue(
+                longest < TimeUnit.SECONDS.toNanos(2),
+                "each answered within about the interval: " + longest / 1e6 + " ms");
         long elapsed = flooded.elapsedNanos();
-        assertTrue(bound.reads() <= most(elapsed, interval), bound.reads() + " reads in " + elapsed / 1_000_000 + " ms");
+        assertTrue(
+                bound.reads() <= most(elapsed, interval), bound.reads() + " reads in " + elapsed / 1_000_000 + " ms");
         BoundUnavailableException e = assertThrows(BoundUnavailableException.class, () -> g.check(t(6)));
         assertEquals(down, e.getCause());
         g.check(t(5)); // the current owner goes on
@@ -189,15 +204,20 @@ class BoundReadIntervalTest {
         // reads that never answer: each ends at the bound timeout; every request must be answered within two of them
         Duration timeout = Duration.ofMillis(200);
         Recording bound = new Recording(CompletableFuture::new);
-        Guard g = Guard.builder().issuedBound(bound).boundTimeout(timeout).initialToken(t(5)).build();
+        Guard g = Guard.builder()
+                .issuedBound(bound)
+                .boundTimeout(timeout)
+                .initialToken(t(5))
+                .build();
         try (RequestFlood flood = flood(g, 20)) {
             assertTrue(flood.awaitEveryThreadAnswered(Duration.ofSeconds(10)), "every request answered");
             Awaitility.await().atMost(WAIT).until(() -> bound.reads() >= 6);
             flood.close();
             assertEquals(List.of(), flood.unexpected());
             long bounded = 2 * timeout.toMillis() + Guard.DEFAULT_BOUND_READ_INTERVAL_MILLIS + 1000;
-            assertTrue(flood.longestNanos() < TimeUnit.MILLISECONDS.toNanos(bounded), "the read in flight, the interval"
-                    + " and one read: " + flood.longestNanos() / 1e6 + " ms");
+            assertTrue(
+                    flood.longestNanos() < TimeUnit.MILLISECONDS.toNanos(bounded),
+                    "the read in flight, the interval" + " and one read: " + flood.longestNanos() / 1e6 + " ms");
             long unavailable = flood.count(BoundUnavailableException.class);
             assertTrue(unavailable >= 2L * 20, "all of a read's requests answered by it: " + unavailable);
         }
@@ -206,14 +226,20 @@ class BoundReadIntervalTest {
     @Test
     void aRequestArrivingDuringAReadRegistersWithTheNextWhichStartsOnlyAfterIt() throws Exception {
         IssuedBoundTest.HandBound bound = new IssuedBoundTest.HandBound();
-        Guard g = Guard.builder().issuedBound(bound).boundReadInterval(Duration.ofMillis(300)).initialToken(t(10)).build();
+        Guard g = Guard.builder()
+                .issuedBound(bound)
+                .boundReadInterval(Duration.ofMillis(300))
+                .initialToken(t(10))
+                .build();
         Future<?> owner = pool.submit(() -> g.check(t(20)));
         Awaitility.await().atMost(WAIT).until(() -> bound.reads.size() == 1);
         Future<?> forged = pool.submit(() -> g.check(POISON));
         Awaitility.await().during(Duration.ofMillis(100)).atMost(WAIT).until(() -> bound.reads.size() == 1);
         bound.answer(0, 25); // confirms the owner; the forged request was not registered with it
         owner.get(10, TimeUnit.SECONDS);
-        Awaitility.await().atMost(WAIT).pollInterval(Duration.ofMillis(2))
+        Awaitility.await()
+                .atMost(WAIT)
+                .pollInterval(Duration.ofMillis(2))
                 .until(() -> bound.reads.size() == 2); // at once: read 0 refused nothing
         long read1 = System.nanoTime(); // a moment after read 1 began
         assertFalse(forged.isDone(), "not refused by a read that began before it arrived");
@@ -224,17 +250,23 @@ class BoundReadIntervalTest {
         Future<?> again = pool.submit(() -> g.check(POISON));
         Awaitility.await().atMost(WAIT).pollInterval(Duration.ofMillis(2)).until(() -> bound.reads.size() == 3);
         long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - read1);
-        assertTrue(waitedMs >= 250, "read 1 refused a token: read 2 began " + waitedMs + " ms after it, the interval 300");
+        assertTrue(
+                waitedMs >= 250, "read 1 refused a token: read 2 began " + waitedMs + " ms after it, the interval 300");
         bound.answer(2, 26);
-        assertInstanceOf(TokenNotIssuedException.class,
-                assertThrows(ExecutionException.class, () -> again.get(10, TimeUnit.SECONDS)).getCause());
+        assertInstanceOf(
+                TokenNotIssuedException.class,
+                assertThrows(ExecutionException.class, () -> again.get(10, TimeUnit.SECONDS))
+                        .getCause());
         assertEquals(Optional.of(t(20)), g.highWater());
     }
 
     @Test
     void anInterruptedRequestLeavesThePendingReadUnstartedAndTheNextRequestStartsIt() throws Exception {
         Recording bound = Recording.at(new AtomicLong(100));
-        Guard g = Guard.builder().issuedBound(bound).boundReadInterval(Duration.ofMillis(300)).build();
+        Guard g = Guard.builder()
+                .issuedBound(bound)
+                .boundReadInterval(Duration.ofMillis(300))
+                .build();
         assertThrows(TokenNotIssuedException.class, () -> g.check(POISON)); // read 0 refused: the next waits
         AtomicLong interrupted = new AtomicLong();
         Thread waiter = new Thread(() -> {
@@ -260,7 +292,10 @@ class BoundReadIntervalTest {
     @Test
     void zeroSpacesNothing() {
         Recording bound = Recording.at(new AtomicLong(100));
-        Guard g = Guard.builder().issuedBound(bound).boundReadInterval(Duration.ZERO).build();
+        Guard g = Guard.builder()
+                .issuedBound(bound)
+                .boundReadInterval(Duration.ZERO)
+                .build();
         long start = System.nanoTime();
         for (int i = 0; i < 20; i++) {
             assertThrows(TokenNotIssuedException.class, () -> g.check(POISON));
@@ -276,9 +311,13 @@ class BoundReadIntervalTest {
         AtomicLong revision = new AtomicLong(1);
         IssuedBound bound = () -> {
             FencingToken now = FencingToken.of(revision.get());
-            return CompletableFuture.supplyAsync(() -> now, CompletableFuture.delayedExecutor(200, TimeUnit.MICROSECONDS));
+            return CompletableFuture.supplyAsync(
+                    () -> now, CompletableFuture.delayedExecutor(200, TimeUnit.MICROSECONDS));
         };
-        KeyedGuard guards = Guard.builder().issuedBound(bound).boundReadInterval(Duration.ofMillis(5)).buildKeyed();
+        KeyedGuard guards = Guard.builder()
+                .issuedBound(bound)
+                .boundReadInterval(Duration.ofMillis(5))
+                .buildKeyed();
         AtomicBoolean stop = new AtomicBoolean();
         LongAdder admitted = new LongAdder();
         LongAdder refused = new LongAdder();
@@ -286,17 +325,18 @@ class BoundReadIntervalTest {
         List<Future<?>> threads = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
             String key = "owner-" + i;
-            threads.add(pool.submit(() -> { // a new owner after another on its own key: a token issued, then sent
-                while (!stop.get()) {
-                    FencingToken issued = t(revision.incrementAndGet());
-                    try {
-                        guards.forKey(key).check(issued);
-                        admitted.increment();
-                    } catch (Throwable e) {
-                        wrong.add(new AssertionError("issued token " + issued + " refused", e));
-                    }
-                }
-            }));
+            threads.add(pool.submit(
+                    () -> { // a new owner after another on its own key: a token issued, then sent
+                        while (!stop.get()) {
+                            FencingToken issued = t(revision.incrementAndGet());
+                            try {
+                                guards.forKey(key).check(issued);
+                                admitted.increment();
+                            } catch (Throwable e) {
+                                wrong.add(new AssertionError("issued token " + issued + " refused", e));
+                            }
+                        }
+                    }));
         }
         for (int i = 0; i < 8; i++) {
             String key = "forger-" + i;
@@ -314,8 +354,9 @@ class BoundReadIntervalTest {
                 }
             }));
         }
-        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> admitted.sum() >= 2000 && refused.sum() >= 500
-                || !wrong.isEmpty());
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> admitted.sum() >= 2000 && refused.sum() >= 500 || !wrong.isEmpty());
         stop.set(true);
         for (Future<?> f : threads) {
             f.get(30, TimeUnit.SECONDS);

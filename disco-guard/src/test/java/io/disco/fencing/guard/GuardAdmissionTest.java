@@ -34,13 +34,15 @@ class GuardAdmissionTest {
     }
 
     private CompletableFuture<Guard.Admission> admitLater(Guard g, long token) {
-        return CompletableFuture.supplyAsync(() -> {
-            try {
-                return g.admit(t(token));
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        }, pool);
+        return CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        return g.admit(t(token));
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                pool);
     }
 
     /**
@@ -55,7 +57,9 @@ class GuardAdmissionTest {
 
     /** A negative check, bounded: the admission must not have happened during this time. */
     private static void assertStillWaiting(CompletableFuture<?> f) {
-        await("must still wait for the older action").during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(2))
+        await("must still wait for the older action")
+                .during(Duration.ofMillis(200))
+                .atMost(Duration.ofSeconds(2))
                 .until(() -> !f.isDone());
         assertFalse(f.isDone(), "must still wait for the older action");
     }
@@ -77,7 +81,8 @@ class GuardAdmissionTest {
         Guard g = Guard.create();
         Guard.Admission zombie = g.admit(t(5));
         CompletableFuture<Guard.Admission> owner = waitingAsTheMark(g, 6);
-        TokenStaleException e = assertThrows(TokenStaleException.class, () -> g.admit(t(5)), "while 6 waits, 5 is stale");
+        TokenStaleException e =
+                assertThrows(TokenStaleException.class, () -> g.admit(t(5)), "while 6 waits, 5 is stale");
         assertEquals(t(6), e.highWater());
         zombie.close();
         owner.get(1, SECONDS).close();
@@ -86,7 +91,8 @@ class GuardAdmissionTest {
     @Test
     void equalTokensRunTogether() throws Exception {
         Guard g = Guard.create();
-        try (Guard.Admission a = g.admit(t(7)); Guard.Admission b = admitLater(g, 7).get(1, SECONDS)) {
+        try (Guard.Admission a = g.admit(t(7));
+                Guard.Admission b = admitLater(g, 7).get(1, SECONDS)) {
             assertEquals(a.token(), b.token());
         }
     }
@@ -130,8 +136,7 @@ class GuardAdmissionTest {
     }
 
     /** One admitted action: its token and the order numbers of its start and end. */
-    private record Action(long token, long start, long end) {
-    }
+    private record Action(long token, long start, long end) {}
 
     /**
      * 8 threads with random, mostly increasing tokens. History check: an action that started before
@@ -145,25 +150,29 @@ class GuardAdmissionTest {
         List<Action> history = new CopyOnWriteArrayList<>();
         List<CompletableFuture<Void>> workers = new ArrayList<>();
         for (int w = 0; w < 8; w++) {
-            workers.add(CompletableFuture.runAsync(() -> {
-                for (int i = 0; i < 300; i++) {
-                    int dice = ThreadLocalRandom.current().nextInt(8);
-                    long token = dice == 0 ? next.incrementAndGet() : dice == 1 ? Math.max(1, next.get() - 1) : next.get();
-                    try {
-                        g.run(t(token), () -> {
-                            long start = clock.incrementAndGet();
-                            for (int spin = ThreadLocalRandom.current().nextInt(200); spin > 0; spin--) {
-                                Thread.onSpinWait();
+            workers.add(CompletableFuture.runAsync(
+                    () -> {
+                        for (int i = 0; i < 300; i++) {
+                            int dice = ThreadLocalRandom.current().nextInt(8);
+                            long token = dice == 0
+                                    ? next.incrementAndGet()
+                                    : dice == 1 ? Math.max(1, next.get() - 1) : next.get();
+                            try {
+                                g.run(t(token), () -> {
+                                    long start = clock.incrementAndGet();
+                                    for (int spin = ThreadLocalRandom.current().nextInt(200); spin > 0; spin--) {
+                                        Thread.onSpinWait();
+                                    }
+                                    history.add(new Action(token, start, clock.incrementAndGet()));
+                                });
+                            } catch (TokenStaleException stale) {
+                                // a higher token was seen first: rejected, never ran
+                            } catch (InterruptedException e) {
+                                throw new IllegalStateException(e);
                             }
-                            history.add(new Action(token, start, clock.incrementAndGet()));
-                        });
-                    } catch (TokenStaleException stale) {
-                        // a higher token was seen first: rejected, never ran
-                    } catch (InterruptedException e) {
-                        throw new IllegalStateException(e);
-                    }
-                }
-            }, pool));
+                        }
+                    },
+                    pool));
         }
         CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(30, SECONDS);
         List<String> violations = new ArrayList<>();

@@ -48,12 +48,16 @@ class GuardConcurrencyTest {
     }
 
     /** What one thread saw. */
-    record ThreadLog(long[] accepted, int acceptedCount, List<long[]> rejections, long violations) {
-    }
+    record ThreadLog(long[] accepted, int acceptedCount, List<long[]> rejections, long violations) {}
 
-    record History(long checks, long accepted, long violations, long maxAccepted, long finalMark,
-            Set<Long> acceptedTokens, List<long[]> rejections) {
-    }
+    record History(
+            long checks,
+            long accepted,
+            long violations,
+            long maxAccepted,
+            long finalMark,
+            Set<Long> acceptedTokens,
+            List<long[]> rejections) {}
 
     @Test
     void concurrentChecksFormALinearizableHistory() throws Exception {
@@ -78,7 +82,8 @@ class GuardConcurrencyTest {
         History h = run(real, 42);
 
         assertEquals((long) THREADS * CHECKS_PER_THREAD, h.checks());
-        assertTrue(h.accepted() > 1000 && h.accepted() < h.checks(),
+        assertTrue(
+                h.accepted() > 1000 && h.accepted() < h.checks(),
                 "the workload must both accept and reject often, accepted " + h.accepted());
         assertEquals(0, h.violations(), "tokens accepted after a strictly greater one had been accepted");
         assertEquals(h.maxAccepted(), h.finalMark(), "the mark must end at the greatest accepted token");

@@ -51,7 +51,8 @@ class GuardFilterJettyTest {
     private static FilterHolder byName;
     private static final TokenServlet guardedServlet = new TokenServlet();
     private static final TokenServlet byNameServlet = new TokenServlet();
-    private static final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private static final HttpClient client =
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     /** Counts its invocations and answers with the token the filter left in the request. */
     static final class TokenServlet extends HttpServlet {
@@ -66,8 +67,7 @@ class GuardFilterJettyTest {
         }
     }
 
-    record Response(int status, String contentType, String body) {
-    }
+    record Response(int status, String contentType, String body) {}
 
     @BeforeAll
     static void start() throws Exception {
@@ -104,9 +104,13 @@ class GuardFilterJettyTest {
     static Stream<Arguments> malformed() {
         return Stream.of(
                 http("missing header", List.of(), "missing X-Fencing-Token header"),
-                http("repeated header, different values", List.of("11", "12"),
+                http(
+                        "repeated header, different values",
+                        List.of("11", "12"),
                         "repeated X-Fencing-Token header: send exactly one fencing token"),
-                http("repeated header, same value", List.of("11", "11"),
+                http(
+                        "repeated header, same value",
+                        List.of("11", "11"),
                         "repeated X-Fencing-Token header: send exactly one fencing token"),
                 http("empty value", List.of(""), "fencing token is empty"),
                 raw("only whitespace, trimmed to empty", " \t ", "fencing token is empty"),
@@ -120,20 +124,36 @@ class GuardFilterJettyTest {
                 // Sent as UTF-8 bytes. Jetty hands header bytes above 0x7F (RFC 9110 obs-text) to the
                 // application as ISO-8859-1, so the filter sees the first UTF-8 byte as a Latin-1
                 // character: for full-width 1 (EF BC 91) that is U+00EF, for Arabic-Indic 3 (D9 A3) U+00D9.
-                raw("full-width digits", "\uff11\uff12",
+                raw(
+                        "full-width digits",
+                        "\uff11\uff12",
                         "fencing token has an invalid character U+00EF at index 0: a " + PLAIN),
-                raw("Arabic-Indic digit", "\u0663", "fencing token has an invalid character U+00D9 at index 0: a " + PLAIN),
+                raw(
+                        "Arabic-Indic digit",
+                        "\u0663",
+                        "fencing token has an invalid character U+00D9 at index 0: a " + PLAIN),
                 http("2^63, overflow", List.of("9223372036854775808"), "fencing token overflows 9223372036854775807"),
                 http("far overflow", List.of("99999999999999999999999"), "fencing token overflows 9223372036854775807"),
                 http("letters", List.of("abc"), "fencing token has an invalid character 'a' at index 0: a " + PLAIN),
-                http("decimal point", List.of("11.0"), "fencing token has an invalid character '.' at index 2: a " + PLAIN),
+                http(
+                        "decimal point",
+                        List.of("11.0"),
+                        "fencing token has an invalid character '.' at index 2: a " + PLAIN),
                 http("exponent", List.of("1e3"), "fencing token has an invalid character 'e' at index 1: a " + PLAIN),
-                http("comma list in one header", List.of("11,12"),
+                http(
+                        "comma list in one header",
+                        List.of("11,12"),
                         "fencing token has an invalid character ',' at index 2: a " + PLAIN),
-                http("underscore", List.of("1_000"), "fencing token has an invalid character '_' at index 1: a " + PLAIN),
+                http(
+                        "underscore",
+                        List.of("1_000"),
+                        "fencing token has an invalid character '_' at index 1: a " + PLAIN),
                 http("inner space", List.of("11 12"), "fencing token has whitespace at index 2: a " + PLAIN),
                 http("inner tab", List.of("11\t12"), "fencing token has whitespace at index 2: a " + PLAIN),
-                http("parameter", List.of("11;q=1"), "fencing token has an invalid character ';' at index 2: a " + PLAIN));
+                http(
+                        "parameter",
+                        List.of("11;q=1"),
+                        "fencing token has an invalid character ';' at index 2: a " + PLAIN));
     }
 
     private static Arguments http(String label, List<String> values, String reason) {
@@ -159,8 +179,12 @@ class GuardFilterJettyTest {
     @ParameterizedTest(name = "[{0}]")
     @MethodSource("surroundingWhitespace")
     void whitespaceAroundTheValueIsStrippedByTheServer(String value) throws Exception {
-        assertRejected(List.of(value), true, 409, "stale fencing token 5: the resource has already accepted "
-                + guard.highWater().orElseThrow());
+        assertRejected(
+                List.of(value),
+                true,
+                409,
+                "stale fencing token 5: the resource has already accepted "
+                        + guard.highWater().orElseThrow());
     }
 
     static Stream<String> surroundingWhitespace() {
@@ -170,7 +194,10 @@ class GuardFilterJettyTest {
     @Test
     void staleTokenGets409WithTheReason() throws Exception {
         long mark = guard.highWater().orElseThrow().value();
-        assertRejected(List.of(Long.toString(mark - 1)), false, 409,
+        assertRejected(
+                List.of(Long.toString(mark - 1)),
+                false,
+                409,
                 "stale fencing token " + (mark - 1) + ": the resource has already accepted " + mark);
     }
 
@@ -180,14 +207,17 @@ class GuardFilterJettyTest {
         int calls = guardedServlet.calls.get();
 
         HttpResponse<String> r = client.send(
-                FencingHttp.inject(request("/guarded/write"), FencingToken.of(fresh)).build(),
+                FencingHttp.inject(request("/guarded/write"), FencingToken.of(fresh))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(200, r.statusCode(), r.body());
         assertEquals("token " + fresh, r.body());
         assertEquals(FencingToken.of(fresh), guard.highWater().orElseThrow());
 
         // the same owner writes again under the same token
-        r = client.send(FencingHttp.inject(request("/guarded/write"), FencingToken.of(fresh)).build(),
+        r = client.send(
+                FencingHttp.inject(request("/guarded/write"), FencingToken.of(fresh))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(200, r.statusCode(), r.body());
         assertEquals(calls + 2, guardedServlet.calls.get());
@@ -199,14 +229,14 @@ class GuardFilterJettyTest {
         Guard own = ((GuardFilter) byName.getFilter()).guard();
         assertEquals(FencingToken.of(100), own.highWater().orElseThrow());
 
-        HttpResponse<String> r = client.send(request("/byname/x").header(FencingHttp.HEADER, "99").build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = client.send(
+                request("/byname/x").header(FencingHttp.HEADER, "99").build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(409, r.statusCode());
         assertEquals("stale fencing token 99: the resource has already accepted 100\n", r.body());
         assertEquals(0, byNameServlet.calls.get());
 
-        r = client.send(request("/byname/x").header(FencingHttp.HEADER, "100").build(),
-                HttpResponse.BodyHandlers.ofString());
+        r = client.send(
+                request("/byname/x").header(FencingHttp.HEADER, "100").build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(200, r.statusCode(), r.body());
         assertEquals("token 100", r.body());
         assertEquals(1, byNameServlet.calls.get());
@@ -220,7 +250,8 @@ class GuardFilterJettyTest {
         Response r = raw ? sendRaw("/guarded/write", values) : sendHttp("/guarded/write", values);
 
         assertEquals(status, r.status(), r.body());
-        assertEquals("text/plain;charset=utf-8", r.contentType().replace(" ", "").toLowerCase(Locale.ROOT));
+        assertEquals(
+                "text/plain;charset=utf-8", r.contentType().replace(" ", "").toLowerCase(Locale.ROOT));
         assertEquals(reason + "\n", r.body());
         assertEquals(markBefore, guard.highWater().orElseThrow(), "the mark must not move on a rejection");
         assertEquals(callsBefore, guardedServlet.calls.get(), "the servlet must not be invoked on a rejection");
@@ -236,7 +267,8 @@ class GuardFilterJettyTest {
             b.header(FencingHttp.HEADER, v);
         }
         HttpResponse<String> r = client.send(b.build(), HttpResponse.BodyHandlers.ofString(UTF_8));
-        return new Response(r.statusCode(), r.headers().firstValue("Content-Type").orElse(""), r.body());
+        return new Response(
+                r.statusCode(), r.headers().firstValue("Content-Type").orElse(""), r.body());
     }
 
     /** One HTTP/1.1 request over a plain socket, header values written as UTF-8 bytes. */

@@ -30,10 +30,12 @@ class GuardFilterTest {
     @Test
     void malformedInitialTokenFailsInitNamingTheParameter() {
         GuardFilter f = new GuardFilter();
-        ServletException e = assertThrows(ServletException.class,
-                () -> f.init(config(Map.of(GuardFilter.INITIAL_TOKEN_PARAM, "-1"))));
-        assertEquals("init parameter initialToken: fencing token has a sign '-' at index 0: "
-                + "a fencing token is a plain decimal number", e.getMessage());
+        ServletException e = assertThrows(
+                ServletException.class, () -> f.init(config(Map.of(GuardFilter.INITIAL_TOKEN_PARAM, "-1"))));
+        assertEquals(
+                "init parameter initialToken: fencing token has a sign '-' at index 0: "
+                        + "a fencing token is a plain decimal number",
+                e.getMessage());
     }
 
     @Test
@@ -56,7 +58,8 @@ class GuardFilterTest {
         GuardFilter f = new GuardFilter(g);
         AtomicInteger chainCalls = new AtomicInteger();
         FilterChain chain = (req, resp) -> chainCalls.incrementAndGet();
-        ServletException e = assertThrows(ServletException.class,
+        ServletException e = assertThrows(
+                ServletException.class,
                 () -> f.doFilter(stub(ServletRequest.class), stub(ServletResponse.class), chain));
         assertEquals(0, chainCalls.get());
         assertTrue(e.getMessage().startsWith("GuardFilter guards HTTP requests only"));
@@ -64,8 +67,8 @@ class GuardFilterTest {
     }
 
     private static FilterConfig config(Map<String, String> params) {
-        return (FilterConfig) Proxy.newProxyInstance(GuardFilterTest.class.getClassLoader(),
-                new Class<?>[] {FilterConfig.class}, (proxy, method, args) -> {
+        return (FilterConfig) Proxy.newProxyInstance(
+                GuardFilterTest.class.getClassLoader(), new Class<?>[] {FilterConfig.class}, (proxy, method, args) -> {
                     if (method.getName().equals("getInitParameter")) {
                         return params.get((String) args[0]);
                     }
@@ -74,8 +77,8 @@ class GuardFilterTest {
     }
 
     private static <T> T stub(Class<T> type) {
-        return type.cast(Proxy.newProxyInstance(GuardFilterTest.class.getClassLoader(), new Class<?>[] {type},
-                (proxy, method, args) -> {
+        return type.cast(Proxy.newProxyInstance(
+                GuardFilterTest.class.getClassLoader(), new Class<?>[] {type}, (proxy, method, args) -> {
                     throw new UnsupportedOperationException(method.getName());
                 }));
     }

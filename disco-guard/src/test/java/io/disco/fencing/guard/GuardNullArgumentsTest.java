@@ -45,7 +45,12 @@ class GuardNullArgumentsTest {
         Guard guard = Guard.withInitialToken(token);
         KeyedGuard keyed = KeyedGuard.create();
         keyed.forKey("k").check(token);
-        for (Class<?> type : List.of(Guard.class, Guard.Builder.class, KeyedGuard.class, GuardStore.class, GuardFilter.class,
+        for (Class<?> type : List.of(
+                Guard.class,
+                Guard.Builder.class,
+                KeyedGuard.class,
+                GuardStore.class,
+                GuardFilter.class,
                 GuardServerInterceptor.class)) {
             nulls.walk(type, null);
         }

@@ -49,7 +49,8 @@ class GuardOrderGrpcTest {
     };
 
     private static final MethodDescriptor<String, String> WRITE = TextRpc.method(MethodType.UNARY, "Write");
-    private static final MethodDescriptor<String, String> APPEND = TextRpc.method(MethodType.CLIENT_STREAMING, "Append");
+    private static final MethodDescriptor<String, String> APPEND =
+            TextRpc.method(MethodType.CLIENT_STREAMING, "Append");
 
     private final List<String> history = new CopyOnWriteArrayList<>();
     private final Holds holds = new Holds();
@@ -74,7 +75,8 @@ class GuardOrderGrpcTest {
                     response.onCompleted();
                 }))
                 .addMethod(APPEND, ServerCalls.asyncClientStreamingCall(response -> new StreamObserver<String>() {
-                    private final FencingToken token = GuardServerInterceptor.currentToken().orElseThrow();
+                    private final FencingToken token =
+                            GuardServerInterceptor.currentToken().orElseThrow();
 
                     @Override
                     public void onNext(String message) {
@@ -82,8 +84,7 @@ class GuardOrderGrpcTest {
                     }
 
                     @Override
-                    public void onError(Throwable t) {
-                    }
+                    public void onError(Throwable t) {}
 
                     @Override
                     public void onCompleted() {
@@ -114,7 +115,8 @@ class GuardOrderGrpcTest {
     }
 
     private CompletableFuture<String> write(long token, String request) {
-        return CompletableFuture.supplyAsync(() -> ClientCalls.blockingUnaryCall(as(token), WRITE, options(), request), THREADS);
+        return CompletableFuture.supplyAsync(
+                () -> ClientCalls.blockingUnaryCall(as(token), WRITE, options(), request), THREADS);
     }
 
     /**
@@ -124,12 +126,14 @@ class GuardOrderGrpcTest {
      */
     private static CompletableFuture<Status> startWith(ClientCall<String, String> call, String firstMessage) {
         CompletableFuture<Status> closed = new CompletableFuture<>();
-        call.start(new ClientCall.Listener<>() {
-            @Override
-            public void onClose(Status status, Metadata trailers) {
-                closed.complete(status);
-            }
-        }, new Metadata());
+        call.start(
+                new ClientCall.Listener<>() {
+                    @Override
+                    public void onClose(Status status, Metadata trailers) {
+                        closed.complete(status);
+                    }
+                },
+                new Metadata());
         call.request(1);
         call.sendMessage(firstMessage);
         return closed;
@@ -211,12 +215,13 @@ class GuardOrderGrpcTest {
         KeyedGuard guards = KeyedGuard.create();
         ServerServiceDefinition service = ServerServiceDefinition.builder(TextRpc.SERVICE)
                 .addMethod(WRITE, ServerCalls.asyncUnaryCall((request, response) -> {
-                    response.onNext(request + " under " + GuardServerInterceptor.currentToken().orElseThrow());
+                    response.onNext(request + " under "
+                            + GuardServerInterceptor.currentToken().orElseThrow());
                     response.onCompleted();
                 }))
                 .build();
-        Server keyed = TextRpc.serve(service,
-                new GuardServerInterceptor(guards, (call, headers) -> headers.get(lockKey)));
+        Server keyed =
+                TextRpc.serve(service, new GuardServerInterceptor(guards, (call, headers) -> headers.get(lockKey)));
         ManagedChannel ch = TextRpc.channelTo(keyed);
         try {
             java.util.function.BiFunction<String, Long, Status.Code> write = (lock, token) -> {
@@ -226,8 +231,11 @@ class GuardOrderGrpcTest {
                     md.put(lockKey, lock);
                 }
                 try {
-                    ClientCalls.blockingUnaryCall(io.grpc.ClientInterceptors.intercept(ch,
-                            MetadataUtils.newAttachHeadersInterceptor(md)), WRITE, options(), "w");
+                    ClientCalls.blockingUnaryCall(
+                            io.grpc.ClientInterceptors.intercept(ch, MetadataUtils.newAttachHeadersInterceptor(md)),
+                            WRITE,
+                            options(),
+                            "w");
                     return Status.Code.OK;
                 } catch (StatusRuntimeException e) {
                     return e.getStatus().getCode();

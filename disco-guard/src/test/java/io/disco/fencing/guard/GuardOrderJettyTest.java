@@ -52,7 +52,8 @@ class GuardOrderJettyTest {
         t.start();
     };
 
-    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final HttpClient client =
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final List<Long> history = new CopyOnWriteArrayList<>();
     private final Holds holds = new Holds();
     private Server server;
@@ -73,12 +74,14 @@ class GuardOrderJettyTest {
                 AsyncContext ctx = req.startAsync();
                 ctx.setTimeout(0);
                 holds.enter(async);
-                CompletableFuture.runAsync(() -> {
-                    holds.awaitRelease(async);
-                    history.add(token.value());
-                    ctx.getResponse().setContentType("text/plain");
-                    ctx.complete();
-                }, THREADS);
+                CompletableFuture.runAsync(
+                        () -> {
+                            holds.awaitRelease(async);
+                            history.add(token.value());
+                            ctx.getResponse().setContentType("text/plain");
+                            ctx.complete();
+                        },
+                        THREADS);
                 return;
             }
             if (hold != null) {
@@ -104,8 +107,12 @@ class GuardOrderJettyTest {
         single.addServlet(new ServletHolder(new Resource()), "/*");
         ServletContextHandler byKey = new ServletContextHandler();
         byKey.setContextPath("/locks");
-        byKey.addFilter(new FilterHolder(new GuardFilter(keyed, r -> r.getPathInfo() == null ? null
-                : r.getPathInfo().substring(1))), "/*", EnumSet.of(DispatcherType.REQUEST));
+        byKey.addFilter(
+                new FilterHolder(new GuardFilter(
+                        keyed,
+                        r -> r.getPathInfo() == null ? null : r.getPathInfo().substring(1))),
+                "/*",
+                EnumSet.of(DispatcherType.REQUEST));
         byKey.addServlet(new ServletHolder(new Resource()), "/*");
         server.setHandler(new ContextHandlerCollection(single, byKey));
         server.start();
@@ -181,8 +188,10 @@ class GuardOrderJettyTest {
 
     @Test
     void anAsyncRequestHoldsItsAdmissionUntilItCompletes() throws Exception {
-        theNewOwnerWaitsForTheZombie("async=zombie", owner -> assertFalse(owner.isDone(),
-                "the async request's servlet has returned, but its response is not complete"));
+        theNewOwnerWaitsForTheZombie(
+                "async=zombie",
+                owner -> assertFalse(
+                        owner.isDone(), "the async request's servlet has returned, but its response is not complete"));
     }
 
     @Test

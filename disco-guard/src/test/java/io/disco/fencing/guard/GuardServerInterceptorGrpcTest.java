@@ -64,7 +64,8 @@ class GuardServerInterceptorGrpcTest {
         ServerServiceDefinition service = ServerServiceDefinition.builder(SERVICE)
                 .addMethod(WRITE, ServerCalls.asyncUnaryCall((request, response) -> {
                     handlerCalls.incrementAndGet();
-                    response.onNext(request + " under " + GuardServerInterceptor.currentToken().orElseThrow());
+                    response.onNext(request + " under "
+                            + GuardServerInterceptor.currentToken().orElseThrow());
                     response.onCompleted();
                 }))
                 .addMethod(READ, ServerCalls.asyncServerStreamingCall((request, response) -> {
@@ -134,8 +135,7 @@ class GuardServerInterceptorGrpcTest {
                 // a tab is not allowed in an ASCII metadata value; grpc-java drops the entry in transit
                 new Object[] {List.of("11\t"), "missing x-fencing-token metadata"},
                 new Object[] {List.of("abc"), "fencing token has an invalid character 'a' at index 0: " + PLAIN});
-        return Stream.of(Call.values())
-                .flatMap(call -> cases.stream().map(c -> Arguments.of(call, c[0], c[1])));
+        return Stream.of(Call.values()).flatMap(call -> cases.stream().map(c -> Arguments.of(call, c[0], c[1])));
     }
 
     @ParameterizedTest(name = "{0} {1}")
@@ -143,16 +143,22 @@ class GuardServerInterceptorGrpcTest {
     void missingOrMalformedTokenIsInvalidArgument(Call call, List<String> values, String reason) {
         Metadata headers = new Metadata();
         values.forEach(v -> headers.put(FencingGrpc.KEY, v));
-        assertRejected(call, ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(headers)),
-                Status.Code.INVALID_ARGUMENT, reason);
+        assertRejected(
+                call,
+                ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(headers)),
+                Status.Code.INVALID_ARGUMENT,
+                reason);
     }
 
     @ParameterizedTest
     @MethodSource("calls")
     void staleTokenIsAborted(Call call) {
         long mark = guard.highWater().orElseThrow().value();
-        assertRejected(call, ClientInterceptors.intercept(channel, FencingGrpc.clientInterceptor(FencingToken.of(mark - 1))),
-                Status.Code.ABORTED, "stale fencing token " + (mark - 1) + ": the resource has already accepted " + mark);
+        assertRejected(
+                call,
+                ClientInterceptors.intercept(channel, FencingGrpc.clientInterceptor(FencingToken.of(mark - 1))),
+                Status.Code.ABORTED,
+                "stale fencing token " + (mark - 1) + ": the resource has already accepted " + mark);
     }
 
     @ParameterizedTest
@@ -175,7 +181,9 @@ class GuardServerInterceptorGrpcTest {
     void clientInterceptorReplacesATokenTheCallAlreadyCarried() {
         FencingToken fresh = FencingToken.of(guard.highWater().orElseThrow().value() + 1);
         // the attaching interceptor runs first and adds "1"; the fencing interceptor then replaces it
-        Channel ch = ClientInterceptors.intercept(channel, FencingGrpc.clientInterceptor(fresh),
+        Channel ch = ClientInterceptors.intercept(
+                channel,
+                FencingGrpc.clientInterceptor(fresh),
                 MetadataUtils.newAttachHeadersInterceptor(FencingGrpc.metadata(FencingToken.of(1))));
         assertEquals(Call.UNARY.expected(fresh), Call.UNARY.apply(ch));
     }
@@ -192,7 +200,10 @@ class GuardServerInterceptorGrpcTest {
         assertEquals(Call.SERVER_STREAMING.expected(second), Call.SERVER_STREAMING.apply(ch));
         // a zombie still holding the first grant is turned away
         current.set(first);
-        assertRejected(Call.UNARY, ch, Status.Code.ABORTED,
+        assertRejected(
+                Call.UNARY,
+                ch,
+                Status.Code.ABORTED,
                 "stale fencing token " + first + ": the resource has already accepted " + second);
         // no current grant: the call is never sent
         current.set(null);

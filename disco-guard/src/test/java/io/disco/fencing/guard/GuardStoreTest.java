@@ -50,8 +50,20 @@ class GuardStoreTest {
     void theInitialTokenAndTheStoredMarkTakeTheHigher() throws Exception {
         Path file = dir.resolve("marks");
         Guard.builder().store(GuardStore.file(file)).build().check(t(30));
-        assertEquals(Optional.of(t(30)), Guard.builder().store(GuardStore.file(file)).initialToken(t(5)).build().highWater());
-        assertEquals(Optional.of(t(50)), Guard.builder().store(GuardStore.file(file)).initialToken(t(50)).build().highWater());
+        assertEquals(
+                Optional.of(t(30)),
+                Guard.builder()
+                        .store(GuardStore.file(file))
+                        .initialToken(t(5))
+                        .build()
+                        .highWater());
+        assertEquals(
+                Optional.of(t(50)),
+                Guard.builder()
+                        .store(GuardStore.file(file))
+                        .initialToken(t(50))
+                        .build()
+                        .highWater());
     }
 
     @Test
@@ -92,7 +104,9 @@ class GuardStoreTest {
 
         KeyedGuard restarted = Guard.builder().store(GuardStore.file(file)).buildKeyed();
         assertThrows(TokenStaleException.class, () -> restarted.forKey("orders").check(t(13)));
-        assertThrows(TokenStaleException.class, () -> restarted.forKey("invoices = \u00e9\u00e8 / x").check(t(8)));
+        assertThrows(
+                TokenStaleException.class,
+                () -> restarted.forKey("invoices = \u00e9\u00e8 / x").check(t(8)));
         restarted.forKey("never-seen").check(t(1));
     }
 
@@ -115,7 +129,8 @@ class GuardStoreTest {
         user.start();
         assertTrue(holding.await(5, java.util.concurrent.TimeUnit.SECONDS));
         try {
-            java.util.concurrent.CompletableFuture.runAsync(() -> g.check(t(3)), THREADS).get(5, java.util.concurrent.TimeUnit.SECONDS);
+            java.util.concurrent.CompletableFuture.runAsync(() -> g.check(t(3)), THREADS)
+                    .get(5, java.util.concurrent.TimeUnit.SECONDS);
             assertEquals(Optional.of(t(3)), g.highWater());
         } finally {
             done.countDown();
@@ -127,9 +142,12 @@ class GuardStoreTest {
     void aCorruptFileIsAClearErrorAtBuild() throws Exception {
         Path file = dir.resolve("marks");
         Files.writeString(file, "=abc\n");
-        UncheckedIOException e = assertThrows(UncheckedIOException.class,
+        UncheckedIOException e = assertThrows(
+                UncheckedIOException.class,
                 () -> Guard.builder().store(GuardStore.file(file)).build());
-        assertTrue(e.getCause().getMessage().contains(file.toString()), e.getCause().getMessage());
+        assertTrue(
+                e.getCause().getMessage().contains(file.toString()),
+                e.getCause().getMessage());
     }
 
     /** Records each persist; can be told to fail. */

@@ -58,7 +58,9 @@ class GuardTest {
     void withInitialTokenSeedsTheMark() {
         Guard g = Guard.withInitialToken(100);
         assertEquals(Optional.of(t(100)), g.highWater());
-        assertEquals(t(100), assertThrows(TokenStaleException.class, () -> g.check(t(99))).highWater());
+        assertEquals(
+                t(100),
+                assertThrows(TokenStaleException.class, () -> g.check(t(99))).highWater());
         assertEquals(t(100), g.check(t(100)));
         assertEquals(t(101), g.check(t(101)));
 

@@ -29,7 +29,8 @@ final class Holds {
 
     /** In the test: waits (at most 5 s) until a handler holds {@code name}; false if none did. */
     boolean awaitEntered(String name) throws InterruptedException {
-        return latch(entered, name).await(20, SECONDS); // bounded: a first call on a fresh server took over 5 s on 2 loaded cores
+        return latch(entered, name)
+                .await(20, SECONDS); // bounded: a first call on a fresh server took over 5 s on 2 loaded cores
     }
 
     void release(String name) {

@@ -37,7 +37,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class IssuedBoundTest {
 
-
     private final ExecutorService pool = Executors.newCachedThreadPool();
 
     @TempDir
@@ -72,20 +71,28 @@ class IssuedBoundTest {
     @Test
     void aTokenNobodyIssuedIsRefusedAndNeverMovesTheMark() throws Exception {
         List<GuardListener.Rejection> rejections = new CopyOnWriteArrayList<>();
-        Guard g = Guard.builder().issuedBound(at(100)).initialToken(t(50)).listener(new GuardListener() {
-            @Override
-            public void rejected(String key, FencingToken token, Rejection why) {
-                rejections.add(why);
-            }
-        }).build();
+        Guard g = Guard.builder()
+                .issuedBound(at(100))
+                .initialToken(t(50))
+                .listener(new GuardListener() {
+                    @Override
+                    public void rejected(String key, FencingToken token, Rejection why) {
+                        rejections.add(why);
+                    }
+                })
+                .build();
         TokenNotIssuedException e = assertThrows(TokenNotIssuedException.class, () -> g.check(POISON));
         assertEquals(POISON, e.token());
         assertEquals(t(100), e.bound());
         assertThrows(TokenNotIssuedException.class, () -> g.admit(POISON));
         assertThrows(TokenNotIssuedException.class, () -> g.check(t(101)));
         assertEquals(Optional.of(t(50)), g.highWater());
-        assertEquals(List.of(GuardListener.Rejection.NOT_ISSUED, GuardListener.Rejection.NOT_ISSUED,
-                GuardListener.Rejection.NOT_ISSUED), rejections);
+        assertEquals(
+                List.of(
+                        GuardListener.Rejection.NOT_ISSUED,
+                        GuardListener.Rejection.NOT_ISSUED,
+                        GuardListener.Rejection.NOT_ISSUED),
+                rejections);
         g.admit(t(100)).close(); // the next legitimate owner
         assertEquals(Optional.of(t(100)), g.highWater());
         assertThrows(TokenStaleException.class, () -> g.check(t(99)));
@@ -129,7 +136,10 @@ class IssuedBoundTest {
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> bound.reads.size() == 1);
         // token 8 is issued after read 0 began; its request arrives while read 0 is in flight
         Future<?> second = pool.submit(() -> g.check(t(8)));
-        Awaitility.await().pollDelay(Duration.ofMillis(50)).atMost(Duration.ofSeconds(10)).until(() -> true);
+        Awaitility.await()
+                .pollDelay(Duration.ofMillis(50))
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> true);
         bound.answer(0, 6); // read 0 was served before 8 was issued
         first.get(10, TimeUnit.SECONDS);
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> bound.reads.size() == 2);
@@ -143,12 +153,16 @@ class IssuedBoundTest {
     void anUnansweredReadRefusesOnlyTheNewTokenInTimeAndTheNextRequestReadsAgain() throws Exception {
         HandBound bound = new HandBound();
         List<GuardListener.Rejection> rejections = new CopyOnWriteArrayList<>();
-        Guard g = Guard.builder().issuedBound(bound).boundTimeout(Duration.ofMillis(300)).listener(new GuardListener() {
-            @Override
-            public void rejected(String key, FencingToken token, Rejection why) {
-                rejections.add(why);
-            }
-        }).build();
+        Guard g = Guard.builder()
+                .issuedBound(bound)
+                .boundTimeout(Duration.ofMillis(300))
+                .listener(new GuardListener() {
+                    @Override
+                    public void rejected(String key, FencingToken token, Rejection why) {
+                        rejections.add(why);
+                    }
+                })
+                .build();
         Future<?> owner = pool.submit(() -> g.check(t(10)));
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> bound.reads.size() == 1);
         bound.answer(0, 12);
@@ -176,7 +190,9 @@ class IssuedBoundTest {
     @Test
     void aFailedReadRefusesTheTokenWithItsCause() {
         IllegalStateException down = new IllegalStateException("no leader");
-        Guard g = Guard.builder().issuedBound(() -> CompletableFuture.failedFuture(down)).build();
+        Guard g = Guard.builder()
+                .issuedBound(() -> CompletableFuture.failedFuture(down))
+                .build();
         BoundUnavailableException e = assertThrows(BoundUnavailableException.class, () -> g.check(t(3)));
         assertEquals(down, e.getCause());
         assertTrue(g.highWater().isEmpty());
@@ -213,10 +229,15 @@ class IssuedBoundTest {
         old.admit(POISON).close();
         assertEquals(Map.of("", POISON), GuardStore.file(file).load());
 
-        Guard g = Guard.builder().store(GuardStore.file(file)).issuedBound(at(120)).build();
+        Guard g = Guard.builder()
+                .store(GuardStore.file(file))
+                .issuedBound(at(120))
+                .build();
         assertThrows(TokenStaleException.class, () -> g.check(t(110)), "poisoned: a real owner is stale");
         IllegalArgumentException below = assertThrows(IllegalArgumentException.class, () -> g.lowerMark(t(119)));
-        assertTrue(below.getMessage().contains("below the coordination service's current revision 120"), below.getMessage());
+        assertTrue(
+                below.getMessage().contains("below the coordination service's current revision 120"),
+                below.getMessage());
         assertEquals(Optional.of(POISON), g.highWater(), "refused: nothing changed");
 
         assertEquals(Optional.of(t(120)), g.lowerMarkToBound());
@@ -227,7 +248,10 @@ class IssuedBoundTest {
         g.admit(t(120)).close();
         assertEquals(Optional.of(t(120)), g.lowerMark(t(150)), "a mark already below is left as it is");
 
-        Guard restarted = Guard.builder().store(GuardStore.file(file)).issuedBound(at(130)).build();
+        Guard restarted = Guard.builder()
+                .store(GuardStore.file(file))
+                .issuedBound(at(130))
+                .build();
         assertEquals(Optional.of(t(120)), restarted.highWater());
         restarted.admit(t(125)).close(); // the next owner
     }
@@ -243,8 +267,7 @@ class IssuedBoundTest {
             }
 
             @Override
-            public void persist(String key, FencingToken mark) {
-            }
+            public void persist(String key, FencingToken mark) {}
         };
         Guard g = Guard.builder().store(appendOnly).issuedBound(at(5)).build();
         assertThrows(UnsupportedOperationException.class, g::lowerMarkToBound);
@@ -257,7 +280,10 @@ class IssuedBoundTest {
         Guard.Admission poisoned = g.admit(POISON); // the mark was loaded poisoned, and a request of it runs
         assertEquals(Optional.of(t(60)), g.lowerMarkToBound());
         Future<Guard.Admission> next = pool.submit(() -> g.admit(t(60)));
-        Awaitility.await().pollDelay(Duration.ofMillis(100)).atMost(Duration.ofSeconds(10)).until(() -> true);
+        Awaitility.await()
+                .pollDelay(Duration.ofMillis(100))
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> true);
         assertTrue(!next.isDone(), "waits for the running admission");
         poisoned.close();
         next.get(10, TimeUnit.SECONDS).close();

@@ -29,7 +29,10 @@ class KeyedGuardTest {
 
     @Test
     void eachKeyHasOneGuardWithTheBuildersSettings() throws Exception {
-        KeyedGuard g = Guard.builder().initialToken(t(100)).drainTimeout(Duration.ofMillis(50)).buildKeyed();
+        KeyedGuard g = Guard.builder()
+                .initialToken(t(100))
+                .drainTimeout(Duration.ofMillis(50))
+                .buildKeyed();
         assertSame(g.forKey("x"), g.forKey("x"));
         assertEquals(Duration.ofMillis(50), g.forKey("x").drainTimeout());
         assertThrows(TokenStaleException.class, () -> g.forKey("y").check(t(99)));
@@ -42,7 +45,9 @@ class KeyedGuardTest {
     @Test
     void blankKeysAreRejected() {
         KeyedGuard g = KeyedGuard.create();
-        assertEquals("key", assertThrows(NullPointerException.class, () -> g.forKey(null)).getMessage());
+        assertEquals(
+                "key",
+                assertThrows(NullPointerException.class, () -> g.forKey(null)).getMessage());
         for (String bad : new String[] {"", "  "}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> g.forKey(bad));
             assertTrue(e.getMessage().contains("resource key"), e.getMessage());

@@ -20,8 +20,7 @@ final class TextRpc {
 
     static final String SERVICE = "disco.test.Resource";
 
-    private TextRpc() {
-    }
+    private TextRpc() {}
 
     static MethodDescriptor<String, String> method(MethodDescriptor.MethodType type, String name) {
         return MethodDescriptor.<String, String>newBuilder()
@@ -34,8 +33,8 @@ final class TextRpc {
 
     /** A started Netty server on a free loopback port serving {@code service} through {@code interceptor}. */
     static Server serve(ServerServiceDefinition service, ServerInterceptor interceptor) throws IOException {
-        return NettyServerBuilder
-                .forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), InsecureServerCredentials.create())
+        return NettyServerBuilder.forAddress(
+                        new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), InsecureServerCredentials.create())
                 .addService(ServerInterceptors.intercept(service, interceptor))
                 .build()
                 .start();
@@ -43,7 +42,10 @@ final class TextRpc {
 
     /** A plaintext channel to {@code server}. */
     static ManagedChannel channelTo(Server server) {
-        return Grpc.newChannelBuilderForAddress(InetAddress.getLoopbackAddress().getHostAddress(), server.getPort(),
-                InsecureChannelCredentials.create()).build();
+        return Grpc.newChannelBuilderForAddress(
+                        InetAddress.getLoopbackAddress().getHostAddress(),
+                        server.getPort(),
+                        InsecureChannelCredentials.create())
+                .build();
     }
 }

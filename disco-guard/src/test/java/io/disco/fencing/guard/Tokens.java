@@ -8,8 +8,7 @@ final class Tokens {
     /** The highest token there is: no coordination service issued it, so a bound refuses it. */
     static final FencingToken POISON = FencingToken.of(Long.MAX_VALUE);
 
-    private Tokens() {
-    }
+    private Tokens() {}
 
     static FencingToken t(long v) {
         return FencingToken.of(v);

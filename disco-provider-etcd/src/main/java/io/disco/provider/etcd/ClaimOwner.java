@@ -42,8 +42,13 @@ abstract class ClaimOwner<G> {
      * @param handOver completes the caller's future with the grant; false if the caller gave up first
      * @return null when committed, else why not (the claim then withdraws with it)
      */
-    abstract Throwable commit(G grant, ByteSequence key, long createRevision, OwnKeyWatch.Following watch, long startedNanos,
-                              Predicate<G> handOver);
+    abstract Throwable commit(
+            G grant,
+            ByteSequence key,
+            long createRevision,
+            OwnKeyWatch.Following watch,
+            long startedNanos,
+            Predicate<G> handOver);
 
     /** Session thread: the held key incarnation created at {@code createRevision} was deleted, not by a release. */
     abstract void heldKeyDeleted(long createRevision);

@@ -111,10 +111,13 @@ final class ClaimantListing {
     private List<Claimant> rwlock(String name) {
         ByteSequence writerStart = KeyRange.bytes(EtcdKeys.writers(name));
         KeyRange everyone = new KeyRange(KeyRange.bytes(EtcdKeys.readers(name)), OptionsUtil.prefixEndOf(writerStart));
-        TxnResponse r = read(byCreation(everyone), Op.get(KeyRange.bytes(EtcdKeys.phaseMarker(name)), GetOption.DEFAULT));
+        TxnResponse r =
+                read(byCreation(everyone), Op.get(KeyRange.bytes(EtcdKeys.phaseMarker(name)), GetOption.DEFAULT));
         List<KeyValue> keys = r.getGetResponses().get(0).getKvs();
         List<KeyValue> marker = r.getGetResponses().get(1).getKvs();
-        Optional<FencingToken> phase = marker.isEmpty() ? Optional.empty() : Optional.of(FencingToken.of(marker.get(0).getCreateRevision()));
+        Optional<FencingToken> phase = marker.isEmpty()
+                ? Optional.empty()
+                : Optional.of(FencingToken.of(marker.get(0).getCreateRevision()));
         List<Claimant> out = new ArrayList<>(keys.size());
         boolean writerSeen = false;
         for (int i = 0; i < keys.size(); i++) {
@@ -124,9 +127,18 @@ final class ClaimantListing {
             writerSeen |= writer;
             Optional<FencingToken> token = holds && !writer ? phase : Optional.empty();
             // a reader created when no writer's key existed joined (or opened) the read phase at once
-            boolean joinedAtClaim = holds && !writer && noneAt(KeyRange.prefix(EtcdKeys.writers(name)), kv.getCreateRevision());
-            Optional<Instant> heldSince = joinedAtClaim ? ClaimMetadata.parse(text(kv.getValue())).claimedAt() : Optional.empty();
-            out.add(claimant(kv, holds ? Role.HOLDER : Role.WAITER, i, writer ? Mode.EXCLUSIVE : Mode.SHARED, token, heldSince, true));
+            boolean joinedAtClaim =
+                    holds && !writer && noneAt(KeyRange.prefix(EtcdKeys.writers(name)), kv.getCreateRevision());
+            Optional<Instant> heldSince =
+                    joinedAtClaim ? ClaimMetadata.parse(text(kv.getValue())).claimedAt() : Optional.empty();
+            out.add(claimant(
+                    kv,
+                    holds ? Role.HOLDER : Role.WAITER,
+                    i,
+                    writer ? Mode.EXCLUSIVE : Mode.SHARED,
+                    token,
+                    heldSince,
+                    true));
         }
         return out;
     }
@@ -134,7 +146,8 @@ final class ClaimantListing {
     private List<Claimant> semaphore(String name) {
         KeyRange queue = KeyRange.prefix(EtcdKeys.queue(name));
         KeyRange slots = KeyRange.prefix(EtcdKeys.slots(name));
-        TxnResponse r = read(byCreation(queue),
+        TxnResponse r = read(
+                byCreation(queue),
                 Op.get(slots.start(), GetOption.builder().withRange(slots.end()).build()),
                 Op.get(KeyRange.bytes(EtcdKeys.limitRecord(name)), GetOption.DEFAULT));
         List<KeyValue> keys = r.getGetResponses().get(0).getKvs();
@@ -156,28 +169,48 @@ final class ClaimantListing {
             KeyValue kv = keys.get(i);
             boolean holds = i < limit;
             Long slotToken = slotTokens.get(text(kv.getKey()) + "@" + kv.getCreateRevision());
-            Optional<FencingToken> token = holds && slotToken != null ? Optional.of(FencingToken.of(slotToken)) : Optional.empty();
+            Optional<FencingToken> token =
+                    holds && slotToken != null ? Optional.of(FencingToken.of(slotToken)) : Optional.empty();
             out.add(claimant(kv, holds ? Role.HOLDER : Role.WAITER, i, Mode.SHARED, token, Optional.empty(), true));
         }
         return out;
     }
 
     private List<Claimant> election(String name) {
-        List<KeyValue> keys = read(byCreation(KeyRange.prefix(EtcdKeys.queue(name)))).getGetResponses().get(0).getKvs();
+        List<KeyValue> keys = read(byCreation(KeyRange.prefix(EtcdKeys.queue(name))))
+                .getGetResponses()
+                .get(0)
+                .getKvs();
         List<Claimant> out = new ArrayList<>(keys.size());
         for (int i = 0; i < keys.size(); i++) {
             KeyValue kv = keys.get(i);
-            Optional<FencingToken> token = i == 0 ? Optional.of(FencingToken.of(kv.getCreateRevision())) : Optional.empty();
-            out.add(claimant(kv, i == 0 ? Role.HOLDER : Role.WAITER, i, Mode.EXCLUSIVE, token, Optional.empty(), false));
+            Optional<FencingToken> token =
+                    i == 0 ? Optional.of(FencingToken.of(kv.getCreateRevision())) : Optional.empty();
+            out.add(claimant(
+                    kv, i == 0 ? Role.HOLDER : Role.WAITER, i, Mode.EXCLUSIVE, token, Optional.empty(), false));
         }
         return out;
     }
 
-    private static Claimant claimant(KeyValue kv, Role role, int position, Mode mode, Optional<FencingToken> token,
-                                     Optional<Instant> heldSince, boolean metadata) {
+    private static Claimant claimant(
+            KeyValue kv,
+            Role role,
+            int position,
+            Mode mode,
+            Optional<FencingToken> token,
+            Optional<Instant> heldSince,
+            boolean metadata) {
         String value = text(kv.getValue());
-        return new Claimant(text(kv.getKey()), kv.getLease(), role, position, mode, token, heldSince,
-                metadata ? ClaimMetadata.parse(value) : ClaimMetadata.EMPTY, value);
+        return new Claimant(
+                text(kv.getKey()),
+                kv.getLease(),
+                role,
+                position,
+                mode,
+                token,
+                heldSince,
+                metadata ? ClaimMetadata.parse(value) : ClaimMetadata.EMPTY,
+                value);
     }
 
     /**
@@ -185,11 +218,17 @@ final class ClaimantListing {
      * read of the queue at its CreateRevision. False when that revision is compacted or unreadable.
      */
     private boolean createdFirst(KeyRange queue, KeyValue kv) {
-        GetOption first = GetOption.builder().withRange(queue.end()).withRevision(kv.getCreateRevision())
-                .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND)
-                .withLimit(1).withKeysOnly(true).build();
+        GetOption first = GetOption.builder()
+                .withRange(queue.end())
+                .withRevision(kv.getCreateRevision())
+                .withSortField(GetOption.SortTarget.CREATE)
+                .withSortOrder(GetOption.SortOrder.ASCEND)
+                .withLimit(1)
+                .withKeysOnly(true)
+                .build();
         try {
-            GetResponse r = client.getKVClient().get(queue.start(), first).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            GetResponse r =
+                    client.getKVClient().get(queue.start(), first).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             return !r.getKvs().isEmpty() && r.getKvs().get(0).getKey().equals(kv.getKey());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -201,9 +240,17 @@ final class ClaimantListing {
 
     /** Whether {@code range} had no key at {@code revision}; false when that revision is compacted or unreadable. */
     private boolean noneAt(KeyRange range, long revision) {
-        GetOption count = GetOption.builder().withRange(range.end()).withRevision(revision).withCountOnly(true).build();
+        GetOption count = GetOption.builder()
+                .withRange(range.end())
+                .withRevision(revision)
+                .withCountOnly(true)
+                .build();
         try {
-            return client.getKVClient().get(range.start(), count).get(timeout.toMillis(), TimeUnit.MILLISECONDS).getCount() == 0;
+            return client.getKVClient()
+                            .get(range.start(), count)
+                            .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                            .getCount()
+                    == 0;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
@@ -213,8 +260,13 @@ final class ClaimantListing {
     }
 
     private static Op byCreation(KeyRange range) {
-        return Op.get(range.start(), GetOption.builder().withRange(range.end())
-                .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).build());
+        return Op.get(
+                range.start(),
+                GetOption.builder()
+                        .withRange(range.end())
+                        .withSortField(GetOption.SortTarget.CREATE)
+                        .withSortOrder(GetOption.SortOrder.ASCEND)
+                        .build());
     }
 
     /** One read-only Txn: every Get of one snapshot, answered within the request timeout. */
@@ -228,8 +280,10 @@ final class ClaimantListing {
             throw new DiscoException("interrupted while listing claimants", e);
         } catch (TimeoutException e) {
             f.cancel(true);
-            throw new DiscoException("etcd could not be reached: no answer to the listing of claimants within "
-                    + timeout.toMillis() + " ms", e);
+            throw new DiscoException(
+                    "etcd could not be reached: no answer to the listing of claimants within " + timeout.toMillis()
+                            + " ms",
+                    e);
         } catch (ExecutionException e) {
             throw EtcdErrors.failure("listing of claimants", e.getCause());
         }

@@ -34,7 +34,10 @@ record CreateAnswer(long myRevision, boolean mustWait, long revision, ByteSequen
             if (allowed > 0) {
                 return new CreateAnswer(myRevision, read.getCount() - 1 > allowed, myRevision, null, null);
             }
-            KeyValue predecessor = read.getKvs().stream().filter(kv -> !kv.getKey().equals(ownKey)).findFirst().orElse(null);
+            KeyValue predecessor = read.getKvs().stream()
+                    .filter(kv -> !kv.getKey().equals(ownKey))
+                    .findFirst()
+                    .orElse(null);
             return new CreateAnswer(myRevision, predecessor != null, myRevision, null, predecessor);
         }
         KeyValue own = r.getGetResponses().get(0).getKvs().get(0);

@@ -57,12 +57,12 @@ import javax.net.ssl.TrustManagerFactory;
 public final class EtcdClients {
 
     /** What to check after a failed TLS handshake, appended to the messages that say so. */
-    static final String CHECK_TLS = ": check that the client trusts the CA that signed the server's certificate (the trust"
-            + " material given: disco.etcd.ssl.bundle, --cacert or the jetcd SslContext; with none, the JVM's default trust"
-            + " store), and that the server's certificate is valid and names the endpoint's host";
+    static final String CHECK_TLS =
+            ": check that the client trusts the CA that signed the server's certificate (the trust"
+                    + " material given: disco.etcd.ssl.bundle, --cacert or the jetcd SslContext; with none, the JVM's default trust"
+                    + " store), and that the server's certificate is valid and names the endpoint's host";
 
-    private EtcdClients() {
-    }
+    private EtcdClients() {}
 
     /**
      * A builder for {@code endpoints}, with TLS verified by the JVM's default trust store when they are
@@ -94,7 +94,8 @@ public final class EtcdClients {
         try {
             return builder(endpoints, null);
         } catch (SSLException e) {
-            throw new IllegalStateException("the JVM's default trust store gives no usable TLS context: " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "the JVM's default trust store gives no usable TLS context: " + e.getMessage(), e);
         }
     }
 
@@ -118,8 +119,8 @@ public final class EtcdClients {
         List<String> urls = check(endpoints);
         boolean secure = urls.get(0).regionMatches(true, 0, "https:", 0, 6);
         if (!secure && tls != null) {
-            throw new IllegalArgumentException("TLS settings were given for plaintext endpoints (" + String.join(", ", urls)
-                    + "): use https:// endpoints for TLS, or give no TLS settings");
+            throw new IllegalArgumentException("TLS settings were given for plaintext endpoints ("
+                    + String.join(", ", urls) + "): use https:// endpoints for TLS, or give no TLS settings");
         }
         ClientBuilder builder = Client.builder().endpoints(urls.toArray(String[]::new));
         if (secure) {
@@ -187,8 +188,9 @@ public final class EtcdClients {
                 firstHttp = firstHttp == null ? url : firstHttp;
             }
             if (firstHttp != null && firstHttps != null) {
-                throw new IllegalArgumentException("the etcd endpoints mix plaintext and TLS: " + firstHttp + " and " + firstHttps
-                        + "; one cluster is reached one way: all https:// (TLS) or all http:// (plaintext)");
+                throw new IllegalArgumentException(
+                        "the etcd endpoints mix plaintext and TLS: " + firstHttp + " and " + firstHttps
+                                + "; one cluster is reached one way: all https:// (TLS) or all http:// (plaintext)");
             }
             urls.add(url);
         }
@@ -212,8 +214,8 @@ public final class EtcdClients {
         }
         try {
             if (new URI(url).getHost() == null) {
-                throw new IllegalArgumentException("the etcd endpoint '" + url + "' names no host, for example "
-                        + scheme + "://10.0.0.1:2379");
+                throw new IllegalArgumentException(
+                        "the etcd endpoint '" + url + "' names no host, for example " + scheme + "://10.0.0.1:2379");
             }
         } catch (URISyntaxException e) {
             throw new IllegalArgumentException("the etcd endpoint '" + url + "' is not a URL: " + e.getMessage(), e);

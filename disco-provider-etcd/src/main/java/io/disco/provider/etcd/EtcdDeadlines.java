@@ -27,8 +27,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class EtcdDeadlines {
 
-    private EtcdDeadlines() {
-    }
+    private EtcdDeadlines() {}
 
     /**
      * @param timeout the deadline of each unary call, counted from its start; positive
@@ -44,7 +43,8 @@ public final class EtcdDeadlines {
         long nanos = timeout.toNanos();
         return new ClientInterceptor() {
             @Override
-            public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+            public <Q, R> ClientCall<Q, R> interceptCall(
+                    MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
                 if (method.getType() == MethodDescriptor.MethodType.UNARY && options.getDeadline() == null) {
                     options = options.withDeadlineAfter(nanos, TimeUnit.NANOSECONDS);
                 }

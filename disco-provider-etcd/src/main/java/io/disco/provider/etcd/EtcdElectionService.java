@@ -42,7 +42,6 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
     // Guarded by lock.
     private final List<EtcdObservation> observations = new ArrayList<>();
 
-
     private EtcdElectionService(SessionCore session, String prefix, boolean ownsSession) {
         super(session, prefix, "election", ownsSession);
         this.key = leaseKey(prefix);
@@ -68,14 +67,22 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
     @Override
     public Leadership campaign(String value, Duration timeout) throws InterruptedException, TimeoutException {
         validValue(value);
-        Leadership l = acquireWithin("election.campaign()", timeout, UnaryOperator.identity(), () -> new ElectionClaim(value, false),
+        Leadership l = acquireWithin(
+                "election.campaign()",
+                timeout,
+                UnaryOperator.identity(),
+                () -> new ElectionClaim(value, false),
                 () -> new ElectionClaim(value, true));
         return l.value().equals(value) ? l : proclaim(value);
     }
 
     /** {@link #campaign(String, Duration)} without a limit. */
     private Leadership campaignWithin(String value, Duration timeout) throws InterruptedException, TimeoutException {
-        Leadership l = acquire("election.campaign()", timeout, UnaryOperator.identity(), () -> new ElectionClaim(validValue(value), false));
+        Leadership l = acquire(
+                "election.campaign()",
+                timeout,
+                UnaryOperator.identity(),
+                () -> new ElectionClaim(validValue(value), false));
         return l.value().equals(value) ? l : proclaim(value);
     }
 
@@ -119,23 +126,23 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
             rev = heldCreateRevision();
         }
         if (l == null) {
-            return CompletableFuture.failedFuture(new NotLeaderException("election " + prefix + ": " + key
-                    + " is not the leader; only the leader can proclaim"));
+            return CompletableFuture.failedFuture(new NotLeaderException(
+                    "election " + prefix + ": " + key + " is not the leader; only the leader can proclaim"));
         }
-        return writeValue("proclamation", rev, value)
-                .thenApply((TxnResponse r) -> {
-                    if (!r.isSucceeded()) {
-                        // Our key is gone (lease expired or revoked, or deleted by hand): the term is over, a loss.
-                        heldKeyDeleted(rev);
-                        replaceHeld(rev, null);
-                        throw new NotLeaderException("election " + prefix + ": " + key
-                                + " is no longer the leader (its key is gone); the term with token " + l.token() + " has ended");
-                    }
-                    // The term this proclamation was applied to; if it has ended meanwhile (resigned), it stays ended.
-                    Leadership proclaimed = l.withValue(value);
-                    replaceHeld(rev, proclaimed);
-                    return proclaimed;
-                });
+        return writeValue("proclamation", rev, value).thenApply((TxnResponse r) -> {
+            if (!r.isSucceeded()) {
+                // Our key is gone (lease expired or revoked, or deleted by hand): the term is over, a loss.
+                heldKeyDeleted(rev);
+                replaceHeld(rev, null);
+                throw new NotLeaderException("election " + prefix + ": " + key
+                        + " is no longer the leader (its key is gone); the term with token " + l.token()
+                        + " has ended");
+            }
+            // The term this proclamation was applied to; if it has ended meanwhile (resigned), it stays ended.
+            Leadership proclaimed = l.withValue(value);
+            replaceHeld(rev, proclaimed);
+            return proclaimed;
+        });
     }
 
     /**
@@ -143,21 +150,30 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
      * sent once, since a copy applied late could overwrite a newer value.
      */
     private CompletableFuture<TxnResponse> writeValue(String what, long createRevision, String value) {
-        return session.rpcOnce(what, () -> session.client().getKVClient().txn()
-                .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(createRevision)))
-                .Then(Op.put(ownKey, KeyRange.bytes(value), PutOption.builder().withLeaseId(session.leaseId()).build()))
-                .commit());
+        return session.rpcOnce(
+                what,
+                () -> session.client()
+                        .getKVClient()
+                        .txn()
+                        .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(createRevision)))
+                        .Then(Op.put(
+                                ownKey,
+                                KeyRange.bytes(value),
+                                PutOption.builder()
+                                        .withLeaseId(session.leaseId())
+                                        .build()))
+                        .commit());
     }
 
     @Override
     public void resign() {
         // Deleting only while CreateRevision == ours: never someone else's key, and a retry is harmless.
-        release("election.resign()", l -> { }, "resignation");
+        release("election.resign()", l -> {}, "resignation");
     }
 
     @Override
     public CompletableFuture<Void> resignAsync() {
-        return releaseAsync(l -> { }, "resignation");
+        return releaseAsync(l -> {}, "resignation");
     }
 
     // ---------------------------------------------------------------- leader, observe
@@ -165,13 +181,21 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
     @Override
     public Optional<Leadership> leader() {
         checkOpen();
-        GetResponse r = awaitAnswer(session.rpc("read of the leader",
-                () -> session.client().getKVClient().get(candidates.start(), candidates.firstCreated())), "read of the leader", "retry");
-        return r.getKvs().isEmpty() ? Optional.empty() : Optional.of(leadership(r.getKvs().get(0)));
+        GetResponse r = awaitAnswer(
+                session.rpc(
+                        "read of the leader",
+                        () -> session.client().getKVClient().get(candidates.start(), candidates.firstCreated())),
+                "read of the leader",
+                "retry");
+        return r.getKvs().isEmpty()
+                ? Optional.empty()
+                : Optional.of(leadership(r.getKvs().get(0)));
     }
 
     static Leadership leadership(KeyValue kv) {
-        return new Leadership(kv.getKey().toString(StandardCharsets.UTF_8), kv.getValue().toString(StandardCharsets.UTF_8),
+        return new Leadership(
+                kv.getKey().toString(StandardCharsets.UTF_8),
+                kv.getValue().toString(StandardCharsets.UTF_8),
                 FencingToken.of(kv.getCreateRevision()));
     }
 
@@ -181,8 +205,14 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
         EtcdObservation obs;
         synchronized (lock) {
             checkOpen();
-            obs = new EtcdObservation(session.client(), prefix, candidates, session.requestTimeout(),
-                    session.probeTimeoutNanos(), listener, this::forget);
+            obs = new EtcdObservation(
+                    session.client(),
+                    prefix,
+                    candidates,
+                    session.requestTimeout(),
+                    session.probeTimeoutNanos(),
+                    listener,
+                    this::forget);
             observations.add(obs);
         }
         return obs.start();
@@ -239,13 +269,12 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
             if (adopted == null || adopted.equals(KeyRange.bytes(value))) {
                 return CompletableFuture.completedFuture(l);
             }
-            return writeValue("write of the campaign value", myRevision, value)
-                    .thenApply((TxnResponse r) -> {
-                        if (!r.isSucceeded()) {
-                            throw new PredecessorWait.OwnKeyDeletedException(ownKey);
-                        }
-                        return l;
-                    });
+            return writeValue("write of the campaign value", myRevision, value).thenApply((TxnResponse r) -> {
+                if (!r.isSucceeded()) {
+                    throw new PredecessorWait.OwnKeyDeletedException(ownKey);
+                }
+                return l;
+            });
         }
     }
 }

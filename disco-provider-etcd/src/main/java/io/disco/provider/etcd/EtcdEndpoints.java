@@ -58,6 +58,7 @@ final class EtcdEndpoints {
     private final ManagedChannel channel;
     /** Told once when the channel is shut down (the client closed). */
     private final Set<Runnable> closedListeners = new CopyOnWriteArraySet<>();
+
     private volatile boolean watching;
 
     private EtcdEndpoints(String endpoints, boolean tls, ManagedChannel channel) {
@@ -86,7 +87,10 @@ final class EtcdEndpoints {
             ManagedChannel channel = (ManagedChannel) channelOf.invoke(manager);
             return new EtcdEndpoints(targets(builder.target()), builder.sslContext() != null, channel);
         } catch (ReflectiveOperationException | RuntimeException e) {
-            LOG.debug("cannot read the endpoints and channel of {} ({}): messages name no endpoint", client.getClass().getName(), e.toString());
+            LOG.debug(
+                    "cannot read the endpoints and channel of {} ({}): messages name no endpoint",
+                    client.getClass().getName(),
+                    e.toString());
             return new EtcdEndpoints("", false, null);
         }
     }
@@ -192,8 +196,11 @@ final class EtcdEndpoints {
 
     /** etcd's Maintenance {@code Status}, with an empty request: any member answers it, without authentication. */
     private static final MethodDescriptor<byte[], byte[]> STATUS = MethodDescriptor.<byte[], byte[]>newBuilder()
-            .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("etcdserverpb.Maintenance/Status")
-            .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
+            .setType(MethodDescriptor.MethodType.UNARY)
+            .setFullMethodName("etcdserverpb.Maintenance/Status")
+            .setRequestMarshaller(BYTES)
+            .setResponseMarshaller(BYTES)
+            .build();
 
     /**
      * Why the endpoints did not answer a request in time, in a few words for a message: the connection
@@ -212,14 +219,16 @@ final class EtcdEndpoints {
         }
         CompletableFuture<Status> answer = new CompletableFuture<>();
         try {
-            ClientCall<byte[], byte[]> call = channel.newCall(STATUS,
-                    CallOptions.DEFAULT.withDeadlineAfter(within.toNanos(), TimeUnit.NANOSECONDS));
-            call.start(new ClientCall.Listener<>() {
-                @Override
-                public void onClose(Status status, Metadata trailers) {
-                    answer.complete(status);
-                }
-            }, new Metadata());
+            ClientCall<byte[], byte[]> call = channel.newCall(
+                    STATUS, CallOptions.DEFAULT.withDeadlineAfter(within.toNanos(), TimeUnit.NANOSECONDS));
+            call.start(
+                    new ClientCall.Listener<>() {
+                        @Override
+                        public void onClose(Status status, Metadata trailers) {
+                            answer.complete(status);
+                        }
+                    },
+                    new Metadata());
             call.request(1);
             call.sendMessage(new byte[0]);
             call.halfClose();
@@ -228,8 +237,9 @@ final class EtcdEndpoints {
                 // The endpoint closed (or reset) the connection before HTTP/2 began: is it a TLS endpoint?
                 Optional<String> speaking = speaksTls(within);
                 if (speaking.isPresent()) {
-                    return Optional.of("the TLS handshake never started: " + speaking.get() + " speaks TLS and the client"
-                            + " connects without it (use https:// endpoints, with the CA that signed the server's certificate)");
+                    return Optional.of(
+                            "the TLS handshake never started: " + speaking.get() + " speaks TLS and the client"
+                                    + " connects without it (use https:// endpoints, with the CA that signed the server's certificate)");
                 }
             }
             return Optional.of(describe(s, within));
@@ -247,8 +257,11 @@ final class EtcdEndpoints {
      * closing at once or resetting, as it pleases.
      */
     private static boolean closedByPeer(Throwable cause) {
-        return cause == null || cause instanceof java.io.IOException && !(cause instanceof ConnectException)
-                && !(cause instanceof NoRouteToHostException) && !(cause instanceof UnknownHostException);
+        return cause == null
+                || cause instanceof java.io.IOException
+                        && !(cause instanceof ConnectException)
+                        && !(cause instanceof NoRouteToHostException)
+                        && !(cause instanceof UnknownHostException);
     }
 
     /**
@@ -276,15 +289,16 @@ final class EtcdEndpoints {
                 try (java.net.Socket plain = new java.net.Socket()) {
                     plain.connect(new java.net.InetSocketAddress(host, port), timeout);
                     plain.setSoTimeout(timeout);
-                    try (javax.net.ssl.SSLSocket tlsSocket = (javax.net.ssl.SSLSocket) context.getSocketFactory()
-                            .createSocket(plain, host, port, false)) {
+                    try (javax.net.ssl.SSLSocket tlsSocket = (javax.net.ssl.SSLSocket)
+                            context.getSocketFactory().createSocket(plain, host, port, false)) {
                         tlsSocket.startHandshake();
                         return Optional.of(hostPort);
                     }
                 }
             } catch (javax.net.ssl.SSLHandshakeException e) {
                 if (String.valueOf(e.getMessage()).contains("alert")) {
-                    return Optional.of(hostPort); // the server answered in TLS, refusing something (a client certificate)
+                    return Optional.of(
+                            hostPort); // the server answered in TLS, refusing something (a client certificate)
                 }
             } catch (Exception e) {
                 // not TLS, or not reachable: nothing to say
@@ -295,12 +309,10 @@ final class EtcdEndpoints {
 
     private static final javax.net.ssl.X509TrustManager TRUST_ANY = new javax.net.ssl.X509TrustManager() {
         @Override
-        public void checkClientTrusted(java.security.cert.X509Certificate[] chain, String authType) {
-        }
+        public void checkClientTrusted(java.security.cert.X509Certificate[] chain, String authType) {}
 
         @Override
-        public void checkServerTrusted(java.security.cert.X509Certificate[] chain, String authType) {
-        }
+        public void checkServerTrusted(java.security.cert.X509Certificate[] chain, String authType) {}
 
         @Override
         public java.security.cert.X509Certificate[] getAcceptedIssuers() {
@@ -324,7 +336,8 @@ final class EtcdEndpoints {
             if (c instanceof NoRouteToHostException) {
                 return "no route to host" + detail(c);
             }
-            if (c instanceof ConnectException && String.valueOf(c.getMessage()).toLowerCase(Locale.ROOT).contains("refused")) {
+            if (c instanceof ConnectException
+                    && String.valueOf(c.getMessage()).toLowerCase(Locale.ROOT).contains("refused")) {
                 return "connection refused: nothing listens on the port" + detail(c);
             }
             if (c instanceof ConnectException) {
@@ -348,7 +361,8 @@ final class EtcdEndpoints {
             return "no answer: the endpoints did not even complete a connection within " + within.toMillis()
                     + " ms (a firewall that drops packets, a frozen or overloaded host)";
         }
-        return s.getCode() + (s.getDescription() == null ? "" : ": " + s.getDescription())
+        return s.getCode()
+                + (s.getDescription() == null ? "" : ": " + s.getDescription())
                 + (s.getCause() == null ? "" : detail(s.getCause()));
     }
 

@@ -15,8 +15,7 @@ import java.util.concurrent.TimeoutException;
  */
 final class EtcdErrors {
 
-    private EtcdErrors() {
-    }
+    private EtcdErrors() {}
 
     /** The failure of {@code what} as the library's exception: an {@link AccessDeniedException} when etcd refused access. */
     static DiscoException failure(String what, Throwable e) {
@@ -35,7 +34,8 @@ final class EtcdErrors {
         for (Throwable c = t; c != null; c = c.getCause()) {
             if (c instanceof EtcdException) {
                 try {
-                    return io.grpc.Status.Code.valueOf(((EtcdException) c).getErrorCode().name());
+                    return io.grpc.Status.Code.valueOf(
+                            ((EtcdException) c).getErrorCode().name());
                 } catch (IllegalArgumentException unknown) {
                     return io.grpc.Status.Code.UNKNOWN;
                 }
@@ -55,8 +55,8 @@ final class EtcdErrors {
     static boolean isTransient(Throwable t) {
         Throwable c = unwrap(t);
         if (c instanceof DiscoException) {
-            return c.getCause() instanceof TimeoutException || (c.getCause() != null && statusCode(c.getCause()) != null
-                    && isTransient(c.getCause()));
+            return c.getCause() instanceof TimeoutException
+                    || (c.getCause() != null && statusCode(c.getCause()) != null && isTransient(c.getCause()));
         }
         io.grpc.Status.Code code = statusCode(c);
         if (code == null) {
@@ -83,8 +83,10 @@ final class EtcdErrors {
             return true;
         }
         String m = String.valueOf(unwrap(t).getMessage());
-        return code != null && (m.contains("authentication failed") || m.contains("user name not found")
-                || m.contains("permission denied"));
+        return code != null
+                && (m.contains("authentication failed")
+                        || m.contains("user name not found")
+                        || m.contains("permission denied"));
     }
 
     /** etcd's answer for a lease that was revoked or expired, as jetcd reports it. */

@@ -49,7 +49,8 @@ public final class EtcdIssuedBound implements IssuedBound {
     /** The key probed by {@link #of(Client)}; it need not exist. */
     public static final String DEFAULT_KEY = "disco-revision-probe";
 
-    private static final GetOption COUNT_ONLY = GetOption.builder().withCountOnly(true).build();
+    private static final GetOption COUNT_ONLY =
+            GetOption.builder().withCountOnly(true).build();
 
     private final KV kv;
     private final ByteSequence key;
@@ -96,7 +97,8 @@ public final class EtcdIssuedBound implements IssuedBound {
      */
     @Override
     public CompletionStage<FencingToken> current() {
-        return kv.get(key, COUNT_ONLY).thenApply(r -> FencingToken.of(r.getHeader().getRevision()));
+        return kv.get(key, COUNT_ONLY)
+                .thenApply(r -> FencingToken.of(r.getHeader().getRevision()));
     }
 
     @Override

@@ -31,8 +31,7 @@ public final class EtcdKeys {
     /** The namespace of {@code disco break}'s records: {@code disco-broken:<holder key>}. */
     public static final String BREAK_NAMESPACE = "disco-broken:";
 
-    private EtcdKeys() {
-    }
+    private EtcdKeys() {}
 
     /**
      * @param name the name

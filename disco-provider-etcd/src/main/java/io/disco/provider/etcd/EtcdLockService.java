@@ -45,7 +45,12 @@ final class EtcdLockService extends EtcdService<Grant, LockLostException> implem
 
     @Override
     public Grant lock(Duration timeout) throws InterruptedException, TimeoutException {
-        return acquireWithin("lock.lock()", timeout, UnaryOperator.identity(), () -> new LockClaim(false), () -> new LockClaim(true));
+        return acquireWithin(
+                "lock.lock()",
+                timeout,
+                UnaryOperator.identity(),
+                () -> new LockClaim(false),
+                () -> new LockClaim(true));
     }
 
     @Override
@@ -60,12 +65,12 @@ final class EtcdLockService extends EtcdService<Grant, LockLostException> implem
 
     @Override
     public void unlock() {
-        release("lock.unlock()", g -> { }, "release");
+        release("lock.unlock()", g -> {}, "release");
     }
 
     @Override
     public CompletableFuture<Void> unlockAsync() {
-        return releaseAsync(g -> { }, "release");
+        return releaseAsync(g -> {}, "release");
     }
 
     @Override

@@ -68,11 +68,18 @@ final class EtcdObservation implements Observation {
     private Watch.Watcher watcher;
     /** The revision the next watch starts at: just after the last one whose events were processed. */
     private long resumeFrom;
+
     private long generation;
     private long backoffMs = MIN_BACKOFF_MS;
 
-    EtcdObservation(Client client, String name, KeyRange range, Duration requestTimeout, long probeTimeoutNanos,
-                    Consumer<Leadership> listener, Consumer<EtcdObservation> onClose) {
+    EtcdObservation(
+            Client client,
+            String name,
+            KeyRange range,
+            Duration requestTimeout,
+            long probeTimeoutNanos,
+            Consumer<Leadership> listener,
+            Consumer<EtcdObservation> onClose) {
         this.client = client;
         this.name = name;
         this.range = range;
@@ -142,7 +149,8 @@ final class EtcdObservation implements Observation {
                 .withSortField(GetOption.SortTarget.CREATE)
                 .withSortOrder(GetOption.SortOrder.ASCEND)
                 .build();
-        client.getKVClient().get(range.start(), all)
+        client.getKVClient()
+                .get(range.start(), all)
                 .orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
                 .whenComplete((r, e) -> run(() -> synced(gen, r, e)));
     }
@@ -177,22 +185,26 @@ final class EtcdObservation implements Observation {
                 .withCreateNotify(true)
                 .build();
         // jetcd calls the listener on its event loop: hand over to the observation thread, never block there.
-        watcher = liveness.open(l -> client.getWatchClient().watch(range.start(), opt, l), new Watch.Listener() {
-            @Override
-            public void onNext(WatchResponse response) {
-                run(() -> onEvents(gen, response));
-            }
+        watcher = liveness.open(
+                l -> client.getWatchClient().watch(range.start(), opt, l),
+                new Watch.Listener() {
+                    @Override
+                    public void onNext(WatchResponse response) {
+                        run(() -> onEvents(gen, response));
+                    }
 
-            @Override
-            public void onError(Throwable t) {
-                run(() -> broken(gen, t));
-            }
+                    @Override
+                    public void onError(Throwable t) {
+                        run(() -> broken(gen, t));
+                    }
 
-            @Override
-            public void onCompleted() {
-                run(() -> broken(gen, null));
-            }
-        }, TimeUnit.SECONDS.toNanos(1), () -> { });
+                    @Override
+                    public void onCompleted() {
+                        run(() -> broken(gen, null));
+                    }
+                },
+                TimeUnit.SECONDS.toNanos(1),
+                () -> {});
     }
 
     private void onEvents(long gen, WatchResponse response) {
@@ -210,8 +222,8 @@ final class EtcdObservation implements Observation {
                 candidates.remove(kv.getKey());
             }
             // A revision's events (one Txn) are never split across responses; judge the leader per revision.
-            boolean lastOfRevision = i == events.size() - 1
-                    || events.get(i + 1).getKeyValue().getModRevision() != kv.getModRevision();
+            boolean lastOfRevision =
+                    i == events.size() - 1 || events.get(i + 1).getKeyValue().getModRevision() != kv.getModRevision();
             if (lastOfRevision) {
                 resumeFrom = kv.getModRevision() + 1;
                 deliverLeader();
@@ -229,14 +241,20 @@ final class EtcdObservation implements Observation {
         closeWatch();
         CompactedException compacted = compaction(t);
         if (compacted != null) {
-            LOG.info("observation of election {}: etcd compacted revision {} away before it was watched; re-reading"
-                    + " (terms that began and ended before revision {} cannot be seen)", name, resumeFrom,
+            LOG.info(
+                    "observation of election {}: etcd compacted revision {} away before it was watched; re-reading"
+                            + " (terms that began and ended before revision {} cannot be seen)",
+                    name,
+                    resumeFrom,
                     compacted.getCompactedRevision());
             retryLater();
             return;
         }
-        LOG.debug("observation of election {}: watch ended ({}), resuming at revision {}", name,
-                t == null ? "completed" : String.valueOf(t), resumeFrom);
+        LOG.debug(
+                "observation of election {}: watch ended ({}), resuming at revision {}",
+                name,
+                t == null ? "completed" : String.valueOf(t),
+                resumeFrom);
         long next = ++generation;
         schedule(() -> watch(next), backoffMs);
         backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
@@ -255,11 +273,13 @@ final class EtcdObservation implements Observation {
         long gen = ++generation;
         long delay = backoffMs;
         backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
-        schedule(() -> {
-            if (gen == generation) {
-                sync();
-            }
-        }, delay);
+        schedule(
+                () -> {
+                    if (gen == generation) {
+                        sync();
+                    }
+                },
+                delay);
     }
 
     private void schedule(Runnable task, long delayMs) {
@@ -280,8 +300,10 @@ final class EtcdObservation implements Observation {
         if (first == null) {
             return; // no leader: nothing to deliver (as in Go)
         }
-        Leadership l = new Leadership(first.getKey().toString(StandardCharsets.UTF_8),
-                first.getValue().toString(StandardCharsets.UTF_8), FencingToken.of(first.getCreateRevision()));
+        Leadership l = new Leadership(
+                first.getKey().toString(StandardCharsets.UTF_8),
+                first.getValue().toString(StandardCharsets.UTF_8),
+                FencingToken.of(first.getCreateRevision()));
         if (l.equals(lastDelivered)) {
             return;
         }

@@ -84,8 +84,8 @@ public final class EtcdOptions {
         this.grantMargin = b.grantMargin;
         this.ownerWait = b.ownerWait;
         if (grantMargin != null && grantMargin.compareTo(ttl) >= 0) {
-            throw new IllegalArgumentException("grantMargin must be shorter than the ttl (" + ttl + "), got " + grantMargin
-                    + ": no grant could ever be handed out");
+            throw new IllegalArgumentException("grantMargin must be shorter than the ttl (" + ttl + "), got "
+                    + grantMargin + ": no grant could ever be handed out");
         }
     }
 
@@ -144,7 +144,8 @@ public final class EtcdOptions {
 
     @Override
     public String toString() {
-        return "EtcdOptions{ttl=" + ttl + (clientId.isEmpty() ? "" : ", clientId=" + clientId) + ", requestTimeout=" + requestTimeout + ", failoverAfter=" + failoverAfter
+        return "EtcdOptions{ttl=" + ttl + (clientId.isEmpty() ? "" : ", clientId=" + clientId) + ", requestTimeout="
+                + requestTimeout + ", failoverAfter=" + failoverAfter
                 + (grantMargin == null ? "" : ", grantMargin=" + grantMargin)
                 + (ownerWait == null ? "" : ", ownerWait=" + ownerWait)
                 + (callbackExecutor == null ? "" : ", callbackExecutor=" + callbackExecutor) + '}';
@@ -161,8 +162,7 @@ public final class EtcdOptions {
         private String clientId = "";
         private Duration ownerWait;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * @param ownerWait how long an acquisition of the client waits for a lease while the client has none
@@ -218,13 +218,16 @@ public final class EtcdOptions {
         public Builder ttl(Duration ttl) {
             Objects.requireNonNull(ttl, "ttl");
             if (ttl.compareTo(Duration.ofSeconds(1)) < 0) {
-                throw new IllegalArgumentException("ttl must be at least 1 s (etcd leases have whole-second TTLs), got " + ttl);
+                throw new IllegalArgumentException(
+                        "ttl must be at least 1 s (etcd leases have whole-second TTLs), got " + ttl);
             }
             if (ttl.getNano() != 0) {
-                throw new IllegalArgumentException("ttl must be a whole number of seconds (etcd leases have whole-second TTLs), got " + ttl);
+                throw new IllegalArgumentException(
+                        "ttl must be a whole number of seconds (etcd leases have whole-second TTLs), got " + ttl);
             }
             if (ttl.getSeconds() > MAX_TTL_SECONDS) {
-                throw new IllegalArgumentException("ttl must be at most " + MAX_TTL_SECONDS + " s (etcd's maximum lease TTL), got " + ttl);
+                throw new IllegalArgumentException(
+                        "ttl must be at most " + MAX_TTL_SECONDS + " s (etcd's maximum lease TTL), got " + ttl);
             }
             this.ttl = ttl;
             return this;

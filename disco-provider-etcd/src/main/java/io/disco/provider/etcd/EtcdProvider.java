@@ -31,8 +31,7 @@ import java.util.concurrent.TimeoutException;
  */
 public final class EtcdProvider {
 
-    private EtcdProvider() {
-    }
+    private EtcdProvider() {}
 
     /**
      * A lock service on its own session with the default options (TTL 30 s).
@@ -149,7 +148,8 @@ public final class EtcdProvider {
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
     public static SemaphoreService newSemaphore(Client client, String prefix, int limit, EtcdOptions options) {
-        return onOwnSession(client, prefix, options, (session, p, owns) -> EtcdSemaphoreService.create(session, p, limit, owns));
+        return onOwnSession(
+                client, prefix, options, (session, p, owns) -> EtcdSemaphoreService.create(session, p, limit, owns));
     }
 
     /**
@@ -182,8 +182,8 @@ public final class EtcdProvider {
      * @throws NullPointerException if an argument is null
      * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names})
      */
-    public static LeadershipRunner newLeadershipRunner(Client client, String prefix, LeadershipRunner.Options options,
-                                                       EtcdOptions sessionOptions) {
+    public static LeadershipRunner newLeadershipRunner(
+            Client client, String prefix, LeadershipRunner.Options options, EtcdOptions sessionOptions) {
         EtcdService.validPrefix(prefix);
         Objects.requireNonNull(client, "client");
         Objects.requireNonNull(options, "options");
@@ -306,15 +306,20 @@ public final class EtcdProvider {
         }
         ByteSequence anyKey = ByteSequence.from("disco-revision-probe", StandardCharsets.UTF_8);
         try {
-            long revision = client.getKVClient().get(anyKey, GetOption.builder().withCountOnly(true).build())
-                    .get(timeout.toNanos(), TimeUnit.NANOSECONDS).getHeader().getRevision();
+            long revision = client.getKVClient()
+                    .get(anyKey, GetOption.builder().withCountOnly(true).build())
+                    .get(timeout.toNanos(), TimeUnit.NANOSECONDS)
+                    .getHeader()
+                    .getRevision();
             return FencingToken.of(revision);
         } catch (TimeoutException e) {
-            throw new DiscoException("etcd could not be reached: no answer to a read of the current revision within "
-                    + timeout.toMillis() + " ms", e);
+            throw new DiscoException(
+                    "etcd could not be reached: no answer to a read of the current revision within "
+                            + timeout.toMillis() + " ms",
+                    e);
         } catch (ExecutionException e) {
-            throw new DiscoException("etcd failed to answer a read of the current revision: " + e.getCause(),
-                    e.getCause());
+            throw new DiscoException(
+                    "etcd failed to answer a read of the current revision: " + e.getCause(), e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new DiscoException("interrupted while reading etcd's current revision", e);

@@ -101,7 +101,9 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
         this.writeOwnKey = KeyRange.bytes(writeKey);
         this.phaseKey = KeyRange.bytes(EtcdKeys.phaseMarker(prefix));
         this.writers = KeyRange.prefix(EtcdKeys.writers(prefix));
-        this.everyone = new KeyRange(KeyRange.bytes(EtcdKeys.readers(prefix)), OptionsUtil.prefixEndOf(KeyRange.bytes(EtcdKeys.writers(prefix))));
+        this.everyone = new KeyRange(
+                KeyRange.bytes(EtcdKeys.readers(prefix)),
+                OptionsUtil.prefixEndOf(KeyRange.bytes(EtcdKeys.writers(prefix))));
     }
 
     static EtcdRWLockService create(SessionCore session, String prefix, boolean ownsSession) {
@@ -117,7 +119,11 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
 
     @Override
     public RWGrant rLock(Duration timeout) throws InterruptedException, TimeoutException {
-        return acquireWithin("rwlock.rLock()", timeout, sameMode(Mode.READ), () -> new RWClaim(Mode.READ, false),
+        return acquireWithin(
+                "rwlock.rLock()",
+                timeout,
+                sameMode(Mode.READ),
+                () -> new RWClaim(Mode.READ, false),
                 () -> new RWClaim(Mode.READ, true));
     }
 
@@ -148,7 +154,11 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
 
     @Override
     public RWGrant lock(Duration timeout) throws InterruptedException, TimeoutException {
-        return acquireWithin("rwlock.lock()", timeout, sameMode(Mode.WRITE), () -> new RWClaim(Mode.WRITE, false),
+        return acquireWithin(
+                "rwlock.lock()",
+                timeout,
+                sameMode(Mode.WRITE),
+                () -> new RWClaim(Mode.WRITE, false),
                 () -> new RWClaim(Mode.WRITE, true));
     }
 
@@ -174,7 +184,11 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
 
     private RWGrant acquire(Mode mode) throws InterruptedException {
         try {
-            return acquire(mode == Mode.READ ? "rwlock.rLock()" : "rwlock.lock()", null, sameMode(mode), () -> new RWClaim(mode, false));
+            return acquire(
+                    mode == Mode.READ ? "rwlock.rLock()" : "rwlock.lock()",
+                    null,
+                    sameMode(mode),
+                    () -> new RWClaim(mode, false));
         } catch (TimeoutException e) {
             throw new AssertionError("no timeout was given", e);
         }
@@ -185,7 +199,8 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
         return held -> {
             if (held.mode() != mode) {
                 throw new IllegalStateException("read/write lock " + prefix + ": this service holds a "
-                        + held.mode().name().toLowerCase() + " grant and cannot also take a " + mode.name().toLowerCase()
+                        + held.mode().name().toLowerCase() + " grant and cannot also take a "
+                        + mode.name().toLowerCase()
                         + " grant (no upgrade or downgrade); release it first");
             }
             return held;
@@ -208,7 +223,9 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
     @Override
     public boolean writerWaiting() {
         QueuedWriters q = queuedWriters;
-        return q != null && q.queued() && heldCreateRevision() == q.readerRevision
+        return q != null
+                && q.queued()
+                && heldCreateRevision() == q.readerRevision
                 && held().filter(g -> g.mode() == Mode.READ).isPresent();
     }
 
@@ -250,7 +267,11 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
 
         /** The own key's value is the claim's metadata (Go's RWMutex writes an empty value and never reads it). */
         private RWClaim(Mode mode, boolean tryOnly, ClaimMetadata metadata) {
-            super(EtcdRWLockService.this, mode == Mode.READ ? readOwnKey : writeOwnKey, KeyRange.bytes(metadata.toJson()), tryOnly);
+            super(
+                    EtcdRWLockService.this,
+                    mode == Mode.READ ? readOwnKey : writeOwnKey,
+                    KeyRange.bytes(metadata.toJson()),
+                    tryOnly);
             this.mode = mode;
             this.metadata = metadata;
         }
@@ -269,12 +290,17 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
         /** Joins (or opens) the current read phase: the token is the phase marker's CreateRevision. */
         private CompletableFuture<RWGrant> admitReader(long myRevision) {
             watchWriters(myRevision);
-            return session.rpc("read phase Txn", () -> session.client().getKVClient().txn()
-                            .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(myRevision)),
-                                new Cmp(phaseKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                            .Then(Op.put(phaseKey, ByteSequence.EMPTY, PutOption.DEFAULT))
-                            .Else(Op.get(ownKey, GetOption.DEFAULT), Op.get(phaseKey, GetOption.DEFAULT))
-                            .commit())
+            return session.rpc(
+                            "read phase Txn",
+                            () -> session.client()
+                                    .getKVClient()
+                                    .txn()
+                                    .If(
+                                            new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(myRevision)),
+                                            new Cmp(phaseKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                                    .Then(Op.put(phaseKey, ByteSequence.EMPTY, PutOption.DEFAULT))
+                                    .Else(Op.get(ownKey, GetOption.DEFAULT), Op.get(phaseKey, GetOption.DEFAULT))
+                                    .commit())
                     .thenApply(r -> {
                         if (r.isSucceeded()) {
                             // The marker was created by this Txn: its CreateRevision is the Txn's revision.
@@ -298,11 +324,15 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
          * listing of claimants.
          */
         private CompletableFuture<RWGrant> admitWriter(long myRevision) {
-            return session.rpc("write admission Txn", () -> session.client().getKVClient().txn()
-                            .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(myRevision)))
-                            .Then(Op.delete(phaseKey, DeleteOption.DEFAULT))
-                            .Else(Op.get(ownKey, GetOption.DEFAULT))
-                            .commit())
+            return session.rpc(
+                            "write admission Txn",
+                            () -> session.client()
+                                    .getKVClient()
+                                    .txn()
+                                    .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(myRevision)))
+                                    .Then(Op.delete(phaseKey, DeleteOption.DEFAULT))
+                                    .Else(Op.get(ownKey, GetOption.DEFAULT))
+                                    .commit())
                     .thenApply(r -> {
                         if (!r.isSucceeded()) {
                             checkOwnKey(r.getGetResponses().get(0), myRevision);
@@ -318,7 +348,8 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
         private void checkOwnKey(GetResponse own, long myRevision) {
             if (own.getKvs().isEmpty() || own.getKvs().get(0).getCreateRevision() != myRevision) {
                 session.probeLease();
-                throw lostException(kind + " " + prefix + " lost while acquiring: own key " + ownKey + " is gone", null);
+                throw lostException(
+                        kind + " " + prefix + " lost while acquiring: own key " + ownKey + " is gone", null);
             }
         }
 

@@ -95,20 +95,29 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
         SessionThread.refuseOnSessionThread("creating a semaphore");
         ByteSequence marker = KeyRange.bytes(EtcdKeys.limitRecord(prefix));
         ByteSequence value = KeyRange.bytes(Integer.toString(limit));
-        TxnResponse r = await(session, session.rpc("record of the semaphore limit", () -> session.client().getKVClient().txn()
-                .If(new Cmp(marker, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                .Then(Op.put(marker, value, PutOption.DEFAULT))
-                .Else(Op.get(marker, GetOption.DEFAULT))
-                .commit()), "record of the limit of semaphore " + prefix);
+        TxnResponse r = await(
+                session,
+                session.rpc(
+                        "record of the semaphore limit",
+                        () -> session.client()
+                                .getKVClient()
+                                .txn()
+                                .If(new Cmp(marker, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                                .Then(Op.put(marker, value, PutOption.DEFAULT))
+                                .Else(Op.get(marker, GetOption.DEFAULT))
+                                .commit()),
+                "record of the limit of semaphore " + prefix);
         if (!r.isSucceeded()) {
-            String recorded = r.getGetResponses().get(0).getKvs().get(0).getValue().toString(StandardCharsets.UTF_8);
+            String recorded =
+                    r.getGetResponses().get(0).getKvs().get(0).getValue().toString(StandardCharsets.UTF_8);
             if (!recorded.equals(Integer.toString(limit))) {
                 throw new IllegalArgumentException("semaphore " + prefix + " has limit " + recorded + " (recorded in "
                         + EtcdKeys.limitRecord(prefix) + "); this service asked for " + limit
                         + ": every service on one name must use one limit");
             }
         }
-        return session.joinSemaphoreHolders(prefix, holder -> new EtcdSemaphoreService(session, prefix, limit, ownsSession, holder));
+        return session.joinSemaphoreHolders(
+                prefix, holder -> new EtcdSemaphoreService(session, prefix, limit, ownsSession, holder));
     }
 
     /** @return the holder key */
@@ -140,8 +149,10 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
                 }
             }
         } catch (TimeoutException e) {
-            throw new DiscoException("etcd could not be reached: no answer to the " + what + " within "
-                    + session.requestTimeout().toMillis() + " ms", e);
+            throw new DiscoException(
+                    "etcd could not be reached: no answer to the " + what + " within "
+                            + session.requestTimeout().toMillis() + " ms",
+                    e);
         } catch (ExecutionException e) {
             throw EtcdErrors.failure(what, e.getCause());
         } finally {
@@ -164,7 +175,11 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
 
     @Override
     public Permit acquire(Duration timeout) throws InterruptedException, TimeoutException {
-        return acquireWithin("semaphore.acquire()", timeout, UnaryOperator.identity(), () -> new SemaphoreClaim(false),
+        return acquireWithin(
+                "semaphore.acquire()",
+                timeout,
+                UnaryOperator.identity(),
+                () -> new SemaphoreClaim(false),
                 () -> new SemaphoreClaim(true));
     }
 
@@ -180,12 +195,12 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
 
     @Override
     public void release() {
-        release("semaphore.release()", g -> { }, "release");
+        release("semaphore.release()", g -> {}, "release");
     }
 
     @Override
     public CompletableFuture<Void> releaseAsync() {
-        return releaseAsync(g -> { }, "release");
+        return releaseAsync(g -> {}, "release");
     }
 
     /** A release deletes the permit's slot key with its holder key: while the holder key is its own, so is the slot. */
@@ -202,9 +217,20 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
     @Override
     public Stat stat() {
         SessionThread.refuseOnSessionThread("semaphore.stat()");
-        long count = await(session, session.rpc("count of the semaphore", () -> session.client().getKVClient()
-                .get(queue.start(), GetOption.builder().withRange(queue.end()).withCountOnly(true).build())),
-                "count of semaphore " + prefix).getCount();
+        long count = await(
+                        session,
+                        session.rpc(
+                                "count of the semaphore",
+                                () -> session.client()
+                                        .getKVClient()
+                                        .get(
+                                                queue.start(),
+                                                GetOption.builder()
+                                                        .withRange(queue.end())
+                                                        .withCountOnly(true)
+                                                        .build())),
+                        "count of semaphore " + prefix)
+                .getCount();
         return new Stat(limit, count);
     }
 
@@ -216,10 +242,18 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
     /** Deletes the permit's slot key if it is still this permit's claim (its ModRevision is the token). */
     private CompletableFuture<Void> deleteSlot(Permit p) {
         ByteSequence slotKey = slotKey(p.slot());
-        return session.rpc("release of the slot", () -> session.client().getKVClient().txn()
-                .If(new Cmp(slotKey, Cmp.Op.EQUAL, CmpTarget.modRevision(p.token().value())))
-                .Then(Op.delete(slotKey, io.etcd.jetcd.options.DeleteOption.DEFAULT))
-                .commit()).thenApply(r -> null);
+        return session.rpc(
+                        "release of the slot",
+                        () -> session.client()
+                                .getKVClient()
+                                .txn()
+                                .If(new Cmp(
+                                        slotKey,
+                                        Cmp.Op.EQUAL,
+                                        CmpTarget.modRevision(p.token().value())))
+                                .Then(Op.delete(slotKey, io.etcd.jetcd.options.DeleteOption.DEFAULT))
+                                .commit())
+                .thenApply(r -> null);
     }
 
     private ByteSequence slotKey(int slot) {
@@ -230,8 +264,12 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
 
         SemaphoreClaim(boolean tryOnly) {
             // The holder key's value is the claim's metadata (the Go semaphore never reads it).
-            super(EtcdSemaphoreService.this, EtcdSemaphoreService.this.ownKey,
-                    KeyRange.bytes(EtcdSemaphoreService.this.session.claimMetadata().toJson()), tryOnly);
+            super(
+                    EtcdSemaphoreService.this,
+                    EtcdSemaphoreService.this.ownKey,
+                    KeyRange.bytes(
+                            EtcdSemaphoreService.this.session.claimMetadata().toJson()),
+                    tryOnly);
         }
 
         @Override
@@ -258,10 +296,25 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
 
         /** Reads holders and slots in one snapshot, then claims the first absent or stale slot. */
         private void claimSlot(long myRevision, int attempt, CompletableFuture<Permit> out) {
-            session.rpc("read of the semaphore slots", () -> session.client().getKVClient().txn()
-                    .Then(Op.get(queue.start(), GetOption.builder().withRange(queue.end()).withKeysOnly(true).build()),
-                            Op.get(slots.start(), GetOption.builder().withRange(slots.end()).build()))
-                    .commit()).whenComplete((snapshot, e) -> {
+            session.rpc(
+                            "read of the semaphore slots",
+                            () -> session.client()
+                                    .getKVClient()
+                                    .txn()
+                                    .Then(
+                                            Op.get(
+                                                    queue.start(),
+                                                    GetOption.builder()
+                                                            .withRange(queue.end())
+                                                            .withKeysOnly(true)
+                                                            .build()),
+                                            Op.get(
+                                                    slots.start(),
+                                                    GetOption.builder()
+                                                            .withRange(slots.end())
+                                                            .build()))
+                                    .commit())
+                    .whenComplete((snapshot, e) -> {
                         if (e != null) {
                             out.completeExceptionally(e);
                             return;
@@ -296,19 +349,36 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
                     ? new Cmp(slotKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0))
                     : new Cmp(slotKey, Cmp.Op.EQUAL, CmpTarget.modRevision(seen.getModRevision()));
             ByteSequence value = KeyRange.bytes(key + "@" + myRevision);
-            session.rpcOnce("claim of a semaphore slot", () -> session.client().getKVClient().txn()
-                    .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(myRevision)), slotUnchanged)
-                    .Then(Op.put(slotKey, value, PutOption.builder().withLeaseId(session.leaseId()).build()))
-                    .Else(Op.get(ownKey, GetOption.DEFAULT))
-                    .commit()).whenComplete((r, e) -> {
+            session.rpcOnce(
+                            "claim of a semaphore slot",
+                            () -> session.client()
+                                    .getKVClient()
+                                    .txn()
+                                    .If(
+                                            new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(myRevision)),
+                                            slotUnchanged)
+                                    .Then(Op.put(
+                                            slotKey,
+                                            value,
+                                            PutOption.builder()
+                                                    .withLeaseId(session.leaseId())
+                                                    .build()))
+                                    .Else(Op.get(ownKey, GetOption.DEFAULT))
+                                    .commit())
+                    .whenComplete((r, e) -> {
                         if (e != null) {
                             out.completeExceptionally(e);
                         } else if (r.isSucceeded()) {
-                            out.complete(new Permit(prefix, key, slot, FencingToken.of(r.getHeader().getRevision())));
+                            out.complete(new Permit(
+                                    prefix,
+                                    key,
+                                    slot,
+                                    FencingToken.of(r.getHeader().getRevision())));
                         } else if (r.getGetResponses().get(0).getKvs().isEmpty()
                                 || r.getGetResponses().get(0).getKvs().get(0).getCreateRevision() != myRevision) {
-                            out.completeExceptionally(lostException("semaphore " + prefix + " lost while acquiring: its key "
-                                    + key + " is gone", null));
+                            out.completeExceptionally(lostException(
+                                    "semaphore " + prefix + " lost while acquiring: its key " + key + " is gone",
+                                    null));
                         } else {
                             retryOrFail(myRevision, attempt, out, "slot " + slot + " was claimed at the same instant");
                         }
@@ -317,11 +387,12 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
 
         private void retryOrFail(long myRevision, int attempt, CompletableFuture<Permit> out, String why) {
             if (attempt >= MAX_SLOT_ATTEMPTS) {
-                out.completeExceptionally(new DiscoException("semaphore " + prefix + ": no slot claimed after "
-                        + attempt + " attempts (" + why + ")"));
+                out.completeExceptionally(new DiscoException(
+                        "semaphore " + prefix + ": no slot claimed after " + attempt + " attempts (" + why + ")"));
                 return;
             }
-            session.schedule(() -> claimSlot(myRevision, attempt + 1, out), Math.min(100, 5L * attempt), TimeUnit.MILLISECONDS);
+            session.schedule(
+                    () -> claimSlot(myRevision, attempt + 1, out), Math.min(100, 5L * attempt), TimeUnit.MILLISECONDS);
         }
     }
 }

@@ -48,8 +48,7 @@ final class EtcdServerVersion {
     /** One check per jetcd client, for as long as the client is in use; guarded by itself. */
     private static final Map<Client, CompletableFuture<List<MemberVersion>>> CHECKS = new WeakHashMap<>();
 
-    private EtcdServerVersion() {
-    }
+    private EtcdServerVersion() {}
 
     /** What a version means for the lease bug. */
     enum Verdict {
@@ -70,7 +69,8 @@ final class EtcdServerVersion {
 
         @Override
         public String toString() {
-            return "member " + member + (version != null ? " runs etcd " + version : " (version not read: " + failure + ")");
+            return "member " + member
+                    + (version != null ? " runs etcd " + version : " (version not read: " + failure + ")");
         }
     }
 
@@ -135,19 +135,24 @@ final class EtcdServerVersion {
         }
         CompletableFuture<List<MemberVersion>> result = check;
         // On a daemon thread of its own, once per client: never on the opening thread, never on jetcd's I/O event loop.
-        Thread t = new Thread(() -> {
-            List<MemberVersion> versions = List.of();
-            try {
-                versions = read(client, timeout);
-                warnIfAffected(versions);
-            } catch (InterruptedException e) {
-                LOG.debug("interrupted while reading the etcd members' versions; not checked for known lease bugs");
-            } catch (Exception e) {
-                LOG.debug("could not read the etcd members' versions; not checked for known lease bugs: {}", String.valueOf(e));
-            } finally {
-                result.complete(versions);
-            }
-        }, "disco-etcd-version-check");
+        Thread t = new Thread(
+                () -> {
+                    List<MemberVersion> versions = List.of();
+                    try {
+                        versions = read(client, timeout);
+                        warnIfAffected(versions);
+                    } catch (InterruptedException e) {
+                        LOG.debug(
+                                "interrupted while reading the etcd members' versions; not checked for known lease bugs");
+                    } catch (Exception e) {
+                        LOG.debug(
+                                "could not read the etcd members' versions; not checked for known lease bugs: {}",
+                                String.valueOf(e));
+                    } finally {
+                        result.complete(versions);
+                    }
+                },
+                "disco-etcd-version-check");
         t.setDaemon(true);
         try {
             t.start();
@@ -161,7 +166,10 @@ final class EtcdServerVersion {
     /** Every member's version, all read within {@code timeout}. */
     private static List<MemberVersion> read(Client client, Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
-        List<Member> members = client.getClusterClient().listMember().get(timeout.toNanos(), TimeUnit.NANOSECONDS).getMembers();
+        List<Member> members = client.getClusterClient()
+                .listMember()
+                .get(timeout.toNanos(), TimeUnit.NANOSECONDS)
+                .getMembers();
         List<Asked> asked = new ArrayList<>();
         for (Member member : members) {
             asked.add(ask(client, member));
@@ -174,14 +182,19 @@ final class EtcdServerVersion {
     }
 
     /** A member's status, asked; its call runs in {@code scope}, cancelled once answered or given up. */
-    private record Asked(String where, CompletableFuture<StatusResponse> status, Context.CancellableContext scope, String failure) {
+    private record Asked(
+            String where, CompletableFuture<StatusResponse> status, Context.CancellableContext scope, String failure) {
 
         MemberVersion answer(long deadline) throws InterruptedException {
             if (status == null) {
                 return new MemberVersion(where, null, failure);
             }
             try {
-                return new MemberVersion(where, status.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS).getVersion(), null);
+                return new MemberVersion(
+                        where,
+                        status.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
+                                .getVersion(),
+                        null);
             } catch (java.util.concurrent.TimeoutException e) {
                 return new MemberVersion(where, null, "no answer in time");
             } catch (java.util.concurrent.ExecutionException e) {
@@ -207,7 +220,8 @@ final class EtcdServerVersion {
         Context.CancellableContext scope = Context.current().withCancellation();
         Context previous = scope.attach();
         try {
-            return new Asked(where, client.getMaintenanceClient().statusMember(url.get().toString()), scope, null);
+            return new Asked(
+                    where, client.getMaintenanceClient().statusMember(url.get().toString()), scope, null);
         } catch (RuntimeException e) {
             scope.cancel(e);
             return new Asked(where, null, null, String.valueOf(e));
@@ -218,7 +232,8 @@ final class EtcdServerVersion {
 
     /** Logs one warning naming every member whose version has the bug; nothing when none has it. */
     static void warnIfAffected(List<MemberVersion> versions) {
-        List<MemberVersion> affected = versions.stream().filter(v -> v.verdict() == Verdict.AFFECTED).collect(Collectors.toList());
+        List<MemberVersion> affected =
+                versions.stream().filter(v -> v.verdict() == Verdict.AFFECTED).collect(Collectors.toList());
         if (affected.isEmpty()) {
             LOG.debug("etcd members' versions: {}", versions);
             return;
@@ -230,11 +245,15 @@ final class EtcdServerVersion {
     static String warning(List<MemberVersion> affected) {
         boolean older = affected.stream().anyMatch(v -> {
             Matcher m = VERSION.matcher(v.version().trim());
-            return m.matches() && m.group(1).length() < 9 && m.group(2).length() < 9 && (Integer.parseInt(m.group(1)) < 3
-                    || Integer.parseInt(m.group(1)) == 3 && Integer.parseInt(m.group(2)) < 4);
+            return m.matches()
+                    && m.group(1).length() < 9
+                    && m.group(2).length() < 9
+                    && (Integer.parseInt(m.group(1)) < 3
+                            || Integer.parseInt(m.group(1)) == 3 && Integer.parseInt(m.group(2)) < 4);
         });
         return "etcd " + affected.stream().map(MemberVersion::toString).collect(Collectors.joining(", "))
-                + (affected.size() == 1 ? ", a version" : ", versions") + " with a known lease bug (etcd issues 15247 and 12528):"
+                + (affected.size() == 1 ? ", a version" : ", versions")
+                + " with a known lease bug (etcd issues 15247 and 12528):"
                 + " a leader that stalls (frozen, a slow disk, a starved CPU) and resumes may revoke leases that the new leader"
                 + " has been renewing, so sessions, locks, elections and semaphores are lost although their owners renewed in"
                 + " time. Fixed in etcd " + FIXED_3_4 + " and "

@@ -46,6 +46,7 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
     final String prefix;
     /** What the service is called in messages: "lock", "read/write lock", "election". */
     final String kind;
+
     private final boolean ownsSession;
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     final Object lock = new Object();
@@ -57,6 +58,7 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
     private GrantState state = GrantState.IDLE;
     /** The held grant while {@link GrantState#holding() holding}, else null. */
     private HeldGrant<G> held;
+
     private QueueClaim<G> latest;
     /**
      * The release whose outcome is not known yet, or null: from {@link GrantState#RELEASING} until its delete
@@ -124,8 +126,7 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
     abstract L lostException(String message, Throwable cause);
 
     /** Called when the service is closed (on the caller's thread) or its session is (on the closing thread). */
-    void closing() {
-    }
+    void closing() {}
 
     /** What else a release of {@code held} deletes, in the Txn that deletes its key (guarded on it); none by default. */
     Op[] releaseOps(G held) {
@@ -160,7 +161,8 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
             throws InterruptedException, TimeoutException {
         SessionThread.refuseOnSessionThread(call);
         if (Thread.interrupted()) {
-            throw new InterruptedException(kind + " " + prefix + ": " + call + " on an interrupted thread; nothing was claimed");
+            throw new InterruptedException(
+                    kind + " " + prefix + ": " + call + " on an interrupted thread; nothing was claimed");
         }
         Object begun = begin(whenHeld, newClaim, false);
         return begun instanceof QueueClaim ? claim(begun).await(timeout) : grant(begun);
@@ -174,17 +176,24 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
      * @param newClaim makes the claim that waits
      * @param tryClaim makes the try-only claim
      */
-    final G acquireWithin(String call, Duration timeout, UnaryOperator<G> whenHeld, Supplier<QueueClaim<G>> newClaim,
-                          Supplier<QueueClaim<G>> tryClaim) throws InterruptedException, TimeoutException {
+    final G acquireWithin(
+            String call,
+            Duration timeout,
+            UnaryOperator<G> whenHeld,
+            Supplier<QueueClaim<G>> newClaim,
+            Supplier<QueueClaim<G>> tryClaim)
+            throws InterruptedException, TimeoutException {
         requireTimeout(timeout);
         if (!Timeouts.tryOnly(timeout)) {
             return acquire(call, Timeouts.unlimited(timeout) ? null : timeout, whenHeld, newClaim);
         }
         if (Thread.interrupted()) {
-            throw new InterruptedException(kind + " " + prefix + ": " + call + " on an interrupted thread; nothing was claimed");
+            throw new InterruptedException(
+                    kind + " " + prefix + ": " + call + " on an interrupted thread; nothing was claimed");
         }
-        return tryAcquire(call, whenHeld, tryClaim).orElseThrow(() -> new TimeoutException(kind + " " + prefix
-                + ": not free now (a timeout of " + timeout + " is one try, at once); this owner's claim was withdrawn"));
+        return tryAcquire(call, whenHeld, tryClaim)
+                .orElseThrow(() -> new TimeoutException(kind + " " + prefix + ": not free now (a timeout of " + timeout
+                        + " is one try, at once); this owner's claim was withdrawn"));
     }
 
     final Optional<G> tryAcquire(String call, UnaryOperator<G> whenHeld, Supplier<QueueClaim<G>> newClaim) {
@@ -235,8 +244,9 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
                 return whenHeld.apply(held.grant());
             }
             if (latest != null && !latest.result.isDone()) {
-                throw new IllegalStateException(kind + " " + prefix + ": another acquisition of this service is in progress;"
-                        + " one service is one owner (use one service per concurrent owner)");
+                throw new IllegalStateException(
+                        kind + " " + prefix + ": another acquisition of this service is in progress;"
+                                + " one service is one owner (use one service per concurrent owner)");
             }
             previous = latest;
             claim = newClaim.get();
@@ -257,8 +267,13 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
     }
 
     @Override
-    final Throwable commit(G grant, ByteSequence ownKey, long createRevision, OwnKeyWatch.Following watch, long startedNanos,
-                           Predicate<G> handOver) {
+    final Throwable commit(
+            G grant,
+            ByteSequence ownKey,
+            long createRevision,
+            OwnKeyWatch.Following watch,
+            long startedNanos,
+            Predicate<G> handOver) {
         long since;
         synchronized (lock) {
             if (lost != null) {
@@ -327,8 +342,11 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
             // is its phase's, a permit's its slot's). Deleted by somebody else, or with the lease (expired or
             // revoked on the server before this process knew): the session asks which before it logs.
             String token = SessionCore.tokenText(held.grant());
-            loss = lostException(kind + " " + prefix + " lost: its key " + held.key().toString(java.nio.charset.StandardCharsets.UTF_8)
-                    + token + " was deleted while held", null);
+            loss = lostException(
+                    kind + " " + prefix + " lost: its key "
+                            + held.key().toString(java.nio.charset.StandardCharsets.UTF_8) + token
+                            + " was deleted while held",
+                    null);
             move(GrantState.LOST);
             lost = loss;
             unreleasedLoss = loss;
@@ -424,7 +442,8 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
      */
     private record Releasing(ByteSequence key, CompletableFuture<Void> confirmed, CompletableFuture<Void> deleted) {
 
-        static final Releasing NONE = new Releasing(null, CompletableFuture.completedFuture(null), CompletableFuture.completedFuture(null));
+        static final Releasing NONE =
+                new Releasing(null, CompletableFuture.completedFuture(null), CompletableFuture.completedFuture(null));
 
         /**
          * The delete's outcome is unknown: until etcd answers it, no claim of this session may create
@@ -458,7 +477,9 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
         Releasing pending;
         synchronized (lock) {
             if (unreleasedLoss != null) {
-                throw lostException(kind + " " + prefix + ": the grant was lost before it was released: " + unreleasedLoss.getMessage(),
+                throw lostException(
+                        kind + " " + prefix + ": the grant was lost before it was released: "
+                                + unreleasedLoss.getMessage(),
                         unreleasedLoss);
             }
             if (release != null) {
@@ -524,8 +545,11 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
                 endedNow = true;
             }
             if (!ours) {
-                loss = lostException(kind + " " + prefix + " was lost before this release: its key " + key.toString(StandardCharsets.UTF_8)
-                        + " (created at revision " + rev + ") was already gone (its lease expired or was revoked, or somebody deleted it)", null);
+                loss = lostException(
+                        kind + " " + prefix + " was lost before this release: its key "
+                                + key.toString(StandardCharsets.UTF_8) + " (created at revision " + rev
+                                + ") was already gone (its lease expired or was revoked, or somebody deleted it)",
+                        null);
                 if (lost == null && state == GrantState.IDLE) {
                     lost = loss;
                     move(GrantState.LOST);
@@ -602,12 +626,16 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
                 } catch (InterruptedException e) {
                     interrupted = true; // wait on: a release is not given up half-way
                 } catch (TimeoutException e) {
-                    releasing.guard(session); // before any other claim of this session can start (it waits for this thread)
-                    throw new DiscoException("etcd could not be reached: no answer to the " + op + " within "
-                            + session.requestTimeout().toMillis() + " ms. The grant is given up: this owner no longer holds"
-                            + " it and its token must not be used; the delete of its key is sent again until etcd answers or"
-                            + " the lease ends, and this owner is granted nothing before it is confirmed (the next acquisition"
-                            + " waits for it, then claims anew with a new token)", e);
+                    releasing.guard(
+                            session); // before any other claim of this session can start (it waits for this thread)
+                    throw new DiscoException(
+                            "etcd could not be reached: no answer to the " + op + " within "
+                                    + session.requestTimeout().toMillis()
+                                    + " ms. The grant is given up: this owner no longer holds"
+                                    + " it and its token must not be used; the delete of its key is sent again until etcd answers or"
+                                    + " the lease ends, and this owner is granted nothing before it is confirmed (the next acquisition"
+                                    + " waits for it, then claims anew with a new token)",
+                            e);
                 } catch (ExecutionException e) {
                     Throwable cause = EtcdErrors.unwrap(e.getCause());
                     if (cause instanceof DiscoException d) {
@@ -637,8 +665,10 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
             Thread.currentThread().interrupt();
             throw new DiscoException("interrupted during the " + op + "; " + ifUnanswered, e);
         } catch (TimeoutException e) {
-            throw new DiscoException("etcd could not be reached: no answer to the " + op + " within "
-                    + session.requestTimeout().toMillis() + " ms; " + ifUnanswered, e);
+            throw new DiscoException(
+                    "etcd could not be reached: no answer to the " + op + " within "
+                            + session.requestTimeout().toMillis() + " ms; " + ifUnanswered,
+                    e);
         } catch (ExecutionException e) {
             throw EtcdErrors.failure(op, e.getCause());
         }

@@ -64,7 +64,8 @@ public record EtcdSessionOwner(EtcdSession session) implements DiscoBackend.Owne
 
     @Override
     public String describe() {
-        return "lease " + Long.toHexString(session.leaseId()) + " (TTL " + session.ttl().toSeconds() + " s)";
+        return "lease " + Long.toHexString(session.leaseId()) + " (TTL "
+                + session.ttl().toSeconds() + " s)";
     }
 
     @Override

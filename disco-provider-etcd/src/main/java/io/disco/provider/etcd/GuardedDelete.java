@@ -36,7 +36,8 @@ final class GuardedDelete {
         Op[] ops = new Op[alsoDelete.length + 1];
         ops[0] = Op.delete(key, DeleteOption.DEFAULT);
         System.arraycopy(alsoDelete, 0, ops, 1, alsoDelete.length);
-        return client.getKVClient().txn()
+        return client.getKVClient()
+                .txn()
                 .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(createRevision)))
                 .Then(ops)
                 .commit();
@@ -51,8 +52,9 @@ final class GuardedDelete {
      * and every service of the session reports the loss.
      */
     CompletableFuture<Void> untilAnswered(ByteSequence key, long createRevision, Op... alsoDelete) {
-        return requests.untilAnswered("delete of the own key", () -> send(client, key, createRevision, alsoDelete)
-                        .whenComplete((r, e) -> {
+        return requests.untilAnswered(
+                        "delete of the own key",
+                        () -> send(client, key, createRevision, alsoDelete).whenComplete((r, e) -> {
                             if (e != null && !EtcdErrors.isTransient(e)) {
                                 // Refused for good: the key would block others while the lease lives (see abandon).
                                 lease.abandon("delete of the own key " + key.toString(StandardCharsets.UTF_8), e);

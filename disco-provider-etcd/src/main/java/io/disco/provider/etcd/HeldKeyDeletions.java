@@ -15,14 +15,20 @@ final class HeldKeyDeletions {
 
     /** The last WARN, and the deletions logged at DEBUG since. */
     private long warnedAt = System.nanoTime() - TimeUnit.SECONDS.toNanos(1);
+
     private int notWarned;
 
     void warn(String message) {
         long now = System.nanoTime();
         if (now - warnedAt >= TimeUnit.SECONDS.toNanos(1)) {
             warnedAt = now;
-            LOG.warn("{}{}", message, notWarned == 0 ? ""
-                    : " (" + notWarned + " more held keys of this session deleted since the last such warning, logged at DEBUG)");
+            LOG.warn(
+                    "{}{}",
+                    message,
+                    notWarned == 0
+                            ? ""
+                            : " (" + notWarned
+                                    + " more held keys of this session deleted since the last such warning, logged at DEBUG)");
             notWarned = 0;
         } else {
             notWarned++;

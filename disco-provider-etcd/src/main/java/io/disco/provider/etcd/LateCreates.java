@@ -44,7 +44,13 @@ final class LateCreates {
     private final Map<ByteSequence, CompletableFuture<Void>> deletes = new HashMap<>();
     private volatile boolean closed;
 
-    LateCreates(Client client, RequestPipeline requests, GuardedDelete guardedDelete, SessionWatches watches, ServiceRegistry services, SessionExecutors executors) {
+    LateCreates(
+            Client client,
+            RequestPipeline requests,
+            GuardedDelete guardedDelete,
+            SessionWatches watches,
+            ServiceRegistry services,
+            SessionExecutors executors) {
         this.client = client;
         this.requests = requests;
         this.guardedDelete = guardedDelete;
@@ -76,7 +82,8 @@ final class LateCreates {
      */
     void awaitDelete(ByteSequence key, CompletableFuture<Void> deleted) {
         deletes.merge(key, deleted, (a, b) -> CompletableFuture.allOf(a, b));
-        deleted.whenComplete((v, e) -> executors.runOnSession(() -> deletes.computeIfPresent(key, (k, f) -> f.isDone() ? null : f)));
+        deleted.whenComplete((v, e) ->
+                executors.runOnSession(() -> deletes.computeIfPresent(key, (k, f) -> f.isDone() ? null : f)));
     }
 
     private void sweep(ByteSequence key, CompletableFuture<Void> swept) {
@@ -95,9 +102,20 @@ final class LateCreates {
                     }
                     deleting(key).whenComplete((v, de) -> swept.complete(null));
                     if (!closed && !watched.containsKey(key)) {
-                        WatchOption opt = WatchOption.builder().withRevision(r.getHeader().getRevision() + 1)
-                                .withNoDelete(true).withRequireLeader(true).withCreateNotify(true).build();
-                        watched.put(key, watches.watch(key, opt, SessionWatches.Silence.GUARD, response -> onEvents(key, response), () -> broken(key)));
+                        WatchOption opt = WatchOption.builder()
+                                .withRevision(r.getHeader().getRevision() + 1)
+                                .withNoDelete(true)
+                                .withRequireLeader(true)
+                                .withCreateNotify(true)
+                                .build();
+                        watched.put(
+                                key,
+                                watches.watch(
+                                        key,
+                                        opt,
+                                        SessionWatches.Silence.GUARD,
+                                        response -> onEvents(key, response),
+                                        () -> broken(key)));
                         if (closed) {
                             close();
                         }

@@ -50,8 +50,7 @@ final class LeaseKeeper {
     }
 
     /** A granted lease: its id, the TTL the server granted, and when the grant was sent (System.nanoTime()). */
-    record Granted(long id, long ttlSeconds, long sentNanos) {
-    }
+    record Granted(long id, long ttlSeconds, long sentNanos) {}
 
     private final Client client;
     private final long leaseId;
@@ -66,6 +65,7 @@ final class LeaseKeeper {
 
     /** Guards the fields below; private: never an object users can see. */
     private final Object lock = new Object();
+
     private LeaseState state = LeaseState.ALIVE;
     private DiscoException lossCause;
     private ScheduledFuture<?> renewTask;
@@ -73,6 +73,7 @@ final class LeaseKeeper {
     private long validUntilNanos;
     /** When the last renewal was answered; and whether its failing for long was reported. */
     private long renewedAtNanos;
+
     private boolean renewalsFailingReported;
     /** Grants waiting for the lease to be valid for at least the grant margin. */
     private final List<CompletableFuture<Void>> awaitingValidity = new ArrayList<>();
@@ -81,13 +82,20 @@ final class LeaseKeeper {
     /** The client's connection, to tell the application's closing of the client from a failure. */
     private final EtcdEndpoints endpoints;
 
-    LeaseKeeper(Client client, Granted granted, EtcdOptions options, SessionExecutors executors, RequestPipeline requests,
-                Observer observer, String session) {
+    LeaseKeeper(
+            Client client,
+            Granted granted,
+            EtcdOptions options,
+            SessionExecutors executors,
+            RequestPipeline requests,
+            Observer observer,
+            String session) {
         this.client = client;
         this.leaseId = granted.id();
         this.ttlSeconds = granted.ttlSeconds();
         this.requestTimeout = options.requestTimeout();
-        this.grantMarginNanos = options.grantMargin().map(Duration::toNanos).orElse(TimeUnit.SECONDS.toNanos(ttlSeconds) / 3);
+        this.grantMarginNanos =
+                options.grantMargin().map(Duration::toNanos).orElse(TimeUnit.SECONDS.toNanos(ttlSeconds) / 3);
         this.executors = executors;
         this.requests = requests;
         this.observer = observer;
@@ -130,11 +138,13 @@ final class LeaseKeeper {
                     continue;
                 }
                 answer.cancel(false);
-                Duration check = Duration.ofNanos(Math.max(TimeUnit.MILLISECONDS.toNanos(200), Math.min(timeoutNanos / 2,
-                        TimeUnit.SECONDS.toNanos(1))));
+                Duration check = Duration.ofNanos(Math.max(
+                        TimeUnit.MILLISECONDS.toNanos(200), Math.min(timeoutNanos / 2, TimeUnit.SECONDS.toNanos(1))));
                 String why = endpoints.diagnose(check).orElse("no answer");
-                throw new DiscoException(endpoints.describe() + " could not be reached (the lease grant was not answered within "
-                        + options.requestTimeout().toMillis() + " ms): " + why, e);
+                throw new DiscoException(
+                        endpoints.describe() + " could not be reached (the lease grant was not answered within "
+                                + options.requestTimeout().toMillis() + " ms): " + why,
+                        e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new DiscoException("interrupted while granting an etcd lease", e);
@@ -144,14 +154,18 @@ final class LeaseKeeper {
                     throw closedOr(endpoints, cause);
                 }
                 if (EtcdErrors.isAccessDenied(cause)) {
-                    throw new AccessDeniedException(endpoints.describe() + " denied the lease grant: "
-                            + EtcdErrors.deepestMessage(cause) + " (check the client's user, password and roles)", cause);
+                    throw new AccessDeniedException(
+                            endpoints.describe() + " denied the lease grant: " + EtcdErrors.deepestMessage(cause)
+                                    + " (check the client's user, password and roles)",
+                            cause);
                 }
                 if (EtcdErrors.isTransient(cause)) {
                     String why = endpoints.diagnose(Duration.ofMillis(500)).orElse(String.valueOf(cause.getMessage()));
-                    throw new DiscoException(endpoints.describe() + " could not be reached (the lease grant failed): " + why, cause);
+                    throw new DiscoException(
+                            endpoints.describe() + " could not be reached (the lease grant failed): " + why, cause);
                 }
-                throw new DiscoException(endpoints.describe() + ": the lease grant failed: " + cause.getMessage(), cause);
+                throw new DiscoException(
+                        endpoints.describe() + ": the lease grant failed: " + cause.getMessage(), cause);
             }
         }
         return new Granted(granted.getID(), granted.getTTL(), sent);
@@ -207,48 +221,81 @@ final class LeaseKeeper {
             long now = System.nanoTime();
             long left = validUntilNanos() - now;
             if (left >= threshold) {
-                LOG.info("etcd lease {} was granted with {} ms of its TTL of {} s left, under the {} ms a new session is"
-                        + " handed out with; renewed {} time(s) in {} ms, it is now valid for {} ms", hex(leaseId),
-                        TimeUnit.NANOSECONDS.toMillis(Math.max(0, grantedWith)), ttlSeconds, TimeUnit.NANOSECONDS.toMillis(threshold), renewals,
-                        TimeUnit.NANOSECONDS.toMillis(now - start), TimeUnit.NANOSECONDS.toMillis(left));
+                LOG.info(
+                        "etcd lease {} was granted with {} ms of its TTL of {} s left, under the {} ms a new session is"
+                                + " handed out with; renewed {} time(s) in {} ms, it is now valid for {} ms",
+                        hex(leaseId),
+                        TimeUnit.NANOSECONDS.toMillis(Math.max(0, grantedWith)),
+                        ttlSeconds,
+                        TimeUnit.NANOSECONDS.toMillis(threshold),
+                        renewals,
+                        TimeUnit.NANOSECONDS.toMillis(now - start),
+                        TimeUnit.NANOSECONDS.toMillis(left));
                 return;
             }
             long budget = deadline - now;
             if (budget <= 0) {
-                throw notHandedOut(grantedWith, threshold, renewals, "no renewal made it valid for that long within the request"
-                        + " timeout of " + requestTimeout.toMillis() + " ms", lastFailure);
+                throw notHandedOut(
+                        grantedWith,
+                        threshold,
+                        renewals,
+                        "no renewal made it valid for that long within the request" + " timeout of "
+                                + requestTimeout.toMillis() + " ms",
+                        lastFailure);
             }
             long sent = now;
             LeaseKeepAliveResponse r;
             try {
-                r = requests.rpc(executors.leaseTimer, "lease keepalive", budget, true, () -> keepAliveOnce(sent + budget - System.nanoTime()))
-                        .get(budget + requestTimeout.toNanos(), TimeUnit.NANOSECONDS); // the rpc's own timeout ends it first
+                r = requests.rpc(
+                                executors.leaseTimer,
+                                "lease keepalive",
+                                budget,
+                                true,
+                                () -> keepAliveOnce(sent + budget - System.nanoTime()))
+                        .get(
+                                budget + requestTimeout.toNanos(),
+                                TimeUnit.NANOSECONDS); // the rpc's own timeout ends it first
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw notHandedOut(grantedWith, threshold, renewals, "interrupted while renewing it", e);
             } catch (TimeoutException e) {
-                throw notHandedOut(grantedWith, threshold, renewals, "no renewal was answered within the request timeout of "
-                        + requestTimeout.toMillis() + " ms", lastFailure);
+                throw notHandedOut(
+                        grantedWith,
+                        threshold,
+                        renewals,
+                        "no renewal was answered within the request timeout of " + requestTimeout.toMillis() + " ms",
+                        lastFailure);
             } catch (ExecutionException e) {
                 Throwable failure = EtcdErrors.unwrap(e);
-                Throwable cause = failure instanceof DiscoException && failure.getCause() != null ? failure.getCause() : failure;
+                Throwable cause =
+                        failure instanceof DiscoException && failure.getCause() != null ? failure.getCause() : failure;
                 if (cause instanceof TimeoutException) { // the rpc's timeout: the deadline has passed
-                    throw notHandedOut(grantedWith, threshold, renewals, "no renewal was answered within the request timeout of "
-                            + requestTimeout.toMillis() + " ms", lastFailure);
+                    throw notHandedOut(
+                            grantedWith,
+                            threshold,
+                            renewals,
+                            "no renewal was answered within the request timeout of " + requestTimeout.toMillis()
+                                    + " ms",
+                            lastFailure);
                 }
                 if (EtcdErrors.isLeaseNotFound(cause)) {
-                    throw notHandedOut(grantedWith, threshold, renewals, "it no longer exists (expired on the server)", cause);
+                    throw notHandedOut(
+                            grantedWith, threshold, renewals, "it no longer exists (expired on the server)", cause);
                 }
                 if (!EtcdErrors.isTransient(cause)) {
                     throw notHandedOut(grantedWith, threshold, renewals, "its renewal failed", cause);
                 }
                 lastFailure = cause;
-                LOG.debug("renewal of etcd lease {} before it is handed out failed, retrying: {}", hex(leaseId), String.valueOf(cause));
+                LOG.debug(
+                        "renewal of etcd lease {} before it is handed out failed, retrying: {}",
+                        hex(leaseId),
+                        String.valueOf(cause));
                 pause(Math.min(TimeUnit.MILLISECONDS.toNanos(100), deadline - System.nanoTime()));
                 continue;
             }
             if (r.getTTL() <= 0) {
-                throw notHandedOut(grantedWith, threshold, renewals, "it no longer exists (expired on the server)", null);
+                throw notHandedOut(
+                        grantedWith, threshold, renewals, "it no longer exists (expired on the server)", null);
             }
             renewals++;
             synchronized (lock) {
@@ -262,11 +309,16 @@ final class LeaseKeeper {
     }
 
     private DiscoException notHandedOut(long grantedWith, long threshold, int renewals, String why, Throwable cause) {
-        return new DiscoException("etcd lease " + hex(leaseId) + " was granted with " + TimeUnit.NANOSECONDS.toMillis(Math.max(0, grantedWith))
-                + " ms of its TTL of " + ttlSeconds + " s left (counted from when the grant was sent), under the "
-                + TimeUnit.NANOSECONDS.toMillis(threshold) + " ms (half the TTL) a new session is handed out with, and "
-                + why + (renewals == 0 ? "" : " (" + renewals + " renewal(s) answered)")
-                + ": not handed out, the lease is revoked", cause);
+        return new DiscoException(
+                "etcd lease " + hex(leaseId) + " was granted with "
+                        + TimeUnit.NANOSECONDS.toMillis(Math.max(0, grantedWith))
+                        + " ms of its TTL of " + ttlSeconds
+                        + " s left (counted from when the grant was sent), under the "
+                        + TimeUnit.NANOSECONDS.toMillis(threshold)
+                        + " ms (half the TTL) a new session is handed out with, and "
+                        + why + (renewals == 0 ? "" : " (" + renewals + " renewal(s) answered)")
+                        + ": not handed out, the lease is revoked",
+                cause);
     }
 
     private static void pause(long nanos) {
@@ -283,12 +335,16 @@ final class LeaseKeeper {
         try {
             client.getLeaseClient().revoke(leaseId).whenComplete((r, e) -> {
                 if (e != null) {
-                    LOG.debug("could not revoke etcd lease {} (never handed out, no keys); it expires after its TTL of {} s: {}",
-                            hex(leaseId), ttlSeconds, String.valueOf(e));
+                    LOG.debug(
+                            "could not revoke etcd lease {} (never handed out, no keys); it expires after its TTL of {} s: {}",
+                            hex(leaseId),
+                            ttlSeconds,
+                            String.valueOf(e));
                 }
             });
         } catch (RuntimeException e) {
-            LOG.debug("could not revoke etcd lease {} (never handed out, no keys): {}", hex(leaseId), String.valueOf(e));
+            LOG.debug(
+                    "could not revoke etcd lease {} (never handed out, no keys): {}", hex(leaseId), String.valueOf(e));
         }
     }
 
@@ -361,8 +417,10 @@ final class LeaseKeeper {
     void whileUsable(Runnable action) {
         synchronized (lock) {
             if (state.finished()) {
-                throw new IllegalStateException("session " + session + " is " + state.name().toLowerCase()
-                        + (state == LeaseState.LOST && lossCause != null ? " (" + lossCause.getMessage() + ")" : "") + "; open a new one");
+                throw new IllegalStateException("session " + session + " is "
+                        + state.name().toLowerCase()
+                        + (state == LeaseState.LOST && lossCause != null ? " (" + lossCause.getMessage() + ")" : "")
+                        + "; open a new one");
             }
             action.run();
         }
@@ -391,7 +449,8 @@ final class LeaseKeeper {
             state = state.to(LeaseState.CLOSED);
             SessionExecutors.cancel(renewTask);
             SessionExecutors.cancel(expiryTask);
-            awaitingValidity.forEach(f -> f.completeExceptionally(new DiscoException("session " + session + " is closed")));
+            awaitingValidity.forEach(
+                    f -> f.completeExceptionally(new DiscoException("session " + session + " is closed")));
             awaitingValidity.clear();
             awaitingConfirmation.forEach(f -> f.complete(false));
             awaitingConfirmation.clear();
@@ -406,7 +465,11 @@ final class LeaseKeeper {
      */
     void revoke() {
         if (endpoints.closed()) {
-            LOG.debug("etcd lease {} is not revoked: {}; it expires after its TTL of {} s", hex(leaseId), EtcdEndpoints.CLOSED_FIRST, ttlSeconds);
+            LOG.debug(
+                    "etcd lease {} is not revoked: {}; it expires after its TTL of {} s",
+                    hex(leaseId),
+                    EtcdEndpoints.CLOSED_FIRST,
+                    ttlSeconds);
             return;
         }
         try {
@@ -417,7 +480,11 @@ final class LeaseKeeper {
             if (EtcdErrors.isLeaseNotFound(e.getCause())) {
                 LOG.debug("etcd lease {} was already gone when the session closed", hex(leaseId));
             } else {
-                LOG.warn("could not revoke etcd lease {}; it expires after its TTL of {} s", hex(leaseId), ttlSeconds, e);
+                LOG.warn(
+                        "could not revoke etcd lease {}; it expires after its TTL of {} s",
+                        hex(leaseId),
+                        ttlSeconds,
+                        e);
             }
         } catch (TimeoutException | RuntimeException e) {
             LOG.warn("could not revoke etcd lease {}; it expires after its TTL of {} s", hex(leaseId), ttlSeconds, e);
@@ -450,7 +517,8 @@ final class LeaseKeeper {
     private void scheduleExpiryCheck() {
         assert Thread.holdsLock(lock);
         SessionExecutors.cancel(expiryTask);
-        expiryTask = SessionExecutors.schedule(executors.leaseTimer, this::checkExpiry, validUntilNanos - System.nanoTime());
+        expiryTask =
+                SessionExecutors.schedule(executors.leaseTimer, this::checkExpiry, validUntilNanos - System.nanoTime());
     }
 
     /** Lease thread. */
@@ -459,7 +527,12 @@ final class LeaseKeeper {
         // A renewal that hangs must not outlive the renewal interval, or one lost request could use up the TTL.
         long timeout = Math.min(requestTimeout.toNanos(), renewInterval());
         // Every copy's stream ends at the renewal's deadline, not later.
-        requests.rpc(executors.leaseTimer, "lease keepalive", timeout, true, () -> keepAliveOnce(sent + timeout - System.nanoTime()))
+        requests.rpc(
+                        executors.leaseTimer,
+                        "lease keepalive",
+                        timeout,
+                        true,
+                        () -> keepAliveOnce(sent + timeout - System.nanoTime()))
                 .whenComplete((r, e) -> renewed(sent, r, e));
     }
 
@@ -470,7 +543,8 @@ final class LeaseKeeper {
      * gRPC then cancels the call.
      */
     private CompletableFuture<LeaseKeepAliveResponse> keepAliveOnce(long timeoutNanos) {
-        Context.CancellableContext scope = Context.current().withDeadlineAfter(timeoutNanos, TimeUnit.NANOSECONDS, executors.leaseTimer);
+        Context.CancellableContext scope =
+                Context.current().withDeadlineAfter(timeoutNanos, TimeUnit.NANOSECONDS, executors.leaseTimer);
         CompletableFuture<LeaseKeepAliveResponse> answer;
         Context previous = scope.attach();
         try {
@@ -505,7 +579,9 @@ final class LeaseKeeper {
                 observer.renewed(Duration.ofNanos(Math.max(0, validUntilNanos - now)));
                 if (renewalsFailingReported) {
                     renewalsFailingReported = false;
-                    LOG.info("renewal of etcd lease {} answered again; {} ms of validity left", hex(leaseId),
+                    LOG.info(
+                            "renewal of etcd lease {} answered again; {} ms of validity left",
+                            hex(leaseId),
                             TimeUnit.NANOSECONDS.toMillis(validUntilNanos - now));
                 }
                 scheduleRenewal(nextRenewalDelay());
@@ -519,18 +595,25 @@ final class LeaseKeeper {
                 Throwable cause = e == null ? null : EtcdErrors.unwrap(e.getCause() != null ? e.getCause() : e);
                 if (e != null && (endpoints.closed() || isClosedClient(cause))) {
                     // The application closed the client: no renewal can ever be sent again; no retry loop.
-                    loss = markLost(new DiscoException("etcd lease " + hex(leaseId) + " can no longer be renewed: "
-                            + EtcdEndpoints.CLOSED_FIRST));
+                    loss = markLost(new DiscoException(
+                            "etcd lease " + hex(leaseId) + " can no longer be renewed: " + EtcdEndpoints.CLOSED_FIRST));
                 } else if (e != null && !EtcdErrors.isLeaseNotFound(cause)) {
-                    // Transient (stream broken, member unreachable, no leader): retry soon; the expiry check decides loss.
+                    // Transient (stream broken, member unreachable, no leader): retry soon; the expiry check decides
+                    // loss.
                     Duration failingFor = Duration.ofNanos(now - renewedAtNanos);
                     Duration remaining = Duration.ofNanos(Math.max(0, validUntilNanos - now));
                     observer.renewalFailing(failingFor, remaining, cause);
                     if (!renewalsFailingReported && now - renewedAtNanos > TimeUnit.SECONDS.toNanos(ttlSeconds) / 2) {
                         renewalsFailingReported = true;
-                        LOG.warn("renewals of etcd lease {} have failed for {} ms (TTL {} s), lost in {} ms unless one is answered;"
-                                + " affects {}: {}", hex(leaseId), TimeUnit.NANOSECONDS.toMillis(now - renewedAtNanos), ttlSeconds,
-                                TimeUnit.NANOSECONDS.toMillis(validUntilNanos - now), observer.affected(), String.valueOf(cause));
+                        LOG.warn(
+                                "renewals of etcd lease {} have failed for {} ms (TTL {} s), lost in {} ms unless one is answered;"
+                                        + " affects {}: {}",
+                                hex(leaseId),
+                                TimeUnit.NANOSECONDS.toMillis(now - renewedAtNanos),
+                                ttlSeconds,
+                                TimeUnit.NANOSECONDS.toMillis(validUntilNanos - now),
+                                observer.affected(),
+                                String.valueOf(cause));
                     } else {
                         LOG.debug("renewal of etcd lease {} failed, retrying: {}", hex(leaseId), String.valueOf(cause));
                     }
@@ -558,12 +641,17 @@ final class LeaseKeeper {
         assert Thread.holdsLock(lock);
         long left = validUntilNanos - now;
         if (left <= 0) {
-            return new DiscoException("etcd lease " + hex(leaseId) + " expired: no renewal was answered within its TTL of "
-                    + ttlSeconds + " s (etcd no longer knows it; the process was paused, or etcd unreachable, for longer)", cause);
+            return new DiscoException(
+                    "etcd lease " + hex(leaseId) + " expired: no renewal was answered within its TTL of " + ttlSeconds
+                            + " s (etcd no longer knows it; the process was paused, or etcd unreachable, for longer)",
+                    cause);
         }
-        return new DiscoException("etcd lease " + hex(leaseId) + " no longer exists on the server: revoked (by an operator or"
-                + " another process), or expired there although " + TimeUnit.NANOSECONDS.toMillis(left) + " ms of its TTL of "
-                + ttlSeconds + " s were left here", cause);
+        return new DiscoException(
+                "etcd lease " + hex(leaseId) + " no longer exists on the server: revoked (by an operator or"
+                        + " another process), or expired there although " + TimeUnit.NANOSECONDS.toMillis(left)
+                        + " ms of its TTL of "
+                        + ttlSeconds + " s were left here",
+                cause);
     }
 
     /** jetcd's failures once its client is closed: its executor rejects the call, or its channel is shut down. */
@@ -584,8 +672,8 @@ final class LeaseKeeper {
             if (state != LeaseState.ALIVE && state != LeaseState.ORPHANED) {
                 return null;
             }
-            loss = markLost(new DiscoException("etcd lease " + hex(leaseId) + " can no longer be renewed: "
-                    + EtcdEndpoints.CLOSED_FIRST));
+            loss = markLost(new DiscoException(
+                    "etcd lease " + hex(leaseId) + " can no longer be renewed: " + EtcdEndpoints.CLOSED_FIRST));
         }
         return loss;
     }
@@ -617,8 +705,9 @@ final class LeaseKeeper {
                 scheduleExpiryCheck();
                 return;
             }
-            loss = markLost(new DiscoException("etcd lease " + hex(leaseId) + " expired: no renewal was answered within its TTL of "
-                    + ttlSeconds + " s" + (state == LeaseState.ORPHANED ? " (session orphaned)" : "")));
+            loss = markLost(new DiscoException(
+                    "etcd lease " + hex(leaseId) + " expired: no renewal was answered within its TTL of " + ttlSeconds
+                            + " s" + (state == LeaseState.ORPHANED ? " (session orphaned)" : "")));
         }
         observer.lost(loss);
     }
@@ -637,9 +726,11 @@ final class LeaseKeeper {
             if (state != LeaseState.ALIVE && state != LeaseState.ORPHANED) {
                 return;
             }
-            loss = markLost(new DiscoException("etcd lease " + hex(leaseId) + " given up: the " + what + " was refused and retrying"
-                    + " cannot cure it, so the key would block the other owners for as long as the lease was renewed; it is no"
-                    + " longer renewed and expires within its TTL of " + ttlSeconds + " s", EtcdErrors.failure(what, cause)));
+            loss = markLost(new DiscoException(
+                    "etcd lease " + hex(leaseId) + " given up: the " + what + " was refused and retrying"
+                            + " cannot cure it, so the key would block the other owners for as long as the lease was renewed; it is no"
+                            + " longer renewed and expires within its TTL of " + ttlSeconds + " s",
+                    EtcdErrors.failure(what, cause)));
         }
         SessionExecutors.schedule(executors.leaseTimer, () -> observer.lost(loss), 0);
     }
@@ -669,8 +760,10 @@ final class LeaseKeeper {
             }
             CompletableFuture<Void> f = new CompletableFuture<>();
             awaitingValidity.add(f);
-            LOG.debug("etcd lease {} has less than the grant margin of {} ms of validity left: a grant waits for a renewal",
-                    hex(leaseId), TimeUnit.NANOSECONDS.toMillis(grantMarginNanos));
+            LOG.debug(
+                    "etcd lease {} has less than the grant margin of {} ms of validity left: a grant waits for a renewal",
+                    hex(leaseId),
+                    TimeUnit.NANOSECONDS.toMillis(grantMarginNanos));
             probe();
             return f;
         }

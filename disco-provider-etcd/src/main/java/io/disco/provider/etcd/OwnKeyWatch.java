@@ -125,8 +125,12 @@ final class OwnKeyWatch {
 
     private void watchFrom(long revision) {
         long gen = ++generation;
-        WatchOption opt = WatchOption.builder().withRevision(revision).withNoPut(true).withRequireLeader(true)
-                .withCreateNotify(true).build();
+        WatchOption opt = WatchOption.builder()
+                .withRevision(revision)
+                .withNoPut(true)
+                .withRequireLeader(true)
+                .withCreateNotify(true)
+                .build();
         watcher = session.watch(key, opt, SessionWatches.Silence.GUARD, r -> onEvents(r, gen), () -> onBroken(gen));
     }
 
@@ -143,7 +147,8 @@ final class OwnKeyWatch {
             return;
         }
         for (WatchEvent ev : response.getEvents()) {
-            if (ev.getEventType() == WatchEvent.EventType.DELETE && ev.getKeyValue().getModRevision() > following.createRevision) {
+            if (ev.getEventType() == WatchEvent.EventType.DELETE
+                    && ev.getKeyValue().getModRevision() > following.createRevision) {
                 deleted();
                 return;
             }
@@ -159,7 +164,9 @@ final class OwnKeyWatch {
             return; // nobody to watch for: the next follow opens a new watch
         }
         long next = generation;
-        session.untilAnswered("read of the own key", () -> session.client().getKVClient().get(key))
+        session.untilAnswered(
+                        "read of the own key",
+                        () -> session.client().getKVClient().get(key))
                 .thenAccept((GetResponse r) -> session.runOnSession(() -> {
                     Following f = following;
                     if (closed || r == null || f == null || next != generation || watcher != null) {

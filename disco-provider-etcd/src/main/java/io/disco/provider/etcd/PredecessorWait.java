@@ -152,9 +152,13 @@ final class PredecessorWait {
                 .withLimit(allowed + 1)
                 .withKeysOnly(true)
                 .build();
-        return session.rpc(what, () -> session.client().getKVClient().txn()
-                .Then(Op.get(ownKey, ownKeyOnly), Op.get(range.start(), predecessors))
-                .commit());
+        return session.rpc(
+                what,
+                () -> session.client()
+                        .getKVClient()
+                        .txn()
+                        .Then(Op.get(ownKey, ownKeyOnly), Op.get(range.start(), predecessors))
+                        .commit());
     }
 
     /** Rule 2: the own key must still be the incarnation that is waiting; otherwise the wait fails. */
@@ -180,7 +184,10 @@ final class PredecessorWait {
     }
 
     private void onCreated(WatchResponse created, long gen) {
-        if (stopped || future.isDone() || gen != generation || created.getHeader().getRevision() <= predecessorSeenAt) {
+        if (stopped
+                || future.isDone()
+                || gen != generation
+                || created.getHeader().getRevision() <= predecessorSeenAt) {
             return;
         }
         if (allowed > 0) {
@@ -188,7 +195,9 @@ final class PredecessorWait {
             return;
         }
         KeyValue expected = predecessor;
-        session.rpc("re-read of the predecessor", () -> session.client().getKVClient().get(expected.getKey()))
+        session.rpc(
+                        "re-read of the predecessor",
+                        () -> session.client().getKVClient().get(expected.getKey()))
                 .whenComplete((r, e) -> {
                     if (stopped || future.isDone() || gen != generation) {
                         return;
@@ -197,7 +206,8 @@ final class PredecessorWait {
                         close(predecessorWatch);
                         predecessorWatch = null;
                         failed("re-read of the predecessor", e);
-                    } else if (r.getKvs().isEmpty() || r.getKvs().get(0).getCreateRevision() != expected.getCreateRevision()) {
+                    } else if (r.getKvs().isEmpty()
+                            || r.getKvs().get(0).getCreateRevision() != expected.getCreateRevision()) {
                         close(predecessorWatch);
                         predecessorWatch = null;
                         lookup(); // gone before the watch started
@@ -225,15 +235,14 @@ final class PredecessorWait {
     }
 
     private Watch.Watcher watch(ByteSequence key, ByteSequence rangeEnd, long gen) {
-        WatchOption.Builder b = WatchOption.builder()
-                .withCreateNotify(true)
-                .withNoPut(true)
-                .withRequireLeader(true);
+        WatchOption.Builder b =
+                WatchOption.builder().withCreateNotify(true).withNoPut(true).withRequireLeader(true);
         if (rangeEnd != null) {
             b.withRange(rangeEnd);
         }
         WatchOption opt = b.build();
-        return session.watch(key, opt, SessionWatches.Silence.WAIT, response -> onEvents(response, gen), () -> onBroken(gen));
+        return session.watch(
+                key, opt, SessionWatches.Silence.WAIT, response -> onEvents(response, gen), () -> onBroken(gen));
     }
 
     private void onEvents(WatchResponse response, long gen) {
@@ -274,9 +283,19 @@ final class PredecessorWait {
             return;
         }
         if (backoffMs >= MAX_BACKOFF_MS) {
-            LOG.warn("{} of {} keeps failing, retrying every {} ms: {}", what, range, MAX_BACKOFF_MS, EtcdErrors.unwrap(e).getMessage());
+            LOG.warn(
+                    "{} of {} keeps failing, retrying every {} ms: {}",
+                    what,
+                    range,
+                    MAX_BACKOFF_MS,
+                    EtcdErrors.unwrap(e).getMessage());
         } else {
-            LOG.debug("{} of {} failed, retrying in {} ms: {}", what, range, backoffMs, EtcdErrors.unwrap(e).getMessage());
+            LOG.debug(
+                    "{} of {} failed, retrying in {} ms: {}",
+                    what,
+                    range,
+                    backoffMs,
+                    EtcdErrors.unwrap(e).getMessage());
         }
         retryLater();
     }
@@ -285,11 +304,14 @@ final class PredecessorWait {
         long gen = ++generation;
         long delay = backoffMs;
         backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
-        session.schedule(() -> {
-            if (gen == generation) {
-                lookup();
-            }
-        }, delay, TimeUnit.MILLISECONDS);
+        session.schedule(
+                () -> {
+                    if (gen == generation) {
+                        lookup();
+                    }
+                },
+                delay,
+                TimeUnit.MILLISECONDS);
     }
 
     private void finish(long revision) {

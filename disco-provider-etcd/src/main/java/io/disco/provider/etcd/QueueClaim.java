@@ -60,6 +60,7 @@ abstract class QueueClaim<G> {
     private ClaimState state = ClaimState.NEW;
     /** The own key's CreateRevision once the create Txn is answered; 0 when there is no own key to delete. */
     private long myRevision;
+
     private PredecessorWait wait;
     private OwnKeyWatch.Following ownWatch;
     private ByteSequence adoptedValue;
@@ -99,8 +100,7 @@ abstract class QueueClaim<G> {
     }
 
     /** Session thread: a grant was built but is not handed out (given up at that instant); undo what building it wrote. */
-    void discarded(G grant) {
-    }
+    void discarded(G grant) {}
 
     /** The value of the own key when the claim adopted an existing one (its create Txn found it), else null. Session thread. */
     final ByteSequence adoptedValue() {
@@ -139,7 +139,8 @@ abstract class QueueClaim<G> {
         }
         CompletableFuture<Void> janitor = session.lateCreates().deleting(ownKey);
         if (!janitor.isDone()) {
-            // The janitor is deleting an incarnation of this key that nobody owns: adopting it now could race that delete.
+            // The janitor is deleting an incarnation of this key that nobody owns: adopting it now could race that
+            // delete.
             janitor.whenComplete((v, e) -> session.runOnSession(this::doCreate));
             return;
         }
@@ -202,23 +203,33 @@ abstract class QueueClaim<G> {
      * Transient failures are left to the wait's own retries.
      */
     private void scheduleAccessCheck(long mine) {
-        session.schedule(() -> {
-            if (state != ClaimState.WAITING || myRevision != mine || wait.future.isDone()) {
-                return;
-            }
-            session.rpc("permission check of the own key", () -> session.client().getKVClient()
-                            .get(ownKey, GetOption.builder().withCountOnly(true).build()))
-                    .whenComplete((r, e) -> {
-                        if (state.finished() || myRevision != mine) {
-                            return;
-                        }
-                        if (e != null && !EtcdErrors.isTransient(e)) {
-                            fail(e);
-                            return;
-                        }
-                        scheduleAccessCheck(mine);
-                    });
-        }, session.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        session.schedule(
+                () -> {
+                    if (state != ClaimState.WAITING || myRevision != mine || wait.future.isDone()) {
+                        return;
+                    }
+                    session.rpc(
+                                    "permission check of the own key",
+                                    () -> session.client()
+                                            .getKVClient()
+                                            .get(
+                                                    ownKey,
+                                                    GetOption.builder()
+                                                            .withCountOnly(true)
+                                                            .build()))
+                            .whenComplete((r, e) -> {
+                                if (state.finished() || myRevision != mine) {
+                                    return;
+                                }
+                                if (e != null && !EtcdErrors.isTransient(e)) {
+                                    fail(e);
+                                    return;
+                                }
+                                scheduleAccessCheck(mine);
+                            });
+                },
+                session.requestTimeout().toMillis(),
+                TimeUnit.MILLISECONDS);
     }
 
     /** Session thread: the own key incarnation created at {@code createRevision} is gone. */
@@ -250,15 +261,28 @@ abstract class QueueClaim<G> {
     private CompletableFuture<CreateAnswer> create(AtomicInteger copies) {
         KeyRange range = waitRange();
         int allowed = allowedAhead();
-        Op count = Op.get(range.start(), GetOption.builder().withRange(range.end()).withCountOnly(true).build());
-        Op newestTwo = Op.get(range.start(), GetOption.builder().withRange(range.end())
-                .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.DESCEND)
-                .withLimit(2).withKeysOnly(true).build());
+        Op count = Op.get(
+                range.start(),
+                GetOption.builder().withRange(range.end()).withCountOnly(true).build());
+        Op newestTwo = Op.get(
+                range.start(),
+                GetOption.builder()
+                        .withRange(range.end())
+                        .withSortField(GetOption.SortTarget.CREATE)
+                        .withSortOrder(GetOption.SortOrder.DESCEND)
+                        .withLimit(2)
+                        .withKeysOnly(true)
+                        .build());
         Op firstCreated = Op.get(range.start(), range.firstCreated());
-        Op put = Op.put(ownKey, value, PutOption.builder().withLeaseId(session.leaseId()).build());
+        Op put = Op.put(
+                ownKey,
+                value,
+                PutOption.builder().withLeaseId(session.leaseId()).build());
         return session.rpc(service.kind() + " acquire Txn", () -> {
                     copies.incrementAndGet();
-                    return session.client().getKVClient().txn()
+                    return session.client()
+                            .getKVClient()
+                            .txn()
                             .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
                             .Then(put, allowed == 0 ? newestTwo : count)
                             .Else(Op.get(ownKey, GetOption.DEFAULT), allowed == 0 ? firstCreated : count)
@@ -279,16 +303,26 @@ abstract class QueueClaim<G> {
      * held writer; GoInteropTest.aJavaWriterAndGoReadersExcludeEachOther caught it).
      */
     final void recordToken(long myRevision, String json) {
-        session.rpcOnce("record of the token in the own key", () -> session.client().getKVClient().txn()
-                .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(myRevision)))
-                .Then(Op.put(ownKey, KeyRange.bytes(json), PutOption.builder().withLeaseId(session.leaseId()).build()))
-                .commit());
+        session.rpcOnce(
+                "record of the token in the own key",
+                () -> session.client()
+                        .getKVClient()
+                        .txn()
+                        .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(myRevision)))
+                        .Then(Op.put(
+                                ownKey,
+                                KeyRange.bytes(json),
+                                PutOption.builder()
+                                        .withLeaseId(session.leaseId())
+                                        .build()))
+                        .commit());
     }
 
     /** The own key vanished: the lease is gone (or the key was deleted by hand). Nothing is left to delete. */
     final void ownKeyGone(DiscoException cause) {
         myRevision = 0;
-        fail(service.lostException(service.kind() + " " + service.prefix() + " lost while acquiring: " + cause.getMessage(), cause));
+        fail(service.lostException(
+                service.kind() + " " + service.prefix() + " lost while acquiring: " + cause.getMessage(), cause));
         session.probeLease();
     }
 
@@ -312,9 +346,13 @@ abstract class QueueClaim<G> {
                 grantNow(revision);
             } else if (!state.finished()) {
                 Throwable cause = EtcdErrors.unwrap(e);
-                fail(session.isLost()
-                        ? service.lostException(service.kind() + " " + service.prefix() + " lost while acquiring: " + cause.getMessage(), cause)
-                        : cause);
+                fail(
+                        session.isLost()
+                                ? service.lostException(
+                                        service.kind() + " " + service.prefix() + " lost while acquiring: "
+                                                + cause.getMessage(),
+                                        cause)
+                                : cause);
             }
         }));
     }
@@ -482,7 +520,8 @@ abstract class QueueClaim<G> {
             }
             awaitSettled();
             if (!answered) {
-                throw new DiscoException("etcd could not be reached: no answer within " + timeout.toMillis() + " ms", e);
+                throw new DiscoException(
+                        "etcd could not be reached: no answer within " + timeout.toMillis() + " ms", e);
             }
             throw e;
         } catch (ExecutionException e) {

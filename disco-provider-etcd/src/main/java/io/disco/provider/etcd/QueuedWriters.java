@@ -20,6 +20,7 @@ final class QueuedWriters {
     private final KeyRange writers;
     /** The CreateRevision of the reader's own key: the read grant this watches for. */
     final long readerRevision;
+
     private volatile boolean queued;
     private volatile boolean closed;
     /** Session thread only. */
@@ -41,8 +42,13 @@ final class QueuedWriters {
         if (closed || queued) {
             return;
         }
-        WatchOption option = WatchOption.builder().withRange(writers.end()).withRevision(revision)
-                .withNoDelete(true).withRequireLeader(true).withCreateNotify(true).build();
+        WatchOption option = WatchOption.builder()
+                .withRange(writers.end())
+                .withRevision(revision)
+                .withNoDelete(true)
+                .withRequireLeader(true)
+                .withCreateNotify(true)
+                .build();
         watcher = session.watch(writers.start(), option, SessionWatches.Silence.GUARD, this::onEvents, this::broken);
     }
 
@@ -63,8 +69,16 @@ final class QueuedWriters {
         if (closed || queued) {
             return;
         }
-        session.untilAnswered("read of the queued writers", () -> session.client().getKVClient().get(writers.start(),
-                        GetOption.builder().withRange(writers.end()).withCountOnly(true).build()))
+        session.untilAnswered(
+                        "read of the queued writers",
+                        () -> session.client()
+                                .getKVClient()
+                                .get(
+                                        writers.start(),
+                                        GetOption.builder()
+                                                .withRange(writers.end())
+                                                .withCountOnly(true)
+                                                .build()))
                 .thenAccept(r -> {
                     if (r == null) {
                         return; // the session ended

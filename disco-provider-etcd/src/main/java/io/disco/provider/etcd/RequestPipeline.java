@@ -36,10 +36,12 @@ final class RequestPipeline {
     private final long failoverNanos;
     /** The loss or closure that finished the session, or null while it is usable. */
     private final Supplier<DiscoException> finished;
+
     private final String session;
 
     /** Guards the fields below, which bound what this session has in flight (see {@link Request}). */
     private final Object flight = new Object();
+
     private final ArrayDeque<Request<?>> unsent = new ArrayDeque<>();
     private int inFlight;
     private int extraCopies;
@@ -48,8 +50,12 @@ final class RequestPipeline {
      * @param finished the loss or closure that finished the session, or null while it is usable
      * @param session what the session is called in messages
      */
-    RequestPipeline(SessionExecutors executors, Duration requestTimeout, long failoverNanos, Supplier<DiscoException> finished,
-                    String session) {
+    RequestPipeline(
+            SessionExecutors executors,
+            Duration requestTimeout,
+            long failoverNanos,
+            Supplier<DiscoException> finished,
+            String session) {
         this.executors = executors;
         this.worker = executors.worker;
         this.requestTimeout = requestTimeout;
@@ -79,8 +85,12 @@ final class RequestPipeline {
      * A request answered on {@code on}: on the worker, a service's request, bounded; on the lease
      * timer, a renewal, which is never counted against the bounds and never waits.
      */
-    <T> CompletableFuture<T> rpc(ScheduledThreadPoolExecutor on, String what, long timeoutNanos, boolean resend,
-                                 Supplier<CompletableFuture<T>> call) {
+    <T> CompletableFuture<T> rpc(
+            ScheduledThreadPoolExecutor on,
+            String what,
+            long timeoutNanos,
+            boolean resend,
+            Supplier<CompletableFuture<T>> call) {
         return new Request<>(on, what, timeoutNanos, resend && failoverNanos < timeoutNanos, call).start();
     }
 
@@ -106,17 +116,24 @@ final class RequestPipeline {
         private final CompletableFuture<T> out = new CompletableFuture<>();
         /** Guards the fields below; private, like every lock of the provider (not the session's lock). */
         private final Object state = new Object();
+
         private int sent;
         private int outstanding;
         /** Copies beyond the first sent and not answered, counted in {@code extraCopies} until the request ends. */
         private int extraOutstanding;
         /** Whether it holds one of the session's places in flight; under {@code flight}. */
         private boolean flying;
+
         private ScheduledFuture<?> deadline;
         private ScheduledFuture<?> nextCopy;
         private Throwable lastFailure;
 
-        Request(ScheduledThreadPoolExecutor on, String what, long timeoutNanos, boolean resend, Supplier<CompletableFuture<T>> call) {
+        Request(
+                ScheduledThreadPoolExecutor on,
+                String what,
+                long timeoutNanos,
+                boolean resend,
+                Supplier<CompletableFuture<T>> call) {
             this.on = on;
             this.what = what;
             this.timeoutNanos = timeoutNanos;
@@ -220,7 +237,8 @@ final class RequestPipeline {
                 sent++;
                 SessionExecutors.cancel(nextCopy);
                 if (resend && sent < MAX_ATTEMPTS) {
-                    nextCopy = SessionExecutors.schedule(on, inContext(this::send), sent <= 2 ? failoverNanos : failoverNanos << (sent - 2));
+                    nextCopy = SessionExecutors.schedule(
+                            on, inContext(this::send), sent <= 2 ? failoverNanos : failoverNanos << (sent - 2));
                 }
                 if (skip) {
                     return;
@@ -237,7 +255,8 @@ final class RequestPipeline {
             Thread sender = Thread.currentThread();
             src.whenComplete((v, e) -> {
                 if (bounded()) {
-                    // On jetcd's thread, which holds no lock of ours, at once; answered already, on the sender's, which may.
+                    // On jetcd's thread, which holds no lock of ours, at once; answered already, on the sender's, which
+                    // may.
                     boolean taken = Thread.currentThread() == sender
                             ? executors.context.submit(() -> answered(v, e, extra))
                             : executors.context.runHere(() -> answered(v, e, extra));
@@ -299,8 +318,10 @@ final class RequestPipeline {
                 SessionExecutors.cancel(nextCopy);
                 last = lastFailure;
             }
-            out.completeExceptionally(new DiscoException("etcd could not be reached: no answer to " + what + " within "
-                    + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms" + (last == null ? "" : " (last failure: " + last.getMessage() + ")"),
+            out.completeExceptionally(new DiscoException(
+                    "etcd could not be reached: no answer to " + what + " within "
+                            + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms"
+                            + (last == null ? "" : " (last failure: " + last.getMessage() + ")"),
                     new TimeoutException()));
         }
     }
@@ -316,7 +337,8 @@ final class RequestPipeline {
         return answered;
     }
 
-    private <T> void attempt(String what, Supplier<CompletableFuture<T>> call, CompletableFuture<T> answered, long backoffMs) {
+    private <T> void attempt(
+            String what, Supplier<CompletableFuture<T>> call, CompletableFuture<T> answered, long backoffMs) {
         if (finished.get() != null) {
             answered.complete(null);
             return;
@@ -327,10 +349,17 @@ final class RequestPipeline {
                 return;
             }
             if (!EtcdErrors.isTransient(e)) {
-                LOG.warn("{} failed and is retried every {} ms until the session ends: {}", what, backoffMs, e.getMessage());
+                LOG.warn(
+                        "{} failed and is retried every {} ms until the session ends: {}",
+                        what,
+                        backoffMs,
+                        e.getMessage());
             }
-            if (executors.schedule(() -> attempt(what, call, answered, Math.min(2000, backoffMs * 2)), backoffMs,
-                    TimeUnit.MILLISECONDS) == null) {
+            if (executors.schedule(
+                            () -> attempt(what, call, answered, Math.min(2000, backoffMs * 2)),
+                            backoffMs,
+                            TimeUnit.MILLISECONDS)
+                    == null) {
                 answered.complete(null); // shut down
             }
         });

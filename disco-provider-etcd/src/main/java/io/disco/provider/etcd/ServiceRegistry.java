@@ -40,14 +40,16 @@ final class ServiceRegistry {
      */
     void register(SessionMember member) {
         String range = member.prefix() + "/";
-        Map.Entry<String, SessionMember> under = members.ceilingEntry(range); // the first range that may lie under this one
+        Map.Entry<String, SessionMember> under =
+                members.ceilingEntry(range); // the first range that may lie under this one
         SessionMember m = under != null && under.getKey().startsWith(range) ? under.getValue() : owning(range);
         if (m != null) {
             String other = m.prefix() + "/";
-            throw new IllegalStateException(member.kind() + " '" + member.prefix() + "' and " + m.kind() + " '" + m.prefix()
-                    + "' on session " + session + " would share keys: the keys of one lie under '"
-                    + (range.length() >= other.length() ? other : range) + "', where the other queues;"
-                    + " use one session per owner, or names that are not nested");
+            throw new IllegalStateException(
+                    member.kind() + " '" + member.prefix() + "' and " + m.kind() + " '" + m.prefix()
+                            + "' on session " + session + " would share keys: the keys of one lie under '"
+                            + (range.length() >= other.length() ? other : range) + "', where the other queues;"
+                            + " use one session per owner, or names that are not nested");
         }
         members.put(range, member);
     }
@@ -118,7 +120,10 @@ final class ServiceRegistry {
         int shown = 0;
         for (SessionMember m : members.values()) {
             if (shown++ == 10) {
-                return b.append(" and ").append(members.size() - 10).append(" more services").toString();
+                return b.append(" and ")
+                        .append(members.size() - 10)
+                        .append(" more services")
+                        .toString();
             }
             b.append(b.length() == 0 ? "" : ", ").append(m.kind()).append(' ').append(m.prefix());
         }

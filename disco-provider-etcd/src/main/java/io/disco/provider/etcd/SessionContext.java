@@ -89,7 +89,8 @@ final class SessionContext implements Executor {
      * the state machine itself, instead of waking the worker first. One caller at a time is offered;
      * the others wait as {@code get} would. Only from a thread holding no lock of this library.
      */
-    <T> T await(CompletableFuture<T> f, long timeoutNanos) throws InterruptedException, ExecutionException, TimeoutException {
+    <T> T await(CompletableFuture<T> f, long timeoutNanos)
+            throws InterruptedException, ExecutionException, TimeoutException {
         if (!f.isDone() && !SessionThread.onSessionThread()) {
             help(f, timeoutNanos);
         }

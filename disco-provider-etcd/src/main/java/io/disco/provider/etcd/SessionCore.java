@@ -40,12 +40,14 @@ final class SessionCore implements LeaseKeeper.Observer {
 
     /** The session as its listeners see it. */
     private final DiscoSession front;
+
     private final Client client;
     private final long leaseId;
     private final long ttlSeconds;
     private final Duration requestTimeout;
     /** What the session is called in messages. */
     private final String name;
+
     private final SessionExecutors executors;
     private final Callbacks callbacks;
     private final SessionEvents events;
@@ -117,7 +119,6 @@ final class SessionCore implements LeaseKeeper.Observer {
             SessionExecutors.schedule(executors.leaseTimer, () -> lost(loss), 0);
         }
     }
-
 
     // ---------------------------------------------------------------- what the session is
 
@@ -228,7 +229,8 @@ final class SessionCore implements LeaseKeeper.Observer {
      *
      * @throws IllegalStateException if the session is closed or lost, or the name is another kind's or nests
      */
-    EtcdSemaphoreService joinSemaphoreHolders(String prefix, java.util.function.IntFunction<EtcdSemaphoreService> make) {
+    EtcdSemaphoreService joinSemaphoreHolders(
+            String prefix, java.util.function.IntFunction<EtcdSemaphoreService> make) {
         EtcdSemaphoreService[] made = new EtcdSemaphoreService[1];
         lease.whileUsable(() -> made[0] = services.joinHolders(prefix, make));
         return made[0];
@@ -251,14 +253,21 @@ final class SessionCore implements LeaseKeeper.Observer {
      * Any thread.
      */
     void warnHeldKeyDeleted(String message) {
-        lease.confirm().thenAccept(alive -> runOnSession(() -> {
-            if (alive) {
-                heldKeyDeletions.warn(message + ", not by this owner: somebody deleted it (etcdctl del, disco break?) while its"
-                        + " lease lives");
-            } else {
-                LOG.debug("{}, with its lease ({})", message, lease.finishedCause() == null ? "closed" : lease.finishedCause().getMessage());
-            }
-        }));
+        lease.confirm()
+                .thenAccept(alive -> runOnSession(() -> {
+                    if (alive) {
+                        heldKeyDeletions.warn(message
+                                + ", not by this owner: somebody deleted it (etcdctl del, disco break?) while its"
+                                + " lease lives");
+                    } else {
+                        LOG.debug(
+                                "{}, with its lease ({})",
+                                message,
+                                lease.finishedCause() == null
+                                        ? "closed"
+                                        : lease.finishedCause().getMessage());
+                    }
+                }));
     }
 
     /** See {@link GuardedDelete#untilAnswered}. */
@@ -310,8 +319,12 @@ final class SessionCore implements LeaseKeeper.Observer {
     }
 
     /** See {@link SessionWatches#watch}. */
-    Watch.Watcher watch(ByteSequence key, WatchOption option, SessionWatches.Silence silence, Consumer<WatchResponse> onEvents,
-                        Runnable onBroken) {
+    Watch.Watcher watch(
+            ByteSequence key,
+            WatchOption option,
+            SessionWatches.Silence silence,
+            Consumer<WatchResponse> onEvents,
+            Runnable onBroken) {
         return watches.watch(key, option, silence, onEvents, onBroken);
     }
 
@@ -332,7 +345,8 @@ final class SessionCore implements LeaseKeeper.Observer {
     }
 
     /** See {@link SessionContext#await}. */
-    <T> T await(CompletableFuture<T> f, long timeoutNanos) throws InterruptedException, ExecutionException, TimeoutException {
+    <T> T await(CompletableFuture<T> f, long timeoutNanos)
+            throws InterruptedException, ExecutionException, TimeoutException {
         return executors.context.await(f, timeoutNanos);
     }
 

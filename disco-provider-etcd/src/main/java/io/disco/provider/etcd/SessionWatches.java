@@ -59,14 +59,25 @@ final class SessionWatches {
      * stops answering is closed, so it breaks (see {@link WatchLiveness}): nobody waits on a frozen
      * member.
      */
-    Watch.Watcher watch(ByteSequence key, WatchOption option, Silence silence, Consumer<WatchResponse> onEvents, Runnable onBroken) {
+    Watch.Watcher watch(
+            ByteSequence key,
+            WatchOption option,
+            Silence silence,
+            Consumer<WatchResponse> onEvents,
+            Runnable onBroken) {
         if (!option.isCreatedNotify()) {
             throw new IllegalArgumentException("a probed watch must ask for the created notification");
         }
         long silenceNanos = silence == Silence.WAIT ? probeTimeoutNanos(failoverNanos) : TimeUnit.SECONDS.toNanos(2);
-        return liveness.open(l -> client.getWatchClient().watch(key, option, l), listener(onEvents, onBroken), silenceNanos,
-                () -> LOG.debug("a watch of {} on session {} did not confirm its creation or its member missed a progress"
-                        + " request: moving it", key.toString(StandardCharsets.UTF_8), session));
+        return liveness.open(
+                l -> client.getWatchClient().watch(key, option, l),
+                listener(onEvents, onBroken),
+                silenceNanos,
+                () -> LOG.debug(
+                        "a watch of {} on session {} did not confirm its creation or its member missed a progress"
+                                + " request: moving it",
+                        key.toString(StandardCharsets.UTF_8),
+                        session));
     }
 
     private Watch.Listener listener(Consumer<WatchResponse> onEvents, Runnable onBroken) {

@@ -57,6 +57,7 @@ final class WatchLiveness {
     private final Map<Long, Member> members = new ConcurrentHashMap<>();
     /** Guards the fields below and the members' probes. */
     private final Object lock = new Object();
+
     private final ArrayDeque<Probed> unsent = new ArrayDeque<>();
     private int opening;
     private ScheduledFuture<?> ticker;
@@ -73,8 +74,11 @@ final class WatchLiveness {
      * with {@code listener.onCompleted()}, as closing a jetcd watcher does. {@code onStuck} runs on
      * the executor, before the watch is closed.
      */
-    Watch.Watcher open(Function<Watch.Listener, Watch.Watcher> open, Watch.Listener listener, long silenceNanos,
-                       Runnable onStuck) {
+    Watch.Watcher open(
+            Function<Watch.Listener, Watch.Watcher> open,
+            Watch.Listener listener,
+            long silenceNanos,
+            Runnable onStuck) {
         Probed p = new Probed(open, listener, silenceNanos, onStuck);
         boolean now;
         synchronized (lock) {
@@ -188,10 +192,12 @@ final class WatchLiveness {
          * (the least patience of the watches waiting on it); under the lock.
          */
         Probed prober;
+
         long probedAt;
         long patienceNanos;
         /** Whether a probe of it went unanswered, and when that probe was sent; under the lock. */
         boolean failed;
+
         long failedProbeAt;
 
         Member(long id) {
@@ -206,18 +212,24 @@ final class WatchLiveness {
         private final long silenceNanos;
         /** How long its creation, or a progress request sent on it, may go unanswered. */
         private final long patienceNanos;
+
         private final Runnable onStuck;
         /** Whether it counts among the {@code opening} watches; under the lock. */
         private boolean slot;
+
         private volatile Watch.Watcher watcher;
         private volatile boolean closed;
         private volatile long sentAt;
         /** The member that last answered it, null until its creation is confirmed. */
         private volatile Member member;
+
         private volatile long heardAt;
 
-        private Probed(Function<Watch.Listener, Watch.Watcher> open, Watch.Listener listener, long silenceNanos,
-                       Runnable onStuck) {
+        private Probed(
+                Function<Watch.Listener, Watch.Watcher> open,
+                Watch.Listener listener,
+                long silenceNanos,
+                Runnable onStuck) {
             this.open = open;
             this.listener = listener;
             this.silenceNanos = silenceNanos;

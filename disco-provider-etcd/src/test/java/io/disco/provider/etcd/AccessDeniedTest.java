@@ -54,20 +54,44 @@ class AccessDeniedTest {
             auth.userGrantRole(USER, ROLE).get(5, SECONDS);
             auth.authEnable().get(5, SECONDS);
         }
-        try (Client root = Client.builder().endpoints(endpoints).user(ROOT).password(ROOT_PW).build()) {
-            try (Client a = Client.builder().endpoints(endpoints).user(USER).password(USER_PW).build();
-                 Client b = Client.builder().endpoints(endpoints).user(USER).password(USER_PW).build();
-                 LockService holder = EtcdProvider.newLock(a, prefix, Etcd.ttl(30));
-                 LockService waiter = EtcdProvider.newLock(b, prefix, Etcd.ttl(30))) {
+        try (Client root = Client.builder()
+                .endpoints(endpoints)
+                .user(ROOT)
+                .password(ROOT_PW)
+                .build()) {
+            try (Client a = Client.builder()
+                            .endpoints(endpoints)
+                            .user(USER)
+                            .password(USER_PW)
+                            .build();
+                    Client b = Client.builder()
+                            .endpoints(endpoints)
+                            .user(USER)
+                            .password(USER_PW)
+                            .build();
+                    LockService holder = EtcdProvider.newLock(a, prefix, Etcd.ttl(30));
+                    LockService waiter = EtcdProvider.newLock(b, prefix, Etcd.ttl(30))) {
                 Grant g = holder.lock();
                 CompletableFuture<Grant> waiting = waiter.lockAsync();
-                org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
-                        .until(() -> root.getKVClient().get(from, io.etcd.jetcd.options.GetOption.builder().isPrefix(true).build())
-                                .get(5, SECONDS).getCount() == 2);
+                org.awaitility.Awaitility.await()
+                        .atMost(java.time.Duration.ofSeconds(5))
+                        .until(() -> root.getKVClient()
+                                        .get(
+                                                from,
+                                                io.etcd.jetcd.options.GetOption.builder()
+                                                        .isPrefix(true)
+                                                        .build())
+                                        .get(5, SECONDS)
+                                        .getCount()
+                                == 2);
                 // Write stays (so leases can still be revoked), read goes.
                 root.getAuthClient().roleRevokePermission(ROLE, from, to).get(5, SECONDS);
-                root.getAuthClient().roleGrantPermission(ROLE, from, to, Permission.Type.WRITE).get(5, SECONDS);
-                root.getKVClient().delete(bytes(g.key())).get(5, SECONDS); // the holder's key goes: the waiter looks again
+                root.getAuthClient()
+                        .roleGrantPermission(ROLE, from, to, Permission.Type.WRITE)
+                        .get(5, SECONDS);
+                root.getKVClient()
+                        .delete(bytes(g.key()))
+                        .get(5, SECONDS); // the holder's key goes: the waiter looks again
                 ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(10, SECONDS));
                 System.out.println("waiter without read permission: " + e.getCause());
                 assertInstanceOf(AccessDeniedException.class, e.getCause());

@@ -23,7 +23,6 @@ import io.disco.rwlock.RWLockService;
 import io.disco.semaphore.Permit;
 import io.disco.semaphore.SemaphoreService;
 import io.etcd.jetcd.options.PutOption;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -31,7 +30,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -51,8 +49,13 @@ class ClaimantsTest {
     }
 
     private EtcdSession session(String clientId) {
-        EtcdSession s = EtcdSession.open(ETCD.client(), EtcdOptions.builder().ttl(Duration.ofSeconds(10))
-                .requestTimeout(Duration.ofSeconds(10)).clientId(clientId).build());
+        EtcdSession s = EtcdSession.open(
+                ETCD.client(),
+                EtcdOptions.builder()
+                        .ttl(Duration.ofSeconds(10))
+                        .requestTimeout(Duration.ofSeconds(10))
+                        .clientId(clientId)
+                        .build());
         sessions.add(s);
         return s;
     }
@@ -60,13 +63,15 @@ class ClaimantsTest {
     /** Runs {@code call} on a new thread named {@code thread}, so the claim's metadata names it. */
     private static <T> T onThread(String thread, Callable<T> call) throws Exception {
         CompletableFuture<T> f = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                f.complete(call.call());
-            } catch (Throwable e) {
-                f.completeExceptionally(e);
-            }
-        }, thread);
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        f.complete(call.call());
+                    } catch (Throwable e) {
+                        f.completeExceptionally(e);
+                    }
+                },
+                thread);
         t.start();
         return f.get(20, SECONDS);
     }
@@ -116,14 +121,22 @@ class ClaimantsTest {
         LockService c = session("c").newLock(name);
         Grant ga = onThread("thread-a", a::lock);
         CompletableFuture<Grant> gb = onThread("thread-b", b::lockAsync);
-        await().atMost(Duration.ofSeconds(10)).until(() -> sessions.get(0).claimants(Primitive.LOCK, name).size() == 2);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> sessions.get(0).claimants(Primitive.LOCK, name).size() == 2);
         CompletableFuture<Grant> gc = onThread("thread-c", c::lockAsync);
-        await().atMost(Duration.ofSeconds(10)).until(() -> sessions.get(0).claimants(Primitive.LOCK, name).size() == 3);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> sessions.get(0).claimants(Primitive.LOCK, name).size() == 3);
 
         List<Claimant> cs = sessions.get(2).claimants(Primitive.LOCK, name);
-        assertEquals(List.of(ga.key(), name + "/" + EtcdSession.hex(sessions.get(1).leaseId()),
-                name + "/" + EtcdSession.hex(sessions.get(2).leaseId())), keys(cs));
-        assertEquals(List.of(Role.HOLDER, Role.WAITER, Role.WAITER), cs.stream().map(Claimant::role).collect(Collectors.toList()));
+        assertEquals(
+                List.of(
+                        ga.key(),
+                        name + "/" + EtcdSession.hex(sessions.get(1).leaseId()),
+                        name + "/" + EtcdSession.hex(sessions.get(2).leaseId())),
+                keys(cs));
+        assertEquals(
+                List.of(Role.HOLDER, Role.WAITER, Role.WAITER),
+                cs.stream().map(Claimant::role).collect(Collectors.toList()));
         assertEquals(List.of(0, 1, 2), cs.stream().map(Claimant::position).collect(Collectors.toList()));
         assertEquals(Optional.of(ga.token()), cs.get(0).token(), "an uncontended holder's token is its CreateRevision");
         assertEquals(Optional.empty(), cs.get(1).token());
@@ -137,7 +150,12 @@ class ClaimantsTest {
         // b waited: its token is no CreateRevision; the library records it in the value, and the listing shows it.
         a.unlock();
         Grant bGrant = gb.get(10, SECONDS);
-        await().atMost(Duration.ofSeconds(10)).until(() -> sessions.get(0).claimants(Primitive.LOCK, name).get(0).token().isPresent());
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> sessions.get(0)
+                        .claimants(Primitive.LOCK, name)
+                        .get(0)
+                        .token()
+                        .isPresent());
         cs = sessions.get(0).claimants(Primitive.LOCK, name);
         assertEquals(bGrant.key(), cs.get(0).key());
         assertEquals(Optional.of(bGrant.token()), cs.get(0).token());
@@ -161,13 +179,19 @@ class ClaimantsTest {
         RWGrant g2 = onThread("reader-2", r2::rLock);
         assertEquals(g1.token(), g2.token());
         CompletableFuture<RWGrant> gw = onThread("writer", w::lockAsync);
-        await().atMost(Duration.ofSeconds(10)).until(() -> sessions.get(0).claimants(Primitive.RWLOCK, name).size() == 3);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> sessions.get(0).claimants(Primitive.RWLOCK, name).size() == 3);
         CompletableFuture<RWGrant> g3 = onThread("reader-3", r3::rLockAsync);
-        await().atMost(Duration.ofSeconds(10)).until(() -> sessions.get(0).claimants(Primitive.RWLOCK, name).size() == 4);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> sessions.get(0).claimants(Primitive.RWLOCK, name).size() == 4);
 
         List<Claimant> cs = sessions.get(0).claimants(Primitive.RWLOCK, name);
-        assertEquals(List.of(Role.HOLDER, Role.HOLDER, Role.WAITER, Role.WAITER), cs.stream().map(Claimant::role).collect(Collectors.toList()));
-        assertEquals(List.of(Mode.SHARED, Mode.SHARED, Mode.EXCLUSIVE, Mode.SHARED), cs.stream().map(Claimant::mode).collect(Collectors.toList()));
+        assertEquals(
+                List.of(Role.HOLDER, Role.HOLDER, Role.WAITER, Role.WAITER),
+                cs.stream().map(Claimant::role).collect(Collectors.toList()));
+        assertEquals(
+                List.of(Mode.SHARED, Mode.SHARED, Mode.EXCLUSIVE, Mode.SHARED),
+                cs.stream().map(Claimant::mode).collect(Collectors.toList()));
         assertEquals(List.of(g1.key(), g2.key()), keys(cs.subList(0, 2)));
         assertTrue(cs.get(2).key().startsWith(name + "/write/"), cs.get(2).key());
         assertEquals(Optional.of(g1.token()), cs.get(0).token());
@@ -185,11 +209,14 @@ class ClaimantsTest {
         cs = sessions.get(0).claimants(Primitive.RWLOCK, name);
         assertEquals(writer.key(), cs.get(0).key());
         assertEquals(Role.HOLDER, cs.get(0).role());
-        assertEquals(Optional.empty(), cs.get(0).token(), "a writer's token is kept nowhere in etcd, and is not recorded");
+        assertEquals(
+                Optional.empty(), cs.get(0).token(), "a writer's token is kept nowhere in etcd, and is not recorded");
         assertEquals(Role.WAITER, cs.get(1).role());
         w.unlock();
         RWGrant third = g3.get(10, SECONDS);
-        assertEquals(Optional.of(third.token()), sessions.get(0).claimants(Primitive.RWLOCK, name).get(0).token());
+        assertEquals(
+                Optional.of(third.token()),
+                sessions.get(0).claimants(Primitive.RWLOCK, name).get(0).token());
         r3.rUnlock();
     }
 
@@ -203,10 +230,14 @@ class ClaimantsTest {
         Permit p1 = onThread("permit-1", s1::acquire);
         Permit p2 = onThread("permit-2", s2::acquire);
         CompletableFuture<Permit> p3 = onThread("permit-3", s3::acquireAsync);
-        await().atMost(Duration.ofSeconds(10)).until(() -> sessions.get(0).claimants(Primitive.SEMAPHORE, name).size() == 3);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() ->
+                        sessions.get(0).claimants(Primitive.SEMAPHORE, name).size() == 3);
 
         List<Claimant> cs = sessions.get(1).claimants(Primitive.SEMAPHORE, name);
-        assertEquals(List.of(Role.HOLDER, Role.HOLDER, Role.WAITER), cs.stream().map(Claimant::role).collect(Collectors.toList()));
+        assertEquals(
+                List.of(Role.HOLDER, Role.HOLDER, Role.WAITER),
+                cs.stream().map(Claimant::role).collect(Collectors.toList()));
         assertEquals(List.of(p1.key(), p2.key()), keys(cs.subList(0, 2)));
         assertEquals(Optional.of(p1.token()), cs.get(0).token());
         assertEquals(Optional.of(p2.token()), cs.get(1).token());
@@ -230,13 +261,23 @@ class ClaimantsTest {
             assertNotNull(key, "etcdctl did not acquire the lock");
             LockService java = session("java").newLock(name);
             CompletableFuture<Grant> waiting = onThread("java-waiter", java::lockAsync);
-            await().atMost(Duration.ofSeconds(10)).until(() -> sessions.get(0).claimants(Primitive.LOCK, name).size() == 2);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> sessions.get(0).claimants(Primitive.LOCK, name).size() == 2);
             // A damaged value, in the queue behind both (its lease is Java's, so it goes with the session).
-            ETCD.client().getKVClient().put(bytes(name + "/zz-damaged"), bytes("{\"host\":\"h\",\"pid\":"),
-                    PutOption.builder().withLeaseId(sessions.get(0).leaseId()).build()).get(10, SECONDS);
+            ETCD.client()
+                    .getKVClient()
+                    .put(
+                            bytes(name + "/zz-damaged"),
+                            bytes("{\"host\":\"h\",\"pid\":"),
+                            PutOption.builder()
+                                    .withLeaseId(sessions.get(0).leaseId())
+                                    .build())
+                    .get(10, SECONDS);
 
             List<Claimant> cs = sessions.get(0).claimants(Primitive.LOCK, name);
-            assertEquals(List.of(key, name + "/" + EtcdSession.hex(sessions.get(0).leaseId()), name + "/zz-damaged"), keys(cs));
+            assertEquals(
+                    List.of(key, name + "/" + EtcdSession.hex(sessions.get(0).leaseId()), name + "/zz-damaged"),
+                    keys(cs));
             assertEquals(ClaimMetadata.EMPTY, cs.get(0).metadata());
             assertEquals("", cs.get(0).value());
             assertEquals(Role.HOLDER, cs.get(0).role());
@@ -256,17 +297,23 @@ class ClaimantsTest {
         ElectionService e2 = session("e2").newElection(name);
         Leadership l = e1.campaign("node-a");
         CompletableFuture<Leadership> second = e2.campaignAsync("node-b");
-        await().atMost(Duration.ofSeconds(10)).until(() -> sessions.get(0).claimants(Primitive.ELECTION, name).size() == 2);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> sessions.get(0).claimants(Primitive.ELECTION, name).size() == 2);
 
         assertEquals("node-a", etcdctlGet(l.key()));
         List<Claimant> cs = sessions.get(0).claimants(Primitive.ELECTION, name);
-        assertEquals(List.of("node-a", "node-b"), cs.stream().map(Claimant::value).collect(Collectors.toList()));
+        assertEquals(
+                List.of("node-a", "node-b"), cs.stream().map(Claimant::value).collect(Collectors.toList()));
         assertEquals(Optional.of(l.token()), cs.get(0).token());
-        assertEquals(List.of(Role.HOLDER, Role.WAITER), cs.stream().map(Claimant::role).collect(Collectors.toList()));
+        assertEquals(
+                List.of(Role.HOLDER, Role.WAITER),
+                cs.stream().map(Claimant::role).collect(Collectors.toList()));
         assertEquals(ClaimMetadata.EMPTY, cs.get(0).metadata());
         e1.resign();
         Leadership next = second.get(10, SECONDS);
-        assertEquals(Optional.of(next.token()), sessions.get(0).claimants(Primitive.ELECTION, name).get(0).token());
+        assertEquals(
+                Optional.of(next.token()),
+                sessions.get(0).claimants(Primitive.ELECTION, name).get(0).token());
     }
 
     @Test
@@ -274,12 +321,13 @@ class ClaimantsTest {
         EtcdSession s = session("");
         assertEquals(List.of(), s.claimants(Primitive.SEMAPHORE, uniquePrefix("nobody")));
         org.junit.jupiter.api.Assertions.assertThrows(NullPointerException.class, () -> s.claimants(null, "/x"));
-        org.junit.jupiter.api.Assertions.assertThrows(NullPointerException.class, () -> s.claimants(Primitive.LOCK, null));
-        IllegalArgumentException blank = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> s.claimants(Primitive.LOCK, " "));
+        org.junit.jupiter.api.Assertions.assertThrows(
+                NullPointerException.class, () -> s.claimants(Primitive.LOCK, null));
+        IllegalArgumentException blank = org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalArgumentException.class, () -> s.claimants(Primitive.LOCK, " "));
         assertTrue(blank.getMessage().contains("name"), blank.getMessage());
-        IllegalArgumentException tooLong = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> EtcdOptions.builder().clientId("x".repeat(257)));
+        IllegalArgumentException tooLong = org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalArgumentException.class, () -> EtcdOptions.builder().clientId("x".repeat(257)));
         assertTrue(tooLong.getMessage().contains("clientId"), tooLong.getMessage());
     }
 

@@ -35,7 +35,9 @@ class ClientClosedFirstTest {
     static final EtcdExtension ETCD = EtcdExtension.singleMember();
 
     private static void saysClosedFirst(Throwable e) {
-        assertTrue(e.getMessage() != null && e.getMessage().contains("closed before"), "says the client was closed first: " + e);
+        assertTrue(
+                e.getMessage() != null && e.getMessage().contains("closed before"),
+                "says the client was closed first: " + e);
     }
 
     @Test
@@ -60,7 +62,8 @@ class ClientClosedFirstTest {
             System.out.println("status right after the jetcd Client was closed: " + s);
             assertEquals(DiscoStatus.State.CLOSED, s.state(), s.toString());
             assertTrue(s.lastProblem().orElse("").contains("closed before"), s.toString());
-            assertTrue(statusNanos < TimeUnit.MILLISECONDS.toNanos(200), "status took " + statusNanos / 1_000_000 + " ms");
+            assertTrue(
+                    statusNanos < TimeUnit.MILLISECONDS.toNanos(200), "status took " + statusNanos / 1_000_000 + " ms");
 
             // the hold made before reports the loss, with the reason
             LockLostException lost = assertThrows(LockLostException.class, lock::token);
@@ -74,20 +77,24 @@ class ClientClosedFirstTest {
             saysClosedFirst(assertThrows(IllegalStateException.class, () -> disco.readWriteLock(name + "-rw")));
             saysClosedFirst(assertThrows(IllegalStateException.class, () -> disco.semaphore(name + "-s2", 1)));
             saysClosedFirst(assertThrows(IllegalStateException.class, () -> disco.election(name + "-e")));
-            saysClosedFirst(unwrap(() -> CompletableFuture.supplyAsync(other::tryLock).join()));
+            saysClosedFirst(
+                    unwrap(() -> CompletableFuture.supplyAsync(other::tryLock).join()));
             saysClosedFirst(unwrap(() -> CompletableFuture.supplyAsync(() -> {
-                try {
-                    return other.tryLock(3, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    throw new AssertionError(e);
-                }
-            }).join()));
+                        try {
+                            return other.tryLock(3, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            throw new AssertionError(e);
+                        }
+                    })
+                    .join()));
             assertTrue(System.nanoTime() - t < TimeUnit.SECONDS.toNanos(2), "all at once, not after tryLock's timeout");
 
             disco.close(); // quiet and idempotent
             assertEquals(DiscoStatus.State.CLOSED, disco.status().state());
             String log = EtcdOutageTest.log(captured);
-            long warnings = log.lines().filter(l -> l.contains("WARN") && l.contains("closed before") && l.contains("it stops")).count();
+            long warnings = log.lines()
+                    .filter(l -> l.contains("WARN") && l.contains("closed before") && l.contains("it stops"))
+                    .count();
             assertEquals(1, warnings, "the client says it once:\n" + log);
             assertTrue(!log.contains("rejected from"), "no executor's message:\n" + log);
             assertTrue(!log.contains("could not open a new owner"), "no retry:\n" + log);

@@ -31,14 +31,17 @@ import org.junit.jupiter.api.Test;
  */
 class ConnectionFailureTest {
 
-    private static final EtcdOptions OPTIONS = EtcdOptions.builder().ttl(Duration.ofSeconds(5))
-            .requestTimeout(Duration.ofSeconds(1)).build();
+    private static final EtcdOptions OPTIONS = EtcdOptions.builder()
+            .ttl(Duration.ofSeconds(5))
+            .requestTimeout(Duration.ofSeconds(1))
+            .build();
 
     /** The words of each kind of failure, of which a message must say exactly its own. */
     private static final List<String> KINDS = List.of("refused", "unknown host", "tls", "authentication", "no answer");
 
     private static DiscoException openFails(Client client) {
-        return assertThrows(DiscoException.class, () -> EtcdSession.open(client, OPTIONS).close());
+        return assertThrows(
+                DiscoException.class, () -> EtcdSession.open(client, OPTIONS).close());
     }
 
     /** Asserts that the message names the endpoint and says {@code kind}, and no other kind. */
@@ -69,7 +72,10 @@ class ConnectionFailureTest {
             // the client's own status says the same while it heals, and its describe() names the endpoint
             try (Disco disco = EtcdProvider.healingDisco(client, OPTIONS)) {
                 DiscoStatus s = disco.status();
-                assertTrue(s.lastProblem().orElse("").contains("refused") && s.lastProblem().get().contains(endpoint), s.toString());
+                assertTrue(
+                        s.lastProblem().orElse("").contains("refused")
+                                && s.lastProblem().get().contains(endpoint),
+                        s.toString());
                 assertTrue(disco.toString().contains(endpoint), disco.toString());
             }
         }
@@ -89,7 +95,8 @@ class ConnectionFailureTest {
         try (ServerSocket silent = new ServerSocket()) {
             silent.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
             String endpoint = "127.0.0.1:" + silent.getLocalPort();
-            try (Client client = Client.builder().endpoints("http://" + endpoint).build()) {
+            try (Client client =
+                    Client.builder().endpoints("http://" + endpoint).build()) {
                 says(openFails(client), endpoint, "no answer");
             }
         }
@@ -102,11 +109,13 @@ class ConnectionFailureTest {
         try (EtcdCluster etcd = EtcdCluster.start(1, tls)) {
             String endpoint = URI.create(etcd.endpoint(0)).getAuthority();
             // trusts another CA: the server's certificate is refused
-            try (Client client = tlsClient(etcd, b -> b.trustManager(otherCa.caFile().toFile()))) {
+            try (Client client =
+                    tlsClient(etcd, b -> b.trustManager(otherCa.caFile().toFile()))) {
                 says(openFails(client), endpoint, "tls");
             }
             // no TLS at all against a TLS endpoint
-            try (Client client = Client.builder().endpoints("http://" + endpoint).build()) {
+            try (Client client =
+                    Client.builder().endpoints("http://" + endpoint).build()) {
                 DiscoException e = openFails(client);
                 says(e, endpoint, "tls");
             }
@@ -114,8 +123,10 @@ class ConnectionFailureTest {
         // TLS against a plaintext endpoint
         try (EtcdCluster plain = EtcdCluster.start(1)) {
             String endpoint = URI.create(plain.endpoint(0)).getAuthority();
-            try (Client client = Client.builder().endpoints("https://" + endpoint)
-                    .sslContext(b -> b.trustManager(tls.caFile().toFile())).build()) {
+            try (Client client = Client.builder()
+                    .endpoints("https://" + endpoint)
+                    .sslContext(b -> b.trustManager(tls.caFile().toFile()))
+                    .build()) {
                 says(openFails(client), endpoint, "tls");
             }
         }
@@ -126,9 +137,11 @@ class ConnectionFailureTest {
         try (EtcdCluster etcd = EtcdCluster.start(1)) {
             etcd.enableAuth("rootpw");
             String endpoint = URI.create(etcd.endpoint(0)).getAuthority();
-            try (Client client = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new))
+            try (Client client = Client.builder()
+                    .endpoints(etcd.endpoints().toArray(String[]::new))
                     .user(ByteSequence.from("root", StandardCharsets.UTF_8))
-                    .password(ByteSequence.from("not-the-password", StandardCharsets.UTF_8)).build()) {
+                    .password(ByteSequence.from("not-the-password", StandardCharsets.UTF_8))
+                    .build()) {
                 DiscoException e = openFails(client);
                 assertInstanceOf(AccessDeniedException.class, e);
                 says(e, endpoint, "authentication");
@@ -136,7 +149,11 @@ class ConnectionFailureTest {
         }
     }
 
-    private static Client tlsClient(EtcdCluster etcd, Consumer<io.netty.handler.ssl.SslContextBuilder> ssl) throws Exception {
-        return Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).sslContext(ssl::accept).build();
+    private static Client tlsClient(EtcdCluster etcd, Consumer<io.netty.handler.ssl.SslContextBuilder> ssl)
+            throws Exception {
+        return Client.builder()
+                .endpoints(etcd.endpoints().toArray(String[]::new))
+                .sslContext(ssl::accept)
+                .build();
     }
 }

@@ -39,8 +39,8 @@ class CreateAnswerTest {
     @Test
     void createdBehindAPredecessorNamesIt() {
         // The newest two keys of the range by CreateRevision, newest first: the own key, then the predecessor.
-        CreateAnswer a = CreateAnswer.of(then(20, range(0, kv("/locks/a/694d8a2e1c7b3f05", 20, ""), kv("/locks/a/1234", 17, ""))),
-                OWN, 0);
+        CreateAnswer a = CreateAnswer.of(
+                then(20, range(0, kv("/locks/a/694d8a2e1c7b3f05", 20, ""), kv("/locks/a/1234", 17, ""))), OWN, 0);
         assertEquals(20, a.myRevision());
         assertTrue(a.mustWait());
         assertEquals("/locks/a/1234", a.predecessor().getKey().toString(StandardCharsets.UTF_8));
@@ -69,7 +69,9 @@ class CreateAnswerTest {
     @Test
     void adoptedKeyKeepsItsCreateRevisionAndValue() {
         // Else branch: the own key at index 0, the first-created key of the range at index 1.
-        TxnResponse r = otherwise(50, range(0, kv("/locks/a/694d8a2e1c7b3f05", 12, "node-a")),
+        TxnResponse r = otherwise(
+                50,
+                range(0, kv("/locks/a/694d8a2e1c7b3f05", 12, "node-a")),
                 range(0, kv("/locks/a/694d8a2e1c7b3f05", 12, "node-a")));
         CreateAnswer a = CreateAnswer.of(r, OWN, 0);
         assertEquals(12, a.myRevision(), "the adopted key's CreateRevision, not the answer's revision");
@@ -81,7 +83,8 @@ class CreateAnswerTest {
 
     @Test
     void adoptedKeyBehindAnOwnerMustWait() {
-        TxnResponse r = otherwise(50, range(0, kv("/locks/a/694d8a2e1c7b3f05", 12, "")), range(0, kv("/locks/a/1234", 9, "")));
+        TxnResponse r =
+                otherwise(50, range(0, kv("/locks/a/694d8a2e1c7b3f05", 12, "")), range(0, kv("/locks/a/1234", 9, "")));
         CreateAnswer a = CreateAnswer.of(r, OWN, 0);
         assertTrue(a.mustWait());
         assertEquals(12, a.myRevision());
@@ -99,18 +102,27 @@ class CreateAnswerTest {
     // ---------------------------------------------------------------- etcd's answers
 
     private static TxnResponse then(long revision, RangeResponse read) {
-        return txn(true, revision, ResponseOp.newBuilder().setResponsePut(PutResponse.newBuilder().setHeader(header(revision))).build(),
+        return txn(
+                true,
+                revision,
+                ResponseOp.newBuilder()
+                        .setResponsePut(PutResponse.newBuilder().setHeader(header(revision)))
+                        .build(),
                 ResponseOp.newBuilder().setResponseRange(read).build());
     }
 
     private static TxnResponse otherwise(long revision, RangeResponse own, RangeResponse read) {
-        return txn(false, revision, ResponseOp.newBuilder().setResponseRange(own).build(),
+        return txn(
+                false,
+                revision,
+                ResponseOp.newBuilder().setResponseRange(own).build(),
                 ResponseOp.newBuilder().setResponseRange(read).build());
     }
 
     private static TxnResponse txn(boolean succeeded, long revision, ResponseOp... ops) {
         io.etcd.jetcd.api.TxnResponse.Builder b = io.etcd.jetcd.api.TxnResponse.newBuilder()
-                .setHeader(header(revision)).setSucceeded(succeeded);
+                .setHeader(header(revision))
+                .setSucceeded(succeeded);
         for (ResponseOp op : ops) {
             b.addResponses(op);
         }
@@ -118,7 +130,12 @@ class CreateAnswerTest {
     }
 
     private static ResponseHeader header(long revision) {
-        return ResponseHeader.newBuilder().setRevision(revision).setClusterId(1).setMemberId(2).setRaftTerm(3).build();
+        return ResponseHeader.newBuilder()
+                .setRevision(revision)
+                .setClusterId(1)
+                .setMemberId(2)
+                .setRaftTerm(3)
+                .build();
     }
 
     /** A range answer with {@code kvs}; its count is {@code count}, or the number of kvs when 0. */
@@ -131,7 +148,12 @@ class CreateAnswerTest {
     }
 
     private static KeyValue kv(String key, long createRevision, String value) {
-        return KeyValue.newBuilder().setKey(ByteString.copyFromUtf8(key)).setValue(ByteString.copyFromUtf8(value))
-                .setCreateRevision(createRevision).setModRevision(createRevision).setVersion(1).build();
+        return KeyValue.newBuilder()
+                .setKey(ByteString.copyFromUtf8(key))
+                .setValue(ByteString.copyFromUtf8(value))
+                .setCreateRevision(createRevision)
+                .setModRevision(createRevision)
+                .setVersion(1)
+                .build();
     }
 }

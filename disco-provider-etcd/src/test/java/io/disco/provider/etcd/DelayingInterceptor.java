@@ -53,29 +53,31 @@ final class DelayingInterceptor implements ClientInterceptor, AutoCloseable {
         return new ForwardingClientCall.SimpleForwardingClientCall<>(call) {
             @Override
             public void start(Listener<R> listener, Metadata headers) {
-                super.start(new ForwardingClientCallListener.SimpleForwardingClientCallListener<>(listener) {
-                    @Override
-                    public void onHeaders(Metadata h) {
-                        later(() -> super.onHeaders(h));
-                    }
+                super.start(
+                        new ForwardingClientCallListener.SimpleForwardingClientCallListener<>(listener) {
+                            @Override
+                            public void onHeaders(Metadata h) {
+                                later(() -> super.onHeaders(h));
+                            }
 
-                    @Override
-                    public void onMessage(R message) {
-                        if (!drop) {
-                            later(() -> super.onMessage(message));
-                        }
-                    }
+                            @Override
+                            public void onMessage(R message) {
+                                if (!drop) {
+                                    later(() -> super.onMessage(message));
+                                }
+                            }
 
-                    @Override
-                    public void onClose(Status status, Metadata trailers) {
-                        later(() -> super.onClose(status, trailers));
-                    }
+                            @Override
+                            public void onClose(Status status, Metadata trailers) {
+                                later(() -> super.onClose(status, trailers));
+                            }
 
-                    @Override
-                    public void onReady() {
-                        later(super::onReady);
-                    }
-                }, headers);
+                            @Override
+                            public void onReady() {
+                                later(super::onReady);
+                            }
+                        },
+                        headers);
             }
         };
     }

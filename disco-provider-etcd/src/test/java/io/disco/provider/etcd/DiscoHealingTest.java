@@ -47,7 +47,10 @@ class DiscoHealingTest {
     }
 
     private static EtcdOptions options() {
-        return EtcdOptions.builder().ttl(Duration.ofSeconds(2)).requestTimeout(Duration.ofSeconds(1)).build();
+        return EtcdOptions.builder()
+                .ttl(Duration.ofSeconds(2))
+                .requestTimeout(Duration.ofSeconds(1))
+                .build();
     }
 
     private static <T> T on(ExecutorService thread, Callable<T> task) throws Exception {
@@ -77,7 +80,9 @@ class DiscoHealingTest {
                     long took = System.nanoTime() - start;
                     List<String> keys = keysUnder(client, name);
                     assertEquals(1, keys.size(), "one key, the new lease's: " + keys);
-                    return new long[] {lock.token().value(), took, Long.parseLong(keys.get(0).substring(name.length() + 1), 16)};
+                    return new long[] {
+                        lock.token().value(), took, Long.parseLong(keys.get(0).substring(name.length() + 1), 16)
+                    };
                 } finally {
                     lock.unlock();
                 }
@@ -93,7 +98,8 @@ class DiscoHealingTest {
         String name = uniquePrefix("heal-outage");
         String rwName = uniquePrefix("heal-outage-rw");
         ExecutorService holder = Executors.newSingleThreadExecutor();
-        try (Client client = connected(etcd); Disco disco = EtcdProvider.disco(client, options())) {
+        try (Client client = connected(etcd);
+                Disco disco = EtcdProvider.disco(client, options())) {
             FencedLock lock = disco.lock(name);
             FencedReadWriteLock rw = disco.readWriteLock(rwName);
             FencingToken before = on(holder, () -> {
@@ -108,9 +114,12 @@ class DiscoHealingTest {
             etcd.stopMember(0);
             done.toCompletableFuture().get(10, TimeUnit.SECONDS);
             readDone.toCompletableFuture().get(10, TimeUnit.SECONDS);
-            assertInstanceOf(LockLostException.class, on(holder, () -> lock.err().orElseThrow()));
+            assertInstanceOf(
+                    LockLostException.class, on(holder, () -> lock.err().orElseThrow()));
             assertInstanceOf(LockLostException.class, failure(holder, lock::token));
-            assertInstanceOf(RWLockLostException.class, failure(holder, () -> rw.readLock().token()));
+            assertInstanceOf(
+                    RWLockLostException.class,
+                    failure(holder, () -> rw.readLock().token()));
             assertInstanceOf(LockLostException.class, failure(holder, () -> {
                 lock.unlock();
                 return null;
@@ -125,21 +134,25 @@ class DiscoHealingTest {
             long answering = System.nanoTime();
             long[] after = lockOnce(disco, name, client);
             long sinceAnswering = System.nanoTime() - answering;
-            assertTrue(sinceAnswering < TimeUnit.SECONDS.toNanos(2), "acquired " + sinceAnswering / 1_000_000 + " ms after etcd answered");
+            assertTrue(
+                    sinceAnswering < TimeUnit.SECONDS.toNanos(2),
+                    "acquired " + sinceAnswering / 1_000_000 + " ms after etcd answered");
             assertTrue(after[0] > before.value(), "a higher token: " + after[0] + " after " + before.value());
             assertNotEquals(lostKey, name + "/" + Long.toHexString(after[2]));
             assertEquals(List.of(), keysUnder(client, name));
             assertEquals(List.of(), keysUnder(client, rwName), "the lost lease's read key is gone too");
-            assertTrue(on(holder, () -> {
-                if (!rw.writeLock().tryLock(5, TimeUnit.SECONDS)) {
-                    return false;
-                }
-                try {
-                    return rw.writeLock().token().compareTo(before) > 0;
-                } finally {
-                    rw.writeLock().unlock();
-                }
-            }), "the read/write lock heals too, with a higher token");
+            assertTrue(
+                    on(holder, () -> {
+                        if (!rw.writeLock().tryLock(5, TimeUnit.SECONDS)) {
+                            return false;
+                        }
+                        try {
+                            return rw.writeLock().token().compareTo(before) > 0;
+                        } finally {
+                            rw.writeLock().unlock();
+                        }
+                    }),
+                    "the read/write lock heals too, with a higher token");
         } finally {
             holder.shutdownNow();
         }
@@ -153,8 +166,8 @@ class DiscoHealingTest {
         ExecutorService holder = Executors.newSingleThreadExecutor();
         ExecutorService waiter = Executors.newSingleThreadExecutor();
         try (Client client = connected(etcd);
-             Disco disco = EtcdProvider.disco(client, options());
-             Disco other = EtcdProvider.disco(client, Etcd.ttl(10))) {
+                Disco disco = EtcdProvider.disco(client, options());
+                Disco other = EtcdProvider.disco(client, Etcd.ttl(10))) {
             FencedLock lock = disco.lock(name);
             FencingToken before = on(holder, () -> {
                 lock.lock();
@@ -177,7 +190,8 @@ class DiscoHealingTest {
                     l.unlock();
                 }
             });
-            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(client, contended).size() == 2);
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> keysUnder(client, contended).size() == 2);
 
             etcd.etcdctl("lease", "revoke", lease);
             long revoked = System.nanoTime();
@@ -190,12 +204,15 @@ class DiscoHealingTest {
 
             long[] after = lockOnce(disco, name, client);
             long sinceRevoke = System.nanoTime() - revoked;
-            assertTrue(sinceRevoke < TimeUnit.SECONDS.toNanos(2), "acquired " + sinceRevoke / 1_000_000 + " ms after the revoke");
+            assertTrue(
+                    sinceRevoke < TimeUnit.SECONDS.toNanos(2),
+                    "acquired " + sinceRevoke / 1_000_000 + " ms after the revoke");
             assertTrue(after[0] > before.value());
             assertNotEquals(Long.parseLong(lease, 16), after[2], "through a new lease");
 
             // The waiter held nothing: it claimed again through the new lease and gets the lock once it is free.
-            await().atMost(Duration.ofSeconds(5)).failFast(() -> {
+            await().atMost(Duration.ofSeconds(5))
+                    .failFast(() -> {
                         if (waiting.isDone()) {
                             waiting.get(); // says how it failed
                         }

@@ -35,7 +35,10 @@ class DiscoStatusTest {
     static final EtcdExtension ETCD = EtcdExtension.singleMember();
 
     private static EtcdOptions options() {
-        return EtcdOptions.builder().ttl(Duration.ofSeconds(2)).requestTimeout(Duration.ofSeconds(1)).build();
+        return EtcdOptions.builder()
+                .ttl(Duration.ofSeconds(2))
+                .requestTimeout(Duration.ofSeconds(1))
+                .build();
     }
 
     @Test
@@ -46,20 +49,25 @@ class DiscoStatusTest {
         ExecutorService waiter = Executors.newSingleThreadExecutor();
         CountDownLatch release = new CountDownLatch(1);
         Instant before = Instant.now();
-        try (Client client = Etcd.client(ETCD.cluster()); Disco disco = EtcdProvider.disco(client, options())) {
+        try (Client client = Etcd.client(ETCD.cluster());
+                Disco disco = EtcdProvider.disco(client, options())) {
             DiscoStatus up = disco.status();
             assertEquals(DiscoStatus.State.UP, up.state());
             assertEquals(Duration.ofSeconds(2), up.ttl());
-            assertTrue(up.remainingValidity().compareTo(Duration.ZERO) > 0 && up.remainingValidity().compareTo(up.ttl()) <= 0, up.toString());
+            assertTrue(
+                    up.remainingValidity().compareTo(Duration.ZERO) > 0
+                            && up.remainingValidity().compareTo(up.ttl()) <= 0,
+                    up.toString());
             assertEquals(List.of(), disco.holdings());
 
             FencedLock lock = disco.lock(name);
             FencedReadWriteLock rw = disco.readWriteLock(rwName);
             long token = holder.submit(() -> {
-                lock.lock();
-                rw.readLock().lock();
-                return lock.token().value();
-            }).get(10, TimeUnit.SECONDS);
+                        lock.lock();
+                        rw.readLock().lock();
+                        return lock.token().value();
+                    })
+                    .get(10, TimeUnit.SECONDS);
             Future<Boolean> waiting = waiter.submit(() -> {
                 FencedLock other = disco.readWriteLock(rwName).writeLock();
                 boolean got = other.tryLock(20, TimeUnit.SECONDS);
@@ -70,27 +78,37 @@ class DiscoStatusTest {
 
             List<Holding> holdings = disco.holdings();
             assertEquals(2, holdings.size(), holdings.toString());
-            Holding h = holdings.stream().filter(x -> x.name().equals(name)).findFirst().orElseThrow();
+            Holding h = holdings.stream()
+                    .filter(x -> x.name().equals(name))
+                    .findFirst()
+                    .orElseThrow();
             assertEquals("lock", h.primitive());
             assertEquals(Holding.State.HELD, h.state());
             assertEquals(Optional.of(name + "/" + up.owner().orElseThrow()), h.key());
             assertEquals(token, h.token().orElseThrow().value());
             assertTrue(!h.since().isBefore(before.minusMillis(1)), h.toString());
-            Holding r = holdings.stream().filter(x -> x.name().equals(rwName)).findFirst().orElseThrow();
+            Holding r = holdings.stream()
+                    .filter(x -> x.name().equals(rwName))
+                    .findFirst()
+                    .orElseThrow();
             assertEquals("read/write lock (read)", r.primitive());
 
             holder.submit(() -> {
-                rw.readLock().unlock();
-                return null;
-            }).get(10, TimeUnit.SECONDS);
-            await().atMost(Duration.ofSeconds(10)).until(() -> disco.holdings().stream()
-                    .anyMatch(x -> x.name().equals(rwName) && x.primitive().equals("read/write lock (write)")));
+                        rw.readLock().unlock();
+                        return null;
+                    })
+                    .get(10, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> disco.holdings().stream()
+                            .anyMatch(x ->
+                                    x.name().equals(rwName) && x.primitive().equals("read/write lock (write)")));
             release.countDown();
             assertTrue(waiting.get(10, TimeUnit.SECONDS));
             holder.submit(() -> {
-                lock.unlock();
-                return null;
-            }).get(10, TimeUnit.SECONDS);
+                        lock.unlock();
+                        return null;
+                    })
+                    .get(10, TimeUnit.SECONDS);
             assertEquals(List.of(), disco.holdings());
             disco.close();
             assertEquals(DiscoStatus.State.CLOSED, disco.status().state());
@@ -116,7 +134,8 @@ class DiscoStatusTest {
                 etcd.startMember(0);
             }
             try (disco) {
-                await().atMost(Duration.ofSeconds(20)).until(() -> disco.status().state() == DiscoStatus.State.UP);
+                await().atMost(Duration.ofSeconds(20))
+                        .until(() -> disco.status().state() == DiscoStatus.State.UP);
                 FencedLock lock = disco.lock(uniquePrefix("healed"));
                 assertTrue(lock.tryLock(10, TimeUnit.SECONDS));
                 lock.unlock();

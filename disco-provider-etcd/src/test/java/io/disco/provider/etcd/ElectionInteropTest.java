@@ -44,12 +44,13 @@ class ElectionInteropTest {
         String name = uniquePrefix("elect-ctl-first");
         BlockingQueue<Leadership> seen = new LinkedBlockingQueue<>();
         try (Etcdctl ctl = Etcdctl.start(ETCD.cluster().endpoint(0), "elect", name, "ctl-value");
-             ElectionService java = EtcdProvider.newElection(ETCD.client(), name, ttl(10))) {
+                ElectionService java = EtcdProvider.newElection(ETCD.client(), name, ttl(10))) {
             String key = line(ctl, "leader key"); // printed once etcdctl is elected
             assertEquals("ctl-value", line(ctl, "leader value"));
             assertTrue(key.startsWith(name + "/"), key);
 
-            Leadership ctlLeader = java.leader().orElseThrow(() -> new AssertionError("leader() must see etcdctl's leader"));
+            Leadership ctlLeader =
+                    java.leader().orElseThrow(() -> new AssertionError("leader() must see etcdctl's leader"));
             assertEquals(key, ctlLeader.key());
             assertEquals("ctl-value", ctlLeader.value());
 
@@ -57,8 +58,11 @@ class ElectionInteropTest {
                 assertEquals(ctlLeader, seen.poll(5, SECONDS), "observe() must see etcdctl's leader");
 
                 CompletableFuture<Leadership> mine = java.campaignAsync("java-value");
-                await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(ETCD.client(), name).size() == 2);
-                assertThrows(TimeoutException.class, () -> mine.get(300, MILLISECONDS),
+                await().atMost(Duration.ofSeconds(5))
+                        .until(() -> keysUnder(ETCD.client(), name).size() == 2);
+                assertThrows(
+                        TimeoutException.class,
+                        () -> mine.get(300, MILLISECONDS),
                         "Java must not lead while etcdctl does");
 
                 ctl.interrupt(); // Ctrl-C: etcdctl resigns (revokes its session)
@@ -84,7 +88,8 @@ class ElectionInteropTest {
                 assertEquals("java-value-2", line(observer, "proclaimed value"));
 
                 try (Etcdctl candidate = Etcdctl.start(endpoint, "elect", name, "ctl-value")) {
-                    await().atMost(Duration.ofSeconds(10)).until(() -> keysUnder(ETCD.client(), name).size() == 2);
+                    await().atMost(Duration.ofSeconds(10))
+                            .until(() -> keysUnder(ETCD.client(), name).size() == 2);
                     assertNull(candidate.nextLine(500), "etcdctl must not be elected while Java leads");
 
                     java.resign();

@@ -26,9 +26,9 @@ class ElectionObserveRestartTest {
         String prefix = uniquePrefix("election-observe-restart");
         BlockingQueue<Leadership> seen = new LinkedBlockingQueue<>();
         try (Client client = Etcd.client(ETCD.cluster());
-             ElectionService leader = EtcdProvider.newElection(client, prefix, ttl(15));
-             ElectionService observer = EtcdProvider.newElection(client, prefix, ttl(15));
-             Observation ignored = observer.observe(seen::add)) {
+                ElectionService leader = EtcdProvider.newElection(client, prefix, ttl(15));
+                ElectionService observer = EtcdProvider.newElection(client, prefix, ttl(15));
+                Observation ignored = observer.observe(seen::add)) {
             Leadership l = leader.campaign("v1");
             assertEquals(l, seen.poll(5, SECONDS));
 

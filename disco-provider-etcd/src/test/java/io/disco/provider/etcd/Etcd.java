@@ -3,8 +3,8 @@ package io.disco.provider.etcd;
 import io.disco.testing.EtcdCluster;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
-import io.etcd.jetcd.maintenance.StatusResponse;
 import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.maintenance.StatusResponse;
 import io.etcd.jetcd.options.GetOption;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -16,12 +16,13 @@ import java.util.stream.Collectors;
 /** Test helpers around a real etcd. */
 final class Etcd {
 
-    private Etcd() {
-    }
+    private Etcd() {}
 
     static Client client(EtcdCluster etcd) {
-        return Client.builder().endpoints(etcd.endpoints().toArray(String[]::new))
-                .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(10))).build();
+        return Client.builder()
+                .endpoints(etcd.endpoints().toArray(String[]::new))
+                .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(10)))
+                .build();
     }
 
     /**
@@ -29,7 +30,10 @@ final class Etcd {
      * slow answer from a busy 2-core machine. Tests of deadlines set their own.
      */
     static EtcdOptions ttl(int seconds) {
-        return EtcdOptions.builder().ttl(Duration.ofSeconds(seconds)).requestTimeout(Duration.ofSeconds(10)).build();
+        return EtcdOptions.builder()
+                .ttl(Duration.ofSeconds(seconds))
+                .requestTimeout(Duration.ofSeconds(10))
+                .build();
     }
 
     /** A prefix no other test uses. */
@@ -43,10 +47,12 @@ final class Etcd {
 
     /** The keys under {@code prefix + "/"}, read linearizably. */
     static List<String> keysUnder(Client client, String prefix) throws Exception {
-        return client.getKVClient()
+        return client
+                .getKVClient()
                 .get(bytes(prefix + "/"), GetOption.builder().isPrefix(true).build())
                 .get(5, TimeUnit.SECONDS)
-                .getKvs().stream()
+                .getKvs()
+                .stream()
                 .map(KeyValue::getKey)
                 .map(k -> k.toString(StandardCharsets.UTF_8))
                 .sorted()
@@ -54,15 +60,21 @@ final class Etcd {
     }
 
     static long revision(Client client) throws Exception {
-        return client.getKVClient().get(bytes("/")).get(5, TimeUnit.SECONDS).getHeader().getRevision();
+        return client.getKVClient()
+                .get(bytes("/"))
+                .get(5, TimeUnit.SECONDS)
+                .getHeader()
+                .getRevision();
     }
 
     /** The index of a member that is the raft leader ({@code leader}) or a follower (not). */
     static int aMember(EtcdCluster etcd, boolean leader) throws Exception {
-        // A leader may still be being elected (a previous test killed or froze one): ask until one is found, up to 15 s.
+        // A leader may still be being elected (a previous test killed or froze one): ask until one is found, up to 15
+        // s.
         int[] found = {-1};
         org.awaitility.Awaitility.await("a " + (leader ? "leader" : "follower") + " in " + etcd.describe())
-                .atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(100))
+                .atMost(Duration.ofSeconds(15))
+                .pollInterval(Duration.ofMillis(100))
                 .until(() -> (found[0] = member(etcd, leader)) >= 0);
         return found[0];
     }
@@ -71,8 +83,10 @@ final class Etcd {
     private static int member(EtcdCluster etcd, boolean leader) throws Exception {
         for (int i = 0; i < etcd.size(); i++) {
             try (Client c = Client.builder().endpoints(etcd.endpoint(i)).build()) {
-                StatusResponse status = c.getMaintenanceClient().statusMember(etcd.endpoint(i)).get(10, TimeUnit.SECONDS);
-                if (status.getLeader() != 0 && (status.getLeader() == status.getHeader().getMemberId()) == leader) {
+                StatusResponse status =
+                        c.getMaintenanceClient().statusMember(etcd.endpoint(i)).get(10, TimeUnit.SECONDS);
+                if (status.getLeader() != 0
+                        && (status.getLeader() == status.getHeader().getMemberId()) == leader) {
                     return i;
                 }
             }

@@ -38,12 +38,14 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 final class EtcdContractBackend implements ContractBackend, BeforeAllCallback {
 
-    private static final ExtensionContext.Namespace SHARED = ExtensionContext.Namespace.create(EtcdContractBackend.class);
+    private static final ExtensionContext.Namespace SHARED =
+            ExtensionContext.Namespace.create(EtcdContractBackend.class);
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
 
     private final EtcdExtension etcd = EtcdExtension.sharedMember();
     /** Whether a stall freezes the member itself (SIGSTOP) rather than one client's link to it. */
     private final boolean stallFreezesMember;
+
     private volatile Client client;
     /** The run's root store: what a test makes for the whole run (a stallable client's proxy) is closed with it. */
     private volatile ExtensionContext.Store runStore;
@@ -52,16 +54,24 @@ final class EtcdContractBackend implements ContractBackend, BeforeAllCallback {
     public void beforeAll(ExtensionContext context) throws Exception {
         etcd.beforeAll(context);
         runStore = context.getRoot().getStore(SHARED);
-        client = context.getRoot().getStore(SHARED).getOrComputeIfAbsent("client", k -> {
-            Client c = Etcd.client(etcd.cluster());
-            try {
-                Etcd.revision(c); // connected before the first test's timed parts
-            } catch (Exception e) {
-                c.close();
-                throw new IllegalStateException("etcd does not answer at " + etcd.cluster().endpoints(), e);
-            }
-            return c;
-        }, Client.class);
+        client = context.getRoot()
+                .getStore(SHARED)
+                .getOrComputeIfAbsent(
+                        "client",
+                        k -> {
+                            Client c = Etcd.client(etcd.cluster());
+                            try {
+                                Etcd.revision(c); // connected before the first test's timed parts
+                            } catch (Exception e) {
+                                c.close();
+                                throw new IllegalStateException(
+                                        "etcd does not answer at "
+                                                + etcd.cluster().endpoints(),
+                                        e);
+                            }
+                            return c;
+                        },
+                        Client.class);
     }
 
     /** @return the shared client, for the etcd-specific parts of a test */
@@ -104,7 +114,8 @@ final class EtcdContractBackend implements ContractBackend, BeforeAllCallback {
      */
     @Override
     public StallableClient stallableDiscoBackend(Duration ttl, Duration requestTimeout) {
-        EtcdOptions options = EtcdOptions.builder().ttl(ttl).requestTimeout(requestTimeout).build();
+        EtcdOptions options =
+                EtcdOptions.builder().ttl(ttl).requestTimeout(requestTimeout).build();
         if (stallFreezesMember) {
             StallableClient.Link frozen = new StallableClient.Link() {
                 @Override
@@ -126,7 +137,8 @@ final class EtcdContractBackend implements ContractBackend, BeforeAllCallback {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        Client own = Client.builder().endpoints("http://127.0.0.1:" + proxy.port()).build();
+        Client own =
+                Client.builder().endpoints("http://127.0.0.1:" + proxy.port()).build();
         runStore.put(UUID.randomUUID(), (ExtensionContext.Store.CloseableResource) () -> {
             own.close();
             proxy.close();
@@ -151,8 +163,8 @@ final class EtcdContractBackend implements ContractBackend, BeforeAllCallback {
      * are closed when the run ends. Its endpoints are the proxy's.
      */
     @Override
-    public io.disco.testing.contract.UnreachableClient unreachableDiscoBackend(Duration ttl, Duration requestTimeout,
-                                                                               Duration ownerWait) {
+    public io.disco.testing.contract.UnreachableClient unreachableDiscoBackend(
+            Duration ttl, Duration requestTimeout, Duration ownerWait) {
         URI member = URI.create(etcd.cluster().endpoints().get(0));
         TcpProxy proxy;
         try {
@@ -161,7 +173,10 @@ final class EtcdContractBackend implements ContractBackend, BeforeAllCallback {
             throw new UncheckedIOException(e);
         }
         String endpoint = "127.0.0.1:" + proxy.port();
-        Client own = Client.builder().endpoints("http://" + endpoint).interceptor(EtcdDeadlines.unary(requestTimeout)).build();
+        Client own = Client.builder()
+                .endpoints("http://" + endpoint)
+                .interceptor(EtcdDeadlines.unary(requestTimeout))
+                .build();
         runStore.put(UUID.randomUUID(), (ExtensionContext.Store.CloseableResource) () -> {
             own.close();
             proxy.close();
@@ -177,7 +192,11 @@ final class EtcdContractBackend implements ContractBackend, BeforeAllCallback {
                 proxy.blackhole(false);
             }
         };
-        EtcdOptions options = EtcdOptions.builder().ttl(ttl).requestTimeout(requestTimeout).ownerWait(ownerWait).build();
+        EtcdOptions options = EtcdOptions.builder()
+                .ttl(ttl)
+                .requestTimeout(requestTimeout)
+                .ownerWait(ownerWait)
+                .build();
         return new io.disco.testing.contract.UnreachableClient(new EtcdDiscoBackend(own, options), endpoint, link);
     }
 
@@ -203,8 +222,13 @@ final class EtcdContractBackend implements ContractBackend, BeforeAllCallback {
     /** The key's lease, in hex as in the keys of etcd's Go recipes. */
     @Override
     public String ownerOf(String key) throws Exception {
-        List<io.etcd.jetcd.KeyValue> kvs = client.getKVClient().get(Etcd.bytes(key)).get(5, TimeUnit.SECONDS).getKvs();
-        return kvs.isEmpty() || kvs.get(0).getLease() == 0 ? null : Long.toHexString(kvs.get(0).getLease());
+        List<io.etcd.jetcd.KeyValue> kvs = client.getKVClient()
+                .get(Etcd.bytes(key))
+                .get(5, TimeUnit.SECONDS)
+                .getKvs();
+        return kvs.isEmpty() || kvs.get(0).getLease() == 0
+                ? null
+                : Long.toHexString(kvs.get(0).getLease());
     }
 
     /** Revokes the key's lease, as {@code etcdctl lease revoke} does. */
@@ -220,7 +244,9 @@ final class EtcdContractBackend implements ContractBackend, BeforeAllCallback {
     /** Advances the revision past the waiters' and compacts up to it. */
     @Override
     public void compactHistory() throws Exception {
-        client.getKVClient().put(Etcd.bytes("/contract/compaction-noise"), Etcd.bytes("x")).get(5, TimeUnit.SECONDS);
+        client.getKVClient()
+                .put(Etcd.bytes("/contract/compaction-noise"), Etcd.bytes("x"))
+                .get(5, TimeUnit.SECONDS);
         client.getKVClient().compact(Etcd.revision(client)).get(5, TimeUnit.SECONDS);
     }
 

@@ -42,7 +42,10 @@ class EtcdOutageTest {
 
     /** TTL 2 s, so the default owner wait is 2 s; each request waits at most 1 s. */
     private static EtcdOptions options() {
-        return EtcdOptions.builder().ttl(Duration.ofSeconds(2)).requestTimeout(Duration.ofSeconds(1)).build();
+        return EtcdOptions.builder()
+                .ttl(Duration.ofSeconds(2))
+                .requestTimeout(Duration.ofSeconds(1))
+                .build();
     }
 
     /** The owner wait, plus an open attempt in progress (the request timeout), plus a loaded machine's slack. */
@@ -57,7 +60,8 @@ class EtcdOutageTest {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         PrintStream stderr = System.err;
         System.setErr(new PrintStream(new Tee(stderr, captured), true, StandardCharsets.UTF_8));
-        try (Client client = Etcd.client(etcd); Disco disco = EtcdProvider.disco(client, options())) {
+        try (Client client = Etcd.client(etcd);
+                Disco disco = EtcdProvider.disco(client, options())) {
             FencedLock lock = disco.lock(name);
             lock.lock();
             lock.unlock();
@@ -65,21 +69,25 @@ class EtcdOutageTest {
             etcd.stopMember(0);
             long stopped = System.nanoTime();
             await().atMost(Duration.ofSeconds(15)).until(() -> disco.status().state() == DiscoStatus.State.HEALING);
-            System.out.printf("HEALING %d ms after etcd stopped: %s%n", (System.nanoTime() - stopped) / 1_000_000, disco.status());
+            System.out.printf(
+                    "HEALING %d ms after etcd stopped: %s%n",
+                    (System.nanoTime() - stopped) / 1_000_000, disco.status());
 
             // 50 request threads call lock(), as the README's first example did.
             List<CompletableFuture<Long>> calls = new ArrayList<>();
             for (int i = 0; i < 50; i++) {
                 String n = name + "-" + (i % 5);
-                calls.add(CompletableFuture.supplyAsync(() -> {
-                    long start = System.nanoTime();
-                    try {
-                        disco.lock(n).lock();
-                    } catch (DiscoException e) {
-                        return System.nanoTime() - start;
-                    }
-                    throw new AssertionError("lock() returned while etcd was down");
-                }, threads));
+                calls.add(CompletableFuture.supplyAsync(
+                        () -> {
+                            long start = System.nanoTime();
+                            try {
+                                disco.lock(n).lock();
+                            } catch (DiscoException e) {
+                                return System.nanoTime() - start;
+                            }
+                            throw new AssertionError("lock() returned while etcd was down");
+                        },
+                        threads));
             }
             // status() answers at once while they wait, every time.
             long slowest = 0;
@@ -97,46 +105,63 @@ class EtcdOutageTest {
             for (CompletableFuture<Long> c : calls) {
                 longest = Math.max(longest, c.get(BOUND_MS + 2_000, TimeUnit.MILLISECONDS));
             }
-            System.out.printf("lock() with etcd down: the longest of 50 threw after %d ms (owner wait 2000 ms)%n", longest / 1_000_000);
-            assertTrue(longest < TimeUnit.MILLISECONDS.toNanos(BOUND_MS), "the longest lock() took " + longest / 1_000_000 + " ms");
+            System.out.printf(
+                    "lock() with etcd down: the longest of 50 threw after %d ms (owner wait 2000 ms)%n",
+                    longest / 1_000_000);
+            assertTrue(
+                    longest < TimeUnit.MILLISECONDS.toNanos(BOUND_MS),
+                    "the longest lock() took " + longest / 1_000_000 + " ms");
             Throwable thrown = failure(() -> disco.lock(name).lock());
             assertInstanceOf(DiscoException.class, thrown);
             System.out.println("lock() with etcd down throws: " + thrown);
             assertTrue(thrown.getMessage().contains(hostPort), "names the endpoint: " + thrown.getMessage());
-            assertTrue(thrown.getMessage().contains("refused"), "says the connection is refused: " + thrown.getMessage());
+            assertTrue(
+                    thrown.getMessage().contains("refused"), "says the connection is refused: " + thrown.getMessage());
             // tryLock(timeout) keeps its own bound: false, or the same failure, never a hang
-            assertTrue(CompletableFuture.supplyAsync(() -> {
-                try {
-                    return disco.lock(name).tryLock(300, TimeUnit.MILLISECONDS);
-                } catch (DiscoException e) {
-                    return false;
-                } catch (InterruptedException e) {
-                    throw new AssertionError(e);
-                }
-            }, threads).get(5, TimeUnit.SECONDS) == Boolean.FALSE);
+            assertTrue(CompletableFuture.supplyAsync(
+                                    () -> {
+                                        try {
+                                            return disco.lock(name).tryLock(300, TimeUnit.MILLISECONDS);
+                                        } catch (DiscoException e) {
+                                            return false;
+                                        } catch (InterruptedException e) {
+                                            throw new AssertionError(e);
+                                        }
+                                    },
+                                    threads)
+                            .get(5, TimeUnit.SECONDS)
+                    == Boolean.FALSE);
 
             etcd.startMember(0);
             long answering;
             try (Client probe = Etcd.client(etcd)) {
-                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10)).ignoreExceptions()
+                await().atMost(Duration.ofSeconds(30))
+                        .pollInterval(Duration.ofMillis(10))
+                        .ignoreExceptions()
                         .until(() -> probe.getKVClient().get(Etcd.bytes("/")).get(200, TimeUnit.MILLISECONDS) != null);
                 answering = System.nanoTime();
             }
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10))
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(10))
                     .until(() -> disco.status().state() == DiscoStatus.State.UP);
             long upAfter = System.nanoTime() - answering;
             System.out.printf("UP %d ms after etcd answered again%n", upAfter / 1_000_000);
             assertTrue(upAfter < TimeUnit.SECONDS.toNanos(2), "UP " + upAfter / 1_000_000 + " ms after etcd answered");
             String lease = disco.status().owner().orElseThrow();
-            assertTrue(CompletableFuture.supplyAsync(() -> {
-                FencedLock l = disco.lock(name);
-                l.lock();
-                l.unlock();
-                return true;
-            }, threads).get(10, TimeUnit.SECONDS));
+            assertTrue(CompletableFuture.supplyAsync(
+                            () -> {
+                                FencedLock l = disco.lock(name);
+                                l.lock();
+                                l.unlock();
+                                return true;
+                            },
+                            threads)
+                    .get(10, TimeUnit.SECONDS));
 
             String log = log(captured);
-            List<String> back = log.lines().filter(l -> l.contains("INFO") && l.contains("owner again")).toList();
+            List<String> back = log.lines()
+                    .filter(l -> l.contains("INFO") && l.contains("owner again"))
+                    .toList();
             System.out.println("logged: " + back);
             assertEquals(1, back.size(), "one INFO line when the owner is back:\n" + log);
             assertTrue(back.get(0).contains(lease), "names the new lease: " + back.get(0));
@@ -154,24 +179,30 @@ class EtcdOutageTest {
     @Test
     void upWithinTwoSecondsOfEtcdAnsweringAfterALongOutage() throws Exception {
         EtcdCluster etcd = ETCD.cluster();
-        try (Client client = Etcd.client(etcd); Disco disco = EtcdProvider.disco(client, options())) {
+        try (Client client = Etcd.client(etcd);
+                Disco disco = EtcdProvider.disco(client, options())) {
             etcd.stopMember(0);
             long stopped = System.nanoTime();
             await().atMost(Duration.ofSeconds(15)).until(() -> disco.status().state() == DiscoStatus.State.HEALING);
             // the outage itself: 15 s of etcd being down is the fault, not a wait for an event
-            await().pollDelay(Duration.ofSeconds(15)).atMost(Duration.ofSeconds(16))
+            await().pollDelay(Duration.ofSeconds(15))
+                    .atMost(Duration.ofSeconds(16))
                     .until(() -> System.nanoTime() - stopped >= TimeUnit.SECONDS.toNanos(15));
             etcd.startMember(0);
             long answering;
             try (Client probe = Etcd.client(etcd)) {
-                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10)).ignoreExceptions()
+                await().atMost(Duration.ofSeconds(30))
+                        .pollInterval(Duration.ofMillis(10))
+                        .ignoreExceptions()
                         .until(() -> probe.getKVClient().get(Etcd.bytes("/")).get(200, TimeUnit.MILLISECONDS) != null);
                 answering = System.nanoTime();
             }
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(10))
+            await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(10))
                     .until(() -> disco.status().state() == DiscoStatus.State.UP);
             long upAfter = System.nanoTime() - answering;
-            System.out.printf("after a %d s outage: UP %d ms after etcd answered again%n",
+            System.out.printf(
+                    "after a %d s outage: UP %d ms after etcd answered again%n",
                     (answering - stopped) / 1_000_000_000, upAfter / 1_000_000);
             assertTrue(upAfter < TimeUnit.SECONDS.toNanos(2), "UP " + upAfter / 1_000_000 + " ms after etcd answered");
         }

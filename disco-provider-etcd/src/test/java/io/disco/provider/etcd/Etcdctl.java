@@ -20,17 +20,20 @@ final class Etcdctl implements AutoCloseable {
 
     private Etcdctl(Process process) {
         this.process = process;
-        Thread reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line; (line = r.readLine()) != null; ) {
-                    lines.add(line);
-                }
-            } catch (IOException ignored) {
-                // the process ended
-            } finally {
-                eof.complete(null);
-            }
-        }, "etcdctl-stdout");
+        Thread reader = new Thread(
+                () -> {
+                    try (BufferedReader r = new BufferedReader(
+                            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                        for (String line; (line = r.readLine()) != null; ) {
+                            lines.add(line);
+                        }
+                    } catch (IOException ignored) {
+                        // the process ended
+                    } finally {
+                        eof.complete(null);
+                    }
+                },
+                "etcdctl-stdout");
         reader.setDaemon(true);
         reader.start();
     }
@@ -53,7 +56,8 @@ final class Etcdctl implements AutoCloseable {
                 return f.getPath();
             }
         }
-        throw new IllegalStateException("etcdctl not found on PATH: install it with `apt-get install etcd-client` (Debian/Ubuntu)");
+        throw new IllegalStateException(
+                "etcdctl not found on PATH: install it with `apt-get install etcd-client` (Debian/Ubuntu)");
     }
 
     /** The next line of output, or null when none came within {@code millis}. */

@@ -66,43 +66,56 @@ class FencedLockTest {
         });
         resource.start();
         URI base = URI.create("http://127.0.0.1:" + resource.getAddress().getPort());
-        Process child = new ProcessBuilder(ProcessHandle.current().info().command().orElseThrow(), "-cp",
-                System.getProperty("java.class.path"), LockViewChild.class.getName(),
-                String.join(",", ETCD.cluster().endpoints()), prefix, base.toString(), "15")
-                .redirectErrorStream(true).start();
-        CompletableFuture<String> childOut = CompletableFuture.supplyAsync(() ->
-                new BufferedReader(new InputStreamReader(child.getInputStream(), UTF_8)).lines()
-                        .reduce("", (a, b) -> a + b + "\n"), THREADS);
+        Process child = new ProcessBuilder(
+                        ProcessHandle.current().info().command().orElseThrow(),
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        LockViewChild.class.getName(),
+                        String.join(",", ETCD.cluster().endpoints()),
+                        prefix,
+                        base.toString(),
+                        "15")
+                .redirectErrorStream(true)
+                .start();
+        CompletableFuture<String> childOut = CompletableFuture.supplyAsync(
+                () -> new BufferedReader(new InputStreamReader(child.getInputStream(), UTF_8))
+                        .lines()
+                        .reduce("", (a, b) -> a + b + "\n"),
+                THREADS);
         ExecutorService threads = Executors.newFixedThreadPool(4);
         HttpClient http = HttpClient.newHttpClient();
         try (EtcdSession session = EtcdSession.open(ETCD.client(), Etcd.ttl(10));
-             LockService service = session.newLock(prefix)) {
+                LockService service = session.newLock(prefix)) {
             FencedLock view = FencedLocks.of(service);
             List<CompletableFuture<Void>> workers = new ArrayList<>();
             for (int t = 0; t < 4; t++) {
-                workers.add(CompletableFuture.runAsync(() -> {
-                    for (int i = 0; i < 10; i++) {
-                        view.lock();
-                        try {
-                            long token = view.token().value();
-                            LockViewChild.call(http, base.resolve("/enter?token=" + token));
-                            view.lock(); // reentrant: same hold, same token
-                            assertEquals(2, view.getHoldCount());
-                            assertEquals(token, view.token().value());
-                            view.unlock();
-                            LockViewChild.call(http, base.resolve("/exit?token=" + token));
-                        } catch (Exception e) {
-                            throw new IllegalStateException(e);
-                        } finally {
-                            view.unlock();
-                        }
-                    }
-                }, threads));
+                workers.add(CompletableFuture.runAsync(
+                        () -> {
+                            for (int i = 0; i < 10; i++) {
+                                view.lock();
+                                try {
+                                    long token = view.token().value();
+                                    LockViewChild.call(http, base.resolve("/enter?token=" + token));
+                                    view.lock(); // reentrant: same hold, same token
+                                    assertEquals(2, view.getHoldCount());
+                                    assertEquals(token, view.token().value());
+                                    view.unlock();
+                                    LockViewChild.call(http, base.resolve("/exit?token=" + token));
+                                } catch (Exception e) {
+                                    throw new IllegalStateException(e);
+                                } finally {
+                                    view.unlock();
+                                }
+                            }
+                        },
+                        threads));
             }
             CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
             assertTrue(child.waitFor(120, TimeUnit.SECONDS), "the second process finished");
             // what the child printed, less its log lines (the etcd version warning, on 3.4.23)
-            String printed = childOut.get(10, TimeUnit.SECONDS).lines().filter(l -> !l.matches("^[0-9:.]+ \\[.*\\] (WARN|INFO) .*"))
+            String printed = childOut.get(10, TimeUnit.SECONDS)
+                    .lines()
+                    .filter(l -> !l.matches("^[0-9:.]+ \\[.*\\] (WARN|INFO) .*"))
                     .reduce("", (a, b) -> a + b + "\n");
             assertEquals("DONE\n", printed);
         } finally {
@@ -117,5 +130,4 @@ class FencedLockTest {
         }
         assertTrue(Etcd.keysUnder(ETCD.client(), prefix).isEmpty());
     }
-
 }

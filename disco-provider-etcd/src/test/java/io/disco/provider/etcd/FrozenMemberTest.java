@@ -49,16 +49,17 @@ class FrozenMemberTest {
      * under the freeze plus one renewal interval that is a real loss of every session (seen with
      * TTL 4 s and a 3 s freeze), which the library reports; this test is about hand-overs.
      */
-    private static final EtcdOptions OPTIONS = EtcdOptions.builder().ttl(Duration.ofSeconds(10))
-            .requestTimeout(Duration.ofSeconds(5)).build();
+    private static final EtcdOptions OPTIONS = EtcdOptions.builder()
+            .ttl(Duration.ofSeconds(10))
+            .requestTimeout(Duration.ofSeconds(5))
+            .build();
 
     /** One owner's round: acquire, hold briefly, release; returns the token it was granted. */
     interface Round {
         FencingToken run() throws Exception;
     }
 
-    record GrantAt(long nanos, long token) {
-    }
+    record GrantAt(long nanos, long token) {}
 
     @Test
     void lockHandOversGoOnWhileAMemberIsFrozenOrKilled() throws Exception {
@@ -94,11 +95,9 @@ class FrozenMemberTest {
         boolean lost();
     }
 
-    record Held(FencingToken token, Release release, Lost lost) {
-    }
+    record Held(FencingToken token, Release release, Lost lost) {}
 
-    record Owner(AutoCloseable service, Acquire acquire) {
-    }
+    record Owner(AutoCloseable service, Acquire acquire) {}
 
     interface OwnerFactory {
         Owner open(Client client, String prefix) throws Exception;
@@ -116,7 +115,9 @@ class FrozenMemberTest {
         List<Thread> threads = new ArrayList<>();
         try {
             for (int i = 0; i < OWNERS; i++) {
-                Client c = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).build();
+                Client c = Client.builder()
+                        .endpoints(etcd.endpoints().toArray(String[]::new))
+                        .build();
                 clients.add(c);
                 Owner o = factory.open(c, prefix);
                 owners.add(o);
@@ -144,7 +145,9 @@ class FrozenMemberTest {
                 Thread.sleep(1000);
                 long to = System.nanoTime();
                 long gap = longestGapMs(grants, from, to);
-                long count = grants.stream().filter(g -> g.nanos() >= from && g.nanos() <= to).count();
+                long count = grants.stream()
+                        .filter(g -> g.nanos() >= from && g.nanos() <= to)
+                        .count();
                 report.add(String.format("%s (member %d): %d grants, longest gap %d ms", fault, member, count, gap));
                 maxGap = Math.max(maxGap, gap);
             }
@@ -153,7 +156,8 @@ class FrozenMemberTest {
                 t.join(TimeUnit.SECONDS.toMillis(15));
                 assertTrue(!t.isAlive(), t.getName() + " is stuck");
             }
-            long slowestRelease = releaseMs.stream().mapToLong(Long::longValue).max().orElse(0);
+            long slowestRelease =
+                    releaseMs.stream().mapToLong(Long::longValue).max().orElse(0);
             System.out.printf("%s with one member faulty: %s; slowest release %d ms%n", kind, report, slowestRelease);
             assertEquals(List.of(), problems, "no loss and no error while one member is faulty");
             assertTrue(maxGap < MAX_GAP_MS, kind + ": hand-overs stalled: " + report);
@@ -175,7 +179,8 @@ class FrozenMemberTest {
         }
     }
 
-    private static void loop(Owner o, AtomicBoolean stop, List<GrantAt> grants, List<Long> releaseMs, List<String> problems) {
+    private static void loop(
+            Owner o, AtomicBoolean stop, List<GrantAt> grants, List<Long> releaseMs, List<String> problems) {
         while (!stop.get()) {
             try {
                 Held h = o.acquire().acquire();
@@ -232,9 +237,14 @@ class FrozenMemberTest {
                 others.add(etcd.endpoint(i));
             }
         }
-        try (Client client = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).interceptor(counter).build();
-             Client outside = Client.builder().endpoints(others.toArray(String[]::new)).build();
-             EtcdSession session = EtcdSession.open(client, OPTIONS)) {
+        try (Client client = Client.builder()
+                        .endpoints(etcd.endpoints().toArray(String[]::new))
+                        .interceptor(counter)
+                        .build();
+                Client outside = Client.builder()
+                        .endpoints(others.toArray(String[]::new))
+                        .build();
+                EtcdSession session = EtcdSession.open(client, OPTIONS)) {
             List<LockService> locks = new ArrayList<>();
             List<String> keys = new ArrayList<>();
             for (int i = 0; i < 30; i++) {
@@ -254,13 +264,17 @@ class FrozenMemberTest {
                     try {
                         locks.get(i).done().toCompletableFuture().get(10, TimeUnit.SECONDS);
                     } catch (TimeoutException e) {
-                        throw new AssertionError("lock " + i + " did not report its deleted key within 10 s: its watch"
-                                + " stayed on the frozen member", e);
+                        throw new AssertionError(
+                                "lock " + i + " did not report its deleted key within 10 s: its watch"
+                                        + " stayed on the frozen member",
+                                e);
                     }
                 }
                 long reads = counter.calls("KV/Range") - readsBefore;
-                System.out.printf("30 held keys deleted while a follower was frozen: every done() within %d ms;"
-                        + " %d own keys read by watches that were moved%n", (System.nanoTime() - deletedAt) / 1_000_000, reads);
+                System.out.printf(
+                        "30 held keys deleted while a follower was frozen: every done() within %d ms;"
+                                + " %d own keys read by watches that were moved%n",
+                        (System.nanoTime() - deletedAt) / 1_000_000, reads);
                 assertTrue(reads > 0, "no own-key watch was on the frozen member (none was moved and read its key)");
                 assertTrue(session.err().isEmpty(), "the session itself is not lost");
             } finally {

@@ -66,7 +66,8 @@ class GoInteropTest {
     @Test
     void mutexGoHoldsJavaWaits() throws Exception {
         String name = uniquePrefix("go-mutex-a");
-        try (GoRecipes go = go(); LockService java = EtcdProvider.newLock(client, name, ttl(30))) {
+        try (GoRecipes go = go();
+                LockService java = EtcdProvider.newLock(client, name, ttl(30))) {
             long goRev = GoRecipes.revision(go.send("lock " + name).expect("locked", SOON));
             CompletableFuture<Grant> waiting = java.lockAsync();
             assertWaiting(waiting);
@@ -82,17 +83,23 @@ class GoInteropTest {
     @Test
     void goHoldersAreListedWithEmptyMetadata() throws Exception {
         String name = uniquePrefix("go-listed");
-        try (GoRecipes goWriter = go(); GoRecipes goMutex = go(); EtcdSession s = EtcdSession.open(client, ttl(30))) {
+        try (GoRecipes goWriter = go();
+                GoRecipes goMutex = go();
+                EtcdSession s = EtcdSession.open(client, ttl(30))) {
             RWLockService reader = s.newRWLock(name);
             goWriter.send("wlock " + name).expect("wlocked", SOON);
             CompletableFuture<RWGrant> r = reader.rLockAsync();
-            await().atMost(SOON).until(() -> s.claimants(io.disco.core.Primitive.RWLOCK, name).size() == 2);
+            await().atMost(SOON)
+                    .until(() ->
+                            s.claimants(io.disco.core.Primitive.RWLOCK, name).size() == 2);
             List<io.disco.core.Claimant> cs = s.claimants(io.disco.core.Primitive.RWLOCK, name);
             assertEquals(io.disco.core.ClaimMetadata.EMPTY, cs.get(0).metadata());
             assertEquals(io.disco.core.Claimant.Role.HOLDER, cs.get(0).role());
             assertEquals(io.disco.core.Claimant.Mode.EXCLUSIVE, cs.get(0).mode());
             assertEquals(java.util.Optional.empty(), cs.get(0).token(), "a Go writer has no token");
-            assertEquals(io.disco.core.ClaimMetadata.Source.DISCO, cs.get(1).metadata().source());
+            assertEquals(
+                    io.disco.core.ClaimMetadata.Source.DISCO,
+                    cs.get(1).metadata().source());
             assertEquals(io.disco.core.Claimant.Role.WAITER, cs.get(1).role());
             goWriter.send("wunlock").expect("wunlocked", SOON);
             r.get(5, SECONDS);
@@ -112,7 +119,8 @@ class GoInteropTest {
     @Test
     void mutexJavaHoldsGoWaits() throws Exception {
         String name = uniquePrefix("go-mutex-b");
-        try (GoRecipes go = go(); LockService java = EtcdProvider.newLock(client, name, ttl(30))) {
+        try (GoRecipes go = go();
+                LockService java = EtcdProvider.newLock(client, name, ttl(30))) {
             Grant g = java.lock();
             go.send("lock " + name);
             go.expectNothing(WAITING);
@@ -127,11 +135,14 @@ class GoInteropTest {
     void electionBothWays() throws Exception {
         String name = uniquePrefix("go-election");
         List<String> seenByJava = new CopyOnWriteArrayList<>();
-        try (GoRecipes goLeader = go(); GoRecipes goObserver = go(); GoRecipes goCandidate = go();
-             ElectionService java = EtcdProvider.newElection(client, name, ttl(30));
-             ElectionService javaObserver = EtcdProvider.newElection(client, name, ttl(30));
-             Observation obs = javaObserver.observe(l -> seenByJava.add(l.value()))) {
-            long goRev = GoRecipes.revision(goLeader.send("campaign " + name + " go-1").expect("elected", SOON));
+        try (GoRecipes goLeader = go();
+                GoRecipes goObserver = go();
+                GoRecipes goCandidate = go();
+                ElectionService java = EtcdProvider.newElection(client, name, ttl(30));
+                ElectionService javaObserver = EtcdProvider.newElection(client, name, ttl(30));
+                Observation obs = javaObserver.observe(l -> seenByJava.add(l.value()))) {
+            long goRev = GoRecipes.revision(
+                    goLeader.send("campaign " + name + " go-1").expect("elected", SOON));
             await().atMost(SOON).until(() -> seenByJava.contains("go-1"));
             assertEquals("go-1", java.leader().orElseThrow().value());
             goLeader.send("proclaim go-2").expect("proclaimed", SOON);
@@ -151,9 +162,11 @@ class GoInteropTest {
             goCandidate.send("campaign " + name + " go-3");
             goCandidate.expectNothing(WAITING);
             java.resign();
-            assertTrue(GoRecipes.revision(goCandidate.expect("elected", SOON)) > l.token().value());
+            assertTrue(GoRecipes.revision(goCandidate.expect("elected", SOON))
+                    > l.token().value());
             await().atMost(SOON).until(() -> seenByJava.contains("go-3"));
-            assertEquals(List.of("go-1", "go-2", "java-1", "java-2", "go-3"), seenByJava, "every term and value, in order");
+            assertEquals(
+                    List.of("go-1", "go-2", "java-1", "java-2", "go-3"), seenByJava, "every term and value, in order");
             goCandidate.send("resign").expect("resigned", SOON);
         }
         assertEquals(List.of(), keysUnder(client, name));
@@ -163,8 +176,8 @@ class GoInteropTest {
     void javaReadersReleaseAndAGoWriterIsAdmittedWithinASecond() throws Exception {
         String name = uniquePrefix("go-rw-a");
         try (GoRecipes goWriter = go();
-             RWLockService r1 = EtcdProvider.newRWLock(client, name, ttl(30));
-             RWLockService r2 = EtcdProvider.newRWLock(client, name, ttl(30))) {
+                RWLockService r1 = EtcdProvider.newRWLock(client, name, ttl(30));
+                RWLockService r2 = EtcdProvider.newRWLock(client, name, ttl(30))) {
             r1.rLock();
             r2.rLock();
             goWriter.send("wlock " + name);
@@ -174,7 +187,9 @@ class GoInteropTest {
             long released = System.nanoTime();
             r2.rUnlock();
             goWriter.expect("wlocked", Duration.ofSeconds(1));
-            System.out.printf("Go writer admitted %d ms after the last Java reader released%n", (System.nanoTime() - released) / 1_000_000);
+            System.out.printf(
+                    "Go writer admitted %d ms after the last Java reader released%n",
+                    (System.nanoTime() - released) / 1_000_000);
             goWriter.send("wunlock").expect("wunlocked", SOON);
         }
         assertEquals(List.of(), keysUnder(client, name));
@@ -184,8 +199,8 @@ class GoInteropTest {
     void aGoWriterHoldsAndJavaReadersAreAdmittedTogether() throws Exception {
         String name = uniquePrefix("go-rw-b");
         try (GoRecipes goWriter = go();
-             RWLockService r1 = EtcdProvider.newRWLock(client, name, ttl(30));
-             RWLockService r2 = EtcdProvider.newRWLock(client, name, ttl(30))) {
+                RWLockService r1 = EtcdProvider.newRWLock(client, name, ttl(30));
+                RWLockService r2 = EtcdProvider.newRWLock(client, name, ttl(30))) {
             goWriter.send("wlock " + name).expect("wlocked", SOON);
             CompletableFuture<RWGrant> a = r1.rLockAsync();
             CompletableFuture<RWGrant> b = r2.rLockAsync();
@@ -202,8 +217,9 @@ class GoInteropTest {
     @Test
     void aJavaWriterAndGoReadersExcludeEachOther() throws Exception {
         String name = uniquePrefix("go-rw-c");
-        try (GoRecipes goReader1 = go(); GoRecipes goReader2 = go();
-             RWLockService writer = EtcdProvider.newRWLock(client, name, ttl(30))) {
+        try (GoRecipes goReader1 = go();
+                GoRecipes goReader2 = go();
+                RWLockService writer = EtcdProvider.newRWLock(client, name, ttl(30))) {
             writer.lock();
             goReader1.send("rlock " + name);
             goReader2.send("rlock " + name);
@@ -227,8 +243,8 @@ class GoInteropTest {
     void aMixedQueueKeepsItsOrderAndAGoWriterDoesNotEndAReadPhase() throws Exception {
         String name = uniquePrefix("go-rw-d");
         try (GoRecipes goWriter = go();
-             RWLockService r1 = EtcdProvider.newRWLock(client, name, ttl(30));
-             RWLockService r2 = EtcdProvider.newRWLock(client, name, ttl(30))) {
+                RWLockService r1 = EtcdProvider.newRWLock(client, name, ttl(30));
+                RWLockService r2 = EtcdProvider.newRWLock(client, name, ttl(30))) {
             RWGrant first = r1.rLock();
             goWriter.send("wlock " + name);
             await().atMost(SOON).until(() -> keysUnder(client, name).size() == 2); // the Go writer is queued
@@ -249,7 +265,8 @@ class GoInteropTest {
     @Test
     void releasesLeaveOnlyTheOtherHoldersKeys() throws Exception {
         String name = uniquePrefix("released");
-        try (EtcdSession a = EtcdSession.open(client, ttl(30)); EtcdSession b = EtcdSession.open(client, ttl(30))) {
+        try (EtcdSession a = EtcdSession.open(client, ttl(30));
+                EtcdSession b = EtcdSession.open(client, ttl(30))) {
             String aRead = name + "/read/" + EtcdSession.hex(a.leaseId());
             String bRead = name + "/read/" + EtcdSession.hex(b.leaseId());
             RWLockService ra = a.newRWLock(name);
@@ -262,7 +279,10 @@ class GoInteropTest {
             await().atMost(SOON).until(() -> keysUnder(client, name).size() == 2);
             rb.close();
             await().atMost(SOON).until(() -> ra.held().isPresent());
-            assertEquals(List.of(name + "/write/" + EtcdSession.hex(a.leaseId())), keysUnder(client, name), "close() leaves the writer only");
+            assertEquals(
+                    List.of(name + "/write/" + EtcdSession.hex(a.leaseId())),
+                    keysUnder(client, name),
+                    "close() leaves the writer only");
             ra.unlock();
             assertEquals(List.of(), keysUnder(client, name), "unlock() leaves nothing");
             assertFalse(keysUnder(client, name).contains(aRead));

@@ -44,17 +44,21 @@ final class GoRecipes implements AutoCloseable {
 
     private GoRecipes(List<String> endpoints, int ttlSeconds) throws Exception {
         process = new ProcessBuilder(build().toString(), String.join(",", endpoints), String.valueOf(ttlSeconds))
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         in = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
-        Thread reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line; (line = r.readLine()) != null; ) {
-                    answers.add(line);
-                }
-            } catch (IOException e) {
-                answers.add("error " + e);
-            }
-        }, "go-recipes-stdout");
+        Thread reader = new Thread(
+                () -> {
+                    try (BufferedReader r = new BufferedReader(
+                            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                        for (String line; (line = r.readLine()) != null; ) {
+                            answers.add(line);
+                        }
+                    } catch (IOException e) {
+                        answers.add("error " + e);
+                    }
+                },
+                "go-recipes-stdout");
         reader.setDaemon(true);
         reader.start();
         lease = expect("ready", Duration.ofSeconds(15)).split(" ")[1];
@@ -75,7 +79,9 @@ final class GoRecipes implements AutoCloseable {
     String expect(String word, Duration within) throws InterruptedException {
         String line = answers.poll(within.toMillis(), TimeUnit.MILLISECONDS);
         assertNotNull(line, "the Go program did not answer '" + word + "' within " + within.toMillis() + " ms");
-        assertTrue(line.equals(word) || line.startsWith(word + " "), "the Go program answered '" + line + "', expected '" + word + "'");
+        assertTrue(
+                line.equals(word) || line.startsWith(word + " "),
+                "the Go program answered '" + line + "', expected '" + word + "'");
         return line;
     }
 
@@ -108,13 +114,20 @@ final class GoRecipes implements AutoCloseable {
             throw new AssertionError("etcd's Go sources are missing (" + GOPATH + "/src/go.etcd.io/etcd); " + INSTALL);
         }
         byte[] source = Files.readAllBytes(SOURCE);
-        String hash = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(source)).substring(0, 16);
+        String hash = HexFormat.of()
+                .formatHex(MessageDigest.getInstance("SHA-256").digest(source))
+                .substring(0, 16);
         Path dir = Paths.get(System.getProperty("user.home"), ".cache", "disco-go-interop", hash);
         Path bin = dir.resolve("interop");
         if (!Files.isExecutable(bin)) {
             Files.createDirectories(dir);
             Path tmp = Files.createTempFile(dir, "interop", ".tmp");
-            ProcessBuilder pb = new ProcessBuilder("go", "build", "-o", tmp.toString(), SOURCE.toAbsolutePath().toString())
+            ProcessBuilder pb = new ProcessBuilder(
+                            "go",
+                            "build",
+                            "-o",
+                            tmp.toString(),
+                            SOURCE.toAbsolutePath().toString())
                     .redirectErrorStream(true);
             pb.environment().put("GO111MODULE", "off");
             pb.environment().put("GOPATH", GOPATH);

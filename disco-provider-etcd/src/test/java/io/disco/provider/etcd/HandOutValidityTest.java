@@ -47,12 +47,18 @@ class HandOutValidityTest {
     }
 
     private static EtcdOptions options(int ttlSeconds) {
-        return EtcdOptions.builder().ttl(Duration.ofSeconds(ttlSeconds)).requestTimeout(Duration.ofSeconds(3)).build();
+        return EtcdOptions.builder()
+                .ttl(Duration.ofSeconds(ttlSeconds))
+                .requestTimeout(Duration.ofSeconds(3))
+                .build();
     }
 
     /** A client through the interceptors, connected before the timed parts (its first request pays for the connection). */
     private static Client client(DelayingInterceptor first, DelayingInterceptor... more) throws Exception {
-        Client client = Client.builder().endpoints(ETCD.cluster().endpoints().toArray(String[]::new)).interceptor(first, more).build();
+        Client client = Client.builder()
+                .endpoints(ETCD.cluster().endpoints().toArray(String[]::new))
+                .interceptor(first, more)
+                .build();
         Etcd.revision(client);
         return client;
     }
@@ -65,13 +71,15 @@ class HandOutValidityTest {
     void aSessionWhoseGrantWasAnsweredLateIsRenewedBeforeItIsHandedOut() throws Exception {
         int ttl = 3;
         try (DelayingInterceptor grants = new DelayingInterceptor("LeaseGrant").delay(2000);
-             Client client = client(grants)) {
+                Client client = client(grants)) {
             long start = System.nanoTime();
             try (EtcdSession session = EtcdSession.open(client, options(ttl))) {
                 long atHandOut = session.remainingValidity().toMillis();
                 long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-                System.out.printf("grant answered 2000 ms late, TTL %d s: open took %d ms, remaining validity at hand-out %d ms"
-                        + " (threshold %d ms)%n", ttl, took, atHandOut, threshold(ttl));
+                System.out.printf(
+                        "grant answered 2000 ms late, TTL %d s: open took %d ms, remaining validity at hand-out %d ms"
+                                + " (threshold %d ms)%n",
+                        ttl, took, atHandOut, threshold(ttl));
                 assertTrue(atHandOut >= threshold(ttl) - SLACK_MS, "handed out with " + atHandOut + " ms of validity");
                 assertFalse(session.done().toCompletableFuture().isDone(), "not lost: " + session.err());
             }
@@ -90,25 +98,34 @@ class HandOutValidityTest {
     @Test
     void aSessionWhoseGrantWasAnsweredNearlyExpiredIsNotLostRightAfter() throws Exception {
         int ttl = 6;
-        EtcdOptions options = EtcdOptions.builder().ttl(Duration.ofSeconds(ttl)).requestTimeout(Duration.ofSeconds(8)).build();
+        EtcdOptions options = EtcdOptions.builder()
+                .ttl(Duration.ofSeconds(ttl))
+                .requestTimeout(Duration.ofSeconds(8))
+                .build();
         try (DelayingInterceptor grants = new DelayingInterceptor("LeaseGrant").delay(5300);
-             DelayingInterceptor renewals = new DelayingInterceptor("LeaseKeepAlive").delay(1000);
-             Client client = client(grants, renewals);
-             EtcdSession session = EtcdSession.open(client, options)) {
+                DelayingInterceptor renewals = new DelayingInterceptor("LeaseKeepAlive").delay(1000);
+                Client client = client(grants, renewals);
+                EtcdSession session = EtcdSession.open(client, options)) {
             long atHandOut = session.remainingValidity().toMillis();
-            System.out.printf("grant answered 5300 ms late, renewals 1000 ms late, TTL %d s: remaining validity at hand-out %d ms%n",
+            System.out.printf(
+                    "grant answered 5300 ms late, renewals 1000 ms late, TTL %d s: remaining validity at hand-out %d ms%n",
                     ttl, atHandOut);
             // stays alive for its TTL, renewed all along (each renewal answered 1 s late)
             boolean stayed;
             try {
-                await("the session stays alive").during(Duration.ofSeconds(ttl)).atMost(Duration.ofSeconds(ttl + 2))
+                await("the session stays alive")
+                        .during(Duration.ofSeconds(ttl))
+                        .atMost(Duration.ofSeconds(ttl + 2))
                         .until(() -> session.state() == EtcdSession.State.ALIVE);
                 stayed = true;
             } catch (ConditionTimeoutException e) {
                 stayed = false;
             }
-            System.out.println("  then " + (stayed ? "stayed alive for its TTL"
-                    : "declared lost: " + session.err().map(Throwable::getMessage).orElse("?")));
+            System.out.println("  then "
+                    + (stayed
+                            ? "stayed alive for its TTL"
+                            : "declared lost: "
+                                    + session.err().map(Throwable::getMessage).orElse("?")));
             assertTrue(atHandOut >= threshold(ttl) - SLACK_MS, "handed out with " + atHandOut + " ms of validity");
             assertTrue(stayed, "lost right after: " + session.err());
             assertEquals(Optional.empty(), session.err());
@@ -123,31 +140,40 @@ class HandOutValidityTest {
     void theClientsOwnersAreHandedOutWithHalfTheirTtlAlsoAfterALoss() throws Exception {
         int ttl = 3;
         try (DelayingInterceptor grants = new DelayingInterceptor("LeaseGrant").delay(2000);
-             Client client = client(grants);
-             Disco disco = EtcdProvider.disco(client, options(ttl))) {
+                Client client = client(grants);
+                Disco disco = EtcdProvider.disco(client, options(ttl))) {
             DiscoStatus first = disco.status();
-            System.out.printf("the client's first owner (grant answered 2000 ms late, TTL %d s): remaining validity at hand-out %d ms%n",
+            System.out.printf(
+                    "the client's first owner (grant answered 2000 ms late, TTL %d s): remaining validity at hand-out %d ms%n",
                     ttl, first.remainingValidity().toMillis());
             assertEquals(DiscoStatus.State.UP, first.state());
             assertTrue(first.remainingValidity().toMillis() >= threshold(ttl) - SLACK_MS, first.toString());
             String owner = first.owner().orElseThrow();
-            await("the first owner stays").during(Duration.ofSeconds(ttl)).atMost(Duration.ofSeconds(ttl + 2))
+            await("the first owner stays")
+                    .during(Duration.ofSeconds(ttl))
+                    .atMost(Duration.ofSeconds(ttl + 2))
                     .until(() -> disco.status().owner().equals(Optional.of(owner)));
 
             // A loss from outside: the client opens a new owner, whose grant is answered as late.
             client.getLeaseClient().revoke(Long.parseUnsignedLong(owner, 16)).get(5, TimeUnit.SECONDS);
             DiscoStatus[] next = new DiscoStatus[1];
-            await("a new owner").atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(5)).until(() -> {
-                DiscoStatus s = disco.status();
-                next[0] = s;
-                return s.state() == DiscoStatus.State.UP && !s.owner().equals(Optional.of(owner));
-            });
-            System.out.printf("the owner opened after the loss: remaining validity when first seen %d ms%n",
+            await("a new owner")
+                    .atMost(Duration.ofSeconds(15))
+                    .pollInterval(Duration.ofMillis(5))
+                    .until(() -> {
+                        DiscoStatus s = disco.status();
+                        next[0] = s;
+                        return s.state() == DiscoStatus.State.UP && !s.owner().equals(Optional.of(owner));
+                    });
+            System.out.printf(
+                    "the owner opened after the loss: remaining validity when first seen %d ms%n",
                     next[0].remainingValidity().toMillis());
             assertTrue(next[0].remainingValidity().toMillis() >= threshold(ttl) - SLACK_MS, next[0].toString());
             String second = next[0].owner().orElseThrow();
             assertNotEquals(owner, second);
-            await("the new owner stays").during(Duration.ofSeconds(ttl)).atMost(Duration.ofSeconds(ttl + 2))
+            await("the new owner stays")
+                    .during(Duration.ofSeconds(ttl))
+                    .atMost(Duration.ofSeconds(ttl + 2))
                     .until(() -> disco.status().owner().equals(Optional.of(second)));
         }
     }
@@ -159,10 +185,12 @@ class HandOutValidityTest {
     @Test
     void aLeaseThatCannotBeRenewedBeforeItIsHandedOutFailsTheOpen() throws Exception {
         try (DelayingInterceptor grants = new DelayingInterceptor("LeaseGrant").delay(2000);
-             DelayingInterceptor renewals = new DelayingInterceptor("LeaseKeepAlive").drop(true);
-             Client client = client(grants, renewals)) {
+                DelayingInterceptor renewals = new DelayingInterceptor("LeaseKeepAlive").drop(true);
+                Client client = client(grants, renewals)) {
             long start = System.nanoTime();
-            DiscoException e = assertThrows(DiscoException.class, () -> EtcdSession.open(client, options(3)).close());
+            DiscoException e = assertThrows(
+                    DiscoException.class,
+                    () -> EtcdSession.open(client, options(3)).close());
             long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             System.out.println("open failed after " + took + " ms: " + e.getMessage());
             assertTrue(took < 2000 + 3000 + 1500, "within the grant and one request timeout: " + took + " ms");
@@ -171,8 +199,13 @@ class HandOutValidityTest {
             assertTrue(lease.find(), e.getMessage());
             long id = Long.parseUnsignedLong(lease.group(1), 16);
             try (Client plain = Etcd.client(ETCD.cluster())) {
-                await("the lease revoked").atMost(Duration.ofSeconds(5)).until(() ->
-                        plain.getLeaseClient().timeToLive(id, LeaseOption.DEFAULT).get(5, TimeUnit.SECONDS).getTTL() == -1);
+                await("the lease revoked")
+                        .atMost(Duration.ofSeconds(5))
+                        .until(() -> plain.getLeaseClient()
+                                        .timeToLive(id, LeaseOption.DEFAULT)
+                                        .get(5, TimeUnit.SECONDS)
+                                        .getTTL()
+                                == -1);
             }
         }
     }

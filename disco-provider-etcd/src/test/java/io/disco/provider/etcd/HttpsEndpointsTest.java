@@ -35,8 +35,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class HttpsEndpointsTest {
 
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(2);
-    private static final EtcdOptions OPTIONS = EtcdOptions.builder().ttl(Duration.ofSeconds(5))
-            .requestTimeout(REQUEST_TIMEOUT).build();
+    private static final EtcdOptions OPTIONS = EtcdOptions.builder()
+            .ttl(Duration.ofSeconds(5))
+            .requestTimeout(REQUEST_TIMEOUT)
+            .build();
 
     @RegisterExtension
     static final TlsAndPlainEtcdExtension ETCD = TlsAndPlainEtcdExtension.create();
@@ -54,8 +56,10 @@ class HttpsEndpointsTest {
     void httpsWithTheClustersCaWorks() throws Exception {
         List<String> endpoints = ETCD.secure().endpoints();
         assertTrue(endpoints.stream().allMatch(e -> e.startsWith("https://")), endpoints.toString());
-        try (Client client = EtcdClients.builder(endpoints, b -> b.trustManager(ETCD.tls().caFile().toFile()))
-                .interceptor(EtcdDeadlines.unary(REQUEST_TIMEOUT)).build()) {
+        try (Client client = EtcdClients.builder(
+                        endpoints, b -> b.trustManager(ETCD.tls().caFile().toFile()))
+                .interceptor(EtcdDeadlines.unary(REQUEST_TIMEOUT))
+                .build()) {
             takesALock(client);
         }
     }
@@ -77,12 +81,14 @@ class HttpsEndpointsTest {
         KeyStore ks = KeyStore.getInstance("PKCS12");
         ks.load(null, null);
         try (InputStream in = Files.newInputStream(ETCD.tls().caFile())) {
-            ks.setCertificateEntry("disco-test-ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
+            ks.setCertificateEntry(
+                    "disco-test-ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
         }
         try (OutputStream out = Files.newOutputStream(store)) {
             ks.store(out, "changeit".toCharArray());
         }
-        String[] keys = {"javax.net.ssl.trustStore", "javax.net.ssl.trustStoreType", "javax.net.ssl.trustStorePassword"};
+        String[] keys = {"javax.net.ssl.trustStore", "javax.net.ssl.trustStoreType", "javax.net.ssl.trustStorePassword"
+        };
         String[] saved = new String[keys.length];
         for (int i = 0; i < keys.length; i++) {
             saved[i] = System.getProperty(keys[i]);
@@ -112,7 +118,9 @@ class HttpsEndpointsTest {
         String endpoint = ETCD.secureHostPort();
         try (Client client = EtcdClients.builder(ETCD.secure().endpoints()).build()) {
             long start = System.nanoTime();
-            DiscoException e = assertThrows(DiscoException.class, () -> EtcdProvider.disco(client, OPTIONS).close());
+            DiscoException e = assertThrows(
+                    DiscoException.class,
+                    () -> EtcdProvider.disco(client, OPTIONS).close());
             long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             System.out.println("untrusted (" + took + " ms): " + e.getMessage());
             String m = e.getMessage();
@@ -129,7 +137,9 @@ class HttpsEndpointsTest {
     void httpsAgainstAPlaintextEtcdFailsAndNeverFallsBackToPlaintext() throws Exception {
         String endpoint = ETCD.plainHostPort();
         try (Client client = EtcdClients.builder(List.of("https://" + endpoint)).build()) {
-            DiscoException e = assertThrows(DiscoException.class, () -> EtcdProvider.disco(client, OPTIONS).close());
+            DiscoException e = assertThrows(
+                    DiscoException.class,
+                    () -> EtcdProvider.disco(client, OPTIONS).close());
             System.out.println("https to plaintext: " + e.getMessage());
             assertTrue(e.getMessage().contains(endpoint), e.getMessage());
             assertTrue(e.getMessage().toLowerCase(Locale.ROOT).contains("tls"), e.getMessage());
@@ -145,17 +155,27 @@ class HttpsEndpointsTest {
 
     @Test
     void aMixedListIsRefusedNamingBoth() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> EtcdClients.builder(List.of("http://10.0.0.1:2379", "https://10.0.0.2:2379")));
-        assertTrue(e.getMessage().contains("http://10.0.0.1:2379") && e.getMessage().contains("https://10.0.0.2:2379"), e.getMessage());
+        assertTrue(
+                e.getMessage().contains("http://10.0.0.1:2379")
+                        && e.getMessage().contains("https://10.0.0.2:2379"),
+                e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> EtcdClients.tls(List.of("https://a:2379", "HTTP://b:2379")));
     }
 
     @Test
     void trustMaterialForPlaintextEndpointsIsRefused() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> EtcdClients.builder(ETCD.plain().endpoints(), b -> b.trustManager(ETCD.tls().caFile().toFile())));
-        assertTrue(e.getMessage().contains(ETCD.plain().endpoint(0)) && e.getMessage().contains("https://"), e.getMessage());
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
+                () -> EtcdClients.builder(
+                        ETCD.plain().endpoints(),
+                        b -> b.trustManager(ETCD.tls().caFile().toFile())));
+        assertTrue(
+                e.getMessage().contains(ETCD.plain().endpoint(0))
+                        && e.getMessage().contains("https://"),
+                e.getMessage());
     }
 
     @Test
@@ -163,7 +183,8 @@ class HttpsEndpointsTest {
         Path notPem = Files.createTempFile("disco-not-a-ca", ".pem");
         try {
             Files.writeString(notPem, "not a certificate");
-            javax.net.ssl.SSLException e = assertThrows(javax.net.ssl.SSLException.class,
+            javax.net.ssl.SSLException e = assertThrows(
+                    javax.net.ssl.SSLException.class,
                     () -> EtcdClients.builder(ETCD.secure().endpoints(), b -> b.trustManager(notPem.toFile())));
             assertTrue(e.getMessage().contains("TLS settings cannot be used"), e.getMessage());
         } finally {
@@ -173,8 +194,10 @@ class HttpsEndpointsTest {
 
     @Test
     void endpointsWithoutAKnownSchemeAreRefused() {
-        for (String bad : List.of("127.0.0.1:2379", "localhost:2379", "unix://etcd.sock", "etcd://a:2379", "https://", " ")) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> EtcdClients.builder(List.of(bad)), bad);
+        for (String bad :
+                List.of("127.0.0.1:2379", "localhost:2379", "unix://etcd.sock", "etcd://a:2379", "https://", " ")) {
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, () -> EtcdClients.builder(List.of(bad)), bad);
             assertTrue(e.getMessage().contains("'" + bad.trim() + "'") || bad.isBlank(), e.getMessage());
         }
         assertThrows(IllegalArgumentException.class, () -> EtcdClients.builder(List.of()));
@@ -189,7 +212,8 @@ class HttpsEndpointsTest {
      */
     @Test
     void jetcdsOwnBuilderDropsTheSchemeWhichIsWhyBuiltClientsCannotBeChecked() throws Exception {
-        try (Client client = Client.builder().endpoints("https://" + ETCD.plainHostPort()).build()) {
+        try (Client client =
+                Client.builder().endpoints("https://" + ETCD.plainHostPort()).build()) {
             takesALock(client); // plaintext, although the URL said https
         }
     }

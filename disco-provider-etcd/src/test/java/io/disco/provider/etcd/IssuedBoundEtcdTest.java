@@ -92,7 +92,8 @@ class IssuedBoundEtcdTest {
     @TempDir
     Path dir;
 
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     /** Counts the reads of the bound it wraps. */
     static final class Counting implements IssuedBound {
@@ -124,13 +125,15 @@ class IssuedBoundEtcdTest {
             ServletContextHandler context = new ServletContextHandler();
             context.setContextPath("/");
             context.addFilter(new FilterHolder(filter), "/*", EnumSet.of(DispatcherType.REQUEST));
-            context.addServlet(new ServletHolder(new HttpServlet() {
-                @Override
-                protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-                    calls.incrementAndGet();
-                    resp.getWriter().print("token " + req.getAttribute(GuardFilter.TOKEN_ATTRIBUTE));
-                }
-            }), "/*");
+            context.addServlet(
+                    new ServletHolder(new HttpServlet() {
+                        @Override
+                        protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+                            calls.incrementAndGet();
+                            resp.getWriter().print("token " + req.getAttribute(GuardFilter.TOKEN_ATTRIBUTE));
+                        }
+                    }),
+                    "/*");
             server.setHandler(context);
             server.start();
             uri = URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/");
@@ -144,7 +147,8 @@ class IssuedBoundEtcdTest {
 
     private HttpRequest post(URI uri, FencingToken token) {
         return FencingHttp.inject(HttpRequest.newBuilder(uri).timeout(WAIT), token)
-                .POST(HttpRequest.BodyPublishers.ofString("x")).build();
+                .POST(HttpRequest.BodyPublishers.ofString("x"))
+                .build();
     }
 
     private HttpResponse<String> send(URI uri, FencingToken token) throws Exception {
@@ -159,7 +163,8 @@ class IssuedBoundEtcdTest {
     void servletOnJettyRefusesThePoisonedTokenWith400AndAdmitsTheNextOwner() throws Exception {
         String name = Etcd.uniquePrefix("bound-http");
         Guard guard = bounded(ETCD.client()).build();
-        try (Jetty jetty = new Jetty(new GuardFilter(guard)); LockService lock = EtcdProvider.newLock(ETCD.client(), name)) {
+        try (Jetty jetty = new Jetty(new GuardFilter(guard));
+                LockService lock = EtcdProvider.newLock(ETCD.client(), name)) {
             Grant a = lock.lock(WAIT);
             assertEquals(200, send(jetty.uri, a.token()).statusCode());
 
@@ -198,7 +203,9 @@ class IssuedBoundEtcdTest {
     private static final MethodDescriptor<String, String> WRITE = MethodDescriptor.<String, String>newBuilder()
             .setType(MethodDescriptor.MethodType.UNARY)
             .setFullMethodName(MethodDescriptor.generateFullMethodName("disco.test.Bound", "Write"))
-            .setRequestMarshaller(TEXT).setResponseMarshaller(TEXT).build();
+            .setRequestMarshaller(TEXT)
+            .setResponseMarshaller(TEXT)
+            .build();
 
     @Test
     void grpcServerClosesThePoisonedCallWithInvalidArgumentAndAdmitsTheNextOwner() throws Exception {
@@ -208,26 +215,36 @@ class IssuedBoundEtcdTest {
         ServerServiceDefinition service = ServerServiceDefinition.builder("disco.test.Bound")
                 .addMethod(WRITE, ServerCalls.asyncUnaryCall((request, response) -> {
                     calls.incrementAndGet();
-                    response.onNext("under " + GuardServerInterceptor.currentToken().orElseThrow());
+                    response.onNext(
+                            "under " + GuardServerInterceptor.currentToken().orElseThrow());
                     response.onCompleted();
-                })).build();
-        io.grpc.Server server = NettyServerBuilder
-                .forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), InsecureServerCredentials.create())
-                .addService(ServerInterceptors.intercept(service, new GuardServerInterceptor(guard))).build().start();
-        ManagedChannel channel = Grpc.newChannelBuilderForAddress("127.0.0.1", server.getPort(),
-                InsecureChannelCredentials.create()).build();
+                }))
+                .build();
+        io.grpc.Server server = NettyServerBuilder.forAddress(
+                        new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), InsecureServerCredentials.create())
+                .addService(ServerInterceptors.intercept(service, new GuardServerInterceptor(guard)))
+                .build()
+                .start();
+        ManagedChannel channel = Grpc.newChannelBuilderForAddress(
+                        "127.0.0.1", server.getPort(), InsecureChannelCredentials.create())
+                .build();
         try (LockService lock = EtcdProvider.newLock(ETCD.client(), name)) {
             Grant a = lock.lock(WAIT);
             assertEquals("under " + a.token(), call(channel, a.token()));
             StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> call(channel, POISON));
             assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode(), e.toString());
-            assertTrue(e.getStatus().getDescription().contains("was not issued"), e.getStatus().getDescription());
+            assertTrue(
+                    e.getStatus().getDescription().contains("was not issued"),
+                    e.getStatus().getDescription());
             assertEquals(1, calls.get());
             lock.unlock();
             Grant b = lock.lock(WAIT);
             assertEquals("under " + b.token(), call(channel, b.token()));
-            assertEquals(Status.Code.ABORTED, assertThrows(StatusRuntimeException.class,
-                    () -> call(channel, a.token())).getStatus().getCode());
+            assertEquals(
+                    Status.Code.ABORTED,
+                    assertThrows(StatusRuntimeException.class, () -> call(channel, a.token()))
+                            .getStatus()
+                            .getCode());
             assertEquals(Optional.of(b.token()), guard.highWater());
             lock.unlock();
         } finally {
@@ -242,29 +259,45 @@ class IssuedBoundEtcdTest {
         try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             dead = s.getLocalPort(); // closed again: nothing listens there
         }
-        try (Client nowhere = Client.builder().endpoints("http://127.0.0.1:" + dead)
-                .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(1))).build()) {
-            Guard guard = Guard.builder().issuedBound(EtcdIssuedBound.of(nowhere)).boundTimeout(Duration.ofSeconds(1))
-                    .initialToken(FencingToken.of(7)).build();
+        try (Client nowhere = Client.builder()
+                .endpoints("http://127.0.0.1:" + dead)
+                .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(1)))
+                .build()) {
+            Guard guard = Guard.builder()
+                    .issuedBound(EtcdIssuedBound.of(nowhere))
+                    .boundTimeout(Duration.ofSeconds(1))
+                    .initialToken(FencingToken.of(7))
+                    .build();
             ServerServiceDefinition service = ServerServiceDefinition.builder("disco.test.Bound")
                     .addMethod(WRITE, ServerCalls.asyncUnaryCall((request, response) -> {
-                        response.onNext("under " + GuardServerInterceptor.currentToken().orElseThrow());
+                        response.onNext(
+                                "under " + GuardServerInterceptor.currentToken().orElseThrow());
                         response.onCompleted();
-                    })).build();
-            io.grpc.Server server = NettyServerBuilder
-                    .forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), InsecureServerCredentials.create())
-                    .addService(ServerInterceptors.intercept(service, new GuardServerInterceptor(guard))).build().start();
-            ManagedChannel channel = Grpc.newChannelBuilderForAddress("127.0.0.1", server.getPort(),
-                    InsecureChannelCredentials.create()).build();
+                    }))
+                    .build();
+            io.grpc.Server server = NettyServerBuilder.forAddress(
+                            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                            InsecureServerCredentials.create())
+                    .addService(ServerInterceptors.intercept(service, new GuardServerInterceptor(guard)))
+                    .build()
+                    .start();
+            ManagedChannel channel = Grpc.newChannelBuilderForAddress(
+                            "127.0.0.1", server.getPort(), InsecureChannelCredentials.create())
+                    .build();
             try {
                 assertEquals("under 7", call(channel, FencingToken.of(7)), "the current owner (the mark) passes");
                 long start = System.nanoTime();
-                StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> call(channel, FencingToken.of(8)));
+                StatusRuntimeException e =
+                        assertThrows(StatusRuntimeException.class, () -> call(channel, FencingToken.of(8)));
                 long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
                 assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode(), e.toString());
                 assertTrue(ms < 5000, "refused in about the bound timeout: " + ms + " ms");
-                assertEquals(Status.Code.UNAVAILABLE, assertThrows(StatusRuntimeException.class,
-                        () -> call(channel, POISON)).getStatus().getCode(), "never admitted unconfirmed");
+                assertEquals(
+                        Status.Code.UNAVAILABLE,
+                        assertThrows(StatusRuntimeException.class, () -> call(channel, POISON))
+                                .getStatus()
+                                .getCode(),
+                        "never admitted unconfirmed");
                 assertEquals("under 7", call(channel, FencingToken.of(7)));
                 assertEquals(Optional.of(FencingToken.of(7)), guard.highWater());
             } finally {
@@ -275,8 +308,11 @@ class IssuedBoundEtcdTest {
     }
 
     private static String call(ManagedChannel channel, FencingToken token) {
-        return ClientCalls.blockingUnaryCall(io.grpc.ClientInterceptors.intercept(channel,
-                FencingGrpc.clientInterceptor(token)), WRITE, io.grpc.CallOptions.DEFAULT.withDeadlineAfter(10, SECONDS), "w");
+        return ClientCalls.blockingUnaryCall(
+                io.grpc.ClientInterceptors.intercept(channel, FencingGrpc.clientInterceptor(token)),
+                WRITE,
+                io.grpc.CallOptions.DEFAULT.withDeadlineAfter(10, SECONDS),
+                "w");
     }
 
     @Test
@@ -285,7 +321,7 @@ class IssuedBoundEtcdTest {
         Counting bound = new Counting(EtcdIssuedBound.of(ETCD.client()));
         KeyedGuard keyed = Guard.builder().issuedBound(bound).buildKeyed();
         try (LockService la = EtcdProvider.newLock(ETCD.client(), base + "/a");
-             LockService lb = EtcdProvider.newLock(ETCD.client(), base + "/b")) {
+                LockService lb = EtcdProvider.newLock(ETCD.client(), base + "/b")) {
             Grant a = la.lock(WAIT);
             Grant b = lb.lock(WAIT); // issued after a: a's read confirms both only if it came later
             keyed.forKey("b").check(b.token());
@@ -315,7 +351,8 @@ class IssuedBoundEtcdTest {
             assertThrows(TokenNotIssuedException.class, () -> first.admit(POISON));
             assertEquals(Map.of("", a.token()), GuardStore.file(file).load(), "the store holds the owner's token");
 
-            Guard restarted = bounded(ETCD.client()).store(GuardStore.file(file)).build();
+            Guard restarted =
+                    bounded(ETCD.client()).store(GuardStore.file(file)).build();
             assertThrows(TokenNotIssuedException.class, () -> restarted.check(POISON));
             lock.unlock();
             Grant b = lock.lock(WAIT);
@@ -332,21 +369,29 @@ class IssuedBoundEtcdTest {
         Guard unbounded = Guard.builder().store(GuardStore.file(file)).build(); // as before this existed
         unbounded.check(POISON);
         try (LockService lock = EtcdProvider.newLock(ETCD.client(), name)) {
-            Guard restarted = bounded(ETCD.client()).store(GuardStore.file(file)).build();
+            Guard restarted =
+                    bounded(ETCD.client()).store(GuardStore.file(file)).build();
             Grant a = lock.lock(WAIT);
             assertThrows(TokenStaleException.class, () -> restarted.check(a.token()), "locked out by the poison");
-            ETCD.client().getKVClient().put(Etcd.bytes(name + "-elsewhere"), Etcd.bytes("x")).get(10, SECONDS); // etcd moves on
+            ETCD.client()
+                    .getKVClient()
+                    .put(Etcd.bytes(name + "-elsewhere"), Etcd.bytes("x"))
+                    .get(10, SECONDS); // etcd moves on
 
             long revision = EtcdProvider.currentRevision(ETCD.client(), WAIT).value();
-            IllegalArgumentException below = assertThrows(IllegalArgumentException.class,
-                    () -> restarted.lowerMark(FencingToken.of(revision - 1)));
-            assertTrue(below.getMessage().contains("below the coordination service's current revision"), below.getMessage());
+            IllegalArgumentException below = assertThrows(
+                    IllegalArgumentException.class, () -> restarted.lowerMark(FencingToken.of(revision - 1)));
+            assertTrue(
+                    below.getMessage().contains("below the coordination service's current revision"),
+                    below.getMessage());
             assertEquals(Optional.of(POISON), restarted.highWater(), "refused: nothing changed");
 
             FencingToken lowered = restarted.lowerMarkToBound().orElseThrow();
             assertTrue(lowered.value() >= revision && lowered.value() < Long.MAX_VALUE, lowered.toString());
             assertEquals(Map.of("", lowered), GuardStore.file(file).load());
-            assertThrows(TokenStaleException.class, () -> restarted.check(a.token()),
+            assertThrows(
+                    TokenStaleException.class,
+                    () -> restarted.check(a.token()),
                     "a grant from before the recovery is rejected, like after seeding with the revision");
             assertThrows(TokenNotIssuedException.class, () -> restarted.check(POISON));
             lock.unlock();
@@ -364,7 +409,8 @@ class IssuedBoundEtcdTest {
         String name = Etcd.uniquePrefix("bound-coalesced");
         Counting bound = new Counting(EtcdIssuedBound.of(ETCD.client()));
         Guard guard = Guard.builder().issuedBound(bound).build();
-        try (Jetty jetty = new Jetty(new GuardFilter(guard)); LockService lock = EtcdProvider.newLock(ETCD.client(), name)) {
+        try (Jetty jetty = new Jetty(new GuardFilter(guard));
+                LockService lock = EtcdProvider.newLock(ETCD.client(), name)) {
             Grant a = lock.lock(WAIT);
             List<CompletableFuture<HttpResponse<String>>> answers = new ArrayList<>();
             for (int i = 0; i < 100; i++) {
@@ -383,14 +429,19 @@ class IssuedBoundEtcdTest {
     void withEtcdDownANewOwnerIsAnswered503WhileTheCurrentOwnerGoesOn() throws Exception {
         String name = Etcd.uniquePrefix("bound-down");
         try (EtcdCluster etcd = EtcdCluster.start(1);
-             Client client = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new))
-                     .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(1))).build()) {
-            Guard guard = Guard.builder().issuedBound(EtcdIssuedBound.of(client)).boundTimeout(Duration.ofSeconds(1)).build();
+                Client client = Client.builder()
+                        .endpoints(etcd.endpoints().toArray(String[]::new))
+                        .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(1)))
+                        .build()) {
+            Guard guard = Guard.builder()
+                    .issuedBound(EtcdIssuedBound.of(client))
+                    .boundTimeout(Duration.ofSeconds(1))
+                    .build();
             try (Jetty jetty = new Jetty(new GuardFilter(guard))) {
                 FencingToken current;
                 FencingToken next;
                 try (LockService lock = EtcdProvider.newLock(client, name);
-                     LockService other = EtcdProvider.newLock(client, name + "-other")) {
+                        LockService other = EtcdProvider.newLock(client, name + "-other")) {
                     current = lock.lock(WAIT).token();
                     assertEquals(200, send(jetty.uri, current).statusCode());
                     next = other.lock(WAIT).token(); // issued, not yet seen by the guard
@@ -406,10 +457,13 @@ class IssuedBoundEtcdTest {
                 assertTrue(ms < 5000, "refused in about the bound timeout, not a hang: " + ms + " ms");
                 assertEquals(200, send(jetty.uri, current).statusCode(), "the current owner still passes");
                 assertEquals(Optional.of(current), guard.highWater());
-                assertEquals(503, send(jetty.uri, POISON).statusCode(), "the poison is not admitted unconfirmed either");
+                assertEquals(
+                        503, send(jetty.uri, POISON).statusCode(), "the poison is not admitted unconfirmed either");
 
                 etcd.startMember(0);
-                Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> send(jetty.uri, next).statusCode() == 200);
+                Awaitility.await()
+                        .atMost(Duration.ofSeconds(30))
+                        .until(() -> send(jetty.uri, next).statusCode() == 200);
                 assertEquals(Optional.of(next), guard.highWater());
             }
         }
@@ -426,19 +480,28 @@ class IssuedBoundEtcdTest {
             etcd.etcdctl("user", "add", "nobody:nobody-pw");
             etcd.enableAuth("root-pw");
             try (Client guardUser = tlsClient(etcd, tls, "guard", "guard-pw");
-                 Client nobody = tlsClient(etcd, tls, "nobody", "nobody-pw");
-                 Client root = tlsClient(etcd, tls, "root", "root-pw")) {
-                root.getKVClient().put(ByteSequence.from("/some/write", UTF_8), ByteSequence.from("x", UTF_8)).get(10, SECONDS);
-                long revision = root.getKVClient().get(ByteSequence.from("/", UTF_8)).get(10, SECONDS).getHeader().getRevision();
+                    Client nobody = tlsClient(etcd, tls, "nobody", "nobody-pw");
+                    Client root = tlsClient(etcd, tls, "root", "root-pw")) {
+                root.getKVClient()
+                        .put(ByteSequence.from("/some/write", UTF_8), ByteSequence.from("x", UTF_8))
+                        .get(10, SECONDS);
+                long revision = root.getKVClient()
+                        .get(ByteSequence.from("/", UTF_8))
+                        .get(10, SECONDS)
+                        .getHeader()
+                        .getRevision();
 
-                Guard guard = Guard.builder().issuedBound(EtcdIssuedBound.of(guardUser)).build();
+                Guard guard = Guard.builder()
+                        .issuedBound(EtcdIssuedBound.of(guardUser))
+                        .build();
                 guard.check(FencingToken.of(revision));
                 assertThrows(TokenNotIssuedException.class, () -> guard.check(POISON));
                 assertTrue(guard.confirmedBound().orElseThrow().value() >= revision);
 
-                Guard denied = Guard.builder().issuedBound(EtcdIssuedBound.of(nobody)).build();
-                BoundUnavailableException e = assertThrows(BoundUnavailableException.class,
-                        () -> denied.check(FencingToken.of(revision)));
+                Guard denied =
+                        Guard.builder().issuedBound(EtcdIssuedBound.of(nobody)).build();
+                BoundUnavailableException e =
+                        assertThrows(BoundUnavailableException.class, () -> denied.check(FencingToken.of(revision)));
                 assertTrue(String.valueOf(e.getMessage()).contains("permission denied"), e.getMessage());
                 assertInstanceOf(Throwable.class, e.getCause());
                 assertTrue(denied.highWater().isEmpty(), "never admitted unconfirmed");
@@ -447,9 +510,12 @@ class IssuedBoundEtcdTest {
     }
 
     private static Client tlsClient(EtcdCluster etcd, EtcdTls tls, String user, String password) throws Exception {
-        return Client.builder().endpoints(etcd.endpoints().toArray(String[]::new))
+        return Client.builder()
+                .endpoints(etcd.endpoints().toArray(String[]::new))
                 .sslContext(b -> b.trustManager(tls.caFile().toFile()))
-                .user(ByteSequence.from(user, UTF_8)).password(ByteSequence.from(password, UTF_8))
-                .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(5))).build();
+                .user(ByteSequence.from(user, UTF_8))
+                .password(ByteSequence.from(password, UTF_8))
+                .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(5)))
+                .build();
     }
 }

@@ -67,14 +67,22 @@ class LateAnswerTest {
         EtcdCluster etcd = ETCD.cluster();
         String prefix = uniquePrefix("late-create");
         // Without failover (sending a copy to another member), so that the attempt gives up on the frozen member.
-        EtcdOptions shortRequests = EtcdOptions.builder().ttl(TTL).requestTimeout(Duration.ofSeconds(1))
-                .failoverAfter(Duration.ofSeconds(1)).build();
+        EtcdOptions shortRequests = EtcdOptions.builder()
+                .ttl(TTL)
+                .requestTimeout(Duration.ofSeconds(1))
+                .failoverAfter(Duration.ofSeconds(1))
+                .build();
         int frozen = Etcd.aMember(etcd, false);
-        String[] others = IntStream.range(0, etcd.size()).filter(i -> i != frozen).mapToObj(etcd::endpoint).toArray(String[]::new);
-        try (Client all = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).build();
-             Client healthy = Client.builder().endpoints(others).build();
-             EtcdSession session = EtcdSession.open(all, shortRequests);
-             LockService other = EtcdProvider.newLock(healthy, prefix, Etcd.ttl(10))) {
+        String[] others = IntStream.range(0, etcd.size())
+                .filter(i -> i != frozen)
+                .mapToObj(etcd::endpoint)
+                .toArray(String[]::new);
+        try (Client all = Client.builder()
+                        .endpoints(etcd.endpoints().toArray(String[]::new))
+                        .build();
+                Client healthy = Client.builder().endpoints(others).build();
+                EtcdSession session = EtcdSession.open(all, shortRequests);
+                LockService other = EtcdProvider.newLock(healthy, prefix, Etcd.ttl(10))) {
             LockService a = session.newLock(prefix);
             for (int i = 0; i < 10; i++) {
                 Etcd.revision(all); // connected to every member before one freezes
@@ -97,7 +105,9 @@ class LateAnswerTest {
                 assertEquals(1, unanswered.size(), "no acquire Txn reached the frozen member");
                 System.out.println("late create: the abandoned attempt: " + unanswered.get(0));
                 // One more acquisition that etcd answers: it starts only once the abandoned attempt is settled.
-                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10)).ignoreExceptions()
+                await().atMost(Duration.ofSeconds(30))
+                        .pollInterval(Duration.ofMillis(10))
+                        .ignoreExceptions()
                         .until(() -> a.tryLock().isPresent());
                 unlockRetrying(a);
                 assertEquals(List.of(), keysUnder(healthy, prefix), "nothing is left while the member is frozen");
@@ -105,15 +115,24 @@ class LateAnswerTest {
                 // Proof that the scenario happened: the late Txn's creation of a's key, seen on a healthy member.
                 List<Long> lateCreations = new CopyOnWriteArrayList<>();
                 String aKey = prefix + "/" + EtcdSession.hex(session.leaseId());
-                try (Watch.Watcher w = healthy.getWatchClient().watch(Etcd.bytes(aKey),
-                        WatchOption.builder().withRevision(Etcd.revision(healthy) + 1).withNoDelete(true).build(),
-                        r -> r.getEvents().stream().filter(ev -> ev.getEventType() == WatchEvent.EventType.PUT)
-                                .forEach(ev -> lateCreations.add(ev.getKeyValue().getCreateRevision())))) {
+                try (Watch.Watcher w = healthy.getWatchClient()
+                        .watch(
+                                Etcd.bytes(aKey),
+                                WatchOption.builder()
+                                        .withRevision(Etcd.revision(healthy) + 1)
+                                        .withNoDelete(true)
+                                        .build(),
+                                r -> r.getEvents().stream()
+                                        .filter(ev -> ev.getEventType() == WatchEvent.EventType.PUT)
+                                        .forEach(ev -> lateCreations.add(
+                                                ev.getKeyValue().getCreateRevision())))) {
                     etcd.resume(frozen);
                     resumed = true;
                     long resumedAt = System.nanoTime();
                     try {
-                        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(1)).until(() -> !lateCreations.isEmpty());
+                        await().atMost(Duration.ofSeconds(10))
+                                .pollInterval(Duration.ofMillis(1))
+                                .until(() -> !lateCreations.isEmpty());
                     } catch (ConditionTimeoutException e) {
                         System.out.println("late create: etcd dropped the late request this round");
                         assertTrue(other.tryLock().isPresent(), "nothing may block the other owner");
@@ -121,12 +140,16 @@ class LateAnswerTest {
                         return false;
                     }
                     long lateMs = (System.nanoTime() - resumedAt) / 1_000_000;
-                    Grant g = other.lock(TTL.plusSeconds(1)); // the late key came first: the other owner queues behind it
+                    Grant g =
+                            other.lock(TTL.plusSeconds(1)); // the late key came first: the other owner queues behind it
                     long waitedMs = (System.nanoTime() - resumedAt) / 1_000_000;
-                    System.out.printf("late create: the abandoned key was created %d ms after SIGCONT;"
-                            + " the other owner acquired %d ms after SIGCONT%n", lateMs, waitedMs);
-                    await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
-                            assertEquals(List.of(g.key()), keysUnder(healthy, prefix), "the late keys must be gone"));
+                    System.out.printf(
+                            "late create: the abandoned key was created %d ms after SIGCONT;"
+                                    + " the other owner acquired %d ms after SIGCONT%n",
+                            lateMs, waitedMs);
+                    await().atMost(Duration.ofSeconds(5))
+                            .untilAsserted(() -> assertEquals(
+                                    List.of(g.key()), keysUnder(healthy, prefix), "the late keys must be gone"));
                 }
                 other.unlock();
                 assertTrue(session.err().isEmpty(), "the session's lease is alive all along");
@@ -141,10 +164,13 @@ class LateAnswerTest {
     }
 
     private static void unlockRetrying(LockService a) {
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10)).ignoreExceptions().until(() -> {
-            a.unlock();
-            return a.held().isEmpty();
-        });
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(10))
+                .ignoreExceptions()
+                .until(() -> {
+                    a.unlock();
+                    return a.held().isEmpty();
+                });
     }
 
     /** A renewal sent to a frozen member does not leave its keepalive stream open once it has timed out. */
@@ -152,16 +178,23 @@ class LateAnswerTest {
     void renewalsToAFrozenMemberLeaveNoOpenStreams() throws Exception {
         EtcdCluster etcd = ETCD.cluster();
         RpcCounter counter = new RpcCounter();
-        EtcdOptions options = EtcdOptions.builder().ttl(Duration.ofSeconds(10)).requestTimeout(Duration.ofSeconds(1)).build();
-        try (Client onlyMember0 = Client.builder().endpoints(etcd.endpoint(0)).interceptor(counter).build();
-             EtcdSession session = EtcdSession.open(onlyMember0, options)) {
+        EtcdOptions options = EtcdOptions.builder()
+                .ttl(Duration.ofSeconds(10))
+                .requestTimeout(Duration.ofSeconds(1))
+                .build();
+        try (Client onlyMember0 = Client.builder()
+                        .endpoints(etcd.endpoint(0))
+                        .interceptor(counter)
+                        .build();
+                EtcdSession session = EtcdSession.open(onlyMember0, options)) {
             etcd.pause(0);
             try {
                 // Renewals every 3.3 s, each sent up to 6 times (failover copies) and given up after 1 s,
                 // then retried 200 ms later: once a second renewal has begun, the first one's streams must be gone.
                 await().atMost(Duration.ofSeconds(8)).until(() -> counter.calls("LeaseKeepAlive") >= 7);
                 long open = counter.open("LeaseKeepAlive");
-                System.out.printf("keepalive streams to the frozen member: %d started, %d still open%n",
+                System.out.printf(
+                        "keepalive streams to the frozen member: %d started, %d still open%n",
                         counter.calls("LeaseKeepAlive"), open);
                 assertTrue(open <= 6, () -> open + " keepalive streams are still open on the frozen member");
             } finally {
@@ -177,16 +210,21 @@ class LateAnswerTest {
     void theDeadlineInterceptorEndsUnaryCallsToAFrozenMember() throws Exception {
         EtcdCluster etcd = ETCD.cluster();
         RpcCounter counter = new RpcCounter();
-        try (Client withDeadline = Client.builder().endpoints(etcd.endpoint(0))
-                .interceptor(EtcdDeadlines.unary(Duration.ofMillis(500)), counter).build()) {
+        try (Client withDeadline = Client.builder()
+                .endpoints(etcd.endpoint(0))
+                .interceptor(EtcdDeadlines.unary(Duration.ofMillis(500)), counter)
+                .build()) {
             withDeadline.getKVClient().get(Etcd.bytes("/warm-up")).get(10, SECONDS);
             etcd.pause(0);
             try {
                 long start = System.nanoTime();
-                ExecutionException e = assertThrows(ExecutionException.class,
+                ExecutionException e = assertThrows(
+                        ExecutionException.class,
                         () -> withDeadline.getKVClient().get(Etcd.bytes("/x")).get(10, SECONDS));
                 long ms = (System.nanoTime() - start) / 1_000_000;
-                assertEquals(Status.Code.DEADLINE_EXCEEDED, Status.fromThrowable(e.getCause()).getCode(),
+                assertEquals(
+                        Status.Code.DEADLINE_EXCEEDED,
+                        Status.fromThrowable(e.getCause()).getCode(),
                         () -> "expected DEADLINE_EXCEEDED, got " + e.getCause());
                 assertTrue(ms < 5_000, "failed after " + ms + " ms");
                 assertEquals(0, counter.open("KV/Range"), "the call is closed on the client");

@@ -33,8 +33,10 @@ class LeadershipRunnerFactoryTest {
     private static final LeaderTask HOLD = term -> term.awaitEnd(Duration.ofMinutes(1));
 
     private static LeadershipRunner.Options options(String value, LeaderTask task, LeadershipEvents events) {
-        return LeadershipRunner.Options.builder(value, task).listener(events)
-                .backoff(Duration.ofMillis(10), Duration.ofMillis(200)).build();
+        return LeadershipRunner.Options.builder(value, task)
+                .listener(events)
+                .backoff(Duration.ofMillis(10), Duration.ofMillis(200))
+                .build();
     }
 
     /** A service's close is visible through leader(), which a closed service refuses. */
@@ -114,10 +116,15 @@ class LeadershipRunnerFactoryTest {
     @Test
     void closeWhileTheFactoryKeepsFailingReturnsPromptly() throws Exception {
         AtomicInteger calls = new AtomicInteger();
-        LeadershipRunner r = LeadershipRunner.start("factory-down", () -> {
-            calls.incrementAndGet();
-            throw new DiscoException("down (test)", null);
-        }, LeadershipRunner.Options.builder("a", HOLD).backoff(Duration.ofSeconds(5), Duration.ofSeconds(5)).build());
+        LeadershipRunner r = LeadershipRunner.start(
+                "factory-down",
+                () -> {
+                    calls.incrementAndGet();
+                    throw new DiscoException("down (test)", null);
+                },
+                LeadershipRunner.Options.builder("a", HOLD)
+                        .backoff(Duration.ofSeconds(5), Duration.ofSeconds(5))
+                        .build());
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> calls.get() >= 1);
         long t0 = System.nanoTime();
         r.close();
@@ -133,13 +140,20 @@ class LeadershipRunnerFactoryTest {
         Supplier<ElectionService> elections = () -> {
             throw new AssertionError("nothing is started");
         };
-        assertEquals("name", assertThrows(NullPointerException.class, () -> LeadershipRunner.start(null, elections, options))
-                .getMessage());
+        assertEquals(
+                "name",
+                assertThrows(NullPointerException.class, () -> LeadershipRunner.start(null, elections, options))
+                        .getMessage());
         assertTrue(assertThrows(IllegalArgumentException.class, () -> LeadershipRunner.start(" ", elections, options))
-                .getMessage().startsWith("name"));
-        assertEquals("elections", assertThrows(NullPointerException.class, () -> LeadershipRunner.start("n", null, options))
-                .getMessage());
-        assertEquals("options", assertThrows(NullPointerException.class, () -> LeadershipRunner.start("n", elections, null))
-                .getMessage());
+                .getMessage()
+                .startsWith("name"));
+        assertEquals(
+                "elections",
+                assertThrows(NullPointerException.class, () -> LeadershipRunner.start("n", null, options))
+                        .getMessage());
+        assertEquals(
+                "options",
+                assertThrows(NullPointerException.class, () -> LeadershipRunner.start("n", elections, null))
+                        .getMessage());
     }
 }

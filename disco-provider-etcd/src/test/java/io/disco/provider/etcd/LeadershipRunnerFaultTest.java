@@ -35,10 +35,16 @@ class LeadershipRunnerFaultTest {
     @RegisterExtension
     static final EtcdExtension ETCD = EtcdExtension.singleMember();
 
-    private static LeadershipRunner runner(Client client, String prefix, String value, io.disco.election.LeaderTask task,
-                                           LeadershipEvents events) {
-        return EtcdProvider.newLeadershipRunner(client, prefix, LeadershipRunner.Options.builder(value, task)
-                .listener(events).backoff(Duration.ofMillis(50), Duration.ofMillis(500)).build(), Etcd.ttl(2));
+    private static LeadershipRunner runner(
+            Client client, String prefix, String value, io.disco.election.LeaderTask task, LeadershipEvents events) {
+        return EtcdProvider.newLeadershipRunner(
+                client,
+                prefix,
+                LeadershipRunner.Options.builder(value, task)
+                        .listener(events)
+                        .backoff(Duration.ofMillis(50), Duration.ofMillis(500))
+                        .build(),
+                Etcd.ttl(2));
     }
 
     private static void holdTerm(LeaderTerm term) {
@@ -55,7 +61,7 @@ class LeadershipRunnerFaultTest {
         String prefix = Etcd.uniquePrefix("runner-outage");
         LeadershipEvents events = new LeadershipEvents();
         try (Client client = Etcd.client(etcd);
-             LeadershipRunner r = runner(client, prefix, "a", LeadershipRunnerFaultTest::holdTerm, events)) {
+                LeadershipRunner r = runner(client, prefix, "a", LeadershipRunnerFaultTest::holdTerm, events)) {
             Leadership first = events.elected(10);
             long stopped = System.nanoTime();
             etcd.stopMember(0);
@@ -93,13 +99,22 @@ class LeadershipRunnerFaultTest {
             exchange.close();
         });
         resource.start();
-        Process child = new ProcessBuilder(ProcessHandle.current().info().command().orElseThrow(), "-cp",
-                System.getProperty("java.class.path"), RunnerChild.class.getName(),
-                String.join(",", ETCD.cluster().endpoints()), prefix,
-                "http://127.0.0.1:" + resource.getAddress().getPort() + "/write").redirectErrorStream(true).start();
+        Process child = new ProcessBuilder(
+                        ProcessHandle.current().info().command().orElseThrow(),
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        RunnerChild.class.getName(),
+                        String.join(",", ETCD.cluster().endpoints()),
+                        prefix,
+                        "http://127.0.0.1:" + resource.getAddress().getPort() + "/write")
+                .redirectErrorStream(true)
+                .start();
         LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
-        Thread reader = new Thread(() -> new BufferedReader(new InputStreamReader(child.getInputStream(), UTF_8))
-                .lines().forEach(lines::add), "runner-child-output");
+        Thread reader = new Thread(
+                () -> new BufferedReader(new InputStreamReader(child.getInputStream(), UTF_8))
+                        .lines()
+                        .forEach(lines::add),
+                "runner-child-output");
         reader.setDaemon(true);
         reader.start();
         LeadershipEvents events = new LeadershipEvents();
@@ -107,10 +122,15 @@ class LeadershipRunnerFaultTest {
             String elected = awaitLine(lines, "ELECTED ", 60);
             long childToken = Long.parseLong(elected.split(" ")[1]);
             awaitLine(lines, "WRITE " + childToken + " 200", 10);
-            try (LeadershipRunner b = runner(client, prefix, "b", term -> {
-                guard.run(term.token(), () -> history.add(term.token().value() + " accepted"));
-                holdTerm(term);
-            }, events)) {
+            try (LeadershipRunner b = runner(
+                    client,
+                    prefix,
+                    "b",
+                    term -> {
+                        guard.run(term.token(), () -> history.add(term.token().value() + " accepted"));
+                        holdTerm(term);
+                    },
+                    events)) {
                 signal(child, "STOP");
                 Leadership bTerm = events.elected(15);
                 assertTrue(bTerm.token().value() > childToken);
@@ -126,7 +146,8 @@ class LeadershipRunnerFaultTest {
                 int firstOfB = history.indexOf(bTerm.token().value() + " accepted");
                 assertTrue(firstOfB >= 0, history.toString());
                 List<String> after = history.subList(firstOfB, history.size());
-                assertTrue(after.stream().noneMatch(h -> h.equals(childToken + " accepted")),
+                assertTrue(
+                        after.stream().noneMatch(h -> h.equals(childToken + " accepted")),
                         "no write of the frozen leader accepted after the new leader's: " + history);
             }
         } finally {
@@ -136,7 +157,11 @@ class LeadershipRunnerFaultTest {
     }
 
     private static void signal(Process p, String signal) throws Exception {
-        assertEquals(0, new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).start().waitFor());
+        assertEquals(
+                0,
+                new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid()))
+                        .start()
+                        .waitFor());
     }
 
     private static String awaitLine(LinkedBlockingQueue<String> lines, String prefix, long seconds) throws Exception {

@@ -64,11 +64,25 @@ class LeftBehindTest {
             case "lock": {
                 LockService s = session.newLock(name);
                 return new Owner() {
-                    public void acquire(Duration t) throws Exception { s.lock(t); }
-                    public void acquire() throws Exception { s.lock(); }
-                    public CompletableFuture<?> acquireAsync() { return s.lockAsync(); }
-                    public void release() { s.unlock(); }
-                    public void close() { s.close(); }
+                    public void acquire(Duration t) throws Exception {
+                        s.lock(t);
+                    }
+
+                    public void acquire() throws Exception {
+                        s.lock();
+                    }
+
+                    public CompletableFuture<?> acquireAsync() {
+                        return s.lockAsync();
+                    }
+
+                    public void release() {
+                        s.unlock();
+                    }
+
+                    public void close() {
+                        s.close();
+                    }
                 };
             }
             case "rwlock (read)":
@@ -76,31 +90,85 @@ class LeftBehindTest {
                 RWLockService s = session.newRWLock(name);
                 boolean read = waiter && kind.equals("rwlock (read)"); // the holder writes
                 return new Owner() {
-                    public void acquire(Duration t) throws Exception { if (read) { s.rLock(t); } else { s.lock(t); } }
-                    public void acquire() throws Exception { if (read) { s.rLock(); } else { s.lock(); } }
-                    public CompletableFuture<?> acquireAsync() { return read ? s.rLockAsync() : s.lockAsync(); }
-                    public void release() { if (read) { s.rUnlock(); } else { s.unlock(); } }
-                    public void close() { s.close(); }
+                    public void acquire(Duration t) throws Exception {
+                        if (read) {
+                            s.rLock(t);
+                        } else {
+                            s.lock(t);
+                        }
+                    }
+
+                    public void acquire() throws Exception {
+                        if (read) {
+                            s.rLock();
+                        } else {
+                            s.lock();
+                        }
+                    }
+
+                    public CompletableFuture<?> acquireAsync() {
+                        return read ? s.rLockAsync() : s.lockAsync();
+                    }
+
+                    public void release() {
+                        if (read) {
+                            s.rUnlock();
+                        } else {
+                            s.unlock();
+                        }
+                    }
+
+                    public void close() {
+                        s.close();
+                    }
                 };
             }
             case "semaphore": {
                 SemaphoreService s = session.newSemaphore(name, 1);
                 return new Owner() {
-                    public void acquire(Duration t) throws Exception { s.acquire(t); }
-                    public void acquire() throws Exception { s.acquire(); }
-                    public CompletableFuture<?> acquireAsync() { return s.acquireAsync(); }
-                    public void release() { s.release(); }
-                    public void close() { s.close(); }
+                    public void acquire(Duration t) throws Exception {
+                        s.acquire(t);
+                    }
+
+                    public void acquire() throws Exception {
+                        s.acquire();
+                    }
+
+                    public CompletableFuture<?> acquireAsync() {
+                        return s.acquireAsync();
+                    }
+
+                    public void release() {
+                        s.release();
+                    }
+
+                    public void close() {
+                        s.close();
+                    }
                 };
             }
             case "election": {
                 ElectionService s = session.newElection(name);
                 return new Owner() {
-                    public void acquire(Duration t) throws Exception { s.campaign("v", t); }
-                    public void acquire() throws Exception { s.campaign("v"); }
-                    public CompletableFuture<?> acquireAsync() { return s.campaignAsync("v"); }
-                    public void release() { s.resign(); }
-                    public void close() { s.close(); }
+                    public void acquire(Duration t) throws Exception {
+                        s.campaign("v", t);
+                    }
+
+                    public void acquire() throws Exception {
+                        s.campaign("v");
+                    }
+
+                    public CompletableFuture<?> acquireAsync() {
+                        return s.campaignAsync("v");
+                    }
+
+                    public void release() {
+                        s.resign();
+                    }
+
+                    public void close() {
+                        s.close();
+                    }
                 };
             }
             default:
@@ -110,21 +178,35 @@ class LeftBehindTest {
 
     /** The keys attached to {@code session}'s lease (none once the lease is gone). */
     private static List<String> keysOf(Client client, EtcdSession session) throws Exception {
-        return client.getLeaseClient().timeToLive(session.leaseId(), LeaseOption.builder().withAttachedKeys().build())
-                .get(5, TimeUnit.SECONDS).getKeys().stream().map(k -> k.toString(StandardCharsets.UTF_8)).collect(Collectors.toList());
+        return client
+                .getLeaseClient()
+                .timeToLive(
+                        session.leaseId(),
+                        LeaseOption.builder().withAttachedKeys().build())
+                .get(5, TimeUnit.SECONDS)
+                .getKeys()
+                .stream()
+                .map(k -> k.toString(StandardCharsets.UTF_8))
+                .collect(Collectors.toList());
     }
 
     /** Records what {@code session}'s lease carries now, and how long until it carries nothing. */
-    private static long measure(Client client, EtcdSession session, String kind, String way, long since, Duration atMost) throws Exception {
+    private static long measure(
+            Client client, EtcdSession session, String kind, String way, long since, Duration atMost) throws Exception {
         List<String> now = keysOf(client, session);
-        await().atMost(atMost).pollInterval(Duration.ofMillis(10)).until(() -> keysOf(client, session).isEmpty());
+        await().atMost(atMost)
+                .pollInterval(Duration.ofMillis(10))
+                .until(() -> keysOf(client, session).isEmpty());
         long ms = now.isEmpty() ? 0 : (System.nanoTime() - since) / 1_000_000;
         ROWS.add("| " + kind + " | " + way + " | " + now.size() + " | " + ms + " ms |");
         return ms;
     }
 
     private static EtcdOptions options() {
-        return EtcdOptions.builder().ttl(Duration.ofSeconds(TTL_SECONDS)).requestTimeout(Duration.ofSeconds(5)).build();
+        return EtcdOptions.builder()
+                .ttl(Duration.ofSeconds(TTL_SECONDS))
+                .requestTimeout(Duration.ofSeconds(5))
+                .build();
     }
 
     @Test
@@ -154,7 +236,8 @@ class LeftBehindTest {
 
     private void run(String kind) throws Exception {
         String name = Etcd.uniquePrefix("left-behind");
-        try (Client client = Etcd.client(ETCD.cluster()); EtcdSession hs = EtcdSession.open(client, options())) {
+        try (Client client = Etcd.client(ETCD.cluster());
+                EtcdSession hs = EtcdSession.open(client, options())) {
             Owner holder = owner(hs, kind, name, false);
             holder.acquire(WAIT);
 
@@ -206,7 +289,8 @@ class LeftBehindTest {
                 owner(frozen, kind, name, false).acquire(WAIT);
                 long orphaned = System.nanoTime();
                 frozen.orphan(); // no more renewals: a crashed or frozen process
-                long ms = measure(client, frozen, kind, "holder: crash or freeze (renewals stop)", orphaned, WAIT.plus(WAIT));
+                long ms = measure(
+                        client, frozen, kind, "holder: crash or freeze (renewals stop)", orphaned, WAIT.plus(WAIT));
                 assertTrue(ms <= TTL_SECONDS * 1000 + 1000, "gone within the TTL + 1 s: " + ms + " ms");
             }
         }

@@ -37,15 +37,21 @@ class LockHandoffTest {
         // Each handoff: the delete event to the next waiter only (a herd would deliver one to every waiter),
         // and to the releaser's own-key watch; a little more when a liveness probe moved a watch.
         assertTrue(large.watchMessages <= 3.0, "watch messages per handoff with 20 waiters: " + large.watchMessages);
-        assertTrue(large.watchMessages <= small.watchMessages + 0.5, "watch traffic grew with the queue: " + small + " -> " + large);
-        assertTrue(large.kvRpcs <= small.kvRpcs + 0.5, "KV RPCs per handoff grew with the queue: " + small + " -> " + large);
+        assertTrue(
+                large.watchMessages <= small.watchMessages + 0.5,
+                "watch traffic grew with the queue: " + small + " -> " + large);
+        assertTrue(
+                large.kvRpcs <= small.kvRpcs + 0.5,
+                "KV RPCs per handoff grew with the queue: " + small + " -> " + large);
     }
 
     /** Watch messages exclude the progress reports of the liveness probes, which depend on time, not on hand-overs. */
     record Cost(double watchMessages, double kvRpcs, double progressReports) {
         @Override
         public String toString() {
-            return String.format("%.2f watch messages, %.2f KV RPCs (and %.2f progress reports)", watchMessages, kvRpcs, progressReports);
+            return String.format(
+                    "%.2f watch messages, %.2f KV RPCs (and %.2f progress reports)",
+                    watchMessages, kvRpcs, progressReports);
         }
     }
 
@@ -53,8 +59,10 @@ class LockHandoffTest {
     private static Cost handoffCost(int waiters) throws Exception {
         RpcCounter counter = new RpcCounter();
         String prefix = uniquePrefix("herd");
-        try (Client client = Client.builder().endpoints(ETCD.cluster().endpoints().toArray(String[]::new))
-                .interceptor(counter).build()) {
+        try (Client client = Client.builder()
+                .endpoints(ETCD.cluster().endpoints().toArray(String[]::new))
+                .interceptor(counter)
+                .build()) {
             List<LockService> services = new ArrayList<>();
             try {
                 for (int i = 0; i <= waiters; i++) {
@@ -66,7 +74,8 @@ class LockHandoffTest {
                     queued.add(services.get(i).lockAsync());
                     // Register one at a time so the queue order is known.
                     int expected = i + 1;
-                    await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(client, prefix).size() == expected);
+                    await().atMost(Duration.ofSeconds(5))
+                            .until(() -> keysUnder(client, prefix).size() == expected);
                 }
                 // Let every waiter's watches be established before measuring.
                 await().atMost(Duration.ofSeconds(5)).until(() -> counter.received("Watch") >= 2L * waiters);

@@ -26,7 +26,7 @@ class LockInteropTest {
     void etcdctlHoldsJavaWaits() throws Exception {
         String name = uniquePrefix("interop-ctl-first");
         try (Etcdctl ctl = Etcdctl.start(ETCD.cluster().endpoint(0), "lock", name);
-             LockService java = EtcdProvider.newLock(ETCD.client(), name, ttl(10))) {
+                LockService java = EtcdProvider.newLock(ETCD.client(), name, ttl(10))) {
             String key = ctl.nextLine(10_000); // etcdctl prints its key once it holds the lock
             assertNotNull(key, "etcdctl did not acquire the lock");
             assertTrue(key.startsWith(name + "/"), key);
@@ -46,7 +46,8 @@ class LockInteropTest {
             Grant g = java.lock();
             try (Etcdctl ctl = Etcdctl.start(ETCD.cluster().endpoint(0), "lock", name, "echo", "ETCDCTL-ACQUIRED")) {
                 // etcdctl registers behind Java and must not get in while Java holds the lock.
-                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+                org.awaitility.Awaitility.await()
+                        .atMost(Duration.ofSeconds(10))
                         .until(() -> keysUnder(ETCD.client(), name).size() == 2);
                 assertNull(ctl.nextLine(500), "etcdctl ran its command while Java held the lock");
                 assertTrue(ctl.isAlive());

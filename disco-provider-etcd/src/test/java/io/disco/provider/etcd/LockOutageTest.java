@@ -28,7 +28,10 @@ class LockOutageTest {
     static final EtcdExtension ETCD = EtcdExtension.singleMember();
 
     private static EtcdOptions options(int ttlSeconds) {
-        return EtcdOptions.builder().ttl(Duration.ofSeconds(ttlSeconds)).requestTimeout(Duration.ofSeconds(1)).build();
+        return EtcdOptions.builder()
+                .ttl(Duration.ofSeconds(ttlSeconds))
+                .requestTimeout(Duration.ofSeconds(1))
+                .build();
     }
 
     @Test
@@ -36,15 +39,17 @@ class LockOutageTest {
         EtcdCluster etcd = ETCD.cluster();
         String prefix = uniquePrefix("short-outage");
         try (Client client = Etcd.client(etcd);
-             LockService holder = EtcdProvider.newLock(client, prefix, options(10));
-             LockService other = EtcdProvider.newLock(client, prefix, options(10))) {
+                LockService holder = EtcdProvider.newLock(client, prefix, options(10));
+                LockService other = EtcdProvider.newLock(client, prefix, options(10))) {
             Grant g = holder.lock();
             long outageStart = System.nanoTime();
             etcd.restart(0); // down, then up again on the same ports and data
             // Stay past the point where a keepalive must have gone through the restarted member.
-            await().atMost(Duration.ofSeconds(8)).pollInterval(Duration.ofMillis(200))
+            await().atMost(Duration.ofSeconds(8))
+                    .pollInterval(Duration.ofMillis(200))
                     .until(() -> other.tryLock().isEmpty() && System.nanoTime() - outageStart > SECONDS.toNanos(5));
-            assertFalse(holder.done().toCompletableFuture().isDone(), "a restart within the TTL must not lose the lease");
+            assertFalse(
+                    holder.done().toCompletableFuture().isDone(), "a restart within the TTL must not lose the lease");
             assertEquals(g, holder.held().orElseThrow());
             assertTrue(other.tryLock().isEmpty(), "nobody else may take a lock whose lease survived");
         }
@@ -55,14 +60,16 @@ class LockOutageTest {
         EtcdCluster etcd = ETCD.cluster();
         int ttl = 3;
         try (Client client = Etcd.client(etcd);
-             LockService holder = EtcdProvider.newLock(client, uniquePrefix("long-outage"), options(ttl))) {
+                LockService holder = EtcdProvider.newLock(client, uniquePrefix("long-outage"), options(ttl))) {
             holder.lock();
             long down = System.nanoTime();
             etcd.stopMember(0);
             try {
                 holder.done().toCompletableFuture().get(ttl + 2, SECONDS);
                 double elapsed = (System.nanoTime() - down) / 1e9;
-                assertTrue(elapsed <= ttl + 1.0, "done() took " + elapsed + " s after the outage began; TTL is " + ttl + " s");
+                assertTrue(
+                        elapsed <= ttl + 1.0,
+                        "done() took " + elapsed + " s after the outage began; TTL is " + ttl + " s");
                 assertTrue(holder.err().isPresent());
                 assertTrue(holder.held().isEmpty());
             } finally {
@@ -75,7 +82,7 @@ class LockOutageTest {
     void unreachableEtcdIsATimelyClearErrorAndNothingSpins() throws Exception {
         EtcdCluster etcd = ETCD.cluster();
         try (Client client = Etcd.client(etcd);
-             EtcdSession session = EtcdSession.open(client, options(30))) {
+                EtcdSession session = EtcdSession.open(client, options(30))) {
             LockService lock = session.newLock(uniquePrefix("unreachable"));
             etcd.stopMember(0);
             try {
@@ -87,7 +94,8 @@ class LockOutageTest {
 
                 // Opening a session (granting a lease) is bounded by the request timeout too.
                 long openStart = System.nanoTime();
-                DiscoException open = assertThrows(DiscoException.class,
+                DiscoException open = assertThrows(
+                        DiscoException.class,
                         () -> EtcdProvider.newLock(client, uniquePrefix("unreachable-open"), options(30)));
                 double openElapsed = (System.nanoTime() - openStart) / 1e9;
                 assertTrue(openElapsed < 2.0, "opening a session took " + openElapsed + " s to fail");

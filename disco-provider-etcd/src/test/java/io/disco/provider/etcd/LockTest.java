@@ -49,15 +49,20 @@ class LockTest {
 
     @Test
     void badInputFailsAtOnceNamingTheProblem() throws Exception {
-        NullPointerException n = assertThrows(NullPointerException.class, () -> EtcdProvider.newLock(ETCD.client(), null));
+        NullPointerException n =
+                assertThrows(NullPointerException.class, () -> EtcdProvider.newLock(ETCD.client(), null));
         assertEquals("prefix", n.getMessage());
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> EtcdProvider.newLock(ETCD.client(), "  "));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> EtcdProvider.newLock(ETCD.client(), "  "));
         assertTrue(e.getMessage().contains("prefix"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> EtcdOptions.builder().ttl(Duration.ofMillis(500)));
+        e = assertThrows(
+                IllegalArgumentException.class, () -> EtcdOptions.builder().ttl(Duration.ofMillis(500)));
         assertTrue(e.getMessage().contains("ttl"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> EtcdOptions.builder().ttl(Duration.ofMillis(1500)));
+        e = assertThrows(
+                IllegalArgumentException.class, () -> EtcdOptions.builder().ttl(Duration.ofMillis(1500)));
         assertTrue(e.getMessage().contains("ttl"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> EtcdOptions.builder().requestTimeout(Duration.ZERO));
+        e = assertThrows(
+                IllegalArgumentException.class, () -> EtcdOptions.builder().requestTimeout(Duration.ZERO));
         assertTrue(e.getMessage().contains("requestTimeout"), e.getMessage());
         n = assertThrows(NullPointerException.class, () -> EtcdOptions.builder().ttl(null));
         assertEquals("ttl", n.getMessage());
@@ -74,7 +79,8 @@ class LockTest {
         Grant ga = a.lock();
         try (LockService b = EtcdProvider.newLock(ETCD.client(), prefix, ttl(30))) {
             CompletableFuture<Grant> waiting = b.lockAsync();
-            await().atMost(Duration.ofSeconds(5)).until(() -> keysUnder(ETCD.client(), prefix).size() == 2);
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> keysUnder(ETCD.client(), prefix).size() == 2);
             a.close();
             // Far sooner than A's 30 s TTL: close() revoked the lease.
             Grant gb = waiting.get(3, SECONDS);
@@ -103,5 +109,4 @@ class LockTest {
             assertTrue(session.err().isPresent());
         }
     }
-
 }

@@ -17,15 +17,14 @@ import java.time.Duration;
  */
 public final class LockViewChild {
 
-    private LockViewChild() {
-    }
+    private LockViewChild() {}
 
     public static void main(String[] args) throws Exception {
         URI base = URI.create(args[2]);
         HttpClient http = HttpClient.newHttpClient();
         try (Client client = Client.builder().endpoints(args[0].split(",")).build();
-             EtcdSession session = EtcdSession.open(client, Etcd.ttl(10));
-             var service = session.newLock(args[1])) {
+                EtcdSession session = EtcdSession.open(client, Etcd.ttl(10));
+                var service = session.newLock(args[1])) {
             FencedLock view = FencedLocks.of(service);
             for (int i = 0, n = Integer.parseInt(args[3]); i < n; i++) {
                 view.lock();
@@ -41,8 +40,13 @@ public final class LockViewChild {
     }
 
     static void call(HttpClient http, URI uri) throws Exception {
-        int status = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET().build(),
-                HttpResponse.BodyHandlers.discarding()).statusCode();
+        int status = http.send(
+                        HttpRequest.newBuilder(uri)
+                                .timeout(Duration.ofSeconds(10))
+                                .GET()
+                                .build(),
+                        HttpResponse.BodyHandlers.discarding())
+                .statusCode();
         if (status != 200) {
             throw new IllegalStateException(uri + " answered " + status);
         }

@@ -43,9 +43,11 @@ class LossReportTest {
     void theOwnKeyWatchFollowsEveryIncarnationOfTheKey() throws Exception {
         String prefix = uniquePrefix("reacquired-lock");
         RpcCounter counter = new RpcCounter();
-        try (Client client = Client.builder().endpoints(ETCD.cluster().endpoints().toArray(String[]::new))
-                .interceptor(counter).build();
-             LockService lock = EtcdProvider.newLock(client, prefix, Etcd.ttl(30))) {
+        try (Client client = Client.builder()
+                        .endpoints(ETCD.cluster().endpoints().toArray(String[]::new))
+                        .interceptor(counter)
+                        .build();
+                LockService lock = EtcdProvider.newLock(client, prefix, Etcd.ttl(30))) {
             long before = counter.watchCreates();
             for (int i = 0; i < 50; i++) {
                 lock.lock();
@@ -57,7 +59,8 @@ class LossReportTest {
             // a watch that followed nothing for its linger is closed: no watch stream stays open
             assertTrue(counter.open("Watch") > 0, "the watch lingers after the last release");
             // closed after its linger; the bound leaves room for a loaded machine (3 x linger was missed at load 27)
-            org.awaitility.Awaitility.await().atMost(Duration.ofMillis(OwnKeyWatch.LINGER_MS).plusSeconds(10))
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofMillis(OwnKeyWatch.LINGER_MS).plusSeconds(10))
                     .until(() -> counter.open("Watch") == 0);
             Grant g = lock.lock(); // opens a watch again
             lock.unlock();
@@ -76,11 +79,18 @@ class LossReportTest {
         // Renewals reach etcd and are applied; their answers never come back: the session declares
         // its lease lost after the TTL while etcd keeps it alive, with its key.
         try (DelayingInterceptor renewals = new DelayingInterceptor("LeaseKeepAlive");
-             Client client = Client.builder().endpoints(ETCD.cluster().endpoints().toArray(String[]::new))
-                     .interceptor(renewals).build();
-             Client observer = Etcd.client(ETCD.cluster())) {
-            LockService lock = EtcdProvider.newLock(client, prefix,
-                    EtcdOptions.builder().ttl(Duration.ofSeconds(3)).requestTimeout(Duration.ofSeconds(2)).build());
+                Client client = Client.builder()
+                        .endpoints(ETCD.cluster().endpoints().toArray(String[]::new))
+                        .interceptor(renewals)
+                        .build();
+                Client observer = Etcd.client(ETCD.cluster())) {
+            LockService lock = EtcdProvider.newLock(
+                    client,
+                    prefix,
+                    EtcdOptions.builder()
+                            .ttl(Duration.ofSeconds(3))
+                            .requestTimeout(Duration.ofSeconds(2))
+                            .build());
             Grant g = lock.lock();
             renewals.drop(true);
             lock.done().toCompletableFuture().get(10, SECONDS);
@@ -89,8 +99,11 @@ class LossReportTest {
             lock.close();
             assertEquals(List.of(), keysUnder(observer, prefix), "close() revoked the lease");
             System.out.printf("local loss: key gone %d ms after close()%n", (System.nanoTime() - closing) / 1_000_000);
-            long ttl = observer.getLeaseClient().timeToLive(Long.parseLong(g.key().substring(g.key().lastIndexOf('/') + 1), 16),
-                    LeaseOption.DEFAULT).get(5, SECONDS).getTTL();
+            long ttl = observer.getLeaseClient()
+                    .timeToLive(
+                            Long.parseLong(g.key().substring(g.key().lastIndexOf('/') + 1), 16), LeaseOption.DEFAULT)
+                    .get(5, SECONDS)
+                    .getTTL();
             assertEquals(-1, ttl, "the lease is revoked");
         }
     }
@@ -102,9 +115,12 @@ class LossReportTest {
         // interval of validity is left when the session opens. It must renew at once, and the first
         // lock must be granted only with the grant margin of validity, not lost a moment later.
         try (DelayingInterceptor grants = new DelayingInterceptor("LeaseGrant").delay(1500);
-             Client client = Client.builder().endpoints(ETCD.cluster().endpoints().toArray(String[]::new))
-                     .interceptor(grants).build();
-             EtcdSession session = EtcdSession.open(client, EtcdOptions.builder().ttl(Duration.ofSeconds(2)).build())) {
+                Client client = Client.builder()
+                        .endpoints(ETCD.cluster().endpoints().toArray(String[]::new))
+                        .interceptor(grants)
+                        .build();
+                EtcdSession session = EtcdSession.open(
+                        client, EtcdOptions.builder().ttl(Duration.ofSeconds(2)).build())) {
             LockService lock = session.newLock(prefix);
             Grant g = lock.lock(Duration.ofSeconds(5));
             CompletableFuture<Void> done = lock.done().toCompletableFuture();

@@ -30,8 +30,10 @@ class LostReleaseAnswerTest {
 
     private static final Duration WAIT = Duration.ofSeconds(10);
     /** A long TTL: the freeze must not cost the lease (the member counts leases from the last renewal it saw). */
-    private static final EtcdOptions OPTIONS = EtcdOptions.builder().ttl(Duration.ofSeconds(30))
-            .requestTimeout(Duration.ofSeconds(2)).build();
+    private static final EtcdOptions OPTIONS = EtcdOptions.builder()
+            .ttl(Duration.ofSeconds(30))
+            .requestTimeout(Duration.ofSeconds(2))
+            .build();
 
     private static EtcdCluster etcd;
     private static Client client;
@@ -40,7 +42,9 @@ class LostReleaseAnswerTest {
     static void start() {
         etcd = EtcdCluster.start(1);
         // No client-side deadline: a request sent to the frozen member stays open, and is applied once it resumes.
-        client = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).build();
+        client = Client.builder()
+                .endpoints(etcd.endpoints().toArray(String[]::new))
+                .build();
     }
 
     @AfterAll
@@ -53,13 +57,15 @@ class LostReleaseAnswerTest {
         }
     }
 
-    private static void releaseWhileFrozen(String prefix, Executable release, Supplier<Optional<?>> held) throws Exception {
+    private static void releaseWhileFrozen(String prefix, Executable release, Supplier<Optional<?>> held)
+            throws Exception {
         assertTrue(held.get().isPresent());
         etcd.pause(0);
         try {
             long start = System.nanoTime();
             DiscoException e = assertThrows(DiscoException.class, release);
-            System.out.println("release with the member frozen failed after " + (System.nanoTime() - start) / 1_000_000 + " ms: " + e);
+            System.out.println("release with the member frozen failed after " + (System.nanoTime() - start) / 1_000_000
+                    + " ms: " + e);
             assertTrue(held.get().isEmpty(), "a release without an answer gives the grant up");
             assertTrue(e.getMessage().contains("given up"), e.getMessage());
         } finally {
@@ -68,13 +74,15 @@ class LostReleaseAnswerTest {
         await().atMost(WAIT).until(() -> Etcd.keysUnder(client, prefix).isEmpty()); // the delete was applied
         long applied = System.nanoTime();
         await().atMost(WAIT).until(() -> held.get().isEmpty());
-        System.out.println("held() empty " + (System.nanoTime() - applied) / 1_000_000 + " ms after the key was seen gone");
+        System.out.println(
+                "held() empty " + (System.nanoTime() - applied) / 1_000_000 + " ms after the key was seen gone");
     }
 
     @Test
     void aLockReleaseWhoseAnswerWasLostCountsOnceItsDeleteIsSeen() throws Exception {
         String prefix = Etcd.uniquePrefix("lost-release-answer");
-        try (EtcdSession session = EtcdSession.open(client, OPTIONS); LockService lock = session.newLock(prefix)) {
+        try (EtcdSession session = EtcdSession.open(client, OPTIONS);
+                LockService lock = session.newLock(prefix)) {
             FencingToken first = lock.lock(WAIT).token();
             releaseWhileFrozen(prefix, lock::unlock, lock::held);
             assertTrue(lock.err().isEmpty(), "our own release is no loss");
@@ -87,7 +95,8 @@ class LostReleaseAnswerTest {
     @Test
     void aResignationWhoseAnswerWasLostCountsOnceItsDeleteIsSeen() throws Exception {
         String prefix = Etcd.uniquePrefix("lost-resign-answer");
-        try (EtcdSession session = EtcdSession.open(client, OPTIONS); ElectionService election = session.newElection(prefix)) {
+        try (EtcdSession session = EtcdSession.open(client, OPTIONS);
+                ElectionService election = session.newElection(prefix)) {
             Leadership first = election.campaign("a", WAIT);
             releaseWhileFrozen(prefix, election::resign, election::held);
             assertTrue(election.err().isEmpty(), "our own resignation is no loss");

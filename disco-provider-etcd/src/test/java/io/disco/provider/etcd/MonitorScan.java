@@ -74,32 +74,87 @@ final class MonitorScan {
             Map.entry("java/util/concurrent/FutureTask", Set.of("get")),
             Map.entry("java/util/concurrent/CompletableFuture", Set.of("get", "join")),
             Map.entry("java/util/concurrent/ForkJoinTask", Set.of("get", "join", "invoke")),
-            Map.entry("java/util/concurrent/locks/Lock", Set.of("lock", "lockInterruptibly", "tryLock(JLjava/util/concurrent/TimeUnit;)Z")),
-            Map.entry("java/util/concurrent/locks/ReentrantLock", Set.of("lock", "lockInterruptibly", "tryLock(JLjava/util/concurrent/TimeUnit;)Z")),
-            Map.entry("java/util/concurrent/locks/ReentrantReadWriteLock$ReadLock", Set.of("lock", "lockInterruptibly", "tryLock(JLjava/util/concurrent/TimeUnit;)Z")),
-            Map.entry("java/util/concurrent/locks/ReentrantReadWriteLock$WriteLock", Set.of("lock", "lockInterruptibly", "tryLock(JLjava/util/concurrent/TimeUnit;)Z")),
-            Map.entry("java/util/concurrent/locks/StampedLock", Set.of("readLock", "writeLock", "readLockInterruptibly", "writeLockInterruptibly",
-                    "tryReadLock(JLjava/util/concurrent/TimeUnit;)J", "tryWriteLock(JLjava/util/concurrent/TimeUnit;)J")),
-            Map.entry("java/util/concurrent/locks/Condition", Set.of("await", "awaitNanos", "awaitUninterruptibly", "awaitUntil")),
+            Map.entry(
+                    "java/util/concurrent/locks/Lock",
+                    Set.of("lock", "lockInterruptibly", "tryLock(JLjava/util/concurrent/TimeUnit;)Z")),
+            Map.entry(
+                    "java/util/concurrent/locks/ReentrantLock",
+                    Set.of("lock", "lockInterruptibly", "tryLock(JLjava/util/concurrent/TimeUnit;)Z")),
+            Map.entry(
+                    "java/util/concurrent/locks/ReentrantReadWriteLock$ReadLock",
+                    Set.of("lock", "lockInterruptibly", "tryLock(JLjava/util/concurrent/TimeUnit;)Z")),
+            Map.entry(
+                    "java/util/concurrent/locks/ReentrantReadWriteLock$WriteLock",
+                    Set.of("lock", "lockInterruptibly", "tryLock(JLjava/util/concurrent/TimeUnit;)Z")),
+            Map.entry(
+                    "java/util/concurrent/locks/StampedLock",
+                    Set.of(
+                            "readLock",
+                            "writeLock",
+                            "readLockInterruptibly",
+                            "writeLockInterruptibly",
+                            "tryReadLock(JLjava/util/concurrent/TimeUnit;)J",
+                            "tryWriteLock(JLjava/util/concurrent/TimeUnit;)J")),
+            Map.entry(
+                    "java/util/concurrent/locks/Condition",
+                    Set.of("await", "awaitNanos", "awaitUninterruptibly", "awaitUntil")),
             Map.entry("java/util/concurrent/CountDownLatch", Set.of("await")),
             Map.entry("java/util/concurrent/CyclicBarrier", Set.of("await")),
-            Map.entry("java/util/concurrent/Semaphore", Set.of("acquire", "acquireUninterruptibly", "tryAcquire(JLjava/util/concurrent/TimeUnit;)Z",
-                    "tryAcquire(IJLjava/util/concurrent/TimeUnit;)Z")),
-            Map.entry("java/util/concurrent/Phaser", Set.of("awaitAdvance", "awaitAdvanceInterruptibly", "arriveAndAwaitAdvance")),
+            Map.entry(
+                    "java/util/concurrent/Semaphore",
+                    Set.of(
+                            "acquire",
+                            "acquireUninterruptibly",
+                            "tryAcquire(JLjava/util/concurrent/TimeUnit;)Z",
+                            "tryAcquire(IJLjava/util/concurrent/TimeUnit;)Z")),
+            Map.entry(
+                    "java/util/concurrent/Phaser",
+                    Set.of("awaitAdvance", "awaitAdvanceInterruptibly", "arriveAndAwaitAdvance")),
             Map.entry("java/util/concurrent/Exchanger", Set.of("exchange")),
-            Map.entry("java/util/concurrent/BlockingQueue", Set.of("put", "take", "poll(JLjava/util/concurrent/TimeUnit;)Ljava/lang/Object;",
-                    "offer(Ljava/lang/Object;JLjava/util/concurrent/TimeUnit;)Z")),
-            Map.entry("java/util/concurrent/BlockingDeque", Set.of("put", "take", "putFirst", "putLast", "takeFirst", "takeLast")),
-            Map.entry("java/util/concurrent/LinkedBlockingQueue", Set.of("put", "take", "poll(JLjava/util/concurrent/TimeUnit;)Ljava/lang/Object;")),
-            Map.entry("java/util/concurrent/ArrayBlockingQueue", Set.of("put", "take", "poll(JLjava/util/concurrent/TimeUnit;)Ljava/lang/Object;")),
-            Map.entry("java/util/concurrent/LinkedBlockingDeque", Set.of("put", "take", "putFirst", "putLast", "takeFirst", "takeLast")),
-            Map.entry("java/util/concurrent/SynchronousQueue", Set.of("put", "take", "poll(JLjava/util/concurrent/TimeUnit;)Ljava/lang/Object;")),
-            Map.entry("java/util/concurrent/LinkedTransferQueue", Set.of("put", "take", "transfer", "tryTransfer(Ljava/lang/Object;JLjava/util/concurrent/TimeUnit;)Z")),
-            Map.entry("java/util/concurrent/ExecutorService", Set.of("awaitTermination", "invokeAll", "invokeAny", "close")),
-            Map.entry("java/util/concurrent/ThreadPoolExecutor", Set.of("awaitTermination", "invokeAll", "invokeAny", "close")),
-            Map.entry("java/util/concurrent/ScheduledThreadPoolExecutor", Set.of("awaitTermination", "invokeAll", "invokeAny", "close")),
-            Map.entry("java/util/concurrent/ForkJoinPool", Set.of("awaitTermination", "invokeAll", "invokeAny", "close", "awaitQuiescence")),
-            Map.entry("java/util/concurrent/ExecutorCompletionService", Set.of("take", "poll(JLjava/util/concurrent/TimeUnit;)Ljava/util/concurrent/Future;")),
+            Map.entry(
+                    "java/util/concurrent/BlockingQueue",
+                    Set.of(
+                            "put",
+                            "take",
+                            "poll(JLjava/util/concurrent/TimeUnit;)Ljava/lang/Object;",
+                            "offer(Ljava/lang/Object;JLjava/util/concurrent/TimeUnit;)Z")),
+            Map.entry(
+                    "java/util/concurrent/BlockingDeque",
+                    Set.of("put", "take", "putFirst", "putLast", "takeFirst", "takeLast")),
+            Map.entry(
+                    "java/util/concurrent/LinkedBlockingQueue",
+                    Set.of("put", "take", "poll(JLjava/util/concurrent/TimeUnit;)Ljava/lang/Object;")),
+            Map.entry(
+                    "java/util/concurrent/ArrayBlockingQueue",
+                    Set.of("put", "take", "poll(JLjava/util/concurrent/TimeUnit;)Ljava/lang/Object;")),
+            Map.entry(
+                    "java/util/concurrent/LinkedBlockingDeque",
+                    Set.of("put", "take", "putFirst", "putLast", "takeFirst", "takeLast")),
+            Map.entry(
+                    "java/util/concurrent/SynchronousQueue",
+                    Set.of("put", "take", "poll(JLjava/util/concurrent/TimeUnit;)Ljava/lang/Object;")),
+            Map.entry(
+                    "java/util/concurrent/LinkedTransferQueue",
+                    Set.of(
+                            "put",
+                            "take",
+                            "transfer",
+                            "tryTransfer(Ljava/lang/Object;JLjava/util/concurrent/TimeUnit;)Z")),
+            Map.entry(
+                    "java/util/concurrent/ExecutorService",
+                    Set.of("awaitTermination", "invokeAll", "invokeAny", "close")),
+            Map.entry(
+                    "java/util/concurrent/ThreadPoolExecutor",
+                    Set.of("awaitTermination", "invokeAll", "invokeAny", "close")),
+            Map.entry(
+                    "java/util/concurrent/ScheduledThreadPoolExecutor",
+                    Set.of("awaitTermination", "invokeAll", "invokeAny", "close")),
+            Map.entry(
+                    "java/util/concurrent/ForkJoinPool",
+                    Set.of("awaitTermination", "invokeAll", "invokeAny", "close", "awaitQuiescence")),
+            Map.entry(
+                    "java/util/concurrent/ExecutorCompletionService",
+                    Set.of("take", "poll(JLjava/util/concurrent/TimeUnit;)Ljava/util/concurrent/Future;")),
             Map.entry("java/io/InputStream", Set.of("read", "readAllBytes", "readNBytes", "transferTo")),
             Map.entry("java/io/OutputStream", Set.of("write", "flush")),
             Map.entry("java/io/Reader", Set.of("read")),
@@ -107,23 +162,71 @@ final class MonitorScan {
             Map.entry("java/io/Writer", Set.of("write", "flush")),
             Map.entry("java/net/Socket", Set.of("connect")),
             Map.entry("java/net/ServerSocket", Set.of("accept")),
-            Map.entry("java/net/InetAddress", Set.of("getLocalHost", "getByName", "getAllByName", "getHostName", "getCanonicalHostName",
-                    "isReachable")), // name lookups
-            Map.entry("java/nio/file/Files", Set.of("write", "writeString", "readAllBytes", "readString", "readAllLines", "copy", "move", "delete",
-                    "createFile", "newInputStream", "newOutputStream")),
+            Map.entry(
+                    "java/net/InetAddress",
+                    Set.of(
+                            "getLocalHost",
+                            "getByName",
+                            "getAllByName",
+                            "getHostName",
+                            "getCanonicalHostName",
+                            "isReachable")), // name lookups
+            Map.entry(
+                    "java/nio/file/Files",
+                    Set.of(
+                            "write",
+                            "writeString",
+                            "readAllBytes",
+                            "readString",
+                            "readAllLines",
+                            "copy",
+                            "move",
+                            "delete",
+                            "createFile",
+                            "newInputStream",
+                            "newOutputStream")),
             Map.entry("java/nio/channels/FileChannel", Set.of("read", "write", "force", "lock")));
 
     /** Methods of the JDK that run the lambdas given to them on the calling thread, before they return. */
-    static final Set<String> RUN_INLINE = Set.of("forEach", "forEachRemaining", "computeIfAbsent", "computeIfPresent", "compute", "merge",
-            "removeIf", "replaceAll", "ifPresent", "ifPresentOrElse", "orElseGet", "orElseThrow", "map", "flatMap", "filter", "anyMatch",
-            "allMatch", "noneMatch", "sort", "collect", "reduce", "toArray", "findFirst", "findAny", "count", "min", "max", "getAndUpdate",
-            "updateAndGet", "getAndAccumulate", "accumulateAndGet");
+    static final Set<String> RUN_INLINE = Set.of(
+            "forEach",
+            "forEachRemaining",
+            "computeIfAbsent",
+            "computeIfPresent",
+            "compute",
+            "merge",
+            "removeIf",
+            "replaceAll",
+            "ifPresent",
+            "ifPresentOrElse",
+            "orElseGet",
+            "orElseThrow",
+            "map",
+            "flatMap",
+            "filter",
+            "anyMatch",
+            "allMatch",
+            "noneMatch",
+            "sort",
+            "collect",
+            "reduce",
+            "toArray",
+            "findFirst",
+            "findAny",
+            "count",
+            "min",
+            "max",
+            "getAndUpdate",
+            "updateAndGet",
+            "getAndAccumulate",
+            "accumulateAndGet");
 
     /** One call made while a monitor is held that can block, and the chain of calls down to the blocking one. */
     record Finding(String method, String source, int line, List<String> chain) {
         @Override
         public String toString() {
-            return method + " (" + source + ":" + line + ") holds a monitor while calling " + String.join(" -> ", chain);
+            return method + " (" + source + ":" + line + ") holds a monitor while calling "
+                    + String.join(" -> ", chain);
         }
     }
 
@@ -135,16 +238,21 @@ final class MonitorScan {
 
         private static String shortDesc(String desc) {
             Type[] args = Type.getArgumentTypes(desc);
-            return "(" + String.join(", ", Arrays.stream(args).map(t -> {
-                String n = t.getClassName();
-                return n.substring(n.lastIndexOf('.') + 1);
-            }).toList()) + ")";
+            return "("
+                    + String.join(
+                            ", ",
+                            Arrays.stream(args)
+                                    .map(t -> {
+                                        String n = t.getClassName();
+                                        return n.substring(n.lastIndexOf('.') + 1);
+                                    })
+                                    .toList())
+                    + ")";
         }
     }
 
     /** Instruction {@code index} of {@code in}, a call. */
-    private record CallSite(MethodId in, int index, MethodInsnNode call) {
-    }
+    private record CallSite(MethodId in, int index, MethodInsnNode call) {}
 
     private final Map<String, ClassNode> classes = new LinkedHashMap<>();
     private final Map<MethodId, MethodNode> methods = new HashMap<>();
@@ -156,6 +264,7 @@ final class MonitorScan {
     private final Map<InvokeDynamicInsnNode, MethodId> lambdaAt = new HashMap<>();
     /** A scanned method to the calls of it in the scanned code. */
     private final Map<MethodId, List<CallSite>> callers = new HashMap<>();
+
     private final Map<MethodId, Frame<SourceValue>[]> frames = new HashMap<>();
     /** {@link #lambdasOf} by call ("method#index"). */
     private final Map<String, Set<MethodId>> receivers = new HashMap<>();
@@ -252,10 +361,13 @@ final class MonitorScan {
             }
             for (MethodNode m : c.methods) {
                 for (AbstractInsnNode insn : m.instructions) {
-                    if (insn instanceof InvokeDynamicInsnNode indy && indy.bsmArgs.length >= 2 && indy.bsmArgs[1] instanceof Handle impl) {
+                    if (insn instanceof InvokeDynamicInsnNode indy
+                            && indy.bsmArgs.length >= 2
+                            && indy.bsmArgs[1] instanceof Handle impl) {
                         String iface = Type.getReturnType(indy.desc).getInternalName();
                         MethodId target = new MethodId(impl.getOwner(), impl.getName(), impl.getDesc());
-                        lambdas.computeIfAbsent(iface + "." + indy.name, k -> new HashSet<>()).add(target);
+                        lambdas.computeIfAbsent(iface + "." + indy.name, k -> new HashSet<>())
+                                .add(target);
                         lambdaAt.put(indy, target);
                     }
                 }
@@ -301,7 +413,9 @@ final class MonitorScan {
         for (MethodId target : targets(in, index, call)) {
             Set<String> jdkTarget = BLOCKING.get(target.owner());
             if (blockingVia.containsKey(target)
-                    || jdkTarget != null && (jdkTarget.contains(target.name()) || jdkTarget.contains(target.name() + target.desc()))) {
+                    || jdkTarget != null
+                            && (jdkTarget.contains(target.name())
+                                    || jdkTarget.contains(target.name() + target.desc()))) {
                 return target.toString();
             }
         }
@@ -395,17 +509,20 @@ final class MonitorScan {
                 } else if (!made(in, local, out, seen)) {
                     return false;
                 }
-            } else if (insn.getOpcode() == Opcodes.ASTORE || insn.getOpcode() == Opcodes.DUP
+            } else if (insn.getOpcode() == Opcodes.ASTORE
+                    || insn.getOpcode() == Opcodes.DUP
                     || insn instanceof TypeInsnNode t && t.getOpcode() == Opcodes.CHECKCAST) {
                 if (!made(in, f.getStack(f.getStackSize() - 1), out, seen)) {
                     return false;
                 }
-            } else if (insn instanceof FieldInsnNode get && (get.getOpcode() == Opcodes.GETFIELD || get.getOpcode() == Opcodes.GETSTATIC)
+            } else if (insn instanceof FieldInsnNode get
+                    && (get.getOpcode() == Opcodes.GETFIELD || get.getOpcode() == Opcodes.GETSTATIC)
                     && classes.containsKey(get.owner)) {
                 if (!stored(get, out, seen)) {
                     return false;
                 }
-            } else if (insn instanceof MethodInsnNode producer && !declaredTargets(producer).isEmpty()) {
+            } else if (insn instanceof MethodInsnNode producer
+                    && !declaredTargets(producer).isEmpty()) {
                 for (MethodId maker : declaredTargets(producer)) {
                     if (!returned(maker, out, seen)) {
                         return false;
@@ -430,7 +547,9 @@ final class MonitorScan {
             made(in, f.getStack(f.getStackSize() - args + a), passed, new HashSet<>());
             for (MethodId lambda : passed) {
                 Set<String> jdk = BLOCKING.get(lambda.owner());
-                if (blockingVia.containsKey(lambda) || jdk != null && (jdk.contains(lambda.name()) || jdk.contains(lambda.name() + lambda.desc()))) {
+                if (blockingVia.containsKey(lambda)
+                        || jdk != null
+                                && (jdk.contains(lambda.name()) || jdk.contains(lambda.name() + lambda.desc()))) {
                     return call.owner.replace('/', '.') + "." + call.name + " running " + lambda;
                 }
             }
@@ -443,8 +562,10 @@ final class MonitorScan {
         for (Map.Entry<MethodId, MethodNode> e : methods.entrySet()) {
             AbstractInsnNode[] insns = e.getValue().instructions.toArray();
             for (int i = 0; i < insns.length; i++) {
-                if (insns[i] instanceof FieldInsnNode put && (put.getOpcode() == Opcodes.PUTFIELD || put.getOpcode() == Opcodes.PUTSTATIC)
-                        && put.owner.equals(get.owner) && put.name.equals(get.name)) {
+                if (insns[i] instanceof FieldInsnNode put
+                        && (put.getOpcode() == Opcodes.PUTFIELD || put.getOpcode() == Opcodes.PUTSTATIC)
+                        && put.owner.equals(get.owner)
+                        && put.name.equals(get.name)) {
                     Frame<SourceValue> f = frames(e.getKey())[i];
                     if (f != null && !made(e.getKey(), f.getStack(f.getStackSize() - 1), out, seen)) {
                         return false;
@@ -460,7 +581,8 @@ final class MonitorScan {
         MethodNode m = methods.get(method);
         Frame<SourceValue>[] fs = frames(method);
         for (int i = 0; i < m.instructions.size(); i++) {
-            if (m.instructions.get(i).getOpcode() == Opcodes.ARETURN && fs[i] != null
+            if (m.instructions.get(i).getOpcode() == Opcodes.ARETURN
+                    && fs[i] != null
                     && !made(method, fs[i].getStack(fs[i].getStackSize() - 1), out, seen)) {
                 return false;
             }
@@ -526,12 +648,16 @@ final class MonitorScan {
                     if (depth[i] > 0 && insns[i] instanceof MethodInsnNode call) {
                         via = blocks(new MethodId(c.name, m.name, m.desc), i, call);
                     }
-                    if (via == null && depth[i] > 0 && insns[i] instanceof MethodInsnNode call && !classes.containsKey(call.owner)
+                    if (via == null
+                            && depth[i] > 0
+                            && insns[i] instanceof MethodInsnNode call
+                            && !classes.containsKey(call.owner)
                             && RUN_INLINE.contains(call.name)) {
                         via = blockingArgument(new MethodId(c.name, m.name, m.desc), i, call);
                     }
                     if (via != null) {
-                        out.add(new Finding(new MethodId(c.name, m.name, m.desc).toString(), c.sourceFile, line, chain(via)));
+                        out.add(new Finding(
+                                new MethodId(c.name, m.name, m.desc).toString(), c.sourceFile, line, chain(via)));
                     }
                 }
             }
@@ -546,7 +672,10 @@ final class MonitorScan {
         String next = first;
         for (int hops = 0; hops < 20; hops++) {
             String n = next;
-            MethodId id = blockingVia.keySet().stream().filter(k -> k.toString().equals(n)).findFirst().orElse(null);
+            MethodId id = blockingVia.keySet().stream()
+                    .filter(k -> k.toString().equals(n))
+                    .findFirst()
+                    .orElse(null);
             if (id == null) {
                 break;
             }
@@ -582,7 +711,8 @@ final class MonitorScan {
             int i = work.pop();
             int d = depth[i];
             AbstractInsnNode insn = insns[i];
-            int after = d + (insn.getOpcode() == Opcodes.MONITORENTER ? 1 : insn.getOpcode() == Opcodes.MONITOREXIT ? -1 : 0);
+            int after = d
+                    + (insn.getOpcode() == Opcodes.MONITORENTER ? 1 : insn.getOpcode() == Opcodes.MONITOREXIT ? -1 : 0);
             List<Integer> next = new ArrayList<>();
             if (insn instanceof JumpInsnNode j) {
                 next.add(index.get(j.label));

@@ -3,6 +3,9 @@ package io.disco.provider.etcd;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.disco.client.Disco;
+import io.disco.client.FencedLocks;
+import io.disco.client.FencedReadWriteLock;
 import io.disco.election.ElectionService;
 import io.disco.election.LeaderTask;
 import io.disco.election.Leadership;
@@ -11,9 +14,6 @@ import io.disco.fencing.FencingGrpc;
 import io.disco.fencing.FencingHttp;
 import io.disco.fencing.FencingToken;
 import io.disco.fencing.Held;
-import io.disco.client.Disco;
-import io.disco.client.FencedLocks;
-import io.disco.client.FencedReadWriteLock;
 import io.disco.lock.FencedLock;
 import io.disco.lock.Grant;
 import io.disco.lock.LockService;
@@ -67,22 +67,40 @@ class NullArgumentsTest {
 
     /** What the walk found wrong, one line each. */
     private final List<String> problems = new ArrayList<>();
+
     private int calls;
 
     @Test
     void everyPublicMethodRejectsNullNamingTheParameter() throws Exception {
         String base = Etcd.uniquePrefix("nulls");
-        try (Client client = Etcd.client(ETCD.cluster()); EtcdSession session = EtcdSession.open(client, Etcd.ttl(10));
-             Disco disco = EtcdProvider.disco(client, Etcd.ttl(10))) {
+        try (Client client = Etcd.client(ETCD.cluster());
+                EtcdSession session = EtcdSession.open(client, Etcd.ttl(10));
+                Disco disco = EtcdProvider.disco(client, Etcd.ttl(10))) {
             Map<Class<?>, Object> samples = samples(client, base);
             // Strings are fresh names: no call may collide with another's service.
-            NullArguments nulls = new NullArguments(samples, () -> "/test/nulls/" + UUID.randomUUID()).allowNull(NULLABLE);
-            String leasesBefore = ETCD.cluster().etcdctl("lease", "list").lines().findFirst().orElse("");
+            NullArguments nulls =
+                    new NullArguments(samples, () -> "/test/nulls/" + UUID.randomUUID()).allowNull(NULLABLE);
+            String leasesBefore =
+                    ETCD.cluster().etcdctl("lease", "list").lines().findFirst().orElse("");
 
             // Statics and constructors of the public classes.
-            for (Class<?> type : List.of(EtcdProvider.class, EtcdSession.class, EtcdOptions.class, EtcdOptions.Builder.class,
-                    EtcdDeadlines.class, FencingToken.class, FencingHttp.class, FencingGrpc.class, Held.class, FencedLocks.class,
-                    Grant.class, RWGrant.class, Permit.class, Leadership.class, LeadershipRunner.Options.class, Disco.class)) {
+            for (Class<?> type : List.of(
+                    EtcdProvider.class,
+                    EtcdSession.class,
+                    EtcdOptions.class,
+                    EtcdOptions.Builder.class,
+                    EtcdDeadlines.class,
+                    FencingToken.class,
+                    FencingHttp.class,
+                    FencingGrpc.class,
+                    Held.class,
+                    FencedLocks.class,
+                    Grant.class,
+                    RWGrant.class,
+                    Permit.class,
+                    Leadership.class,
+                    LeadershipRunner.Options.class,
+                    Disco.class)) {
                 nulls.walk(type, null);
             }
             // Instances, backed by etcd where the type is a service.
@@ -103,13 +121,13 @@ class NullArgumentsTest {
             instances.put(Disco.class, disco);
             instances.put(FencedReadWriteLock.class, disco.readWriteLock(base + "/client-rw"));
             instances.put(Grant.class, samples.get(Grant.class));
-            instances.put(Held.class, Held.of((Grant) samples.get(Grant.class), () -> { }));
+            instances.put(Held.class, Held.of((Grant) samples.get(Grant.class), () -> {}));
             instances.put(RWGrant.class, samples.get(RWGrant.class));
             instances.put(Permit.class, samples.get(Permit.class));
             instances.put(Leadership.class, samples.get(Leadership.class));
             instances.put(LeadershipRunner.Options.class, samples.get(LeadershipRunner.Options.class));
-            instances.put(LeadershipRunner.Options.Builder.class,
-                    LeadershipRunner.Options.builder("v", (LeaderTask) samples.get(LeaderTask.class)));
+            instances.put(LeadershipRunner.Options.Builder.class, LeadershipRunner.Options.builder("v", (LeaderTask)
+                    samples.get(LeaderTask.class)));
             for (Map.Entry<Class<?>, Object> e : instances.entrySet()) {
                 nulls.walk(e.getKey(), e.getValue());
             }
@@ -122,7 +140,8 @@ class NullArgumentsTest {
             if (!left.isEmpty()) {
                 problems.add("keys left behind: " + left);
             }
-            String leasesAfter = ETCD.cluster().etcdctl("lease", "list").lines().findFirst().orElse("");
+            String leasesAfter =
+                    ETCD.cluster().etcdctl("lease", "list").lines().findFirst().orElse("");
             if (!leasesAfter.equals(leasesBefore)) {
                 problems.add("leases left behind: before '" + leasesBefore + "', after '" + leasesAfter + "'");
             }
@@ -142,8 +161,13 @@ class NullArgumentsTest {
             semaphore.release();
             election.campaign("v", t);
             election.resign();
-            assertTrue(session.err().isEmpty() && lock.err().isEmpty() && rw.err().isEmpty() && semaphore.err().isEmpty()
-                    && election.err().isEmpty(), "nothing lost");
+            assertTrue(
+                    session.err().isEmpty()
+                            && lock.err().isEmpty()
+                            && rw.err().isEmpty()
+                            && semaphore.err().isEmpty()
+                            && election.err().isEmpty(),
+                    "nothing lost");
             assertEquals(List.of(), Etcd.keysUnder(client, base));
         }
         report();
@@ -153,8 +177,11 @@ class NullArgumentsTest {
 
     private void report() {
         System.out.println(calls + " calls with a null argument; " + problems.size() + " problems");
-        assertEquals(List.of(), problems, calls + " calls with a null argument; " + problems.size() + " problems:\n  "
-                + String.join("\n  ", problems) + "\n");
+        assertEquals(
+                List.of(),
+                problems,
+                calls + " calls with a null argument; " + problems.size() + " problems:\n  "
+                        + String.join("\n  ", problems) + "\n");
     }
 
     /** Sample values by parameter type; strings are fresh names under {@code base}. */
@@ -176,7 +203,7 @@ class NullArgumentsTest {
         s.put(List.class, List.of("7"));
         s.put(io.grpc.Metadata.class, new io.grpc.Metadata());
         s.put(Leadership.class, new Leadership(base + "/l", "v", token));
-        LeaderTask task = term -> { };
+        LeaderTask task = term -> {};
         s.put(LeaderTask.class, task);
         s.put(LeadershipRunner.Options.class, LeadershipRunner.Options.of("v", task));
         s.put(Object.class, "v");

@@ -33,21 +33,26 @@ class ObservationResumeTest {
         EtcdCluster etcd = ETCD.cluster();
         String prefix = Etcd.uniquePrefix("observe-resume");
         int down = Etcd.aMember(etcd, false);
-        String[] others = IntStream.range(0, etcd.size()).filter(i -> i != down).mapToObj(etcd::endpoint).toArray(String[]::new);
+        String[] others = IntStream.range(0, etcd.size())
+                .filter(i -> i != down)
+                .mapToObj(etcd::endpoint)
+                .toArray(String[]::new);
         List<String> seen = new CopyOnWriteArrayList<>();
-        try (Client observerClient = Client.builder().endpoints(etcd.endpoint(down)).build();
-             Client candidates = Client.builder().endpoints(others).build();
-             ElectionService watcher = EtcdProvider.newElection(observerClient, prefix, Etcd.ttl(30));
-             ElectionService a = EtcdProvider.newElection(candidates, prefix, Etcd.ttl(30));
-             ElectionService b = EtcdProvider.newElection(candidates, prefix, Etcd.ttl(30));
-             ElectionService c = EtcdProvider.newElection(candidates, prefix, Etcd.ttl(30));
-             Observation obs = watcher.observe(l -> seen.add(l.value()))) {
+        try (Client observerClient =
+                        Client.builder().endpoints(etcd.endpoint(down)).build();
+                Client candidates = Client.builder().endpoints(others).build();
+                ElectionService watcher = EtcdProvider.newElection(observerClient, prefix, Etcd.ttl(30));
+                ElectionService a = EtcdProvider.newElection(candidates, prefix, Etcd.ttl(30));
+                ElectionService b = EtcdProvider.newElection(candidates, prefix, Etcd.ttl(30));
+                ElectionService c = EtcdProvider.newElection(candidates, prefix, Etcd.ttl(30));
+                Observation obs = watcher.observe(l -> seen.add(l.value()))) {
             a.campaign("a");
             await().atMost(Duration.ofSeconds(5)).until(() -> seen.contains("a"));
 
             etcd.kill(down);
             CompletableFuture<Leadership> bLeads = b.campaignAsync("b");
-            await().atMost(Duration.ofSeconds(5)).until(() -> a.leader().isPresent() && countCandidates(candidates, prefix) == 2);
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> a.leader().isPresent() && countCandidates(candidates, prefix) == 2);
             CompletableFuture<Leadership> cLeads = c.campaignAsync("c");
             await().atMost(Duration.ofSeconds(5)).until(() -> countCandidates(candidates, prefix) == 3);
             a.resign();

@@ -57,6 +57,7 @@ class OperationsRunbookInteropTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
     /** The page's example lease ids (the hex suffix of a key). */
     private static final String LEASE_A = "694d8a3c3b7f1a04";
+
     private static final String LEASE_B = "694d8a3c3b7f1a09";
 
     /** One marker per recipe: the text that picks it out of the page. A recipe no marker picks fails the test. */
@@ -78,6 +79,7 @@ class OperationsRunbookInteropTest {
 
     private static String page;
     private static List<String> recipes;
+
     @TempDir
     static Path bin;
 
@@ -92,8 +94,10 @@ class OperationsRunbookInteropTest {
         Files.createSymbolicLink(bin.resolve("etcdctl"), etcdctl);
         String client = run("etcdctl version").out().lines().findFirst().orElse("");
         String server = field(run("etcdctl endpoint status -w fields").out(), "Version");
-        System.out.println("[runbook] " + client + " at " + etcdctl + "; etcd " + server + "; " + recipes.size() + " recipes");
-        assertTrue(client.startsWith("etcdctl version: " + minor(server)),
+        System.out.println(
+                "[runbook] " + client + " at " + etcdctl + "; etcd " + server + "; " + recipes.size() + " recipes");
+        assertTrue(
+                client.startsWith("etcdctl version: " + minor(server)),
                 "etcdctl (" + client + ", " + etcdctl + ") must be of the server's version " + server);
     }
 
@@ -107,7 +111,13 @@ class OperationsRunbookInteropTest {
 
     static void clean() throws Exception {
         for (String prefix : List.of("/locks/orders/", "/rw/orders/", "/sem/orders/", "disco-")) {
-            ETCD.client().getKVClient().delete(bytes(prefix), io.etcd.jetcd.options.DeleteOption.builder().isPrefix(true).build())
+            ETCD.client()
+                    .getKVClient()
+                    .delete(
+                            bytes(prefix),
+                            io.etcd.jetcd.options.DeleteOption.builder()
+                                    .isPrefix(true)
+                                    .build())
                     .get(5, SECONDS);
         }
     }
@@ -127,7 +137,9 @@ class OperationsRunbookInteropTest {
             if (!sh || (command == null && (line.isBlank() || line.strip().startsWith("#")))) {
                 continue;
             }
-            command = command == null ? new StringBuilder(line) : command.append('\n').append(line);
+            command = command == null
+                    ? new StringBuilder(line)
+                    : command.append('\n').append(line);
             if (!line.endsWith("\\")) {
                 commands.add(command.toString());
                 command = null;
@@ -159,15 +171,22 @@ class OperationsRunbookInteropTest {
      */
     @Test
     void theBreakExampleGuardsOnTheCreateRevisionOfItsSampleOutput() {
-        Matcher guard = Pattern.compile("create\\(\"/locks/orders/" + LEASE_A + "\"\\) = \"(\\d+)\"").matcher(recipe("create(\"/locks/orders/"));
+        Matcher guard = Pattern.compile("create\\(\"/locks/orders/" + LEASE_A + "\"\\) = \"(\\d+)\"")
+                .matcher(recipe("create(\"/locks/orders/"));
         assertTrue(guard.find(), "the lock break recipe guards on create(...)");
-        Matcher sample = Pattern.compile("\"Key\" : \"/locks/orders/" + LEASE_A + "\"\\n\"CreateRevision\" : (\\d+)").matcher(page);
-        assertTrue(sample.find(), "docs/operations.md shows the CreateRevision of /locks/orders/" + LEASE_A
-                + " in the sample output of the queue recipe, which the break example guards on");
+        Matcher sample = Pattern.compile("\"Key\" : \"/locks/orders/" + LEASE_A + "\"\\n\"CreateRevision\" : (\\d+)")
+                .matcher(page);
+        assertTrue(
+                sample.find(),
+                "docs/operations.md shows the CreateRevision of /locks/orders/" + LEASE_A
+                        + " in the sample output of the queue recipe, which the break example guards on");
         assertEquals(sample.group(1), guard.group(1), "the break example guards on the CreateRevision it shows");
-        Matcher holders = Pattern.compile("holder +0 +/locks/orders/" + LEASE_A + " +" + LEASE_A + " +\\d+s +(\\S+)").matcher(page);
+        Matcher holders = Pattern.compile("holder +0 +/locks/orders/" + LEASE_A + " +" + LEASE_A + " +\\d+s +(\\S+)")
+                .matcher(page);
         assertTrue(holders.find(), "the disco holders sample shows /locks/orders/" + LEASE_A + " as the holder");
-        assertNotEquals(holders.group(1), guard.group(1),
+        assertNotEquals(
+                holders.group(1),
+                guard.group(1),
                 "the example's TOKEN and CreateRevision must differ (a holder that waited), or nothing tells them apart");
     }
 
@@ -191,37 +210,68 @@ class OperationsRunbookInteropTest {
         first.unlock();
         Grant grant = held.get(10, SECONDS);
         long created = kv(holderKey).getCreateRevision();
-        assertTrue(grant.token().value() > created, "the holder waited: its token " + grant.token() + " is above its key's "
-                + created + " (the page's example: TOKEN 44, CreateRevision 41)");
-        await().atMost(WAIT).until(() -> kv(holderKey).getValue().toString(StandardCharsets.UTF_8).contains("\"token\""));
+        assertTrue(
+                grant.token().value() > created,
+                "the holder waited: its token " + grant.token() + " is above its key's " + created
+                        + " (the page's example: TOKEN 44, CreateRevision 41)");
+        await().atMost(WAIT)
+                .until(() -> kv(holderKey)
+                        .getValue()
+                        .toString(StandardCharsets.UTF_8)
+                        .contains("\"token\""));
 
-        String queue = run(recipe("get --prefix /locks/orders/ --sort-by=CREATE")).ok();
+        String queue =
+                run(recipe("get --prefix /locks/orders/ --sort-by=CREATE")).ok();
         List<String> keys = values(queue, "Key");
         assertEquals(List.of(holderKey, waiterKey), keys, queue);
         assertEquals(String.valueOf(created), values(queue, "CreateRevision").get(0), queue);
-        assertEquals(Long.toString(holderSession.leaseId()), values(queue, "Lease").get(0), "the lease in decimal: " + queue);
-        assertTrue(values(queue, "Value").get(0).contains("\\\"token\\\":" + grant.token().value()), queue);
-        assertEquals(fieldNames(sampleAfter(recipe("get --prefix /locks/orders/ --sort-by=CREATE"))), fieldNames(queue),
+        assertEquals(
+                Long.toString(holderSession.leaseId()),
+                values(queue, "Lease").get(0),
+                "the lease in decimal: " + queue);
+        assertTrue(
+                values(queue, "Value")
+                        .get(0)
+                        .contains("\\\"token\\\":" + grant.token().value()),
+                queue);
+        assertEquals(
+                fieldNames(sampleAfter(recipe("get --prefix /locks/orders/ --sort-by=CREATE"))),
+                fieldNames(queue),
                 "the page's sample output has the fields etcdctl prints");
 
-        String ttl = run(substitute(recipe("lease timetolive --keys"), Map.of(LEASE_A, hex(holderSession)), Map.of())).ok();
+        String ttl = run(substitute(recipe("lease timetolive --keys"), Map.of(LEASE_A, hex(holderSession)), Map.of()))
+                .ok();
         // etcdctl prints the id with 16 digits, the key's suffix has no leading zeros
-        assertTrue(ttl.matches("(?s)lease 0*" + hex(holderSession) + " granted with TTL\\(20s\\), remaining\\(\\d+s\\), attached keys\\(\\["
-                + Pattern.quote(holderKey) + "\\]\\).*"), ttl);
+        assertTrue(
+                ttl.matches("(?s)lease 0*" + hex(holderSession)
+                        + " granted with TTL\\(20s\\), remaining\\(\\d+s\\), attached keys\\(\\["
+                        + Pattern.quote(holderKey) + "\\]\\).*"),
+                ttl);
 
         String breakRecipe = recipe("create(\"/locks/orders/");
         Map<String, String> lease = Map.of(LEASE_A, hex(holderSession));
-        Run wrong = run(substitute(breakRecipe, lease, Map.of("41", grant.token().value())));
-        assertTrue(wrong.ok().contains("\"Succeeded\" : false"), "guarded on the TOKEN, the break deletes nothing: " + wrong);
+        Run wrong =
+                run(substitute(breakRecipe, lease, Map.of("41", grant.token().value())));
+        assertTrue(
+                wrong.ok().contains("\"Succeeded\" : false"),
+                "guarded on the TOKEN, the break deletes nothing: " + wrong);
         assertEquals(1, count(holderKey));
 
-        String broken = run(substitute(breakRecipe, lease, Map.of("41", Long.parseLong(values(queue, "CreateRevision").get(0))))).ok();
+        String broken = run(substitute(
+                        breakRecipe,
+                        lease,
+                        Map.of(
+                                "41",
+                                Long.parseLong(values(queue, "CreateRevision").get(0)))))
+                .ok();
         assertTrue(broken.contains("\"Succeeded\" : true"), broken);
         long r = Long.parseLong(values(broken, "Revision").get(0));
         holder.done().toCompletableFuture().get(10, SECONDS);
         assertInstanceOf(LockLostException.class, holder.err().orElseThrow());
         Grant successor = next.get(10, SECONDS);
-        assertTrue(successor.token().value() >= r && successor.token().isNewerThan(grant.token()), successor + " after R=" + r);
+        assertTrue(
+                successor.token().value() >= r && successor.token().isNewerThan(grant.token()),
+                successor + " after R=" + r);
         waiter.unlock();
     }
 
@@ -234,19 +284,30 @@ class OperationsRunbookInteropTest {
         RWLockService rb = b.newRWLock("/rw/orders");
         long phase = ra.rLock(WAIT).token().value();
         rb.rLock(WAIT);
-        String markerOut = run(recipe("get disco-rwlock-phase:/rw/orders -w fields")).ok();
+        String markerOut =
+                run(recipe("get disco-rwlock-phase:/rw/orders -w fields")).ok();
         assertEquals(String.valueOf(phase), field(markerOut, "CreateRevision"), "the readers' token: " + markerOut);
 
         String readerA = "/rw/orders/read/" + hex(a);
         String readerB = "/rw/orders/read/" + hex(b);
-        String out = run(substitute(recipe("create(\"/rw/orders/read/"), Map.of(LEASE_A, hex(a), LEASE_B, hex(b)),
-                Map.of("57", kv(readerA).getCreateRevision(), "59", kv(readerB).getCreateRevision(),
-                        "58", kv("disco-rwlock-phase:/rw/orders").getCreateRevision()))).ok();
+        String out = run(substitute(
+                        recipe("create(\"/rw/orders/read/"),
+                        Map.of(LEASE_A, hex(a), LEASE_B, hex(b)),
+                        Map.of(
+                                "57",
+                                kv(readerA).getCreateRevision(),
+                                "59",
+                                kv(readerB).getCreateRevision(),
+                                "58",
+                                kv("disco-rwlock-phase:/rw/orders").getCreateRevision())))
+                .ok();
         assertTrue(out.contains("\"Succeeded\" : true"), out);
         ra.done().toCompletableFuture().get(10, SECONDS);
         rb.done().toCompletableFuture().get(10, SECONDS);
         assertEquals(0, count("disco-rwlock-phase:/rw/orders"));
-        assertTrue(session("reader-c").newRWLock("/rw/orders").rLock(WAIT).token().value() > phase, "the next reader's token is higher");
+        assertTrue(
+                session("reader-c").newRWLock("/rw/orders").rLock(WAIT).token().value() > phase,
+                "the next reader's token is higher");
     }
 
     /** Semaphore: the limit record, the slots (a slot's token is its ModRevision), and breaking one permit. */
@@ -258,19 +319,34 @@ class OperationsRunbookInteropTest {
         Permit pa = sa.acquire(WAIT);
         Permit pb = b.newSemaphore("/sem/orders", 2).acquire(WAIT);
         String limit = run(recipe("get disco-semaphore-limit:/sem/orders")).ok();
-        assertEquals(List.of("disco-semaphore-limit:/sem/orders", "2"), limit.lines().toList(), limit);
+        assertEquals(
+                List.of("disco-semaphore-limit:/sem/orders", "2"), limit.lines().toList(), limit);
 
-        String slots = run(recipe("get --prefix disco-semaphore-slot:/sem/orders/")).ok();
+        String slots =
+                run(recipe("get --prefix disco-semaphore-slot:/sem/orders/")).ok();
         String slotA = "disco-semaphore-slot:/sem/orders/" + pa.slot();
         int i = values(slots, "Key").indexOf(slotA);
         assertTrue(i >= 0, slots);
-        assertEquals(String.valueOf(pa.token().value()), values(slots, "ModRevision").get(i), "a slot's token is its ModRevision: " + slots);
-        assertEquals(pa.key() + "@" + kv(pa.key()).getCreateRevision(), values(slots, "Value").get(i), slots);
+        assertEquals(
+                String.valueOf(pa.token().value()),
+                values(slots, "ModRevision").get(i),
+                "a slot's token is its ModRevision: " + slots);
+        assertEquals(
+                pa.key() + "@" + kv(pa.key()).getCreateRevision(),
+                values(slots, "Value").get(i),
+                slots);
         assertEquals("/sem/orders/" + hex(a), pa.key());
 
         String recipe = recipe("create(\"/sem/orders/").replace("disco-semaphore-slot:/sem/orders/0", slotA);
-        String out = run(substitute(recipe, Map.of(LEASE_A, hex(a)),
-                Map.of("63", kv(pa.key()).getCreateRevision(), "64", pa.token().value()))).ok();
+        String out = run(substitute(
+                        recipe,
+                        Map.of(LEASE_A, hex(a)),
+                        Map.of(
+                                "63",
+                                kv(pa.key()).getCreateRevision(),
+                                "64",
+                                pa.token().value())))
+                .ok();
         assertTrue(out.contains("\"Succeeded\" : true"), out);
         sa.done().toCompletableFuture().get(10, SECONDS);
         assertEquals(0, count(slotA));
@@ -287,18 +363,27 @@ class OperationsRunbookInteropTest {
         SemaphoreService sem = session("permit").newSemaphore("/sem/orders", 2);
         sem.acquire(WAIT);
 
-        assertTrue(run(recipe("get --prefix disco-rwlock-phase: --keys-only")).ok().lines().toList()
+        assertTrue(run(recipe("get --prefix disco-rwlock-phase: --keys-only"))
+                .ok()
+                .lines()
+                .toList()
                 .contains("disco-rwlock-phase:/rw/orders"));
         String count = run(recipe("get --prefix /rw/orders/ --limit 1")).ok();
         assertEquals("\"Count\" : 0", count.strip(), "nobody holds or waits: " + count);
-        assertTrue(run(recipe("get --prefix disco-semaphore-limit: --keys-only")).ok().lines().toList()
+        assertTrue(run(recipe("get --prefix disco-semaphore-limit: --keys-only"))
+                .ok()
+                .lines()
+                .toList()
                 .contains("disco-semaphore-limit:/sem/orders"));
-        String slots = run(recipe("get --prefix disco-semaphore-slot: -w fields")).ok();
-        assertTrue(values(slots, "Key").stream().anyMatch(k -> k.startsWith("disco-semaphore-slot:/sem/orders/")), slots);
+        String slots =
+                run(recipe("get --prefix disco-semaphore-slot: -w fields")).ok();
+        assertTrue(
+                values(slots, "Key").stream().anyMatch(k -> k.startsWith("disco-semaphore-slot:/sem/orders/")), slots);
 
         String delete = recipe("mod(\"disco-rwlock-phase:/rw/orders\")");
         long mod = kv("disco-rwlock-phase:/rw/orders").getModRevision();
-        assertTrue(run(substitute(delete, Map.of(), Map.of("61", mod + 1))).ok().startsWith("FAILURE"),
+        assertTrue(
+                run(substitute(delete, Map.of(), Map.of("61", mod + 1))).ok().startsWith("FAILURE"),
                 "guarded on another ModRevision, nothing is deleted");
         assertTrue(run(substitute(delete, Map.of(), Map.of("61", mod))).ok().startsWith("SUCCESS"));
         assertEquals(0, count("disco-rwlock-phase:/rw/orders"));
@@ -311,7 +396,8 @@ class OperationsRunbookInteropTest {
         ProcessBuilder pb = shell(recipe("watch --prefix /locks/orders/")).redirectErrorStream(true);
         Process watch = pb.start();
         LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
-        Thread reader = new Thread(() -> watch.inputReader(StandardCharsets.UTF_8).lines().forEach(lines::add), "etcdctl-watch");
+        Thread reader = new Thread(
+                () -> watch.inputReader(StandardCharsets.UTF_8).lines().forEach(lines::add), "etcdctl-watch");
         reader.setDaemon(true);
         reader.start();
         try {
@@ -327,7 +413,9 @@ class OperationsRunbookInteropTest {
                     seen.add(line);
                 }
             }
-            assertTrue(seen.contains("PUT") && seen.contains("DELETE") && seen.contains("/locks/orders/" + hex(s)), seen.toString());
+            assertTrue(
+                    seen.contains("PUT") && seen.contains("DELETE") && seen.contains("/locks/orders/" + hex(s)),
+                    seen.toString());
         } finally {
             watch.descendants().forEach(ProcessHandle::destroy);
             watch.destroy();
@@ -381,10 +469,14 @@ class OperationsRunbookInteropTest {
      */
     static String substitute(String recipe, Map<String, String> leases, Map<String, Long> revisions) {
         List<Map.Entry<String, Long>> byExample = revisions.entrySet().stream()
-                .sorted(Comparator.comparingLong(e -> Long.parseLong(e.getKey()))).toList();
+                .sorted(Comparator.comparingLong(e -> Long.parseLong(e.getKey())))
+                .toList();
         List<Map.Entry<String, Long>> byReal = revisions.entrySet().stream()
-                .sorted(Map.Entry.comparingByValue()).toList();
-        assertEquals(byReal.stream().map(Map.Entry::getKey).toList(), byExample.stream().map(Map.Entry::getKey).toList(),
+                .sorted(Map.Entry.comparingByValue())
+                .toList();
+        assertEquals(
+                byReal.stream().map(Map.Entry::getKey).toList(),
+                byExample.stream().map(Map.Entry::getKey).toList(),
                 "the example's revisions " + revisions.keySet() + " are in the order of the real ones " + revisions);
         String command = recipe;
         for (Map.Entry<String, String> e : leases.entrySet()) {
@@ -409,14 +501,16 @@ class OperationsRunbookInteropTest {
     static String sampleAfter(String recipe) {
         int at = page.indexOf(recipe);
         int close = page.indexOf("```\n", at);
-        Matcher next = Pattern.compile("\\G```\\n```\\n(.*?)```\\n", Pattern.DOTALL).matcher(page);
+        Matcher next =
+                Pattern.compile("\\G```\\n```\\n(.*?)```\\n", Pattern.DOTALL).matcher(page);
         assertTrue(next.find(close), "a sample output right after: " + recipe);
         return next.group(1);
     }
 
     /** The values of {@code "name" : value} lines of etcdctl's {@code -w fields} output, quotes removed. */
     static List<String> values(String fields, String name) {
-        Matcher m = Pattern.compile("^\"" + name + "\" : \"?(.*?)\"?$", Pattern.MULTILINE).matcher(fields);
+        Matcher m = Pattern.compile("^\"" + name + "\" : \"?(.*?)\"?$", Pattern.MULTILINE)
+                .matcher(fields);
         List<String> found = new ArrayList<>();
         while (m.find()) {
             found.add(m.group(1));
@@ -439,8 +533,13 @@ class OperationsRunbookInteropTest {
     }
 
     private EtcdSession session(String clientId) {
-        EtcdSession s = EtcdSession.open(ETCD.client(), EtcdOptions.builder().ttl(Duration.ofSeconds(20))
-                .requestTimeout(Duration.ofSeconds(10)).clientId(clientId).build());
+        EtcdSession s = EtcdSession.open(
+                ETCD.client(),
+                EtcdOptions.builder()
+                        .ttl(Duration.ofSeconds(20))
+                        .requestTimeout(Duration.ofSeconds(10))
+                        .clientId(clientId)
+                        .build());
         sessions.add(s);
         return s;
     }
@@ -450,13 +549,18 @@ class OperationsRunbookInteropTest {
     }
 
     private static KeyValue kv(String key) throws Exception {
-        List<KeyValue> kvs = ETCD.client().getKVClient().get(bytes(key)).get(5, SECONDS).getKvs();
+        List<KeyValue> kvs =
+                ETCD.client().getKVClient().get(bytes(key)).get(5, SECONDS).getKvs();
         assertEquals(1, kvs.size(), key);
         return kvs.get(0);
     }
 
     private static long count(String key) throws Exception {
-        return ETCD.client().getKVClient().get(bytes(key), GetOption.builder().withCountOnly(true).build()).get(5, SECONDS).getCount();
+        return ETCD.client()
+                .getKVClient()
+                .get(bytes(key), GetOption.builder().withCountOnly(true).build())
+                .get(5, SECONDS)
+                .getCount();
     }
 
     private static void awaitKey(String key) {
@@ -478,7 +582,8 @@ class OperationsRunbookInteropTest {
                 return p;
             }
         }
-        throw new IllegalStateException("etcdctl not found: install it with `apt-get install etcd-client` (Debian/Ubuntu)");
+        throw new IllegalStateException(
+                "etcdctl not found: install it with `apt-get install etcd-client` (Debian/Ubuntu)");
     }
 
     static Path repositoryFile(String relative) {
@@ -487,6 +592,7 @@ class OperationsRunbookInteropTest {
                 return dir.resolve(relative);
             }
         }
-        throw new IllegalStateException(relative + " not found above " + Path.of("").toAbsolutePath());
+        throw new IllegalStateException(
+                relative + " not found above " + Path.of("").toAbsolutePath());
     }
 }

@@ -16,21 +16,24 @@ import java.time.Duration;
  */
 public final class PausedOwnerChild {
 
-    private PausedOwnerChild() {
-    }
+    private PausedOwnerChild() {}
 
     public static void main(String[] args) throws Exception {
-        EtcdOptions options = EtcdOptions.builder().ttl(Duration.ofSeconds(2)).requestTimeout(Duration.ofSeconds(2)).build();
+        EtcdOptions options = EtcdOptions.builder()
+                .ttl(Duration.ofSeconds(2))
+                .requestTimeout(Duration.ofSeconds(2))
+                .build();
         try (Client client = Client.builder().endpoints(args[0].split(",")).build();
-             Disco disco = EtcdProvider.disco(client, options)) {
+                Disco disco = EtcdProvider.disco(client, options)) {
             FencedLock lock = disco.lock(args[1] + "/lock");
             FencedReadWriteLock rw = disco.readWriteLock(args[1] + "/rw");
             FencedSemaphore semaphore = disco.semaphore(args[1] + "/semaphore", 2);
             lock.lock();
             rw.readLock().lock();
             io.disco.semaphore.Permit permit = semaphore.acquire(Duration.ofSeconds(10));
-            System.out.println("TOKENS lock=" + lock.token().value() + " read=" + rw.readLock().token().value()
-                    + " permit=" + permit.token().value());
+            System.out.println("TOKENS lock=" + lock.token().value() + " read="
+                    + rw.readLock().token().value() + " permit="
+                    + permit.token().value());
             System.out.println("HELD");
             System.out.flush();
             while (System.in.read() >= 0) {

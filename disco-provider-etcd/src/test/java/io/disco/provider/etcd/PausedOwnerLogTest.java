@@ -33,28 +33,39 @@ class PausedOwnerLogTest {
     @Test
     void anExpiredLeaseIsLoggedAsExpiredWithTheRealTokens() throws Exception {
         String prefix = Etcd.uniquePrefix("paused-owner");
-        Process child = new ProcessBuilder(ProcessHandle.current().info().command().orElseThrow(), "-cp",
-                System.getProperty("java.class.path"), PausedOwnerChild.class.getName(),
-                String.join(",", ETCD.cluster().endpoints()), prefix).start();
+        Process child = new ProcessBuilder(
+                        ProcessHandle.current().info().command().orElseThrow(),
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        PausedOwnerChild.class.getName(),
+                        String.join(",", ETCD.cluster().endpoints()),
+                        prefix)
+                .start();
         StringBuffer out = new StringBuffer();
         StringBuffer err = new StringBuffer();
         Set<String> tokens;
-        CompletableFuture<Void> outRead = CompletableFuture.runAsync(() -> copy(child.getInputStream(), out), PausedOwnerLogTest::thread);
-        CompletableFuture<Void> errRead = CompletableFuture.runAsync(() -> copy(child.getErrorStream(), err), PausedOwnerLogTest::thread);
+        CompletableFuture<Void> outRead =
+                CompletableFuture.runAsync(() -> copy(child.getInputStream(), out), PausedOwnerLogTest::thread);
+        CompletableFuture<Void> errRead =
+                CompletableFuture.runAsync(() -> copy(child.getErrorStream(), err), PausedOwnerLogTest::thread);
         try (Client client = Etcd.client(ETCD.cluster())) {
             await().atMost(Duration.ofSeconds(30)).until(() -> out.toString().contains("HELD") || !child.isAlive());
             assertTrue(out.toString().contains("HELD"), out + "\n" + err);
-            Matcher m = Pattern.compile("TOKENS lock=(\\d+) read=(\\d+) permit=(\\d+)").matcher(out);
+            Matcher m = Pattern.compile("TOKENS lock=(\\d+) read=(\\d+) permit=(\\d+)")
+                    .matcher(out);
             assertTrue(m.find(), out.toString());
             tokens = Set.of(m.group(1), m.group(2), m.group(3));
             System.out.println("the child's tokens: " + m.group());
 
             signal(child, "STOP");
             // paused until etcd expired its lease: its keys are gone
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> Etcd.keysUnder(client, prefix).stream().noneMatch(k -> !k.contains("disco-rwlock-phase")));
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() ->
+                            Etcd.keysUnder(client, prefix).stream().noneMatch(k -> !k.contains("disco-rwlock-phase")));
             signal(child, "CONT");
-            await().atMost(Duration.ofSeconds(20)).until(() -> err.toString().contains("lost with it") || !child.isAlive());
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> err.toString().contains("lost with it") || !child.isAlive());
         } finally {
             // the child closes its client and exits: everything it logs about the pause is logged by then
             child.getOutputStream().close();
@@ -66,12 +77,19 @@ class PausedOwnerLogTest {
         errRead.get(10, TimeUnit.SECONDS);
         String log = err.toString();
         System.out.println("the child's log:\n" + log);
-        List<String> lines = log.lines().filter(l -> l.contains("WARN") || l.contains("INFO")).toList();
-        assertTrue(lines.stream().noneMatch(l -> l.contains("not by this owner")), "no held key 'deleted not by this owner':\n" + log);
-        assertTrue(lines.stream().anyMatch(l -> l.contains("expired")), "the lease's expiry is logged as such:\n" + log);
+        List<String> lines = log.lines()
+                .filter(l -> l.contains("WARN") || l.contains("INFO"))
+                .toList();
+        assertTrue(
+                lines.stream().noneMatch(l -> l.contains("not by this owner")),
+                "no held key 'deleted not by this owner':\n" + log);
+        assertTrue(
+                lines.stream().anyMatch(l -> l.contains("expired")), "the lease's expiry is logged as such:\n" + log);
         Matcher token = Pattern.compile("token (\\d+)").matcher(log);
         while (token.find()) {
-            assertTrue(tokens.contains(token.group(1)), "token " + token.group(1) + " is none of the holds' " + tokens + ":\n" + log);
+            assertTrue(
+                    tokens.contains(token.group(1)),
+                    "token " + token.group(1) + " is none of the holds' " + tokens + ":\n" + log);
         }
     }
 
@@ -82,7 +100,10 @@ class PausedOwnerLogTest {
     }
 
     private static void signal(Process p, String signal) throws Exception {
-        int rc = new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).inheritIO().start().waitFor();
+        int rc = new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid()))
+                .inheritIO()
+                .start()
+                .waitFor();
         assertTrue(rc == 0, "kill -" + signal + " failed");
     }
 

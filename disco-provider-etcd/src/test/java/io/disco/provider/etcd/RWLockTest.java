@@ -45,25 +45,34 @@ class RWLockTest {
     void anExistingOwnKeyIsNotMistakenForTheFirstInLine() throws Exception {
         String prefix = uniquePrefix("rw-rule1");
         try (EtcdSession hs = EtcdSession.open(ETCD.client(), ttl(10));
-             EtcdSession os = EtcdSession.open(ETCD.client(), ttl(10))) {
+                EtcdSession os = EtcdSession.open(ETCD.client(), ttl(10))) {
             RWLockService holder = hs.newRWLock(prefix);
             RWLockService other = os.newRWLock(prefix);
             PutOption leased = PutOption.builder().withLeaseId(os.leaseId()).build();
 
             RWGrant w = holder.lock();
-            ETCD.client().getKVClient().put(Etcd.bytes(readKey(os, prefix)), ByteSequence.EMPTY, leased).get(5, SECONDS);
+            ETCD.client()
+                    .getKVClient()
+                    .put(Etcd.bytes(readKey(os, prefix)), ByteSequence.EMPTY, leased)
+                    .get(5, SECONDS);
             assertTrue(other.tryRLock().isEmpty(), "a writer holds: the leftover read key must not admit");
             assertOnlyHolders(prefix, w.key());
             holder.unlock();
 
             RWGrant r = holder.rLock();
-            ETCD.client().getKVClient().put(Etcd.bytes(writeKey(os, prefix)), ByteSequence.EMPTY, leased).get(5, SECONDS);
+            ETCD.client()
+                    .getKVClient()
+                    .put(Etcd.bytes(writeKey(os, prefix)), ByteSequence.EMPTY, leased)
+                    .get(5, SECONDS);
             assertTrue(other.tryLock().isEmpty(), "a reader holds: the leftover write key must not admit");
             assertOnlyHolders(prefix, r.key());
             holder.rUnlock();
 
             // With nobody ahead, a leftover own key is simply adopted.
-            ETCD.client().getKVClient().put(Etcd.bytes(writeKey(os, prefix)), ByteSequence.EMPTY, leased).get(5, SECONDS);
+            ETCD.client()
+                    .getKVClient()
+                    .put(Etcd.bytes(writeKey(os, prefix)), ByteSequence.EMPTY, leased)
+                    .get(5, SECONDS);
             RWGrant g = other.tryLock().orElseThrow();
             assertTrue(g.token().isNewerThan(r.token()));
             other.unlock();
@@ -76,7 +85,7 @@ class RWLockTest {
     void keysAreTheGoRecipesLayout() throws Exception {
         String prefix = uniquePrefix("rw-layout");
         try (EtcdSession sr = EtcdSession.open(ETCD.client(), ttl(10));
-             EtcdSession sw = EtcdSession.open(ETCD.client(), ttl(10))) {
+                EtcdSession sw = EtcdSession.open(ETCD.client(), ttl(10))) {
             RWLockService r = sr.newRWLock(prefix);
             RWLockService w = sw.newRWLock(prefix);
             RWGrant gr = r.rLock(Duration.ofSeconds(5));
@@ -94,8 +103,12 @@ class RWLockTest {
 
     @Test
     void badInputFailsAtOnceNamingTheProblem() throws Exception {
-        assertEquals("prefix", assertThrows(NullPointerException.class, () -> EtcdProvider.newRWLock(ETCD.client(), null)).getMessage());
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> EtcdProvider.newRWLock(ETCD.client(), " "));
+        assertEquals(
+                "prefix",
+                assertThrows(NullPointerException.class, () -> EtcdProvider.newRWLock(ETCD.client(), null))
+                        .getMessage());
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> EtcdProvider.newRWLock(ETCD.client(), " "));
         assertTrue(e.getMessage().contains("prefix"), e.getMessage());
     }
 
@@ -105,7 +118,7 @@ class RWLockTest {
         RWLockService a = EtcdProvider.newRWLock(ETCD.client(), prefix, ttl(30));
         RWGrant ga = a.rLock();
         try (EtcdSession shared = EtcdSession.open(ETCD.client(), ttl(30));
-             RWLockService c = EtcdProvider.newRWLock(ETCD.client(), prefix, ttl(30))) {
+                RWLockService c = EtcdProvider.newRWLock(ETCD.client(), prefix, ttl(30))) {
             CompletableFuture<RWGrant> waiting = c.lockAsync();
             await().atMost(Duration.ofSeconds(5)).until(() -> ownerKeys(prefix).size() == 2);
             a.close();

@@ -98,14 +98,18 @@ class RaceTest {
                 }
                 // The Txn was answered; its answer waits behind the blocked session thread. Close now.
                 CompletableFuture<Void> closer = CompletableFuture.runAsync(a::close, THREADS);
-                await().atMost(Duration.ofSeconds(5)).untilAsserted(
-                        () -> assertThrows(IllegalStateException.class, ((EtcdService<?, ?>) a)::checkOpen));
+                await().atMost(Duration.ofSeconds(5))
+                        .untilAsserted(
+                                () -> assertThrows(IllegalStateException.class, ((EtcdService<?, ?>) a)::checkOpen));
                 release.countDown();
                 closer.get(10, SECONDS);
 
-                ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, SECONDS),
+                ExecutionException e = assertThrows(
+                        ExecutionException.class,
+                        () -> f.get(10, SECONDS),
                         "a closed service must not hand out a grant");
-                assertTrue(e.getCause() instanceof IllegalStateException, () -> "expected 'closed', got " + e.getCause());
+                assertTrue(
+                        e.getCause() instanceof IllegalStateException, () -> "expected 'closed', got " + e.getCause());
                 assertEquals(Optional.empty(), a.held());
                 assertEquals(List.of(), keysUnder(ETCD.client(), prefix), "close() must leave no key behind");
                 assertTrue(session.err().isEmpty());
@@ -171,7 +175,10 @@ class RaceTest {
                 at.landed(cancelled);
                 if (cancelled) {
                     assertThrows(CancellationException.class, f::join);
-                    assertEquals(Optional.empty(), a.held(), "round " + round + ": cancelled, yet the service holds the lock");
+                    assertEquals(
+                            Optional.empty(),
+                            a.held(),
+                            "round " + round + ": cancelled, yet the service holds the lock");
                     awaitKeys(prefix, 0);
                     // The next round blocks the session thread right after lockAsync(); an acquisition
                     // that waits for this withdrawal to settle first would be queued behind the block.
@@ -180,7 +187,8 @@ class RaceTest {
                     a.unlock();
                 } else {
                     Grant g = f.get(10, SECONDS);
-                    assertEquals(Optional.of(g), a.held(), "round " + round + ": not cancelled, so the grant must be held");
+                    assertEquals(
+                            Optional.of(g), a.held(), "round " + round + ": not cancelled, so the grant must be held");
                     assertEquals(List.of(g.key()), keysUnder(ETCD.client(), prefix));
                     a.unlock();
                 }
@@ -201,23 +209,28 @@ class RaceTest {
                 // The create Txn is sent only when the session thread goes on, about when lock()'s timeout ends.
                 CountDownLatch release = blockSessionThread(session);
                 CountDownLatch calling = new CountDownLatch(1);
-                CompletableFuture<Grant> locked = CompletableFuture.supplyAsync(() -> {
-                    calling.countDown();
-                    try {
-                        return a.lock(Duration.ofNanos(timeoutMicros * 1000));
-                    } catch (TimeoutException | DiscoException e) {
-                        return null; // DiscoException: the timeout came before etcd's first answer
-                    } catch (InterruptedException e) {
-                        throw new IllegalStateException(e);
-                    }
-                }, THREADS);
+                CompletableFuture<Grant> locked = CompletableFuture.supplyAsync(
+                        () -> {
+                            calling.countDown();
+                            try {
+                                return a.lock(Duration.ofNanos(timeoutMicros * 1000));
+                            } catch (TimeoutException | DiscoException e) {
+                                return null; // DiscoException: the timeout came before etcd's first answer
+                            } catch (InterruptedException e) {
+                                throw new IllegalStateException(e);
+                            }
+                        },
+                        THREADS);
                 calling.await(5, SECONDS);
                 spinMicros(at.next());
                 release.countDown();
                 Grant g = locked.get(15, SECONDS);
                 at.landed(g != null);
                 if (g == null) {
-                    assertEquals(Optional.empty(), a.held(), "round " + round + ": timed out, yet the service holds the lock");
+                    assertEquals(
+                            Optional.empty(),
+                            a.held(),
+                            "round " + round + ": timed out, yet the service holds the lock");
                     awaitKeys(prefix, 0);
                 } else {
                     assertEquals(Optional.of(g), a.held());
@@ -232,8 +245,11 @@ class RaceTest {
 
     /** Waits (bounded) until exactly {@code n} keys are under {@code prefix}, polling every millisecond. */
     private static void awaitKeys(String prefix, int n) {
-        await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1)).atMost(Duration.ofSeconds(5))
-                .untilAsserted(() -> assertEquals(n, keysUnder(ETCD.client(), prefix).size(), "keys under " + prefix));
+        await().pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(1))
+                .atMost(Duration.ofSeconds(5))
+                .untilAsserted(
+                        () -> assertEquals(n, keysUnder(ETCD.client(), prefix).size(), "keys under " + prefix));
     }
 
     // ---------------------------------------------------------------- item 5: proclaim vs resign
@@ -242,24 +258,27 @@ class RaceTest {
     void aProclamationRacingResignLeavesNothingOfTheOldTerm() throws Exception {
         String prefix = uniquePrefix("proclaim-resign");
         try (EtcdSession sa = EtcdSession.open(ETCD.client(), Etcd.ttl(10));
-             EtcdSession sb = EtcdSession.open(ETCD.client(), Etcd.ttl(10))) {
+                EtcdSession sb = EtcdSession.open(ETCD.client(), Etcd.ttl(10))) {
             ElectionService a = sa.newElection(prefix);
             ElectionService b = sb.newElection(prefix);
             for (int round = 0; round < 20; round++) {
                 Leadership term = a.campaign("v1", Duration.ofSeconds(10));
                 CompletableFuture<Leadership> next = b.campaignAsync("b");
-                CompletableFuture<Leadership> proclaimed = a.campaignAsync("v2-" + round); // while leading: a proclamation
+                CompletableFuture<Leadership> proclaimed =
+                        a.campaignAsync("v2-" + round); // while leading: a proclamation
                 spinMicros(round * 50L);
                 a.resign();
                 assertEquals(Optional.empty(), a.held(), "round " + round + ": resign() returned, yet a still leads");
                 Leadership bLeads = next.get(10, SECONDS);
                 try {
                     Leadership p = proclaimed.get(10, SECONDS);
-                    assertEquals(term.token(), p.token(), "a proclamation keeps the token of the term it was applied to");
+                    assertEquals(
+                            term.token(), p.token(), "a proclamation keeps the token of the term it was applied to");
                 } catch (ExecutionException e) {
                     assertTrue(e.getCause() instanceof NotLeaderException, () -> "unexpected " + e.getCause());
                 }
-                assertEquals(Optional.empty(), a.held(), "round " + round + ": the proclamation revived the resigned term");
+                assertEquals(
+                        Optional.empty(), a.held(), "round " + round + ": the proclamation revived the resigned term");
                 assertEquals(Optional.of(bLeads), a.leader());
                 // A new campaign must wait behind b, not return the dead term at once.
                 assertThrows(TimeoutException.class, () -> a.campaign("v3", Duration.ofMillis(300)));
@@ -276,7 +295,8 @@ class RaceTest {
         try (EtcdSession session = EtcdSession.open(ETCD.client(), Etcd.ttl(10))) {
             session.newRWLock(p);
             IllegalStateException e = assertThrows(IllegalStateException.class, () -> session.newLock(p + "/write"));
-            assertTrue(e.getMessage().contains("'" + p + "'") && e.getMessage().contains("'" + p + "/write'"),
+            assertTrue(
+                    e.getMessage().contains("'" + p + "'") && e.getMessage().contains("'" + p + "/write'"),
                     () -> "the message must name both services: " + e.getMessage());
 
             session.newLock(p + "-a");

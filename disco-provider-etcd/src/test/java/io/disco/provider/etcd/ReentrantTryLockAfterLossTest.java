@@ -56,7 +56,8 @@ class ReentrantTryLockAfterLossTest {
     @Test
     void theClientsLock() throws Exception {
         String name = uniquePrefix("reentrant-try-client");
-        try (Client client = Etcd.client(ETCD.cluster()); Disco disco = EtcdProvider.disco(client, Etcd.ttl(10))) {
+        try (Client client = Etcd.client(ETCD.cluster());
+                Disco disco = EtcdProvider.disco(client, Etcd.ttl(10))) {
             assertReentrantTryLockConfirms(disco.lock(name), () -> {
                 try {
                     revokeTheLeaseOf(client, name);
@@ -74,7 +75,7 @@ class ReentrantTryLockAfterLossTest {
     void aViewOfOneService() throws Exception {
         String name = uniquePrefix("reentrant-try-view");
         try (Client client = Etcd.client(ETCD.cluster());
-             LockService service = EtcdProvider.newLock(client, name, Etcd.ttl(10))) {
+                LockService service = EtcdProvider.newLock(client, name, Etcd.ttl(10))) {
             assertReentrantTryLockConfirms(FencedLocks.of(service), () -> {
                 try {
                     revokeTheLeaseOf(client, name);

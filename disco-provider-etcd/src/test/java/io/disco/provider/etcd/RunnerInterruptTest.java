@@ -34,15 +34,17 @@ class RunnerInterruptTest {
     static final EtcdWithClient ETCD = new EtcdWithClient();
 
     /** Where the task blocks while its term lasts. */
-    enum Wait { AWAIT_END, SLEEP, TAKE }
+    enum Wait {
+        AWAIT_END,
+        SLEEP,
+        TAKE
+    }
 
     /** A term's task started: its leadership and where it will block. */
-    record Started(Leadership term, Wait blockedIn, boolean interruptedAtStart) {
-    }
+    record Started(Leadership term, Wait blockedIn, boolean interruptedAtStart) {}
 
     /** How a term's wait ended, and what the term said at that moment. */
-    record Outcome(long token, Wait blockedIn, String how, String endAtThatMoment) {
-    }
+    record Outcome(long token, Wait blockedIn, String how, String endAtThatMoment) {}
 
     /** Blocks in {@code wait} until interrupted (sleep and awaitEnd: at most 30 s); says how the wait ended. */
     private static String block(LeaderTerm term, Wait wait) {
@@ -68,8 +70,8 @@ class RunnerInterruptTest {
     }
 
     /** A task that reports its start, blocks in the wait its turn names, and reports how the wait ended. */
-    private static LeaderTask blockingTask(BlockingQueue<Started> started, BlockingQueue<Outcome> outcomes,
-                                           List<String> order) {
+    private static LeaderTask blockingTask(
+            BlockingQueue<Started> started, BlockingQueue<Outcome> outcomes, List<String> order) {
         AtomicInteger turn = new AtomicInteger();
         return term -> {
             boolean interruptedAtStart = Thread.currentThread().isInterrupted();
@@ -84,8 +86,13 @@ class RunnerInterruptTest {
     }
 
     private static LeadershipRunner runner(String prefix, LeaderTask task) {
-        return EtcdProvider.newLeadershipRunner(ETCD.client(), prefix, LeadershipRunner.Options.builder("a", task)
-                .backoff(Duration.ofMillis(1), Duration.ofMillis(100)).build(), Etcd.ttl(1));
+        return EtcdProvider.newLeadershipRunner(
+                ETCD.client(),
+                prefix,
+                LeadershipRunner.Options.builder("a", task)
+                        .backoff(Duration.ofMillis(1), Duration.ofMillis(100))
+                        .build(),
+                Etcd.ttl(1));
     }
 
     @Test
@@ -98,13 +105,16 @@ class RunnerInterruptTest {
         int terms = 100;
         long t0 = System.nanoTime();
         try (Client outside = Etcd.client(ETCD.cluster());
-             LeadershipRunner r = runner(prefix, blockingTask(started, outcomes, order))) {
+                LeadershipRunner r = runner(prefix, blockingTask(started, outcomes, order))) {
             for (int i = 0; i < terms; i++) {
                 Started s = started.poll(15, TimeUnit.SECONDS);
                 assertNotNull(s, "term " + i + " did not start");
                 boolean revoke = i % 2 == 1; // with three waits in turn, every pair (end, wait) occurs
                 if (revoke) {
-                    List<KeyValue> kvs = outside.getKVClient().get(Etcd.bytes(s.term().key())).get(10, TimeUnit.SECONDS).getKvs();
+                    List<KeyValue> kvs = outside.getKVClient()
+                            .get(Etcd.bytes(s.term().key()))
+                            .get(10, TimeUnit.SECONDS)
+                            .getKvs();
                     assertEquals(1, kvs.size(), "the leader key of term " + i);
                     outside.getLeaseClient().revoke(kvs.get(0).getLease()).get(10, TimeUnit.SECONDS);
                 } else {
@@ -126,7 +136,10 @@ class RunnerInterruptTest {
         for (int i = 0; i + 1 < order.size(); i += 2) {
             long token = Long.parseLong(order.get(i).substring("start ".length()));
             assertEquals("start " + token, order.get(i));
-            assertEquals("end " + token, order.get(i + 1), "the term of token " + token + " ended before the next started: " + order);
+            assertEquals(
+                    "end " + token,
+                    order.get(i + 1),
+                    "the term of token " + token + " ended before the next started: " + order);
             assertTrue(token > last, "tokens rise: " + order);
             last = token;
         }
@@ -172,7 +185,8 @@ class RunnerInterruptTest {
         BlockingQueue<String> release = new LinkedBlockingQueue<>();
         AtomicInteger turn = new AtomicInteger();
         LeaderTask swallowing = term -> {
-            seen.add("start " + turn.get() + " interrupted " + Thread.currentThread().isInterrupted());
+            seen.add("start " + turn.get() + " interrupted "
+                    + Thread.currentThread().isInterrupted());
             started.add(term.leadership());
             if (turn.getAndIncrement() > 0) {
                 return;
@@ -183,11 +197,13 @@ class RunnerInterruptTest {
                 seen.add("swallowed, end " + term.end().orElseThrow());
             }
             // the end is complete once the interrupt has been sent: this wait returns at once
-            seen.add("awaitEnd " + term.awaitEnd(Duration.ofSeconds(10)) + " " + term.end().orElseThrow());
+            seen.add("awaitEnd " + term.awaitEnd(Duration.ofSeconds(10)) + " "
+                    + term.end().orElseThrow());
             release.take(); // still holds the runner: the next term waits for this task
             seen.add("returned");
         };
-        try (Client outside = Etcd.client(ETCD.cluster()); LeadershipRunner r = runner(prefix, swallowing)) {
+        try (Client outside = Etcd.client(ETCD.cluster());
+                LeadershipRunner r = runner(prefix, swallowing)) {
             Leadership first = started.poll(15, TimeUnit.SECONDS);
             assertNotNull(first);
             assertEquals("start 0 interrupted false", seen.poll(5, TimeUnit.SECONDS));

@@ -42,19 +42,24 @@ class SecurityTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
 
     private static Client tlsClient(EtcdCluster etcd, EtcdTls tls, boolean presentCertificate) throws Exception {
-        return Client.builder().endpoints(etcd.endpoints().toArray(String[]::new))
+        return Client.builder()
+                .endpoints(etcd.endpoints().toArray(String[]::new))
                 .sslContext(b -> {
                     b.trustManager(tls.caFile().toFile());
                     if (presentCertificate) {
-                        b.keyManager(tls.clientCertFile().toFile(), tls.clientKeyFile().toFile());
+                        b.keyManager(
+                                tls.clientCertFile().toFile(),
+                                tls.clientKeyFile().toFile());
                     }
                 })
-                .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(5))).build();
+                .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(5)))
+                .build();
     }
 
     /** Acquire, wait and hand over, lease loss and observe, for the lock, the read/write lock, the election and the semaphore. */
     private static void coreCases(Client a, Client b, String base) throws Exception {
-        try (EtcdSession sa = EtcdSession.open(a, Etcd.ttl(2)); EtcdSession sb = EtcdSession.open(b, Etcd.ttl(10))) {
+        try (EtcdSession sa = EtcdSession.open(a, Etcd.ttl(2));
+                EtcdSession sb = EtcdSession.open(b, Etcd.ttl(10))) {
             LockService la = sa.newLock(base + "/lock");
             LockService lb = sb.newLock(base + "/lock");
             Grant first = la.lock(WAIT);
@@ -91,8 +96,12 @@ class SecurityTest {
     @Test
     void overTls() throws Exception {
         EtcdTls tls = EtcdTls.generate(false, "client");
-        try (EtcdCluster etcd = EtcdCluster.start(1, tls); Client a = tlsClient(etcd, tls, false); Client b = tlsClient(etcd, tls, false)) {
-            assertTrue(etcd.endpoints().get(0).startsWith("https://"), etcd.endpoints().toString());
+        try (EtcdCluster etcd = EtcdCluster.start(1, tls);
+                Client a = tlsClient(etcd, tls, false);
+                Client b = tlsClient(etcd, tls, false)) {
+            assertTrue(
+                    etcd.endpoints().get(0).startsWith("https://"),
+                    etcd.endpoints().toString());
             coreCases(a, b, "/test/tls/" + UUID.randomUUID());
         }
     }
@@ -100,14 +109,22 @@ class SecurityTest {
     @Test
     void overMutualTlsAndAClientWithoutACertificateGetsATimelyError() throws Exception {
         EtcdTls tls = EtcdTls.generate(true, "client");
-        try (EtcdCluster etcd = EtcdCluster.start(1, tls); Client a = tlsClient(etcd, tls, true); Client b = tlsClient(etcd, tls, true)) {
+        try (EtcdCluster etcd = EtcdCluster.start(1, tls);
+                Client a = tlsClient(etcd, tls, true);
+                Client b = tlsClient(etcd, tls, true)) {
             coreCases(a, b, "/test/mtls/" + UUID.randomUUID());
             try (Client anonymous = tlsClient(etcd, tls, false)) {
                 long start = System.nanoTime();
-                DiscoException e = assertThrows(DiscoException.class, () -> EtcdSession.open(anonymous,
-                        EtcdOptions.builder().requestTimeout(Duration.ofSeconds(2)).build()));
+                DiscoException e = assertThrows(
+                        DiscoException.class,
+                        () -> EtcdSession.open(
+                                anonymous,
+                                EtcdOptions.builder()
+                                        .requestTimeout(Duration.ofSeconds(2))
+                                        .build()));
                 long ms = (System.nanoTime() - start) / 1_000_000;
-                System.out.println("mutual TLS without a client certificate: " + e.getMessage() + " after " + ms + " ms");
+                System.out.println(
+                        "mutual TLS without a client certificate: " + e.getMessage() + " after " + ms + " ms");
                 assertTrue(ms < 5000, "a timeout, not a hang: " + ms + " ms");
             }
         }
@@ -151,12 +168,20 @@ class SecurityTest {
     }
 
     private static Client app(String[] endpoints) {
-        return Client.builder().endpoints(endpoints).user(APP).password(APP_PW)
-                .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(5))).build();
+        return Client.builder()
+                .endpoints(endpoints)
+                .user(APP)
+                .password(APP_PW)
+                .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(5)))
+                .build();
     }
 
     private static Client admin(String[] endpoints) {
-        return Client.builder().endpoints(endpoints).user(ROOT).password(ROOT_PW).build();
+        return Client.builder()
+                .endpoints(endpoints)
+                .user(ROOT)
+                .password(ROOT_PW)
+                .build();
     }
 
     @Test
@@ -165,30 +190,62 @@ class SecurityTest {
         String[] endpoints = PLAIN.cluster().endpoints().toArray(String[]::new);
         enableAuth(PLAIN.cluster(), base);
         try (Client admin = admin(endpoints)) {
-            try (Client a = app(endpoints); Client b = app(endpoints)) {
+            try (Client a = app(endpoints);
+                    Client b = app(endpoints)) {
                 coreCases(a, b, base);
-                try (EtcdSession s = EtcdSession.open(a, Etcd.ttl(10)); LockService other = s.newLock(base + "/not-granted")) {
+                try (EtcdSession s = EtcdSession.open(a, Etcd.ttl(10));
+                        LockService other = s.newLock(base + "/not-granted")) {
                     DiscoException e = assertThrows(DiscoException.class, () -> other.lock(WAIT));
                     assertInstanceOf(AccessDeniedException.class, e, e.toString());
                 }
 
                 // Read permission taken away while waiting, with nothing else changing: the wait fails within
                 // about a request timeout with AccessDeniedException.
-                EtcdOptions quick = EtcdOptions.builder().ttl(Duration.ofSeconds(10)).requestTimeout(Duration.ofSeconds(2)).build();
-                try (EtcdSession sh = EtcdSession.open(a, quick); EtcdSession sw = EtcdSession.open(b, quick);
-                     LockService holder = sh.newLock(base + "/lock"); LockService waiter = sw.newLock(base + "/lock")) {
+                EtcdOptions quick = EtcdOptions.builder()
+                        .ttl(Duration.ofSeconds(10))
+                        .requestTimeout(Duration.ofSeconds(2))
+                        .build();
+                try (EtcdSession sh = EtcdSession.open(a, quick);
+                        EtcdSession sw = EtcdSession.open(b, quick);
+                        LockService holder = sh.newLock(base + "/lock");
+                        LockService waiter = sw.newLock(base + "/lock")) {
                     holder.lock(WAIT);
                     CompletableFuture<Grant> waiting = waiter.lockAsync();
-                    Awaitility.await().atMost(WAIT).until(() -> admin.getKVClient().get(bytes(base + "/lock/"),
-                            io.etcd.jetcd.options.GetOption.builder().isPrefix(true).withCountOnly(true).build())
-                            .get(5, SECONDS).getCount() == 2);
+                    Awaitility.await()
+                            .atMost(WAIT)
+                            .until(() -> admin.getKVClient()
+                                            .get(
+                                                    bytes(base + "/lock/"),
+                                                    io.etcd.jetcd.options.GetOption.builder()
+                                                            .isPrefix(true)
+                                                            .withCountOnly(true)
+                                                            .build())
+                                            .get(5, SECONDS)
+                                            .getCount()
+                                    == 2);
                     long revoked = System.nanoTime();
-                    PLAIN.cluster().etcdctl("--user=root:root-pw", "role", "revoke-permission", "app", base + "/lock/", "--prefix");
-                    PLAIN.cluster().etcdctl("--user=root:root-pw", "role", "grant-permission", "app", "write", base + "/lock/", "--prefix");
-                    java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
-                            () -> waiting.get(10, SECONDS));
+                    PLAIN.cluster()
+                            .etcdctl(
+                                    "--user=root:root-pw",
+                                    "role",
+                                    "revoke-permission",
+                                    "app",
+                                    base + "/lock/",
+                                    "--prefix");
+                    PLAIN.cluster()
+                            .etcdctl(
+                                    "--user=root:root-pw",
+                                    "role",
+                                    "grant-permission",
+                                    "app",
+                                    "write",
+                                    base + "/lock/",
+                                    "--prefix");
+                    java.util.concurrent.ExecutionException e =
+                            assertThrows(java.util.concurrent.ExecutionException.class, () -> waiting.get(10, SECONDS));
                     long ms = (System.nanoTime() - revoked) / 1_000_000;
-                    System.out.println("waiter whose read permission was taken away: " + e.getCause() + " after " + ms + " ms");
+                    System.out.println(
+                            "waiter whose read permission was taken away: " + e.getCause() + " after " + ms + " ms");
                     assertInstanceOf(AccessDeniedException.class, e.getCause());
                     assertTrue(ms < 2000 + 2000, "within about a request timeout (2 s): " + ms + " ms");
                     grant(PLAIN.cluster(), base + "/lock/", false, "--user=root:root-pw");
@@ -196,9 +253,17 @@ class SecurityTest {
                 }
 
                 // Permission taken away while holding: the release fails, reported, and can be retried.
-                try (EtcdSession s = EtcdSession.open(a, Etcd.ttl(10)); LockService lock = s.newLock(base + "/lock")) {
+                try (EtcdSession s = EtcdSession.open(a, Etcd.ttl(10));
+                        LockService lock = s.newLock(base + "/lock")) {
                     lock.lock(WAIT);
-                    PLAIN.cluster().etcdctl("--user=root:root-pw", "role", "revoke-permission", "app", base + "/lock/", "--prefix");
+                    PLAIN.cluster()
+                            .etcdctl(
+                                    "--user=root:root-pw",
+                                    "role",
+                                    "revoke-permission",
+                                    "app",
+                                    base + "/lock/",
+                                    "--prefix");
                     DiscoException e = assertThrows(DiscoException.class, lock::unlock);
                     assertInstanceOf(AccessDeniedException.class, e, e.toString());
                     assertTrue(lock.held().isPresent(), "still held: the release can be retried");
@@ -218,14 +283,22 @@ class SecurityTest {
         try (EtcdCluster etcd = EtcdCluster.start(1, null, "--auth-token-ttl=2")) {
             String[] endpoints = etcd.endpoints().toArray(String[]::new);
             enableAuth(etcd, base);
-            try (Client a = app(endpoints); Client b = app(endpoints);
-                 EtcdSession sa = EtcdSession.open(a, Etcd.ttl(3)); EtcdSession sb = EtcdSession.open(b, Etcd.ttl(3));
-                 LockService holder = sa.newLock(base + "/lock"); LockService waiter = sb.newLock(base + "/lock")) {
+            try (Client a = app(endpoints);
+                    Client b = app(endpoints);
+                    EtcdSession sa = EtcdSession.open(a, Etcd.ttl(3));
+                    EtcdSession sb = EtcdSession.open(b, Etcd.ttl(3));
+                    LockService holder = sa.newLock(base + "/lock");
+                    LockService waiter = sb.newLock(base + "/lock")) {
                 Grant first = holder.lock(WAIT);
                 CompletableFuture<Grant> waiting = waiter.lockAsync();
                 // Both clients' tokens expire (TTL 2 s) several times while the lock is held and the waiter waits.
-                Awaitility.await().pollDelay(Duration.ofSeconds(6)).atMost(Duration.ofSeconds(7)).until(() -> true);
-                assertTrue(!sa.done().toCompletableFuture().isDone() && !sb.done().toCompletableFuture().isDone(),
+                Awaitility.await()
+                        .pollDelay(Duration.ofSeconds(6))
+                        .atMost(Duration.ofSeconds(7))
+                        .until(() -> true);
+                assertTrue(
+                        !sa.done().toCompletableFuture().isDone()
+                                && !sb.done().toCompletableFuture().isDone(),
                         "renewals went on across expired tokens");
                 holder.unlock();
                 Grant second = waiting.get(10, SECONDS);

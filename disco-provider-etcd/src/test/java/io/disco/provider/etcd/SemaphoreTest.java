@@ -55,9 +55,9 @@ class SemaphoreTest {
     void aSlotWhoseHolderKeyIsGoneIsClaimedAgainWithAHigherTokenAndItsOldOwnerCannotFreeIt() throws Exception {
         String prefix = Etcd.uniquePrefix("semaphore-stale-slot");
         try (EtcdSession sa = EtcdSession.open(ETCD.client(), Etcd.ttl(10));
-             EtcdSession sb = EtcdSession.open(ETCD.client(), Etcd.ttl(10));
-             SemaphoreService a = sa.newSemaphore(prefix, 1);
-             SemaphoreService b = sb.newSemaphore(prefix, 1)) {
+                EtcdSession sb = EtcdSession.open(ETCD.client(), Etcd.ttl(10));
+                SemaphoreService a = sa.newSemaphore(prefix, 1);
+                SemaphoreService b = sb.newSemaphore(prefix, 1)) {
             Permit pa = a.acquire(WAIT);
             ETCD.client().getKVClient().delete(Etcd.bytes(pa.key())).get(10, TimeUnit.SECONDS); // an operator
             a.done().toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -76,18 +76,29 @@ class SemaphoreTest {
     @Test
     void aKeyOfAnotherClientUnderThePrefixCountsAgainstTheLimit() throws Exception {
         String prefix = Etcd.uniquePrefix("semaphore-go");
-        long lease = ETCD.client().getLeaseClient().grant(30).get(10, TimeUnit.SECONDS).getID();
+        long lease = ETCD.client()
+                .getLeaseClient()
+                .grant(30)
+                .get(10, TimeUnit.SECONDS)
+                .getID();
         // What a Go disco holder writes: <prefix>/<its lease id in hex>, leased.
         String goKey = prefix + "/" + Long.toHexString(lease);
-        ETCD.client().getKVClient().put(Etcd.bytes(goKey), Etcd.bytes(""),
-                PutOption.builder().withLeaseId(lease).build()).get(10, TimeUnit.SECONDS);
+        ETCD.client()
+                .getKVClient()
+                .put(
+                        Etcd.bytes(goKey),
+                        Etcd.bytes(""),
+                        PutOption.builder().withLeaseId(lease).build())
+                .get(10, TimeUnit.SECONDS);
         try (EtcdSession s1 = EtcdSession.open(ETCD.client(), Etcd.ttl(10));
-             EtcdSession s2 = EtcdSession.open(ETCD.client(), Etcd.ttl(10));
-             SemaphoreService one = s1.newSemaphore(prefix, 2);
-             SemaphoreService two = s2.newSemaphore(prefix, 2)) {
+                EtcdSession s2 = EtcdSession.open(ETCD.client(), Etcd.ttl(10));
+                SemaphoreService one = s1.newSemaphore(prefix, 2);
+                SemaphoreService two = s2.newSemaphore(prefix, 2)) {
             one.acquire(WAIT);
             CompletableFuture<Permit> waiting = two.acquireAsync();
-            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> holderKeys(prefix).size() == 3);
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> holderKeys(prefix).size() == 3);
             assertFalse(waiting.isDone(), "the Go holder and one Java holder fill the limit of 2");
             ETCD.client().getLeaseClient().revoke(lease).get(10, TimeUnit.SECONDS);
             Permit p = waiting.get(10, TimeUnit.SECONDS);
@@ -100,7 +111,11 @@ class SemaphoreTest {
     @Test
     void oneSessionHoldsSeveralPermitsEachUnderItsOwnKeyCountedLikeGoHolders() throws Exception {
         String prefix = Etcd.uniquePrefix("semaphore-one-lease");
-        long goLease = ETCD.client().getLeaseClient().grant(30).get(10, TimeUnit.SECONDS).getID();
+        long goLease = ETCD.client()
+                .getLeaseClient()
+                .grant(30)
+                .get(10, TimeUnit.SECONDS)
+                .getID();
         try (EtcdSession s = EtcdSession.open(ETCD.client(), Etcd.ttl(10))) {
             String hex = Long.toHexString(s.leaseId());
             SemaphoreService first = s.newSemaphore(prefix, 3);
@@ -115,8 +130,13 @@ class SemaphoreTest {
 
             // A Go holder (its key under the prefix, created after ours) fills the limit: it counts our two keys.
             String goKey = prefix + "/" + Long.toHexString(goLease);
-            ETCD.client().getKVClient().put(Etcd.bytes(goKey), Etcd.bytes(""),
-                    PutOption.builder().withLeaseId(goLease).build()).get(10, TimeUnit.SECONDS);
+            ETCD.client()
+                    .getKVClient()
+                    .put(
+                            Etcd.bytes(goKey),
+                            Etcd.bytes(""),
+                            PutOption.builder().withLeaseId(goLease).build())
+                    .get(10, TimeUnit.SECONDS);
             SemaphoreService third = s.newSemaphore(prefix, 3);
             assertTrue(third.tryAcquire().isEmpty(), "two keys of one lease and a Go key fill a limit of 3");
             assertEquals(List.of(p1.key(), p2.key(), goKey).stream().sorted().toList(), holderKeys(prefix));
@@ -143,15 +163,19 @@ class SemaphoreTest {
     void badInputAndADifferentLimitAreClearErrors() throws Exception {
         String prefix = Etcd.uniquePrefix("semaphore-input");
         try (EtcdSession s = EtcdSession.open(ETCD.client(), Etcd.ttl(10));
-             EtcdSession s2 = EtcdSession.open(ETCD.client(), Etcd.ttl(10))) {
-            IllegalArgumentException zero = assertThrows(IllegalArgumentException.class, () -> s.newSemaphore(prefix, 0));
+                EtcdSession s2 = EtcdSession.open(ETCD.client(), Etcd.ttl(10))) {
+            IllegalArgumentException zero =
+                    assertThrows(IllegalArgumentException.class, () -> s.newSemaphore(prefix, 0));
             assertTrue(zero.getMessage().contains("limit must be at least 1"), zero.getMessage());
             assertThrows(NullPointerException.class, () -> s.newSemaphore(null, 2));
             assertThrows(IllegalArgumentException.class, () -> s.newSemaphore("  ", 2));
             try (SemaphoreService first = s.newSemaphore(prefix, 2)) {
                 assertEquals(2, first.limit());
-                IllegalArgumentException other = assertThrows(IllegalArgumentException.class, () -> s2.newSemaphore(prefix, 3));
-                assertTrue(other.getMessage().contains("has limit 2") && other.getMessage().contains("asked for 3"),
+                IllegalArgumentException other =
+                        assertThrows(IllegalArgumentException.class, () -> s2.newSemaphore(prefix, 3));
+                assertTrue(
+                        other.getMessage().contains("has limit 2")
+                                && other.getMessage().contains("asked for 3"),
                         other.getMessage());
                 try (SemaphoreService same = s2.newSemaphore(prefix, 2)) {
                     assertEquals(new SemaphoreService.Stat(2, 0), same.stat());

@@ -37,7 +37,10 @@ class ServerVersionWarningTest {
     void oneWarningPerClientForAVersionWithTheLeaseBug() throws Exception {
         String version;
         try (Client plain = Etcd.client(ETCD.cluster())) {
-            version = plain.getMaintenanceClient().statusMember(ETCD.cluster().endpoint(0)).get(10, TimeUnit.SECONDS).getVersion();
+            version = plain.getMaintenanceClient()
+                    .statusMember(ETCD.cluster().endpoint(0))
+                    .get(10, TimeUnit.SECONDS)
+                    .getVersion();
         }
         boolean affected = EtcdServerVersion.of(version) == Verdict.AFFECTED;
         System.out.println("etcd " + version + ": " + EtcdServerVersion.of(version));
@@ -51,18 +54,20 @@ class ServerVersionWarningTest {
             try (Client client = Etcd.client(ETCD.cluster())) {
                 // A session, the client's owner, two more sessions and a service on a session of its own: one client.
                 try (EtcdSession first = EtcdSession.open(client, options);
-                     Disco disco = EtcdProvider.disco(client, options);
-                     EtcdSession second = EtcdSession.open(client, options);
-                     EtcdSession third = EtcdSession.open(client, options);
-                     var lock = EtcdProvider.newLock(client, Etcd.uniquePrefix("version-warning"), options)) {
-                    List<MemberVersion> read = EtcdServerVersion.checkOnce(client, Duration.ofSeconds(10)).get(15, TimeUnit.SECONDS);
+                        Disco disco = EtcdProvider.disco(client, options);
+                        EtcdSession second = EtcdSession.open(client, options);
+                        EtcdSession third = EtcdSession.open(client, options);
+                        var lock = EtcdProvider.newLock(client, Etcd.uniquePrefix("version-warning"), options)) {
+                    List<MemberVersion> read = EtcdServerVersion.checkOnce(client, Duration.ofSeconds(10))
+                            .get(15, TimeUnit.SECONDS);
                     assertEquals(1, read.size(), read.toString());
                     assertEquals(version, read.get(0).version(), read.toString());
                 }
                 assertEquals(affected ? 1 : 0, warnings(captured, member), log(captured));
             }
             // A second client of the same cluster is checked, and warns, once more.
-            try (Client other = Etcd.client(ETCD.cluster()); EtcdSession session = EtcdSession.open(other, options)) {
+            try (Client other = Etcd.client(ETCD.cluster());
+                    EtcdSession session = EtcdSession.open(other, options)) {
                 EtcdServerVersion.checkOnce(other, Duration.ofSeconds(10)).get(15, TimeUnit.SECONDS);
                 EtcdSession.open(other, options).close();
             }
@@ -71,7 +76,11 @@ class ServerVersionWarningTest {
             System.setErr(stderr);
         }
         if (affected) {
-            String line = log(captured).lines().filter(l -> l.contains(MARK)).findFirst().orElseThrow();
+            String line = log(captured)
+                    .lines()
+                    .filter(l -> l.contains(MARK))
+                    .findFirst()
+                    .orElseThrow();
             System.out.println("the warning: " + line);
             assertTrue(line.contains("WARN") && line.contains("runs etcd " + version), line);
             assertTrue(line.contains("3.4.31") && line.contains("3.5.13 or later"), line);
@@ -85,7 +94,10 @@ class ServerVersionWarningTest {
     }
 
     private static long warnings(ByteArrayOutputStream captured, String member) {
-        return log(captured).lines().filter(l -> l.contains(MARK) && l.contains(member)).count();
+        return log(captured)
+                .lines()
+                .filter(l -> l.contains(MARK) && l.contains(member))
+                .count();
     }
 
     /** Writes to the real standard error and to the buffer. */

@@ -116,7 +116,9 @@ class SessionContextTest {
         last.get(10, SECONDS);
         long here = ran.stream().filter(t -> t == Thread.currentThread()).count();
         assertEquals(SessionContext.BATCH - 1, here, "the caller ran one batch (its own task included), no more");
-        assertTrue(ran.stream().skip(here).allMatch(t -> t.getName().equals("disco-session-test")), "the worker ran the rest");
+        assertTrue(
+                ran.stream().skip(here).allMatch(t -> t.getName().equals("disco-session-test")),
+                "the worker ran the rest");
     }
 
     @Test
@@ -125,24 +127,28 @@ class SessionContextTest {
         Thread eventLoop = new io.netty.util.concurrent.FastThreadLocalThread(
                 () -> context.runHere(() -> ran.complete(Thread.currentThread())), "vert.x-eventloop-thread-test");
         eventLoop.start();
-        assertEquals("disco-session-test", ran.get(10, SECONDS).getName(), "the worker runs what an event loop hands over");
+        assertEquals(
+                "disco-session-test", ran.get(10, SECONDS).getName(), "the worker runs what an event loop hands over");
     }
 
     @Test
     void aCallerWaitingForAnAnswerRunsTheTaskThatBringsIt() throws Exception {
         CompletableFuture<Thread> answer = new CompletableFuture<>();
         CompletableFuture<Thread> waiter = new CompletableFuture<>();
-        Thread caller = new Thread(() -> {
-            try {
-                waiter.complete(Thread.currentThread());
-                context.await(answer, SECONDS.toNanos(10));
-            } catch (Exception e) {
-                waiter.completeExceptionally(e);
-            }
-        }, "caller");
+        Thread caller = new Thread(
+                () -> {
+                    try {
+                        waiter.complete(Thread.currentThread());
+                        context.await(answer, SECONDS.toNanos(10));
+                    } catch (Exception e) {
+                        waiter.completeExceptionally(e);
+                    }
+                },
+                "caller");
         caller.start();
-        await().atMost(Duration.ofSeconds(5)).until(() -> caller.getState() == Thread.State.WAITING
-                || caller.getState() == Thread.State.TIMED_WAITING);
+        await().atMost(Duration.ofSeconds(5))
+                .until(() ->
+                        caller.getState() == Thread.State.WAITING || caller.getState() == Thread.State.TIMED_WAITING);
         // as jetcd hands over an answer: from an event loop, which is never lent
         Thread eventLoop = new io.netty.util.concurrent.FastThreadLocalThread(
                 () -> context.runHere(() -> answer.complete(Thread.currentThread())), "vert.x-eventloop-thread-test");
@@ -168,17 +174,21 @@ class SessionContextTest {
     void noTaskIsLostToAWaitThatEnds() throws Exception {
         int tasks = 20_000;
         AtomicInteger ran = new AtomicInteger();
-        Thread waiter = new Thread(() -> {
-            while (ran.get() < tasks) {
-                try {
-                    context.await(new CompletableFuture<>(), ThreadLocalRandom.current().nextLong(0, 50_000));
-                } catch (TimeoutException expected) {
-                    // the next wait
-                } catch (Exception e) {
-                    return;
-                }
-            }
-        }, "waiter");
+        Thread waiter = new Thread(
+                () -> {
+                    while (ran.get() < tasks) {
+                        try {
+                            context.await(
+                                    new CompletableFuture<>(),
+                                    ThreadLocalRandom.current().nextLong(0, 50_000));
+                        } catch (TimeoutException expected) {
+                            // the next wait
+                        } catch (Exception e) {
+                            return;
+                        }
+                    }
+                },
+                "waiter");
         waiter.start();
         for (int i = 0; i < tasks; i++) {
             context.execute(ran::incrementAndGet);

@@ -26,8 +26,10 @@ class ShortTimeoutTest {
     @Test
     void aTimeoutShorterThanARoundTripStillMakesOneRealTry() throws Exception {
         String prefix = uniquePrefix("short-timeout");
-        try (EtcdSession mine = EtcdSession.open(ETCD.client(), ttl(10)); EtcdSession theirs = EtcdSession.open(ETCD.client(), ttl(10));
-             LockService lock = mine.newLock(prefix); LockService other = theirs.newLock(prefix)) {
+        try (EtcdSession mine = EtcdSession.open(ETCD.client(), ttl(10));
+                EtcdSession theirs = EtcdSession.open(ETCD.client(), ttl(10));
+                LockService lock = mine.newLock(prefix);
+                LockService other = theirs.newLock(prefix)) {
             Grant last = null;
             for (int i = 0; i < 20; i++) {
                 Grant g = lock.lock(Duration.ofMillis(1));
@@ -37,7 +39,8 @@ class ShortTimeoutTest {
             }
             other.lock(Duration.ofSeconds(5));
             for (int i = 0; i < 5; i++) {
-                assertThrows(TimeoutException.class, () -> lock.lock(Duration.ofMillis(1)), "held by another: a timeout");
+                assertThrows(
+                        TimeoutException.class, () -> lock.lock(Duration.ofMillis(1)), "held by another: a timeout");
             }
             assertTrue(keysUnder(ETCD.client(), prefix).size() == 1, "only the holder's key is left");
             other.unlock();

@@ -19,7 +19,12 @@ class StateTransitionsTest {
     void aClaimMovesOnlyAlongItsTable() {
         Map<ClaimState, Set<ClaimState>> allowed = Map.of(
                 ClaimState.NEW, EnumSet.of(ClaimState.CREATING, ClaimState.WITHDRAWING),
-                ClaimState.CREATING, EnumSet.of(ClaimState.WAITING, ClaimState.VALIDATING, ClaimState.ABANDONED, ClaimState.WITHDRAWING),
+                ClaimState.CREATING,
+                        EnumSet.of(
+                                ClaimState.WAITING,
+                                ClaimState.VALIDATING,
+                                ClaimState.ABANDONED,
+                                ClaimState.WITHDRAWING),
                 ClaimState.WAITING, EnumSet.of(ClaimState.VALIDATING, ClaimState.WITHDRAWING),
                 ClaimState.VALIDATING, EnumSet.of(ClaimState.COMMITTED, ClaimState.WITHDRAWING),
                 ClaimState.ABANDONED, EnumSet.of(ClaimState.WITHDRAWING),
@@ -31,7 +36,8 @@ class StateTransitionsTest {
 
     @Test
     void aClaimIsFinishedOnceCommittedOrGivenUp() {
-        assertEquals(EnumSet.of(ClaimState.COMMITTED, ClaimState.ABANDONED, ClaimState.WITHDRAWING, ClaimState.SETTLED),
+        assertEquals(
+                EnumSet.of(ClaimState.COMMITTED, ClaimState.ABANDONED, ClaimState.WITHDRAWING, ClaimState.SETTLED),
                 filter(ClaimState.class, ClaimState::finished));
     }
 
@@ -64,7 +70,8 @@ class StateTransitionsTest {
 
     @Test
     void aForbiddenMoveNamesBothStates() {
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> ClaimState.SETTLED.to(ClaimState.COMMITTED));
+        IllegalStateException e =
+                assertThrows(IllegalStateException.class, () -> ClaimState.SETTLED.to(ClaimState.COMMITTED));
         assertEquals("a claim cannot move from SETTLED to COMMITTED", e.getMessage());
         e = assertThrows(IllegalStateException.class, () -> GrantState.CLOSED.to(GrantState.HELD));
         assertEquals("a service's grant cannot move from CLOSED to HELD", e.getMessage());
@@ -73,14 +80,18 @@ class StateTransitionsTest {
     }
 
     /** Every pair of states: the move succeeds (returning the target) exactly when {@code allowed} lists it. */
-    private static <S extends Enum<S>> void assertMovesExactly(Class<S> type, Map<S, Set<S>> allowed, BiFunction<S, S, S> to) {
+    private static <S extends Enum<S>> void assertMovesExactly(
+            Class<S> type, Map<S, Set<S>> allowed, BiFunction<S, S, S> to) {
         assertEquals(EnumSet.allOf(type), EnumSet.copyOf(allowed.keySet()), "the table covers every state");
         for (S from : type.getEnumConstants()) {
             for (S next : type.getEnumConstants()) {
                 if (allowed.get(from).contains(next)) {
                     assertEquals(next, to.apply(from, next), from + " -> " + next);
                 } else {
-                    assertThrows(IllegalStateException.class, () -> to.apply(from, next), from + " -> " + next + " must be refused");
+                    assertThrows(
+                            IllegalStateException.class,
+                            () -> to.apply(from, next),
+                            from + " -> " + next + " must be refused");
                 }
             }
         }

@@ -15,7 +15,6 @@ import io.disco.testing.EtcdCluster;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
-import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -38,7 +37,9 @@ class StuckWithdrawalTest {
 
     private static final int TTL_SECONDS = 3;
     /** The default grant margin: a third of the TTL. */
-    private static final Duration BOUND = Duration.ofSeconds(TTL_SECONDS).plus(Duration.ofSeconds(TTL_SECONDS).dividedBy(3));
+    private static final Duration BOUND =
+            Duration.ofSeconds(TTL_SECONDS).plus(Duration.ofSeconds(TTL_SECONDS).dividedBy(3));
+
     private static final Duration WAIT = Duration.ofSeconds(10);
     private static final AtomicInteger USERS = new AtomicInteger();
 
@@ -49,8 +50,12 @@ class StuckWithdrawalTest {
     static void start() {
         etcd = EtcdCluster.start(1);
         etcd.enableAuth("root-pw");
-        admin = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).user(bytes("root")).password(bytes("root-pw"))
-                .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(5))).build();
+        admin = Client.builder()
+                .endpoints(etcd.endpoints().toArray(String[]::new))
+                .user(bytes("root"))
+                .password(bytes("root-pw"))
+                .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(5)))
+                .build();
     }
 
     @AfterAll
@@ -107,38 +112,82 @@ class StuckWithdrawalTest {
             case "lock": {
                 LockService s = session.newLock(name);
                 return new Owner() {
-                    public void acquire(Duration t) throws Exception { s.lock(t); }
-                    public CompletableFuture<?> acquireAsync() { return s.lockAsync(); }
-                    public void release() { s.unlock(); }
-                    public void close() { s.close(); }
+                    public void acquire(Duration t) throws Exception {
+                        s.lock(t);
+                    }
+
+                    public CompletableFuture<?> acquireAsync() {
+                        return s.lockAsync();
+                    }
+
+                    public void release() {
+                        s.unlock();
+                    }
+
+                    public void close() {
+                        s.close();
+                    }
                 };
             }
             case "rwlock": {
                 RWLockService s = session.newRWLock(name);
                 // The failed waiter asks for a read lock; the others write.
                 return new Owner() {
-                    public void acquire(Duration t) throws Exception { s.lock(t); }
-                    public CompletableFuture<?> acquireAsync() { return s.rLockAsync(); }
-                    public void release() { s.unlock(); }
-                    public void close() { s.close(); }
+                    public void acquire(Duration t) throws Exception {
+                        s.lock(t);
+                    }
+
+                    public CompletableFuture<?> acquireAsync() {
+                        return s.rLockAsync();
+                    }
+
+                    public void release() {
+                        s.unlock();
+                    }
+
+                    public void close() {
+                        s.close();
+                    }
                 };
             }
             case "semaphore": {
                 SemaphoreService s = session.newSemaphore(name, 1);
                 return new Owner() {
-                    public void acquire(Duration t) throws Exception { s.acquire(t); }
-                    public CompletableFuture<?> acquireAsync() { return s.acquireAsync(); }
-                    public void release() { s.release(); }
-                    public void close() { s.close(); }
+                    public void acquire(Duration t) throws Exception {
+                        s.acquire(t);
+                    }
+
+                    public CompletableFuture<?> acquireAsync() {
+                        return s.acquireAsync();
+                    }
+
+                    public void release() {
+                        s.release();
+                    }
+
+                    public void close() {
+                        s.close();
+                    }
                 };
             }
             case "election": {
                 ElectionService s = session.newElection(name);
                 return new Owner() {
-                    public void acquire(Duration t) throws Exception { s.campaign(value, t); }
-                    public CompletableFuture<?> acquireAsync() { return s.campaignAsync(value); }
-                    public void release() { s.resign(); }
-                    public void close() { s.close(); }
+                    public void acquire(Duration t) throws Exception {
+                        s.campaign(value, t);
+                    }
+
+                    public CompletableFuture<?> acquireAsync() {
+                        return s.campaignAsync(value);
+                    }
+
+                    public void release() {
+                        s.resign();
+                    }
+
+                    public void close() {
+                        s.close();
+                    }
                 };
             }
             default:
@@ -156,24 +205,42 @@ class StuckWithdrawalTest {
     }
 
     @ParameterizedTest(name = "{0}, failed waiter's service closed: {1}")
-    @CsvSource({"lock,false", "lock,true", "rwlock,false", "rwlock,true", "semaphore,false", "semaphore,true",
-            "election,false", "election,true"})
-    void aWaiterWhoseWithdrawalIsRefusedBlocksNobodyForLongerThanItsTtl(String kind, boolean closeWaiter) throws Exception {
+    @CsvSource({
+        "lock,false",
+        "lock,true",
+        "rwlock,false",
+        "rwlock,true",
+        "semaphore,false",
+        "semaphore,true",
+        "election,false",
+        "election,true"
+    })
+    void aWaiterWhoseWithdrawalIsRefusedBlocksNobodyForLongerThanItsTtl(String kind, boolean closeWaiter)
+            throws Exception {
         String name = "/test/stuck-withdrawal/" + kind + "/" + UUID.randomUUID();
         String user = user(kind, name);
         String[] endpoints = etcd.endpoints().toArray(String[]::new);
-        EtcdOptions options = EtcdOptions.builder().ttl(Duration.ofSeconds(TTL_SECONDS)).requestTimeout(Duration.ofSeconds(2)).build();
-        try (Client waiterClient = Client.builder().endpoints(endpoints).user(bytes(user)).password(bytes(user))
-                .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(5))).build();
-             EtcdSession holderSession = EtcdSession.open(admin, Etcd.ttl(10));
-             EtcdSession waiterSession = EtcdSession.open(waiterClient, options);
-             EtcdSession nextSession = EtcdSession.open(admin, Etcd.ttl(10));
-             Owner holder = owner(holderSession, kind, name, "holder");
-             Owner waiter = owner(waiterSession, kind, name, "waiter");
-             Owner next = owner(nextSession, kind, name, "next")) {
+        EtcdOptions options = EtcdOptions.builder()
+                .ttl(Duration.ofSeconds(TTL_SECONDS))
+                .requestTimeout(Duration.ofSeconds(2))
+                .build();
+        try (Client waiterClient = Client.builder()
+                        .endpoints(endpoints)
+                        .user(bytes(user))
+                        .password(bytes(user))
+                        .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(5)))
+                        .build();
+                EtcdSession holderSession = EtcdSession.open(admin, Etcd.ttl(10));
+                EtcdSession waiterSession = EtcdSession.open(waiterClient, options);
+                EtcdSession nextSession = EtcdSession.open(admin, Etcd.ttl(10));
+                Owner holder = owner(holderSession, kind, name, "holder");
+                Owner waiter = owner(waiterSession, kind, name, "waiter");
+                Owner next = owner(nextSession, kind, name, "next")) {
             holder.acquire(WAIT);
             CompletableFuture<?> waiting = waiter.acquireAsync();
-            org.awaitility.Awaitility.await().atMost(WAIT).until(() -> Etcd.keysUnder(admin, name).size() == 2);
+            org.awaitility.Awaitility.await()
+                    .atMost(WAIT)
+                    .until(() -> Etcd.keysUnder(admin, name).size() == 2);
 
             // The waiter's user loses every permission: its wait fails (its periodic read of the own key is
             // refused), and so does the delete of its own key.
@@ -189,13 +256,17 @@ class StuckWithdrawalTest {
             holder.release();
             next.acquire(BOUND.plus(WAIT));
             long ms = (System.nanoTime() - failedAt) / 1_000_000;
-            System.out.println(kind + (closeWaiter ? " (waiter closed)" : " (waiter left open)") + ": the next owner was granted "
-                    + ms + " ms after the waiter failed; bound TTL + grant margin = " + BOUND.toMillis() + " ms");
-            assertTrue(ms <= BOUND.toMillis(), "granted within TTL + grant margin (" + BOUND.toMillis() + " ms): " + ms + " ms");
+            System.out.println(kind + (closeWaiter ? " (waiter closed)" : " (waiter left open)")
+                    + ": the next owner was granted " + ms + " ms after the waiter failed; bound TTL + grant margin = "
+                    + BOUND.toMillis() + " ms");
+            assertTrue(
+                    ms <= BOUND.toMillis(),
+                    "granted within TTL + grant margin (" + BOUND.toMillis() + " ms): " + ms + " ms");
 
             // The session that could not withdraw its key reported the loss, with the cause.
             assertTrue(waiterSession.done().toCompletableFuture().isDone(), "the waiter's session is finished");
-            DiscoException loss = waiterSession.err().orElseThrow(() -> new AssertionError("the waiter's session reports a loss"));
+            DiscoException loss =
+                    waiterSession.err().orElseThrow(() -> new AssertionError("the waiter's session reports a loss"));
             assertTrue(causedByAccessDenied(loss), "the loss names the cause: " + loss);
             next.release();
         }

@@ -35,7 +35,10 @@ class ThreadModelTest {
 
     /** TTL 1 s: etcd's minimum with the test members' election timeout; every case below outlasts it several times. */
     private static EtcdOptions shortLease() {
-        return EtcdOptions.builder().ttl(Duration.ofSeconds(1)).requestTimeout(Duration.ofSeconds(5)).build();
+        return EtcdOptions.builder()
+                .ttl(Duration.ofSeconds(1))
+                .requestTimeout(Duration.ofSeconds(5))
+                .build();
     }
 
     /** How long a blocking callback holds on in the tests below: three TTLs. */
@@ -70,13 +73,16 @@ class ThreadModelTest {
             long deadline = session.validUntilNanos();
             long serviceLate = serviceDone.get(10, SECONDS) - deadline;
             long sessionLate = sessionDone.get(10, SECONDS) - deadline;
-            System.out.printf("done() after the validity deadline: service %.1f ms, session %.1f ms%n",
+            System.out.printf(
+                    "done() after the validity deadline: service %.1f ms, session %.1f ms%n",
                     serviceLate / 1e6, sessionLate / 1e6);
             // The blocking callbacks hold their threads for 30 s: under a second shows done() did not wait for
             // them; a tighter bound measured the scheduler (197 ms late on 2 cores at load 30).
-            assertTrue(serviceLate >= 0 && serviceLate < TimeUnit.MILLISECONDS.toNanos(1000),
+            assertTrue(
+                    serviceLate >= 0 && serviceLate < TimeUnit.MILLISECONDS.toNanos(1000),
                     "service done() fired " + serviceLate / 1e6 + " ms after the validity deadline");
-            assertTrue(sessionLate >= 0 && sessionLate < TimeUnit.MILLISECONDS.toNanos(1000),
+            assertTrue(
+                    sessionLate >= 0 && sessionLate < TimeUnit.MILLISECONDS.toNanos(1000),
                     "session done() fired " + sessionLate / 1e6 + " ms after the validity deadline");
             assertTrue(a.err().isPresent());
         } finally {
@@ -87,21 +93,37 @@ class ThreadModelTest {
     @Test
     void userFuturesNeverCompleteOnASessionOrJetcdThreadEvenWithADirectExecutor() throws Exception {
         String prefix = uniquePrefix("direct-executor");
-        EtcdOptions direct = EtcdOptions.builder().ttl(Duration.ofSeconds(10)).requestTimeout(Duration.ofSeconds(10))
-                .callbackExecutor(Runnable::run).build();
+        EtcdOptions direct = EtcdOptions.builder()
+                .ttl(Duration.ofSeconds(10))
+                .requestTimeout(Duration.ofSeconds(10))
+                .callbackExecutor(Runnable::run)
+                .build();
         List<String> threads = new ArrayList<>();
         try (EtcdSession session = EtcdSession.open(ETCD.client(), direct)) {
             LockService a = session.newLock(prefix);
             RWLockService rw = session.newRWLock(prefix + "-rw");
             ElectionService e = session.newElection(prefix + "-election");
-            threads.add(a.lockAsync().thenApply(g -> Thread.currentThread().getName()).get(10, SECONDS));
-            threads.add(rw.lockAsync().thenApply(g -> Thread.currentThread().getName()).get(10, SECONDS));
-            threads.add(e.campaignAsync("v1").thenApply(l -> Thread.currentThread().getName()).get(10, SECONDS));
-            threads.add(e.campaignAsync("v2").thenApply(l -> Thread.currentThread().getName()).get(10, SECONDS)); // a proclamation
-            // Acquired and released again: the answers arrive on jetcd's threads, which run the session's work when it is idle.
+            threads.add(a.lockAsync()
+                    .thenApply(g -> Thread.currentThread().getName())
+                    .get(10, SECONDS));
+            threads.add(rw.lockAsync()
+                    .thenApply(g -> Thread.currentThread().getName())
+                    .get(10, SECONDS));
+            threads.add(e.campaignAsync("v1")
+                    .thenApply(l -> Thread.currentThread().getName())
+                    .get(10, SECONDS));
+            threads.add(e.campaignAsync("v2")
+                    .thenApply(l -> Thread.currentThread().getName())
+                    .get(10, SECONDS)); // a proclamation
+            // Acquired and released again: the answers arrive on jetcd's threads, which run the session's work when it
+            // is idle.
             for (int i = 0; i < 20; i++) {
-                threads.add(a.unlockAsync().thenApply(v -> Thread.currentThread().getName()).get(10, SECONDS));
-                threads.add(a.lockAsync().thenApply(g -> Thread.currentThread().getName()).get(10, SECONDS));
+                threads.add(a.unlockAsync()
+                        .thenApply(v -> Thread.currentThread().getName())
+                        .get(10, SECONDS));
+                threads.add(a.lockAsync()
+                        .thenApply(g -> Thread.currentThread().getName())
+                        .get(10, SECONDS));
             }
             CompletableFuture<String> doneThread = new CompletableFuture<>();
             a.done().thenRun(() -> doneThread.complete(Thread.currentThread().getName()));
@@ -109,8 +131,12 @@ class ThreadModelTest {
             threads.add(doneThread.get(10, SECONDS));
         }
         for (String t : threads) {
-            assertFalse(t.startsWith("disco-session-") || t.startsWith("disco-lease-") || t.startsWith("jetcd-")
-                    || t.startsWith("vert.x-"), "user code ran on " + t);
+            assertFalse(
+                    t.startsWith("disco-session-")
+                            || t.startsWith("disco-lease-")
+                            || t.startsWith("jetcd-")
+                            || t.startsWith("vert.x-"),
+                    "user code ran on " + t);
         }
     }
 
@@ -122,9 +148,18 @@ class ThreadModelTest {
             RWLockService rw = session.newRWLock(prefix + "-rw");
             ElectionService e = session.newElection(prefix + "-election");
             List<ThrowingCall> calls = List.of(
-                    () -> a.lock(), () -> a.lock(Duration.ofSeconds(1)), a::tryLock, a::unlock, a::close,
-                    () -> rw.rLock(), rw::tryLock, rw::rUnlock,
-                    () -> e.campaign("v"), e::resign, e::leader, session::close);
+                    () -> a.lock(),
+                    () -> a.lock(Duration.ofSeconds(1)),
+                    a::tryLock,
+                    a::unlock,
+                    a::close,
+                    () -> rw.rLock(),
+                    rw::tryLock,
+                    rw::rUnlock,
+                    () -> e.campaign("v"),
+                    e::resign,
+                    e::leader,
+                    session::close);
             for (ThrowingCall call : calls) {
                 CompletableFuture<Throwable> outcome = new CompletableFuture<>();
                 session.runOnSession(() -> {
@@ -136,7 +171,8 @@ class ThreadModelTest {
                     }
                 });
                 Throwable t = outcome.get(2, SECONDS);
-                assertTrue(t instanceof IllegalStateException && t.getMessage().contains("internal thread"),
+                assertTrue(
+                        t instanceof IllegalStateException && t.getMessage().contains("internal thread"),
                         "expected an IllegalStateException naming the call, got " + t);
             }
             assertTrue(a.tryLock().isPresent(), "nothing was changed by the refused calls");

@@ -76,8 +76,15 @@ class VirtualThreadsTest {
     private static final int NAMES = 100;
 
     /** The library's classes: one of each scanned module. */
-    private static final List<Class<?>> MODULES = List.of(Disco.class, FencedLock.class, Primitive.class, EtcdProvider.class,
-            ElectionService.class, RWLockService.class, SemaphoreService.class, FencingToken.class);
+    private static final List<Class<?>> MODULES = List.of(
+            Disco.class,
+            FencedLock.class,
+            Primitive.class,
+            EtcdProvider.class,
+            ElectionService.class,
+            RWLockService.class,
+            SemaphoreService.class,
+            FencingToken.class);
 
     private static MonitorScan library() {
         Set<Path> roots = new LinkedHashSet<>();
@@ -87,7 +94,8 @@ class VirtualThreadsTest {
 
     /** {@code Executors.newVirtualThreadPerTaskExecutor()}: this module compiles for Java 17. */
     private static ExecutorService virtualThreads() throws ReflectiveOperationException {
-        return (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+        return (ExecutorService)
+                Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
     }
 
     private static boolean isVirtual(Thread t) throws ReflectiveOperationException {
@@ -96,8 +104,10 @@ class VirtualThreadsTest {
 
     @Test
     void tenThousandVirtualThreadsOnOneHundredNamesThroughOneClient() throws Exception {
-        assertTrue(Runtime.version().feature() >= 25, "this test runs on JDK 25 (its own surefire execution), not on "
-                + Runtime.version() + ": run it through Maven, or pass -Ddisco.jdk25=<a JDK 25>");
+        assertTrue(
+                Runtime.version().feature() >= 25,
+                "this test runs on JDK 25 (its own surefire execution), not on " + Runtime.version()
+                        + ": run it through Maven, or pass -Ddisco.jdk25=<a JDK 25>");
         Set<String> library = library().classNames();
         String prefix = Etcd.uniquePrefix("vthreads");
         List<List<Long>> tokens = new ArrayList<>();
@@ -111,10 +121,13 @@ class VirtualThreadsTest {
         AtomicInteger finished = new AtomicInteger();
         Path dump = Files.createTempFile("vthreads-pinned", ".jfr");
         try (Client client = Etcd.client(ETCD.cluster());
-             Disco disco = EtcdProvider.disco(client, Etcd.ttl(10));
-             Recording recording = new Recording()) {
+                Disco disco = EtcdProvider.disco(client, Etcd.ttl(10));
+                Recording recording = new Recording()) {
             warmUp(disco, prefix + "/warm-up");
-            recording.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ZERO).withStackTrace();
+            recording
+                    .enable("jdk.VirtualThreadPinned")
+                    .withThreshold(Duration.ZERO)
+                    .withStackTrace();
             recording.start();
             ExecutorService threads = virtualThreads();
             long start = System.nanoTime();
@@ -146,7 +159,8 @@ class VirtualThreadsTest {
                 String where = dumpThreads();
                 threads.shutdownNow();
                 throw new AssertionError("deadlock or stall: " + finished.get() + " of " + THREADS
-                        + " virtual threads finished within 90 s; every thread's stack, virtual ones included: " + where);
+                        + " virtual threads finished within 90 s; every thread's stack, virtual ones included: "
+                        + where);
             }
             long took = System.nanoTime() - start;
             for (Future<?> f : all) {
@@ -162,7 +176,8 @@ class VirtualThreadsTest {
             canary.shutdown();
             recording.stop();
             recording.dump(dump);
-            System.out.printf("%d virtual threads, %d names: %d ms%n", THREADS, NAMES, TimeUnit.NANOSECONDS.toMillis(took));
+            System.out.printf(
+                    "%d virtual threads, %d names: %d ms%n", THREADS, NAMES, TimeUnit.NANOSECONDS.toMillis(took));
         }
         assertEquals(0, platform.get(), "tasks that did not run on a virtual thread");
         assertEquals(THREADS, finished.get());
@@ -171,7 +186,9 @@ class VirtualThreadsTest {
             List<Long> t = tokens.get(n);
             assertEquals(THREADS / NAMES, t.size(), "holds of name " + n);
             for (int i = 1; i < t.size(); i++) {
-                assertTrue(t.get(i) > t.get(i - 1), "tokens of name " + n + " not strictly increasing at hold " + i + ": " + t);
+                assertTrue(
+                        t.get(i) > t.get(i - 1),
+                        "tokens of name " + n + " not strictly increasing at hold " + i + ": " + t);
             }
         }
 
@@ -181,7 +198,8 @@ class VirtualThreadsTest {
         } finally {
             Files.deleteIfExists(dump);
         }
-        assertTrue(pinned.stream().anyMatch(e -> frames(e).contains(PinsInItsInitializer.class.getName())),
+        assertTrue(
+                pinned.stream().anyMatch(e -> frames(e).contains(PinsInItsInitializer.class.getName())),
                 "the recording saw no pinning, not even the canary's: " + pinned.size() + " events");
         List<String> ours = pinned.stream()
                 .filter(e -> frames(e).stream().anyMatch(library::contains))
@@ -196,22 +214,35 @@ class VirtualThreadsTest {
         for (Class<?> c : MODULES) {
             assertTrue(scan.classNames().contains(c.getName()), c + " scanned");
         }
-        List<String> findings = scan.findings().stream().map(MonitorScan.Finding::toString).sorted().collect(Collectors.toList());
-        assertEquals(List.of(), findings, "replace these monitors with java.util.concurrent locks, or move the blocking call out");
+        List<String> findings = scan.findings().stream()
+                .map(MonitorScan.Finding::toString)
+                .sorted()
+                .collect(Collectors.toList());
+        assertEquals(
+                List.of(),
+                findings,
+                "replace these monitors with java.util.concurrent locks, or move the blocking call out");
     }
 
     /** The scan finds what it is for: a fixture with a monitor held across waits, direct and indirect. */
     @Test
     void theScanFindsAMonitorHeldAcrossAWait() {
-        MonitorScan scan = MonitorScan.of(List.of(MonitorScan.codeSource(VirtualThreadsTest.class)),
+        MonitorScan scan = MonitorScan.of(
+                List.of(MonitorScan.codeSource(VirtualThreadsTest.class)),
                 VirtualThreadsTest.class.getName().replace('.', '/') + "$HeldAcrossAWait");
-        List<String> flagged = scan.findings().stream().map(MonitorScan.Finding::method).sorted().collect(Collectors.toList());
-        assertEquals(List.of(
-                HeldAcrossAWait.LooksUpItsHost.class.getName() + ".<clinit>()",
-                HeldAcrossAWait.class.getName() + ".joinsInABlock()",
-                HeldAcrossAWait.class.getName() + ".locksThroughALambda()",
-                HeldAcrossAWait.class.getName() + ".runsALambdaThatWaits()",
-                HeldAcrossAWait.class.getName() + ".waitsInAHelper()"), flagged, scan.findings().toString());
+        List<String> flagged = scan.findings().stream()
+                .map(MonitorScan.Finding::method)
+                .sorted()
+                .collect(Collectors.toList());
+        assertEquals(
+                List.of(
+                        HeldAcrossAWait.LooksUpItsHost.class.getName() + ".<clinit>()",
+                        HeldAcrossAWait.class.getName() + ".joinsInABlock()",
+                        HeldAcrossAWait.class.getName() + ".locksThroughALambda()",
+                        HeldAcrossAWait.class.getName() + ".runsALambdaThatWaits()",
+                        HeldAcrossAWait.class.getName() + ".waitsInAHelper()"),
+                flagged,
+                scan.findings().toString());
     }
 
     /**
@@ -246,10 +277,12 @@ class VirtualThreadsTest {
      */
     private static String dumpThreads() {
         try {
-            Path file = Path.of("target", "VirtualThreadsTest-threads-" + System.currentTimeMillis() + ".txt").toAbsolutePath();
+            Path file = Path.of("target", "VirtualThreadsTest-threads-" + System.currentTimeMillis() + ".txt")
+                    .toAbsolutePath();
             Class<?> bean = Class.forName("com.sun.management.HotSpotDiagnosticMXBean");
             Class<?> format = Class.forName("com.sun.management.HotSpotDiagnosticMXBean$ThreadDumpFormat");
-            Object diagnostics = java.lang.management.ManagementFactory.getPlatformMXBean(bean.asSubclass(java.lang.management.PlatformManagedObject.class));
+            Object diagnostics = java.lang.management.ManagementFactory.getPlatformMXBean(
+                    bean.asSubclass(java.lang.management.PlatformManagedObject.class));
             @SuppressWarnings({"unchecked", "rawtypes"})
             Object text = Enum.valueOf((Class) format, "TEXT_PLAIN");
             bean.getMethod("dumpThreads", String.class, format).invoke(diagnostics, file.toString(), text);
@@ -263,15 +296,25 @@ class VirtualThreadsTest {
         if (e.getStackTrace() == null) {
             return List.of();
         }
-        return e.getStackTrace().getFrames().stream().map(RecordedFrame::getMethod).map(m -> m.getType().getName()).collect(Collectors.toList());
+        return e.getStackTrace().getFrames().stream()
+                .map(RecordedFrame::getMethod)
+                .map(m -> m.getType().getName())
+                .collect(Collectors.toList());
     }
 
     private static String describe(RecordedEvent e) {
         return e.getEventType().getName() + " " + e.getDuration()
-                + (e.hasField("pinnedReason") ? " (" + e.getValue("pinnedReason") + ", " + e.getValue("blockingOperation") + ")" : "")
-                + " at " + (e.getStackTrace() == null ? "?" : e.getStackTrace().getFrames().stream()
-                .limit(12).map(f -> f.getMethod().getType().getName() + "." + f.getMethod().getName() + ":" + f.getLineNumber())
-                .collect(Collectors.joining(" <- ")));
+                + (e.hasField("pinnedReason")
+                        ? " (" + e.getValue("pinnedReason") + ", " + e.getValue("blockingOperation") + ")"
+                        : "")
+                + " at "
+                + (e.getStackTrace() == null
+                        ? "?"
+                        : e.getStackTrace().getFrames().stream()
+                                .limit(12)
+                                .map(f -> f.getMethod().getType().getName() + "."
+                                        + f.getMethod().getName() + ":" + f.getLineNumber())
+                                .collect(Collectors.joining(" <- ")));
     }
 
     /** Blocks in its class initializer, which pins a virtual thread on every JDK. */
@@ -280,8 +323,7 @@ class VirtualThreadsTest {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
         }
 
-        static void touch() {
-        }
+        static void touch() {}
     }
 
     /** What the scan must flag, and one monitor (around a field write) that it must not. */

@@ -31,17 +31,16 @@ final class ElectionLog {
     static final int MAX_ENTRIES = 64;
     /** The most bytes kept, about (ZooKeeper's default limit on a node is 1 MiB). */
     static final int MAX_BYTES = 256 * 1024;
+
     private static final byte[] MAGIC = {(byte) 0xFF, 'D', 'L', 1};
 
     /**
      * One value of a term: the value {@code value} of the term of the node {@code name} (created at
      * {@code czxid}), its {@code version}-th in the term (0: the value it campaigned with).
      */
-    record Entry(long czxid, int version, String name, String value) {
-    }
+    record Entry(long czxid, int version, String name, String value) {}
 
-    private ElectionLog() {
-    }
+    private ElectionLog() {}
 
     /**
      * @param data the directory's data (null or empty: an empty log)
@@ -60,7 +59,8 @@ final class ElectionLog {
                 return null;
             }
         }
-        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(data, MAGIC.length, data.length - MAGIC.length))) {
+        try (DataInputStream in =
+                new DataInputStream(new ByteArrayInputStream(data, MAGIC.length, data.length - MAGIC.length))) {
             while (in.available() > 0) {
                 entries.add(new Entry(in.readLong(), in.readInt(), in.readUTF(), in.readUTF()));
             }

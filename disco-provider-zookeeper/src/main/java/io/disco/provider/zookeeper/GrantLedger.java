@@ -24,27 +24,23 @@ final class GrantLedger<G extends Fenced, E extends DiscoException> {
      * How an acquisition began: answered at once with the grant already held, or not; and the unconfirmed
      * release it must wait for (a try only nudges it), if any.
      */
-    record Begun<G extends Fenced>(boolean answeredWithHeld, QueueRelease<G> releaseFirst) {
-    }
+    record Begun<G extends Fenced>(boolean answeredWithHeld, QueueRelease<G> releaseFirst) {}
 
     /** A release to send ({@code first}) or to wait for once more. */
-    record ReleaseStep<G extends Fenced>(QueueRelease<G> release, boolean first) {
-    }
+    record ReleaseStep<G extends Fenced>(QueueRelease<G> release, boolean first) {}
 
     /** What a close leaves to do: the attempt to withdraw, the release to send ({@code first}) or to nudge. */
-    record Closing<G extends Fenced>(QueueAttempt<G> attempt, QueueRelease<G> release, boolean first) {
-    }
+    record Closing<G extends Fenced>(QueueAttempt<G> attempt, QueueRelease<G> release, boolean first) {}
 
     /** What a loss leaves to do: fail the attempt, delete the held node, stop the release. */
-    record Ending<G extends Fenced, E>(E loss, QueueAttempt<G> attempt, String heldNode, QueueRelease<G> release) {
-    }
+    record Ending<G extends Fenced, E>(E loss, QueueAttempt<G> attempt, String heldNode, QueueRelease<G> release) {}
 
     /** Whose node is gone: the unconfirmed release's (its deletion is that release's), or the held grant's. */
-    record NodeGone<G extends Fenced>(QueueRelease<G> release, boolean held) {
-    }
+    record NodeGone<G extends Fenced>(QueueRelease<G> release, boolean held) {}
 
     /** How the service is called in messages. */
     private final QueueProtocol<G> names;
+
     private final Object mon = new Object();
     private GrantState state = GrantState.IDLE;
     private QueueAttempt<G> pending;
@@ -55,6 +51,7 @@ final class GrantLedger<G extends Fenced, E extends DiscoException> {
      * acquisition waits for it (its worker creates no node before), then claims anew with a new node.
      */
     private QueueRelease<G> unconfirmed;
+
     private E loss;
     /** A held grant was lost and no release has reported it yet. */
     private boolean lostHeld;
@@ -76,14 +73,17 @@ final class GrantLedger<G extends Fenced, E extends DiscoException> {
         synchronized (mon) {
             QueueRelease<G> releaseFirst = unconfirmed;
             switch (state) {
-                case CLOSED -> throw new IllegalStateException("the " + names.what() + " on " + names.path + " is closed");
+                case CLOSED ->
+                    throw new IllegalStateException("the " + names.what() + " on " + names.path + " is closed");
                 case LOST -> throw loss;
-                case WAITING -> throw new IllegalStateException("an acquisition of the " + names.what() + " on " + names.path
-                        + " is already in progress: use one service per concurrent owner");
+                case WAITING ->
+                    throw new IllegalStateException("an acquisition of the " + names.what() + " on " + names.path
+                            + " is already in progress: use one service per concurrent owner");
                 case HELD -> {
                     if (held.kind() != a.kind) {
-                        throw new IllegalStateException("this service holds a " + names.modeName(held.kind()) + " grant of the "
-                                + names.what() + " on " + names.path + ": there is no upgrade or downgrade; release it first");
+                        throw new IllegalStateException(
+                                "this service holds a " + names.modeName(held.kind()) + " grant of the " + names.what()
+                                        + " on " + names.path + ": there is no upgrade or downgrade; release it first");
                     }
                     a.future.complete(held.grant());
                     a.withdrawn.complete(null);

@@ -25,10 +25,16 @@ final class GrantLoss<G extends Fenced, E extends DiscoException> {
     private final SessionMember member;
     /** Makes the service's kind of loss from a message and a cause. */
     private final BiFunction<String, Throwable, E> exception;
+
     private final CompletableFuture<Void> done;
 
-    GrantLoss(SessionCore core, QueueProtocol<G> names, GrantLedger<G, E> ledger, SessionMember member,
-              BiFunction<String, Throwable, E> exception, CompletableFuture<Void> done) {
+    GrantLoss(
+            SessionCore core,
+            QueueProtocol<G> names,
+            GrantLedger<G, E> ledger,
+            SessionMember member,
+            BiFunction<String, Throwable, E> exception,
+            CompletableFuture<Void> done) {
         this.core = core;
         this.names = names;
         this.ledger = ledger;
@@ -39,8 +45,10 @@ final class GrantLoss<G extends Fenced, E extends DiscoException> {
 
     /** @return the service's loss for {@code reason}, naming the primitive and where ZooKeeper is */
     E lost(String reason, Throwable cause) {
-        return exception.apply("the " + names.what() + " on " + names.path + " (ZooKeeper at " + core.connectString()
-                + ") was lost: " + reason, cause);
+        return exception.apply(
+                "the " + names.what() + " on " + names.path + " (ZooKeeper at " + core.connectString() + ") was lost: "
+                        + reason,
+                cause);
     }
 
     /** Loses the service with {@code reason}, unless it is closed or lost already. */

@@ -63,8 +63,10 @@ final class GrantRelease<G extends Fenced, E extends DiscoException> implements 
         } catch (DiscoException e) {
             throw e;
         } catch (Exception e) {
-            throw new DiscoException(call + ": could not prepare the release of the " + protocol.what() + " on " + protocol.path
-                    + ": " + e, e);
+            throw new DiscoException(
+                    call + ": could not prepare the release of the " + protocol.what() + " on " + protocol.path + ": "
+                            + e,
+                    e);
         }
     }
 
@@ -89,13 +91,19 @@ final class GrantRelease<G extends Fenced, E extends DiscoException> implements 
             confirmedWithin(r, timeout); // a release is not given up half-way: an interrupted caller waits on
         } catch (TimeoutException e) {
             r.giveUp();
-            throw new DiscoException("ZooKeeper at " + core.connectString() + " did not answer the release ("
-                    + call + ") of the " + protocol.what() + " on " + protocol.path + " within " + timeout.toMillis()
-                    + " ms: the grant (" + r.held.grant().token() + ") is given up, this owner no longer holds it and"
-                    + " its token must not be used; the delete of its node " + r.node + " goes on in the background"
-                    + " until ZooKeeper answers or the session ends, and the next acquisition of this service waits"
-                    + " for it, then claims anew with a new token (calling " + call + " again waits for the same"
-                    + " release once more)", e);
+            throw new DiscoException(
+                    "ZooKeeper at " + core.connectString() + " did not answer the release ("
+                            + call + ") of the " + protocol.what() + " on " + protocol.path + " within "
+                            + timeout.toMillis()
+                            + " ms: the grant (" + r.held.grant().token()
+                            + ") is given up, this owner no longer holds it and"
+                            + " its token must not be used; the delete of its node " + r.node
+                            + " goes on in the background"
+                            + " until ZooKeeper answers or the session ends, and the next acquisition of this service waits"
+                            + " for it, then claims anew with a new token (calling " + call
+                            + " again waits for the same"
+                            + " release once more)",
+                    e);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             ledger.reported(cause);
@@ -116,7 +124,8 @@ final class GrantRelease<G extends Fenced, E extends DiscoException> implements 
      * Waits up to {@code timeout} for {@code r} to be confirmed, uninterruptibly: an interruption meanwhile is kept
      * in the thread's status.
      */
-    private static void confirmedWithin(QueueRelease<?> r, Duration timeout) throws TimeoutException, ExecutionException {
+    private static void confirmedWithin(QueueRelease<?> r, Duration timeout)
+            throws TimeoutException, ExecutionException {
         long deadline = System.nanoTime() + timeout.toNanos();
         boolean interrupted = false;
         try {
@@ -149,16 +158,26 @@ final class GrantRelease<G extends Fenced, E extends DiscoException> implements 
                     waiting.wake.release();
                 }
             }
-            case GONE_BEFORE -> loss.lose("its node " + r.node + " was gone before the release (deleted by somebody else, or its"
-                    + " session ended)", cause);
+            case GONE_BEFORE ->
+                loss.lose(
+                        "its node " + r.node + " was gone before the release (deleted by somebody else, or its"
+                                + " session ended)",
+                        cause);
             case SESSION_ENDED -> {
                 DiscoException sessionLoss = core.lossOrNull();
-                loss.lose(sessionLoss != null ? "the ZooKeeper session was lost: " + sessionLoss.getMessage()
-                        : "the ZooKeeper session ended while its node " + r.node + " was being released", sessionLoss);
+                loss.lose(
+                        sessionLoss != null
+                                ? "the ZooKeeper session was lost: " + sessionLoss.getMessage()
+                                : "the ZooKeeper session ended while its node " + r.node + " was being released",
+                        sessionLoss);
             }
-            case REFUSED -> r.confirmed.completeExceptionally(core.failure("releasing (ZooKeeper refused the delete of "
-                    + r.node + " and applied nothing: this owner still holds the " + protocol.what() + "; retry, or let the"
-                    + " session end) the " + protocol.what() + " on " + protocol.path, cause));
+            case REFUSED ->
+                r.confirmed.completeExceptionally(core.failure(
+                        "releasing (ZooKeeper refused the delete of "
+                                + r.node + " and applied nothing: this owner still holds the " + protocol.what()
+                                + "; retry, or let the"
+                                + " session end) the " + protocol.what() + " on " + protocol.path,
+                        cause));
         }
         ledger.over(r); // closed meanwhile: nothing is lost any more, the release is over all the same
         r.confirmed.complete(null);

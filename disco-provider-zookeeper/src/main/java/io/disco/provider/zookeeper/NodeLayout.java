@@ -18,8 +18,7 @@ final class NodeLayout {
     /** Where the read/write locks' phase markers live: outside every lock directory. */
     static final String PHASE_ROOT = "/disco-rwlock-phase";
 
-    private NodeLayout() {
-    }
+    private NodeLayout() {}
 
     /**
      * The name rule of every backend and of the client ({@link Names}), then ZooKeeper's own path rule.

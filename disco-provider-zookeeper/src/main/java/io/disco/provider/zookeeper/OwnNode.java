@@ -13,8 +13,7 @@ import org.apache.zookeeper.data.Stat;
  */
 final class OwnNode {
 
-    private OwnNode() {
-    }
+    private OwnNode() {}
 
     /**
      * Creates the node, storing its stat in {@code stat} (left zero when Curator's protected mode found the node
@@ -23,8 +22,12 @@ final class OwnNode {
      * @return the node's path
      */
     static String create(CuratorFramework c, String dir, NodeKind kind, byte[] data, Stat stat) throws Exception {
-        return c.create().storingStatIn(stat).creatingParentContainersIfNeeded().withProtection()
-                .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(ZKPaths.makePath(dir, kind.marker()), data);
+        return c.create()
+                .storingStatIn(stat)
+                .creatingParentContainersIfNeeded()
+                .withProtection()
+                .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                .forPath(ZKPaths.makePath(dir, kind.marker()), data);
     }
 
     /**

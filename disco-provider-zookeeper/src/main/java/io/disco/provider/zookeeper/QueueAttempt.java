@@ -35,6 +35,7 @@ final class QueueAttempt<G extends Fenced> {
     final CompletableFuture<Void> withdrawn = new CompletableFuture<>();
     /** Released by every event the worker may be waiting for. */
     final Semaphore wake = new Semaphore(0);
+
     volatile String node;
     /** Wakes the worker; reports the own node's deletion (and a data change, after which it is watched again). */
     final CuratorWatcher watcher;
@@ -55,10 +56,12 @@ final class QueueAttempt<G extends Fenced> {
         this.data = data;
         this.watcher = event -> {
             wake.release();
-            if (event.getType() == Watcher.Event.EventType.NodeDeleted && event.getPath() != null
+            if (event.getType() == Watcher.Event.EventType.NodeDeleted
+                    && event.getPath() != null
                     && event.getPath().equals(node)) {
                 events.ownNodeDeleted(event.getPath());
-            } else if (event.getType() == Watcher.Event.EventType.NodeDataChanged && event.getPath() != null
+            } else if (event.getType() == Watcher.Event.EventType.NodeDataChanged
+                    && event.getPath() != null
                     && event.getPath().equals(node)) {
                 events.ownNodeChanged(event.getPath()); // a watch fires once: keep watching for the deletion
             }

@@ -16,11 +16,11 @@ import java.util.concurrent.TimeoutException;
  */
 final class QueueCaller {
 
-    private QueueCaller() {
-    }
+    private QueueCaller() {}
 
     /** Waits for an acquisition's grant, up to {@code timeout} (null: no limit). */
-    static <G extends Fenced> G await(AttemptOwner<G> s, QueueAttempt<G> a, Duration timeout) throws InterruptedException, TimeoutException {
+    static <G extends Fenced> G await(AttemptOwner<G> s, QueueAttempt<G> a, Duration timeout)
+            throws InterruptedException, TimeoutException {
         Duration request = s.core().requestTimeout();
         try {
             return timeout == null ? a.future.get() : a.future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
@@ -36,11 +36,13 @@ final class QueueCaller {
             if (g.isPresent()) {
                 return g.get();
             }
-            TimeoutException t = new TimeoutException(s.releaseUnconfirmed()
-                    ? "the release of this service's previous grant of the " + s.what() + " on " + s.path + " was still unconfirmed after "
-                            + timeout + " (ZooKeeper has not answered its delete): nothing was claimed"
-                    : "the " + s.what() + " on " + s.path + " was still held by another owner after " + timeout
-                            + "; this owner's claim was withdrawn");
+            TimeoutException t = new TimeoutException(
+                    s.releaseUnconfirmed()
+                            ? "the release of this service's previous grant of the " + s.what() + " on " + s.path
+                                    + " was still unconfirmed after " + timeout
+                                    + " (ZooKeeper has not answered its delete): nothing was claimed"
+                            : "the " + s.what() + " on " + s.path + " was still held by another owner after " + timeout
+                                    + "; this owner's claim was withdrawn");
             t.initCause(e);
             throw t;
         } catch (ExecutionException e) {
@@ -75,8 +77,10 @@ final class QueueCaller {
             if (g.isPresent()) {
                 return g;
             }
-            throw new DiscoException("ZooKeeper at " + s.core().connectString() + " did not answer " + call + " on " + s.path
-                    + " within " + request, e);
+            throw new DiscoException(
+                    "ZooKeeper at " + s.core().connectString() + " did not answer " + call + " on " + s.path
+                            + " within " + request,
+                    e);
         } catch (ExecutionException e) {
             a.awaitWithdrawn(request);
             throw QueueAttempt.rethrow(e.getCause());

@@ -9,8 +9,7 @@ import org.apache.zookeeper.KeeperException;
 /** Removing a queue service's own node: a held one with what goes with it, a pending one withdrawn for good. */
 final class QueueNodes {
 
-    private QueueNodes() {
-    }
+    private QueueNodes() {}
 
     /** Deletes the held node with the nodes that go with it, in one transaction; the own node alone if they are gone. */
     static void deleteHeld(CuratorFramework c, String node, List<CuratorOp> extra) throws Exception {

@@ -96,6 +96,8 @@ abstract class QueueProtocol<G> {
 
     /** @return how a grant of {@code kind} is called in messages */
     String modeName(NodeKind kind) {
-        return kind == NodeKind.READ ? "read" : kind == NodeKind.WRITE ? "write" : kind == NodeKind.LEASE ? "permit" : "lock";
+        return kind == NodeKind.READ
+                ? "read"
+                : kind == NodeKind.WRITE ? "write" : kind == NodeKind.LEASE ? "permit" : "lock";
     }
 }

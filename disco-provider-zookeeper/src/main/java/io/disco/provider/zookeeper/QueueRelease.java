@@ -69,6 +69,7 @@ final class QueueRelease<G extends Fenced> {
     private final Owner<G> owner;
     /** The grant given up, with its node: held again if ZooKeeper refuses the delete for good. */
     final HeldGrant<G> held;
+
     final String node;
     /** The delete with what goes with it, as Curator built them (its namespace applied). */
     private final List<Op> withExtras;
@@ -85,6 +86,7 @@ final class QueueRelease<G extends Fenced> {
     private boolean inFlight;
     /** A copy was answered with a connection loss (or not at all): it may have been applied. */
     private boolean maybeApplied;
+
     private boolean finished;
     private ScheduledFuture<?> retry;
     private long backoffMs = FIRST_BACKOFF_MS;
@@ -218,7 +220,9 @@ final class QueueRelease<G extends Fenced> {
                     case OK -> end = Outcome.DELETED;
                     case NONODE -> {
                         if (failedAt(results, sent.size()) < sent.size() - 1) {
-                            extrasGone = true; // a node that went with the grant is gone: the own node alone, never that path again
+                            extrasGone =
+                                    true; // a node that went with the grant is gone: the own node alone, never that
+                            // path again
                             again = true;
                         } else {
                             end = maybeApplied ? Outcome.DELETED : Outcome.GONE_BEFORE;
@@ -252,7 +256,8 @@ final class QueueRelease<G extends Fenced> {
     private static int failedAt(List<OpResult> results, int size) {
         if (results != null) {
             for (int i = 0; i < results.size(); i++) {
-                if (results.get(i) instanceof OpResult.ErrorResult e && e.getErr() == KeeperException.Code.NONODE.intValue()) {
+                if (results.get(i) instanceof OpResult.ErrorResult e
+                        && e.getErr() == KeeperException.Code.NONODE.intValue()) {
                     return i;
                 }
             }

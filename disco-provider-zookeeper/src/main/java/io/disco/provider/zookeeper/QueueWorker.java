@@ -53,11 +53,12 @@ final class QueueWorker<G extends Fenced> implements Runnable {
             }
             committed = awaitTurn(c, node, own);
         } catch (InterruptedException e) {
-            a.future.completeExceptionally(new DiscoException("the worker of the " + service.what() + " on " + service.path
-                    + " was interrupted", e));
+            a.future.completeExceptionally(new DiscoException(
+                    "the worker of the " + service.what() + " on " + service.path + " was interrupted", e));
         } catch (KeeperException.SessionExpiredException e) {
             DiscoException sessionLoss = core.lossOrNull();
-            a.future.completeExceptionally(service.lost(sessionLoss == null ? "the session expired" : sessionLoss.getMessage(), e));
+            a.future.completeExceptionally(
+                    service.lost(sessionLoss == null ? "the session expired" : sessionLoss.getMessage(), e));
         } catch (Exception e) {
             a.future.completeExceptionally(service.zkFailure("acquiring", e));
         } finally {
@@ -126,7 +127,8 @@ final class QueueWorker<G extends Fenced> implements Runnable {
                 }
                 watchingOwn = true;
             }
-            Stat predecessor = service.waitsOnDirectory() ? own
+            Stat predecessor = service.waitsOnDirectory()
+                    ? own
                     : c.checkExists().usingWatcher(a.watcher).forPath(ZKPaths.makePath(dir, blocker));
             if (predecessor != null) {
                 a.wake.acquire(); // the predecessor's deletion, the own node's, a give-up or the session's end

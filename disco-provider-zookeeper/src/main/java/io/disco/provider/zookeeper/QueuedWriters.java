@@ -17,6 +17,7 @@ final class QueuedWriters {
     private final String path;
     /** The reader's own node (its name, without the path). */
     final String readerNode;
+
     private final String readerSequence;
     private volatile boolean queued;
     private volatile boolean closed;
@@ -40,13 +41,16 @@ final class QueuedWriters {
         }
         CuratorWatcher again = event -> read();
         try {
-            client.getChildren().usingWatcher(again).inBackground((c, event) -> {
-                if (event.getResultCode() == KeeperException.Code.OK.intValue()) {
-                    seen(event.getChildren());
-                } else if (event.getResultCode() != KeeperException.Code.NONODE.intValue()) {
-                    read(); // a connection loss: read again (the session's own handling bounds how long)
-                }
-            }).forPath(path);
+            client.getChildren()
+                    .usingWatcher(again)
+                    .inBackground((c, event) -> {
+                        if (event.getResultCode() == KeeperException.Code.OK.intValue()) {
+                            seen(event.getChildren());
+                        } else if (event.getResultCode() != KeeperException.Code.NONODE.intValue()) {
+                            read(); // a connection loss: read again (the session's own handling bounds how long)
+                        }
+                    })
+                    .forPath(path);
         } catch (Exception e) {
             // the client is closing: nothing to learn any more
         }

@@ -19,7 +19,8 @@ final class ServiceRegistry {
     /** @throws IllegalStateException if a service on {@code path} is registered */
     synchronized void checkFree(String path) {
         if (members.containsKey(path)) {
-            throw new IllegalStateException("this session already has a service on " + path + ": use one session per concurrent owner");
+            throw new IllegalStateException(
+                    "this session already has a service on " + path + ": use one session per concurrent owner");
         }
     }
 

@@ -23,11 +23,9 @@ final class SessionHandOut {
      * @param timeoutMs the session timeout ZooKeeper negotiated
      * @param heard the local send time of the newest answered request
      */
-    record Opened(long sessionId, int timeoutMs, long heard) {
-    }
+    record Opened(long sessionId, int timeoutMs, long heard) {}
 
-    private SessionHandOut() {
-    }
+    private SessionHandOut() {}
 
     /**
      * Waits for the client to connect, then for a request answered early enough.
@@ -40,8 +38,12 @@ final class SessionHandOut {
         try {
             if (!client.blockUntilConnected((int) options.connectTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new DiscoException("ZooKeeper at " + where + " could not be reached (no connection within "
-                        + options.connectTimeout().toMillis() + " ms): " + ZooKeeperEndpoints.diagnose(where,
-                        Duration.ofMillis(Math.min(1_000, Math.max(200, options.connectTimeout().toMillis() / 2)))));
+                        + options.connectTimeout().toMillis() + " ms): "
+                        + ZooKeeperEndpoints.diagnose(
+                                where,
+                                Duration.ofMillis(Math.min(
+                                        1_000,
+                                        Math.max(200, options.connectTimeout().toMillis() / 2)))));
             }
             long sent = System.nanoTime();
             client.checkExists().forPath("/");
@@ -69,7 +71,8 @@ final class SessionHandOut {
      * @return the send time of the newest answered request, with at least {@code T/3} of the window left
      * @throws DiscoException if no request was answered early enough within the request timeout
      */
-    private static long heardForHandOut(CuratorFramework client, ZooKeeperOptions options, int timeoutMs, long sent, String where)
+    private static long heardForHandOut(
+            CuratorFramework client, ZooKeeperOptions options, int timeoutMs, long sent, String where)
             throws InterruptedException {
         long window = TimeUnit.MILLISECONDS.toNanos(timeoutMs) * 2 / 3;
         long threshold = window / 2;
@@ -89,24 +92,30 @@ final class SessionHandOut {
             }
             if (deadline - now <= 0) {
                 throw new DiscoException("the ZooKeeper session at " + where + " opened with "
-                        + TimeUnit.NANOSECONDS.toMillis(Math.max(0, grantedWith)) + " ms of its " + TimeUnit.NANOSECONDS.toMillis(window)
+                        + TimeUnit.NANOSECONDS.toMillis(Math.max(0, grantedWith)) + " ms of its "
+                        + TimeUnit.NANOSECONDS.toMillis(window)
                         + " ms validity (2/3 of the session timeout of "
                         + timeoutMs + " ms, counted from when its first request was sent) left, under the "
-                        + TimeUnit.NANOSECONDS.toMillis(threshold) + " ms (half of it) a new session is handed out with, and no"
-                        + " request was answered early enough within the request timeout of " + options.requestTimeout().toMillis()
+                        + TimeUnit.NANOSECONDS.toMillis(threshold)
+                        + " ms (half of it) a new session is handed out with, and no"
+                        + " request was answered early enough within the request timeout of "
+                        + options.requestTimeout().toMillis()
                         + " ms (" + asked + " sent" + last + "): not handed out");
             }
             long ask = System.nanoTime();
             CompletableFuture<Integer> answer = new CompletableFuture<>();
             asked++;
             try {
-                client.checkExists().inBackground((c, event) -> answer.complete(event.getResultCode())).forPath("/");
+                client.checkExists()
+                        .inBackground((c, event) -> answer.complete(event.getResultCode()))
+                        .forPath("/");
                 int code = answer.get(deadline - ask, TimeUnit.NANOSECONDS);
                 if (code == KeeperException.Code.OK.intValue()) {
                     heard = ask;
                 } else {
                     last = "; the last answered " + KeeperException.Code.get(code);
-                    TimeUnit.NANOSECONDS.sleep(Math.max(0, Math.min(TimeUnit.MILLISECONDS.toNanos(100), deadline - System.nanoTime())));
+                    TimeUnit.NANOSECONDS.sleep(
+                            Math.max(0, Math.min(TimeUnit.MILLISECONDS.toNanos(100), deadline - System.nanoTime())));
                 }
             } catch (java.util.concurrent.TimeoutException e) {
                 last = "; the last unanswered";

@@ -43,11 +43,17 @@ final class SessionLiveness {
     private final ConnectionStateListener listener = this::onConnectionState;
     /** The local send time of the newest request that was answered on this session. */
     private final AtomicLong lastHeard;
+
     private volatile ScheduledFuture<?> pinger;
     private volatile ScheduledFuture<?> watchdog;
 
-    SessionLiveness(CuratorFramework client, String connectString, SessionHandOut.Opened opened, SessionStatus status,
-                    SessionExecutors executors, Loss loss) {
+    SessionLiveness(
+            CuratorFramework client,
+            String connectString,
+            SessionHandOut.Opened opened,
+            SessionStatus status,
+            SessionExecutors executors,
+            Loss loss) {
         this.client = client;
         this.connectString = connectString;
         this.sessionId = opened.sessionId();
@@ -93,18 +99,23 @@ final class SessionLiveness {
         }
         long sent = System.nanoTime();
         try {
-            client.checkExists().inBackground((c, event) -> {
-                if (event.getResultCode() != KeeperException.Code.OK.intValue()) {
-                    return;
-                }
-                if (c.getZookeeperClient().getZooKeeper().getSessionId() != sessionId) {
-                    // on the session's thread; once it is shut down (the session already ended), here: the loss is then ignored
-                    executors.onSessionThread(() -> loss.lose("the ZooKeeper session 0x" + Long.toHexString(sessionId)
-                            + " at " + connectString + " expired: the client is on a new session", null));
-                    return;
-                }
-                lastHeard.accumulateAndGet(sent, Math::max);
-            }).forPath("/");
+            client.checkExists()
+                    .inBackground((c, event) -> {
+                        if (event.getResultCode() != KeeperException.Code.OK.intValue()) {
+                            return;
+                        }
+                        if (c.getZookeeperClient().getZooKeeper().getSessionId() != sessionId) {
+                            // on the session's thread; once it is shut down (the session already ended), here: the loss
+                            // is then ignored
+                            executors.onSessionThread(() -> loss.lose(
+                                    "the ZooKeeper session 0x" + Long.toHexString(sessionId) + " at " + connectString
+                                            + " expired: the client is on a new session",
+                                    null));
+                            return;
+                        }
+                        lastHeard.accumulateAndGet(sent, Math::max);
+                    })
+                    .forPath("/");
         } catch (Exception e) {
             // the client is closing; the deadline decides
         }
@@ -116,9 +127,11 @@ final class SessionLiveness {
         }
         long silent = System.nanoTime() - lastHeard.get();
         if (silent > timeoutNanos * 2 / 3) {
-            loss.lose("no answer from ZooKeeper at " + connectString + " for " + TimeUnit.NANOSECONDS.toMillis(silent)
-                    + " ms, two thirds of the session timeout of " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
-                    + " ms: the server may expire session 0x" + Long.toHexString(sessionId), null);
+            loss.lose(
+                    "no answer from ZooKeeper at " + connectString + " for " + TimeUnit.NANOSECONDS.toMillis(silent)
+                            + " ms, two thirds of the session timeout of " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
+                            + " ms: the server may expire session 0x" + Long.toHexString(sessionId),
+                    null);
         }
     }
 
@@ -134,7 +147,10 @@ final class SessionLiveness {
         if (client.getState() != CuratorFrameworkState.STOPPED) {
             return false;
         }
-        loss.lose("the ZooKeeper session 0x" + Long.toHexString(sessionId) + " at " + connectString + " is lost: " + CLOSED_FIRST, null);
+        loss.lose(
+                "the ZooKeeper session 0x" + Long.toHexString(sessionId) + " at " + connectString + " is lost: "
+                        + CLOSED_FIRST,
+                null);
         return true;
     }
 
@@ -149,14 +165,19 @@ final class SessionLiveness {
                     now = 0;
                 }
                 if (now != sessionId) {
-                    loss.lose("the ZooKeeper session 0x" + Long.toHexString(sessionId) + " at " + connectString
-                            + " expired: the client reconnected on a new session", null);
+                    loss.lose(
+                            "the ZooKeeper session 0x" + Long.toHexString(sessionId) + " at " + connectString
+                                    + " expired: the client reconnected on a new session",
+                            null);
                 } else {
                     status.move(SessionState.CONNECTED);
                 }
             }
-            case LOST -> loss.lose("Curator reports the connection to ZooKeeper at " + connectString + " LOST (session 0x"
-                    + Long.toHexString(sessionId) + ")", null);
+            case LOST ->
+                loss.lose(
+                        "Curator reports the connection to ZooKeeper at " + connectString + " LOST (session 0x"
+                                + Long.toHexString(sessionId) + ")",
+                        null);
         }
     }
 }

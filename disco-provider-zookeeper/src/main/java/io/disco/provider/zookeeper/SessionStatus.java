@@ -66,7 +66,8 @@ final class SessionStatus {
                 throw new IllegalStateException("the ZooKeeper session is closed: " + name.get());
             }
             if (state == SessionState.LOST) {
-                throw new IllegalStateException("the ZooKeeper session is lost (" + loss.getMessage() + "): open a new one");
+                throw new IllegalStateException(
+                        "the ZooKeeper session is lost (" + loss.getMessage() + "): open a new one");
             }
             return task.get();
         }

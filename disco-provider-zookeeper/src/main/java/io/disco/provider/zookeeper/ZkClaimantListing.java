@@ -73,7 +73,8 @@ final class ZkClaimantListing {
         } catch (DiscoException e) {
             throw e;
         } catch (Exception e) {
-            throw new DiscoException("ZooKeeper at " + connectString + " failed while listing the claimants of " + path + ": " + e, e);
+            throw new DiscoException(
+                    "ZooKeeper at " + connectString + " failed while listing the claimants of " + path + ": " + e, e);
         }
     }
 
@@ -105,7 +106,8 @@ final class ZkClaimantListing {
             } else if (holds && !writer && phase != null) {
                 token = Optional.of(FencingToken.of(phase.getCzxid()));
             }
-            out.add(n.claimant(holds ? Role.HOLDER : Role.WAITER, i, writer ? Mode.EXCLUSIVE : Mode.SHARED, token, true));
+            out.add(n.claimant(
+                    holds ? Role.HOLDER : Role.WAITER, i, writer ? Mode.EXCLUSIVE : Mode.SHARED, token, true));
         }
         return out;
     }
@@ -136,7 +138,8 @@ final class ZkClaimantListing {
             Node n = s.nodes.get(i);
             boolean holds = i < holders;
             Long slotToken = holds ? slotTokens.get(n.path) : null;
-            Optional<FencingToken> token = slotToken == null ? Optional.empty() : Optional.of(FencingToken.of(slotToken));
+            Optional<FencingToken> token =
+                    slotToken == null ? Optional.empty() : Optional.of(FencingToken.of(slotToken));
             out.add(n.claimant(holds ? Role.HOLDER : Role.WAITER, i, Mode.SHARED, token, true));
         }
         return out;
@@ -159,14 +162,21 @@ final class ZkClaimantListing {
         Claimant claimant(Role role, int position, Mode mode, Optional<FencingToken> token, boolean metadata) {
             String value = new String(data, StandardCharsets.UTF_8);
             // when a hold began is not recorded on ZooKeeper (its nodes keep their creation time only)
-            return new Claimant(path, stat.getEphemeralOwner(), role, position, mode, token, Optional.empty(),
-                    metadata ? ClaimMetadata.parse(value) : ClaimMetadata.EMPTY, value);
+            return new Claimant(
+                    path,
+                    stat.getEphemeralOwner(),
+                    role,
+                    position,
+                    mode,
+                    token,
+                    Optional.empty(),
+                    metadata ? ClaimMetadata.parse(value) : ClaimMetadata.EMPTY,
+                    value);
         }
     }
 
     /** The queue's nodes in sequence order, and the extra nodes that exist, by path. */
-    private record Snapshot(List<Node> nodes, Map<String, Node> extra) {
-    }
+    private record Snapshot(List<Node> nodes, Map<String, Node> extra) {}
 
     /**
      * Reads the queue of {@code kinds} in {@code dir} and the {@code extra} nodes in one read-only multi, which

@@ -41,6 +41,7 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
 
     /** Closes the session and client this service owns (a leadership runner's attempt), or does nothing. */
     private final Runnable afterClose;
+
     private final AtomicBoolean afterClosed = new AtomicBoolean();
     private final Object proclaiming = new Object();
     /** The term the history below belongs to (its czxid); guarded by {@link #proclaiming}. */
@@ -49,6 +50,7 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
     private int proclamations;
     /** Longer values are proclaimed without an entry in the directory's log ({@link ElectionLog}). */
     private static final int MAX_LOGGED_CHARS = 16 * 1024;
+
     private final List<ZkObservation> observations = new ArrayList<>();
 
     private ZkElectionService(SessionCore core, String path, Runnable afterClose) {
@@ -95,13 +97,19 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
             ElectionLog.Entry entry = new ElectionLog.Entry(own.getCzxid(), 0, NodeKind.name(node), value);
             for (int attempt = 0; attempt < 20; attempt++) {
                 Stat dir = new Stat();
-                List<ElectionLog.Entry> log = ElectionLog.decode(c.getData().storingStatIn(dir).forPath(path));
+                List<ElectionLog.Entry> log =
+                        ElectionLog.decode(c.getData().storingStatIn(dir).forPath(path));
                 if (log == null) {
                     break; // the directory's data is somebody else's: no log
                 }
                 try {
-                    c.transaction().forOperations(c.transactionOp().check().forPath(node),
-                            c.transactionOp().setData().withVersion(dir.getVersion()).forPath(path, ElectionLog.append(log, entry)));
+                    c.transaction()
+                            .forOperations(
+                                    c.transactionOp().check().forPath(node),
+                                    c.transactionOp()
+                                            .setData()
+                                            .withVersion(dir.getVersion())
+                                            .forPath(path, ElectionLog.append(log, entry)));
                     break;
                 } catch (KeeperException.BadVersionException e) {
                     // another write to the log: read it again
@@ -170,7 +178,8 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
         Objects.requireNonNull(value, "value");
         SessionThread.refuseOnSessionThread("election.proclaim()");
         synchronized (proclaiming) {
-            Leadership l = held().orElseThrow(() -> new NotLeaderException("this candidate does not lead the election on " + path));
+            Leadership l = held().orElseThrow(
+                            () -> new NotLeaderException("this candidate does not lead the election on " + path));
             long czxid = l.token().value();
             if (termCzxid != czxid) { // the term's first proclamation
                 termCzxid = czxid;
@@ -180,20 +189,27 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
             for (int attempt = 0; ; attempt++) {
                 try {
                     Stat dir = new Stat();
-                    List<ElectionLog.Entry> log = ElectionLog.decode(c.getData().storingStatIn(dir).forPath(path));
+                    List<ElectionLog.Entry> log =
+                            ElectionLog.decode(c.getData().storingStatIn(dir).forPath(path));
                     if (log == null || value.length() > MAX_LOGGED_CHARS) {
                         c.setData().forPath(l.key(), bytes(value)); // no log: the own node carries the value
                     } else {
-                        ElectionLog.Entry entry = new ElectionLog.Entry(czxid, proclamations + 1, NodeKind.name(l.key()), value);
-                        c.transaction().forOperations(c.transactionOp().check().forPath(l.key()),
-                                c.transactionOp().setData().withVersion(dir.getVersion()).forPath(path, ElectionLog.append(log, entry)));
+                        ElectionLog.Entry entry =
+                                new ElectionLog.Entry(czxid, proclamations + 1, NodeKind.name(l.key()), value);
+                        c.transaction()
+                                .forOperations(
+                                        c.transactionOp().check().forPath(l.key()),
+                                        c.transactionOp()
+                                                .setData()
+                                                .withVersion(dir.getVersion())
+                                                .forPath(path, ElectionLog.append(log, entry)));
                     }
                     proclamations++;
                     break;
                 } catch (KeeperException.NoNodeException e) {
                     heldNodeGone(l.key());
-                    throw new NotLeaderException("the node " + l.key() + " of this candidate's term in the election on " + path
-                            + " is gone: the term ended");
+                    throw new NotLeaderException("the node " + l.key() + " of this candidate's term in the election on "
+                            + path + " is gone: the term ended");
                 } catch (KeeperException.BadVersionException e) {
                     if (attempt >= 20) { // another write to the log meanwhile: read it again
                         throw zkFailure("proclaiming (the election's log kept changing) in", e);
@@ -248,7 +264,8 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
                 try {
                     byte[] data = core.client().getData().storingStatIn(stat).forPath(node);
                     String value = new String(data == null ? new byte[0] : data, StandardCharsets.UTF_8);
-                    List<ElectionLog.Entry> log = ElectionLog.decode(core.client().getData().forPath(path));
+                    List<ElectionLog.Entry> log =
+                            ElectionLog.decode(core.client().getData().forPath(path));
                     for (ElectionLog.Entry e : log == null ? List.<ElectionLog.Entry>of() : log) {
                         if (e.czxid() == stat.getCzxid()) {
                             value = e.value(); // the term's latest proclamation

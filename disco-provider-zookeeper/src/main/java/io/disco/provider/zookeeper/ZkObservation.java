@@ -7,9 +7,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.TreeMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -73,12 +73,14 @@ final class ZkObservation implements Observation {
     private final Map<String, ElectionLog.Entry> candidates = new HashMap<>();
     /** The value each term campaigned with (its node at version 0), by czxid, while it may still be delivered. */
     private final Map<Long, ElectionLog.Entry> campaigned = new HashMap<>();
+
     private boolean delivered;
     private long lastCzxid;
     private int lastVersion = -1;
     private long backoffMs = 50;
 
-    ZkObservation(CuratorFramework client, String path, Consumer<Leadership> listener, Consumer<ZkObservation> onClose) {
+    ZkObservation(
+            CuratorFramework client, String path, Consumer<Leadership> listener, Consumer<ZkObservation> onClose) {
         this.client = client;
         this.path = path;
         this.listener = listener;
@@ -118,7 +120,11 @@ final class ZkObservation implements Observation {
             backoffMs = 50;
         } catch (Exception e) {
             if (!closed) {
-                LOG.debug("observing the election on {} failed, reading again in {} ms: {}", path, backoffMs, e.toString());
+                LOG.debug(
+                        "observing the election on {} failed, reading again in {} ms: {}",
+                        path,
+                        backoffMs,
+                        e.toString());
                 long delay = backoffMs;
                 backoffMs = Math.min(1000, backoffMs * 2);
                 schedule(delay);
@@ -153,8 +159,14 @@ final class ZkObservation implements Observation {
             }
             Stat stat = new Stat();
             try {
-                byte[] data = client.getData().storingStatIn(stat).usingWatcher(watcher).forPath(ZKPaths.makePath(path, name));
-                ElectionLog.Entry read = new ElectionLog.Entry(stat.getCzxid(), stat.getVersion(), name,
+                byte[] data = client.getData()
+                        .storingStatIn(stat)
+                        .usingWatcher(watcher)
+                        .forPath(ZKPaths.makePath(path, name));
+                ElectionLog.Entry read = new ElectionLog.Entry(
+                        stat.getCzxid(),
+                        stat.getVersion(),
+                        name,
                         new String(data == null ? new byte[0] : data, StandardCharsets.UTF_8));
                 candidates.put(name, read);
                 if (read.version() == 0) {

@@ -65,17 +65,22 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
      * less is one try (as the try-method makes it), a {@link TimeoutException} if somebody is in the way; a timeout
      * too long to count in nanoseconds waits without a limit. A thread interrupted on entry claims nothing.
      */
-    final G acquire(NodeKind kind, Duration timeout, String call, byte[] data) throws InterruptedException, TimeoutException {
+    final G acquire(NodeKind kind, Duration timeout, String call, byte[] data)
+            throws InterruptedException, TimeoutException {
         SessionThread.refuseOnSessionThread(call);
         if (Thread.interrupted()) {
-            throw new InterruptedException("the " + what() + " on " + path + ": " + call + " on an interrupted thread; nothing was claimed");
+            throw new InterruptedException(
+                    "the " + what() + " on " + path + ": " + call + " on an interrupted thread; nothing was claimed");
         }
         if (timeout != null && Timeouts.tryOnly(timeout)) {
-            return QueueCaller.awaitTry(this, start(kind, true, data), call).orElseThrow(() -> new TimeoutException("the "
-                    + what() + " on " + path + " is not free now (a timeout of " + timeout + " is one try, at once); this"
-                    + " owner's claim was withdrawn"));
+            return QueueCaller.awaitTry(this, start(kind, true, data), call)
+                    .orElseThrow(() -> new TimeoutException("the "
+                            + what() + " on " + path + " is not free now (a timeout of " + timeout
+                            + " is one try, at once); this"
+                            + " owner's claim was withdrawn"));
         }
-        return QueueCaller.await(this, start(kind, false, data), timeout == null || Timeouts.unlimited(timeout) ? null : timeout);
+        return QueueCaller.await(
+                this, start(kind, false, data), timeout == null || Timeouts.unlimited(timeout) ? null : timeout);
     }
 
     final Duration requireTimeout(Duration timeout) {
@@ -123,7 +128,8 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
             core.work(new QueueWorker<>(this, a));
         } catch (RejectedExecutionException e) {
             a.withdrawn.complete(null);
-            a.future.completeExceptionally(new IllegalStateException("the session of the " + what() + " on " + path + " is closed", e));
+            a.future.completeExceptionally(
+                    new IllegalStateException("the session of the " + what() + " on " + path + " is closed", e));
         }
         return a;
     }
@@ -181,12 +187,16 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
      */
     private void watchHeld(String node, CuratorWatcher watcher) {
         try {
-            core.client().checkExists().usingWatcher(watcher).inBackground((c, event) -> {
-                if (event.getResultCode() == KeeperException.Code.OK.intValue() && event.getStat() == null
-                        || event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
-                    core.onSessionThread(() -> loss.ownNodeDeleted(node));
-                }
-            }).forPath(node);
+            core.client()
+                    .checkExists()
+                    .usingWatcher(watcher)
+                    .inBackground((c, event) -> {
+                        if (event.getResultCode() == KeeperException.Code.OK.intValue() && event.getStat() == null
+                                || event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
+                            core.onSessionThread(() -> loss.ownNodeDeleted(node));
+                        }
+                    })
+                    .forPath(node);
         } catch (Exception e) {
             // the client is closing: the session's end is reported by the session
         }
@@ -268,7 +278,8 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
 
     /** Gives up what is held (its release sent) and what is pending (withdrawn), leaves the session, finishes. */
     public void close() {
-        GrantLedger.Closing<G> closing = ledger.close(held -> releases.newRelease(held, "close()"), core::deleteInBackground);
+        GrantLedger.Closing<G> closing =
+                ledger.close(held -> releases.newRelease(held, "close()"), core::deleteInBackground);
         if (closing == null) {
             return;
         }

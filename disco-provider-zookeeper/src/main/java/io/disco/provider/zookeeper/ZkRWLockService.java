@@ -170,7 +170,10 @@ final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException>
                 c.createContainers(NodeLayout.phaseMarkerDir(path));
                 List<CuratorOp> ops = List.of(
                         c.transactionOp().check().forPath(node),
-                        c.transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(marker, new byte[0]));
+                        c.transactionOp()
+                                .create()
+                                .withMode(CreateMode.PERSISTENT)
+                                .forPath(marker, new byte[0]));
                 c.transaction().forOperations(ops);
             } catch (KeeperException.NodeExistsException e) {
                 // another reader of the phase created it: read it

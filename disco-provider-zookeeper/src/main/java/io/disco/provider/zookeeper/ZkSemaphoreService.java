@@ -106,7 +106,10 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
         byte[] want = Integer.toString(limit).getBytes(StandardCharsets.UTF_8);
         try {
             try {
-                c.create().creatingParentContainersIfNeeded().withMode(CreateMode.PERSISTENT).forPath(node, want);
+                c.create()
+                        .creatingParentContainersIfNeeded()
+                        .withMode(CreateMode.PERSISTENT)
+                        .forPath(node, want);
                 return;
             } catch (KeeperException.NodeExistsException e) {
                 // recorded already: compare
@@ -147,7 +150,10 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
     @Override
     List<CuratorOp> releaseOps(Permit held) {
         try {
-            return List.of(core.client().transactionOp().setData().forPath(NodeLayout.semaphoreSlot(path, held.slot()), new byte[0]));
+            return List.of(core.client()
+                    .transactionOp()
+                    .setData()
+                    .forPath(NodeLayout.semaphoreSlot(path, held.slot()), new byte[0]));
         } catch (Exception e) {
             throw new DiscoException("could not prepare the release of " + held + ": " + e, e);
         }
@@ -170,7 +176,10 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
                     holder = c.getData().storingStatIn(st).forPath(slot);
                 } catch (KeeperException.NoNodeException e) {
                     try {
-                        c.create().creatingParentContainersIfNeeded().withMode(CreateMode.PERSISTENT).forPath(slot, new byte[0]);
+                        c.create()
+                                .creatingParentContainersIfNeeded()
+                                .withMode(CreateMode.PERSISTENT)
+                                .forPath(slot, new byte[0]);
                     } catch (KeeperException.NodeExistsException raced) {
                         // created by another holder meanwhile
                     }
@@ -181,15 +190,20 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
                 }
                 List<CuratorTransactionResult> results;
                 try {
-                    results = c.transaction().forOperations(List.of(
-                            c.transactionOp().check().forPath(node),
-                            c.transactionOp().setData().withVersion(st.getVersion()).forPath(slot, me)));
+                    results = c.transaction()
+                            .forOperations(List.of(
+                                    c.transactionOp().check().forPath(node),
+                                    c.transactionOp()
+                                            .setData()
+                                            .withVersion(st.getVersion())
+                                            .forPath(slot, me)));
                 } catch (KeeperException.BadVersionException e) {
                     continue; // claimed by another holder first
                 }
                 for (CuratorTransactionResult r : results) {
                     if (r.getType() == OperationType.SET_DATA) {
-                        return new Permit(path, node, i, FencingToken.of(r.getResultStat().getMzxid()));
+                        return new Permit(
+                                path, node, i, FencingToken.of(r.getResultStat().getMzxid()));
                     }
                 }
                 throw new IllegalStateException("ZooKeeper's transaction answered without the set-data result");
@@ -246,7 +260,8 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
     public Stat stat() {
         SessionThread.refuseOnSessionThread("semaphore.stat()");
         try {
-            int registered = NodeKind.queue(core.client().getChildren().forPath(leases), QUEUE).size();
+            int registered = NodeKind.queue(core.client().getChildren().forPath(leases), QUEUE)
+                    .size();
             return new Stat(limit, registered);
         } catch (KeeperException.NoNodeException e) {
             return new Stat(limit, 0);

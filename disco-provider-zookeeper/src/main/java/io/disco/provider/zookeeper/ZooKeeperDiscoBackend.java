@@ -37,7 +37,8 @@ public final class ZooKeeperDiscoBackend implements DiscoBackend {
      * @throws NullPointerException if an argument is null
      */
     public static ZooKeeperDiscoBackend over(CuratorFrameworkFactory.Builder builder, ZooKeeperOptions options) {
-        return new ZooKeeperDiscoBackend(Objects.requireNonNull(builder, "builder"), Objects.requireNonNull(options, "options"));
+        return new ZooKeeperDiscoBackend(
+                Objects.requireNonNull(builder, "builder"), Objects.requireNonNull(options, "options"));
     }
 
     /**
@@ -77,15 +78,18 @@ public final class ZooKeeperDiscoBackend implements DiscoBackend {
     public LeadershipRunner newLeadershipRunner(String path, LeadershipRunner.Options options) {
         String checked = NodeLayout.checkPath(path);
         Objects.requireNonNull(options, "options");
-        return LeadershipRunner.start(checked, () -> {
-            SessionOwner owner = openOwner();
-            try {
-                return owner.session().newElection(checked, owner::close);
-            } catch (RuntimeException e) {
-                owner.close();
-                throw e;
-            }
-        }, options);
+        return LeadershipRunner.start(
+                checked,
+                () -> {
+                    SessionOwner owner = openOwner();
+                    try {
+                        return owner.session().newElection(checked, owner::close);
+                    } catch (RuntimeException e) {
+                        owner.close();
+                        throw e;
+                    }
+                },
+                options);
     }
 
     @Override
@@ -144,7 +148,8 @@ public final class ZooKeeperDiscoBackend implements DiscoBackend {
 
         @Override
         public String describe() {
-            return "session 0x" + Long.toHexString(session.sessionId()) + " (timeout " + session.ttl().toMillis() + " ms)";
+            return "session 0x" + Long.toHexString(session.sessionId()) + " (timeout "
+                    + session.ttl().toMillis() + " ms)";
         }
 
         @Override

@@ -19,8 +19,7 @@ import java.util.List;
  */
 final class ZooKeeperEndpoints {
 
-    private ZooKeeperEndpoints() {
-    }
+    private ZooKeeperEndpoints() {}
 
     /**
      * @param connectString {@code host:port,host:port[/chroot]}
@@ -59,8 +58,10 @@ final class ZooKeeperEndpoints {
                 anyAccepts = true;
                 found.add(hostPort + ": accepts connections but did not complete ZooKeeper's handshake");
             } catch (ConnectException e) {
-                found.add(hostPort + (String.valueOf(e.getMessage()).contains("refused")
-                        ? ": connection refused, nothing listens on the port" : ": the connection failed (" + e.getMessage() + ")"));
+                found.add(hostPort
+                        + (String.valueOf(e.getMessage()).contains("refused")
+                                ? ": connection refused, nothing listens on the port"
+                                : ": the connection failed (" + e.getMessage() + ")"));
             } catch (NoRouteToHostException e) {
                 found.add(hostPort + ": no route to host");
             } catch (SocketTimeoutException e) {
@@ -69,7 +70,7 @@ final class ZooKeeperEndpoints {
                 found.add(hostPort + ": " + e);
             }
         }
-        return String.join("; ", found) + (anyAccepts ? " (the server is overloaded, frozen or not ZooKeeper; or TLS is"
-                + " expected)" : "");
+        return String.join("; ", found)
+                + (anyAccepts ? " (the server is overloaded, frozen or not ZooKeeper; or TLS is" + " expected)" : "");
     }
 }

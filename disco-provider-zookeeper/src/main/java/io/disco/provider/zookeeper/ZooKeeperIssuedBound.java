@@ -79,15 +79,18 @@ public final class ZooKeeperIssuedBound implements IssuedBound {
 
     private void write(CompletableFuture<FencingToken> out, boolean createIfAbsent) {
         try {
-            client.setData().inBackground((c, event) -> {
-                if (event.getResultCode() == KeeperException.Code.OK.intValue()) {
-                    out.complete(FencingToken.of(event.getStat().getMzxid()));
-                } else if (event.getResultCode() == KeeperException.Code.NONODE.intValue() && createIfAbsent) {
-                    create(out);
-                } else {
-                    out.completeExceptionally(KeeperException.create(KeeperException.Code.get(event.getResultCode()), path));
-                }
-            }).forPath(path, new byte[0]);
+            client.setData()
+                    .inBackground((c, event) -> {
+                        if (event.getResultCode() == KeeperException.Code.OK.intValue()) {
+                            out.complete(FencingToken.of(event.getStat().getMzxid()));
+                        } else if (event.getResultCode() == KeeperException.Code.NONODE.intValue() && createIfAbsent) {
+                            create(out);
+                        } else {
+                            out.completeExceptionally(
+                                    KeeperException.create(KeeperException.Code.get(event.getResultCode()), path));
+                        }
+                    })
+                    .forPath(path, new byte[0]);
         } catch (Exception e) {
             out.completeExceptionally(e);
         }
@@ -95,14 +98,19 @@ public final class ZooKeeperIssuedBound implements IssuedBound {
 
     private void create(CompletableFuture<FencingToken> out) {
         try {
-            client.create().creatingParentsIfNeeded().withMode(CreateMode.PERSISTENT).inBackground((c, event) -> {
-                if (event.getResultCode() == KeeperException.Code.OK.intValue()
-                        || event.getResultCode() == KeeperException.Code.NODEEXISTS.intValue()) {
-                    write(out, false); // the create's own zxid is not in its answer: write once more
-                } else {
-                    out.completeExceptionally(KeeperException.create(KeeperException.Code.get(event.getResultCode()), path));
-                }
-            }).forPath(path, new byte[0]);
+            client.create()
+                    .creatingParentsIfNeeded()
+                    .withMode(CreateMode.PERSISTENT)
+                    .inBackground((c, event) -> {
+                        if (event.getResultCode() == KeeperException.Code.OK.intValue()
+                                || event.getResultCode() == KeeperException.Code.NODEEXISTS.intValue()) {
+                            write(out, false); // the create's own zxid is not in its answer: write once more
+                        } else {
+                            out.completeExceptionally(
+                                    KeeperException.create(KeeperException.Code.get(event.getResultCode()), path));
+                        }
+                    })
+                    .forPath(path, new byte[0]);
         } catch (Exception e) {
             out.completeExceptionally(e);
         }

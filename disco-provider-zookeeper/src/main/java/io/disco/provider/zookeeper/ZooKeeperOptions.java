@@ -62,8 +62,7 @@ public final class ZooKeeperOptions {
         private Executor callbackExecutor;
         private Duration ownerWait;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * @param wait how long an acquisition of the client waits for a session while the client has none (ZooKeeper

@@ -69,7 +69,8 @@ public final class ZooKeeperSession implements AutoCloseable {
         Objects.requireNonNull(client, "client");
         Objects.requireNonNull(options, "options");
         if (client.getState() != CuratorFrameworkState.STARTED) {
-            throw new IllegalStateException("the CuratorFramework is " + client.getState() + ": start it before opening a session");
+            throw new IllegalStateException(
+                    "the CuratorFramework is " + client.getState() + ": start it before opening a session");
         }
         return new ZooKeeperSession(new SessionCore(client, options, SessionHandOut.open(client, options)));
     }

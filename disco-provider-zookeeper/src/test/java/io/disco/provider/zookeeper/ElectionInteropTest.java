@@ -84,12 +84,15 @@ class ElectionInteropTest {
         assertTrue(latchTerm.token().isNewerThan(first.token()));
 
         CompletableFuture<Leadership> again = disco.campaignAsync("disco-3");
-        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> ZK.keys(path).size() == 2);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> ZK.keys(path).size() == 2);
         assertFalse(again.isDone(), "disco led while the latch did");
         curator.close();
         Leadership third = again.get(5, SECONDS);
         assertTrue(third.token().isNewerThan(latchTerm.token()));
-        Awaitility.await().atMost(Duration.ofSeconds(5))
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(5))
                 .until(() -> seen.equals(List.of("disco-1", "disco-2", "curator", "disco-3")));
         observation.close();
         disco.resign();
@@ -108,7 +111,9 @@ class ElectionInteropTest {
         assertEquals("curator", disco.leader().orElseThrow().value());
 
         CompletableFuture<Leadership> waiting = disco.campaignAsync("disco");
-        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> ZK.keys(path).size() == 2);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> ZK.keys(path).size() == 2);
         assertFalse(waiting.isDone(), "disco led while the latch did");
         Leadership latchTerm = disco.leader().orElseThrow();
         curator.close();

@@ -19,7 +19,8 @@ class ElectionLogTest {
         assertEquals(List.of(), ElectionLog.decode(new byte[0]));
         List<ElectionLog.Entry> expected = new ArrayList<>();
         for (int i = 0; i < ElectionLog.MAX_ENTRIES + 5; i++) {
-            ElectionLog.Entry e = new ElectionLog.Entry(100 + i / 3, i % 3, "_c_x-latch-000000000" + i / 3, "välue " + i);
+            ElectionLog.Entry e =
+                    new ElectionLog.Entry(100 + i / 3, i % 3, "_c_x-latch-000000000" + i / 3, "välue " + i);
             expected.add(e);
             log = ElectionLog.decode(ElectionLog.append(log, e));
         }
@@ -28,9 +29,11 @@ class ElectionLogTest {
         String big = "x".repeat(100_000);
         List<ElectionLog.Entry> bigLog = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
-            bigLog = ElectionLog.decode(ElectionLog.append(bigLog, new ElectionLog.Entry(i, 0, "n", big.substring(0, 60_000))));
+            bigLog = ElectionLog.decode(
+                    ElectionLog.append(bigLog, new ElectionLog.Entry(i, 0, "n", big.substring(0, 60_000))));
         }
-        assertTrue(ElectionLog.append(bigLog, new ElectionLog.Entry(11, 0, "n", "last")).length <= ElectionLog.MAX_BYTES);
+        assertTrue(
+                ElectionLog.append(bigLog, new ElectionLog.Entry(11, 0, "n", "last")).length <= ElectionLog.MAX_BYTES);
     }
 
     @Test

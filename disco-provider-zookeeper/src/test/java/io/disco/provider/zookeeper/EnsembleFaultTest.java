@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.disco.fencing.FencingToken;
 import io.disco.fencing.TokenStaleException;
 import io.disco.fencing.guard.Guard;
 import io.disco.lock.Grant;
@@ -40,6 +39,7 @@ class EnsembleFaultTest {
 
     /** The owners' session timeout: the loss is signalled within two thirds of it. */
     private static final int SESSION_MS = 3_000;
+
     private static final Duration WAIT = Duration.ofSeconds(30);
 
     private static ZooKeeperEnsemble ensemble;
@@ -83,8 +83,7 @@ class EnsembleFaultTest {
     }
 
     /** What a successor saw: its grant, and when it came. */
-    private record Granted(Grant grant, long atNanos) {
-    }
+    private record Granted(Grant grant, long atNanos) {}
 
     /** Starts {@code lock.lock(WAIT)} on another thread, noting when it is granted. */
     private static CompletableFuture<Granted> lockLater(LockService lock) {
@@ -108,16 +107,25 @@ class EnsembleFaultTest {
      * grant; the successor's token is larger; the guard rejects the zombie once it saw the successor.
      */
     private static void assertFenced(Grant zombie, long cutAt, long doneAt, Granted successor) {
-        assertTrue(doneAt - cutAt < TimeUnit.MILLISECONDS.toNanos(SESSION_MS), "done() fired "
-                + TimeUnit.NANOSECONDS.toMillis(doneAt - cutAt) + " ms after the cut, not within the session timeout of " + SESSION_MS + " ms");
-        assertTrue(doneAt < successor.atNanos(), "the successor was granted "
-                + TimeUnit.NANOSECONDS.toMillis(doneAt - successor.atNanos()) + " ms before the zombie's done() fired");
-        assertTrue(successor.grant().token().isNewerThan(zombie.token()),
-                "the successor's token " + successor.grant().token() + " must be larger than the zombie's " + zombie.token());
+        assertTrue(
+                doneAt - cutAt < TimeUnit.MILLISECONDS.toNanos(SESSION_MS),
+                "done() fired " + TimeUnit.NANOSECONDS.toMillis(doneAt - cutAt)
+                        + " ms after the cut, not within the session timeout of " + SESSION_MS + " ms");
+        assertTrue(
+                doneAt < successor.atNanos(),
+                "the successor was granted " + TimeUnit.NANOSECONDS.toMillis(doneAt - successor.atNanos())
+                        + " ms before the zombie's done() fired");
+        assertTrue(
+                successor.grant().token().isNewerThan(zombie.token()),
+                "the successor's token " + successor.grant().token() + " must be larger than the zombie's "
+                        + zombie.token());
         Guard guard = Guard.create();
         guard.check(zombie.token());
         guard.check(successor.grant().token());
-        assertThrows(TokenStaleException.class, () -> guard.check(zombie.token()), "the guard must reject the zombie's token");
+        assertThrows(
+                TokenStaleException.class,
+                () -> guard.check(zombie.token()),
+                "the guard must reject the zombie's token");
     }
 
     @Test
@@ -126,12 +134,15 @@ class EnsembleFaultTest {
         int frozen = (leader + 1) % ensemble.size();
         int other = (leader + 2) % ensemble.size();
         String name = name("frozen-member");
-        LockService zombieLock = owner(ensemble.connectString(frozen), SESSION_MS).newLock(name);
+        LockService zombieLock =
+                owner(ensemble.connectString(frozen), SESSION_MS).newLock(name);
         Grant zombie = zombieLock.lock(WAIT);
         CompletableFuture<Long> zombieDone = doneAt(zombieLock);
         LockService successorLock = owner(ensemble.connectString(other), 10_000).newLock(name);
         CompletableFuture<Granted> successor = lockLater(successorLock);
-        Awaitility.await().atMost(WAIT).until(() -> admin.getChildren().forPath(name).size() == 2); // queued behind
+        Awaitility.await()
+                .atMost(WAIT)
+                .until(() -> admin.getChildren().forPath(name).size() == 2); // queued behind
 
         long cutAt = System.nanoTime();
         ensemble.freeze(frozen);
@@ -160,11 +171,16 @@ class EnsembleFaultTest {
             LockService waiter = owner(ensemble.connectString(), 10_000).newLock(name);
             Grant second = holder.lock(WAIT);
             CompletableFuture<Granted> third = lockLater(waiter);
-            Awaitility.await().atMost(WAIT).until(() -> admin.getChildren().forPath(name).size() == 2);
+            Awaitility.await()
+                    .atMost(WAIT)
+                    .until(() -> admin.getChildren().forPath(name).size() == 2);
             holder.unlock();
             Grant handedOver = third.get(WAIT.toSeconds(), TimeUnit.SECONDS).grant();
-            assertTrue(second.token().value() >>> 32 > first.token().value() >>> 32, "the epoch (the token's high 32 bits) grew: "
-                    + Long.toHexString(first.token().value()) + " then " + Long.toHexString(second.token().value()));
+            assertTrue(
+                    second.token().value() >>> 32 > first.token().value() >>> 32,
+                    "the epoch (the token's high 32 bits) grew: "
+                            + Long.toHexString(first.token().value()) + " then "
+                            + Long.toHexString(second.token().value()));
             assertTrue(second.token().isNewerThan(first.token()), first.token() + " then " + second.token());
             assertTrue(handedOver.token().isNewerThan(second.token()), second.token() + " then " + handedOver.token());
             waiter.unlock();
@@ -198,7 +214,9 @@ class EnsembleFaultTest {
             CompletableFuture<Long> zombieDone = doneAt(zombieLock);
             LockService successorLock = owner(ensemble.connectString(), 10_000).newLock(name);
             CompletableFuture<Granted> successor = lockLater(successorLock);
-            Awaitility.await().atMost(WAIT).until(() -> admin.getChildren().forPath(name).size() == 2);
+            Awaitility.await()
+                    .atMost(WAIT)
+                    .until(() -> admin.getChildren().forPath(name).size() == 2);
 
             long cutAt = System.nanoTime();
             link.freeze();
@@ -206,7 +224,9 @@ class EnsembleFaultTest {
             Granted next = successor.get(WAIT.toSeconds(), TimeUnit.SECONDS); // the server expired the session
             assertFenced(zombie, cutAt, doneAt, next);
             assertThrows(LockLostException.class, zombieLock::unlock, "the zombie's release reports the loss");
-            assertThrows(IllegalStateException.class, () -> zombieSession.newLock(name + "-again"),
+            assertThrows(
+                    IllegalStateException.class,
+                    () -> zombieSession.newLock(name + "-again"),
                     "a lost session makes no new service");
             assertNotEquals(expiredSession, ownerOf(next.grant().key()));
             successorLock.unlock();
@@ -214,17 +234,26 @@ class EnsembleFaultTest {
 
         // The zombie node: a node under the lock's name whose ephemeral owner is not the session that finds it.
         ZooKeeperSession current = owner(ensemble.connectString(), 10_000);
-        String zombieNode = admin.create().withProtection().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+        String zombieNode = admin.create()
+                .withProtection()
+                .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
                 .forPath(ZKPaths.makePath(name, NodeKind.LOCK.marker()));
         Stat found = OwnNode.confirm(current.client(), zombieNode, new Stat()); // found again: no stat from the create
         assertNotNull(found);
         String refusal = OwnNode.foreignOwner(zombieNode, found, current.sessionId());
-        assertNotNull(refusal, "a node of session 0x" + Long.toHexString(found.getEphemeralOwner())
-                + " must not be used by session 0x" + Long.toHexString(current.sessionId()));
+        assertNotNull(
+                refusal,
+                "a node of session 0x" + Long.toHexString(found.getEphemeralOwner()) + " must not be used by session 0x"
+                        + Long.toHexString(current.sessionId()));
         LockService queued = current.newLock(name);
         CompletableFuture<Granted> behind = lockLater(queued);
-        Awaitility.await().atMost(WAIT).until(() -> admin.getChildren().forPath(name).size() == 2);
-        Awaitility.await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> !behind.isDone());
+        Awaitility.await()
+                .atMost(WAIT)
+                .until(() -> admin.getChildren().forPath(name).size() == 2);
+        Awaitility.await()
+                .during(Duration.ofMillis(300))
+                .atMost(Duration.ofSeconds(2))
+                .until(() -> !behind.isDone());
         admin.delete().forPath(zombieNode); // the server's deletion of the expired session's node, late
         Granted g = behind.get(WAIT.toSeconds(), TimeUnit.SECONDS);
         assertEquals(current.sessionId(), ownerOf(g.grant().key()), "granted through its own node only");
@@ -241,7 +270,9 @@ class EnsembleFaultTest {
             CompletableFuture<Long> zombieDone = doneAt(zombieLock);
             LockService successorLock = owner(ensemble.connectString(), 10_000).newLock(name);
             CompletableFuture<Granted> successor = lockLater(successorLock);
-            Awaitility.await().atMost(WAIT).until(() -> admin.getChildren().forPath(name).size() == 2);
+            Awaitility.await()
+                    .atMost(WAIT)
+                    .until(() -> admin.getChildren().forPath(name).size() == 2);
 
             long cutAt = System.nanoTime();
             link.freeze();

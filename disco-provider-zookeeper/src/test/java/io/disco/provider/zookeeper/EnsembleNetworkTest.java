@@ -88,22 +88,30 @@ class EnsembleNetworkTest {
         minority.lock(WAIT);
         minority.unlock(); // granted through that member while it is connected
 
-        List<Integer> others = IntStream.range(0, zk.size()).filter(i -> i != cut).boxed().toList();
+        List<Integer> others =
+                IntStream.range(0, zk.size()).filter(i -> i != cut).boxed().toList();
         net.cut(cut, others);
         others.forEach(o -> net.cut(o, List.of(cut)));
         try {
-            Awaitility.await().atMost(WAIT).until(() -> !List.of("leader", "follower").contains(zk.modes().get(cut)));
-            CompletableFuture<Grant> minorityGrant = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return minority.lock(Duration.ofMillis(2 * SESSION_MS));
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            }, threads);
+            Awaitility.await()
+                    .atMost(WAIT)
+                    .until(() ->
+                            !List.of("leader", "follower").contains(zk.modes().get(cut)));
+            CompletableFuture<Grant> minorityGrant = CompletableFuture.supplyAsync(
+                    () -> {
+                        try {
+                            return minority.lock(Duration.ofMillis(2 * SESSION_MS));
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                    },
+                    threads);
             assertNotNull(majority.lock(WAIT), "the majority side's owner is granted");
             Awaitility.await().atMost(WAIT).until(minorityGrant::isDone);
-            assertTrue(minorityGrant.isCompletedExceptionally(), "the minority side's owner must not be granted, got "
-                    + (minorityGrant.isCompletedExceptionally() ? "" : minorityGrant.get(1, TimeUnit.SECONDS)));
+            assertTrue(
+                    minorityGrant.isCompletedExceptionally(),
+                    "the minority side's owner must not be granted, got "
+                            + (minorityGrant.isCompletedExceptionally() ? "" : minorityGrant.get(1, TimeUnit.SECONDS)));
             assertFalse(zk.modes().get(cut).equals("leader"), "the cut member does not lead: " + zk.modes());
         } finally {
             net.healAll();
@@ -129,9 +137,11 @@ class EnsembleNetworkTest {
         }
         // the leader commits once a follower acknowledged the proposal: a round trip over the slowed
         // links, 2 x 150 ms at least; unslowed the write takes a few ms
-        assertTrue(nanos >= TimeUnit.MILLISECONDS.toNanos(2 * SLOW_PEER_MILLIS), "a write through the leader zk"
-                + (leader + 1) + " with its peer links slowed " + SLOW_PEER_MILLIS + " ms took "
-                + TimeUnit.NANOSECONDS.toMillis(nanos) + " ms");
+        assertTrue(
+                nanos >= TimeUnit.MILLISECONDS.toNanos(2 * SLOW_PEER_MILLIS),
+                "a write through the leader zk"
+                        + (leader + 1) + " with its peer links slowed " + SLOW_PEER_MILLIS + " ms took "
+                        + TimeUnit.NANOSECONDS.toMillis(nanos) + " ms");
         System.out.println("a write through the ZooKeeper leader with its peer links slowed " + SLOW_PEER_MILLIS
                 + " ms: " + TimeUnit.NANOSECONDS.toMillis(nanos) + " ms");
         zk.awaitHealthy(WAIT);

@@ -25,6 +25,7 @@ final class FreezableProxy implements AutoCloseable {
     private final int targetPort;
     /** Guards the freeze flags; pumps wait on it while their direction is frozen. */
     private final Object gate = new Object();
+
     private boolean frozen;
     private boolean repliesFrozen;
     private volatile boolean closed;
@@ -99,29 +100,32 @@ final class FreezableProxy implements AutoCloseable {
     }
 
     private void pump(Connection c, Socket from, Socket to, boolean toClient) {
-        Thread t = new Thread(() -> {
-            byte[] buf = new byte[8192];
-            try (InputStream i = from.getInputStream(); OutputStream o = to.getOutputStream()) {
-                int n;
-                while ((n = i.read(buf)) >= 0) {
-                    synchronized (gate) {
-                        while ((frozen || toClient && repliesFrozen) && !closed && !c.dropped) {
-                            gate.wait(); // held, not dropped: delivered on thaw()
+        Thread t = new Thread(
+                () -> {
+                    byte[] buf = new byte[8192];
+                    try (InputStream i = from.getInputStream();
+                            OutputStream o = to.getOutputStream()) {
+                        int n;
+                        while ((n = i.read(buf)) >= 0) {
+                            synchronized (gate) {
+                                while ((frozen || toClient && repliesFrozen) && !closed && !c.dropped) {
+                                    gate.wait(); // held, not dropped: delivered on thaw()
+                                }
+                            }
+                            if (closed || c.dropped) {
+                                return;
+                            }
+                            o.write(buf, 0, n);
+                            o.flush();
                         }
+                    } catch (IOException | InterruptedException e) {
+                        // closed
+                    } finally {
+                        c.close();
+                        connections.remove(c);
                     }
-                    if (closed || c.dropped) {
-                        return;
-                    }
-                    o.write(buf, 0, n);
-                    o.flush();
-                }
-            } catch (IOException | InterruptedException e) {
-                // closed
-            } finally {
-                c.close();
-                connections.remove(c);
-            }
-        }, "zk-proxy-pump-" + server.getLocalPort());
+                },
+                "zk-proxy-pump-" + server.getLocalPort());
         t.setDaemon(true);
         t.start();
     }

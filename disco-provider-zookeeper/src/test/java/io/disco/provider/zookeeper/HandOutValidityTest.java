@@ -41,19 +41,22 @@ class HandOutValidityTest {
     private static final int SESSION_MS = 3_000;
     /** Half the validity window of 2T/3. */
     private static final long THRESHOLD_MS = SESSION_MS / 3;
+
     private static final long SLOW_MS = 1_600;
     private static final long SLACK_MS = 100;
 
     /** Each ZooKeeper it makes answers its first synchronous exists 1.6 s late. */
     private static final class SlowFirstExists implements ZookeeperFactory {
         @Override
-        public ZooKeeper newZooKeeper(String connectString, int sessionTimeout, Watcher watcher, boolean canBeReadOnly) throws Exception {
+        public ZooKeeper newZooKeeper(String connectString, int sessionTimeout, Watcher watcher, boolean canBeReadOnly)
+                throws Exception {
             return new Slow(connectString, sessionTimeout, watcher, canBeReadOnly, null);
         }
 
         @Override
-        public ZooKeeper newZooKeeper(String connectString, int sessionTimeout, Watcher watcher, boolean canBeReadOnly,
-                                      ZKClientConfig config) throws Exception {
+        public ZooKeeper newZooKeeper(
+                String connectString, int sessionTimeout, Watcher watcher, boolean canBeReadOnly, ZKClientConfig config)
+                throws Exception {
             return new Slow(connectString, sessionTimeout, watcher, canBeReadOnly, config);
         }
     }
@@ -61,8 +64,14 @@ class HandOutValidityTest {
     private static final class Slow extends ZooKeeper {
         private final AtomicBoolean first = new AtomicBoolean(true);
 
-        Slow(String connectString, int sessionTimeout, Watcher watcher, boolean canBeReadOnly, ZKClientConfig config) throws Exception {
-            super(connectString, sessionTimeout, watcher, canBeReadOnly, config == null ? new ZKClientConfig() : config);
+        Slow(String connectString, int sessionTimeout, Watcher watcher, boolean canBeReadOnly, ZKClientConfig config)
+                throws Exception {
+            super(
+                    connectString,
+                    sessionTimeout,
+                    watcher,
+                    canBeReadOnly,
+                    config == null ? new ZKClientConfig() : config);
         }
 
         private void slowOnce() throws InterruptedException {
@@ -85,8 +94,12 @@ class HandOutValidityTest {
     }
 
     private static CuratorFrameworkFactory.Builder builder() {
-        return CuratorFrameworkFactory.builder().connectString(ZK.connectString()).sessionTimeoutMs(SESSION_MS)
-                .connectionTimeoutMs(SESSION_MS).retryPolicy(new RetryOneTime(100)).zookeeperFactory(new SlowFirstExists());
+        return CuratorFrameworkFactory.builder()
+                .connectString(ZK.connectString())
+                .sessionTimeoutMs(SESSION_MS)
+                .connectionTimeoutMs(SESSION_MS)
+                .retryPolicy(new RetryOneTime(100))
+                .zookeeperFactory(new SlowFirstExists());
     }
 
     @Test
@@ -96,18 +109,31 @@ class HandOutValidityTest {
             long start = System.nanoTime();
             try (ZooKeeperSession session = ZooKeeperSession.open(client, ZooKeeperOptions.defaults())) {
                 long atHandOut = session.remainingValidity().toMillis();
-                System.out.printf("opening request answered %d ms late, session timeout %d ms: open took %d ms, remaining validity at"
-                        + " hand-out %d ms (threshold %d ms)%n", SLOW_MS, SESSION_MS,
-                        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), atHandOut, THRESHOLD_MS);
+                System.out.printf(
+                        "opening request answered %d ms late, session timeout %d ms: open took %d ms, remaining validity at"
+                                + " hand-out %d ms (threshold %d ms)%n",
+                        SLOW_MS,
+                        SESSION_MS,
+                        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start),
+                        atHandOut,
+                        THRESHOLD_MS);
                 boolean stayed;
                 try {
-                    await("the session stays").during(Duration.ofMillis(SESSION_MS)).atMost(Duration.ofMillis(SESSION_MS + 2_000))
+                    await("the session stays")
+                            .during(Duration.ofMillis(SESSION_MS))
+                            .atMost(Duration.ofMillis(SESSION_MS + 2_000))
                             .until(() -> session.state() != SessionState.LOST);
                     stayed = true;
                 } catch (ConditionTimeoutException e) {
                     stayed = false;
                 }
-                System.out.println("  then " + (stayed ? "stayed for T" : "declared lost: " + session.err().map(Throwable::getMessage).orElse("?")));
+                System.out.println("  then "
+                        + (stayed
+                                ? "stayed for T"
+                                : "declared lost: "
+                                        + session.err()
+                                                .map(Throwable::getMessage)
+                                                .orElse("?")));
                 assertTrue(atHandOut >= THRESHOLD_MS - SLACK_MS, "handed out with " + atHandOut + " ms of validity");
                 assertTrue(stayed, "lost right after: " + session.err());
             }
@@ -118,12 +144,17 @@ class HandOutValidityTest {
     void theClientsOwnerIsNotHandedOutNearlyDead() throws Exception {
         try (Disco disco = Disco.over(ZooKeeperDiscoBackend.over(builder(), ZooKeeperOptions.defaults()))) {
             DiscoStatus first = disco.status();
-            System.out.printf("the client's ZooKeeper owner: remaining validity at hand-out %d ms%n", first.remainingValidity().toMillis());
+            System.out.printf(
+                    "the client's ZooKeeper owner: remaining validity at hand-out %d ms%n",
+                    first.remainingValidity().toMillis());
             assertEquals(DiscoStatus.State.UP, first.state());
             assertTrue(first.remainingValidity().toMillis() >= THRESHOLD_MS - SLACK_MS, first.toString());
             Optional<String> owner = first.owner();
-            await("the owner stays").during(Duration.ofMillis(SESSION_MS)).atMost(Duration.ofMillis(SESSION_MS + 2_000))
-                    .until(() -> disco.status().owner().equals(owner) && disco.status().state() == DiscoStatus.State.UP);
+            await("the owner stays")
+                    .during(Duration.ofMillis(SESSION_MS))
+                    .atMost(Duration.ofMillis(SESSION_MS + 2_000))
+                    .until(() -> disco.status().owner().equals(owner)
+                            && disco.status().state() == DiscoStatus.State.UP);
         }
     }
 }

@@ -54,25 +54,32 @@ class LockInteropTest {
         InterProcessMutex curator = new InterProcessMutex(ZK.admin(), path);
 
         Grant g = disco.lock();
-        assertFalse(curator.acquire(300, java.util.concurrent.TimeUnit.MILLISECONDS), "Curator got in while disco held the lock");
+        assertFalse(
+                curator.acquire(300, java.util.concurrent.TimeUnit.MILLISECONDS),
+                "Curator got in while disco held the lock");
         assertEquals(List.of(g.key()), ZK.keys(path), "Curator's failed attempt left its node");
 
-        CompletableFuture<Boolean> waiting = CompletableFuture.supplyAsync(() -> {
-            try {
-                return curator.acquire(10, SECONDS);
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }, pool);
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> ZK.keys(path).size() == 2);
+        CompletableFuture<Boolean> waiting = CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        return curator.acquire(10, SECONDS);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                pool);
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> ZK.keys(path).size() == 2);
         assertFalse(waiting.isDone());
         disco.unlock();
         assertTrue(waiting.get(5, SECONDS), "Curator got the lock after disco released it");
         assertTrue(disco.tryLock().isEmpty(), "disco got in while Curator held the lock");
         pool.submit(() -> {
-            curator.release();
-            return null;
-        }).get(5, SECONDS); // InterProcessMutex is re-entrant per thread: released by the thread that took it
+                    curator.release();
+                    return null;
+                })
+                .get(5, SECONDS); // InterProcessMutex is re-entrant per thread: released by the thread that took it
     }
 
     @Test
@@ -89,12 +96,16 @@ class LockInteropTest {
         assertEquals(1, ZK.keys(path).size(), "disco's withdrawn claim left its node");
 
         CompletableFuture<Grant> waiting = disco.lockAsync();
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> ZK.keys(path).size() == 2);
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> ZK.keys(path).size() == 2);
         assertFalse(waiting.isDone(), "disco got in while Curator held the lock");
         curator.release();
         Grant g = waiting.get(5, SECONDS);
         assertTrue(g.token().isNewerThan(first.token()), "tokens keep growing across a Curator holder");
-        assertFalse(curator.acquire(300, java.util.concurrent.TimeUnit.MILLISECONDS), "Curator got in while disco held the lock");
+        assertFalse(
+                curator.acquire(300, java.util.concurrent.TimeUnit.MILLISECONDS),
+                "Curator got in while disco held the lock");
         disco.unlock();
         assertTrue(curator.acquire(5, SECONDS));
         curator.release();

@@ -30,8 +30,11 @@ class OutageAndInputTest {
         String where = "127.0.0.1:" + port;
         try (CuratorFramework client = CuratorFrameworkFactory.newClient(where, 5_000, 1_000, new RetryOneTime(100))) {
             client.start();
-            ZooKeeperOptions options = ZooKeeperOptions.builder().connectTimeout(Duration.ofSeconds(1)).build();
-            DiscoException e = assertTimeoutPreemptively(Duration.ofSeconds(10),
+            ZooKeeperOptions options = ZooKeeperOptions.builder()
+                    .connectTimeout(Duration.ofSeconds(1))
+                    .build();
+            DiscoException e = assertTimeoutPreemptively(
+                    Duration.ofSeconds(10),
                     () -> assertThrows(DiscoException.class, () -> ZooKeeperSession.open(client, options)));
             assertTrue(e.getMessage().contains(where), e.getMessage());
         }
@@ -39,21 +42,36 @@ class OutageAndInputTest {
 
     @Test
     void badArgumentsFailAtOnceNamingTheParameter() throws Exception {
-        assertEquals("client", assertThrows(NullPointerException.class,
-                () -> ZooKeeperSession.open(null, ZooKeeperOptions.defaults())).getMessage());
-        assertEquals("options", assertThrows(NullPointerException.class,
-                () -> ZooKeeperSession.open(ZK.admin(), null)).getMessage());
-        try (CuratorFramework notStarted = CuratorFrameworkFactory.newClient(ZK.connectString(), new RetryOneTime(100))) {
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> ZooKeeperSession.open(notStarted));
+        assertEquals(
+                "client",
+                assertThrows(NullPointerException.class, () -> ZooKeeperSession.open(null, ZooKeeperOptions.defaults()))
+                        .getMessage());
+        assertEquals(
+                "options",
+                assertThrows(NullPointerException.class, () -> ZooKeeperSession.open(ZK.admin(), null))
+                        .getMessage());
+        try (CuratorFramework notStarted =
+                CuratorFrameworkFactory.newClient(ZK.connectString(), new RetryOneTime(100))) {
+            IllegalStateException e =
+                    assertThrows(IllegalStateException.class, () -> ZooKeeperSession.open(notStarted));
             assertTrue(e.getMessage().contains("start"), e.getMessage());
         }
-        assertThrows(IllegalArgumentException.class, () -> ZooKeeperOptions.builder().connectTimeout(Duration.ZERO));
-        assertThrows(IllegalArgumentException.class, () -> ZooKeeperOptions.builder().requestTimeout(Duration.ofMillis(-1)));
-        assertEquals("requestTimeout", assertThrows(NullPointerException.class,
-                () -> ZooKeeperOptions.builder().requestTimeout(null)).getMessage());
+        assertThrows(
+                IllegalArgumentException.class, () -> ZooKeeperOptions.builder().connectTimeout(Duration.ZERO));
+        assertThrows(
+                IllegalArgumentException.class, () -> ZooKeeperOptions.builder().requestTimeout(Duration.ofMillis(-1)));
+        assertEquals(
+                "requestTimeout",
+                assertThrows(
+                                NullPointerException.class,
+                                () -> ZooKeeperOptions.builder().requestTimeout(null))
+                        .getMessage());
 
         try (ZooKeeperSession session = ZooKeeperSession.open(ZK.admin())) {
-            assertEquals("path", assertThrows(NullPointerException.class, () -> session.newLock(null)).getMessage());
+            assertEquals(
+                    "path",
+                    assertThrows(NullPointerException.class, () -> session.newLock(null))
+                            .getMessage());
             assertThrows(IllegalArgumentException.class, () -> session.newLock(" "));
             assertThrows(IllegalArgumentException.class, () -> session.newLock("relative/path"));
             assertThrows(IllegalArgumentException.class, () -> session.newLock("/trailing/"));

@@ -57,8 +57,12 @@ class RWLockInteropTest {
 
         // A disco writer keeps Curator's reader and writer out.
         RWGrant w = disco.lock();
-        assertFalse(onCurator(() -> curator.readLock().acquire(300, MILLISECONDS)), "a Curator reader got in past a disco writer");
-        assertFalse(onCurator(() -> curator.writeLock().acquire(300, MILLISECONDS)), "a Curator writer got in past a disco writer");
+        assertFalse(
+                onCurator(() -> curator.readLock().acquire(300, MILLISECONDS)),
+                "a Curator reader got in past a disco writer");
+        assertFalse(
+                onCurator(() -> curator.writeLock().acquire(300, MILLISECONDS)),
+                "a Curator writer got in past a disco writer");
         assertEquals(1, ZK.keys(path).size(), "Curator's failed attempts left nodes");
         disco.unlock();
 
@@ -71,7 +75,9 @@ class RWLockInteropTest {
 
         // A disco writer queued behind the Curator reader gets in once it leaves; then a Curator writer waits for it.
         CompletableFuture<RWGrant> waiting = disco.lockAsync();
-        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> ZK.keys(path).size() == 2);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> ZK.keys(path).size() == 2);
         assertFalse(waiting.isDone(), "a disco writer got in past a Curator reader");
         onCurator(() -> {
             curator.readLock().release();
@@ -79,7 +85,9 @@ class RWLockInteropTest {
         });
         RWGrant w2 = waiting.get(5, SECONDS);
         assertTrue(w2.token().isNewerThan(r.token()));
-        assertFalse(onCurator(() -> curator.writeLock().acquire(300, MILLISECONDS)), "a Curator writer got in past a disco writer");
+        assertFalse(
+                onCurator(() -> curator.writeLock().acquire(300, MILLISECONDS)),
+                "a Curator writer got in past a disco writer");
         disco.unlock();
         assertTrue(onCurator(() -> curator.writeLock().acquire(5, SECONDS)));
         assertTrue(disco.tryRLock().isEmpty(), "a disco reader got in past a Curator writer");

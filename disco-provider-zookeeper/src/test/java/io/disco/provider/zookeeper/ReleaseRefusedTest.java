@@ -33,12 +33,16 @@ class ReleaseRefusedTest {
     void aReleaseRefusedForGoodLeavesTheGrantHeld() throws Exception {
         String name = "/release-refused/lock-" + UUID.randomUUID();
         try (CuratorFramework client = ZkContractBackend.client(ZK.connectString(), 30_000);
-                ZooKeeperSession session = ZooKeeperSession.open(client, ZooKeeperOptions.builder()
-                        .requestTimeout(Duration.ofSeconds(2)).build())) {
+                ZooKeeperSession session = ZooKeeperSession.open(
+                        client,
+                        ZooKeeperOptions.builder()
+                                .requestTimeout(Duration.ofSeconds(2))
+                                .build())) {
             LockService lock = session.newLock(name);
             Grant g = lock.lock(Duration.ofSeconds(10));
             List<ACL> open = client.getACL().forPath(name);
-            client.setACL().withACL(List.of(new ACL(ZooDefs.Perms.ALL & ~ZooDefs.Perms.DELETE, ZooDefs.Ids.ANYONE_ID_UNSAFE)))
+            client.setACL()
+                    .withACL(List.of(new ACL(ZooDefs.Perms.ALL & ~ZooDefs.Perms.DELETE, ZooDefs.Ids.ANYONE_ID_UNSAFE)))
                     .forPath(name);
             try {
                 DiscoException refused = assertThrows(DiscoException.class, lock::unlock);

@@ -95,7 +95,10 @@ class SemaphoreInteropTest {
         Lease lb = b.acquire(5, TimeUnit.SECONDS);
         assertNotNull(la);
         assertNotNull(lb);
-        assertThrows(TimeoutException.class, () -> disco.acquire(Duration.ofMillis(300)), "disco got a third permit of " + LIMIT);
+        assertThrows(
+                TimeoutException.class,
+                () -> disco.acquire(Duration.ofMillis(300)),
+                "disco got a third permit of " + LIMIT);
         assertTrue(disco.tryAcquire().isEmpty());
 
         CompletableFuture<Permit> waiting = disco.acquireAsync();

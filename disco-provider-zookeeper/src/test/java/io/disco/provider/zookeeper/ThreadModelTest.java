@@ -70,7 +70,10 @@ class ThreadModelTest {
             }
             // Three session timeouts: the session stays alive, the key stays under it.
             CompletableFuture<Void> ended = owner.done().toCompletableFuture();
-            Awaitility.await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4)).until(() -> !ended.isDone());
+            Awaitility.await()
+                    .during(Duration.ofSeconds(3))
+                    .atMost(Duration.ofSeconds(4))
+                    .until(() -> !ended.isDone());
             Grant g = lock.held().orElseThrow();
             assertEquals(List.of(g.key()), ZK.keys(name));
 
@@ -78,8 +81,12 @@ class ThreadModelTest {
             owner.freeze();
             ended.get(3, SECONDS);
             assertTrue(lock.err().isPresent());
-            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> ranOn.size() == 3); // the lock's done() stage ran
-            assertFalse(ZK.isBackendThread(ranOn.get(2)), "the done() stage ran on " + ranOn.get(2).getName());
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() -> ranOn.size() == 3); // the lock's done() stage ran
+            assertFalse(
+                    ZK.isBackendThread(ranOn.get(2)),
+                    "the done() stage ran on " + ranOn.get(2).getName());
         } finally {
             release.countDown();
         }

@@ -44,7 +44,10 @@ class TokenTest {
         Grant later = lock.lock();
         long earlierSequence = Long.parseLong(NodeKind.sequence(NodeKind.name(earlier.key())));
         long laterSequence = Long.parseLong(NodeKind.sequence(NodeKind.name(later.key())));
-        assertTrue(laterSequence < earlierSequence, "the sequence restarted: " + earlier.key() + " then " + later.key());
-        assertTrue(later.token().isNewerThan(earlier.token()), "the token (czxid) still grows: " + earlier.token() + " then " + later.token());
+        assertTrue(
+                laterSequence < earlierSequence, "the sequence restarted: " + earlier.key() + " then " + later.key());
+        assertTrue(
+                later.token().isNewerThan(earlier.token()),
+                "the token (czxid) still grows: " + earlier.token() + " then " + later.token());
     }
 }

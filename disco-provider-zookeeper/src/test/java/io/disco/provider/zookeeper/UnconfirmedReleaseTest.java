@@ -82,8 +82,12 @@ class UnconfirmedReleaseTest {
         String cs = ZK.connectString();
         proxy = new FreezableProxy(Integer.parseInt(cs.substring(cs.lastIndexOf(':') + 1)));
         client = ZkContractBackend.client(proxy.connectString(), SESSION_MS);
-        session = ZooKeeperSession.open(client, ZooKeeperOptions.builder()
-                .connectTimeout(Duration.ofSeconds(10)).requestTimeout(REQUEST_TIMEOUT).build());
+        session = ZooKeeperSession.open(
+                client,
+                ZooKeeperOptions.builder()
+                        .connectTimeout(Duration.ofSeconds(10))
+                        .requestTimeout(REQUEST_TIMEOUT)
+                        .build());
         return session;
     }
 
@@ -94,21 +98,23 @@ class UnconfirmedReleaseTest {
     /** Runs a release on a thread of its own; what it threw (null: it returned), within the request timeout and the slack. */
     private static Throwable releaseWithin(Runnable release, String what) throws Exception {
         CompletableFuture<Throwable> outcome = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                release.run();
-                outcome.complete(null);
-            } catch (Throwable e) {
-                outcome.complete(e);
-            }
-        }, "releaser");
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        release.run();
+                        outcome.complete(null);
+                    } catch (Throwable e) {
+                        outcome.complete(e);
+                    }
+                },
+                "releaser");
         t.setDaemon(true);
         t.start();
         try {
             return outcome.get(REQUEST_TIMEOUT.toMillis() + SLACK_MS, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            fail(what + " did not return within the request timeout of " + REQUEST_TIMEOUT.toMillis() + " ms (+ " + SLACK_MS
-                    + " ms) while ZooKeeper did not answer: a release is bounded by the request timeout");
+            fail(what + " did not return within the request timeout of " + REQUEST_TIMEOUT.toMillis() + " ms (+ "
+                    + SLACK_MS + " ms) while ZooKeeper did not answer: a release is bounded by the request timeout");
             throw e;
         }
     }
@@ -138,27 +144,38 @@ class UnconfirmedReleaseTest {
         Throwable outcome = releaseWithin(lock::unlock, "unlock()");
         long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertGivenUpMessage(outcome, io.disco.lock.LockLostException.class, "unlock()");
-        assertTrue(took >= REQUEST_TIMEOUT.toMillis() - 50, "the release waited the request timeout for its answer, took " + took + " ms");
+        assertTrue(
+                took >= REQUEST_TIMEOUT.toMillis() - 50,
+                "the release waited the request timeout for its answer, took " + took + " ms");
         assertEquals(List.of(first.key()), ZK.keys(name), "the delete was not delivered: the node is still there");
         assertEquals(Optional.empty(), lock.held(), "the grant is given up");
         long tryStart = System.nanoTime();
-        assertEquals(Optional.empty(), lock.tryLock(), "nothing is handed out from a grant whose release is unconfirmed");
+        assertEquals(
+                Optional.empty(), lock.tryLock(), "nothing is handed out from a grant whose release is unconfirmed");
         long tried = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - tryStart);
-        assertTrue(tried < REQUEST_TIMEOUT.toMillis() / 2, "the try found the release in the way at once, took " + tried + " ms");
+        assertTrue(
+                tried < REQUEST_TIMEOUT.toMillis() / 2,
+                "the try found the release in the way at once, took " + tried + " ms");
 
-        CompletableFuture<Grant> next = CompletableFuture.supplyAsync(() -> {
-            try {
-                return lock.lock(Duration.ofSeconds(20));
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }, ContractSupportThreads.THREADS);
+        CompletableFuture<Grant> next = CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        return lock.lock(Duration.ofSeconds(20));
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                ContractSupportThreads.THREADS);
         CompletableFuture<Grant> theirsNext = theirs.lockAsync();
-        Awaitility.await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
+        Awaitility.await()
+                .during(Duration.ofMillis(300))
+                .atMost(Duration.ofSeconds(2))
                 .until(() -> !next.isDone() && !theirsNext.isDone());
         assertEquals(Optional.empty(), lock.err(), "no loss");
         assertFalse(lock.done().toCompletableFuture().isDone(), "no loss");
-        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> ZK.keys(name).size() == 2); // theirs queues behind ours
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> ZK.keys(name).size() == 2); // theirs queues behind ours
         assertTrue(ZK.keys(name).contains(first.key()), "our released node is still there, and nothing new of ours");
         proxy.thaw();
 
@@ -181,26 +198,33 @@ class UnconfirmedReleaseTest {
         LockService lock = stallable().newLock(name);
         Grant first = lock.lock(Duration.ofSeconds(5));
         proxy.freeze();
-        assertGivenUpMessage(releaseWithin(lock::unlock, "unlock()"), io.disco.lock.LockLostException.class, "unlock()");
+        assertGivenUpMessage(
+                releaseWithin(lock::unlock, "unlock()"), io.disco.lock.LockLostException.class, "unlock()");
 
         CompletableFuture<Boolean> flagKept = new CompletableFuture<>();
         long start = System.nanoTime();
-        Throwable again = releaseWithin(() -> {
-            Thread.currentThread().interrupt();
-            try {
-                lock.unlock();
-            } finally {
-                flagKept.complete(Thread.interrupted());
-            }
-        }, "unlock() again, interrupted");
+        Throwable again = releaseWithin(
+                () -> {
+                    Thread.currentThread().interrupt();
+                    try {
+                        lock.unlock();
+                    } finally {
+                        flagKept.complete(Thread.interrupted());
+                    }
+                },
+                "unlock() again, interrupted");
         long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertGivenUpMessage(again, io.disco.lock.LockLostException.class, "unlock() again");
-        assertTrue(took >= REQUEST_TIMEOUT.toMillis() - 50, "the interrupted release waited all the same, took " + took + " ms");
+        assertTrue(
+                took >= REQUEST_TIMEOUT.toMillis() - 50,
+                "the interrupted release waited all the same, took " + took + " ms");
         assertTrue(flagKept.getNow(false), "the interrupt flag is kept");
 
         proxy.thaw();
         lock.unlock(); // the same release once more: confirmed now
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> ZK.keys(name).isEmpty());
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> ZK.keys(name).isEmpty());
         Grant next = lock.lock(Duration.ofSeconds(10));
         assertTrue(next.token().isNewerThan(first.token()), first + " then " + next);
         assertEquals(Optional.empty(), lock.err());
@@ -218,8 +242,11 @@ class UnconfirmedReleaseTest {
         LockService lock = stallable().newLock(name);
         Grant first = lock.lock(Duration.ofSeconds(5));
         proxy.freezeReplies();
-        assertGivenUpMessage(releaseWithin(lock::unlock, "unlock()"), io.disco.lock.LockLostException.class, "unlock()");
-        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> ZK.keys(name).isEmpty()); // applied, unanswered
+        assertGivenUpMessage(
+                releaseWithin(lock::unlock, "unlock()"), io.disco.lock.LockLostException.class, "unlock()");
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> ZK.keys(name).isEmpty()); // applied, unanswered
         assertEquals(Optional.empty(), lock.tryLock(), "the release is still unconfirmed here");
 
         proxy.dropConnections();
@@ -234,29 +261,62 @@ class UnconfirmedReleaseTest {
     }
 
     /** One primitive, as the rule sees it. */
-    private record Primitive(String what, Class<? extends DiscoException> lossType, Callable<Fenced> acquire,
-            Supplier<Optional<? extends Fenced>> tryAcquire, Runnable release, Supplier<Optional<? extends Fenced>> held,
-            Supplier<CompletionStage<Void>> done, Supplier<Optional<? extends DiscoException>> err, Function<Fenced, String> key) {
-    }
+    private record Primitive(
+            String what,
+            Class<? extends DiscoException> lossType,
+            Callable<Fenced> acquire,
+            Supplier<Optional<? extends Fenced>> tryAcquire,
+            Runnable release,
+            Supplier<Optional<? extends Fenced>> held,
+            Supplier<CompletionStage<Void>> done,
+            Supplier<Optional<? extends DiscoException>> err,
+            Function<Fenced, String> key) {}
 
     private static Primitive writeLock(RWLockService rw) {
-        return new Primitive("rwlock.unlock()", io.disco.rwlock.RWLockLostException.class, () -> rw.lock(Duration.ofSeconds(20)),
-                rw::tryLock, rw::unlock, rw::held, rw::done, rw::err, f -> ((RWGrant) f).key());
+        return new Primitive(
+                "rwlock.unlock()",
+                io.disco.rwlock.RWLockLostException.class,
+                () -> rw.lock(Duration.ofSeconds(20)),
+                rw::tryLock,
+                rw::unlock,
+                rw::held,
+                rw::done,
+                rw::err,
+                f -> ((RWGrant) f).key());
     }
 
     private static Primitive readLock(RWLockService rw) {
-        return new Primitive("rwlock.rUnlock()", io.disco.rwlock.RWLockLostException.class, () -> rw.rLock(Duration.ofSeconds(20)),
-                rw::tryRLock, rw::rUnlock, rw::held, rw::done, rw::err, f -> ((RWGrant) f).key());
+        return new Primitive(
+                "rwlock.rUnlock()",
+                io.disco.rwlock.RWLockLostException.class,
+                () -> rw.rLock(Duration.ofSeconds(20)),
+                rw::tryRLock,
+                rw::rUnlock,
+                rw::held,
+                rw::done,
+                rw::err,
+                f -> ((RWGrant) f).key());
     }
 
     private static Primitive semaphore(SemaphoreService s) {
-        return new Primitive("semaphore.release()", io.disco.semaphore.SemaphoreLostException.class, () -> s.acquire(Duration.ofSeconds(20)),
-                s::tryAcquire, s::release, s::held, s::done, s::err, f -> ((Permit) f).key());
+        return new Primitive(
+                "semaphore.release()",
+                io.disco.semaphore.SemaphoreLostException.class,
+                () -> s.acquire(Duration.ofSeconds(20)),
+                s::tryAcquire,
+                s::release,
+                s::held,
+                s::done,
+                s::err,
+                f -> ((Permit) f).key());
     }
 
     private static Primitive election(ElectionService e) {
-        return new Primitive("election.resign()", io.disco.election.LeadershipLostException.class,
-                () -> e.campaign("me", Duration.ofSeconds(20)), () -> {
+        return new Primitive(
+                "election.resign()",
+                io.disco.election.LeadershipLostException.class,
+                () -> e.campaign("me", Duration.ofSeconds(20)),
+                () -> {
                     try { // no try-campaign: a campaign of its own short timeout
                         return Optional.of(e.campaign("me", Duration.ofMillis(300)));
                     } catch (TimeoutException timedOut) {
@@ -265,7 +325,11 @@ class UnconfirmedReleaseTest {
                         Thread.currentThread().interrupt();
                         throw new IllegalStateException(interrupted);
                     }
-                }, e::resign, e::held, e::done, e::err,
+                },
+                e::resign,
+                e::held,
+                e::done,
+                e::err,
                 f -> ((Leadership) f).key());
     }
 
@@ -276,14 +340,18 @@ class UnconfirmedReleaseTest {
         try {
             assertGivenUpMessage(releaseWithin(p.release(), p.what()), p.lossType(), p.what());
             assertEquals(Optional.empty(), p.held().get(), p.what() + ": the grant is given up");
-            assertEquals(Optional.empty(), p.tryAcquire().get(), p.what() + ": nothing is handed out while the release is unconfirmed");
+            assertEquals(
+                    Optional.empty(),
+                    p.tryAcquire().get(),
+                    p.what() + ": nothing is handed out while the release is unconfirmed");
             assertTrue(ZK.keys(name).contains(p.key().apply(first)), p.what() + ": the delete was not delivered");
         } finally {
             proxy.thaw();
         }
         Fenced next = p.acquire().call();
         assertNotEquals(p.key().apply(first), p.key().apply(next), p.what() + ": a new node");
-        if (p.what().equals("rwlock.rUnlock()")) { // readers of one phase share its marker's token: a new node, in the phase
+        if (p.what().equals("rwlock.rUnlock()")) { // readers of one phase share its marker's token: a new node, in the
+            // phase
             assertFalse(first.token().isNewerThan(next.token()), p.what() + ": " + first + " then " + next);
         } else {
             assertTrue(next.token().isNewerThan(first.token()), p.what() + ": " + first + " then " + next);
@@ -291,7 +359,9 @@ class UnconfirmedReleaseTest {
         assertEquals(Optional.empty(), p.err().get(), p.what() + ": no loss");
         assertFalse(p.done().get().toCompletableFuture().isDone(), p.what() + ": no loss");
         p.release().run();
-        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> ZK.keys(name).isEmpty());
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> ZK.keys(name).isEmpty());
     }
 
     @Test
@@ -326,15 +396,24 @@ class UnconfirmedReleaseTest {
         releasedInterrupted(rwName, () -> rw.rLock(Duration.ofSeconds(5)), rw::rUnlock, rw::held);
         String semName = name("interrupted-semaphore");
         SemaphoreService semaphore = s.newSemaphore(semName, 2);
-        releasedInterrupted(semName, () -> semaphore.acquire(Duration.ofSeconds(5)), semaphore::release, semaphore::held);
+        releasedInterrupted(
+                semName, () -> semaphore.acquire(Duration.ofSeconds(5)), semaphore::release, semaphore::held);
         String elName = name("interrupted-election");
         ElectionService election = s.newElection(elName);
-        releasedInterrupted(elName, () -> election.campaign("me", Duration.ofSeconds(5)), election::resign, election::held);
-        assertTrue(lock.err().isEmpty() && rw.err().isEmpty() && semaphore.err().isEmpty() && election.err().isEmpty());
+        releasedInterrupted(
+                elName, () -> election.campaign("me", Duration.ofSeconds(5)), election::resign, election::held);
+        assertTrue(lock.err().isEmpty()
+                && rw.err().isEmpty()
+                && semaphore.err().isEmpty()
+                && election.err().isEmpty());
     }
 
-    private static void releasedInterrupted(String name, Callable<? extends Fenced> acquire, Runnable release,
-            Supplier<Optional<? extends Fenced>> held) throws Exception {
+    private static void releasedInterrupted(
+            String name,
+            Callable<? extends Fenced> acquire,
+            Runnable release,
+            Supplier<Optional<? extends Fenced>> held)
+            throws Exception {
         Fenced g = acquire.call();
         assertTrue(held.get().isPresent());
         Thread.currentThread().interrupt();

@@ -70,16 +70,21 @@ class ZkClaimantsTest {
         RWGrant first = ra.rLock(Duration.ofSeconds(5));
         RWGrant second = rb.rLock(Duration.ofSeconds(5));
         CompletableFuture<RWGrant> writing = writer.lockAsync();
-        await().atMost(Duration.ofSeconds(10)).until(() -> a.claimants(Primitive.RWLOCK, path).size() == 3);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> a.claimants(Primitive.RWLOCK, path).size() == 3);
 
         List<Claimant> cs = w.claimants(Primitive.RWLOCK, path);
-        assertEquals(List.of(first.key(), second.key()), cs.subList(0, 2).stream().map(Claimant::key).toList());
+        assertEquals(
+                List.of(first.key(), second.key()),
+                cs.subList(0, 2).stream().map(Claimant::key).toList());
         for (int i = 0; i < 2; i++) {
             assertEquals(Role.HOLDER, cs.get(i).role());
             assertEquals(Mode.SHARED, cs.get(i).mode());
             assertEquals(i, cs.get(i).position());
             assertEquals(Optional.of(first.token()), cs.get(i).token(), "one phase, one token");
-            assertEquals(Thread.currentThread().getName(), cs.get(i).madeByDisco().orElseThrow().thread());
+            assertEquals(
+                    Thread.currentThread().getName(),
+                    cs.get(i).madeByDisco().orElseThrow().thread());
         }
         assertEquals(a.sessionId(), cs.get(0).leaseId());
         assertEquals(b.sessionId(), cs.get(1).leaseId());
@@ -113,16 +118,22 @@ class ZkClaimantsTest {
         Permit pa = sa.acquire(Duration.ofSeconds(5));
         Permit pb = sb.acquire(Duration.ofSeconds(5));
         CompletableFuture<Permit> waiting = sc.acquireAsync();
-        await().atMost(Duration.ofSeconds(10)).until(() -> a.claimants(Primitive.SEMAPHORE, path).size() == 3);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> a.claimants(Primitive.SEMAPHORE, path).size() == 3);
 
         List<Claimant> cs = c.claimants(Primitive.SEMAPHORE, path);
-        assertEquals(List.of(pa.key(), pb.key()), cs.subList(0, 2).stream().map(Claimant::key).toList());
+        assertEquals(
+                List.of(pa.key(), pb.key()),
+                cs.subList(0, 2).stream().map(Claimant::key).toList());
         assertEquals(Optional.of(pa.token()), cs.get(0).token());
         assertEquals(Optional.of(pb.token()), cs.get(1).token());
-        assertEquals(List.of(Role.HOLDER, Role.HOLDER, Role.WAITER), cs.stream().map(Claimant::role).toList());
+        assertEquals(
+                List.of(Role.HOLDER, Role.HOLDER, Role.WAITER),
+                cs.stream().map(Claimant::role).toList());
         assertTrue(cs.get(2).token().isEmpty());
         assertEquals(c.sessionId(), cs.get(2).leaseId());
-        assertTrue(cs.stream().allMatch(x -> x.mode() == Mode.SHARED && x.madeByDisco().isPresent()));
+        assertTrue(cs.stream()
+                .allMatch(x -> x.mode() == Mode.SHARED && x.madeByDisco().isPresent()));
 
         sa.release();
         Permit pc = waiting.get(10, TimeUnit.SECONDS);
@@ -145,7 +156,10 @@ class ZkClaimantsTest {
             Claimant holder = cs.get(0);
             String node = ZK.keys(path).get(0);
             assertEquals(node, holder.key());
-            assertEquals(Optional.of(io.disco.fencing.FencingToken.of(ZK.admin().checkExists().forPath(node).getCzxid())), holder.token());
+            assertEquals(
+                    Optional.of(io.disco.fencing.FencingToken.of(
+                            ZK.admin().checkExists().forPath(node).getCzxid())),
+                    holder.token());
             assertEquals(ZK.admin().getZookeeperClient().getZooKeeper().getSessionId(), holder.leaseId());
             assertTrue(holder.madeByDisco().isEmpty(), "Curator writes its client's address, not this library's JSON");
             assertTrue(holder.metadata().source() != ClaimMetadata.Source.DISCO);

@@ -44,7 +44,8 @@ class ZkClientClosedFirstTest {
             assertTrue(session.err().isPresent(), "lost at once");
             String why = session.err().get().getMessage();
             assertTrue(why.contains("closed before"), why);
-            IllegalStateException refused = assertThrows(IllegalStateException.class, () -> session.newLock("/closed-first/other"));
+            IllegalStateException refused =
+                    assertThrows(IllegalStateException.class, () -> session.newLock("/closed-first/other"));
             assertTrue(refused.getMessage().contains("closed before"), refused.getMessage());
             lock.done().toCompletableFuture().get(2, TimeUnit.SECONDS);
             assertInstanceOf(LockLostException.class, lock.err().orElseThrow());
@@ -56,12 +57,22 @@ class ZkClientClosedFirstTest {
     }
 
     private static DiscoException openFails(String connectString) {
-        CuratorFramework client = CuratorFrameworkFactory.builder().connectString(connectString).sessionTimeoutMs(10_000)
-                .connectionTimeoutMs(1_000).retryPolicy(new RetryNTimes(0, 100)).build();
+        CuratorFramework client = CuratorFrameworkFactory.builder()
+                .connectString(connectString)
+                .sessionTimeoutMs(10_000)
+                .connectionTimeoutMs(1_000)
+                .retryPolicy(new RetryNTimes(0, 100))
+                .build();
         client.start();
         try {
-            return assertThrows(DiscoException.class, () -> ZooKeeperSession.open(client,
-                    ZooKeeperOptions.builder().connectTimeout(Duration.ofSeconds(1)).build()).close());
+            return assertThrows(
+                    DiscoException.class,
+                    () -> ZooKeeperSession.open(
+                                    client,
+                                    ZooKeeperOptions.builder()
+                                            .connectTimeout(Duration.ofSeconds(1))
+                                            .build())
+                            .close());
         } finally {
             client.close();
         }
@@ -76,7 +87,10 @@ class ZkClientClosedFirstTest {
         String refused = "127.0.0.1:" + port;
         DiscoException r = openFails(refused);
         System.out.println("refused: " + r.getMessage());
-        assertTrue(r.getMessage().contains(refused) && r.getMessage().toLowerCase(Locale.ROOT).contains("refused"), r.getMessage());
+        assertTrue(
+                r.getMessage().contains(refused)
+                        && r.getMessage().toLowerCase(Locale.ROOT).contains("refused"),
+                r.getMessage());
 
         String unknown = "disco-no-such-host.invalid:2181";
         DiscoException u = openFails(unknown);

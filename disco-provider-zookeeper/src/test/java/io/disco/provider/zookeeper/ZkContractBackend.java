@@ -1,6 +1,5 @@
 package io.disco.provider.zookeeper;
 
-import io.disco.client.DiscoBackend;
 import io.disco.election.ElectionService;
 import io.disco.election.LeadershipRunner;
 import io.disco.lock.LockService;
@@ -46,8 +45,10 @@ final class ZkContractBackend implements ContractBackend, BeforeAllCallback {
     public void beforeAll(ExtensionContext context) throws Exception {
         zk.beforeAll(context);
         runStore = context.getRoot().getStore(SHARED);
-        admin = context.getRoot().getStore(SHARED).getOrComputeIfAbsent("admin", k -> new Admin(client(zk.connectString(), 30_000)),
-                Admin.class).client;
+        admin = context.getRoot()
+                .getStore(SHARED)
+                .getOrComputeIfAbsent("admin", k -> new Admin(client(zk.connectString(), 30_000)), Admin.class)
+                .client;
     }
 
     /** @return the shared admin client, for the ZooKeeper-specific parts of a test */
@@ -77,7 +78,10 @@ final class ZkContractBackend implements ContractBackend, BeforeAllCallback {
     }
 
     static ZooKeeperOptions options() {
-        return ZooKeeperOptions.builder().connectTimeout(Duration.ofSeconds(10)).requestTimeout(Duration.ofSeconds(10)).build();
+        return ZooKeeperOptions.builder()
+                .connectTimeout(Duration.ofSeconds(10))
+                .requestTimeout(Duration.ofSeconds(10))
+                .build();
     }
 
     @Override
@@ -133,7 +137,10 @@ final class ZkContractBackend implements ContractBackend, BeforeAllCallback {
             throw new java.io.UncheckedIOException(e);
         }
         runStore.put(java.util.UUID.randomUUID(), (ExtensionContext.Store.CloseableResource) proxy::close);
-        ZooKeeperOptions options = ZooKeeperOptions.builder().connectTimeout(Duration.ofSeconds(10)).requestTimeout(requestTimeout).build();
+        ZooKeeperOptions options = ZooKeeperOptions.builder()
+                .connectTimeout(Duration.ofSeconds(10))
+                .requestTimeout(requestTimeout)
+                .build();
         StallableClient.Link link = new StallableClient.Link() {
             @Override
             public void stall() {
@@ -155,8 +162,8 @@ final class ZkContractBackend implements ContractBackend, BeforeAllCallback {
      * run ends.
      */
     @Override
-    public io.disco.testing.contract.UnreachableClient unreachableDiscoBackend(Duration ttl, Duration requestTimeout,
-                                                                               Duration ownerWait) {
+    public io.disco.testing.contract.UnreachableClient unreachableDiscoBackend(
+            Duration ttl, Duration requestTimeout, Duration ownerWait) {
         FreezableProxy proxy;
         try {
             proxy = new FreezableProxy(port());
@@ -164,8 +171,11 @@ final class ZkContractBackend implements ContractBackend, BeforeAllCallback {
             throw new java.io.UncheckedIOException(e);
         }
         runStore.put(java.util.UUID.randomUUID(), (ExtensionContext.Store.CloseableResource) proxy::close);
-        ZooKeeperOptions options = ZooKeeperOptions.builder().connectTimeout(requestTimeout).requestTimeout(requestTimeout)
-                .ownerWait(ownerWait).build();
+        ZooKeeperOptions options = ZooKeeperOptions.builder()
+                .connectTimeout(requestTimeout)
+                .requestTimeout(requestTimeout)
+                .ownerWait(ownerWait)
+                .build();
         StallableClient.Link link = new StallableClient.Link() {
             @Override
             public void stall() {
@@ -264,20 +274,28 @@ final class ZkContractBackend implements ContractBackend, BeforeAllCallback {
         if (s == null || s.getEphemeralOwner() == 0) {
             throw new IllegalArgumentException(key + " is absent or belongs to no session");
         }
-        ZooKeeper handle = HANDLES.stream().filter(h -> h.getSessionId() == s.getEphemeralOwner()).findFirst()
+        ZooKeeper handle = HANDLES.stream()
+                .filter(h -> h.getSessionId() == s.getEphemeralOwner())
+                .findFirst()
                 .orElseThrow(() -> new IllegalStateException("session 0x" + Long.toHexString(s.getEphemeralOwner())
                         + " of " + key + " is not one of this backend's clients"));
         endSession(handle.getSessionId(), handle.getSessionPasswd(), handle.getSessionTimeout(), zk.connectString());
     }
 
     /** Closes the session {@code id} on the server through a second handle with its password. */
-    private static void endSession(long id, byte[] password, int timeoutMs, String serverConnectString) throws Exception {
+    private static void endSession(long id, byte[] password, int timeoutMs, String serverConnectString)
+            throws Exception {
         CountDownLatch connected = new CountDownLatch(1);
-        ZooKeeper twin = new ZooKeeper(serverConnectString, timeoutMs, e -> {
-            if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                connected.countDown();
-            }
-        }, id, password);
+        ZooKeeper twin = new ZooKeeper(
+                serverConnectString,
+                timeoutMs,
+                e -> {
+                    if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                        connected.countDown();
+                    }
+                },
+                id,
+                password);
         try {
             if (!connected.await(5, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("could not attach to session 0x" + Long.toHexString(id));
@@ -291,7 +309,9 @@ final class ZkContractBackend implements ContractBackend, BeforeAllCallback {
     @Override
     public boolean isBackendThread(Thread thread) {
         String name = thread.getName();
-        return name.startsWith("disco-zk-") || name.contains("-EventThread") || name.contains("-SendThread")
+        return name.startsWith("disco-zk-")
+                || name.contains("-EventThread")
+                || name.contains("-SendThread")
                 || name.startsWith("Curator-");
     }
 

@@ -38,9 +38,11 @@ class ZooKeeperIssuedBoundTest {
     void theBoundIsAboveEveryIssuedTokenAndAGuardRefusesAForgedOne() throws Exception {
         String path = "/bound/" + UUID.randomUUID();
         ZooKeeperIssuedBound bound = ZooKeeperIssuedBound.of(ZK.admin(), path + "/probe");
-        try (ContractOwner owner = ZK.newOwner(Duration.ofSeconds(10)); LockService lock = owner.newLock(path + "/lock")) {
+        try (ContractOwner owner = ZK.newOwner(Duration.ofSeconds(10));
+                LockService lock = owner.newLock(path + "/lock")) {
             Grant g = lock.lock(Duration.ofSeconds(5));
-            FencingToken first = bound.current().toCompletableFuture().get(5, TimeUnit.SECONDS); // creates the probe node
+            FencingToken first =
+                    bound.current().toCompletableFuture().get(5, TimeUnit.SECONDS); // creates the probe node
             assertTrue(first.isNewerThan(g.token()), g.token() + " then the bound " + first);
             FencingToken second = bound.current().toCompletableFuture().get(5, TimeUnit.SECONDS);
             assertTrue(second.isNewerThan(first), first + " then " + second);
@@ -62,7 +64,8 @@ class ZooKeeperIssuedBoundTest {
         String path = "/bound/" + UUID.randomUUID();
         String probe = path + "/probe";
         ZooKeeperIssuedBound bound = ZooKeeperIssuedBound.of(ZK.admin(), probe);
-        try (ContractOwner owner = ZK.newOwner(Duration.ofSeconds(10)); LockService lock = owner.newLock(path + "/lock")) {
+        try (ContractOwner owner = ZK.newOwner(Duration.ofSeconds(10));
+                LockService lock = owner.newLock(path + "/lock")) {
             Guard guard = Guard.builder().issuedBound(bound).build();
             FencingToken current = lock.lock(Duration.ofSeconds(5)).token();
             guard.admit(current).close(); // creates the probe node
@@ -77,23 +80,25 @@ class ZooKeeperIssuedBoundTest {
             long start = System.nanoTime();
             for (int i = 0; i < flooders; i++) {
                 FencingToken forged = FencingToken.of(Long.MAX_VALUE - i);
-                Thread t = new Thread(() -> {
-                    boolean first = true;
-                    while (!stop.get()) {
-                        try {
-                            guard.check(forged);
-                            unexpected.add(new AssertionError("forged " + forged + " admitted"));
-                        } catch (TokenNotIssuedException e) {
-                            refused.increment();
-                        } catch (Throwable e) {
-                            unexpected.add(e);
-                        }
-                        if (first) {
-                            first = false;
-                            answered.countDown();
-                        }
-                    }
-                }, "forger-" + i);
+                Thread t = new Thread(
+                        () -> {
+                            boolean first = true;
+                            while (!stop.get()) {
+                                try {
+                                    guard.check(forged);
+                                    unexpected.add(new AssertionError("forged " + forged + " admitted"));
+                                } catch (TokenNotIssuedException e) {
+                                    refused.increment();
+                                } catch (Throwable e) {
+                                    unexpected.add(e);
+                                }
+                                if (first) {
+                                    first = false;
+                                    answered.countDown();
+                                }
+                            }
+                        },
+                        "forger-" + i);
                 t.setDaemon(true);
                 threads.add(t);
                 t.start();
@@ -108,7 +113,9 @@ class ZooKeeperIssuedBoundTest {
                     guard.admit(current).close();
                     newOwnerMillis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - s));
                 }
-                Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+                Awaitility.await()
+                        .atMost(Duration.ofSeconds(10))
+                        .pollInterval(Duration.ofMillis(20))
                         .until(() -> System.nanoTime() - start >= TimeUnit.SECONDS.toNanos(1));
             } finally {
                 stop.set(true);
@@ -118,14 +125,19 @@ class ZooKeeperIssuedBoundTest {
             }
             long elapsed = System.nanoTime() - start;
             int writes = ZK.admin().checkExists().forPath(probe).getVersion() - versionBefore;
-            System.out.printf("[zk-bound-flood] %d forged requests in %.2f s: %d probe writes; new owners admitted in %s ms%n",
+            System.out.printf(
+                    "[zk-bound-flood] %d forged requests in %.2f s: %d probe writes; new owners admitted in %s ms%n",
                     refused.sum(), elapsed / 1e9, writes, newOwnerMillis);
             assertEquals(List.of(), List.copyOf(unexpected));
             long most = (long) Math.ceil(elapsed / (double) TimeUnit.MILLISECONDS.toNanos(INTERVAL_MS)) + 1;
-            assertTrue(writes <= most, writes + " probe writes in " + elapsed / 1_000_000 + " ms: at most one per "
-                    + INTERVAL_MS + " ms (+1), whatever the request rate (" + refused.sum() + " forged requests)");
+            assertTrue(
+                    writes <= most,
+                    writes + " probe writes in " + elapsed / 1_000_000 + " ms: at most one per " + INTERVAL_MS
+                            + " ms (+1), whatever the request rate (" + refused.sum() + " forged requests)");
             for (long ms : newOwnerMillis) {
-                assertTrue(ms <= INTERVAL_MS + 500, "a real new owner admitted within the interval and one write: " + newOwnerMillis);
+                assertTrue(
+                        ms <= INTERVAL_MS + 500,
+                        "a real new owner admitted within the interval and one write: " + newOwnerMillis);
             }
             assertEquals(Optional.of(current), guard.highWater());
             lock.unlock();

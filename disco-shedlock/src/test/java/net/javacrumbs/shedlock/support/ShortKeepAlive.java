@@ -10,11 +10,10 @@ import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
  */
 public final class ShortKeepAlive {
 
-    private ShortKeepAlive() {
-    }
+    private ShortKeepAlive() {}
 
-    public static KeepAliveLockProvider of(ExtensibleLockProvider provider, ScheduledExecutorService executor,
-                                           Duration minimumLockAtMostFor) {
+    public static KeepAliveLockProvider of(
+            ExtensibleLockProvider provider, ScheduledExecutorService executor, Duration minimumLockAtMostFor) {
         return new KeepAliveLockProvider(provider, executor, minimumLockAtMostFor);
     }
 }

@@ -37,7 +37,8 @@ public class ExampleApplication {
      */
     @Bean
     LeadershipRunner reportRunner(Disco disco, LedgerClient ledger, ExampleProperties properties) {
-        return disco.leadershipRunner(properties.prefix() + "/report",
+        return disco.leadershipRunner(
+                properties.prefix() + "/report",
                 LeadershipRunner.Options.of(properties.instance(), new ReportJob(ledger, properties.reportEvery())));
     }
 }

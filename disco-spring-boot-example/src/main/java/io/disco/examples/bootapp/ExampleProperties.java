@@ -15,8 +15,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param reportEvery how often the leader writes its report
  */
 @ConfigurationProperties("example")
-public record ExampleProperties(@DefaultValue("instance") String instance,
-                                @DefaultValue("/disco/examples/boot") String prefix,
-                                @DefaultValue("http://127.0.0.1:8080") URI ledgerUrl,
-                                @DefaultValue("500ms") Duration reportEvery) {
-}
+public record ExampleProperties(
+        @DefaultValue("instance") String instance,
+        @DefaultValue("/disco/examples/boot") String prefix,
+        @DefaultValue("http://127.0.0.1:8080") URI ledgerUrl,
+        @DefaultValue("500ms") Duration reportEvery) {}

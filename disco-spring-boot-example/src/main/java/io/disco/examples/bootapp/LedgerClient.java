@@ -29,10 +29,14 @@ public class LedgerClient {
     private final RestClient rest;
 
     LedgerClient(ExampleProperties properties) {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
         JdkClientHttpRequestFactory factory = new JdkClientHttpRequestFactory(http);
         factory.setReadTimeout(Duration.ofSeconds(10));
-        this.rest = RestClient.builder().baseUrl(properties.ledgerUrl().toString()).requestFactory(factory).build();
+        this.rest = RestClient.builder()
+                .baseUrl(properties.ledgerUrl().toString())
+                .requestFactory(factory)
+                .build();
     }
 
     /**
@@ -49,7 +53,7 @@ public class LedgerClient {
                 .header(FencingHttp.HEADER, token.toString())
                 .body(entry)
                 .retrieve()
-                .onStatus(HttpStatusCode::isError, (request, response) -> { })
+                .onStatus(HttpStatusCode::isError, (request, response) -> {})
                 .toEntity(String.class);
         return new Answer(answer.getStatusCode().value(), answer.getBody() == null ? "" : answer.getBody());
     }

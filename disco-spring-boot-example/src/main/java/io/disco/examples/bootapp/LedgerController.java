@@ -32,8 +32,8 @@ public class LedgerController {
      * @return what was written
      */
     @PutMapping("/ledger/{account}")
-    public String write(@PathVariable String account, @RequestHeader(FencingHttp.HEADER) String token,
-                        @RequestBody String entry) {
+    public String write(
+            @PathVariable String account, @RequestHeader(FencingHttp.HEADER) String token, @RequestBody String entry) {
         String line = "token " + token + ": " + entry;
         accounts.computeIfAbsent(account, a -> new CopyOnWriteArrayList<>()).add(line);
         return line;

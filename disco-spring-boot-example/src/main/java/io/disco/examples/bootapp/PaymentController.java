@@ -50,20 +50,22 @@ public class PaymentController {
      * @throws InterruptedException if the request's thread is interrupted while it waits for the lock
      */
     @PostMapping("/payments/{account}")
-    public ResponseEntity<?> pay(@PathVariable String account, @RequestParam long amount)
-            throws InterruptedException {
+    public ResponseEntity<?> pay(@PathVariable String account, @RequestParam long amount) throws InterruptedException {
         FencedLock lock = disco.lock("/payments/" + Names.segment(account));
         if (!lock.tryLock(2, TimeUnit.SECONDS)) { // bounded: a request thread never waits in lock()
-            return ResponseEntity.of(ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT,
-                    "account " + account + " is busy: another request holds its lock; try again")).build();
+            return ResponseEntity.of(ProblemDetail.forStatusAndDetail(
+                            HttpStatus.CONFLICT,
+                            "account " + account + " is busy: another request holds its lock; try again"))
+                    .build();
         }
         ResponseEntity<String> answer;
         try {
-            answer = ledger.put().uri("/ledger/{account}", account)
+            answer = ledger.put()
+                    .uri("/ledger/{account}", account)
                     .header(FencingHttp.HEADER, lock.token().toString()) // what the ledger's guard judges
                     .body("paid " + amount)
                     .retrieve()
-                    .onStatus(HttpStatusCode::isError, (request, response) -> { }) // a 409 is an answer too
+                    .onStatus(HttpStatusCode::isError, (request, response) -> {}) // a 409 is an answer too
                     .toEntity(String.class);
         } finally {
             try {
@@ -75,7 +77,8 @@ public class PaymentController {
                 LOG.warn("payment to {}: the lock was lost before its release: {}", account, e.getMessage());
             }
         }
-        return ResponseEntity.status(answer.getStatusCode()).contentType(answer.getHeaders().getContentType())
+        return ResponseEntity.status(answer.getStatusCode())
+                .contentType(answer.getHeaders().getContentType())
                 .body(answer.getBody());
     }
 
@@ -92,7 +95,7 @@ public class PaymentController {
     @ExceptionHandler(DiscoException.class)
     ProblemDetail unavailable(DiscoException e) {
         LOG.warn("payment refused: {}", e.getMessage());
-        return ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
-                "the lock service is unavailable; try again later");
+        return ProblemDetail.forStatusAndDetail(
+                HttpStatus.SERVICE_UNAVAILABLE, "the lock service is unavailable; try again later");
     }
 }

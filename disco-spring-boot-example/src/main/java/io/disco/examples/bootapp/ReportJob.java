@@ -33,8 +33,12 @@ final class ReportJob implements LeaderTask {
             try {
                 LedgerClient.Answer answer = ledger.write("report", term.token(), "report #" + run);
                 if (!answer.accepted()) {
-                    LOG.warn("report #{} with token {}: the ledger answered {} {}", run, term.token(),
-                            answer.status(), answer.body());
+                    LOG.warn(
+                            "report #{} with token {}: the ledger answered {} {}",
+                            run,
+                            term.token(),
+                            answer.status(),
+                            answer.body());
                     return; // a newer leader wrote: this term is over, whatever etcd says yet
                 }
             } catch (RuntimeException e) {

@@ -26,11 +26,15 @@ public class StatusController {
     @GetMapping("/status")
     public String status() {
         StringBuilder holding = new StringBuilder();
-        orders.holding().forEach((id, token) -> holding.append(holding.isEmpty() ? "" : ",").append(id)
-                .append(':').append(token));
+        orders.holding()
+                .forEach((id, token) -> holding.append(holding.isEmpty() ? "" : ",")
+                        .append(id)
+                        .append(':')
+                        .append(token));
         return "instance=" + properties.instance() + "\n"
                 + "leading=" + report.leadership().isPresent() + "\n"
-                + "leader-token=" + report.leadership().map(l -> l.token().toString()).orElse("") + "\n"
+                + "leader-token="
+                + report.leadership().map(l -> l.token().toString()).orElse("") + "\n"
                 + "holding=" + holding + "\n";
     }
 }

@@ -24,7 +24,8 @@ import org.springframework.boot.test.web.server.LocalServerPort;
  * on the extension's field is the connection. Two holds of one lock, two tokens; the ledger's guard takes the
  * newer and rejects the older.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@SpringBootTest(
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = "example.report-every=1h") // the report job would write to the default ledger URL
 class ExampleApplicationTest {
 
@@ -61,7 +62,9 @@ class ExampleApplicationTest {
 
     private HttpResponse<String> write(String account, FencingToken token) throws Exception {
         HttpRequest put = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/ledger/" + account))
-                .header(FencingHttp.HEADER, token.toString()).PUT(HttpRequest.BodyPublishers.ofString("entry")).build();
+                .header(FencingHttp.HEADER, token.toString())
+                .PUT(HttpRequest.BodyPublishers.ofString("entry"))
+                .build();
         return HttpClient.newHttpClient().send(put, HttpResponse.BodyHandlers.ofString());
     }
 }

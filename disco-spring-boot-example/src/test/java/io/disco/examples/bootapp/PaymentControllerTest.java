@@ -59,7 +59,8 @@ class PaymentControllerTest {
     @RegisterExtension
     static final EtcdExtension ETCD = EtcdExtension.sharedMember();
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     static LedgerLink link;
     static ConfigurableApplicationContext app;
@@ -70,8 +71,10 @@ class PaymentControllerTest {
     @BeforeAll
     static void start() throws IOException {
         link = new LedgerLink();
-        app = run("--disco.etcd.endpoints=" + String.join(",", ETCD.cluster().endpoints()),
-                "--example.ledger-url=" + link.url(), "--example.prefix=" + EtcdClaims.uniquePrefix("payment-controller"));
+        app = run(
+                "--disco.etcd.endpoints=" + String.join(",", ETCD.cluster().endpoints()),
+                "--example.ledger-url=" + link.url(),
+                "--example.prefix=" + EtcdClaims.uniquePrefix("payment-controller"));
         appUrl = "http://127.0.0.1:" + app.getEnvironment().getRequiredProperty("local.server.port");
         link.forwardTo(appUrl);
         admin = EtcdClaims.client(ETCD.cluster());
@@ -105,15 +108,19 @@ class PaymentControllerTest {
     }
 
     private static CompletableFuture<HttpResponse<String>> pay(String url, String account, long amount) {
-        return HTTP.sendAsync(HttpRequest.newBuilder(URI.create(url + "/payments/" + account + "?amount=" + amount))
-                .timeout(Duration.ofSeconds(20)).POST(HttpRequest.BodyPublishers.noBody()).build(),
+        return HTTP.sendAsync(
+                HttpRequest.newBuilder(URI.create(url + "/payments/" + account + "?amount=" + amount))
+                        .timeout(Duration.ofSeconds(20))
+                        .POST(HttpRequest.BodyPublishers.noBody())
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
     /** Ends the application's hold of the account's lock as {@code disco break} does: deletes its holder's key. */
     private static void breakTheHold(String account, long token) throws Exception {
         KeyValue holder = EtcdClaims.claims(admin, "/payments/" + account).get(0);
-        assertThat(holder.getCreateRevision()).as("the holder's key is the one the held write's token came from")
+        assertThat(holder.getCreateRevision())
+                .as("the holder's key is the one the held write's token came from")
                 .isEqualTo(token);
         admin.getKVClient().delete(holder.getKey()).get(5, TimeUnit.SECONDS);
     }
@@ -132,9 +139,12 @@ class PaymentControllerTest {
         long newer;
         try {
             newer = lock.token().value();
-            HttpResponse<String> written = HTTP.send(HttpRequest.newBuilder(URI.create(appUrl + "/ledger/" + account))
-                    .header(FencingHttp.HEADER, Long.toString(newer)).PUT(HttpRequest.BodyPublishers.ofString("paid 20"))
-                    .build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> written = HTTP.send(
+                    HttpRequest.newBuilder(URI.create(appUrl + "/ledger/" + account))
+                            .header(FencingHttp.HEADER, Long.toString(newer))
+                            .PUT(HttpRequest.BodyPublishers.ofString("paid 20"))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             assertThat(written.statusCode()).isEqualTo(200);
         } finally {
             lock.unlock();
@@ -144,8 +154,8 @@ class PaymentControllerTest {
         held.release();
         HttpResponse<String> answer = response.get(10, TimeUnit.SECONDS);
         assertThat(answer.statusCode()).as(answer.body()).isEqualTo(409);
-        assertThat(answer.headers().firstValue("Content-Type")).hasValueSatisfying(
-                type -> assertThat(type).startsWith("application/problem+json"));
+        assertThat(answer.headers().firstValue("Content-Type"))
+                .hasValueSatisfying(type -> assertThat(type).startsWith("application/problem+json"));
         assertThat(answer.body()).contains("/problems/stale-token", "\"token\":" + stale, "\"mark\":" + newer);
         // unlock() threw the loss, and the controller caught it
         assertThat(output.getOut()).contains("payment to " + account + ": the lock was lost before its release");
@@ -175,8 +185,8 @@ class PaymentControllerTest {
         try {
             HttpResponse<String> answer = pay(appUrl, account, 1).get(10, TimeUnit.SECONDS);
             assertThat(answer.statusCode()).as(answer.body()).isEqualTo(409);
-            assertThat(answer.headers().firstValue("Content-Type")).hasValueSatisfying(
-                    type -> assertThat(type).startsWith("application/problem+json"));
+            assertThat(answer.headers().firstValue("Content-Type"))
+                    .hasValueSatisfying(type -> assertThat(type).startsWith("application/problem+json"));
             assertThat(answer.body()).contains("is busy: another request holds its lock");
         } finally {
             lock.unlock();
@@ -191,21 +201,28 @@ class PaymentControllerTest {
         try (ServerSocket socket = new ServerSocket(0)) {
             nobody = "http://127.0.0.1:" + socket.getLocalPort();
         }
-        try (ConfigurableApplicationContext down = run("--disco.etcd.endpoints=" + nobody, "--disco.etcd.request-timeout=300ms",
-                "--disco.session.owner-wait=300ms", "--example.prefix=" + EtcdClaims.uniquePrefix("payment-controller"))) {
+        try (ConfigurableApplicationContext down = run(
+                "--disco.etcd.endpoints=" + nobody,
+                "--disco.etcd.request-timeout=300ms",
+                "--disco.session.owner-wait=300ms",
+                "--example.prefix=" + EtcdClaims.uniquePrefix("payment-controller"))) {
             String url = "http://127.0.0.1:" + down.getEnvironment().getRequiredProperty("local.server.port");
             HttpResponse<String> answer = pay(url, "any", 1).get(10, TimeUnit.SECONDS);
             assertThat(answer.statusCode()).as(answer.body()).isEqualTo(503);
-            assertThat(answer.body()).contains("the lock service is unavailable").doesNotContain(nobody);
+            assertThat(answer.body())
+                    .contains("the lock service is unavailable")
+                    .doesNotContain(nobody);
         }
     }
 
     @Test
     void etcdGoneWhileTheClientStillHasItsLeaseIs503() throws Exception {
         try (EtcdCluster own = EtcdCluster.start(1);
-             ConfigurableApplicationContext app = run("--disco.etcd.endpoints=" + String.join(",", own.endpoints()),
-                     "--disco.etcd.request-timeout=500ms", "--disco.session.ttl=10s",
-                     "--example.prefix=" + EtcdClaims.uniquePrefix("payment-controller"))) {
+                ConfigurableApplicationContext app = run(
+                        "--disco.etcd.endpoints=" + String.join(",", own.endpoints()),
+                        "--disco.etcd.request-timeout=500ms",
+                        "--disco.session.ttl=10s",
+                        "--example.prefix=" + EtcdClaims.uniquePrefix("payment-controller"))) {
             String url = "http://127.0.0.1:" + app.getEnvironment().getRequiredProperty("local.server.port");
             own.stopMember(0);
             // the lease is valid for seconds yet: tryLock's claim gets no answer, a DiscoException that is not a loss
@@ -217,8 +234,11 @@ class PaymentControllerTest {
     }
 
     private static String entries(String account) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(appUrl + "/entries/" + account)).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+        return HTTP.send(
+                        HttpRequest.newBuilder(URI.create(appUrl + "/entries/" + account))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
     }
 
     /**
@@ -280,8 +300,11 @@ class PaymentControllerTest {
                     request.header(FencingHttp.HEADER, token);
                 }
                 HttpResponse<byte[]> answer = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
-                answer.headers().firstValue("Content-Type").ifPresent(t -> exchange.getResponseHeaders().set("Content-Type", t));
-                exchange.sendResponseHeaders(answer.statusCode(), answer.body().length == 0 ? -1 : answer.body().length);
+                answer.headers()
+                        .firstValue("Content-Type")
+                        .ifPresent(t -> exchange.getResponseHeaders().set("Content-Type", t));
+                exchange.sendResponseHeaders(
+                        answer.statusCode(), answer.body().length == 0 ? -1 : answer.body().length);
                 try (OutputStream out = exchange.getResponseBody()) {
                     out.write(answer.body());
                 }

@@ -65,11 +65,13 @@ class SpringBootDocTest {
         if (!problems.isEmpty()) {
             fail(String.join("\n", problems));
         }
-        assertThat(shown).as("the files docs/spring-boot.md shows whole").contains(
-                "disco-spring-boot-example/src/main/java/io/disco/examples/bootapp/PaymentController.java",
-                "disco-spring-boot-example/src/main/java/io/disco/examples/bootapp/LedgerController.java",
-                "disco-spring-boot-example/src/main/resources/application.properties",
-                "disco-spring-boot-example/src/test/java/io/disco/examples/bootapp/ExampleApplicationTest.java");
+        assertThat(shown)
+                .as("the files docs/spring-boot.md shows whole")
+                .contains(
+                        "disco-spring-boot-example/src/main/java/io/disco/examples/bootapp/PaymentController.java",
+                        "disco-spring-boot-example/src/main/java/io/disco/examples/bootapp/LedgerController.java",
+                        "disco-spring-boot-example/src/main/resources/application.properties",
+                        "disco-spring-boot-example/src/test/java/io/disco/examples/bootapp/ExampleApplicationTest.java");
     }
 
     private static String firstDifference(String block, String source) {
@@ -91,6 +93,7 @@ class SpringBootDocTest {
                 return dir.resolve(relative);
             }
         }
-        throw new IllegalStateException(relative + " not found above " + Path.of("").toAbsolutePath());
+        throw new IllegalStateException(
+                relative + " not found above " + Path.of("").toAbsolutePath());
     }
 }

@@ -24,9 +24,11 @@ class TwoInstancesTest {
     void theFrozenLeadersLateWriteIsRejectedWithAProblemDetailWhileTheOtherLeads() throws Exception {
         // written by this module's build (process-test-classes), before the tests run
         String classpath = BootExample.classpath(Path.of("target", "app.classpath"));
-        Verdict v = BootExample.run(ETCD.cluster().endpoints(), classpath, "/test/examples/boot-two-instances",
-                Duration.ofSeconds(2));
-        assertEquals("VERDICT boot/two-instances: frozen leader's late write rejected (409 problem detail), the other"
-                + " instance leads — OK", v.line());
+        Verdict v = BootExample.run(
+                ETCD.cluster().endpoints(), classpath, "/test/examples/boot-two-instances", Duration.ofSeconds(2));
+        assertEquals(
+                "VERDICT boot/two-instances: frozen leader's late write rejected (409 problem detail), the other"
+                        + " instance leads — OK",
+                v.line());
     }
 }

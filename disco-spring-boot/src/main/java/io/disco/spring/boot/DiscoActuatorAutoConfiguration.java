@@ -25,9 +25,12 @@ import org.springframework.context.annotation.Configuration;
  *   <li>{@link DiscoEndpoint}, the endpoint {@code disco}, when it is available.</li>
  * </ul>
  */
-@AutoConfiguration(after = DiscoAutoConfiguration.class, afterName = {
-        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration"})
+@AutoConfiguration(
+        after = DiscoAutoConfiguration.class,
+        afterName = {
+            "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration"
+        })
 @ConditionalOnClass(Disco.class)
 public class DiscoActuatorAutoConfiguration {
 

@@ -53,8 +53,7 @@ import org.springframework.core.io.ResourceLoader;
 public class DiscoAutoConfiguration {
 
     /** The jetcd client this configuration built, with its endpoints, for a failed start to name them. */
-    private record BuiltClient(Client client, List<String> endpoints) {
-    }
+    private record BuiltClient(Client client, List<String> endpoints) {}
 
     /** The client {@link #discoEtcdClient} built; null while it built none (the application defines its own). */
     private volatile BuiltClient built;
@@ -105,10 +104,11 @@ public class DiscoAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
-    public Client discoEtcdClient(DiscoProperties properties, EtcdConnectionDetails connection,
-                                  ObjectProvider<SslBundles> sslBundles) {
+    public Client discoEtcdClient(
+            DiscoProperties properties, EtcdConnectionDetails connection, ObjectProvider<SslBundles> sslBundles) {
         DiscoProperties.Etcd etcd = properties.etcd();
-        ClientBuilder builder = etcdClientBuilder(connection.endpoints(), etcd.ssl().bundle(), sslBundles)
+        ClientBuilder builder = etcdClientBuilder(
+                        connection.endpoints(), etcd.ssl().bundle(), sslBundles)
                 .interceptor(EtcdDeadlines.unary(etcd.requestTimeout()));
         if (connection.user() != null) {
             builder.user(ByteSequence.from(connection.user(), StandardCharsets.UTF_8));
@@ -132,8 +132,8 @@ public class DiscoAutoConfiguration {
      * with the SSL bundle's trust store or, without a bundle, the JVM's default trust store; {@code http://} is
      * plaintext, and a bundle for it is refused; a list mixing both is refused.
      */
-    private static ClientBuilder etcdClientBuilder(java.util.List<String> endpoints, String bundleName,
-                                                   ObjectProvider<SslBundles> sslBundles) {
+    private static ClientBuilder etcdClientBuilder(
+            java.util.List<String> endpoints, String bundleName, ObjectProvider<SslBundles> sslBundles) {
         boolean tls;
         try {
             tls = EtcdClients.tls(endpoints);
@@ -144,13 +144,16 @@ public class DiscoAutoConfiguration {
             return EtcdClients.builder(endpoints);
         }
         if (!tls) {
-            throw new IllegalArgumentException("disco.etcd.ssl.bundle '" + bundleName + "' is set but disco.etcd.endpoints are"
-                    + " plaintext (" + String.join(", ", endpoints) + "): use https:// endpoints for TLS, or remove the bundle");
+            throw new IllegalArgumentException(
+                    "disco.etcd.ssl.bundle '" + bundleName + "' is set but disco.etcd.endpoints are" + " plaintext ("
+                            + String.join(", ", endpoints) + "): use https:// endpoints for TLS, or remove the bundle");
         }
         SslBundles bundles = sslBundles.getIfAvailable();
         if (bundles == null) {
-            throw new NoSuchSslBundleException(bundleName, "disco.etcd.ssl.bundle names SSL bundle '" + bundleName
-                    + "', but the application has no SSL bundles (spring.ssl.bundle.*)");
+            throw new NoSuchSslBundleException(
+                    bundleName,
+                    "disco.etcd.ssl.bundle names SSL bundle '" + bundleName
+                            + "', but the application has no SSL bundles (spring.ssl.bundle.*)");
         }
         SslBundle bundle = bundles.getBundle(bundleName);
         try {
@@ -161,8 +164,8 @@ public class DiscoAutoConfiguration {
                 }
             });
         } catch (SSLException e) {
-            throw new IllegalStateException("disco.etcd.ssl.bundle '" + bundleName + "' gives no usable TLS context: "
-                    + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "disco.etcd.ssl.bundle '" + bundleName + "' gives no usable TLS context: " + e.getMessage(), e);
         }
     }
 
@@ -175,8 +178,10 @@ public class DiscoAutoConfiguration {
     @ConditionalOnMissingBean
     public EtcdOptions discoEtcdOptions(DiscoProperties properties, ObjectProvider<SessionListener> listeners) {
         DiscoProperties.Session session = properties.session();
-        EtcdOptions.Builder builder = EtcdOptions.builder().ttl(session.ttl())
-                .requestTimeout(properties.etcd().requestTimeout()).failoverAfter(session.failoverAfter())
+        EtcdOptions.Builder builder = EtcdOptions.builder()
+                .ttl(session.ttl())
+                .requestTimeout(properties.etcd().requestTimeout())
+                .failoverAfter(session.failoverAfter())
                 .clientId(properties.clientId());
         if (session.grantMargin() != null) {
             builder.grantMargin(session.grantMargin());
@@ -219,7 +224,8 @@ public class DiscoAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
-    public DiscoLifecycle discoLifecycle(Disco disco, ObjectProvider<LeadershipRunner> runners, DiscoProperties properties) {
+    public DiscoLifecycle discoLifecycle(
+            Disco disco, ObjectProvider<LeadershipRunner> runners, DiscoProperties properties) {
         return new DiscoLifecycle(disco, runners, properties.shutdown().timeout());
     }
 }

@@ -35,7 +35,8 @@ public class DiscoEndpoint {
         s.put("remainingValidity", status.remainingValidity().toString());
         s.put("namesInUse", status.namesInUse());
         status.lastProblem().ifPresent(p -> s.put("lastProblem", p));
-        List<Map<String, Object>> holdings = disco.holdings().stream().map(DiscoEndpoint::describe).toList();
+        List<Map<String, Object>> holdings =
+                disco.holdings().stream().map(DiscoEndpoint::describe).toList();
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("status", s);
         out.put("holdings", holdings);

@@ -40,11 +40,11 @@ public class DiscoGrpcGuardAutoConfiguration {
     @Bean(INTERCEPTOR_NAME)
     @GlobalServerInterceptor
     @ConditionalOnMissingBean(name = INTERCEPTOR_NAME)
-    public GuardServerInterceptor discoGuardServerInterceptor(DiscoProperties properties, ObjectProvider<Client> client,
-                                                              ObjectProvider<DiscoMetrics> metrics) {
+    public GuardServerInterceptor discoGuardServerInterceptor(
+            DiscoProperties properties, ObjectProvider<Client> client, ObjectProvider<DiscoMetrics> metrics) {
         DiscoProperties.Grpc grpc = properties.guard().grpc();
-        Guard.Builder builder = DiscoGuardAutoConfiguration.guard(grpc.drainTimeout(), grpc.store(), grpc.issuedBound(), "grpc",
-                client, metrics);
+        Guard.Builder builder = DiscoGuardAutoConfiguration.guard(
+                grpc.drainTimeout(), grpc.store(), grpc.issuedBound(), "grpc", client, metrics);
         if (grpc.keyMetadata() == null || grpc.keyMetadata().isBlank()) {
             return new GuardServerInterceptor(builder.build());
         }

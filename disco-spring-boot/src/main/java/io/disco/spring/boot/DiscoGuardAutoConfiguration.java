@@ -3,11 +3,11 @@ package io.disco.spring.boot;
 import io.disco.fencing.guard.Guard;
 import io.disco.fencing.guard.GuardFilter;
 import io.disco.fencing.guard.GuardStore;
-import io.disco.fencing.guard.KeyedGuard;
 import io.disco.micrometer.DiscoMetrics;
 import io.disco.provider.etcd.EtcdIssuedBound;
 import io.etcd.jetcd.Client;
 import jakarta.servlet.http.HttpServletRequest;
+import java.util.List;
 import java.util.function.Function;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -19,10 +19,9 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.http.server.PathContainer;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
-import java.util.List;
-import org.springframework.http.server.PathContainer;
 import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
 
@@ -59,8 +58,8 @@ public class DiscoGuardAutoConfiguration {
 
         @Bean(FILTER_NAME)
         @ConditionalOnMissingBean(name = FILTER_NAME)
-        FilterRegistrationBean<GuardFilter> discoGuardFilter(DiscoProperties properties, ObjectProvider<Client> client,
-                                                             ObjectProvider<DiscoMetrics> metrics) {
+        FilterRegistrationBean<GuardFilter> discoGuardFilter(
+                DiscoProperties properties, ObjectProvider<Client> client, ObjectProvider<DiscoMetrics> metrics) {
             DiscoProperties.Http http = properties.guard().http();
             Guard.Builder builder = guard(http, client, metrics);
             GuardFilter filter = switch (http.key().source()) {
@@ -69,7 +68,10 @@ public class DiscoGuardAutoConfiguration {
                     String header = http.key().name();
                     yield new GuardFilter(builder.buildKeyed(), request -> request.getHeader(header));
                 }
-                case PATH_VARIABLE -> new GuardFilter(builder.buildKeyed(), pathVariable(http.key().pattern(), http.key().name()));
+                case PATH_VARIABLE ->
+                    new GuardFilter(
+                            builder.buildKeyed(),
+                            pathVariable(http.key().pattern(), http.key().name()));
             };
             filter.rejectingWith(new GuardProblemDetails());
             FilterRegistrationBean<GuardFilter> registration = new FilterRegistrationBean<>(filter);
@@ -87,22 +89,29 @@ public class DiscoGuardAutoConfiguration {
 
         @Bean(WEB_FILTER_NAME)
         @ConditionalOnMissingBean(name = WEB_FILTER_NAME)
-        GuardWebFilter discoGuardWebFilter(DiscoProperties properties, ObjectProvider<Client> client,
-                                           ObjectProvider<DiscoMetrics> metrics) {
+        GuardWebFilter discoGuardWebFilter(
+                DiscoProperties properties, ObjectProvider<Client> client, ObjectProvider<DiscoMetrics> metrics) {
             DiscoProperties.Http http = properties.guard().http();
             Guard.Builder builder = guard(http, client, metrics);
-            List<PathPattern> paths = http.urlPatterns().stream().map(DiscoGuardAutoConfiguration::pathPattern).toList();
+            List<PathPattern> paths = http.urlPatterns().stream()
+                    .map(DiscoGuardAutoConfiguration::pathPattern)
+                    .toList();
             return switch (http.key().source()) {
                 case NONE -> GuardWebFilter.of(paths, builder.build());
                 case HEADER -> {
                     String header = http.key().name();
-                    yield GuardWebFilter.keyed(paths, builder.buildKeyed(), e -> e.getRequest().getHeaders().getFirst(header));
+                    yield GuardWebFilter.keyed(
+                            paths,
+                            builder.buildKeyed(),
+                            e -> e.getRequest().getHeaders().getFirst(header));
                 }
                 case PATH_VARIABLE -> {
-                    PathPattern parsed = PathPatternParser.defaultInstance.parse(http.key().pattern());
+                    PathPattern parsed =
+                            PathPatternParser.defaultInstance.parse(http.key().pattern());
                     String variable = http.key().name();
                     yield GuardWebFilter.keyed(paths, builder.buildKeyed(), (ServerWebExchange e) -> {
-                        PathPattern.PathMatchInfo match = parsed.matchAndExtract(e.getRequest().getPath().pathWithinApplication());
+                        PathPattern.PathMatchInfo match =
+                                parsed.matchAndExtract(e.getRequest().getPath().pathWithinApplication());
                         return match == null ? null : match.getUriVariables().get(variable);
                     });
                 }
@@ -116,14 +125,19 @@ public class DiscoGuardAutoConfiguration {
         return PathPatternParser.defaultInstance.parse(p);
     }
 
-    private static Guard.Builder guard(DiscoProperties.Http http, ObjectProvider<Client> client,
-                                       ObjectProvider<DiscoMetrics> metrics) {
+    private static Guard.Builder guard(
+            DiscoProperties.Http http, ObjectProvider<Client> client, ObjectProvider<DiscoMetrics> metrics) {
         return guard(http.drainTimeout(), http.store(), http.issuedBound(), "http", client, metrics);
     }
 
     /** A guard builder with the drain timeout, the store, the issued bound and the metrics (resource {@code name}). */
-    static Guard.Builder guard(java.time.Duration drainTimeout, DiscoProperties.Store store, boolean issuedBound, String name,
-                               ObjectProvider<Client> client, ObjectProvider<DiscoMetrics> metrics) {
+    static Guard.Builder guard(
+            java.time.Duration drainTimeout,
+            DiscoProperties.Store store,
+            boolean issuedBound,
+            String name,
+            ObjectProvider<Client> client,
+            ObjectProvider<DiscoMetrics> metrics) {
         Guard.Builder builder = Guard.builder().drainTimeout(drainTimeout);
         if (store.file() != null) {
             builder.store(GuardStore.file(store.file()));
@@ -138,7 +152,8 @@ public class DiscoGuardAutoConfiguration {
     private static Function<HttpServletRequest, String> pathVariable(String pattern, String variable) {
         PathPattern parsed = PathPatternParser.defaultInstance.parse(pattern);
         return request -> {
-            String path = request.getRequestURI().substring(request.getContextPath().length());
+            String path =
+                    request.getRequestURI().substring(request.getContextPath().length());
             PathPattern.PathMatchInfo match = parsed.matchAndExtract(PathContainer.parsePath(path));
             return match == null ? null : match.getUriVariables().get(variable);
         };

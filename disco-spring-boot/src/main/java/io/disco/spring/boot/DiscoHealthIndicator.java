@@ -26,9 +26,12 @@ public class DiscoHealthIndicator implements HealthIndicator {
     public Health health() {
         DiscoStatus status = disco.status();
         Health.Builder health = switch (status.state()) {
-            case UP -> Health.up().withDetail("lease", status.owner().orElse(""))
-                    .withDetail("ttl", status.ttl().toString())
-                    .withDetail("remainingValidity", status.remainingValidity().toString());
+            case UP ->
+                Health.up()
+                        .withDetail("lease", status.owner().orElse(""))
+                        .withDetail("ttl", status.ttl().toString())
+                        .withDetail(
+                                "remainingValidity", status.remainingValidity().toString());
             case HEALING -> Health.down();
             case CLOSED -> Health.outOfService();
         };

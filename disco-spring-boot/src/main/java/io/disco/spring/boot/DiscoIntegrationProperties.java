@@ -14,7 +14,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param leader one leader initiator per role
  */
 @ConfigurationProperties("disco.integration")
-public record DiscoIntegrationProperties(@DefaultValue LockRegistry lockRegistry, @DefaultValue Leader leader) {
+public record DiscoIntegrationProperties(
+        @DefaultValue LockRegistry lockRegistry,
+        @DefaultValue Leader leader) {
 
     /**
      * @param enabled whether to define a {@code DiscoLockRegistry} as the application's lock registry (when it
@@ -22,8 +24,9 @@ public record DiscoIntegrationProperties(@DefaultValue LockRegistry lockRegistry
      * @param prefix the prefix of the registry's disco names: a lock key is locked as {@code prefix + "/" + key};
      *     a disco name ({@code io.disco.client.Names}: absolute, not ending in {@code '/'})
      */
-    public record LockRegistry(@DefaultValue("true") boolean enabled,
-                               @DefaultValue("/spring-integration/locks") String prefix) {
+    public record LockRegistry(
+            @DefaultValue("true") boolean enabled,
+            @DefaultValue("/spring-integration/locks") String prefix) {
 
         /**
          * Checks {@code disco.integration.lock-registry.prefix}.

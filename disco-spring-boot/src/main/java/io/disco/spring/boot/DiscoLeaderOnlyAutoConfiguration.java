@@ -30,6 +30,5 @@ public class DiscoLeaderOnlyAutoConfiguration {
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnMissingBean(type = "io.disco.spring.scheduling.LeaderOnlyElections")
     @EnableLeaderOnly
-    static class LeaderOnly {
-    }
+    static class LeaderOnly {}
 }

@@ -11,5 +11,5 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     application's beans, with the auto-configured client
  */
 @ConfigurationProperties("disco.leader-only")
-public record DiscoLeaderOnlyProperties(@DefaultValue("true") boolean enabled) {
-}
+public record DiscoLeaderOnlyProperties(
+        @DefaultValue("true") boolean enabled) {}

@@ -52,7 +52,10 @@ public class DiscoLifecycle implements SmartLifecycle {
             runners.orderedStream().forEach(runner -> {
                 try {
                     if (!runner.close(timeout)) {
-                        LOG.warn("disco: {} did not step down within {}; its lease ends with its session", runner, timeout);
+                        LOG.warn(
+                                "disco: {} did not step down within {}; its lease ends with its session",
+                                runner,
+                                timeout);
                     }
                 } catch (RuntimeException e) {
                     LOG.warn("disco: {} failed to step down: {}", runner, e.toString());

@@ -5,8 +5,7 @@ import io.disco.client.Names;
 /** Checks of the disco names (prefixes, election names) given in properties: the client's rule ({@link Names}). */
 final class DiscoNames {
 
-    private DiscoNames() {
-    }
+    private DiscoNames() {}
 
     /**
      * @param property the property's name, for the message
@@ -16,7 +15,8 @@ final class DiscoNames {
      */
     static void require(String property, String name) {
         if (name == null) {
-            throw new IllegalArgumentException(property + " must be a disco name, such as '/myapp/locks'; it is not set");
+            throw new IllegalArgumentException(
+                    property + " must be a disco name, such as '/myapp/locks'; it is not set");
         }
         try {
             Names.check(name);

@@ -22,10 +22,14 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param guard the server-side guard of this application's own resources
  */
 @ConfigurationProperties("disco")
-public record DiscoProperties(@DefaultValue("true") boolean enabled, @DefaultValue("") String clientId,
-                              @DefaultValue("false") boolean failFast, @DefaultValue Etcd etcd,
-                              @DefaultValue Session session, @DefaultValue Shutdown shutdown,
-                              @DefaultValue Guard guard) {
+public record DiscoProperties(
+        @DefaultValue("true") boolean enabled,
+        @DefaultValue("") String clientId,
+        @DefaultValue("false") boolean failFast,
+        @DefaultValue Etcd etcd,
+        @DefaultValue Session session,
+        @DefaultValue Shutdown shutdown,
+        @DefaultValue Guard guard) {
 
     /** etcd's largest lease TTL. */
     static final Duration MAX_TTL = Duration.ofSeconds(9_000_000_000L);
@@ -43,7 +47,8 @@ public record DiscoProperties(@DefaultValue("true") boolean enabled, @DefaultVal
      */
     public DiscoProperties {
         if (clientId.length() > 256) {
-            throw new IllegalArgumentException("disco.client-id must be at most 256 characters, got " + clientId.length());
+            throw new IllegalArgumentException(
+                    "disco.client-id must be at most 256 characters, got " + clientId.length());
         }
     }
 
@@ -61,9 +66,14 @@ public record DiscoProperties(@DefaultValue("true") boolean enabled, @DefaultVal
      *     from 1 ms to 10 min
      * @param ssl TLS and mutual TLS through a Spring Boot SSL bundle
      */
-    public record Etcd(@DefaultValue("http://127.0.0.1:2379") List<String> endpoints, String user, String password,
-                       String authority, String namespace, @DefaultValue("5s") Duration requestTimeout,
-                       @DefaultValue Ssl ssl) {
+    public record Etcd(
+            @DefaultValue("http://127.0.0.1:2379") List<String> endpoints,
+            String user,
+            String password,
+            String authority,
+            String namespace,
+            @DefaultValue("5s") Duration requestTimeout,
+            @DefaultValue Ssl ssl) {
 
         /**
          * Checks the endpoints and {@code disco.etcd.request-timeout}.
@@ -78,8 +88,8 @@ public record DiscoProperties(@DefaultValue("true") boolean enabled, @DefaultVal
          */
         public Etcd {
             if (endpoints.isEmpty() || endpoints.stream().anyMatch(e -> e == null || e.isBlank())) {
-                throw new IllegalArgumentException("disco.etcd.endpoints must name at least one endpoint and no blank one, got "
-                        + endpoints);
+                throw new IllegalArgumentException(
+                        "disco.etcd.endpoints must name at least one endpoint and no blank one, got " + endpoints);
             }
             within("disco.etcd.request-timeout", requestTimeout, Duration.ofMillis(1), Duration.ofMinutes(10));
             if (password != null && user == null) {
@@ -93,8 +103,7 @@ public record DiscoProperties(@DefaultValue("true") boolean enabled, @DefaultVal
      *     endpoints only: its trust store verifies etcd's certificate (instead of the JVM's default trust
      *     store), its key store (if any) is this client's certificate for mutual TLS
      */
-    public record Ssl(String bundle) {
-    }
+    public record Ssl(String bundle) {}
 
     /**
      * @param ttl the lease TTL: how long a paused or partitioned instance keeps its locks and leaderships
@@ -109,8 +118,11 @@ public record DiscoProperties(@DefaultValue("true") boolean enabled, @DefaultVal
      *     {@code io.disco.client.BackendUnavailableException}, naming the endpoints and the cause, so request
      *     threads are not parked for as long as etcd is down; default the TTL; from 1 ms to 1 h
      */
-    public record Session(@DefaultValue("30s") Duration ttl, Duration grantMargin,
-                          @DefaultValue("150ms") Duration failoverAfter, Duration ownerWait) {
+    public record Session(
+            @DefaultValue("30s") Duration ttl,
+            Duration grantMargin,
+            @DefaultValue("150ms") Duration failoverAfter,
+            Duration ownerWait) {
 
         /**
          * Checks {@code disco.session.*}.
@@ -127,11 +139,13 @@ public record DiscoProperties(@DefaultValue("true") boolean enabled, @DefaultVal
             }
             within("disco.session.ttl", ttl, Duration.ofSeconds(1), MAX_TTL);
             if (ttl.getNano() != 0) {
-                throw new IllegalArgumentException("disco.session.ttl must be whole seconds (1s to 9000000000s), got " + ttl);
+                throw new IllegalArgumentException(
+                        "disco.session.ttl must be whole seconds (1s to 9000000000s), got " + ttl);
             }
             if (grantMargin != null && (grantMargin.isNegative() || grantMargin.compareTo(ttl) >= 0)) {
-                throw new IllegalArgumentException("disco.session.grant-margin must be from 0 to less than disco.session.ttl ("
-                        + ttl + "), got " + grantMargin);
+                throw new IllegalArgumentException(
+                        "disco.session.grant-margin must be from 0 to less than disco.session.ttl (" + ttl + "), got "
+                                + grantMargin);
             }
             within("disco.session.failover-after", failoverAfter, Duration.ofMillis(1), Duration.ofMinutes(1));
         }
@@ -157,8 +171,8 @@ public record DiscoProperties(@DefaultValue("true") boolean enabled, @DefaultVal
      * @param http the servlet filter (or WebFlux filter) that guards this application's HTTP resources
      * @param grpc the gRPC server interceptor that guards this application's gRPC services (with Spring gRPC)
      */
-    public record Guard(@DefaultValue Http http, @DefaultValue Grpc grpc) {
-    }
+    public record Guard(
+            @DefaultValue Http http, @DefaultValue Grpc grpc) {}
 
     /**
      * @param enabled whether to register the guard's gRPC server interceptor as a global interceptor of
@@ -171,8 +185,12 @@ public record DiscoProperties(@DefaultValue("true") boolean enabled, @DefaultVal
      * @param issuedBound whether tokens above etcd's current revision are rejected instead of raising the
      *     mark; needs the jetcd client of this application
      */
-    public record Grpc(@DefaultValue("false") boolean enabled, String keyMetadata, @DefaultValue Store store,
-                       @DefaultValue("10s") Duration drainTimeout, @DefaultValue("true") boolean issuedBound) {
+    public record Grpc(
+            @DefaultValue("false") boolean enabled,
+            String keyMetadata,
+            @DefaultValue Store store,
+            @DefaultValue("10s") Duration drainTimeout,
+            @DefaultValue("true") boolean issuedBound) {
 
         /**
          * Checks {@code disco.guard.grpc.drain-timeout}.
@@ -199,9 +217,13 @@ public record DiscoProperties(@DefaultValue("true") boolean enabled, @DefaultVal
      * @param issuedBound whether tokens above etcd's current revision (nobody issued them) are rejected
      *     (400) instead of raising the mark; needs the jetcd client of this application
      */
-    public record Http(@DefaultValue("false") boolean enabled, @DefaultValue List<String> urlPatterns,
-                       @DefaultValue Key key, @DefaultValue Store store, @DefaultValue("10s") Duration drainTimeout,
-                       @DefaultValue("true") boolean issuedBound) {
+    public record Http(
+            @DefaultValue("false") boolean enabled,
+            @DefaultValue List<String> urlPatterns,
+            @DefaultValue Key key,
+            @DefaultValue Store store,
+            @DefaultValue("10s") Duration drainTimeout,
+            @DefaultValue("true") boolean issuedBound) {
 
         /**
          * Checks {@code disco.guard.http.*}.
@@ -215,9 +237,10 @@ public record DiscoProperties(@DefaultValue("true") boolean enabled, @DefaultVal
          */
         public Http {
             if (enabled && urlPatterns.isEmpty()) {
-                throw new IllegalArgumentException("disco.guard.http.url-patterns must name at least one servlet URL pattern"
-                        + " (for example /orders/*) when disco.guard.http.enabled is true: there is no default, so that health"
-                        + " probes and other paths are not guarded by accident");
+                throw new IllegalArgumentException(
+                        "disco.guard.http.url-patterns must name at least one servlet URL pattern"
+                                + " (for example /orders/*) when disco.guard.http.enabled is true: there is no default, so that health"
+                                + " probes and other paths are not guarded by accident");
             }
             within("disco.guard.http.drain-timeout", drainTimeout, Duration.ZERO, Duration.ofMinutes(10));
         }
@@ -242,12 +265,14 @@ public record DiscoProperties(@DefaultValue("true") boolean enabled, @DefaultVal
         public Key {
             if (source != KeySource.NONE && (name == null || name.isBlank())) {
                 throw new IllegalArgumentException("disco.guard.http.key.name must name the "
-                        + source.name().toLowerCase(Locale.ROOT).replace('_', '-') + " when disco.guard.http.key.source is "
+                        + source.name().toLowerCase(Locale.ROOT).replace('_', '-')
+                        + " when disco.guard.http.key.source is "
                         + source.name().toLowerCase(Locale.ROOT).replace('_', '-'));
             }
             if (source == KeySource.PATH_VARIABLE && (pattern == null || !pattern.contains("{" + name + "}"))) {
-                throw new IllegalArgumentException("disco.guard.http.key.pattern must be a path pattern with the variable {"
-                        + name + "} when disco.guard.http.key.source is path-variable, got " + pattern);
+                throw new IllegalArgumentException(
+                        "disco.guard.http.key.pattern must be a path pattern with the variable {" + name
+                                + "} when disco.guard.http.key.source is path-variable, got " + pattern);
             }
         }
     }
@@ -263,8 +288,7 @@ public record DiscoProperties(@DefaultValue("true") boolean enabled, @DefaultVal
     }
 
     /** @param file a file that keeps the marks across restarts; none by default (marks start empty) */
-    public record Store(Path file) {
-    }
+    public record Store(Path file) {}
 
     private static void within(String property, Duration value, Duration min, Duration max) {
         if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {

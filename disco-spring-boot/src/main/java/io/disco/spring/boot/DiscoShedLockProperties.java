@@ -13,7 +13,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     {@code prefix + "/" + name}; a disco name ({@code io.disco.client.Names}: absolute, not ending in {@code '/'})
  */
 @ConfigurationProperties("disco.shedlock")
-public record DiscoShedLockProperties(@DefaultValue("true") boolean enabled, @DefaultValue("/shedlock") String prefix) {
+public record DiscoShedLockProperties(
+        @DefaultValue("true") boolean enabled,
+        @DefaultValue("/shedlock") String prefix) {
 
     /**
      * Checks {@code disco.shedlock.prefix}.

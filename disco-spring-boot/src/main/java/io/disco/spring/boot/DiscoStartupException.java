@@ -22,8 +22,10 @@ final class DiscoStartupException extends IllegalStateException {
      * @param cause the provider's failure to get the first lease
      */
     DiscoStartupException(List<String> endpoints, RuntimeException cause) {
-        super("disco.fail-fast=true and the disco client could not get its lease from etcd at startup: "
-                + cause.getMessage(), cause);
+        super(
+                "disco.fail-fast=true and the disco client could not get its lease from etcd at startup: "
+                        + cause.getMessage(),
+                cause);
         this.endpoints = List.copyOf(endpoints);
     }
 

@@ -17,14 +17,16 @@ class DiscoStartupFailureAnalyzer extends AbstractFailureAnalyzer<DiscoStartupEx
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, DiscoStartupException cause) {
         Throwable reason = cause.getCause() != null ? cause.getCause() : cause;
-        String endpoints = cause.endpoints().isEmpty() ? "those of the application's own jetcd Client bean"
+        String endpoints = cause.endpoints().isEmpty()
+                ? "those of the application's own jetcd Client bean"
                 : String.join(", ", cause.endpoints());
         String description = "The disco client could not get its lease from etcd at startup, and disco.fail-fast=true"
                 + " does not let the application start without one.\n\n"
                 + "Endpoints: " + endpoints + "\n"
                 + "Cause: " + reason.getMessage();
-        String action = fix(reason) + "\n\nOr, to start while etcd is unreachable, set disco.fail-fast=false (the default):"
-                + " the application starts with its 'disco' health DOWN, and the client gets its lease as soon as etcd answers.";
+        String action =
+                fix(reason) + "\n\nOr, to start while etcd is unreachable, set disco.fail-fast=false (the default):"
+                        + " the application starts with its 'disco' health DOWN, and the client gets its lease as soon as etcd answers.";
         return new FailureAnalysis(description, action, cause);
     }
 

@@ -49,6 +49,7 @@ public final class FencingExchangeFilter implements ExchangeFilterFunction {
             return Mono.error(e);
         }
         return next.exchange(ClientRequest.from(request)
-                .headers(h -> h.set(FencingHttp.HEADER, Long.toString(t.value()))).build());
+                .headers(h -> h.set(FencingHttp.HEADER, Long.toString(t.value())))
+                .build());
     }
 }

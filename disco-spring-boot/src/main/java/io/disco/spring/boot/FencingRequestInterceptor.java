@@ -2,7 +2,6 @@ package io.disco.spring.boot;
 
 import io.disco.fencing.Fenced;
 import io.disco.fencing.FencingHttp;
-import io.disco.fencing.FencingToken;
 import java.io.IOException;
 import java.util.Objects;
 import org.springframework.http.HttpRequest;

@@ -22,7 +22,8 @@ public final class GuardProblemDetails implements GuardRejections {
     public static final String TYPE_BASE = "https://disco-java.github.io/disco/problems/";
 
     @Override
-    public void reject(HttpServletRequest request, HttpServletResponse response, GuardRejection rejection) throws IOException {
+    public void reject(HttpServletRequest request, HttpServletResponse response, GuardRejection rejection)
+            throws IOException {
         String json = json(rejection, request.getRequestURI());
         response.setStatus(rejection.status());
         response.setCharacterEncoding("UTF-8");

@@ -45,7 +45,8 @@ public final class GuardWebFilter implements WebFilter {
     private final KeyedGuard keyed;
     private final Function<ServerWebExchange, String> keyOf;
 
-    private GuardWebFilter(List<PathPattern> paths, Guard guard, KeyedGuard keyed, Function<ServerWebExchange, String> keyOf) {
+    private GuardWebFilter(
+            List<PathPattern> paths, Guard guard, KeyedGuard keyed, Function<ServerWebExchange, String> keyOf) {
         if (paths.isEmpty()) {
             throw new IllegalArgumentException("paths must name at least one path pattern: there is no default");
         }
@@ -63,7 +64,8 @@ public final class GuardWebFilter implements WebFilter {
      * @throws IllegalArgumentException if {@code paths} is empty
      */
     public static GuardWebFilter of(List<PathPattern> paths, Guard guard) {
-        return new GuardWebFilter(Objects.requireNonNull(paths, "paths"), Objects.requireNonNull(guard, "guard"), null, null);
+        return new GuardWebFilter(
+                Objects.requireNonNull(paths, "paths"), Objects.requireNonNull(guard, "guard"), null, null);
     }
 
     /**
@@ -74,8 +76,12 @@ public final class GuardWebFilter implements WebFilter {
      * @throws NullPointerException if an argument is null
      * @throws IllegalArgumentException if {@code paths} is empty
      */
-    public static GuardWebFilter keyed(List<PathPattern> paths, KeyedGuard guards, Function<ServerWebExchange, String> keyOf) {
-        return new GuardWebFilter(Objects.requireNonNull(paths, "paths"), null, Objects.requireNonNull(guards, "guards"),
+    public static GuardWebFilter keyed(
+            List<PathPattern> paths, KeyedGuard guards, Function<ServerWebExchange, String> keyOf) {
+        return new GuardWebFilter(
+                Objects.requireNonNull(paths, "paths"),
+                null,
+                Objects.requireNonNull(guards, "guards"),
                 Objects.requireNonNull(keyOf, "keyOf"));
     }
 
@@ -85,19 +91,20 @@ public final class GuardWebFilter implements WebFilter {
         if (paths.stream().noneMatch(p -> p.matches(path))) {
             return chain.filter(exchange);
         }
-        return Mono.fromCallable(() -> admit(exchange)).subscribeOn(Schedulers.boundedElastic()).flatMap(outcome -> {
-            if (outcome.rejection != null) {
-                return reject(exchange, outcome.rejection);
-            }
-            Guard.Admission admission = outcome.admission;
-            exchange.getAttributes().put(GuardFilter.TOKEN_ATTRIBUTE, admission.token());
-            return chain.filter(exchange).doFinally(signal -> admission.close());
-        });
+        return Mono.fromCallable(() -> admit(exchange))
+                .subscribeOn(Schedulers.boundedElastic())
+                .flatMap(outcome -> {
+                    if (outcome.rejection != null) {
+                        return reject(exchange, outcome.rejection);
+                    }
+                    Guard.Admission admission = outcome.admission;
+                    exchange.getAttributes().put(GuardFilter.TOKEN_ATTRIBUTE, admission.token());
+                    return chain.filter(exchange).doFinally(signal -> admission.close());
+                });
     }
 
     /** An admission or a rejection. */
-    private record Outcome(Guard.Admission admission, GuardRejection rejection) {
-    }
+    private record Outcome(Guard.Admission admission, GuardRejection rejection) {}
 
     private Outcome admit(ServerWebExchange exchange) {
         List<String> headers = exchange.getRequest().getHeaders().getOrEmpty(FencingHttp.HEADER);
@@ -107,7 +114,12 @@ public final class GuardWebFilter implements WebFilter {
             if (g == null) {
                 String key = keyOf.apply(exchange);
                 if (key == null || key.isBlank()) {
-                    return rejected(400, GuardRejection.Reason.NO_KEY, "no resource key in this request", Optional.of(token), Optional.empty());
+                    return rejected(
+                            400,
+                            GuardRejection.Reason.NO_KEY,
+                            "no resource key in this request",
+                            Optional.of(token),
+                            Optional.empty());
                 }
                 g = keyed.forKey(key);
             }
@@ -115,24 +127,44 @@ public final class GuardWebFilter implements WebFilter {
         } catch (MalformedTokenException e) {
             return rejected(400, GuardRejection.Reason.MALFORMED, e.getMessage(), Optional.empty(), Optional.empty());
         } catch (TokenStaleException e) {
-            return rejected(409, GuardRejection.Reason.STALE, e.getMessage(), Optional.of(e.token()), Optional.of(e.highWater()));
+            return rejected(
+                    409,
+                    GuardRejection.Reason.STALE,
+                    e.getMessage(),
+                    Optional.of(e.token()),
+                    Optional.of(e.highWater()));
         } catch (TokenNotIssuedException e) {
-            return rejected(400, GuardRejection.Reason.NOT_ISSUED, e.getMessage(), Optional.of(e.token()), Optional.of(e.bound()));
+            return rejected(
+                    400,
+                    GuardRejection.Reason.NOT_ISSUED,
+                    e.getMessage(),
+                    Optional.of(e.token()),
+                    Optional.of(e.bound()));
         } catch (DrainTimeoutException e) {
-            return rejected(503, GuardRejection.Reason.DRAIN_TIMEOUT, e.getMessage(), Optional.of(e.token()), Optional.empty());
+            return rejected(
+                    503, GuardRejection.Reason.DRAIN_TIMEOUT, e.getMessage(), Optional.of(e.token()), Optional.empty());
         } catch (BoundUnavailableException e) {
-            return rejected(503, GuardRejection.Reason.UNAVAILABLE, e.getMessage(), Optional.of(e.token()), Optional.empty());
+            return rejected(
+                    503, GuardRejection.Reason.UNAVAILABLE, e.getMessage(), Optional.of(e.token()), Optional.empty());
         } catch (UncheckedIOException e) {
             return rejected(503, GuardRejection.Reason.UNAVAILABLE, e.getMessage(), Optional.empty(), Optional.empty());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return rejected(503, GuardRejection.Reason.UNAVAILABLE, "interrupted while waiting for older requests to finish; retry",
-                    Optional.empty(), Optional.empty());
+            return rejected(
+                    503,
+                    GuardRejection.Reason.UNAVAILABLE,
+                    "interrupted while waiting for older requests to finish; retry",
+                    Optional.empty(),
+                    Optional.empty());
         }
     }
 
-    private static Outcome rejected(int status, GuardRejection.Reason reason, String detail, Optional<FencingToken> token,
-                                    Optional<FencingToken> mark) {
+    private static Outcome rejected(
+            int status,
+            GuardRejection.Reason reason,
+            String detail,
+            Optional<FencingToken> token,
+            Optional<FencingToken> mark) {
         return new Outcome(null, new GuardRejection(status, reason, detail, token, mark));
     }
 
@@ -143,7 +175,9 @@ public final class GuardWebFilter implements WebFilter {
             response.getHeaders().set("Retry-After", "1");
         }
         response.getHeaders().setContentType(MediaType.APPLICATION_PROBLEM_JSON);
-        byte[] body = GuardProblemDetails.json(rejection, exchange.getRequest().getPath().value()).getBytes(StandardCharsets.UTF_8);
+        byte[] body = GuardProblemDetails.json(
+                        rejection, exchange.getRequest().getPath().value())
+                .getBytes(StandardCharsets.UTF_8);
         return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
     }
 }

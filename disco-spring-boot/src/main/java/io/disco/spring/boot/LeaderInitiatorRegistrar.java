@@ -39,15 +39,17 @@ final class LeaderInitiatorRegistrar implements ImportBeanDefinitionRegistrar, E
 
     @Override
     public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
-        Map<String, String> bound = Binder.get(environment).bind("disco.integration.leader.roles",
-                Bindable.mapOf(String.class, String.class)).orElse(Map.of());
+        Map<String, String> bound = Binder.get(environment)
+                .bind("disco.integration.leader.roles", Bindable.mapOf(String.class, String.class))
+                .orElse(Map.of());
         DiscoIntegrationProperties.Leader leader = new DiscoIntegrationProperties.Leader(bound);
         leader.roles().forEach((role, election) -> {
             String name = PREFIX + role;
             if (registry.containsBeanDefinition(name)) {
                 return;
             }
-            RootBeanDefinition definition = new RootBeanDefinition(DiscoLeaderInitiator.class,
+            RootBeanDefinition definition = new RootBeanDefinition(
+                    DiscoLeaderInitiator.class,
                     () -> new DiscoLeaderInitiator(beanFactory.getBean(Disco.class), election, role));
             registry.registerBeanDefinition(name, definition);
         });

@@ -22,8 +22,7 @@ final class NettyCheck {
     /** The oldest gRPC jetcd 0.8.6 runs on: the one it is built on. */
     static final String MIN_GRPC = "1.76.0";
 
-    private NettyCheck() {
-    }
+    private NettyCheck() {}
 
     static void requireNetty42(ClassLoader loader) {
         try {
@@ -33,17 +32,25 @@ final class NettyCheck {
         }
         String netty = found(loader);
         if (older(netty, MIN_NETTY)) {
-            throw new IllegalStateException("disco needs Netty " + MIN_NETTY + " or later (jetcd 0.8.6 runs on Vert.x 5.0.5,"
-                    + " built on it), but the class path has Netty " + netty + ". Fix: Spring Boot 4.0 or later manages a newer"
-                    + " one; otherwise set it: Maven <properties><netty.version>" + MIN_NETTY + "</netty.version></properties>"
-                    + " (Boot's parent or BOM), or import io.netty:netty-bom " + MIN_NETTY + " or later; Gradle ext['netty.version']");
+            throw new IllegalStateException(
+                    "disco needs Netty " + MIN_NETTY + " or later (jetcd 0.8.6 runs on Vert.x 5.0.5,"
+                            + " built on it), but the class path has Netty " + netty
+                            + ". Fix: Spring Boot 4.0 or later manages a newer"
+                            + " one; otherwise set it: Maven <properties><netty.version>" + MIN_NETTY
+                            + "</netty.version></properties>"
+                            + " (Boot's parent or BOM), or import io.netty:netty-bom " + MIN_NETTY
+                            + " or later; Gradle ext['netty.version']");
         }
         String grpc = grpcVersion(loader);
         if (grpc != null && older(grpc, MIN_GRPC)) {
-            throw new IllegalStateException("disco needs gRPC " + MIN_GRPC + " or later (the release jetcd 0.8.6 is built on),"
-                    + " but the class path has gRPC " + grpc + ". Fix: Spring Boot 4.1 manages a newer one; otherwise set it:"
-                    + " Maven <properties><grpc-java.version>" + MIN_GRPC + "</grpc-java.version></properties> (Boot 4.1's"
-                    + " parent or BOM), or import io.grpc:grpc-bom " + MIN_GRPC + " or later before whatever manages the older one");
+            throw new IllegalStateException(
+                    "disco needs gRPC " + MIN_GRPC + " or later (the release jetcd 0.8.6 is built on),"
+                            + " but the class path has gRPC " + grpc
+                            + ". Fix: Spring Boot 4.1 manages a newer one; otherwise set it:"
+                            + " Maven <properties><grpc-java.version>" + MIN_GRPC
+                            + "</grpc-java.version></properties> (Boot 4.1's"
+                            + " parent or BOM), or import io.grpc:grpc-bom " + MIN_GRPC
+                            + " or later before whatever manages the older one");
         }
     }
 
@@ -64,7 +71,8 @@ final class NettyCheck {
     }
 
     private static int[] numbers(String version) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("^(\\d+)(?:\\.(\\d+))?(?:\\.(\\d+))?").matcher(version);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("^(\\d+)(?:\\.(\\d+))?(?:\\.(\\d+))?")
+                .matcher(version);
         if (!m.find()) {
             return new int[0];
         }
@@ -79,7 +87,9 @@ final class NettyCheck {
     /** gRPC's own version (grpc-core's {@code GrpcUtil.IMPLEMENTATION_VERSION}), or null without grpc-core. */
     private static String grpcVersion(ClassLoader loader) {
         try {
-            Object v = Class.forName("io.grpc.internal.GrpcUtil", false, loader).getField("IMPLEMENTATION_VERSION").get(null);
+            Object v = Class.forName("io.grpc.internal.GrpcUtil", false, loader)
+                    .getField("IMPLEMENTATION_VERSION")
+                    .get(null);
             return v == null ? null : String.valueOf(v);
         } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
             return null;
@@ -88,7 +98,8 @@ final class NettyCheck {
 
     static String message(String found) {
         return "disco needs Netty 4.2 (jetcd 0.8.6 runs on Vert.x 5), but the class path has Netty " + found
-                + ", without " + NETTY_42_CLASS + ". Spring Boot 3.5 manages Netty 4.1. Fix: move to Spring Boot 4.0 or later,"
+                + ", without " + NETTY_42_CLASS
+                + ". Spring Boot 3.5 manages Netty 4.1. Fix: move to Spring Boot 4.0 or later,"
                 + " or override Boot's Netty version: Maven <properties><netty.version>4.2.18.Final</netty.version></properties>,"
                 + " Gradle ext['netty.version'] = '4.2.18.Final'";
     }
@@ -97,13 +108,15 @@ final class NettyCheck {
         try {
             Class<?> version = Class.forName("io.netty.util.Version", true, loader);
             @SuppressWarnings("unchecked")
-            Map<String, ?> all = (Map<String, ?>) version.getMethod("identify", ClassLoader.class).invoke(null, loader);
+            Map<String, ?> all = (Map<String, ?>)
+                    version.getMethod("identify", ClassLoader.class).invoke(null, loader);
             Object common = all.get("netty-common");
             if (common == null && !all.isEmpty()) {
                 common = all.values().iterator().next();
             }
             if (common != null) {
-                return String.valueOf(common.getClass().getMethod("artifactVersion").invoke(common));
+                return String.valueOf(
+                        common.getClass().getMethod("artifactVersion").invoke(common));
             }
         } catch (ReflectiveOperationException | LinkageError ignored) {
             // fall through

@@ -51,6 +51,7 @@ class DiscoAdaptersApplicationTest {
 
     /** What happened, in order: runs with their tokens, the role's events, the client's close. */
     static final Queue<String> EVENTS = new ConcurrentLinkedQueue<>();
+
     static final Queue<FencingToken> SHED_TOKENS = new ConcurrentLinkedQueue<>();
     static final Queue<FencingToken> LEADER_TOKENS = new ConcurrentLinkedQueue<>();
     /** The client's holdings when its close was first called. */
@@ -77,17 +78,18 @@ class DiscoAdaptersApplicationTest {
                     if (!(bean instanceof Disco disco)) {
                         return bean;
                     }
-                    return Proxy.newProxyInstance(Disco.class.getClassLoader(), new Class<?>[] {Disco.class}, (proxy, method, args) -> {
-                        if (method.getName().equals("close") && heldAtClose == null) {
-                            heldAtClose = disco.holdings();
-                            EVENTS.add("client closed");
-                        }
-                        try {
-                            return method.invoke(disco, args);
-                        } catch (InvocationTargetException e) {
-                            throw e.getCause();
-                        }
-                    });
+                    return Proxy.newProxyInstance(
+                            Disco.class.getClassLoader(), new Class<?>[] {Disco.class}, (proxy, method, args) -> {
+                                if (method.getName().equals("close") && heldAtClose == null) {
+                                    heldAtClose = disco.holdings();
+                                    EVENTS.add("client closed");
+                                }
+                                try {
+                                    return method.invoke(disco, args);
+                                } catch (InvocationTargetException e) {
+                                    throw e.getCause();
+                                }
+                            });
                 }
             };
         }
@@ -114,7 +116,8 @@ class DiscoAdaptersApplicationTest {
 
         @EventListener
         public void granted(OnGrantedEvent event) {
-            EVENTS.add("granted " + event.getRole() + " " + ((DiscoLeaderContext) event.getContext()).token().value());
+            EVENTS.add("granted " + event.getRole() + " "
+                    + ((DiscoLeaderContext) event.getContext()).token().value());
         }
 
         @EventListener
@@ -126,11 +129,17 @@ class DiscoAdaptersApplicationTest {
     @Test
     void theAdaptersRunWithTheirTokensAndLetGoBeforeTheClientCloses() {
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(DiscoAutoConfiguration.class, DiscoShedLockAutoConfiguration.class,
-                        DiscoLeaderOnlyAutoConfiguration.class, DiscoIntegrationAutoConfiguration.class))
+                .withConfiguration(AutoConfigurations.of(
+                        DiscoAutoConfiguration.class,
+                        DiscoShedLockAutoConfiguration.class,
+                        DiscoLeaderOnlyAutoConfiguration.class,
+                        DiscoIntegrationAutoConfiguration.class))
                 .withUserConfiguration(App.class)
-                .withPropertyValues("disco.etcd.endpoints=" + String.join(",", ETCD.cluster().endpoints()),
-                        "disco.session.ttl=5s", "disco.shedlock.prefix=" + BASE + "/shedlock",
+                .withPropertyValues(
+                        "disco.etcd.endpoints="
+                                + String.join(",", ETCD.cluster().endpoints()),
+                        "disco.session.ttl=5s",
+                        "disco.shedlock.prefix=" + BASE + "/shedlock",
                         "disco.integration.lock-registry.prefix=" + BASE + "/locks",
                         "disco.integration.leader.roles.orders=" + BASE + "/orders")
                 .run(context -> {
@@ -143,29 +152,47 @@ class DiscoAdaptersApplicationTest {
                     });
                     List<Holding> held = disco.holdings();
                     FencingToken shed = SHED_TOKENS.peek();
-                    assertThat(held).filteredOn(h -> h.name().equals(BASE + "/shedlock/sweep"))
-                            .singleElement().satisfies(h -> assertThat(h.token()).contains(shed));
+                    assertThat(held)
+                            .filteredOn(h -> h.name().equals(BASE + "/shedlock/sweep"))
+                            .singleElement()
+                            .satisfies(h -> assertThat(h.token()).contains(shed));
                     FencingToken term = LEADER_TOKENS.peek();
-                    assertThat(LEADER_TOKENS).as("one term: every run has its token").containsOnly(term);
-                    assertThat(held).filteredOn(h -> h.name().equals("/boot-adapters/report"))
-                            .singleElement().satisfies(h -> assertThat(h.token()).contains(term));
-                    String granted = EVENTS.stream().filter(e -> e.startsWith("granted orders ")).findFirst().orElseThrow();
-                    assertThat(held).filteredOn(h -> h.name().equals(BASE + "/orders")).singleElement()
-                            .satisfies(h -> assertThat("granted orders " + h.token().orElseThrow().value()).isEqualTo(granted));
+                    assertThat(LEADER_TOKENS)
+                            .as("one term: every run has its token")
+                            .containsOnly(term);
+                    assertThat(held)
+                            .filteredOn(h -> h.name().equals("/boot-adapters/report"))
+                            .singleElement()
+                            .satisfies(h -> assertThat(h.token()).contains(term));
+                    String granted = EVENTS.stream()
+                            .filter(e -> e.startsWith("granted orders "))
+                            .findFirst()
+                            .orElseThrow();
+                    assertThat(held)
+                            .filteredOn(h -> h.name().equals(BASE + "/orders"))
+                            .singleElement()
+                            .satisfies(h -> assertThat("granted orders "
+                                            + h.token().orElseThrow().value())
+                                    .isEqualTo(granted));
 
                     @SuppressWarnings("unchecked")
                     LockRegistry<DiscoLock> registry = context.getBean(LockRegistry.class);
                     DiscoLock lock = registry.obtain("k");
                     lock.lock();
                     try {
-                        assertThat(disco.holdings()).filteredOn(h -> h.name().equals(BASE + "/locks/k")).singleElement()
+                        assertThat(disco.holdings())
+                                .filteredOn(h -> h.name().equals(BASE + "/locks/k"))
+                                .singleElement()
                                 .satisfies(h -> assertThat(h.token()).contains(lock.token()));
                     } finally {
                         lock.unlock();
                     }
                 });
-        assertThat(heldAtClose).as("what the client still held when DiscoLifecycle closed it").isEmpty();
-        assertThat(List.copyOf(EVENTS)).as("the role revoked before the client closed")
+        assertThat(heldAtClose)
+                .as("what the client still held when DiscoLifecycle closed it")
+                .isEmpty();
+        assertThat(List.copyOf(EVENTS))
+                .as("the role revoked before the client closed")
                 .containsSubsequence("revoked orders", "client closed");
     }
 }

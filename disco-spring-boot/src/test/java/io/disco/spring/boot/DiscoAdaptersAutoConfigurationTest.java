@@ -39,13 +39,18 @@ class DiscoAdaptersAutoConfigurationTest {
     /** The bean {@code @EnableLeaderOnly} registers (its class is package-private). */
     static final String ELECTIONS = "io.disco.spring.scheduling.LeaderOnlyElections";
 
-    private static final AutoConfigurations ALL = AutoConfigurations.of(DiscoAutoConfiguration.class,
-            DiscoShedLockAutoConfiguration.class, DiscoLeaderOnlyAutoConfiguration.class,
+    private static final AutoConfigurations ALL = AutoConfigurations.of(
+            DiscoAutoConfiguration.class,
+            DiscoShedLockAutoConfiguration.class,
+            DiscoLeaderOnlyAutoConfiguration.class,
             DiscoIntegrationAutoConfiguration.class);
 
     private ApplicationContextRunner runner() {
-        return new ApplicationContextRunner().withConfiguration(ALL)
-                .withPropertyValues("disco.etcd.endpoints=" + String.join(",", ETCD.cluster().endpoints()),
+        return new ApplicationContextRunner()
+                .withConfiguration(ALL)
+                .withPropertyValues(
+                        "disco.etcd.endpoints="
+                                + String.join(",", ETCD.cluster().endpoints()),
                         "disco.session.ttl=5s");
     }
 
@@ -53,15 +58,22 @@ class DiscoAdaptersAutoConfigurationTest {
     void everyAdapterIsWiredWhenItsClassesAndTheClientArePresent() {
         String prefix = "/boot-wire/" + UUID.randomUUID() + "/shed";
         runner().withPropertyValues("disco.shedlock.prefix=" + prefix).run(context -> {
-            assertThat(context).hasNotFailed().hasSingleBean(LockProvider.class).hasSingleBean(DiscoLockProvider.class)
-                    .hasSingleBean(LockRegistry.class).hasSingleBean(DiscoLockRegistry.class)
-                    .hasBean(ELECTIONS).hasSingleBean(AdapterShutdown.class)
+            assertThat(context)
+                    .hasNotFailed()
+                    .hasSingleBean(LockProvider.class)
+                    .hasSingleBean(DiscoLockProvider.class)
+                    .hasSingleBean(LockRegistry.class)
+                    .hasSingleBean(DiscoLockRegistry.class)
+                    .hasBean(ELECTIONS)
+                    .hasSingleBean(AdapterShutdown.class)
                     .doesNotHaveBean(DiscoLeaderInitiator.class);
             // the provider locks under disco.shedlock.prefix
-            Optional<SimpleLock> lock = context.getBean(LockProvider.class).lock(
-                    new LockConfiguration(Instant.now(), "job", Duration.ofSeconds(5), Duration.ZERO));
+            Optional<SimpleLock> lock = context.getBean(LockProvider.class)
+                    .lock(new LockConfiguration(Instant.now(), "job", Duration.ofSeconds(5), Duration.ZERO));
             assertThat(lock).isPresent();
-            assertThat(context.getBean(Disco.class).holdings()).extracting(Holding::name).contains(prefix + "/job");
+            assertThat(context.getBean(Disco.class).holdings())
+                    .extracting(Holding::name)
+                    .contains(prefix + "/job");
             lock.get().unlock();
         });
     }
@@ -69,26 +81,47 @@ class DiscoAdaptersAutoConfigurationTest {
     @Test
     void withoutTheClientNoAdapterIsWired() {
         runner().withPropertyValues("disco.enabled=false", "disco.integration.leader.roles.orders=/boot-wire/orders")
-                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(Disco.class)
-                        .doesNotHaveBean(LockProvider.class).doesNotHaveBean(LockRegistry.class).doesNotHaveBean(ELECTIONS)
-                        .doesNotHaveBean(DiscoLeaderInitiator.class).doesNotHaveBean(AdapterShutdown.class));
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .doesNotHaveBean(Disco.class)
+                        .doesNotHaveBean(LockProvider.class)
+                        .doesNotHaveBean(LockRegistry.class)
+                        .doesNotHaveBean(ELECTIONS)
+                        .doesNotHaveBean(DiscoLeaderInitiator.class)
+                        .doesNotHaveBean(AdapterShutdown.class));
     }
 
     @Test
     void aMissingClassLeavesItsAdapterOut() {
         String roles = "disco.integration.leader.roles.orders=/boot-wire/" + UUID.randomUUID();
-        runner().withClassLoader(new FilteredClassLoader(LockProvider.class)).run(context ->
-                assertThat(context).hasNotFailed().doesNotHaveBean(DiscoLockProvider.class).hasBean(ELECTIONS)
+        runner().withClassLoader(new FilteredClassLoader(LockProvider.class))
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .doesNotHaveBean(DiscoLockProvider.class)
+                        .hasBean(ELECTIONS)
                         .hasSingleBean(DiscoLockRegistry.class));
-        runner().withClassLoader(new FilteredClassLoader(DiscoLockProvider.class)).run(context ->
-                assertThat(context).hasNotFailed().doesNotHaveBean(LockProvider.class).hasSingleBean(DiscoLockRegistry.class));
-        runner().withClassLoader(new FilteredClassLoader(EnableLeaderOnly.class)).run(context ->
-                assertThat(context).hasNotFailed().doesNotHaveBean(ELECTIONS).hasSingleBean(DiscoLockProvider.class));
-        runner().withPropertyValues(roles).withClassLoader(new FilteredClassLoader(LockRegistry.class)).run(context ->
-                assertThat(context).hasNotFailed().doesNotHaveBean(DiscoLockRegistry.class)
-                        .doesNotHaveBean(DiscoLeaderInitiator.class).hasSingleBean(DiscoLockProvider.class));
-        runner().withPropertyValues(roles).withClassLoader(new FilteredClassLoader(DiscoLockRegistry.class)).run(context ->
-                assertThat(context).hasNotFailed().doesNotHaveBean(LockRegistry.class)
+        runner().withClassLoader(new FilteredClassLoader(DiscoLockProvider.class))
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .doesNotHaveBean(LockProvider.class)
+                        .hasSingleBean(DiscoLockRegistry.class));
+        runner().withClassLoader(new FilteredClassLoader(EnableLeaderOnly.class))
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .doesNotHaveBean(ELECTIONS)
+                        .hasSingleBean(DiscoLockProvider.class));
+        runner().withPropertyValues(roles)
+                .withClassLoader(new FilteredClassLoader(LockRegistry.class))
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .doesNotHaveBean(DiscoLockRegistry.class)
+                        .doesNotHaveBean(DiscoLeaderInitiator.class)
+                        .hasSingleBean(DiscoLockProvider.class));
+        runner().withPropertyValues(roles)
+                .withClassLoader(new FilteredClassLoader(DiscoLockRegistry.class))
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .doesNotHaveBean(LockRegistry.class)
                         .doesNotHaveBean(DiscoLeaderInitiator.class));
     }
 
@@ -107,14 +140,14 @@ class DiscoAdaptersAutoConfigurationTest {
 
     @Configuration(proxyBeanMethods = false)
     @EnableLeaderOnly
-    static class OwnLeaderOnly {
-    }
+    static class OwnLeaderOnly {}
 
     @Configuration(proxyBeanMethods = false)
     static class OwnInitiator {
         @Bean(LeaderInitiatorRegistrar.PREFIX + "orders")
         DiscoLeaderInitiator myOrders(Disco disco) {
-            DiscoLeaderInitiator initiator = new DiscoLeaderInitiator(disco, "/boot-wire/mine/" + UUID.randomUUID(), "orders");
+            DiscoLeaderInitiator initiator =
+                    new DiscoLeaderInitiator(disco, "/boot-wire/mine/" + UUID.randomUUID(), "orders");
             initiator.setAutoStartup(false);
             return initiator;
         }
@@ -125,39 +158,62 @@ class DiscoAdaptersAutoConfigurationTest {
         runner().withUserConfiguration(OwnBeans.class, OwnLeaderOnly.class, OwnInitiator.class)
                 .withPropertyValues("disco.integration.leader.roles.orders=/boot-wire/" + UUID.randomUUID())
                 .run(context -> {
-                    assertThat(context).hasNotFailed().hasSingleBean(LockProvider.class).hasBean("myLockProvider")
+                    assertThat(context)
+                            .hasNotFailed()
+                            .hasSingleBean(LockProvider.class)
+                            .hasBean("myLockProvider")
                             .doesNotHaveBean(DiscoLockProvider.class)
-                            .hasSingleBean(LockRegistry.class).hasBean("myLockRegistry").doesNotHaveBean(DiscoLockRegistry.class)
-                            .hasBean(ELECTIONS).hasSingleBean(DiscoLeaderInitiator.class);
-                    assertThat(context.getBeanNamesForType(Class.forName(ELECTIONS))).hasSize(1);
+                            .hasSingleBean(LockRegistry.class)
+                            .hasBean("myLockRegistry")
+                            .doesNotHaveBean(DiscoLockRegistry.class)
+                            .hasBean(ELECTIONS)
+                            .hasSingleBean(DiscoLeaderInitiator.class);
+                    assertThat(context.getBeanNamesForType(Class.forName(ELECTIONS)))
+                            .hasSize(1);
                     assertThat(context.getBean(LeaderInitiatorRegistrar.PREFIX + "orders", DiscoLeaderInitiator.class)
-                            .isRunning()).as("the application's own initiator, not started").isFalse();
+                                    .isRunning())
+                            .as("the application's own initiator, not started")
+                            .isFalse();
                 });
     }
 
     @Test
     void propertiesSwitchTheAdaptersOff() {
-        runner().withPropertyValues("disco.shedlock.enabled=false", "disco.leader-only.enabled=false",
-                "disco.integration.lock-registry.enabled=false").run(context ->
-                assertThat(context).hasNotFailed().hasSingleBean(Disco.class).doesNotHaveBean(LockProvider.class)
-                        .doesNotHaveBean(ELECTIONS).doesNotHaveBean(LockRegistry.class));
+        runner().withPropertyValues(
+                        "disco.shedlock.enabled=false",
+                        "disco.leader-only.enabled=false",
+                        "disco.integration.lock-registry.enabled=false")
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .hasSingleBean(Disco.class)
+                        .doesNotHaveBean(LockProvider.class)
+                        .doesNotHaveBean(ELECTIONS)
+                        .doesNotHaveBean(LockRegistry.class));
     }
 
     @Test
     void oneInitiatorPerRoleCampaignsInItsElection() {
         String base = "/boot-wire/" + UUID.randomUUID();
-        runner().withPropertyValues("disco.integration.leader.roles.orders=" + base + "/orders",
-                "disco.integration.leader.roles.billing=" + base + "/billing").run(context -> {
-            assertThat(context).hasNotFailed();
-            assertThat(context.getBeansOfType(DiscoLeaderInitiator.class)).containsOnlyKeys(
-                    LeaderInitiatorRegistrar.PREFIX + "orders", LeaderInitiatorRegistrar.PREFIX + "billing");
-            DiscoLeaderInitiator orders = context.getBean(LeaderInitiatorRegistrar.PREFIX + "orders", DiscoLeaderInitiator.class);
-            assertThat(orders.isRunning()).isTrue();
-            assertThat(orders.getContext().getRole()).isEqualTo("orders");
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                    assertThat(context.getBean(Disco.class).holdings()).extracting(Holding::name)
-                            .contains(base + "/orders", base + "/billing"));
-        });
+        runner().withPropertyValues(
+                        "disco.integration.leader.roles.orders=" + base + "/orders",
+                        "disco.integration.leader.roles.billing=" + base + "/billing")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBeansOfType(DiscoLeaderInitiator.class))
+                            .containsOnlyKeys(
+                                    LeaderInitiatorRegistrar.PREFIX + "orders",
+                                    LeaderInitiatorRegistrar.PREFIX + "billing");
+                    DiscoLeaderInitiator orders =
+                            context.getBean(LeaderInitiatorRegistrar.PREFIX + "orders", DiscoLeaderInitiator.class);
+                    assertThat(orders.isRunning()).isTrue();
+                    assertThat(orders.getContext().getRole()).isEqualTo("orders");
+                    org.awaitility.Awaitility.await()
+                            .atMost(Duration.ofSeconds(10))
+                            .untilAsserted(() -> assertThat(
+                                            context.getBean(Disco.class).holdings())
+                                    .extracting(Holding::name)
+                                    .contains(base + "/orders", base + "/billing"));
+                });
     }
 
     /** A bad value fails startup, naming the property. */
@@ -175,7 +231,11 @@ class DiscoAdaptersAutoConfigurationTest {
     @Test
     void badPrefixesAndElectionNamesFailStartupNamingTheProperty() {
         fails("disco.shedlock.prefix=/jobs/", "disco.shedlock.prefix must be a disco name");
-        fails("disco.integration.lock-registry.prefix= ", "disco.integration.lock-registry.prefix must be a disco name");
-        fails("disco.integration.leader.roles.orders=/elections/", "disco.integration.leader.roles.orders must be a disco name");
+        fails(
+                "disco.integration.lock-registry.prefix= ",
+                "disco.integration.lock-registry.prefix must be a disco name");
+        fails(
+                "disco.integration.leader.roles.orders=/elections/",
+                "disco.integration.leader.roles.orders must be a disco name");
     }
 }

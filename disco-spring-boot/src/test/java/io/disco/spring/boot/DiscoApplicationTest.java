@@ -40,12 +40,20 @@ import org.springframework.web.bind.annotation.RestController;
  * health contributor going DOWN when etcd is away past the TTL and UP when it is back (last: it stops
  * this class's own member).
  */
-@SpringBootTest(classes = DiscoApplicationTest.App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"disco.session.ttl=2s", "disco.etcd.request-timeout=2s",
-                "disco.guard.http.enabled=true", "disco.guard.http.url-patterns=/orders/*",
-                "disco.guard.http.key.source=path-variable", "disco.guard.http.key.name=order",
-                "disco.guard.http.key.pattern=/orders/{order}",
-                "management.endpoints.web.exposure.include=health,disco", "management.endpoint.health.show-details=always"})
+@SpringBootTest(
+        classes = DiscoApplicationTest.App.class,
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {
+            "disco.session.ttl=2s",
+            "disco.etcd.request-timeout=2s",
+            "disco.guard.http.enabled=true",
+            "disco.guard.http.url-patterns=/orders/*",
+            "disco.guard.http.key.source=path-variable",
+            "disco.guard.http.key.name=order",
+            "disco.guard.http.key.pattern=/orders/{order}",
+            "management.endpoints.web.exposure.include=health,disco",
+            "management.endpoint.health.show-details=always"
+        })
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DiscoApplicationTest {
 
@@ -78,16 +86,20 @@ class DiscoApplicationTest {
 
     @LocalServerPort
     int port;
+
     @Autowired
     Disco disco;
+
     @Autowired
     MeterRegistry meters;
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private HttpResponse<String> send(String method, String path, FencingToken token) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(10)).method(method, HttpRequest.BodyPublishers.noBody());
+                .timeout(Duration.ofSeconds(10))
+                .method(method, HttpRequest.BodyPublishers.noBody());
         if (token != null) {
             b.header(FencingHttp.HEADER, Long.toString(token.value()));
         }
@@ -113,7 +125,9 @@ class DiscoApplicationTest {
         FencingToken current = token(name);
         assertThat(current.value()).isGreaterThan(zombie.value());
 
-        assertThat(send("GET", "/status", null).statusCode()).as("not guarded: no pattern covers it").isEqualTo(200);
+        assertThat(send("GET", "/status", null).statusCode())
+                .as("not guarded: no pattern covers it")
+                .isEqualTo(200);
         assertThat(send("GET", "/actuator/health/liveness", null).statusCode()).isNotEqualTo(400);
 
         HttpResponse<String> ok = send("POST", "/orders/42", current);
@@ -122,19 +136,31 @@ class DiscoApplicationTest {
 
         HttpResponse<String> stale = send("POST", "/orders/42", zombie);
         assertThat(stale.statusCode()).isEqualTo(409);
-        assertThat(stale.headers().firstValue("Content-Type")).hasValueSatisfying(v -> assertThat(v).startsWith("application/problem+json"));
-        assertThat(stale.body()).contains("\"type\":\"" + GuardProblemDetails.TYPE_BASE + "stale-token\"", "\"status\":409",
-                "\"instance\":\"/orders/42\"", "\"token\":" + zombie.value(), "\"mark\":" + current.value());
+        assertThat(stale.headers().firstValue("Content-Type"))
+                .hasValueSatisfying(v -> assertThat(v).startsWith("application/problem+json"));
+        assertThat(stale.body())
+                .contains(
+                        "\"type\":\"" + GuardProblemDetails.TYPE_BASE + "stale-token\"",
+                        "\"status\":409",
+                        "\"instance\":\"/orders/42\"",
+                        "\"token\":" + zombie.value(),
+                        "\"mark\":" + current.value());
 
-        assertThat(send("POST", "/orders/43", zombie).statusCode()).as("a keyed guard: another order has its own mark").isEqualTo(200);
+        assertThat(send("POST", "/orders/43", zombie).statusCode())
+                .as("a keyed guard: another order has its own mark")
+                .isEqualTo(200);
 
         HttpResponse<String> missing = send("POST", "/orders/42", null);
         assertThat(missing.statusCode()).isEqualTo(400);
         assertThat(missing.body()).contains(GuardProblemDetails.TYPE_BASE + "malformed-token", "\"status\":400");
         assertThat(missing.body()).doesNotContain("\"token\"");
 
-        await().atMost(Duration.ofSeconds(10)).until(() ->
-                meters.find("disco.guard.requests").tag("resource", "http").tag("outcome", "stale").counter() != null);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> meters.find("disco.guard.requests")
+                                .tag("resource", "http")
+                                .tag("outcome", "stale")
+                                .counter()
+                        != null);
     }
 
     @Test
@@ -147,14 +173,23 @@ class DiscoApplicationTest {
             HttpResponse<String> r = send("GET", "/actuator/disco", null);
             assertThat(r.statusCode()).isEqualTo(200);
             String lease = disco.status().owner().orElseThrow();
-            assertThat(r.body()).contains("\"state\":\"UP\"", "\"lease\":\"" + lease + "\"", "\"name\":\"" + name + "\"",
-                    "\"key\":\"" + name + "/" + lease + "\"", "\"token\":" + lock.token().value(), "\"state\":\"HELD\"");
+            assertThat(r.body())
+                    .contains(
+                            "\"state\":\"UP\"",
+                            "\"lease\":\"" + lease + "\"",
+                            "\"name\":\"" + name + "\"",
+                            "\"key\":\"" + name + "/" + lease + "\"",
+                            "\"token\":" + lock.token().value(),
+                            "\"state\":\"HELD\"");
         } finally {
             lock.unlock();
         }
         assertThat(send("GET", "/actuator/disco", null).body()).doesNotContain(name);
-        await().atMost(Duration.ofSeconds(10)).until(() ->
-                meters.find("disco.acquisitions").tag("outcome", "acquired").timer() != null);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> meters.find("disco.acquisitions")
+                                .tag("outcome", "acquired")
+                                .timer()
+                        != null);
     }
 
     @Test
@@ -162,22 +197,33 @@ class DiscoApplicationTest {
     void restClientAndWebClientStampTheTokenOfTheHoldingThread() throws Exception {
         String base = "http://127.0.0.1:" + port;
         FencedLock lock = disco.lock("/test/boot-propagation/" + UUID.randomUUID());
-        org.springframework.web.client.RestClient rest = org.springframework.web.client.RestClient.builder().baseUrl(base)
-                .requestInterceptor(FencingRequestInterceptor.of(lock)).build();
-        org.springframework.web.reactive.function.client.WebClient web = org.springframework.web.reactive.function.client.WebClient
-                .builder().baseUrl(base).clientConnector(new org.springframework.http.client.reactive.JdkClientHttpConnector())
-                .filter(FencingExchangeFilter.of(lock)).build();
+        org.springframework.web.client.RestClient rest = org.springframework.web.client.RestClient.builder()
+                .baseUrl(base)
+                .requestInterceptor(FencingRequestInterceptor.of(lock))
+                .build();
+        org.springframework.web.reactive.function.client.WebClient web =
+                org.springframework.web.reactive.function.client.WebClient.builder()
+                        .baseUrl(base)
+                        .clientConnector(new org.springframework.http.client.reactive.JdkClientHttpConnector())
+                        .filter(FencingExchangeFilter.of(lock))
+                        .build();
         lock.lock();
         try {
             String token = lock.token().toString();
-            assertThat(rest.post().uri("/orders/77").retrieve().body(String.class)).isEqualTo("written 77 with " + token);
-            assertThat(web.post().uri("/orders/78").retrieve().bodyToMono(String.class).block(Duration.ofSeconds(10)))
+            assertThat(rest.post().uri("/orders/77").retrieve().body(String.class))
+                    .isEqualTo("written 77 with " + token);
+            assertThat(web.post()
+                            .uri("/orders/78")
+                            .retrieve()
+                            .bodyToMono(String.class)
+                            .block(Duration.ofSeconds(10)))
                     .isEqualTo("written 78 with " + token);
         } finally {
             lock.unlock();
         }
         // not held by this thread: nothing is sent
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> rest.post().uri("/orders/77").retrieve().body(String.class))
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> rest.post().uri("/orders/77").retrieve().body(String.class))
                 .isInstanceOf(IllegalMonitorStateException.class);
     }
 
@@ -186,19 +232,24 @@ class DiscoApplicationTest {
     void healthDownWhileEtcdIsAwayPastTheTtlAndUpWhenItIsBack() throws Exception {
         HttpResponse<String> up = send("GET", "/actuator/health/disco", null);
         assertThat(up.statusCode()).isEqualTo(200);
-        assertThat(up.body()).contains("\"status\":\"UP\"", "\"lease\":\"" + disco.status().owner().orElseThrow() + "\"",
-                "\"remainingValidity\"");
+        assertThat(up.body())
+                .contains(
+                        "\"status\":\"UP\"",
+                        "\"lease\":\"" + disco.status().owner().orElseThrow() + "\"",
+                        "\"remainingValidity\"");
 
         EtcdCluster etcd = ETCD.cluster();
         etcd.stopMember(0);
         try {
-            await().atMost(Duration.ofSeconds(15)).until(() -> send("GET", "/actuator/health/disco", null).statusCode() == 503);
+            await().atMost(Duration.ofSeconds(15))
+                    .until(() -> send("GET", "/actuator/health/disco", null).statusCode() == 503);
             HttpResponse<String> down = send("GET", "/actuator/health/disco", null);
             assertThat(down.body()).contains("\"status\":\"DOWN\"", "\"state\":\"HEALING\"", "\"lastProblem\"");
         } finally {
             etcd.startMember(0);
         }
-        await().atMost(Duration.ofSeconds(30)).until(() -> send("GET", "/actuator/health/disco", null).statusCode() == 200);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> send("GET", "/actuator/health/disco", null).statusCode() == 200);
         assertThat(send("GET", "/actuator/health/disco", null).body()).contains("\"status\":\"UP\"");
     }
 }

@@ -32,28 +32,37 @@ class DiscoAutoConfigurationTest {
     @RegisterExtension
     static final EtcdExtension ETCD = EtcdExtension.sharedMember();
 
-    private static final AutoConfigurations ALL = AutoConfigurations.of(DiscoAutoConfiguration.class,
-            DiscoActuatorAutoConfiguration.class, DiscoGuardAutoConfiguration.class, DiscoGrpcGuardAutoConfiguration.class);
+    private static final AutoConfigurations ALL = AutoConfigurations.of(
+            DiscoAutoConfiguration.class,
+            DiscoActuatorAutoConfiguration.class,
+            DiscoGuardAutoConfiguration.class,
+            DiscoGrpcGuardAutoConfiguration.class);
 
     private ApplicationContextRunner runner() {
-        return new ApplicationContextRunner().withConfiguration(ALL)
-                .withPropertyValues("disco.etcd.endpoints=" + String.join(",", ETCD.cluster().endpoints()),
+        return new ApplicationContextRunner()
+                .withConfiguration(ALL)
+                .withPropertyValues(
+                        "disco.etcd.endpoints="
+                                + String.join(",", ETCD.cluster().endpoints()),
                         "disco.session.ttl=5s");
     }
 
     /** A property out of range fails startup with the property's name and its range. */
     private void fails(String property, String... expected) {
-        new ApplicationContextRunner().withConfiguration(ALL).withPropertyValues(property).run(context -> {
-            assertThat(context).hasFailed();
-            Throwable root = context.getStartupFailure();
-            StringBuilder messages = new StringBuilder();
-            for (Throwable t = root; t != null; t = t.getCause()) {
-                messages.append(t.getMessage()).append('\n');
-            }
-            for (String e : expected) {
-                assertThat(messages.toString()).contains(e);
-            }
-        });
+        new ApplicationContextRunner()
+                .withConfiguration(ALL)
+                .withPropertyValues(property)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    Throwable root = context.getStartupFailure();
+                    StringBuilder messages = new StringBuilder();
+                    for (Throwable t = root; t != null; t = t.getCause()) {
+                        messages.append(t.getMessage()).append('\n');
+                    }
+                    for (String e : expected) {
+                        assertThat(messages.toString()).contains(e);
+                    }
+                });
     }
 
     @Test
@@ -61,11 +70,15 @@ class DiscoAutoConfigurationTest {
         fails("disco.session.ttl=500ms", "disco.session.ttl must be from PT1S to PT2500000H, got PT0.5S");
         fails("disco.session.ttl=1500ms", "disco.session.ttl must be whole seconds");
         fails("disco.etcd.request-timeout=0s", "disco.etcd.request-timeout must be from PT0.001S to PT10M, got PT0S");
-        fails("disco.session.grant-margin=30s", "disco.session.grant-margin must be from 0 to less than disco.session.ttl (PT30S)");
+        fails(
+                "disco.session.grant-margin=30s",
+                "disco.session.grant-margin must be from 0 to less than disco.session.ttl (PT30S)");
         fails("disco.session.failover-after=2m", "disco.session.failover-after must be from PT0.001S to PT1M");
         fails("disco.shutdown.timeout=-1s", "disco.shutdown.timeout must be from PT0S to PT10M");
         fails("disco.client-id=" + "x".repeat(257), "disco.client-id must be at most 256 characters, got 257");
-        fails("disco.guard.http.enabled=true", "disco.guard.http.url-patterns must name at least one servlet URL pattern");
+        fails(
+                "disco.guard.http.enabled=true",
+                "disco.guard.http.url-patterns must name at least one servlet URL pattern");
         fails("disco.guard.http.key.source=header", "disco.guard.http.key.name must name the header");
         fails("disco.guard.http.key.source=path-variable", "disco.guard.http.key.name must name the path-variable");
         fails("disco.guard.http.drain-timeout=11m", "disco.guard.http.drain-timeout must be from PT0S to PT10M");
@@ -73,37 +86,50 @@ class DiscoAutoConfigurationTest {
 
     @Test
     void theClientTheJetcdClientAndTheLifecycleFromProperties() {
-        runner().withPropertyValues("disco.client-id=orders-1", "disco.session.grant-margin=1s").run(context -> {
-            assertThat(context).hasNotFailed().hasSingleBean(Client.class).hasSingleBean(Disco.class)
-                    .hasSingleBean(DiscoLifecycle.class).doesNotHaveBean(DiscoMetrics.class)
-                    .doesNotHaveBean(FilterRegistrationBean.class);
-            EtcdOptions options = context.getBean(EtcdOptions.class);
-            assertThat(options.ttl()).isEqualTo(Duration.ofSeconds(5));
-            assertThat(options.clientId()).isEqualTo("orders-1");
-            assertThat(options.grantMargin()).contains(Duration.ofSeconds(1));
-            Disco disco = context.getBean(Disco.class);
-            assertThat(disco.status().state()).isEqualTo(DiscoStatus.State.UP);
-            assertThat(disco.status().ttl()).isEqualTo(Duration.ofSeconds(5));
-        });
+        runner().withPropertyValues("disco.client-id=orders-1", "disco.session.grant-margin=1s")
+                .run(context -> {
+                    assertThat(context)
+                            .hasNotFailed()
+                            .hasSingleBean(Client.class)
+                            .hasSingleBean(Disco.class)
+                            .hasSingleBean(DiscoLifecycle.class)
+                            .doesNotHaveBean(DiscoMetrics.class)
+                            .doesNotHaveBean(FilterRegistrationBean.class);
+                    EtcdOptions options = context.getBean(EtcdOptions.class);
+                    assertThat(options.ttl()).isEqualTo(Duration.ofSeconds(5));
+                    assertThat(options.clientId()).isEqualTo("orders-1");
+                    assertThat(options.grantMargin()).contains(Duration.ofSeconds(1));
+                    Disco disco = context.getBean(Disco.class);
+                    assertThat(disco.status().state()).isEqualTo(DiscoStatus.State.UP);
+                    assertThat(disco.status().ttl()).isEqualTo(Duration.ofSeconds(5));
+                });
     }
 
     @Test
     void disabled() {
-        runner().withPropertyValues("disco.enabled=false").run(context ->
-                assertThat(context).hasNotFailed().doesNotHaveBean(Disco.class).doesNotHaveBean(Client.class));
+        runner().withPropertyValues("disco.enabled=false")
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .doesNotHaveBean(Disco.class)
+                        .doesNotHaveBean(Client.class));
     }
 
     @Test
     void withoutTheProviderOnTheClassPathNothingIsConfigured() {
-        runner().withClassLoader(new FilteredClassLoader(EtcdProvider.class)).run(context ->
-                assertThat(context).hasNotFailed().doesNotHaveBean(Disco.class).doesNotHaveBean(Client.class));
+        runner().withClassLoader(new FilteredClassLoader(EtcdProvider.class))
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .doesNotHaveBean(Disco.class)
+                        .doesNotHaveBean(Client.class));
     }
 
     @Configuration(proxyBeanMethods = false)
     static class OwnClient {
         @Bean
         Client myClient() {
-            return Client.builder().endpoints(ETCD.cluster().endpoints().toArray(String[]::new)).build();
+            return Client.builder()
+                    .endpoints(ETCD.cluster().endpoints().toArray(String[]::new))
+                    .build();
         }
 
         @Bean
@@ -116,7 +142,11 @@ class DiscoAutoConfigurationTest {
     void theApplicationsOwnBeansWin() {
         runner().withUserConfiguration(OwnClient.class).run(context -> {
             assertThat(context).hasNotFailed().hasSingleBean(Client.class).hasSingleBean(Disco.class);
-            assertThat(context).hasBean("myClient").hasBean("myDisco").doesNotHaveBean("discoEtcdClient").doesNotHaveBean("disco");
+            assertThat(context)
+                    .hasBean("myClient")
+                    .hasBean("myDisco")
+                    .doesNotHaveBean("discoEtcdClient")
+                    .doesNotHaveBean("disco");
             assertThat(context.getBean(DiscoLifecycle.class)).isNotNull();
         });
     }
@@ -131,8 +161,11 @@ class DiscoAutoConfigurationTest {
 
     @Test
     void aConnectionDetailsBeanWinsOverTheProperties() {
-        new ApplicationContextRunner().withConfiguration(ALL).withUserConfiguration(TestEtcdConnection.class)
-                .withPropertyValues("disco.etcd.endpoints=http://127.0.0.1:1", "disco.fail-fast=true").run(context -> {
+        new ApplicationContextRunner()
+                .withConfiguration(ALL)
+                .withUserConfiguration(TestEtcdConnection.class)
+                .withPropertyValues("disco.etcd.endpoints=http://127.0.0.1:1", "disco.fail-fast=true")
+                .run(context -> {
                     assertThat(context).hasNotFailed().hasSingleBean(EtcdConnectionDetails.class);
                     assertThat(context.getBean(Disco.class).status().state()).isEqualTo(DiscoStatus.State.UP);
                 });
@@ -152,50 +185,71 @@ class DiscoAutoConfigurationTest {
             assertThat(context).hasNotFailed().hasSingleBean(DiscoMetrics.class);
             DiscoMetrics metrics = context.getBean(DiscoMetrics.class);
             assertThat(context.getBean(EtcdOptions.class).listeners()).contains(metrics);
-            io.disco.lock.FencedLock lock = context.getBean(Disco.class).lock("/test/boot-metrics/" + java.util.UUID.randomUUID());
+            io.disco.lock.FencedLock lock =
+                    context.getBean(Disco.class).lock("/test/boot-metrics/" + java.util.UUID.randomUUID());
             lock.lock();
             lock.unlock();
             MeterRegistry registry = context.getBean(MeterRegistry.class);
             // listeners hear of events off the acquiring thread
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() ->
-                    registry.find("disco.acquisitions").tag("outcome", "acquired").timer() != null);
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> registry.find("disco.acquisitions")
+                                    .tag("outcome", "acquired")
+                                    .timer()
+                            != null);
         });
     }
 
     @Test
     void healthContributorUnlessDisabled() {
         runner().withConfiguration(AutoConfigurations.of(
-                org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration.class)).run(context -> {
+                        org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration
+                                .class))
+                .run(context -> {
                     assertThat(context).hasNotFailed().hasBean("discoHealthIndicator");
-                    assertThat(context.getBean(DiscoHealthIndicator.class).health().getStatus().getCode()).isEqualTo("UP");
+                    assertThat(context.getBean(DiscoHealthIndicator.class)
+                                    .health()
+                                    .getStatus()
+                                    .getCode())
+                            .isEqualTo("UP");
                 });
-        runner().withPropertyValues("management.health.disco.enabled=false").run(context ->
-                assertThat(context).hasNotFailed().doesNotHaveBean(DiscoHealthIndicator.class));
-        runner().withClassLoader(new FilteredClassLoader(org.springframework.boot.health.contributor.HealthIndicator.class))
-                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(Disco.class).doesNotHaveBean(DiscoHealthIndicator.class));
+        runner().withPropertyValues("management.health.disco.enabled=false")
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(DiscoHealthIndicator.class));
+        runner().withClassLoader(
+                        new FilteredClassLoader(org.springframework.boot.health.contributor.HealthIndicator.class))
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .hasSingleBean(Disco.class)
+                        .doesNotHaveBean(DiscoHealthIndicator.class));
     }
 
     @Test
     void endpointWhenExposed() {
-        runner().withPropertyValues("management.endpoints.web.exposure.include=disco").run(context ->
-                assertThat(context).hasNotFailed().hasSingleBean(DiscoEndpoint.class));
+        runner().withPropertyValues("management.endpoints.web.exposure.include=disco")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(DiscoEndpoint.class));
         runner().run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(DiscoEndpoint.class));
     }
 
     @Test
     void theGuardOnlyInAServletApplicationOnlyWhenEnabledOnlyOnItsPatterns() {
-        new WebApplicationContextRunner().withConfiguration(ALL)
-                .withPropertyValues("disco.etcd.endpoints=" + String.join(",", ETCD.cluster().endpoints()),
-                        "disco.guard.http.enabled=true", "disco.guard.http.url-patterns=/orders/*,/stock/*")
+        new WebApplicationContextRunner()
+                .withConfiguration(ALL)
+                .withPropertyValues(
+                        "disco.etcd.endpoints="
+                                + String.join(",", ETCD.cluster().endpoints()),
+                        "disco.guard.http.enabled=true",
+                        "disco.guard.http.url-patterns=/orders/*,/stock/*")
                 .run(context -> {
                     assertThat(context).hasNotFailed().hasBean(DiscoGuardAutoConfiguration.FILTER_NAME);
-                    FilterRegistrationBean<?> registration = context.getBean(DiscoGuardAutoConfiguration.FILTER_NAME,
-                            FilterRegistrationBean.class);
+                    FilterRegistrationBean<?> registration =
+                            context.getBean(DiscoGuardAutoConfiguration.FILTER_NAME, FilterRegistrationBean.class);
                     assertThat(registration.getFilter()).isInstanceOf(GuardFilter.class);
                     assertThat(registration.getUrlPatterns()).containsExactly("/orders/*", "/stock/*");
                 });
-        new WebApplicationContextRunner().withConfiguration(ALL)
-                .withPropertyValues("disco.etcd.endpoints=" + String.join(",", ETCD.cluster().endpoints()))
+        new WebApplicationContextRunner()
+                .withConfiguration(ALL)
+                .withPropertyValues("disco.etcd.endpoints="
+                        + String.join(",", ETCD.cluster().endpoints()))
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(FilterRegistrationBean.class));
         runner().withPropertyValues("disco.guard.http.enabled=true", "disco.guard.http.url-patterns=/orders/*")
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(FilterRegistrationBean.class));
@@ -203,21 +257,31 @@ class DiscoAutoConfigurationTest {
 
     @Test
     void theGrpcGuardAsAGlobalInterceptorOnlyWithSpringGrpcAndWhenEnabled() {
-        runner().withPropertyValues("disco.guard.grpc.enabled=true", "disco.guard.grpc.key-metadata=x-order").run(context -> {
-            assertThat(context).hasNotFailed().hasSingleBean(io.disco.fencing.guard.GuardServerInterceptor.class);
-            assertThat(context.findAnnotationOnBean(DiscoGrpcGuardAutoConfiguration.INTERCEPTOR_NAME,
-                    org.springframework.grpc.server.GlobalServerInterceptor.class)).isNotNull();
-        });
-        runner().run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(io.disco.fencing.guard.GuardServerInterceptor.class));
+        runner().withPropertyValues("disco.guard.grpc.enabled=true", "disco.guard.grpc.key-metadata=x-order")
+                .run(context -> {
+                    assertThat(context)
+                            .hasNotFailed()
+                            .hasSingleBean(io.disco.fencing.guard.GuardServerInterceptor.class);
+                    assertThat(context.findAnnotationOnBean(
+                                    DiscoGrpcGuardAutoConfiguration.INTERCEPTOR_NAME,
+                                    org.springframework.grpc.server.GlobalServerInterceptor.class))
+                            .isNotNull();
+                });
+        runner().run(context -> assertThat(context)
+                .hasNotFailed()
+                .doesNotHaveBean(io.disco.fencing.guard.GuardServerInterceptor.class));
         runner().withPropertyValues("disco.guard.grpc.enabled=true")
                 .withClassLoader(new FilteredClassLoader(org.springframework.grpc.server.GlobalServerInterceptor.class))
-                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(io.disco.fencing.guard.GuardServerInterceptor.class));
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .doesNotHaveBean(io.disco.fencing.guard.GuardServerInterceptor.class));
     }
 
     @Test
     void etcdDownAtStartupDoesNotFailTheApplicationUnlessFailFast() {
         String nobody = "http://127.0.0.1:1"; // nothing listens on port 1
-        new ApplicationContextRunner().withConfiguration(ALL)
+        new ApplicationContextRunner()
+                .withConfiguration(ALL)
                 .withPropertyValues("disco.etcd.endpoints=" + nobody, "disco.etcd.request-timeout=300ms")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
@@ -225,23 +289,31 @@ class DiscoAutoConfigurationTest {
                     assertThat(status.state()).isEqualTo(DiscoStatus.State.HEALING);
                     assertThat(status.lastProblem()).isPresent();
                 });
-        new ApplicationContextRunner().withConfiguration(ALL)
-                .withPropertyValues("disco.etcd.endpoints=" + nobody, "disco.etcd.request-timeout=300ms", "disco.fail-fast=true")
+        new ApplicationContextRunner()
+                .withConfiguration(ALL)
+                .withPropertyValues(
+                        "disco.etcd.endpoints=" + nobody, "disco.etcd.request-timeout=300ms", "disco.fail-fast=true")
                 .run(context -> assertThat(context).hasFailed());
     }
 
     @Test
     void nettyFourOneFailsAtOnceNamingTheVersionAndTheFix() {
-        runner().withClassLoader(new FilteredClassLoader(NettyCheck.NETTY_42_CLASS)).run(context -> {
-            assertThat(context).hasFailed();
-            Throwable t = context.getStartupFailure();
-            while (t.getCause() != null && !(t instanceof IllegalStateException)) {
-                t = t.getCause();
-            }
-            // the Netty on this class path: this build's 4.2.18, Boot 4.1's own in disco-spring-boot-boot41-it
-            String found = io.netty.util.Version.identify().get("netty-common").artifactVersion();
-            assertThat(t.getMessage()).contains("disco needs Netty 4.2", "the class path has Netty " + found,
-                    "netty.version>4.2.18.Final", "Spring Boot 4.0");
-        });
+        runner().withClassLoader(new FilteredClassLoader(NettyCheck.NETTY_42_CLASS))
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    Throwable t = context.getStartupFailure();
+                    while (t.getCause() != null && !(t instanceof IllegalStateException)) {
+                        t = t.getCause();
+                    }
+                    // the Netty on this class path: this build's 4.2.18, Boot 4.1's own in disco-spring-boot-boot41-it
+                    String found =
+                            io.netty.util.Version.identify().get("netty-common").artifactVersion();
+                    assertThat(t.getMessage())
+                            .contains(
+                                    "disco needs Netty 4.2",
+                                    "the class path has Netty " + found,
+                                    "netty.version>4.2.18.Final",
+                                    "Spring Boot 4.0");
+                });
     }
 }

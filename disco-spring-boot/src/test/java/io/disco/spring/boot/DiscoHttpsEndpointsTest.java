@@ -30,10 +30,17 @@ class DiscoHttpsEndpointsTest {
 
     private static ApplicationContextRunner runner(String endpoints) {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, DiscoAutoConfiguration.class,
-                        DiscoActuatorAutoConfiguration.class, HealthContributorAutoConfiguration.class))
-                .withPropertyValues("disco.etcd.endpoints=" + endpoints, "disco.etcd.request-timeout=2s",
-                        "disco.session.ttl=5s", "spring.ssl.bundle.pem.etcd-ca.truststore.certificate=file:" + ETCD.tls().caFile());
+                .withConfiguration(AutoConfigurations.of(
+                        SslAutoConfiguration.class,
+                        DiscoAutoConfiguration.class,
+                        DiscoActuatorAutoConfiguration.class,
+                        HealthContributorAutoConfiguration.class))
+                .withPropertyValues(
+                        "disco.etcd.endpoints=" + endpoints,
+                        "disco.etcd.request-timeout=2s",
+                        "disco.session.ttl=5s",
+                        "spring.ssl.bundle.pem.etcd-ca.truststore.certificate=file:"
+                                + ETCD.tls().caFile());
     }
 
     private static String messages(Throwable failure) {
@@ -46,8 +53,9 @@ class DiscoHttpsEndpointsTest {
 
     @Test
     void httpsWithABundleThatTrustsTheCaIsUp() {
-        runner(ETCD.secure().endpoint(0)).withPropertyValues("disco.etcd.ssl.bundle=etcd-ca", "disco.fail-fast=true").run(context ->
-                StartedClient.assertUpAndLocks(context, "/test/boot-https/"));
+        runner(ETCD.secure().endpoint(0))
+                .withPropertyValues("disco.etcd.ssl.bundle=etcd-ca", "disco.fail-fast=true")
+                .run(context -> StartedClient.assertUpAndLocks(context, "/test/boot-https/"));
     }
 
     @Test
@@ -59,15 +67,27 @@ class DiscoHttpsEndpointsTest {
             DiscoStatus status = disco.status();
             assertThat(status.state()).isEqualTo(DiscoStatus.State.HEALING);
             String problem = status.lastProblem().orElse("");
-            assertThat(problem).contains(endpoint).containsIgnoringCase("TLS handshake failed")
-                    .contains("disco.etcd.ssl.bundle").contains("certificate");
-            assertThat(context.getBean(DiscoHealthIndicator.class).health().getStatus().getCode()).isEqualTo("DOWN");
+            assertThat(problem)
+                    .contains(endpoint)
+                    .containsIgnoringCase("TLS handshake failed")
+                    .contains("disco.etcd.ssl.bundle")
+                    .contains("certificate");
+            assertThat(context.getBean(DiscoHealthIndicator.class)
+                            .health()
+                            .getStatus()
+                            .getCode())
+                    .isEqualTo("DOWN");
         });
-        runner(ETCD.secure().endpoint(0)).withPropertyValues("disco.fail-fast=true").run(context -> {
-            assertThat(context).hasFailed();
-            String m = messages(context.getStartupFailure());
-            assertThat(m).contains(endpoint).containsIgnoringCase("TLS handshake failed").contains("disco.etcd.ssl.bundle");
-        });
+        runner(ETCD.secure().endpoint(0))
+                .withPropertyValues("disco.fail-fast=true")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    String m = messages(context.getStartupFailure());
+                    assertThat(m)
+                            .contains(endpoint)
+                            .containsIgnoringCase("TLS handshake failed")
+                            .contains("disco.etcd.ssl.bundle");
+                });
     }
 
     /** The case: https:// to a plaintext etcd started UP over plaintext. */
@@ -78,22 +98,30 @@ class DiscoHttpsEndpointsTest {
             assertThat(context).hasNotFailed();
             Disco disco = context.getBean(Disco.class);
             // a few of the client's tries, none of them UP
-            Awaitility.await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4))
+            Awaitility.await()
+                    .during(Duration.ofSeconds(2))
+                    .atMost(Duration.ofSeconds(4))
                     .until(() -> disco.status().state() != DiscoStatus.State.UP);
             DiscoStatus status = disco.status();
             assertThat(status.lastProblem().orElse("")).contains(endpoint);
             assertThat(status.lastProblem().orElse("").toLowerCase(Locale.ROOT)).contains("tls");
-            assertThat(context.getBean(DiscoHealthIndicator.class).health().getStatus().getCode()).isEqualTo("DOWN");
+            assertThat(context.getBean(DiscoHealthIndicator.class)
+                            .health()
+                            .getStatus()
+                            .getCode())
+                    .isEqualTo("DOWN");
         });
         runner("https://" + endpoint).withPropertyValues("disco.fail-fast=true").run(context -> {
             assertThat(context).hasFailed();
             assertThat(messages(context.getStartupFailure())).contains(endpoint).containsIgnoringCase("tls");
         });
         // and http:// to it is plaintext, as it says
-        runner(ETCD.plain().endpoint(0)).withPropertyValues("disco.fail-fast=true").run(context -> {
-            assertThat(context).hasNotFailed();
-            assertThat(context.getBean(Disco.class).status().state()).isEqualTo(DiscoStatus.State.UP);
-        });
+        runner(ETCD.plain().endpoint(0))
+                .withPropertyValues("disco.fail-fast=true")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(Disco.class).status().state()).isEqualTo(DiscoStatus.State.UP);
+                });
     }
 
     @Test
@@ -101,17 +129,23 @@ class DiscoHttpsEndpointsTest {
         runner(ETCD.plain().endpoint(0) + "," + ETCD.secure().endpoint(0)).run(context -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause().isInstanceOf(IllegalArgumentException.class);
-            assertThat(messages(context.getStartupFailure())).contains("disco.etcd.endpoints")
-                    .contains(ETCD.plain().endpoint(0)).contains(ETCD.secure().endpoint(0));
+            assertThat(messages(context.getStartupFailure()))
+                    .contains("disco.etcd.endpoints")
+                    .contains(ETCD.plain().endpoint(0))
+                    .contains(ETCD.secure().endpoint(0));
         });
     }
 
     @Test
     void anSslBundleForHttpEndpointsFailsStartup() {
-        runner(ETCD.plain().endpoint(0)).withPropertyValues("disco.etcd.ssl.bundle=etcd-ca").run(context -> {
-            assertThat(context).hasFailed();
-            assertThat(messages(context.getStartupFailure())).contains("disco.etcd.ssl.bundle").contains(ETCD.plain().endpoint(0))
-                    .contains("https://");
-        });
+        runner(ETCD.plain().endpoint(0))
+                .withPropertyValues("disco.etcd.ssl.bundle=etcd-ca")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(messages(context.getStartupFailure()))
+                            .contains("disco.etcd.ssl.bundle")
+                            .contains(ETCD.plain().endpoint(0))
+                            .contains("https://");
+                });
     }
 }

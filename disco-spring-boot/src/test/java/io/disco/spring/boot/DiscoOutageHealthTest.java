@@ -35,10 +35,18 @@ import org.springframework.web.bind.annotation.RestController;
  * queueing behind parked threads for as long as etcd is down, which would have a liveness probe restart a healthy
  * pod; the health contributor itself answers at once.
  */
-@SpringBootTest(classes = DiscoOutageHealthTest.App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"disco.session.ttl=2s", "disco.etcd.request-timeout=1s", "disco.session.owner-wait=2s",
-                "server.tomcat.threads.max=10", "server.tomcat.threads.min-spare=10",
-                "management.endpoints.web.exposure.include=health", "management.endpoint.health.show-details=always"})
+@SpringBootTest(
+        classes = DiscoOutageHealthTest.App.class,
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {
+            "disco.session.ttl=2s",
+            "disco.etcd.request-timeout=1s",
+            "disco.session.owner-wait=2s",
+            "server.tomcat.threads.max=10",
+            "server.tomcat.threads.min-spare=10",
+            "management.endpoints.web.exposure.include=health",
+            "management.endpoint.health.show-details=always"
+        })
 class DiscoOutageHealthTest {
 
     @RegisterExtension
@@ -77,21 +85,31 @@ class DiscoOutageHealthTest {
 
     @LocalServerPort
     int port;
+
     @Autowired
     Disco disco;
+
     @Autowired
     DiscoHealthIndicator health;
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private CompletableFuture<HttpResponse<String>> get(String path, Duration timeout) {
-        return http.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(timeout).GET().build(),
+        return http.sendAsync(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                        .timeout(timeout)
+                        .GET()
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
     @Test
     void healthAnswersWhileRequestsCallLockWithEtcdDown() throws Exception {
-        assertThat(get("/work", Duration.ofSeconds(10)).get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+        assertThat(get("/work", Duration.ofSeconds(10))
+                        .get(20, TimeUnit.SECONDS)
+                        .statusCode())
+                .isEqualTo(200);
         EtcdCluster etcd = ETCD.cluster();
         etcd.stopMember(0);
         try {
@@ -106,17 +124,22 @@ class DiscoOutageHealthTest {
                 assertThat(health.health().getStatus().getCode()).isEqualTo("DOWN");
             }
             long indicatorNanos = (System.nanoTime() - t) / 20;
-            System.out.printf("the health contributor while requests wait in lock(): %.2f ms a call%n", indicatorNanos / 1e6);
+            System.out.printf(
+                    "the health contributor while requests wait in lock(): %.2f ms a call%n", indicatorNanos / 1e6);
             assertThat(indicatorNanos).isLessThan(TimeUnit.MILLISECONDS.toNanos(50));
 
             long asked = System.nanoTime();
-            HttpResponse<String> down = get("/actuator/health", Duration.ofSeconds(30)).get(40, TimeUnit.SECONDS);
+            HttpResponse<String> down =
+                    get("/actuator/health", Duration.ofSeconds(30)).get(40, TimeUnit.SECONDS);
             long answeredMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - asked);
-            System.out.printf("GET /actuator/health behind 30 lock() requests on 10 threads: %d ms, %d %s%n", answeredMs,
-                    down.statusCode(), down.body());
+            System.out.printf(
+                    "GET /actuator/health behind 30 lock() requests on 10 threads: %d ms, %d %s%n",
+                    answeredMs, down.statusCode(), down.body());
             assertThat(down.statusCode()).isEqualTo(503);
             assertThat(down.body()).contains("\"state\":\"HEALING\"", "\"lastProblem\"");
-            assertThat(answeredMs).as("the health endpoint answered within the owner wait and a margin").isLessThan(8_000);
+            assertThat(answeredMs)
+                    .as("the health endpoint answered within the owner wait and a margin")
+                    .isLessThan(8_000);
             for (CompletableFuture<HttpResponse<String>> w : work) {
                 assertThat(w.get(30, TimeUnit.SECONDS).statusCode()).isGreaterThanOrEqualTo(500);
             }
@@ -124,6 +147,9 @@ class DiscoOutageHealthTest {
             etcd.startMember(0);
         }
         await().atMost(Duration.ofSeconds(30)).until(() -> disco.status().state() == DiscoStatus.State.UP);
-        assertThat(get("/work", Duration.ofSeconds(10)).get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+        assertThat(get("/work", Duration.ofSeconds(10))
+                        .get(20, TimeUnit.SECONDS)
+                        .statusCode())
+                .isEqualTo(200);
     }
 }

@@ -40,6 +40,7 @@ class DiscoShutdownTest {
 
     /** Per instance: when it began to lead, and the client's state when its term ended. */
     static final Map<String, CompletableFuture<Long>> LED = new ConcurrentHashMap<>();
+
     static final Map<String, CompletableFuture<DiscoStatus.State>> CLIENT_AT_STEP_DOWN = new ConcurrentHashMap<>();
 
     @SpringBootConfiguration
@@ -47,27 +48,41 @@ class DiscoShutdownTest {
     static class LeaderApp {
 
         @Bean
-        LeadershipRunner leader(Client client, EtcdOptions options, Environment env,
-                                org.springframework.beans.factory.ObjectProvider<Disco> disco) {
+        LeadershipRunner leader(
+                Client client,
+                EtcdOptions options,
+                Environment env,
+                org.springframework.beans.factory.ObjectProvider<Disco> disco) {
             String me = env.getRequiredProperty("test.instance");
-            return EtcdProvider.newLeadershipRunner(client, env.getRequiredProperty("test.election"),
+            return EtcdProvider.newLeadershipRunner(
+                    client,
+                    env.getRequiredProperty("test.election"),
                     LeadershipRunner.Options.of(me, term -> {
                         LED.get(me).complete(System.nanoTime());
                         try {
                             term.ended().toCompletableFuture().get();
                         } finally {
-                            CLIENT_AT_STEP_DOWN.get(me).complete(disco.getObject().status().state());
+                            CLIENT_AT_STEP_DOWN
+                                    .get(me)
+                                    .complete(disco.getObject().status().state());
                         }
-                    }), options);
+                    }),
+                    options);
         }
     }
 
     private static ConfigurableApplicationContext start(String instance, String election) {
         LED.put(instance, new CompletableFuture<>());
         CLIENT_AT_STEP_DOWN.put(instance, new CompletableFuture<>());
-        return new SpringApplicationBuilder(LeaderApp.class).web(WebApplicationType.NONE)
-                .properties("disco.etcd.endpoints=" + String.join(",", ETCD.cluster().endpoints()), "disco.session.ttl=10s",
-                        "test.instance=" + instance, "test.election=" + election, "spring.main.banner-mode=off")
+        return new SpringApplicationBuilder(LeaderApp.class)
+                .web(WebApplicationType.NONE)
+                .properties(
+                        "disco.etcd.endpoints="
+                                + String.join(",", ETCD.cluster().endpoints()),
+                        "disco.session.ttl=10s",
+                        "test.instance=" + instance,
+                        "test.election=" + election,
+                        "spring.main.banner-mode=off")
                 .run();
     }
 
@@ -96,10 +111,15 @@ class DiscoShutdownTest {
                 long bLed = LED.get("b").get(20, TimeUnit.SECONDS);
                 long bLocked = bGotTheLock.get(20, TimeUnit.SECONDS);
 
-                assertThat(CLIENT_AT_STEP_DOWN.get("a").get(1, TimeUnit.SECONDS)).isEqualTo(DiscoStatus.State.UP);
-                assertThat(Duration.ofNanos(bLed - shutdown)).as("b leads after a's graceful shutdown").isLessThan(Duration.ofSeconds(1));
+                assertThat(CLIENT_AT_STEP_DOWN.get("a").get(1, TimeUnit.SECONDS))
+                        .isEqualTo(DiscoStatus.State.UP);
+                assertThat(Duration.ofNanos(bLed - shutdown))
+                        .as("b leads after a's graceful shutdown")
+                        .isLessThan(Duration.ofSeconds(1));
                 assertThat(bLocked).isPositive();
-                assertThat(Duration.ofNanos(bLocked - shutdown)).as("b gets the lock a held").isLessThan(Duration.ofSeconds(1));
+                assertThat(Duration.ofNanos(bLocked - shutdown))
+                        .as("b gets the lock a held")
+                        .isLessThan(Duration.ofSeconds(1));
                 assertThat(aClient.status().state()).isEqualTo(DiscoStatus.State.CLOSED);
             }
         }

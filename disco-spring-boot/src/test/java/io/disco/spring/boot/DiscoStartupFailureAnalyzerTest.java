@@ -38,8 +38,7 @@ class DiscoStartupFailureAnalyzerTest {
 
     @SpringBootConfiguration
     @EnableAutoConfiguration
-    static class App {
-    }
+    static class App {}
 
     /** Its own jetcd client: the starter's fail-fast path runs on it, and cannot name its endpoints. */
     @SpringBootConfiguration
@@ -47,7 +46,9 @@ class DiscoStartupFailureAnalyzerTest {
     static class OwnJetcdClientApp {
         @Bean
         Client myClient(Environment env) {
-            return Client.builder().endpoints(env.getRequiredProperty("test.endpoint")).build();
+            return Client.builder()
+                    .endpoints(env.getRequiredProperty("test.endpoint"))
+                    .build();
         }
     }
 
@@ -57,7 +58,9 @@ class DiscoStartupFailureAnalyzerTest {
     static class OwnDiscoApp {
         @Bean
         Disco myDisco(Client client) {
-            return EtcdProvider.disco(client, EtcdOptions.builder().requestTimeout(Duration.ofMillis(300)).build());
+            return EtcdProvider.disco(
+                    client,
+                    EtcdOptions.builder().requestTimeout(Duration.ofMillis(300)).build());
         }
     }
 
@@ -69,8 +72,13 @@ class DiscoStartupFailureAnalyzerTest {
     }
 
     private static Throwable startupFailure(Class<?> app, String... properties) {
-        return assertThrows(Throwable.class, () -> new SpringApplicationBuilder(app).web(WebApplicationType.NONE)
-                .properties("spring.main.banner-mode=off", "disco.etcd.request-timeout=300ms").properties(properties).run());
+        return assertThrows(
+                Throwable.class,
+                () -> new SpringApplicationBuilder(app)
+                        .web(WebApplicationType.NONE)
+                        .properties("spring.main.banner-mode=off", "disco.etcd.request-timeout=300ms")
+                        .properties(properties)
+                        .run());
     }
 
     /** The analysis of the starter's failure to start {@code app}: there is one. */
@@ -81,25 +89,32 @@ class DiscoStartupFailureAnalyzerTest {
     }
 
     @Test
-    void etcdUnreachableWithFailFastIsReportedWithTheEndpointTheCauseAndWhatToDo(CapturedOutput output) throws IOException {
+    void etcdUnreachableWithFailFastIsReportedWithTheEndpointTheCauseAndWhatToDo(CapturedOutput output)
+            throws IOException {
         String endpoint = nobodyListens();
-        FailureAnalysis analysis = analyzedStartupFailure(App.class, "disco.fail-fast=true", "disco.etcd.endpoints=" + endpoint);
-        assertThat(analysis.getDescription()).contains("The disco client could not get its lease from etcd at startup",
-                "disco.fail-fast=true", "Endpoints: " + endpoint, "connection refused");
-        assertThat(analysis.getAction()).contains("Start etcd at those endpoints", "disco.etcd.endpoints",
-                "set disco.fail-fast=false");
+        FailureAnalysis analysis =
+                analyzedStartupFailure(App.class, "disco.fail-fast=true", "disco.etcd.endpoints=" + endpoint);
+        assertThat(analysis.getDescription())
+                .contains(
+                        "The disco client could not get its lease from etcd at startup",
+                        "disco.fail-fast=true",
+                        "Endpoints: " + endpoint,
+                        "connection refused");
+        assertThat(analysis.getAction())
+                .contains("Start etcd at those endpoints", "disco.etcd.endpoints", "set disco.fail-fast=false");
         // Boot printed the report, not the failure's stack trace ("Application run failed" with it)
-        assertThat(output.getOut()).contains("APPLICATION FAILED TO START", "Endpoints: " + endpoint,
-                "Start etcd at those endpoints").doesNotContain("Application run failed");
+        assertThat(output.getOut())
+                .contains("APPLICATION FAILED TO START", "Endpoints: " + endpoint, "Start etcd at those endpoints")
+                .doesNotContain("Application run failed");
     }
 
     @Test
     void theApplicationsOwnJetcdClientIsNamedAsSuch(CapturedOutput output) throws IOException {
         String endpoint = nobodyListens();
-        FailureAnalysis analysis = analyzedStartupFailure(OwnJetcdClientApp.class, "disco.fail-fast=true",
-                "test.endpoint=" + endpoint);
-        assertThat(analysis.getDescription()).contains("Endpoints: those of the application's own jetcd Client bean",
-                "connection refused");
+        FailureAnalysis analysis =
+                analyzedStartupFailure(OwnJetcdClientApp.class, "disco.fail-fast=true", "test.endpoint=" + endpoint);
+        assertThat(analysis.getDescription())
+                .contains("Endpoints: those of the application's own jetcd Client bean", "connection refused");
         assertThat(output.getOut()).contains("APPLICATION FAILED TO START");
     }
 
@@ -112,10 +127,14 @@ class DiscoStartupFailureAnalyzerTest {
         assertThat(output.getOut()).doesNotContain("could not get its lease from etcd at startup");
 
         // a property out of range, and any DiscoException that is not the starter's startup failure
-        assertThat(new DiscoStartupFailureAnalyzer().analyze(startupFailure(App.class, "disco.session.ttl=500ms"))).isNull();
-        assertThat(new DiscoStartupFailureAnalyzer().analyze(new BeanCreationException("disco",
-                new DiscoException("etcd at 127.0.0.1:2379 could not be reached")))).isNull();
-        assertThat(new DiscoStartupFailureAnalyzer().analyze(new IllegalStateException("no"))).isNull();
+        assertThat(new DiscoStartupFailureAnalyzer().analyze(startupFailure(App.class, "disco.session.ttl=500ms")))
+                .isNull();
+        assertThat(new DiscoStartupFailureAnalyzer()
+                        .analyze(new BeanCreationException(
+                                "disco", new DiscoException("etcd at 127.0.0.1:2379 could not be reached"))))
+                .isNull();
+        assertThat(new DiscoStartupFailureAnalyzer().analyze(new IllegalStateException("no")))
+                .isNull();
     }
 
     /** The action follows the cause the provider found (its messages, as they are worded). */
@@ -123,18 +142,36 @@ class DiscoStartupFailureAnalyzerTest {
     void eachCauseGetsItsFix() {
         DiscoStartupFailureAnalyzer analyzer = new DiscoStartupFailureAnalyzer();
         List<String> endpoints = List.of("https://etcd-0:2379");
-        assertThat(analyzer.analyze(new DiscoStartupException(endpoints, new DiscoException("etcd at etcd-0:2379 could not be"
-                + " reached (the lease grant failed): the TLS handshake failed (PKIX path building failed)"))).getAction())
+        assertThat(analyzer.analyze(
+                                new DiscoStartupException(
+                                        endpoints,
+                                        new DiscoException(
+                                                "etcd at etcd-0:2379 could not be"
+                                                        + " reached (the lease grant failed): the TLS handshake failed (PKIX path building failed)")))
+                        .getAction())
                 .contains("disco.etcd.ssl.bundle", "CA that signed etcd's certificate");
-        assertThat(analyzer.analyze(new DiscoStartupException(endpoints, new DiscoException("etcd at etcd-0:2379 could not be"
-                + " reached (the lease grant failed): unknown host: the name could not be resolved (DNS)"))).getAction())
+        assertThat(analyzer.analyze(
+                                new DiscoStartupException(
+                                        endpoints,
+                                        new DiscoException(
+                                                "etcd at etcd-0:2379 could not be"
+                                                        + " reached (the lease grant failed): unknown host: the name could not be resolved (DNS)")))
+                        .getAction())
                 .contains("Correct the host name in disco.etcd.endpoints");
-        assertThat(analyzer.analyze(new DiscoStartupException(endpoints, new AccessDeniedException("etcd at etcd-0:2379 denied"
-                + " the lease grant: etcdserver: permission denied", null))).getAction())
+        assertThat(analyzer.analyze(new DiscoStartupException(
+                                endpoints,
+                                new AccessDeniedException(
+                                        "etcd at etcd-0:2379 denied"
+                                                + " the lease grant: etcdserver: permission denied",
+                                        null)))
+                        .getAction())
                 .contains("disco.etcd.user", "disco.etcd.password");
-        assertThat(analyzer.analyze(new DiscoStartupException(endpoints, new DiscoException("etcd at etcd-0:2379 could not be"
-                + " reached (the lease grant was not answered within 5000 ms): no answer: the endpoints did not even complete"
-                + " a connection within 1000 ms"))).getAction())
+        assertThat(analyzer.analyze(new DiscoStartupException(
+                                endpoints,
+                                new DiscoException("etcd at etcd-0:2379 could not be"
+                                        + " reached (the lease grant was not answered within 5000 ms): no answer: the endpoints did not even complete"
+                                        + " a connection within 1000 ms")))
+                        .getAction())
                 .contains("etcdctl endpoint health", "disco.etcd.request-timeout");
     }
 }

@@ -37,7 +37,9 @@ class DiscoTlsTest {
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, DiscoAutoConfiguration.class))
-                .withPropertyValues("disco.etcd.endpoints=" + String.join(",", etcd.endpoints()), "disco.etcd.request-timeout=3s",
+                .withPropertyValues(
+                        "disco.etcd.endpoints=" + String.join(",", etcd.endpoints()),
+                        "disco.etcd.request-timeout=3s",
                         "spring.ssl.bundle.pem.etcd.truststore.certificate=file:" + tls.caFile(),
                         "spring.ssl.bundle.pem.etcd.keystore.certificate=file:" + tls.clientCertFile(),
                         "spring.ssl.bundle.pem.etcd.keystore.private-key=file:" + tls.clientKeyFile(),
@@ -47,14 +49,14 @@ class DiscoTlsTest {
     @Test
     void mutualTlsThroughAnSslBundle() {
         assertThat(etcd.endpoints()).allMatch(e -> e.startsWith("https://"));
-        runner().withPropertyValues("disco.etcd.ssl.bundle=etcd", "disco.fail-fast=true").run(context ->
-                StartedClient.assertUpAndLocks(context, "/test/boot-tls/"));
+        runner().withPropertyValues("disco.etcd.ssl.bundle=etcd", "disco.fail-fast=true")
+                .run(context -> StartedClient.assertUpAndLocks(context, "/test/boot-tls/"));
     }
 
     @Test
     void withoutTheClientCertificateEtcdRefusesAndAnUnknownBundleFailsStartup() {
-        runner().withPropertyValues("disco.etcd.ssl.bundle=trust-only", "disco.fail-fast=true").run(context ->
-                assertThat(context).hasFailed());
+        runner().withPropertyValues("disco.etcd.ssl.bundle=trust-only", "disco.fail-fast=true")
+                .run(context -> assertThat(context).hasFailed());
         runner().withPropertyValues("disco.etcd.ssl.bundle=nope").run(context -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("nope");

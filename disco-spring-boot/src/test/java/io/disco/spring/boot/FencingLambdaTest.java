@@ -51,8 +51,10 @@ class FencingLambdaTest {
     @Test
     void aLambdaGivesTheTokenOfEachRestClientRequest() {
         AtomicReference<FencingToken> current = new AtomicReference<>(FencingToken.of(34));
-        RestClient rest = RestClient.builder().baseUrl(base())
-                .requestInterceptor(FencingRequestInterceptor.of(() -> current.get())).build();
+        RestClient rest = RestClient.builder()
+                .baseUrl(base())
+                .requestInterceptor(FencingRequestInterceptor.of(() -> current.get()))
+                .build();
         assertThat(rest.post().uri("/w").retrieve().body(String.class)).isEqualTo("ok");
         assertThat(received.get()).isEqualTo("34");
         current.set(FencingToken.of(51));
@@ -60,7 +62,10 @@ class FencingLambdaTest {
         assertThat(received.get()).isEqualTo("51");
 
         FencingToken taken = FencingToken.of(77); // taken on the holding thread, sent from any
-        RestClient fixed = RestClient.builder().baseUrl(base()).requestInterceptor(FencingRequestInterceptor.of(() -> taken)).build();
+        RestClient fixed = RestClient.builder()
+                .baseUrl(base())
+                .requestInterceptor(FencingRequestInterceptor.of(() -> taken))
+                .build();
         fixed.post().uri("/w").retrieve().body(String.class);
         assertThat(received.get()).isEqualTo("77");
     }
@@ -68,9 +73,13 @@ class FencingLambdaTest {
     @Test
     void aLambdaGivesTheTokenOfEachWebClientExchange() {
         FencingToken taken = FencingToken.of(90);
-        WebClient web = WebClient.builder().baseUrl(base()).clientConnector(new JdkClientHttpConnector())
-                .filter(FencingExchangeFilter.of(() -> taken)).build();
-        assertThat(web.post().uri("/w").retrieve().bodyToMono(String.class).block(Duration.ofSeconds(10))).isEqualTo("ok");
+        WebClient web = WebClient.builder()
+                .baseUrl(base())
+                .clientConnector(new JdkClientHttpConnector())
+                .filter(FencingExchangeFilter.of(() -> taken))
+                .build();
+        assertThat(web.post().uri("/w").retrieve().bodyToMono(String.class).block(Duration.ofSeconds(10)))
+                .isEqualTo("ok");
         assertThat(received.get()).isEqualTo("90");
     }
 }

@@ -46,7 +46,8 @@ class GuardWebFilterTest {
 
     @Test
     void onlyItsPathsAndProblemDetails() {
-        GuardWebFilter filter = GuardWebFilter.of(List.of(DiscoGuardAutoConfiguration.pathPattern("/orders/*")), Guard.create());
+        GuardWebFilter filter =
+                GuardWebFilter.of(List.of(DiscoGuardAutoConfiguration.pathPattern("/orders/*")), Guard.create());
 
         MockServerWebExchange ok = post("/orders/1", 5L);
         filter.filter(ok, chain).block(Duration.ofSeconds(5));
@@ -57,8 +58,13 @@ class GuardWebFilterTest {
         filter.filter(stale, chain).block(Duration.ofSeconds(5));
         assertThat(stale.getResponse().getStatusCode()).isEqualTo(HttpStatus.CONFLICT);
         assertThat(stale.getResponse().getHeaders().getContentType()).hasToString("application/problem+json");
-        assertThat(body(stale)).contains(GuardProblemDetails.TYPE_BASE + "stale-token", "\"status\":409", "\"token\":4",
-                "\"mark\":5", "\"instance\":\"/orders/1\"");
+        assertThat(body(stale))
+                .contains(
+                        GuardProblemDetails.TYPE_BASE + "stale-token",
+                        "\"status\":409",
+                        "\"token\":4",
+                        "\"mark\":5",
+                        "\"instance\":\"/orders/1\"");
 
         MockServerWebExchange missing = post("/orders/1", null);
         filter.filter(missing, chain).block(Duration.ofSeconds(5));
@@ -71,9 +77,11 @@ class GuardWebFilterTest {
 
     @Test
     void theAdmissionLastsUntilTheExchangeEnds() {
-        GuardWebFilter filter = GuardWebFilter.of(List.of(DiscoGuardAutoConfiguration.pathPattern("/orders/*")),
+        GuardWebFilter filter = GuardWebFilter.of(
+                List.of(DiscoGuardAutoConfiguration.pathPattern("/orders/*")),
                 Guard.builder().drainTimeout(Duration.ofMillis(200)).build());
-        Disposable running = filter.filter(post("/orders/1", 7L), exchange -> Mono.never()).subscribe();
+        Disposable running =
+                filter.filter(post("/orders/1", 7L), exchange -> Mono.never()).subscribe();
         try {
             MockServerWebExchange newer = post("/orders/1", 8L);
             filter.filter(newer, chain).block(Duration.ofSeconds(5));
@@ -93,9 +101,14 @@ class GuardWebFilterTest {
     void registeredInAReactiveApplicationOnly() {
         new ReactiveWebApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(DiscoGuardAutoConfiguration.class))
-                .withPropertyValues("disco.guard.http.enabled=true", "disco.guard.http.url-patterns=/orders/*",
-                        "disco.guard.http.key.source=header", "disco.guard.http.key.name=X-Order")
-                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(GuardWebFilter.class)
+                .withPropertyValues(
+                        "disco.guard.http.enabled=true",
+                        "disco.guard.http.url-patterns=/orders/*",
+                        "disco.guard.http.key.source=header",
+                        "disco.guard.http.key.name=X-Order")
+                .run(context -> assertThat(context)
+                        .hasNotFailed()
+                        .hasSingleBean(GuardWebFilter.class)
                         .doesNotHaveBean(DiscoGuardAutoConfiguration.FILTER_NAME));
     }
 }

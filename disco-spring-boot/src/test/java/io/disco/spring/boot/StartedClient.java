@@ -12,8 +12,7 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 /** What the connection tests check of an application that started against etcd: its client is UP and takes a lock. */
 final class StartedClient {
 
-    private StartedClient() {
-    }
+    private StartedClient() {}
 
     /**
      * Asserts that {@code context} started, that its {@link Disco} is UP, and that it takes (and releases) a lock of a

@@ -118,22 +118,24 @@ public final class DiscoLeaderInitiator implements SmartLifecycle, ApplicationEv
     /** @return the current term's context, or one whose {@link Context#isLeader()} is false when not leading */
     public Context getContext() {
         DiscoLeaderContext context = current;
-        return context != null ? context : new Context() {
-            @Override
-            public boolean isLeader() {
-                return false;
-            }
+        return context != null
+                ? context
+                : new Context() {
+                    @Override
+                    public boolean isLeader() {
+                        return false;
+                    }
 
-            @Override
-            public String getRole() {
-                return candidate.getRole();
-            }
+                    @Override
+                    public String getRole() {
+                        return candidate.getRole();
+                    }
 
-            @Override
-            public String toString() {
-                return "DiscoLeaderContext[" + election + ", not leading]";
-            }
-        };
+                    @Override
+                    public String toString() {
+                        return "DiscoLeaderContext[" + election + ", not leading]";
+                    }
+                };
     }
 
     private void lead(LeaderTerm term) throws InterruptedException {
@@ -178,8 +180,11 @@ public final class DiscoLeaderInitiator implements SmartLifecycle, ApplicationEv
         LeadershipRunner r = runner;
         runner = null;
         if (r != null && !r.close(STOP_TIMEOUT)) {
-            log.warn("the candidate of '{}' did not return from onGranted within {} s of stop: it keeps the leadership"
-                    + " until it returns", election, STOP_TIMEOUT.toSeconds());
+            log.warn(
+                    "the candidate of '{}' did not return from onGranted within {} s of stop: it keeps the leadership"
+                            + " until it returns",
+                    election,
+                    STOP_TIMEOUT.toSeconds());
         }
     }
 

@@ -111,7 +111,8 @@ public final class DiscoLockRegistry implements ExpirableLockRegistry<DiscoLock>
     private static String key(Object lockKey) {
         Objects.requireNonNull(lockKey, "lockKey");
         if (!(lockKey instanceof String key)) {
-            throw new IllegalArgumentException("lockKey must be a String, got a " + lockKey.getClass().getName());
+            throw new IllegalArgumentException(
+                    "lockKey must be a String, got a " + lockKey.getClass().getName());
         }
         if (key.isBlank()) {
             throw new IllegalArgumentException("lockKey must not be blank, got '" + key + "'");
@@ -154,10 +155,12 @@ public final class DiscoLockRegistry implements ExpirableLockRegistry<DiscoLock>
         String key = key(lockKey);
         RegistryLock lock = locks.get(key);
         if (lock == null || !lock.isHeldByCurrentThread()) {
-            throw new IllegalMonitorStateException("could not renew the lock '" + key + "': this thread does not hold it");
+            throw new IllegalMonitorStateException(
+                    "could not renew the lock '" + key + "': this thread does not hold it");
         }
         if (!lock.isValidlyHeldByCurrentThread()) {
-            throw new IllegalStateException("could not renew the lock '" + key + "': its hold was lost (its lease ended)");
+            throw new IllegalStateException(
+                    "could not renew the lock '" + key + "': its hold was lost (its lease ended)");
         }
         lock.touch();
     }

@@ -1,9 +1,9 @@
 package io.disco.spring.integration;
 
 import io.disco.fencing.DiscoException;
-import io.disco.lock.LockLostException;
 import io.disco.fencing.FencingToken;
 import io.disco.lock.FencedLock;
+import io.disco.lock.LockLostException;
 import java.util.ConcurrentModificationException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,6 +22,7 @@ final class RegistryLock implements DiscoLock {
     private final AtomicInteger inUse = new AtomicInteger();
     /** The unlocks this thread still owes for a lost hold that was released locally: each one throws. */
     private final ThreadLocal<int[]> owed = ThreadLocal.withInitial(() -> new int[1]);
+
     private volatile long lastUsedMillis = System.currentTimeMillis();
 
     RegistryLock(String key, FencedLock lock) {
@@ -162,9 +163,12 @@ final class RegistryLock implements DiscoLock {
         } catch (LockLostException lost) {
             // Only a loss: a release without an answer (a DiscoException that is no loss) gave the hold up and
             // is thrown as it is, and an interrupted unlock completes and throws nothing, as Spring's registries do.
-            throw new ConcurrentModificationException("the hold of '" + key + "' by this thread was lost before this"
-                    + " unlock (" + lost.getMessage() + "): another process may have held it since, so the integrity of"
-                    + " data it protects may be compromised unless the data's store checks the fencing token", lost);
+            throw new ConcurrentModificationException(
+                    "the hold of '" + key + "' by this thread was lost before this"
+                            + " unlock (" + lost.getMessage()
+                            + "): another process may have held it since, so the integrity of"
+                            + " data it protects may be compromised unless the data's store checks the fencing token",
+                    lost);
         } finally {
             inUse.decrementAndGet();
             touch();

@@ -51,17 +51,26 @@ class DiscoLeaderInitiatorTest {
         }
 
         boolean endpointRunning() {
-            return context.getBean(IntegrationContextUtils.INTEGRATION_LIFECYCLE_ROLE_CONTROLLER,
-                    SmartLifecycleRoleController.class).allEndpointsRunning(ROLE);
+            return context.getBean(
+                            IntegrationContextUtils.INTEGRATION_LIFECYCLE_ROLE_CONTROLLER,
+                            SmartLifecycleRoleController.class)
+                    .allEndpointsRunning(ROLE);
         }
 
         AbstractLeaderEvent firstAfter(Class<?> type, long since) {
-            return events.stream().filter(e -> type.isInstance(e[0]) && (long) e[1] >= since)
-                    .map(e -> (AbstractLeaderEvent) e[0]).findFirst().orElse(null);
+            return events.stream()
+                    .filter(e -> type.isInstance(e[0]) && (long) e[1] >= since)
+                    .map(e -> (AbstractLeaderEvent) e[0])
+                    .findFirst()
+                    .orElse(null);
         }
 
         long timeOf(AbstractLeaderEvent event) {
-            return events.stream().filter(e -> e[0] == event).mapToLong(e -> (long) e[1]).findFirst().orElseThrow();
+            return events.stream()
+                    .filter(e -> e[0] == event)
+                    .mapToLong(e -> (long) e[1])
+                    .findFirst()
+                    .orElseThrow();
         }
     }
 
@@ -81,9 +90,12 @@ class DiscoLeaderInitiatorTest {
 
         @Bean
         IntegrationFlow leaderOnlyWork() {
-            return IntegrationFlow.fromSupplier(() -> "tick",
-                            e -> e.poller(Pollers.fixedDelay(Duration.ofMillis(50))).role(ROLE).autoStartup(false))
-                    .handle(message -> { })
+            return IntegrationFlow.fromSupplier(
+                            () -> "tick",
+                            e -> e.poller(Pollers.fixedDelay(Duration.ofMillis(50)))
+                                    .role(ROLE)
+                                    .autoStartup(false))
+                    .handle(message -> {})
                     .get();
         }
     }
@@ -107,13 +119,14 @@ class DiscoLeaderInitiatorTest {
     @Test
     void revokedLeaseMovesTheTermWithANewerTokenWithin2sAndYieldHandsItBack() throws Exception {
         String election = EtcdClaims.uniquePrefix("disco-leader-initiator");
-        try (Client clientA = EtcdClaims.client(ETCD.cluster()); Client clientB = EtcdClaims.client(ETCD.cluster());
-             Client admin = EtcdClaims.client(ETCD.cluster())) {
+        try (Client clientA = EtcdClaims.client(ETCD.cluster());
+                Client clientB = EtcdClaims.client(ETCD.cluster());
+                Client admin = EtcdClaims.client(ETCD.cluster())) {
             Instance a = start(clientA, election);
             Instance b = start(clientB, election);
             try {
-                await().atMost(Duration.ofSeconds(10)).until(() -> a.leads() != b.leads()
-                        && (a.leads() ? a : b).endpointRunning());
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> a.leads() != b.leads() && (a.leads() ? a : b).endpointRunning());
                 Instance leader = a.leads() ? a : b;
                 Instance follower = leader == a ? b : a;
                 assertFalse(follower.endpointRunning());
@@ -121,8 +134,9 @@ class DiscoLeaderInitiatorTest {
 
                 long revoked = System.nanoTime();
                 EtcdClaims.revokeTheHolder(ETCD.cluster(), admin, election);
-                await().atMost(Duration.ofSeconds(5)).until(() -> leader.firstAfter(OnRevokedEvent.class, revoked) != null
-                        && follower.firstAfter(OnGrantedEvent.class, revoked) != null);
+                await().atMost(Duration.ofSeconds(5))
+                        .until(() -> leader.firstAfter(OnRevokedEvent.class, revoked) != null
+                                && follower.firstAfter(OnGrantedEvent.class, revoked) != null);
                 AbstractLeaderEvent revokedEvent = leader.firstAfter(OnRevokedEvent.class, revoked);
                 AbstractLeaderEvent grantedEvent = follower.firstAfter(OnGrantedEvent.class, revoked);
                 long revokedAfter = TimeUnit.NANOSECONDS.toMillis(leader.timeOf(revokedEvent) - revoked);
@@ -132,19 +146,24 @@ class DiscoLeaderInitiatorTest {
                 assertTrue(token(revokedEvent).equals(first), "the revoked term's token");
                 FencingToken second = token(grantedEvent);
                 assertTrue(second.isNewerThan(first), first + " then " + second);
-                await().atMost(Duration.ofSeconds(2)).until(() -> follower.endpointRunning() && !leader.endpointRunning());
+                await().atMost(Duration.ofSeconds(2))
+                        .until(() -> follower.endpointRunning() && !leader.endpointRunning());
                 // The revoked instance campaigns again once its client has a new owner: a yield before that finds
                 // no other candidate, and the yielder wins the next term itself (as it should). Wait for both keys.
-                await().atMost(Duration.ofSeconds(10)).until(() -> EtcdClaims.claims(admin, election).size() == 2);
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> EtcdClaims.claims(admin, election).size() == 2);
 
                 long yielded = System.nanoTime();
                 grantedEvent.getContext().yield();
-                await().atMost(Duration.ofSeconds(5)).until(() -> leader.firstAfter(OnGrantedEvent.class, yielded) != null
-                        && follower.firstAfter(OnRevokedEvent.class, yielded) != null);
+                await().atMost(Duration.ofSeconds(5))
+                        .until(() -> leader.firstAfter(OnGrantedEvent.class, yielded) != null
+                                && follower.firstAfter(OnRevokedEvent.class, yielded) != null);
                 FencingToken third = token(leader.firstAfter(OnGrantedEvent.class, yielded));
                 assertTrue(third.isNewerThan(second), second + " then " + third);
-                await().atMost(Duration.ofSeconds(2)).until(() -> leader.endpointRunning() && !follower.endpointRunning());
-                System.out.printf("revoked after %d ms, granted after %d ms; terms %s, %s, after yield %s%n",
+                await().atMost(Duration.ofSeconds(2))
+                        .until(() -> leader.endpointRunning() && !follower.endpointRunning());
+                System.out.printf(
+                        "revoked after %d ms, granted after %d ms; terms %s, %s, after yield %s%n",
                         revokedAfter, grantedAfter, first, second, third);
             } finally {
                 a.context.close();

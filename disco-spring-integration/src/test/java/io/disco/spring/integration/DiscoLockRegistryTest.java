@@ -35,6 +35,7 @@ class DiscoLockRegistryTest {
 
     @RegisterExtension
     static final EtcdExtension ETCD = EtcdExtension.sharedMember();
+
     @RegisterExtension
     static final OtherThread OTHER = new OtherThread();
 
@@ -70,7 +71,8 @@ class DiscoLockRegistryTest {
             FencingToken first = lock.token();
             assertTrue(lock.tryLock(), "reentrant");
             assertEquals(first, lock.token(), "one token for nested holds");
-            assertEquals(1, EtcdClaims.claims(ETCD.client(), prefix + "/orders%2F42").size(), "the key escaped, one claim");
+            assertEquals(
+                    1, EtcdClaims.claims(ETCD.client(), prefix + "/orders%2F42").size(), "the key escaped, one claim");
             boolean otherThread = OTHER.call(() -> lock.tryLock());
             assertFalse(otherThread, "another thread of this process waits");
             DiscoLockRegistry theirs = new DiscoLockRegistry(disco2, prefix);
@@ -89,7 +91,10 @@ class DiscoLockRegistryTest {
                 }
             });
             assertTrue(second.isNewerThan(first), first + " then " + second);
-            assertThrows(IllegalMonitorStateException.class, lock::unlock, "not held: as java.util.concurrent.locks.Lock says");
+            assertThrows(
+                    IllegalMonitorStateException.class,
+                    lock::unlock,
+                    "not held: as java.util.concurrent.locks.Lock says");
             assertThrows(IllegalArgumentException.class, () -> registry.obtain(" "));
             assertThrows(IllegalArgumentException.class, () -> registry.obtain(42));
             assertThrows(NullPointerException.class, () -> registry.obtain(null));
@@ -111,15 +116,14 @@ class DiscoLockRegistryTest {
                 held.lock();
                 return null;
             });
-            assertThrows(TimeoutException.class,
-                    () -> registry.executeLocked("job", Duration.ofMillis(300), () -> { }));
+            assertThrows(TimeoutException.class, () -> registry.executeLocked("job", Duration.ofMillis(300), () -> {}));
             FencingToken theirToken = OTHER.call(() -> {
                 FencingToken t = held.token();
                 held.unlock();
                 return t;
             });
             assertTrue(theirToken.isNewerThan(inside));
-            registry.executeLocked("job", Duration.ofSeconds(5), () -> { });
+            registry.executeLocked("job", Duration.ofSeconds(5), () -> {});
         }
     }
 
@@ -152,7 +156,10 @@ class DiscoLockRegistryTest {
     /** Takes the lease of the holder of {@code name} away, and waits until {@code lock} tells the loss. */
     private static void revokeAndAwaitLost(String name, DiscoLock lock) throws Exception {
         EtcdClaims.revokeTheHolder(ETCD.cluster(), ETCD.client(), name);
-        org.awaitility.Awaitility.await().pollInSameThread().atMost(Duration.ofSeconds(5)).until(() -> assertThrowsLost(lock));
+        org.awaitility.Awaitility.await()
+                .pollInSameThread()
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> assertThrowsLost(lock));
     }
 
     private static boolean assertThrowsLost(DiscoLock lock) {
@@ -205,11 +212,20 @@ class DiscoLockRegistryTest {
 
     @Test
     void badInputIsRefusedByName() {
-        assertEquals("disco", assertThrows(NullPointerException.class, () -> new DiscoLockRegistry(null)).getMessage());
-        assertEquals("prefix", assertThrows(NullPointerException.class, () -> new DiscoLockRegistry(disco, null)).getMessage());
+        assertEquals(
+                "disco",
+                assertThrows(NullPointerException.class, () -> new DiscoLockRegistry(null))
+                        .getMessage());
+        assertEquals(
+                "prefix",
+                assertThrows(NullPointerException.class, () -> new DiscoLockRegistry(disco, null))
+                        .getMessage());
         assertThrows(IllegalArgumentException.class, () -> new DiscoLockRegistry(disco, "/x/"));
         DiscoLockRegistry unprefixed = new DiscoLockRegistry(disco);
-        assertEquals("ttl", assertThrows(NullPointerException.class, () -> unprefixed.renewLock("k", null)).getMessage());
+        assertEquals(
+                "ttl",
+                assertThrows(NullPointerException.class, () -> unprefixed.renewLock("k", null))
+                        .getMessage());
         assertThrows(IllegalArgumentException.class, () -> unprefixed.renewLock("k", Duration.ZERO));
     }
 
@@ -244,18 +260,27 @@ class DiscoLockRegistryTest {
             DiscoLock lock = registry.obtain("k");
             lock.lock();
             try {
-                assertInstanceOf(IllegalMonitorStateException.class, OTHER.failure(() -> {
-                    registry.obtain("k").unlock();
-                    return null;
-                }), "another thread's unlock");
-                assertInstanceOf(IllegalMonitorStateException.class, OTHER.failure(() -> {
-                    registry.renewLock("k");
-                    return null;
-                }), "another thread's renewal");
-                assertInstanceOf(IllegalMonitorStateException.class, OTHER.failure(() -> {
-                    registry.renewLock("k", Duration.ofSeconds(30));
-                    return null;
-                }), "another thread's renewal with a ttl");
+                assertInstanceOf(
+                        IllegalMonitorStateException.class,
+                        OTHER.failure(() -> {
+                            registry.obtain("k").unlock();
+                            return null;
+                        }),
+                        "another thread's unlock");
+                assertInstanceOf(
+                        IllegalMonitorStateException.class,
+                        OTHER.failure(() -> {
+                            registry.renewLock("k");
+                            return null;
+                        }),
+                        "another thread's renewal");
+                assertInstanceOf(
+                        IllegalMonitorStateException.class,
+                        OTHER.failure(() -> {
+                            registry.renewLock("k", Duration.ofSeconds(30));
+                            return null;
+                        }),
+                        "another thread's renewal with a ttl");
                 assertTrue(lock.isHeldByCurrentThread(), "the holder still holds");
                 registry.renewLock("k");
             } finally {
@@ -268,8 +293,19 @@ class DiscoLockRegistryTest {
 
         @Test
         void everyKeyASpringApplicationMayUseIsALock() throws Exception {
-            for (String key : List.of(".", "..", "...", "a/b", "a%2Fb", "%", "tab\there", "nul\u0000", "emoji\uD83D\uDE00",
-                    "private\uE000", "ünïcödé", "order:42@eu")) {
+            for (String key : List.of(
+                    ".",
+                    "..",
+                    "...",
+                    "a/b",
+                    "a%2Fb",
+                    "%",
+                    "tab\there",
+                    "nul\u0000",
+                    "emoji\uD83D\uDE00",
+                    "private\uE000",
+                    "ünïcödé",
+                    "order:42@eu")) {
                 DiscoLock lock = registry.obtain(key);
                 assertTrue(lock.tryLock(5, TimeUnit.SECONDS), key);
                 lock.unlock();

@@ -13,11 +13,14 @@ import java.time.Duration;
  */
 final class Etcd {
 
-    private Etcd() {
-    }
+    private Etcd() {}
 
     static Disco disco(Client client) {
-        return EtcdProvider.disco(client, EtcdOptions.builder().ttl(Duration.ofSeconds(10))
-                .requestTimeout(Duration.ofSeconds(5)).build());
+        return EtcdProvider.disco(
+                client,
+                EtcdOptions.builder()
+                        .ttl(Duration.ofSeconds(10))
+                        .requestTimeout(Duration.ofSeconds(5))
+                        .build());
     }
 }

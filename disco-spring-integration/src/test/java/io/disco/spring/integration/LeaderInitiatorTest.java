@@ -55,17 +55,22 @@ class LeaderInitiatorTest {
         AnnotationConfigApplicationContext context;
 
         boolean leads() {
-            return context.getBean(LockRegistryLeaderInitiator.class).getContext().isLeader();
+            return context.getBean(LockRegistryLeaderInitiator.class)
+                    .getContext()
+                    .isLeader();
         }
 
         SmartLifecycleRoleController roles() {
-            return context.getBean(IntegrationContextUtils.INTEGRATION_LIFECYCLE_ROLE_CONTROLLER,
-                    SmartLifecycleRoleController.class);
+            return context.getBean(
+                    IntegrationContextUtils.INTEGRATION_LIFECYCLE_ROLE_CONTROLLER, SmartLifecycleRoleController.class);
         }
 
         long firstAfter(Class<?> type, long since) {
-            return events.stream().filter(e -> e[0] == type && (long) e[1] >= since)
-                    .mapToLong(e -> (long) e[1]).min().orElse(-1);
+            return events.stream()
+                    .filter(e -> e[0] == type && (long) e[1] >= since)
+                    .mapToLong(e -> (long) e[1])
+                    .min()
+                    .orElse(-1);
         }
     }
 
@@ -80,13 +85,14 @@ class LeaderInitiatorTest {
 
         @Bean
         LockRegistryLeaderInitiator leaderInitiator(DiscoLockRegistry registry, Instance instance) {
-            return new LockRegistryLeaderInitiator(registry, new DefaultCandidate(UUID.randomUUID().toString(), ROLE) {
-                @Override
-                public void onGranted(Context ctx) {
-                    // on the initiator's thread, the one that holds the lock: the term's token
-                    instance.terms.add(registry.obtain(ROLE).token());
-                }
-            });
+            return new LockRegistryLeaderInitiator(
+                    registry, new DefaultCandidate(UUID.randomUUID().toString(), ROLE) {
+                        @Override
+                        public void onGranted(Context ctx) {
+                            // on the initiator's thread, the one that holds the lock: the term's token
+                            instance.terms.add(registry.obtain(ROLE).token());
+                        }
+                    });
         }
 
         @Bean
@@ -97,8 +103,11 @@ class LeaderInitiatorTest {
         /** The role-controlled endpoint: a poller that runs only while this instance leads. */
         @Bean
         IntegrationFlow leaderOnlyWork(Instance instance) {
-            return IntegrationFlow.fromSupplier(() -> "tick",
-                            e -> e.poller(Pollers.fixedDelay(Duration.ofMillis(50))).role(ROLE).autoStartup(false))
+            return IntegrationFlow.fromSupplier(
+                            () -> "tick",
+                            e -> e.poller(Pollers.fixedDelay(Duration.ofMillis(50)))
+                                    .role(ROLE)
+                                    .autoStartup(false))
                     .handle(message -> instance.polls.incrementAndGet())
                     .get();
         }
@@ -119,13 +128,15 @@ class LeaderInitiatorTest {
     @Test
     void theLeadersLeaseRevokedMovesTheLeadershipAndItsEndpointWithin2s() throws Exception {
         String prefix = EtcdClaims.uniquePrefix("leader-initiator");
-        try (Client clientA = EtcdClaims.client(ETCD.cluster()); Client clientB = EtcdClaims.client(ETCD.cluster());
-             Client admin = EtcdClaims.client(ETCD.cluster())) {
+        try (Client clientA = EtcdClaims.client(ETCD.cluster());
+                Client clientB = EtcdClaims.client(ETCD.cluster());
+                Client admin = EtcdClaims.client(ETCD.cluster())) {
             Instance a = start(clientA, prefix);
             Instance b = start(clientB, prefix);
             try {
-                await().atMost(Duration.ofSeconds(10)).until(() -> a.leads() != b.leads()
-                        && (a.leads() ? a : b).roles().allEndpointsRunning(ROLE));
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> a.leads() != b.leads()
+                                && (a.leads() ? a : b).roles().allEndpointsRunning(ROLE));
                 Instance leader = a.leads() ? a : b;
                 Instance follower = leader == a ? b : a;
                 assertTrue(follower.roles().noEndpointsRunning(ROLE), "the follower's endpoint is stopped");
@@ -137,21 +148,26 @@ class LeaderInitiatorTest {
                 long revoked = System.nanoTime();
                 EtcdClaims.revokeTheHolder(ETCD.cluster(), admin, prefix + "/" + ROLE);
 
-                await().atMost(Duration.ofSeconds(5)).until(() -> leader.firstAfter(OnRevokedEvent.class, revoked) > 0
-                        && follower.firstAfter(OnGrantedEvent.class, revoked) > 0);
-                long revokedAfter = TimeUnit.NANOSECONDS.toMillis(leader.firstAfter(OnRevokedEvent.class, revoked) - revoked);
-                long grantedAfter = TimeUnit.NANOSECONDS.toMillis(follower.firstAfter(OnGrantedEvent.class, revoked) - revoked);
+                await().atMost(Duration.ofSeconds(5))
+                        .until(() -> leader.firstAfter(OnRevokedEvent.class, revoked) > 0
+                                && follower.firstAfter(OnGrantedEvent.class, revoked) > 0);
+                long revokedAfter =
+                        TimeUnit.NANOSECONDS.toMillis(leader.firstAfter(OnRevokedEvent.class, revoked) - revoked);
+                long grantedAfter =
+                        TimeUnit.NANOSECONDS.toMillis(follower.firstAfter(OnGrantedEvent.class, revoked) - revoked);
                 assertTrue(revokedAfter < 2000, "OnRevokedEvent " + revokedAfter + " ms after the revoke");
                 assertTrue(grantedAfter < 2000, "OnGrantedEvent " + grantedAfter + " ms after the revoke");
 
-                await().atMost(Duration.ofSeconds(2)).until(() -> follower.roles().allEndpointsRunning(ROLE)
-                        && leader.roles().noEndpointsRunning(ROLE));
+                await().atMost(Duration.ofSeconds(2))
+                        .until(() -> follower.roles().allEndpointsRunning(ROLE)
+                                && leader.roles().noEndpointsRunning(ROLE));
                 assertTrue(follower.leads() && !leader.leads());
                 int polledByNewLeader = follower.polls.get();
                 await().atMost(Duration.ofSeconds(5)).until(() -> follower.polls.get() > polledByNewLeader + 2);
                 FencingToken secondTerm = follower.terms.get(0);
                 assertTrue(secondTerm.isNewerThan(firstTerm), firstTerm + " then " + secondTerm);
-                System.out.printf("revoked after %d ms, granted after %d ms; terms %s then %s%n",
+                System.out.printf(
+                        "revoked after %d ms, granted after %d ms; terms %s then %s%n",
                         revokedAfter, grantedAfter, firstTerm, secondTerm);
             } finally {
                 a.context.close();

@@ -36,8 +36,8 @@ class NullArgumentsTest {
     void theRegistryRejectsNullNamingTheParameter() throws Exception {
         try (Disco disco = Etcd.disco(ETCD.client())) {
             String prefix = EtcdClaims.uniquePrefix("registry-nulls");
-            NullArguments nulls = walk(prefix, Map.of(Disco.class, disco, Object.class, "k", Duration.class,
-                    Duration.ofSeconds(1)));
+            NullArguments nulls =
+                    walk(prefix, Map.of(Disco.class, disco, Object.class, "k", Duration.class, Duration.ofSeconds(1)));
             nulls.walk(DiscoLockRegistry.class, null);
             DiscoLockRegistry registry = new DiscoLockRegistry(disco, prefix);
             nulls.walk(DiscoLockRegistry.class, registry);
@@ -51,8 +51,15 @@ class NullArgumentsTest {
     void theLeaderInitiatorRejectsNullNamingTheParameter() throws Exception {
         try (Disco disco = Etcd.disco(ETCD.client())) {
             String prefix = EtcdClaims.uniquePrefix("initiator-nulls");
-            NullArguments nulls = walk(prefix, Map.of(Disco.class, disco, Candidate.class, new DefaultCandidate("id", "role"),
-                    ApplicationEventPublisher.class, (ApplicationEventPublisher) event -> { }))
+            NullArguments nulls = walk(
+                            prefix,
+                            Map.of(
+                                    Disco.class,
+                                    disco,
+                                    Candidate.class,
+                                    new DefaultCandidate("id", "role"),
+                                    ApplicationEventPublisher.class,
+                                    (ApplicationEventPublisher) event -> {}))
                     .skipMethods(Set.of("start", "stop"));
             nulls.walk(DiscoLeaderInitiator.class, null);
             nulls.walk(DiscoLeaderInitiator.class, new DiscoLeaderInitiator(disco, prefix + "/e", "role"));

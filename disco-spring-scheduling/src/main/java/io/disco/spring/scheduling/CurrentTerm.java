@@ -14,8 +14,7 @@ public final class CurrentTerm {
 
     private static final ThreadLocal<Deque<LeaderTerm>> TERMS = ThreadLocal.withInitial(ArrayDeque::new);
 
-    private CurrentTerm() {
-    }
+    private CurrentTerm() {}
 
     /**
      * The term's token.

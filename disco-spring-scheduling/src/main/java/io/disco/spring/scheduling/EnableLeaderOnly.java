@@ -20,5 +20,4 @@ import org.springframework.context.annotation.Import;
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @Import({LeaderOnlyElections.class, LeaderOnlyPostProcessor.class})
-public @interface EnableLeaderOnly {
-}
+public @interface EnableLeaderOnly {}

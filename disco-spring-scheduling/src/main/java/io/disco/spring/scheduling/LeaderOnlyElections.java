@@ -101,8 +101,11 @@ final class LeaderOnlyElections implements SmartLifecycle, BeanFactoryAware {
             LeadershipRunner runner = election.runner;
             election.runner = null;
             if (runner != null && !runner.close(STOP_TIMEOUT)) {
-                log.warn("the leader-only work of '{}' did not return within {} s of the end of its term: it keeps"
-                        + " the leadership until it returns", election.name, STOP_TIMEOUT.toSeconds());
+                log.warn(
+                        "the leader-only work of '{}' did not return within {} s of the end of its term: it keeps"
+                                + " the leadership until it returns",
+                        election.name,
+                        STOP_TIMEOUT.toSeconds());
             }
         }
     }

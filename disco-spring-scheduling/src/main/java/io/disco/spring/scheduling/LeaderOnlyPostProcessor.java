@@ -33,8 +33,8 @@ final class LeaderOnlyPostProcessor extends AbstractBeanFactoryAwareAdvisingPost
     public void setBeanFactory(BeanFactory beanFactory) {
         super.setBeanFactory(beanFactory);
         this.beanFactory = (ConfigurableBeanFactory) beanFactory;
-        this.advisor = new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, LeaderOnly.class, true),
-                new Interceptor(this));
+        this.advisor = new DefaultPointcutAdvisor(
+                new AnnotationMatchingPointcut(null, LeaderOnly.class, true), new Interceptor(this));
     }
 
     private LeaderOnlyElections elections() {
@@ -53,8 +53,9 @@ final class LeaderOnlyPostProcessor extends AbstractBeanFactoryAwareAdvisingPost
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
         Class<?> type = AopUtils.getTargetClass(bean);
-        Map<Method, LeaderOnly> methods = MethodIntrospector.selectMethods(type,
-                (MethodIntrospector.MetadataLookup<LeaderOnly>) m -> AnnotatedElementUtils.findMergedAnnotation(m, LeaderOnly.class));
+        Map<Method, LeaderOnly> methods =
+                MethodIntrospector.selectMethods(type, (MethodIntrospector.MetadataLookup<LeaderOnly>)
+                        m -> AnnotatedElementUtils.findMergedAnnotation(m, LeaderOnly.class));
         methods.forEach((method, annotation) -> {
             if (method.getReturnType() != void.class) {
                 throw new IllegalStateException("@LeaderOnly method " + method + " must return void: a call while this"
@@ -76,13 +77,19 @@ final class LeaderOnlyPostProcessor extends AbstractBeanFactoryAwareAdvisingPost
 
         @Override
         public Object invoke(MethodInvocation invocation) throws Throwable {
-            Method method = AopUtils.getMostSpecificMethod(invocation.getMethod(),
-                    invocation.getThis() == null ? invocation.getMethod().getDeclaringClass() : invocation.getThis().getClass());
+            Method method = AopUtils.getMostSpecificMethod(
+                    invocation.getMethod(),
+                    invocation.getThis() == null
+                            ? invocation.getMethod().getDeclaringClass()
+                            : invocation.getThis().getClass());
             LeaderOnly annotation = AnnotatedElementUtils.findMergedAnnotation(method, LeaderOnly.class);
             if (annotation == null) {
                 return invocation.proceed();
             }
-            TermRuns runs = processor.elections().leading(processor.name(annotation, method)).orElse(null);
+            TermRuns runs = processor
+                    .elections()
+                    .leading(processor.name(annotation, method))
+                    .orElse(null);
             if (runs == null || !runs.enter()) {
                 return null; // not the leader: skipped
             }

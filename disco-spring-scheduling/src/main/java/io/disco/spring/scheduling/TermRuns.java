@@ -18,6 +18,7 @@ final class TermRuns {
     private final List<Thread> running = new ArrayList<>();
     /** Guarded by {@link #monitor}: the threads this term's end interrupted. */
     private final Set<Thread> interrupted = new HashSet<>();
+
     private boolean ended;
 
     TermRuns(LeaderTerm term) {

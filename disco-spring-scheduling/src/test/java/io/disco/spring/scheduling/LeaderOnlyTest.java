@@ -43,8 +43,7 @@ class LeaderOnlyTest {
     static final EtcdExtension ETCD = EtcdExtension.sharedMember();
 
     /** One run: which instance, which token, whether the guard accepted it. */
-    record Run(String instance, FencingToken token, boolean accepted) {
-    }
+    record Run(String instance, FencingToken token, boolean accepted) {}
 
     /** What both instances share. */
     static final class World {
@@ -54,7 +53,8 @@ class LeaderOnlyTest {
         final CountDownLatch frozen = new CountDownLatch(1);
         final CountDownLatch resume = new CountDownLatch(1);
         final AtomicBoolean frozenInterrupted = new AtomicBoolean();
-        final CompletableFuture<Object[]> frozenRun = new CompletableFuture<>(); // {instance, token, late write's outcome}
+        final CompletableFuture<Object[]> frozenRun =
+                new CompletableFuture<>(); // {instance, token, late write's outcome}
     }
 
     /** The scheduled work of one instance. */
@@ -110,12 +110,14 @@ class LeaderOnlyTest {
     @Configuration
     @EnableScheduling
     @EnableLeaderOnly
-    static class Config {
-    }
+    static class Config {}
 
-    private static AnnotationConfigApplicationContext start(String instance, Client client, String election, World world) {
+    private static AnnotationConfigApplicationContext start(
+            String instance, Client client, String election, World world) {
         AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
-        context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("test", Map.of("election", election)));
+        context.getEnvironment()
+                .getPropertySources()
+                .addFirst(new MapPropertySource("test", Map.of("election", election)));
         context.registerBean(Disco.class, () -> Etcd.disco(client), bd -> bd.setDestroyMethodName("close"));
         context.registerBean(Worker.class, () -> new Worker(world, instance));
         context.register(Config.class);
@@ -127,14 +129,16 @@ class LeaderOnlyTest {
     void onlyTheLeaderRunsAndAfterItsTermEndsTheOtherTakesOverAndTheOldTermsLateWriteIsRejected() throws Exception {
         String election = EtcdClaims.uniquePrefix("leader-only");
         World world = new World();
-        try (Client clientA = EtcdClaims.client(ETCD.cluster()); Client clientB = EtcdClaims.client(ETCD.cluster());
-             Client admin = EtcdClaims.client(ETCD.cluster())) {
+        try (Client clientA = EtcdClaims.client(ETCD.cluster());
+                Client clientB = EtcdClaims.client(ETCD.cluster());
+                Client admin = EtcdClaims.client(ETCD.cluster())) {
             AnnotationConfigApplicationContext a = start("a", clientA, election, world);
             AnnotationConfigApplicationContext b = start("b", clientB, election, world);
             try {
                 await().atMost(Duration.ofSeconds(15)).until(() -> world.runs.size() >= 10);
                 String leader = world.runs.get(0).instance();
-                assertTrue(world.runs.stream().allMatch(r -> r.instance().equals(leader) && r.accepted()),
+                assertTrue(
+                        world.runs.stream().allMatch(r -> r.instance().equals(leader) && r.accepted()),
                         "only the leader ran: " + world.runs);
                 assertEquals(1, world.runs.stream().map(Run::token).distinct().count(), "one term");
 
@@ -147,7 +151,8 @@ class LeaderOnlyTest {
                 await().atMost(Duration.ofSeconds(10)).until(() -> world.runs.size() > before + 2);
                 long tookOverMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - revoked);
                 Run takeover = world.runs.get(before);
-                assertTrue(!takeover.instance().equals(leader) && takeover.accepted(), "the other took over: " + takeover);
+                assertTrue(
+                        !takeover.instance().equals(leader) && takeover.accepted(), "the other took over: " + takeover);
                 await().atMost(Duration.ofSeconds(5)).untilTrue(world.frozenInterrupted);
 
                 world.resume.countDown();
@@ -157,12 +162,14 @@ class LeaderOnlyTest {
                 assertInstanceOf(TokenStaleException.class, frozenRun[2], "the old term's late write is rejected");
                 int afterResume = world.runs.size();
                 await().atMost(Duration.ofSeconds(5)).until(() -> world.runs.size() > afterResume + 3);
-                assertTrue(world.runs.subList(before, world.runs.size()).stream()
-                        .allMatch(r -> r.instance().equals(takeover.instance()) && r.accepted()),
+                assertTrue(
+                        world.runs.subList(before, world.runs.size()).stream()
+                                .allMatch(r -> r.instance().equals(takeover.instance()) && r.accepted()),
                         "only the new leader runs: " + world.runs.subList(before, world.runs.size()));
-                System.out.printf("term %s (%s) frozen and revoked; %s took over with term %s after %d ms;"
-                        + " the late write: %s%n", oldTerm, leader, takeover.instance(), takeover.token(), tookOverMs,
-                        frozenRun[2]);
+                System.out.printf(
+                        "term %s (%s) frozen and revoked; %s took over with term %s after %d ms;"
+                                + " the late write: %s%n",
+                        oldTerm, leader, takeover.instance(), takeover.token(), tookOverMs, frozenRun[2]);
             } finally {
                 world.resume.countDown();
                 a.close();
@@ -191,6 +198,8 @@ class LeaderOnlyTest {
         context.registerBean(NotVoid.class);
         context.register(Config.class);
         BeanCreationException e = assertThrows(BeanCreationException.class, context::refresh);
-        assertTrue(e.getMostSpecificCause().getMessage().contains("must return void"), e.getMostSpecificCause().getMessage());
+        assertTrue(
+                e.getMostSpecificCause().getMessage().contains("must return void"),
+                e.getMostSpecificCause().getMessage());
     }
 }

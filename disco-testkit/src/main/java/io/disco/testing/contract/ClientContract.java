@@ -71,7 +71,9 @@ public abstract class ClientContract extends ContractSupport {
             assertEquals(token, lock.token());
             assertEquals(1, keys(name).size());
 
-            assertInstanceOf(IllegalMonitorStateException.class, failure(second.submit(() -> disco.lock(name).unlock())));
+            assertInstanceOf(
+                    IllegalMonitorStateException.class,
+                    failure(second.submit(() -> disco.lock(name).unlock())));
             assertInstanceOf(IllegalMonitorStateException.class, failure(second.submit(() -> lock.token())));
             assertFalse(on(second, lock::isHeldByCurrentThread));
             assertFalse(on(second, () -> lock.tryLock()), "a second thread of this process is excluded");
@@ -162,10 +164,12 @@ public abstract class ClientContract extends ContractSupport {
                 return null;
             });
             waiting.await();
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(5))
                     .until(() -> keys(name).size() == 2);
             interruptible.cancel(true);
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(5))
                     .until(() -> keys(name).equals(List.of(theirKey)));
         } finally {
             theirs.unlock();
@@ -255,14 +259,17 @@ public abstract class ClientContract extends ContractSupport {
             rw.readLock().lock();
             FencingToken read = rw.readLock().token();
             rw.readLock().lock(); // reentrant
-            assertEquals(read, on(pool, () -> {
-                rw.readLock().lock();
-                try {
-                    return rw.readLock().token();
-                } finally {
-                    rw.readLock().unlock();
-                }
-            }), "readers of this process share the read claim and its token");
+            assertEquals(
+                    read,
+                    on(pool, () -> {
+                        rw.readLock().lock();
+                        try {
+                            return rw.readLock().token();
+                        } finally {
+                            rw.readLock().unlock();
+                        }
+                    }),
+                    "readers of this process share the read claim and its token");
             FencingToken theirs = on(pool, () -> {
                 Lock r = other.readWriteLock(name).readLock();
                 assertTrue(r.tryLock(5, TimeUnit.SECONDS));
@@ -276,11 +283,14 @@ public abstract class ClientContract extends ContractSupport {
             assertEquals(1, keys(name).size(), "one read claim for the process");
             assertFalse(on(pool, () -> rw.writeLock().tryLock(200, TimeUnit.MILLISECONDS)));
             assertThrows(IllegalStateException.class, () -> rw.writeLock().lock(), "no upgrade");
-            assertInstanceOf(IllegalMonitorStateException.class, failure(pool.submit(() -> rw.readLock().unlock())));
+            assertInstanceOf(
+                    IllegalMonitorStateException.class,
+                    failure(pool.submit(() -> rw.readLock().unlock())));
             Future<FencingToken> writer = pool.submit(() -> {
                 rw.writeLock().lock();
                 try {
-                    assertThrows(IllegalStateException.class, () -> rw.readLock().lock(), "no downgrade");
+                    assertThrows(
+                            IllegalStateException.class, () -> rw.readLock().lock(), "no downgrade");
                     return rw.writeLock().token();
                 } finally {
                     rw.writeLock().unlock();
@@ -316,17 +326,28 @@ public abstract class ClientContract extends ContractSupport {
         FencedLock p = disco.lock(parent);
         p.lock();
         try {
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> disco.lock(child).tryLock());
-            assertTrue(e.getMessage().contains("'" + parent + "'") && e.getMessage().contains("'" + child + "'"), e.getMessage());
-            assertThrows(IllegalStateException.class, () -> disco.readWriteLock(parent).readLock().tryLock(), "one kind per name in use");
+            IllegalStateException e = assertThrows(
+                    IllegalStateException.class, () -> disco.lock(child).tryLock());
+            assertTrue(
+                    e.getMessage().contains("'" + parent + "'")
+                            && e.getMessage().contains("'" + child + "'"),
+                    e.getMessage());
+            assertThrows(
+                    IllegalStateException.class,
+                    () -> disco.readWriteLock(parent).readLock().tryLock(),
+                    "one kind per name in use");
         } finally {
             p.unlock();
         }
         FencedLock c = disco.lock(child); // the parent is idle now: the child may be used
         c.lock();
         try {
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> disco.lock(parent).lock());
-            assertTrue(e.getMessage().contains("'" + parent + "'") && e.getMessage().contains("'" + child + "'"), e.getMessage());
+            IllegalStateException e = assertThrows(
+                    IllegalStateException.class, () -> disco.lock(parent).lock());
+            assertTrue(
+                    e.getMessage().contains("'" + parent + "'")
+                            && e.getMessage().contains("'" + child + "'"),
+                    e.getMessage());
         } finally {
             c.unlock();
         }
@@ -350,7 +371,9 @@ public abstract class ClientContract extends ContractSupport {
         FencedLock c = other.lock(child);
         c.lock();
         try {
-            assertFalse(disco.lock(parent).tryLock(300, TimeUnit.MILLISECONDS), "a parent's claimant waits for a child's holder");
+            assertFalse(
+                    disco.lock(parent).tryLock(300, TimeUnit.MILLISECONDS),
+                    "a parent's claimant waits for a child's holder");
         } finally {
             c.unlock();
         }
@@ -374,7 +397,8 @@ public abstract class ClientContract extends ContractSupport {
                 rw.readLock().unlock();
             }
         }
-        // An idle name lingers at most half a second (so that a name locked again at once reuses its service), then nothing is kept.
+        // An idle name lingers at most half a second (so that a name locked again at once reuses its service), then
+        // nothing is kept.
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> namesInUse(disco) == 0);
         assertEquals(List.of(), keys(base), "no key for an idle name");
     }
@@ -399,7 +423,9 @@ public abstract class ClientContract extends ContractSupport {
         }
         long longest = Collections.max(keptMs);
         long shortest = Collections.min(keptMs);
-        assertTrue(longest <= 500 + 100, "an idle name is dropped within half a second (100 ms for scheduling): " + keptMs);
+        assertTrue(
+                longest <= 500 + 100,
+                "an idle name is dropped within half a second (100 ms for scheduling): " + keptMs);
         assertTrue(shortest >= 300, "an idle name is kept at least a third of a second: " + keptMs);
     }
 
@@ -422,15 +448,19 @@ public abstract class ClientContract extends ContractSupport {
         try (LockService service = owner(10).newLock(name)) {
             FencingToken serviceToken = service.lock().token();
             FencedLock lock = disco.lock(name);
-            CompletableFuture<FencingToken> mine = CompletableFuture.supplyAsync(() -> {
-                lock.lock();
-                try {
-                    return lock.token();
-                } finally {
-                    lock.unlock();
-                }
-            }, THREADS);
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> keys(name).size() == 2);
+            CompletableFuture<FencingToken> mine = CompletableFuture.supplyAsync(
+                    () -> {
+                        lock.lock();
+                        try {
+                            return lock.token();
+                        } finally {
+                            lock.unlock();
+                        }
+                    },
+                    THREADS);
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() -> keys(name).size() == 2);
             assertFalse(mine.isDone());
             service.unlock();
             assertNotEquals(serviceToken, mine.get(10, TimeUnit.SECONDS));

@@ -34,8 +34,10 @@ import org.junit.jupiter.api.Test;
 public abstract class ClientElectionContract extends ContractSupport {
 
     private static LeadershipRunner.Options options(String value, LeaderTask task, LeadershipEvents events) {
-        return LeadershipRunner.Options.builder(value, task).listener(events)
-                .backoff(Duration.ofMillis(50), Duration.ofMillis(500)).build();
+        return LeadershipRunner.Options.builder(value, task)
+                .listener(events)
+                .backoff(Duration.ofMillis(50), Duration.ofMillis(500))
+                .build();
     }
 
     private static final LeaderTask HOLD = term -> term.awaitEnd(Duration.ofMinutes(1));
@@ -87,7 +89,9 @@ public abstract class ClientElectionContract extends ContractSupport {
         assertTrue(twice.getMessage().contains(name), twice.getMessage());
         assertThrows(IllegalStateException.class, () -> a.lock(name).tryLock(), "one kind per name in use");
         assertThrows(IllegalStateException.class, () -> a.lock(name + "/x").tryLock(), "no nested name in use");
-        assertThrows(IllegalStateException.class, () -> a.leadershipRunner(name, options("a", HOLD, new LeadershipEvents())));
+        assertThrows(
+                IllegalStateException.class,
+                () -> a.leadershipRunner(name, options("a", HOLD, new LeadershipEvents())));
         assertThrows(IllegalArgumentException.class, () -> a.election(name + "/"));
         assertThrows(NullPointerException.class, () -> a.election(null));
 
@@ -101,7 +105,10 @@ public abstract class ClientElectionContract extends ContractSupport {
         assertTrue(next.token().isNewerThan(won.token()));
 
         // a new candidate on the client's new owner, without closing the lost one (it released the name)
-        ElectionService again = Awaitility.await().atMost(Duration.ofSeconds(15)).ignoreExceptions().until(() -> a.election(name), e -> true);
+        ElectionService again = Awaitility.await()
+                .atMost(Duration.ofSeconds(15))
+                .ignoreExceptions()
+                .until(() -> a.election(name), e -> true);
         CompletableFuture<Leadership> behind = again.campaignAsync("a2");
         awaitKeyCount(name, 2);
         assertStillWaiting(behind, "b leads");
@@ -138,7 +145,9 @@ public abstract class ClientElectionContract extends ContractSupport {
         LeadershipRunner r = a.leadershipRunner(name, options("a", stubborn, events));
         Leadership term = events.elected(10);
         assertFalse(r.close(Duration.ofMillis(200)), "the task has not returned");
-        Awaitility.await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3))
+        Awaitility.await()
+                .during(Duration.ofMillis(500))
+                .atMost(Duration.ofSeconds(3))
                 .until(() -> running.get() && keys(name).equals(List.of(term.key())) && r.isRunning());
         release.countDown();
         assertEquals(LeaderTerm.End.CLOSED, events.revoked(10).end());

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.client.Disco;
-import io.disco.core.Claimant;
 import io.disco.core.ClaimMetadata;
+import io.disco.core.Claimant;
 import io.disco.core.Primitive;
 import io.disco.election.ElectionService;
 import io.disco.election.Leadership;
@@ -64,7 +64,10 @@ public abstract class ClientHoldsContract extends ContractSupport {
         assertTrue(plain.tryLock(5, TimeUnit.SECONDS));
         assertTrue(plain.token().isNewerThan(second));
         assertTrue(plain.withMaxHold(Duration.ofMillis(200)).tryLock(), "a nested hold through a view");
-        Awaitility.await().pollInSameThread().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(3))
+        Awaitility.await()
+                .pollInSameThread()
+                .during(Duration.ofMillis(600))
+                .atMost(Duration.ofSeconds(3))
                 .until(() -> keys(name).size() == 1 && plain.err().isEmpty());
         plain.unlock();
         plain.token(); // the first hold had no maximum hold time, and the nested one did not add one
@@ -87,7 +90,10 @@ public abstract class ClientHoldsContract extends ContractSupport {
         FencedLock plain = a.lock(name);
         plain.lock();
         try {
-            Awaitility.await().pollInSameThread().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(3))
+            Awaitility.await()
+                    .pollInSameThread()
+                    .during(Duration.ofMillis(600))
+                    .atMost(Duration.ofSeconds(3))
                     .until(() -> keys(name).size() == 1 && plain.err().isEmpty());
             assertTrue(plain.token().isNewerThan(first));
         } finally {
@@ -131,16 +137,19 @@ public abstract class ClientHoldsContract extends ContractSupport {
         assertFalse(lock.tryLock(), "the caller's thread is excluded too");
         ExecutorService other = Executors.newSingleThreadExecutor();
         try {
-            CompletableFuture<FencingToken> next = CompletableFuture.supplyAsync(() -> {
-                lock.lock();
-                try {
-                    return lock.token();
-                } finally {
-                    lock.unlock();
-                }
-            }, other);
+            CompletableFuture<FencingToken> next = CompletableFuture.supplyAsync(
+                    () -> {
+                        lock.lock();
+                        try {
+                            return lock.token();
+                        } finally {
+                            lock.unlock();
+                        }
+                    },
+                    other);
             assertStillWaiting(next, "the asynchronous hold is open");
-            CompletableFuture.runAsync(held::close, THREADS).get(5, TimeUnit.SECONDS); // closed by another thread than the caller's
+            CompletableFuture.runAsync(held::close, THREADS)
+                    .get(5, TimeUnit.SECONDS); // closed by another thread than the caller's
             assertTrue(next.get(5, TimeUnit.SECONDS).isNewerThan(token));
         } finally {
             other.shutdownNow();
@@ -149,7 +158,8 @@ public abstract class ClientHoldsContract extends ContractSupport {
         held.grant().done().toCompletableFuture().get(5, TimeUnit.SECONDS);
         assertKeys(name);
 
-        Held<FencedHold> bounded = lock.withMaxHold(Duration.ofMillis(300)).lockAsync().get(5, TimeUnit.SECONDS);
+        Held<FencedHold> bounded =
+                lock.withMaxHold(Duration.ofMillis(300)).lockAsync().get(5, TimeUnit.SECONDS);
         bounded.grant().done().toCompletableFuture().get(5, TimeUnit.SECONDS);
         assertThrows(LockLostException.class, bounded::token, "an asynchronous hold keeps its maximum hold time");
         assertTrue(bounded.grant().err().isPresent());
@@ -195,7 +205,8 @@ public abstract class ClientHoldsContract extends ContractSupport {
             assertEquals(waiterKey, waiting1.key());
             assertEquals(1, waiting1.position());
             assertTrue(waiting1.token().isEmpty());
-            assertTrue(waiting1.leaseId() != 0 && waiting1.leaseId() != holder.leaseId(), "another client, another lease");
+            assertTrue(
+                    waiting1.leaseId() != 0 && waiting1.leaseId() != holder.leaseId(), "another client, another lease");
             assertEquals("the-waiter", waiting1.madeByDisco().orElseThrow().thread());
 
             mine.unlock();

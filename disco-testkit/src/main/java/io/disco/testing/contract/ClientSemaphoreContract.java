@@ -21,8 +21,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -76,7 +76,10 @@ public abstract class ClientSemaphoreContract extends ContractSupport {
         for (int i = 0; i < 3; i++) {
             three.add(semaphore.acquire(SOON));
         }
-        assertEquals(Set.of(0, 1, 2), Set.of(three.get(0).slot(), three.get(1).slot(), three.get(2).slot()), "one slot each");
+        assertEquals(
+                Set.of(0, 1, 2),
+                Set.of(three.get(0).slot(), three.get(1).slot(), three.get(2).slot()),
+                "one slot each");
         assertEquals(3, new HashSet<>(three.stream().map(Permit::key).toList()).size(), "one holder key each");
         assertEquals(1, owners(name).size(), "one owner: " + keys(name));
         assertEquals(Optional.empty(), semaphore.tryAcquire(), "the limit is reached");
@@ -87,7 +90,8 @@ public abstract class ClientSemaphoreContract extends ContractSupport {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger most = new AtomicInteger();
-        CountDownLatch allThreeIn = new CountDownLatch(3); // the first three holders wait for each other: concurrency is shown, not hoped for
+        CountDownLatch allThreeIn = new CountDownLatch(
+                3); // the first three holders wait for each other: concurrency is shown, not hoped for
         Map<Integer, List<Long>> tokensPerSlot = new ConcurrentHashMap<>();
         Set<String> ownersSeen = ConcurrentHashMap.newKeySet();
         try {
@@ -95,15 +99,20 @@ public abstract class ClientSemaphoreContract extends ContractSupport {
             for (int t = 0; t < threads; t++) {
                 all.add(pool.submit(() -> {
                     for (int r = 0; r < rounds; r++) {
-                        Permit p = disco.semaphore(name, 3).acquire(Duration.ofSeconds(30)); // a fresh handle: the name is the semaphore
+                        Permit p = disco.semaphore(name, 3)
+                                .acquire(Duration.ofSeconds(30)); // a fresh handle: the name is the semaphore
                         try {
                             int now = inside.incrementAndGet();
                             most.accumulateAndGet(now, Math::max);
                             allThreeIn.countDown();
-                            assertTrue(allThreeIn.await(30, TimeUnit.SECONDS), "three permits held at once by the client's threads");
+                            assertTrue(
+                                    allThreeIn.await(30, TimeUnit.SECONDS),
+                                    "three permits held at once by the client's threads");
                             assertTrue(now <= 3, now + " holders at once");
                             assertTrue(p.slot() >= 0 && p.slot() < 3, "slot " + p.slot());
-                            tokensPerSlot.computeIfAbsent(p.slot(), s -> new CopyOnWriteArrayList<>()).add(p.token().value());
+                            tokensPerSlot
+                                    .computeIfAbsent(p.slot(), s -> new CopyOnWriteArrayList<>())
+                                    .add(p.token().value());
                             ownersSeen.add(backend().ownerOf(p.key()));
                             inside.decrementAndGet();
                         } finally {
@@ -126,7 +135,9 @@ public abstract class ClientSemaphoreContract extends ContractSupport {
             List<Long> tokens = slot.getValue();
             acquisitions += tokens.size();
             for (int i = 1; i < tokens.size(); i++) {
-                assertTrue(tokens.get(i) > tokens.get(i - 1), "tokens of slot " + slot.getKey() + " strictly increase: " + tokens);
+                assertTrue(
+                        tokens.get(i) > tokens.get(i - 1),
+                        "tokens of slot " + slot.getKey() + " strictly increase: " + tokens);
             }
         }
         assertEquals(threads * rounds, acquisitions);
@@ -256,7 +267,8 @@ public abstract class ClientSemaphoreContract extends ContractSupport {
         semaphore.done(b).toCompletableFuture().get(10, TimeUnit.SECONDS);
         assertInstanceOf(SemaphoreLostException.class, semaphore.err(a).orElseThrow());
         assertThrows(SemaphoreLostException.class, () -> semaphore.release(a));
-        assertThrows(IllegalArgumentException.class, () -> semaphore.release(a), "a lost permit is forgotten once reported");
+        assertThrows(
+                IllegalArgumentException.class, () -> semaphore.release(a), "a lost permit is forgotten once reported");
 
         // The acquisition that waited at the moment of loss held nothing: it claims again through the new owner.
         Permit healed = waiting.get(10, TimeUnit.SECONDS);
@@ -265,8 +277,12 @@ public abstract class ClientSemaphoreContract extends ContractSupport {
             assertNotEquals(lostOwner, backend().ownerOf(p.key()), "through a new owner");
             assertTrue(p.token().compareTo(a.token()) > 0 && p.token().compareTo(b.token()) > 0, "higher tokens");
         }
-        assertEquals(List.of(healed.key(), later.key(), theirs.key()).stream().sorted().toList(),
-                keys(name).stream().filter(k -> k.startsWith(name + "/")).toList(), "no holder key of the lost owner is left");
+        assertEquals(
+                List.of(healed.key(), later.key(), theirs.key()).stream()
+                        .sorted()
+                        .toList(),
+                keys(name).stream().filter(k -> k.startsWith(name + "/")).toList(),
+                "no holder key of the lost owner is left");
         assertThrows(SemaphoreLostException.class, () -> semaphore.release(b));
         semaphore.release(healed);
         semaphore.release(later);
@@ -289,7 +305,8 @@ public abstract class ClientSemaphoreContract extends ContractSupport {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> wrong.acquire(SOON));
         assertTrue(e.getMessage().contains("2") && e.getMessage().contains("3"), e.getMessage());
         assertThrows(IllegalArgumentException.class, wrong::tryAcquire);
-        ExecutionException async = assertThrows(ExecutionException.class, () -> wrong.acquireAsync().get(10, TimeUnit.SECONDS));
+        ExecutionException async = assertThrows(
+                ExecutionException.class, () -> wrong.acquireAsync().get(10, TimeUnit.SECONDS));
         assertInstanceOf(IllegalArgumentException.class, async.getCause());
         assertEquals(before, keys(name), "a refused limit changed nothing");
 
@@ -299,7 +316,8 @@ public abstract class ClientSemaphoreContract extends ContractSupport {
         assertThrows(IllegalArgumentException.class, () -> right.release(theirs), "another client's permit");
         assertThrows(NullPointerException.class, () -> right.release(null));
         assertThrows(NullPointerException.class, () -> right.acquire(null));
-        assertThrows(TimeoutException.class, () -> right.acquire(Duration.ZERO), "zero is one try: no permit is free now");
+        assertThrows(
+                TimeoutException.class, () -> right.acquire(Duration.ZERO), "zero is one try: no permit is free now");
         assertThrows(IllegalStateException.class, () -> disco.lock(name).tryLock(), "the name is a semaphore here");
         right.release(mine);
         other.semaphore(name, 2).release(theirs);

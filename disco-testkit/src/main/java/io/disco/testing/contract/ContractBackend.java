@@ -121,8 +121,7 @@ public interface ContractBackend {
      *
      * @throws Exception if the backend cannot be reached
      */
-    default void compactHistory() throws Exception {
-    }
+    default void compactHistory() throws Exception {}
 
     /**
      * Whether {@code thread} is one of the backend's own threads (lease renewal, session work, I/O), on which no

@@ -142,7 +142,9 @@ public abstract class ContractSupport {
      * @param count the number of keys
      */
     protected final void awaitKeyCount(String name, int count) {
-        await().pollInterval(Duration.ofMillis(20)).atMost(SOON).until(() -> keys(name).size() == count);
+        await().pollInterval(Duration.ofMillis(20))
+                .atMost(SOON)
+                .until(() -> keys(name).size() == count);
     }
 
     /**
@@ -154,7 +156,9 @@ public abstract class ContractSupport {
     protected final void awaitKeys(String name, List<String> expected) {
         List<String> sorted = new ArrayList<>(expected);
         Collections.sort(sorted);
-        await().pollInterval(Duration.ofMillis(20)).atMost(SOON).until(() -> keys(name).equals(sorted));
+        await().pollInterval(Duration.ofMillis(20))
+                .atMost(SOON)
+                .until(() -> keys(name).equals(sorted));
     }
 
     /**
@@ -166,7 +170,8 @@ public abstract class ContractSupport {
      * @return the waiter's key
      */
     protected final String awaitNewKey(String name, List<String> before) {
-        List<String> after = await().pollInterval(Duration.ofMillis(20)).atMost(SOON)
+        List<String> after = await().pollInterval(Duration.ofMillis(20))
+                .atMost(SOON)
                 .until(() -> keys(name), k -> k.size() == before.size() + 1 && k.containsAll(before));
         List<String> added = new ArrayList<>(after);
         added.removeAll(before);
@@ -201,7 +206,8 @@ public abstract class ContractSupport {
      */
     protected final void assertCompletesOffBackendThreads(CompletableFuture<?> f) throws Exception {
         Thread thread = f.handle((v, e) -> Thread.currentThread()).get(10, TimeUnit.SECONDS);
-        assertFalse(backend().isBackendThread(thread), "a user's stage ran on the backend's thread " + thread.getName());
+        assertFalse(
+                backend().isBackendThread(thread), "a user's stage ran on the backend's thread " + thread.getName());
     }
 
     /**

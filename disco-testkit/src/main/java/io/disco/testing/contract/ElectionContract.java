@@ -138,7 +138,9 @@ public abstract class ElectionContract extends ContractSupport {
         assertTrue(lb.token().isNewerThan(la.token()));
 
         guard.check(lb.token()); // the new leader writes
-        TokenStaleException stale = assertThrows(TokenStaleException.class, () -> guard.check(la.token()),
+        TokenStaleException stale = assertThrows(
+                TokenStaleException.class,
+                () -> guard.check(la.token()),
                 "the old leader's token must be rejected once the new leader has written");
         assertEquals(la.token(), stale.token());
 
@@ -239,14 +241,16 @@ public abstract class ElectionContract extends ContractSupport {
         assertEquals(onlyHolder, keys(name));
 
         CompletableFuture<Throwable> outcome = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                other.campaign("other");
-                outcome.complete(null);
-            } catch (Throwable e) {
-                outcome.complete(e);
-            }
-        }, "interrupted-candidate");
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        other.campaign("other");
+                        outcome.complete(null);
+                    } catch (Throwable e) {
+                        outcome.complete(e);
+                    }
+                },
+                "interrupted-candidate");
         t.start();
         awaitKeyCount(name, 2);
         t.interrupt();
@@ -346,7 +350,9 @@ public abstract class ElectionContract extends ContractSupport {
         NullPointerException nullValue = assertThrows(NullPointerException.class, () -> a.campaign(null));
         assertTrue(nullValue.getMessage().contains("value"), nullValue.getMessage());
         assertThrows(NullPointerException.class, () -> a.observe(null));
-        assertThrows(NullPointerException.class, () -> a.campaign("a", null)); // zero or less is one try (UniformRulesContract)
+        assertThrows(
+                NullPointerException.class,
+                () -> a.campaign("a", null)); // zero or less is one try (UniformRulesContract)
         assertThrows(IllegalArgumentException.class, () -> owner.newElection(" "));
         assertThrows(NullPointerException.class, () -> owner.newElection(null));
         IllegalStateException twice = assertThrows(IllegalStateException.class, () -> owner.newElection(name));

@@ -79,36 +79,40 @@ public abstract class FairnessContract extends ContractSupport {
         for (int i = 0; i < 4; i++) {
             FencedLock read = readers.readWriteLock(name).readLock();
             long offset = i * 50L;
-            loops.add(CompletableFuture.runAsync(() -> {
-                try {
-                    Thread.sleep(offset); // staggered, so that the holds overlap
-                    while (reading.get()) {
-                        if (read.tryLock(WAIT_SECONDS, TimeUnit.SECONDS)) {
-                            readHolds.incrementAndGet();
-                            Thread.sleep(200); // the read's work
-                            read.unlock();
+            loops.add(CompletableFuture.runAsync(
+                    () -> {
+                        try {
+                            Thread.sleep(offset); // staggered, so that the holds overlap
+                            while (reading.get()) {
+                                if (read.tryLock(WAIT_SECONDS, TimeUnit.SECONDS)) {
+                                    readHolds.incrementAndGet();
+                                    Thread.sleep(200); // the read's work
+                                    read.unlock();
+                                }
+                            }
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
                         }
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }, thread()));
+                    },
+                    thread()));
         }
         org.awaitility.Awaitility.await().atMost(SOON).until(() -> readHolds.get() >= 8); // the reads overlap
         FencedLock write = writerClient.readWriteLock(name).writeLock();
         long asked = System.nanoTime();
-        CompletableFuture<Long> written = CompletableFuture.supplyAsync(() -> {
-            try {
-                if (!write.tryLock(WAIT_SECONDS, TimeUnit.SECONDS)) {
-                    return -1L;
-                }
-                long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - asked);
-                write.unlock();
-                return waited;
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        }, thread());
+        CompletableFuture<Long> written = CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        if (!write.tryLock(WAIT_SECONDS, TimeUnit.SECONDS)) {
+                            return -1L;
+                        }
+                        long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - asked);
+                        write.unlock();
+                        return waited;
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                thread());
         long waited;
         try {
             waited = written.get(WAIT_SECONDS + 5, TimeUnit.SECONDS);
@@ -118,7 +122,9 @@ public abstract class FairnessContract extends ContractSupport {
         CompletableFuture.allOf(loops.toArray(CompletableFuture[]::new)).get(WAIT_SECONDS, TimeUnit.SECONDS);
         System.out.println("writer waited " + waited + " ms behind " + readHolds.get() + " read holds in all");
         assertTrue(waited >= 0, "the writer was starved for " + WAIT_SECONDS + " s");
-        assertTrue(waited < 3000, "the writer waits for the read holds in progress only (200 ms each), waited " + waited + " ms");
+        assertTrue(
+                waited < 3000,
+                "the writer waits for the read holds in progress only (200 ms each), waited " + waited + " ms");
         awaitKeyCount(name, 0);
     }
 
@@ -135,20 +141,24 @@ public abstract class FairnessContract extends ContractSupport {
         ExecutorService holder = thread();
         FencedLock first = a.lock(name);
         holder.submit(() -> {
-            first.lock();
-            return null;
-        }).get(WAIT_SECONDS, TimeUnit.SECONDS);
+                    first.lock();
+                    return null;
+                })
+                .get(WAIT_SECONDS, TimeUnit.SECONDS);
         ExecutorService secondThread = thread();
         Thread a2 = secondThread.submit(Thread::currentThread).get(WAIT_SECONDS, TimeUnit.SECONDS);
         CompletableFuture<FencingToken> second = holdOnce(a.lock(name), "a2", order, secondThread);
-        org.awaitility.Awaitility.await().atMost(SOON).until(() -> a2.getState() == Thread.State.TIMED_WAITING
-                || a2.getState() == Thread.State.WAITING); // a2 waits in A's local queue
+        org.awaitility.Awaitility.await()
+                .atMost(SOON)
+                .until(() -> a2.getState() == Thread.State.TIMED_WAITING
+                        || a2.getState() == Thread.State.WAITING); // a2 waits in A's local queue
         CompletableFuture<FencingToken> other = holdOnce(b.lock(name), "b", order);
         awaitKeyCount(name, 2); // A's held key and B's waiting one
         holder.submit(() -> {
-            first.unlock();
-            return null;
-        }).get(WAIT_SECONDS, TimeUnit.SECONDS);
+                    first.unlock();
+                    return null;
+                })
+                .get(WAIT_SECONDS, TimeUnit.SECONDS);
         FencingToken tb = other.get(WAIT_SECONDS, TimeUnit.SECONDS);
         FencingToken ta = second.get(WAIT_SECONDS, TimeUnit.SECONDS);
         assertEquals(List.of("b", "a2"), order, "B asked before A's hand-over");
@@ -168,19 +178,21 @@ public abstract class FairnessContract extends ContractSupport {
         List<String> order = new CopyOnWriteArrayList<>();
         AtomicBoolean looping = new AtomicBoolean(true);
         FencedLock bLock = b.lock(name);
-        CompletableFuture<Void> bLoop = CompletableFuture.runAsync(() -> {
-            try {
-                while (looping.get()) {
-                    if (bLock.tryLock(WAIT_SECONDS, TimeUnit.SECONDS)) {
-                        order.add("b");
-                        Thread.sleep(20);
-                        bLock.unlock();
+        CompletableFuture<Void> bLoop = CompletableFuture.runAsync(
+                () -> {
+                    try {
+                        while (looping.get()) {
+                            if (bLock.tryLock(WAIT_SECONDS, TimeUnit.SECONDS)) {
+                                order.add("b");
+                                Thread.sleep(20);
+                                bLock.unlock();
+                            }
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
                     }
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, thread());
+                },
+                thread());
         org.awaitility.Awaitility.await().atMost(SOON).until(() -> order.size() >= 3);
         List<CompletableFuture<FencingToken>> mine = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
@@ -206,20 +218,23 @@ public abstract class FairnessContract extends ContractSupport {
         return holdOnce(lock, who, order, thread());
     }
 
-    private CompletableFuture<FencingToken> holdOnce(FencedLock lock, String who, List<String> order, ExecutorService on) {
-        return CompletableFuture.supplyAsync(() -> {
-            try {
-                if (!lock.tryLock(WAIT_SECONDS, TimeUnit.SECONDS)) {
-                    throw new IllegalStateException(who + " was not granted within " + WAIT_SECONDS + " s");
-                }
-                order.add(who);
-                FencingToken token = lock.token();
-                Thread.sleep(50);
-                lock.unlock();
-                return token;
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        }, on);
+    private CompletableFuture<FencingToken> holdOnce(
+            FencedLock lock, String who, List<String> order, ExecutorService on) {
+        return CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        if (!lock.tryLock(WAIT_SECONDS, TimeUnit.SECONDS)) {
+                            throw new IllegalStateException(who + " was not granted within " + WAIT_SECONDS + " s");
+                        }
+                        order.add(who);
+                        FencingToken token = lock.token();
+                        Thread.sleep(50);
+                        lock.unlock();
+                        return token;
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                on);
     }
 }

@@ -41,27 +41,29 @@ public abstract class FencedLockContract extends ContractSupport {
             for (int t = 0; t < 6; t++) {
                 FencedLock view = t < 4 ? mine : theirs;
                 int rounds = t < 4 ? 10 : 8;
-                workers.add(CompletableFuture.runAsync(() -> {
-                    for (int i = 0; i < rounds; i++) {
-                        view.lock();
-                        try {
-                            long token = view.token().value();
-                            if (!occupant.compareAndSet(0, token)) {
-                                violations.add(token + " entered while " + occupant.get() + " was inside");
+                workers.add(CompletableFuture.runAsync(
+                        () -> {
+                            for (int i = 0; i < rounds; i++) {
+                                view.lock();
+                                try {
+                                    long token = view.token().value();
+                                    if (!occupant.compareAndSet(0, token)) {
+                                        violations.add(token + " entered while " + occupant.get() + " was inside");
+                                    }
+                                    entries.add(token);
+                                    view.lock(); // reentrant: same hold, same token
+                                    assertEquals(2, view.getHoldCount());
+                                    assertEquals(token, view.token().value());
+                                    view.unlock();
+                                    if (!occupant.compareAndSet(token, 0)) {
+                                        violations.add(token + " left while " + occupant.get() + " was inside");
+                                    }
+                                } finally {
+                                    view.unlock();
+                                }
                             }
-                            entries.add(token);
-                            view.lock(); // reentrant: same hold, same token
-                            assertEquals(2, view.getHoldCount());
-                            assertEquals(token, view.token().value());
-                            view.unlock();
-                            if (!occupant.compareAndSet(token, 0)) {
-                                violations.add(token + " left while " + occupant.get() + " was inside");
-                            }
-                        } finally {
-                            view.unlock();
-                        }
-                    }
-                }, threads));
+                        },
+                        threads));
             }
             CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
         } finally {
@@ -81,23 +83,28 @@ public abstract class FencedLockContract extends ContractSupport {
         FencedLock view = FencedLocks.of(owner(10).newLock(name));
         assertThrows(IllegalMonitorStateException.class, view::unlock, "nobody holds it");
         view.lock();
-        CompletableFuture<Throwable> other = CompletableFuture.supplyAsync(() -> {
-            try {
-                view.unlock();
-                return null;
-            } catch (Throwable t) {
-                return t;
-            }
-        }, THREADS);
+        CompletableFuture<Throwable> other = CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        view.unlock();
+                        return null;
+                    } catch (Throwable t) {
+                        return t;
+                    }
+                },
+                THREADS);
         assertInstanceOf(IllegalMonitorStateException.class, other.get(10, TimeUnit.SECONDS));
-        assertTrue(CompletableFuture.supplyAsync(() -> {
-            try {
-                view.token();
-                return false;
-            } catch (IllegalMonitorStateException e) {
-                return true;
-            }
-        }, THREADS).get(10, TimeUnit.SECONDS));
+        assertTrue(CompletableFuture.supplyAsync(
+                        () -> {
+                            try {
+                                view.token();
+                                return false;
+                            } catch (IllegalMonitorStateException e) {
+                                return true;
+                            }
+                        },
+                        THREADS)
+                .get(10, TimeUnit.SECONDS));
         assertTrue(view.isHeldByCurrentThread());
         assertThrows(UnsupportedOperationException.class, view::newCondition);
         view.unlock();

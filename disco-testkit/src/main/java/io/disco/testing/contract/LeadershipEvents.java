@@ -21,15 +21,13 @@ public final class LeadershipEvents implements LeadershipListener {
      * @param cause the cause of a loss or failure, or null
      * @param nanos {@link System#nanoTime()} when the listener was called
      */
-    public record Event(Leadership term, LeaderTerm.End end, Throwable cause, long nanos) {
-    }
+    public record Event(Leadership term, LeaderTerm.End end, Throwable cause, long nanos) {}
 
     private final LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
     private final List<String> leaders = new CopyOnWriteArrayList<>();
 
     /** Creates a listener with no events yet. */
-    public LeadershipEvents() {
-    }
+    public LeadershipEvents() {}
 
     @Override
     public void leaderChanged(Leadership leader) {

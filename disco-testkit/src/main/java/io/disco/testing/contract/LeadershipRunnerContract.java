@@ -34,9 +34,16 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class LeadershipRunnerContract extends ContractSupport {
 
-    private LeadershipRunner runner(String name, String value, LeaderTask task, LeadershipEvents events, boolean requeue) {
-        return runner(name, LeadershipRunner.Options.builder(value, task).listener(events).requeue(requeue)
-                .backoff(Duration.ofMillis(50), Duration.ofMillis(500)).build(), 2);
+    private LeadershipRunner runner(
+            String name, String value, LeaderTask task, LeadershipEvents events, boolean requeue) {
+        return runner(
+                name,
+                LeadershipRunner.Options.builder(value, task)
+                        .listener(events)
+                        .requeue(requeue)
+                        .backoff(Duration.ofMillis(50), Duration.ofMillis(500))
+                        .build(),
+                2);
     }
 
     /** A task that holds its term until the term ends, and records how it ended. */
@@ -157,8 +164,12 @@ public abstract class LeadershipRunnerContract extends ContractSupport {
         assertTrue(a2.token().isNewerThan(b1.token()), "a campaigned again behind b");
         assertTrue(seen.contains("ended " + a1.token().value() + " RELINQUISHED"), seen.toString());
         // leader changes reach every runner's listener
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> ea.leaders().equals(List.of("a", "b", "a")));
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> eb.leaders().equals(List.of("a", "b", "a")));
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> ea.leaders().equals(List.of("a", "b", "a")));
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> eb.leaders().equals(List.of("a", "b", "a")));
     }
 
     @Test
@@ -170,7 +181,9 @@ public abstract class LeadershipRunnerContract extends ContractSupport {
         Leadership term = events.elected(10);
         assertEquals(term, r.leadership().orElseThrow());
         r.close();
-        assertTrue(seen.contains("ended " + term.token().value() + " CLOSED"), "the task returned before close did: " + seen);
+        assertTrue(
+                seen.contains("ended " + term.token().value() + " CLOSED"),
+                "the task returned before close did: " + seen);
         assertEquals(LeaderTerm.End.CLOSED, events.revoked(10).end());
         assertFalse(r.isRunning());
         assertTrue(r.leadership().isEmpty());
@@ -202,10 +215,15 @@ public abstract class LeadershipRunnerContract extends ContractSupport {
         Leadership term = events.elected(10);
         AtomicInteger otherTerms = new AtomicInteger();
         LeadershipEvents eb = new LeadershipEvents();
-        runner(name, "b", t -> {
-            otherTerms.incrementAndGet();
-            t.awaitEnd(Duration.ofMinutes(1));
-        }, eb, true);
+        runner(
+                name,
+                "b",
+                t -> {
+                    otherTerms.incrementAndGet();
+                    t.awaitEnd(Duration.ofMinutes(1));
+                },
+                eb,
+                true);
         awaitKeyCount(name, 2);
 
         long start = System.nanoTime();
@@ -214,8 +232,11 @@ public abstract class LeadershipRunnerContract extends ContractSupport {
         assertTrue(waited >= 200 && waited < 2_000, "waited " + waited + " ms");
         assertEquals(1, signals.get(), "the task was signalled");
         // the leadership is kept while the task runs: its key stays and nobody else is elected
-        Awaitility.await().during(Duration.ofMillis(700)).atMost(Duration.ofSeconds(3)).until(
-                () -> running.get() && keys(name).contains(term.key()) && otherTerms.get() == 0 && a.isRunning());
+        Awaitility.await()
+                .during(Duration.ofMillis(700))
+                .atMost(Duration.ofSeconds(3))
+                .until(() ->
+                        running.get() && keys(name).contains(term.key()) && otherTerms.get() == 0 && a.isRunning());
 
         release.countDown(); // the task returns: now the runner resigns by itself
         assertEquals(LeaderTerm.End.CLOSED, events.revoked(10).end());
@@ -249,11 +270,16 @@ public abstract class LeadershipRunnerContract extends ContractSupport {
         LeadershipEvents events = new LeadershipEvents();
         LeadershipRunner[] self = new LeadershipRunner[1];
         CountDownLatch created = new CountDownLatch(1);
-        LeadershipRunner r = runner(name, "a", term -> {
-            created.await();
-            self[0].close();
-            assertFalse(term.isActive(), "closing ended the term");
-        }, events, true);
+        LeadershipRunner r = runner(
+                name,
+                "a",
+                term -> {
+                    created.await();
+                    self[0].close();
+                    assertFalse(term.isActive(), "closing ended the term");
+                },
+                events,
+                true);
         self[0] = r;
         created.countDown();
         events.elected(10);
@@ -268,7 +294,7 @@ public abstract class LeadershipRunnerContract extends ContractSupport {
         LeadershipEvents ea = new LeadershipEvents();
         runner(name, "a", holdUntilEnd(new CopyOnWriteArrayList<>()), ea, true);
         Leadership a = ea.elected(10);
-        LeadershipRunner b = runner(name, "b", term -> { }, new LeadershipEvents(), true);
+        LeadershipRunner b = runner(name, "b", term -> {}, new LeadershipEvents(), true);
         awaitKeyCount(name, 2);
         b.close();
         assertKeys(name, a.key()); // only a's key is left

@@ -94,8 +94,10 @@ public abstract class LockContract extends ContractSupport {
         assertEquals(1, maxInside.get(), "two owners were inside at once");
         assertEquals(owners * rounds, tokensInOrder.size());
         for (int i = 1; i < tokensInOrder.size(); i++) {
-            assertTrue(tokensInOrder.get(i) > tokensInOrder.get(i - 1),
-                    "token " + tokensInOrder.get(i) + " at position " + i + " is not above its predecessor " + tokensInOrder.get(i - 1));
+            assertTrue(
+                    tokensInOrder.get(i) > tokensInOrder.get(i - 1),
+                    "token " + tokensInOrder.get(i) + " at position " + i + " is not above its predecessor "
+                            + tokensInOrder.get(i - 1));
         }
         assertKeys(name);
     }
@@ -241,7 +243,10 @@ public abstract class LockContract extends ContractSupport {
         LockService first = owner.newLock(name);
         IllegalStateException dup = assertThrows(IllegalStateException.class, () -> owner.newLock(name));
         assertTrue(dup.getMessage().contains(name), dup.getMessage());
-        assertEquals("timeout", assertThrows(NullPointerException.class, () -> first.lock((Duration) null)).getMessage());
+        assertEquals(
+                "timeout",
+                assertThrows(NullPointerException.class, () -> first.lock((Duration) null))
+                        .getMessage());
         // A timeout of zero or less is no bad input: one try, at once (UniformRulesContract).
         first.close();
         owner.newLock(name).close(); // the name is free again once its service closed
@@ -360,7 +365,8 @@ public abstract class LockContract extends ContractSupport {
         Grant g = lock.lock(WAIT);
         backend().deleteKey(g.key());
         lock.done().toCompletableFuture().get(10, SECONDS);
-        ExecutionException e = assertThrows(ExecutionException.class, () -> lock.unlockAsync().get(10, SECONDS));
+        ExecutionException e =
+                assertThrows(ExecutionException.class, () -> lock.unlockAsync().get(10, SECONDS));
         assertInstanceOf(LockLostException.class, e.getCause());
     }
 

@@ -75,10 +75,12 @@ public abstract class OwnerContract extends ContractSupport {
         Optional<Grant> gb = a.lockAsync().thenApply(g -> b.tryLock()).get(10, SECONDS);
         assertTrue(gb.isPresent(), "b.tryLock() from a's callback must acquire");
         // unlock() and close() of another service from a dependent stage.
-        c.lockAsync().thenRun(() -> {
-            a.unlock();
-            b.close();
-        }).get(10, SECONDS);
+        c.lockAsync()
+                .thenRun(() -> {
+                    a.unlock();
+                    b.close();
+                })
+                .get(10, SECONDS);
         assertTrue(a.held().isEmpty());
         assertKeys(name + "-a");
         assertKeys(name + "-b");

@@ -211,8 +211,12 @@ public abstract class RWLockContract extends ContractSupport {
         FencingToken a = ga1.token();
         FencingToken b = gb1.token();
         FencingToken c = gc1.token();
-        assertTrue(gw1.token().isNewerThan(a) && b.isNewerThan(gw1.token()), "A " + a + " < W1 " + gw1.token() + " < B " + b);
-        assertTrue(gw2.token().isNewerThan(b) && c.isNewerThan(gw2.token()), "B " + b + " < W2 " + gw2.token() + " < C " + c);
+        assertTrue(
+                gw1.token().isNewerThan(a) && b.isNewerThan(gw1.token()),
+                "A " + a + " < W1 " + gw1.token() + " < B " + b);
+        assertTrue(
+                gw2.token().isNewerThan(b) && c.isNewerThan(gw2.token()),
+                "B " + b + " < W2 " + gw2.token() + " < C " + c);
         assertTrue(gw3.token().isNewerThan(c), "C " + c + " < W3 " + gw3.token());
         assertEquals(Optional.of(gw3.token()), guard.highWater());
         // And the same guard rejects every earlier owner.
@@ -295,7 +299,8 @@ public abstract class RWLockContract extends ContractSupport {
                         synchronized (room) {
                             inside[writer ? 1 : 0]++;
                             if (inside[1] > 1 || (inside[1] == 1 && inside[0] > 0)) {
-                                violation.compareAndSet(null, "inside together: " + inside[0] + " readers, " + inside[1] + " writers");
+                                violation.compareAndSet(
+                                        null, "inside together: " + inside[0] + " readers, " + inside[1] + " writers");
                             }
                             maxReaders[0] = Math.max(maxReaders[0], inside[0]);
                             entries.add(g);
@@ -348,11 +353,14 @@ public abstract class RWLockContract extends ContractSupport {
             RWGrant g = inUseOrder.get(i);
             long t = g.token().value();
             if (g.mode() == Mode.WRITE) {
-                assertTrue(t > max, "writer #" + i + " token " + t + " not above every earlier token (max " + max + ")");
+                assertTrue(
+                        t > max, "writer #" + i + " token " + t + " not above every earlier token (max " + max + ")");
                 lastWriter = t;
                 phase = 0;
             } else if (phase == 0) {
-                assertTrue(t > lastWriter, "reader #" + i + " token " + t + " not above the previous writer's " + lastWriter);
+                assertTrue(
+                        t > lastWriter,
+                        "reader #" + i + " token " + t + " not above the previous writer's " + lastWriter);
                 phase = t;
             } else {
                 assertEquals(phase, t, "reader #" + i + " is in the read phase of token " + phase);
@@ -360,5 +368,4 @@ public abstract class RWLockContract extends ContractSupport {
             max = Math.max(max, t);
         }
     }
-
 }

@@ -85,7 +85,9 @@ public abstract class RWLockGivingUpContract extends ContractSupport {
         List<String> holderKeys = new ArrayList<>(List.of(holders));
         Collections.sort(holderKeys);
 
-        assertTrue((mode == Mode.READ ? other.tryRLock() : other.tryLock()).isEmpty(), mode + ": try must be empty when blocked");
+        assertTrue(
+                (mode == Mode.READ ? other.tryRLock() : other.tryLock()).isEmpty(),
+                mode + ": try must be empty when blocked");
         assertKeys(name, holders);
 
         assertThrows(TimeoutException.class, () -> {
@@ -284,7 +286,8 @@ public abstract class RWLockGivingUpContract extends ContractSupport {
         rw.rLock(WAIT);
         assertCompletesOffBackendThreads(rw.rUnlockAsync());
         rw.lock(WAIT);
-        ExecutionException wrongMode = assertThrows(ExecutionException.class, () -> rw.rUnlockAsync().get(10, SECONDS));
+        ExecutionException wrongMode =
+                assertThrows(ExecutionException.class, () -> rw.rUnlockAsync().get(10, SECONDS));
         assertInstanceOf(IllegalStateException.class, wrongMode.getCause());
         assertCompletesOffBackendThreads(rw.unlockAsync());
         assertKeys(name);

@@ -57,41 +57,43 @@ public abstract class SemaphoreContract extends ContractSupport {
             List<CompletableFuture<Void>> workers = new ArrayList<>();
             for (int w = 0; w < 3 * limit; w++) {
                 SemaphoreService sem = owner(10).newSemaphore(name, limit);
-                workers.add(CompletableFuture.runAsync(() -> {
-                    for (int round = 0; round < 6; round++) {
-                        try (Held<Permit> held = sem.hold(WAIT)) {
-                            Permit p = held.grant();
-                            synchronized (monitor) {
-                                if (p.slot() < 0 || p.slot() >= limit) {
-                                    violations.add("slot out of range: " + p);
-                                }
-                                if (inside.containsKey(p.slot())) {
-                                    violations.add(p + " shares its slot with token " + inside.get(p.slot()));
-                                }
-                                Long last = lastToken.get(p.slot());
-                                if (last != null && last >= p.token().value()) {
-                                    violations.add(p + " not above the slot's previous token " + last);
-                                }
-                                inside.put(p.slot(), p.token().value());
-                                lastToken.put(p.slot(), p.token().value());
-                                maxInside[0] = Math.max(maxInside[0], inside.size());
-                                entries[0]++;
-                                if (inside.size() > limit) {
-                                    violations.add(inside.size() + " holders inside: " + inside);
+                workers.add(CompletableFuture.runAsync(
+                        () -> {
+                            for (int round = 0; round < 6; round++) {
+                                try (Held<Permit> held = sem.hold(WAIT)) {
+                                    Permit p = held.grant();
+                                    synchronized (monitor) {
+                                        if (p.slot() < 0 || p.slot() >= limit) {
+                                            violations.add("slot out of range: " + p);
+                                        }
+                                        if (inside.containsKey(p.slot())) {
+                                            violations.add(p + " shares its slot with token " + inside.get(p.slot()));
+                                        }
+                                        Long last = lastToken.get(p.slot());
+                                        if (last != null && last >= p.token().value()) {
+                                            violations.add(p + " not above the slot's previous token " + last);
+                                        }
+                                        inside.put(p.slot(), p.token().value());
+                                        lastToken.put(p.slot(), p.token().value());
+                                        maxInside[0] = Math.max(maxInside[0], inside.size());
+                                        entries[0]++;
+                                        if (inside.size() > limit) {
+                                            violations.add(inside.size() + " holders inside: " + inside);
+                                        }
+                                    }
+                                    full.countDown(); // holders overlap because they wait for each other, not by chance
+                                    if (!full.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                                        violations.add("the first " + limit + " holders never held at once");
+                                    }
+                                    synchronized (monitor) {
+                                        inside.remove(p.slot());
+                                    }
+                                } catch (Exception e) {
+                                    throw new IllegalStateException(e);
                                 }
                             }
-                            full.countDown(); // holders overlap because they wait for each other, not by chance
-                            if (!full.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-                                violations.add("the first " + limit + " holders never held at once");
-                            }
-                            synchronized (monitor) {
-                                inside.remove(p.slot());
-                            }
-                        } catch (Exception e) {
-                            throw new IllegalStateException(e);
-                        }
-                    }
-                }, pool));
+                        },
+                        pool));
             }
             CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(100, SECONDS);
         } finally {
@@ -122,7 +124,8 @@ public abstract class SemaphoreContract extends ContractSupport {
         assertEquals(pa.slot(), pc.slot(), "C takes the slot A's expired permit had");
         assertTrue(pc.token().isNewerThan(pa.token()));
         guards.forKey(pc.guardKey()).check(pc.token());
-        assertThrows(TokenStaleException.class, () -> guards.forKey(pa.guardKey()).check(pa.token()), "zombie A");
+        assertThrows(
+                TokenStaleException.class, () -> guards.forKey(pa.guardKey()).check(pa.token()), "zombie A");
         guards.forKey(pb.guardKey()).check(pb.token()); // B still holds: never rejected
         assertTrue(pb.token().value() < pc.token().value(), "B's token is lower than C's, on another slot");
         b.release();
@@ -241,9 +244,13 @@ public abstract class SemaphoreContract extends ContractSupport {
         assertThrows(IllegalArgumentException.class, () -> s.newSemaphore("  ", 2));
         try (SemaphoreService first = s.newSemaphore(name, 2)) {
             assertEquals(2, first.limit());
-            IllegalArgumentException other = assertThrows(IllegalArgumentException.class, () -> s2.newSemaphore(name, 3));
-            assertTrue(other.getMessage().contains("limit") && other.getMessage().contains("2")
-                    && other.getMessage().contains("3"), other.getMessage());
+            IllegalArgumentException other =
+                    assertThrows(IllegalArgumentException.class, () -> s2.newSemaphore(name, 3));
+            assertTrue(
+                    other.getMessage().contains("limit")
+                            && other.getMessage().contains("2")
+                            && other.getMessage().contains("3"),
+                    other.getMessage());
             try (SemaphoreService same = s2.newSemaphore(name, 2)) {
                 assertEquals(new SemaphoreService.Stat(2, 0), same.stat());
             }

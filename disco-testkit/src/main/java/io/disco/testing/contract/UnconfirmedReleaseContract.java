@@ -47,6 +47,7 @@ public abstract class UnconfirmedReleaseContract extends ContractSupport {
 
     /** The request timeout of the stalled client: the stall lasts longer than this, far less than the TTL. */
     private static final Duration REQUEST_TIMEOUT = Duration.ofMillis(1000);
+
     private static final Duration STALL = Duration.ofMillis(2500);
     private static final int TTL_SECONDS = 30;
     private static final long WAIT_SECONDS = 20;
@@ -85,26 +86,27 @@ public abstract class UnconfirmedReleaseContract extends ContractSupport {
     }
 
     /** One hold, as the resource would see it: who, with which token, from when to when (nanoTime). */
-    private record Hold(String who, FencingToken token, long from, long to) {
-    }
+    private record Hold(String who, FencingToken token, long from, long to) {}
 
     /** On a thread of its own: takes {@code lock} within the wait, holds it 100 ms, releases it; the hold, or null. */
     private CompletableFuture<Hold> holdOnce(String who, FencedLock lock) {
-        return CompletableFuture.supplyAsync(() -> {
-            try {
-                if (!lock.tryLock(WAIT_SECONDS, TimeUnit.SECONDS)) {
-                    return null;
-                }
-                long from = System.nanoTime();
-                FencingToken token = lock.token();
-                Thread.sleep(100); // the critical section: a hold that lasts, so that an overlap would show
-                long to = System.nanoTime();
-                lock.unlock();
-                return new Hold(who, token, from, to);
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        }, actor());
+        return CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        if (!lock.tryLock(WAIT_SECONDS, TimeUnit.SECONDS)) {
+                            return null;
+                        }
+                        long from = System.nanoTime();
+                        FencingToken token = lock.token();
+                        Thread.sleep(100); // the critical section: a hold that lasts, so that an overlap would show
+                        long to = System.nanoTime();
+                        lock.unlock();
+                        return new Hold(who, token, from, to);
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                actor());
     }
 
     /**
@@ -134,14 +136,18 @@ public abstract class UnconfirmedReleaseContract extends ContractSupport {
             }
         });
         long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        assertTrue(outcome.equals("returned") || outcome instanceof DiscoException,
+        assertTrue(
+                outcome.equals("returned") || outcome instanceof DiscoException,
                 "an unanswered release returns or throws a DiscoException, got " + outcome);
         assertFalse(outcome instanceof io.disco.lock.LockLostException, "our own release is no loss: " + outcome);
-        assertTrue(took < REQUEST_TIMEOUT.toMillis() * 3, "the release is bounded by the request timeout, took " + took + " ms");
+        assertTrue(
+                took < REQUEST_TIMEOUT.toMillis() * 3,
+                "the release is bounded by the request timeout, took " + took + " ms");
         assertFalse(on(holder, () -> mine.isHeldByCurrentThread()), "the hold is given up locally");
 
         FencedLock sibling = lockOf.apply(stalled);
-        assertFalse(on(actor(), () -> sibling.tryLock()), "no thread is granted from a claim whose release is unconfirmed");
+        assertFalse(
+                on(actor(), () -> sibling.tryLock()), "no thread is granted from a claim whose release is unconfirmed");
 
         CompletableFuture<Hold> local = holdOnce("same process", lockOf.apply(stalled));
         CompletableFuture<Hold> remote = holdOnce("other process", lockOf.apply(other));
@@ -149,8 +155,8 @@ public abstract class UnconfirmedReleaseContract extends ContractSupport {
         Thread.sleep(Math.max(0, STALL.toMillis() - stalledFor)); // the stall: the one thing this test is about
         link.resume();
 
-        List<Hold> holds = new ArrayList<>(List.of(local.get(WAIT_SECONDS * 2, TimeUnit.SECONDS),
-                remote.get(WAIT_SECONDS * 2, TimeUnit.SECONDS)));
+        List<Hold> holds = new ArrayList<>(
+                List.of(local.get(WAIT_SECONDS * 2, TimeUnit.SECONDS), remote.get(WAIT_SECONDS * 2, TimeUnit.SECONDS)));
         Set<FencingToken> tokens = new HashSet<>();
         for (Hold h : holds) {
             assertNotNull(h, "both waiters are granted once the backend answers again");
@@ -195,17 +201,21 @@ public abstract class UnconfirmedReleaseContract extends ContractSupport {
             return null;
         });
         FencedLock otherReader = stalled.readWriteLock(name).readLock();
-        assertFalse(on(actor(), () -> otherReader.tryLock()),
-                "no reader joins a read claim whose release is unconfirmed");
-        CompletableFuture<Hold> writer = holdOnce("writer", other.readWriteLock(name).writeLock());
-        CompletableFuture<Hold> nextReader = holdOnce("reader", stalled.readWriteLock(name).readLock());
+        assertFalse(
+                on(actor(), () -> otherReader.tryLock()), "no reader joins a read claim whose release is unconfirmed");
+        CompletableFuture<Hold> writer =
+                holdOnce("writer", other.readWriteLock(name).writeLock());
+        CompletableFuture<Hold> nextReader =
+                holdOnce("reader", stalled.readWriteLock(name).readLock());
         Thread.sleep(STALL.toMillis());
         link.resume();
         Hold w = writer.get(WAIT_SECONDS * 2, TimeUnit.SECONDS);
         Hold r = nextReader.get(WAIT_SECONDS * 2, TimeUnit.SECONDS);
         assertNotNull(w);
         assertNotNull(r);
-        assertTrue(r.token().isNewerThan(first), "a new read claim, not the one being released: " + r.token() + " vs " + first);
+        assertTrue(
+                r.token().isNewerThan(first),
+                "a new read claim, not the one being released: " + r.token() + " vs " + first);
         assertTrue(w.to() <= r.from() || r.to() <= w.from(), "a reader and a writer at once: " + w + ", " + r);
         awaitKeyCount(name, 0);
     }
@@ -223,7 +233,8 @@ public abstract class UnconfirmedReleaseContract extends ContractSupport {
             assertFalse(e instanceof io.disco.semaphore.SemaphoreLostException, "our own release is no loss: " + e);
         }
         try {
-            assertTrue(semaphore.tryAcquire().isEmpty(), "the only permit's release is unconfirmed: nothing to hand out");
+            assertTrue(
+                    semaphore.tryAcquire().isEmpty(), "the only permit's release is unconfirmed: nothing to hand out");
         } catch (DiscoException e) {
             // no answer during the stall: not granted either
         }
@@ -246,8 +257,12 @@ public abstract class UnconfirmedReleaseContract extends ContractSupport {
         String name = uniqueName("done-at-release");
         Disco disco = client(TTL_SECONDS);
         assertDoneAtRelease(disco.lock(name), disco.lock(name));
-        assertDoneAtRelease(disco.readWriteLock(name + "-rw").writeLock(), disco.readWriteLock(name + "-rw").writeLock());
-        assertDoneAtRelease(disco.readWriteLock(name + "-rw").readLock(), disco.readWriteLock(name + "-rw").writeLock());
+        assertDoneAtRelease(
+                disco.readWriteLock(name + "-rw").writeLock(),
+                disco.readWriteLock(name + "-rw").writeLock());
+        assertDoneAtRelease(
+                disco.readWriteLock(name + "-rw").readLock(),
+                disco.readWriteLock(name + "-rw").writeLock());
     }
 
     private void assertDoneAtRelease(FencedLock first, FencedLock next) throws Exception {
@@ -257,10 +272,11 @@ public abstract class UnconfirmedReleaseContract extends ContractSupport {
             first.lock();
             return first.done().toCompletableFuture();
         });
-        Future<FencingToken> waiter = nextHolder.submit(() -> { // keeps the name in use after the release
-            next.lock();
-            return next.token();
-        });
+        Future<FencingToken> waiter = nextHolder.submit(
+                () -> { // keeps the name in use after the release
+                    next.lock();
+                    return next.token();
+                });
         on(holder, () -> {
             first.unlock();
             return null;

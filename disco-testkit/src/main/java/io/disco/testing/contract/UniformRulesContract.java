@@ -50,6 +50,7 @@ public abstract class UniformRulesContract extends ContractSupport {
 
     /** The longest {@link Duration}: far beyond what a {@code long} of nanoseconds counts. */
     private static final Duration FOREVER = ChronoUnit.FOREVER.getDuration();
+
     private static final Duration NEGATIVE = Duration.ofMillis(-1);
     /** How long a try may take: one answer of the backend, far less than this. */
     private static final long TRY_BOUND_MS = 5_000;
@@ -94,7 +95,8 @@ public abstract class UniformRulesContract extends ContractSupport {
 
     /** Every way to name a primitive, the client's and the backend's own. */
     private List<Map.Entry<String, Consumer<String>>> entryPoints(ContractOwner owner) {
-        LeadershipRunner.Options options = LeadershipRunner.Options.of("v", term -> term.awaitEnd(Duration.ofMinutes(1)));
+        LeadershipRunner.Options options =
+                LeadershipRunner.Options.of("v", term -> term.awaitEnd(Duration.ofMinutes(1)));
         List<Map.Entry<String, Consumer<String>>> all = new ArrayList<>();
         all.add(Map.entry("disco.lock", n -> disco.lock(n)));
         all.add(Map.entry("disco.readWriteLock", n -> disco.readWriteLock(n)));
@@ -117,10 +119,15 @@ public abstract class UniformRulesContract extends ContractSupport {
             String message = null;
             for (Map.Entry<String, Consumer<String>> entry : entryPoints(owner)) {
                 String what = entry.getKey() + "(\"" + printable(bad.getKey()) + "\"), " + bad.getValue();
-                IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                        () -> entry.getValue().accept(bad.getKey()), what + " is refused");
-                assertTrue(e.getMessage() != null && PARAMETER.matcher(e.getMessage()).lookingAt(), what
-                        + ": the message names the parameter (name, or the backend's prefix or path): " + e.getMessage());
+                IllegalArgumentException e = assertThrows(
+                        IllegalArgumentException.class,
+                        () -> entry.getValue().accept(bad.getKey()),
+                        what + " is refused");
+                assertTrue(
+                        e.getMessage() != null
+                                && PARAMETER.matcher(e.getMessage()).lookingAt(),
+                        what + ": the message names the parameter (name, or the backend's prefix or path): "
+                                + e.getMessage());
                 String rule = PARAMETER.matcher(e.getMessage()).replaceFirst(""); // the parameter's name aside
                 if (message == null) {
                     message = rule;
@@ -130,9 +137,12 @@ public abstract class UniformRulesContract extends ContractSupport {
             }
         }
         for (Map.Entry<String, Consumer<String>> entry : entryPoints(owner)) {
-            NullPointerException e = assertThrows(NullPointerException.class, () -> entry.getValue().accept(null), entry.getKey());
-            assertTrue(e.getMessage() != null && PARAMETER.matcher(e.getMessage() + " ").matches(), entry.getKey()
-                    + ": the message names the parameter: " + e.getMessage());
+            NullPointerException e = assertThrows(
+                    NullPointerException.class, () -> entry.getValue().accept(null), entry.getKey());
+            assertTrue(
+                    e.getMessage() != null
+                            && PARAMETER.matcher(e.getMessage() + " ").matches(),
+                    entry.getKey() + ": the message names the parameter: " + e.getMessage());
         }
     }
 
@@ -140,8 +150,14 @@ public abstract class UniformRulesContract extends ContractSupport {
     void namesTheRuleAllowsWorkOnTheClientAndOnTheBackendsServices() throws Exception {
         String base = uniqueName("names");
         ContractOwner owner = owner(10);
-        for (String name : List.of(base + "/plain", base + "/with space", base + "/a.b-c_d:e@f", base + "/...",
-                base + "/.hidden", base + "/ünïcödé-名前", base + "/zookeeper")) {
+        for (String name : List.of(
+                base + "/plain",
+                base + "/with space",
+                base + "/a.b-c_d:e@f",
+                base + "/...",
+                base + "/.hidden",
+                base + "/ünïcödé-名前",
+                base + "/zookeeper")) {
             FencedLock lock = disco.lock(name);
             assertTrue(lock.tryLock(SOON.toMillis(), TimeUnit.MILLISECONDS), name);
             lock.unlock();
@@ -155,8 +171,11 @@ public abstract class UniformRulesContract extends ContractSupport {
 
     private static String printable(String s) {
         StringBuilder b = new StringBuilder();
-        s.codePoints().forEach(c -> b.append(c < 0x20 || c >= 0x7F && c <= 0x9F || c > 0xFFFF || c >= 0xE000 && c <= 0xF8FF
-                || c >= 0xFFF0 ? String.format("\\u%04X", c) : Character.toString(c)));
+        s.codePoints()
+                .forEach(c -> b.append(
+                        c < 0x20 || c >= 0x7F && c <= 0x9F || c > 0xFFFF || c >= 0xE000 && c <= 0xF8FF || c >= 0xFFF0
+                                ? String.format("\\u%04X", c)
+                                : Character.toString(c)));
         return b.toString();
     }
 
@@ -172,13 +191,15 @@ public abstract class UniformRulesContract extends ContractSupport {
 
     /** {@code attempt} must still wait 300 ms after it started, then complete once {@code free} ran. */
     private static <T> T assertWaitsUntil(String what, Callable<T> attempt, Executable free) throws Throwable {
-        CompletableFuture<T> waiting = CompletableFuture.supplyAsync(() -> {
-            try {
-                return attempt.call();
-            } catch (Exception e) {
-                throw new java.util.concurrent.CompletionException(e);
-            }
-        }, THREADS);
+        CompletableFuture<T> waiting = CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        return attempt.call();
+                    } catch (Exception e) {
+                        throw new java.util.concurrent.CompletionException(e);
+                    }
+                },
+                THREADS);
         assertStillWaiting(waiting, what + " waits (a timeout too long for nanoseconds is no limit, not an overflow)");
         free.execute();
         return waiting.get(10, TimeUnit.SECONDS);
@@ -299,11 +320,14 @@ public abstract class UniformRulesContract extends ContractSupport {
         assertTrue(lock.tryLock(Long.MAX_VALUE, TimeUnit.DAYS));
         lock.unlock();
         theirs.lock();
-        assertWaitsUntil("hold(FOREVER)", () -> {
-            try (Held<FencedLock> h = lock.hold(FOREVER)) {
-                return h.token();
-            }
-        }, theirs::unlock);
+        assertWaitsUntil(
+                "hold(FOREVER)",
+                () -> {
+                    try (Held<FencedLock> h = lock.hold(FOREVER)) {
+                        return h.token();
+                    }
+                },
+                theirs::unlock);
 
         String rwName = uniqueName("client-timeout-rwlock");
         FencedReadWriteLock rw = disco.readWriteLock(rwName);
@@ -316,8 +340,12 @@ public abstract class UniformRulesContract extends ContractSupport {
         try {
             for (Duration now : List.of(Duration.ZERO, NEGATIVE)) {
                 assertFalse(rw.readLock().tryLock(now.toNanos(), TimeUnit.NANOSECONDS));
-                assertTimesOutAtOnce("readLock().hold(" + now + ") while written", () -> rw.readLock().hold(now));
-                assertTimesOutAtOnce("writeLock().hold(" + now + ") while written", () -> rw.writeLock().hold(now));
+                assertTimesOutAtOnce(
+                        "readLock().hold(" + now + ") while written",
+                        () -> rw.readLock().hold(now));
+                assertTimesOutAtOnce(
+                        "writeLock().hold(" + now + ") while written",
+                        () -> rw.writeLock().hold(now));
             }
         } finally {
             theirRw.writeLock().unlock();
@@ -339,7 +367,8 @@ public abstract class UniformRulesContract extends ContractSupport {
             assertTimesOutAtOnce("hold(" + now + ") with no permit free", () -> semaphore.hold(now));
         }
         assertEquals(holding, keys(semName), "a try that found no permit free leaves no key");
-        Permit mine = assertWaitsUntil("acquire(FOREVER)", () -> semaphore.acquire(FOREVER), () -> theirSemaphore.release(theirs1));
+        Permit mine = assertWaitsUntil(
+                "acquire(FOREVER)", () -> semaphore.acquire(FOREVER), () -> theirSemaphore.release(theirs1));
         semaphore.release(mine);
 
         String electionName = uniqueName("client-timeout-election");
@@ -363,10 +392,12 @@ public abstract class UniformRulesContract extends ContractSupport {
     @Test
     void aBoundedCloseOfARunnerTakesZeroOrLessAsNoWaitAndAHugeBoundAsNoLimit() throws Exception {
         LeaderTask cooperative = term -> term.awaitEnd(Duration.ofMinutes(1));
-        LeadershipRunner negative = runner(uniqueName("close-negative"), LeadershipRunner.Options.of("a", cooperative), 10);
+        LeadershipRunner negative =
+                runner(uniqueName("close-negative"), LeadershipRunner.Options.of("a", cooperative), 10);
         negative.close(NEGATIVE); // no wait: signals and answers
         Awaitility.await().pollInterval(Duration.ofMillis(20)).atMost(SOON).until(() -> negative.close(Duration.ZERO));
-        LeadershipRunner forever = runner(uniqueName("close-forever"), LeadershipRunner.Options.of("b", cooperative), 10);
+        LeadershipRunner forever =
+                runner(uniqueName("close-forever"), LeadershipRunner.Options.of("b", cooperative), 10);
         assertTrue(forever.close(FOREVER), "waits until it stopped");
     }
 
@@ -377,7 +408,9 @@ public abstract class UniformRulesContract extends ContractSupport {
         Thread.currentThread().interrupt();
         try {
             assertThrows(InterruptedException.class, attempt, what);
-            assertFalse(Thread.currentThread().isInterrupted(), what + ": the status is cleared, as java.util.concurrent does");
+            assertFalse(
+                    Thread.currentThread().isInterrupted(),
+                    what + ": the status is cleared, as java.util.concurrent does");
         } finally {
             Thread.interrupted();
         }
@@ -395,14 +428,22 @@ public abstract class UniformRulesContract extends ContractSupport {
         another.release(another.acquire(SOON));
 
         String lockName = uniqueName("interrupted-lock");
-        assertInterruptedOnEntry("lock.lockInterruptibly()", () -> disco.lock(lockName).lockInterruptibly());
-        assertInterruptedOnEntry("lock.tryLock(time)", () -> disco.lock(lockName).tryLock(5, TimeUnit.SECONDS));
-        assertInterruptedOnEntry("lock.hold(timeout)", () -> disco.lock(lockName).hold(SOON));
+        assertInterruptedOnEntry(
+                "lock.lockInterruptibly()", () -> disco.lock(lockName).lockInterruptibly());
+        assertInterruptedOnEntry(
+                "lock.tryLock(time)", () -> disco.lock(lockName).tryLock(5, TimeUnit.SECONDS));
+        assertInterruptedOnEntry(
+                "lock.hold(timeout)", () -> disco.lock(lockName).hold(SOON));
         String rwName = uniqueName("interrupted-rwlock");
-        assertInterruptedOnEntry("readLock().lockInterruptibly()", () -> disco.readWriteLock(rwName).readLock().lockInterruptibly());
-        assertInterruptedOnEntry("writeLock().tryLock(time)", () -> disco.readWriteLock(rwName).writeLock().tryLock(5, TimeUnit.SECONDS));
+        assertInterruptedOnEntry(
+                "readLock().lockInterruptibly()",
+                () -> disco.readWriteLock(rwName).readLock().lockInterruptibly());
+        assertInterruptedOnEntry(
+                "writeLock().tryLock(time)",
+                () -> disco.readWriteLock(rwName).writeLock().tryLock(5, TimeUnit.SECONDS));
         String electionName = uniqueName("interrupted-election");
-        assertInterruptedOnEntry("election.campaign(value)", () -> disco.election(electionName).campaign("v"));
+        assertInterruptedOnEntry(
+                "election.campaign(value)", () -> disco.election(electionName).campaign("v"));
 
         ContractOwner owner = owner(10);
         LockService service = owner.newLock(uniqueName("interrupted-lock-service"));
@@ -421,8 +462,12 @@ public abstract class UniformRulesContract extends ContractSupport {
         assertEquals(List.of(), keys(lockName));
         assertEquals(List.of(), keys(rwName));
         assertEquals(List.of(), keys(electionName));
-        assertTrue(service.held().isEmpty() && rwService.held().isEmpty() && semService.held().isEmpty()
-                && electionService.held().isEmpty(), "nothing held");
+        assertTrue(
+                service.held().isEmpty()
+                        && rwService.held().isEmpty()
+                        && semService.held().isEmpty()
+                        && electionService.held().isEmpty(),
+                "nothing held");
     }
 
     @Test

@@ -73,12 +73,12 @@ public abstract class UnreachableBackendContract extends ContractSupport {
         }
     }
 
-    private record Failed(Exception thrown, long tookMs) {
-    }
+    private record Failed(Exception thrown, long tookMs) {}
 
     private static void namesTheEndpoints(Throwable e, UnreachableClient u) {
         assertInstanceOf(BackendUnavailableException.class, e);
-        assertTrue(e.getMessage().contains(u.endpoints()), "the failure names " + u.endpoints() + ": " + e.getMessage());
+        assertTrue(
+                e.getMessage().contains(u.endpoints()), "the failure names " + u.endpoints() + ": " + e.getMessage());
     }
 
     @Test
@@ -91,15 +91,18 @@ public abstract class UnreachableBackendContract extends ContractSupport {
 
         // tryLock(timeout) keeps its own bound: shorter than the owner wait, it returns false at its timeout
         long start = System.nanoTime();
-        assertFalse(onItsThread(() -> disco.lock(name).tryLock(300, TimeUnit.MILLISECONDS)).get(10, TimeUnit.SECONDS));
+        assertFalse(onItsThread(() -> disco.lock(name).tryLock(300, TimeUnit.MILLISECONDS))
+                .get(10, TimeUnit.SECONDS));
         long tryMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertTrue(tryMs >= 250 && tryMs < 300 + SLACK_MS, "tryLock(300 ms) returned after " + tryMs + " ms");
 
         // lock() waits for an owner at most the owner wait
-        Failed lock = failure(() -> {
-            disco.lock(name).lock();
-            return null;
-        }, OWNER_WAIT.toMillis() + SLACK_MS);
+        Failed lock = failure(
+                () -> {
+                    disco.lock(name).lock();
+                    return null;
+                },
+                OWNER_WAIT.toMillis() + SLACK_MS);
         namesTheEndpoints(lock.thrown(), u);
         assertTrue(lock.tookMs() < OWNER_WAIT.toMillis() + SLACK_MS, "lock() threw after " + lock.tookMs() + " ms");
 
@@ -128,20 +131,23 @@ public abstract class UnreachableBackendContract extends ContractSupport {
         }
         DiscoStatus healing = disco.status();
         assertEquals(DiscoStatus.State.HEALING, healing.state());
-        assertTrue(healing.lastProblem().orElse("").contains(u.endpoints()), "the status names the endpoints: " + healing);
+        assertTrue(
+                healing.lastProblem().orElse("").contains(u.endpoints()), "the status names the endpoints: " + healing);
 
         // back: the client is up, and acquisitions succeed
         u.link().resume();
-        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(20))
+        await().atMost(Duration.ofSeconds(15))
+                .pollInterval(Duration.ofMillis(20))
                 .until(() -> disco.status().state() == DiscoStatus.State.UP);
         assertTrue(onItsThread(() -> {
-            FencedLock l = disco.lock(name);
-            if (!l.tryLock(10, TimeUnit.SECONDS)) {
-                return false;
-            }
-            l.unlock();
-            return true;
-        }).get(20, TimeUnit.SECONDS));
+                    FencedLock l = disco.lock(name);
+                    if (!l.tryLock(10, TimeUnit.SECONDS)) {
+                        return false;
+                    }
+                    l.unlock();
+                    return true;
+                })
+                .get(20, TimeUnit.SECONDS));
     }
 
     @Test
@@ -153,12 +159,15 @@ public abstract class UnreachableBackendContract extends ContractSupport {
         List<CompletableFuture<Failed>> waiting = new ArrayList<>();
         for (int i = 0; i < 50; i++) {
             String name = base + "/" + i;
-            waiting.add(onItsThread(() -> failure(() -> {
-                disco.lock(name).lock();
-                return null;
-            }, OWNER_WAIT.toMillis() + SLACK_MS)));
+            waiting.add(onItsThread(() -> failure(
+                    () -> {
+                        disco.lock(name).lock();
+                        return null;
+                    },
+                    OWNER_WAIT.toMillis() + SLACK_MS)));
         }
-        await().atMost(SOON).until(() -> disco.holdings().size() == 50 || waiting.stream().anyMatch(CompletableFuture::isDone));
+        await().atMost(SOON)
+                .until(() -> disco.holdings().size() == 50 || waiting.stream().anyMatch(CompletableFuture::isDone));
         long slowest = 0;
         for (int i = 0; i < 20; i++) {
             long t = System.nanoTime();
@@ -166,7 +175,9 @@ public abstract class UnreachableBackendContract extends ContractSupport {
             slowest = Math.max(slowest, System.nanoTime() - t);
             assertEquals(DiscoStatus.State.HEALING, s.state(), s.toString());
         }
-        assertTrue(slowest < TimeUnit.MILLISECONDS.toNanos(200), "status() took " + slowest / 1_000_000 + " ms while 50 threads waited");
+        assertTrue(
+                slowest < TimeUnit.MILLISECONDS.toNanos(200),
+                "status() took " + slowest / 1_000_000 + " ms while 50 threads waited");
         for (CompletableFuture<Failed> w : waiting) {
             Failed f = w.get(OWNER_WAIT.toMillis() + SLACK_MS + 10_000, TimeUnit.MILLISECONDS);
             namesTheEndpoints(f.thrown(), u);
@@ -180,42 +191,48 @@ public abstract class UnreachableBackendContract extends ContractSupport {
         Disco disco = track(Disco.over(u.backend()));
         String name = uniqueName("unreachable-heal");
         FencingToken before = onItsThread(() -> {
-            FencedLock l = disco.lock(name);
-            l.lock();
-            try {
-                return l.token();
-            } finally {
-                l.unlock();
-            }
-        }).get(20, TimeUnit.SECONDS);
+                    FencedLock l = disco.lock(name);
+                    l.lock();
+                    try {
+                        return l.token();
+                    } finally {
+                        l.unlock();
+                    }
+                })
+                .get(20, TimeUnit.SECONDS);
 
         u.link().stall();
-        await().atMost(TTL.plusSeconds(10)).pollInterval(Duration.ofMillis(20))
+        await().atMost(TTL.plusSeconds(10))
+                .pollInterval(Duration.ofMillis(20))
                 .until(() -> disco.status().state() == DiscoStatus.State.HEALING);
-        Failed lock = failure(() -> {
-            disco.lock(name).lock();
-            return null;
-        }, OWNER_WAIT.toMillis() + SLACK_MS);
+        Failed lock = failure(
+                () -> {
+                    disco.lock(name).lock();
+                    return null;
+                },
+                OWNER_WAIT.toMillis() + SLACK_MS);
         namesTheEndpoints(lock.thrown(), u);
         assertTrue(lock.tookMs() < OWNER_WAIT.toMillis() + SLACK_MS, "lock() threw after " + lock.tookMs() + " ms");
 
         u.link().resume();
         long resumed = System.nanoTime();
-        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(20))
+        await().atMost(Duration.ofSeconds(15))
+                .pollInterval(Duration.ofMillis(20))
                 .until(() -> disco.status().state() == DiscoStatus.State.UP);
         long upMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - resumed);
         assertTrue(upMs < 2_000 + SLACK_MS, "up " + upMs + " ms after the backend answered again");
         FencingToken after = onItsThread(() -> {
-            FencedLock l = disco.lock(name);
-            if (!l.tryLock(10, TimeUnit.SECONDS)) {
-                throw new AssertionError("not acquired after the backend came back");
-            }
-            try {
-                return l.token();
-            } finally {
-                l.unlock();
-            }
-        }).get(20, TimeUnit.SECONDS);
+                    FencedLock l = disco.lock(name);
+                    if (!l.tryLock(10, TimeUnit.SECONDS)) {
+                        throw new AssertionError("not acquired after the backend came back");
+                    }
+                    try {
+                        return l.token();
+                    } finally {
+                        l.unlock();
+                    }
+                })
+                .get(20, TimeUnit.SECONDS);
         assertTrue(after.compareTo(before) > 0, "a higher token: " + after + " after " + before);
     }
 }

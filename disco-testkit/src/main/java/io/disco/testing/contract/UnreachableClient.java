@@ -1,7 +1,6 @@
 package io.disco.testing.contract;
 
 import io.disco.client.DiscoBackend;
-import java.time.Duration;
 
 /**
  * A client's backend that the kit can cut off from its servers for as long as it likes, for the rules about an
@@ -15,5 +14,4 @@ import java.time.Duration;
  *                  (nothing the client sends is answered, new connections hang), for longer than the owners' time
  *                  to live; {@link StallableClient.Link#resume()} restores it
  */
-public record UnreachableClient(DiscoBackend backend, String endpoints, StallableClient.Link link) {
-}
+public record UnreachableClient(DiscoBackend backend, String endpoints, StallableClient.Link link) {}

@@ -1,9 +1,9 @@
 package io.disco.examples.election.basic;
 
+import io.disco.client.DiscoBackend;
 import io.disco.election.ElectionService;
 import io.disco.election.Leadership;
 import io.disco.election.Observation;
-import io.disco.client.DiscoBackend;
 import io.disco.examples.Cli;
 import io.disco.examples.DemoBackend;
 import io.disco.examples.EtcdScenario;
@@ -52,8 +52,13 @@ public final class ElectionExample {
      * @param zombieRejected whether node-a's write after waking up was rejected
      * @param failure the step that failed and why, or null
      */
-    public record Outcome(FencingToken tokenA, FencingToken tokenB, boolean observerSawFailover,
-                          boolean writesAccepted, boolean zombieRejected, String failure) {
+    public record Outcome(
+            FencingToken tokenA,
+            FencingToken tokenB,
+            boolean observerSawFailover,
+            boolean writesAccepted,
+            boolean zombieRejected,
+            String failure) {
 
         /** @return the verdict */
         public Verdict verdict() {
@@ -72,13 +77,12 @@ public final class ElectionExample {
             if (!zombieRejected) {
                 return new Verdict(SCENARIO, false, "STALE LEADER'S WRITE ACCEPTED");
             }
-            return new Verdict(SCENARIO, true, "failover seen by the observer, stale leader's write rejected"
-                    + " (stale token)");
+            return new Verdict(
+                    SCENARIO, true, "failover seen by the observer, stale leader's write rejected" + " (stale token)");
         }
     }
 
-    private ElectionExample() {
-    }
+    private ElectionExample() {}
 
     /**
      * Runs the example.
@@ -87,7 +91,9 @@ public final class ElectionExample {
      */
     public static void main(String[] args) {
         Cli cli = Cli.parse(args, 0);
-        System.exit(run(cli.endpoints(), ELECTION_NAME, Duration.ofSeconds(2)).verdict().print());
+        System.exit(run(cli.endpoints(), ELECTION_NAME, Duration.ofSeconds(2))
+                .verdict()
+                .print());
     }
 
     /**
@@ -99,7 +105,9 @@ public final class ElectionExample {
      * @return what happened
      */
     public static Outcome run(List<String> endpoints, String electionName, Duration zombieTtl) {
-        return EtcdScenario.run(endpoints, backend -> run(backend, electionName, zombieTtl),
+        return EtcdScenario.run(
+                endpoints,
+                backend -> run(backend, electionName, zombieTtl),
                 failure -> new Outcome(null, null, false, false, false, failure));
     }
 
@@ -123,22 +131,24 @@ public final class ElectionExample {
         CompletableFuture<Leadership> observedB = new CompletableFuture<>();
         say.step("%s, election: %s", backend.describe(), electionName);
         try (DiscoBackend.Owner sObserver = backend.open();
-             DiscoBackend.Owner sB = backend.open();
-             DiscoBackend.Owner sA = backend.open(zombieTtl);
-             ElectionService observer = sObserver.newElection(electionName);
-             ElectionService nodeA = sA.newElection(electionName);
-             ElectionService nodeB = sB.newElection(electionName);
-             Observation watching = observer.observe(l -> {
-                 say.step("observer: the leader is now %s (token %s)", l.value(), l.token());
-                 if (l.value().equals("node-b")) {
-                     observedB.complete(l);
-                 }
-             })) {
+                DiscoBackend.Owner sB = backend.open();
+                DiscoBackend.Owner sA = backend.open(zombieTtl);
+                ElectionService observer = sObserver.newElection(electionName);
+                ElectionService nodeA = sA.newElection(electionName);
+                ElectionService nodeB = sB.newElection(electionName);
+                Observation watching = observer.observe(l -> {
+                    say.step("observer: the leader is now %s (token %s)", l.value(), l.token());
+                    if (l.value().equals("node-b")) {
+                        observedB.complete(l);
+                    }
+                })) {
 
             step = "node-a: campaign";
             Leadership la = nodeA.campaign("node-a", WAIT);
             a = la.token();
-            say.step("node-a is the leader: term token %s (lease TTL %d s)", a, sA.ttl().toSeconds());
+            say.step(
+                    "node-a is the leader: term token %s (lease TTL %d s)",
+                    a, sA.ttl().toSeconds());
             step = "node-a: write";
             boolean okA = GuardedResource.accepts(resource, a);
             say.step("node-a writes with token %s -> %s", a, okA ? "ACCEPTED" : "REJECTED");
@@ -164,9 +174,13 @@ public final class ElectionExample {
             say.step("node-a wakes up, still believes it leads, and writes with its old token %s", a);
             step = "node-a (stale leader): write";
             zombieRejected = !GuardedResource.accepts(resource, a);
-            say.step("stale node-a writes with token %s -> %s", a, zombieRejected
-                    ? "REJECTED (stale: the guard's mark is " + resource.highWater().orElseThrow() + ")"
-                    : "ACCEPTED");
+            say.step(
+                    "stale node-a writes with token %s -> %s",
+                    a,
+                    zombieRejected
+                            ? "REJECTED (stale: the guard's mark is "
+                                    + resource.highWater().orElseThrow() + ")"
+                            : "ACCEPTED");
             step = "node-b: resign";
             nodeB.resign();
             say.step("node-b resigns");

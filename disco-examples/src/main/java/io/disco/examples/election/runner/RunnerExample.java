@@ -1,16 +1,16 @@
 package io.disco.examples.election.runner;
 
 import io.disco.core.Primitive;
-import io.disco.examples.Cli;
-import io.disco.examples.DemoBackend;
-import io.disco.examples.EtcdScenario;
-import io.disco.examples.Say;
-import io.disco.examples.Verdict;
 import io.disco.election.LeaderTask;
 import io.disco.election.LeaderTerm;
 import io.disco.election.Leadership;
 import io.disco.election.LeadershipListener;
 import io.disco.election.LeadershipRunner;
+import io.disco.examples.Cli;
+import io.disco.examples.DemoBackend;
+import io.disco.examples.EtcdScenario;
+import io.disco.examples.Say;
+import io.disco.examples.Verdict;
 import io.disco.fencing.FencingToken;
 import io.disco.fencing.TokenStaleException;
 import io.disco.fencing.guard.Guard;
@@ -43,8 +43,7 @@ public final class RunnerExample {
 
     private static final long WAIT_SECONDS = 15;
 
-    private RunnerExample() {
-    }
+    private RunnerExample() {}
 
     /**
      * Runs the example.
@@ -57,8 +56,7 @@ public final class RunnerExample {
     }
 
     /** A term's start or end, as the listener saw it. */
-    private record Event(String node, Leadership term, LeaderTerm.End end) {
-    }
+    private record Event(String node, Leadership term, LeaderTerm.End end) {}
 
     /**
      * Runs the scenario.
@@ -68,7 +66,9 @@ public final class RunnerExample {
      * @return the verdict; never throws for a failed step
      */
     public static Verdict run(List<String> endpoints, String electionName) {
-        return EtcdScenario.run(endpoints, backend -> run(backend, electionName),
+        return EtcdScenario.run(
+                endpoints,
+                backend -> run(backend, electionName),
                 failure -> new Verdict(SCENARIO, false, "step failed: " + failure));
     }
 
@@ -87,20 +87,26 @@ public final class RunnerExample {
         String step = "start the runners";
         try {
             Duration session = Duration.ofSeconds(5);
-            try (LeadershipRunner a = backend.newLeadershipRunner(electionName,
-                         options("node-a", resource, history, events, say), session);
-                 LeadershipRunner b = backend.newLeadershipRunner(electionName,
-                         options("node-b", resource, history, events, say), session)) {
+            try (LeadershipRunner a = backend.newLeadershipRunner(
+                            electionName, options("node-a", resource, history, events, say), session);
+                    LeadershipRunner b = backend.newLeadershipRunner(
+                            electionName, options("node-b", resource, history, events, say), session)) {
                 step = "the first leader";
                 Event first = next(events);
                 RunnerPair runners = new RunnerPair(a, b);
-                say.step("%s leads with token %s; its task writes", first.node(), first.term().token());
+                say.step(
+                        "%s leads with token %s; its task writes",
+                        first.node(), first.term().token());
                 step = "relinquish";
                 runners.of(first.node()).relinquish();
                 Event[] handOver = endThenStart(events);
                 Event stepped = handOver[0];
                 Event second = handOver[1];
-                say.step("%s relinquished (%s); %s leads with token %s", stepped.node(), stepped.end(), second.node(),
+                say.step(
+                        "%s relinquished (%s); %s leads with token %s",
+                        stepped.node(),
+                        stepped.end(),
+                        second.node(),
                         second.term().token());
 
                 step = "the new leader's first write";
@@ -113,31 +119,43 @@ public final class RunnerExample {
                 } catch (TokenStaleException e) {
                     staleRejected = true;
                 }
-                say.step("a thread of %s writes late with token %s -> %s", first.node(), first.term().token(),
-                        staleRejected ? "REJECTED" : "ACCEPTED");
+                say.step(
+                        "a thread of %s writes late with token %s -> %s",
+                        first.node(), first.term().token(), staleRejected ? "REJECTED" : "ACCEPTED");
 
                 step = "delete the leader key";
                 backend.deleteKey(second.term().key());
-                say.step("an operator deletes %s's leader key %s", second.node(), second.term().key());
+                say.step(
+                        "an operator deletes %s's leader key %s",
+                        second.node(), second.term().key());
                 Event[] heal = endThenStart(events);
                 Event lost = heal[0];
                 Event third = heal[1];
-                say.step("%s's task is signalled (%s); %s leads with token %s", lost.node(), lost.end(), third.node(),
-                        third.term().token());
+                say.step(
+                        "%s's task is signalled (%s); %s leads with token %s",
+                        lost.node(), lost.end(), third.node(), third.term().token());
                 step = "the runner that lost heals";
                 awaitCandidates(backend, electionName, 2);
                 say.step("%s's runner opened a new session and campaigns again behind %s", lost.node(), third.node());
 
                 boolean ordered = second.term().token().isNewerThan(first.term().token())
                         && third.term().token().isNewerThan(second.term().token());
-                boolean handedOver = stepped.end() == LeaderTerm.End.RELINQUISHED && lost.end() == LeaderTerm.End.LOST
-                        && !second.node().equals(first.node()) && !third.node().equals(second.node());
+                boolean handedOver = stepped.end() == LeaderTerm.End.RELINQUISHED
+                        && lost.end() == LeaderTerm.End.LOST
+                        && !second.node().equals(first.node())
+                        && !third.node().equals(second.node());
                 if (!ordered || !handedOver || !staleRejected || !nonDecreasing(history)) {
-                    return new Verdict(SCENARIO, false, "terms out of order or stale write accepted: " + history
-                            + " " + first + " " + stepped + " " + second + " " + lost + " " + third);
+                    return new Verdict(
+                            SCENARIO,
+                            false,
+                            "terms out of order or stale write accepted: " + history + " " + first + " " + stepped + " "
+                                    + second + " " + lost + " " + third);
                 }
-                return new Verdict(SCENARIO, true, "tasks ran only while leading, hand-over and heal with rising"
-                        + " tokens, stale write rejected");
+                return new Verdict(
+                        SCENARIO,
+                        true,
+                        "tasks ran only while leading, hand-over and heal with rising"
+                                + " tokens, stale write rejected");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -200,8 +218,8 @@ public final class RunnerExample {
     }
 
     /** A runner whose task writes every 100 ms through the guard until its term ends. */
-    private static LeadershipRunner.Options options(String node, Guard resource, List<String> history,
-                                                    LinkedBlockingQueue<Event> events, Say say) {
+    private static LeadershipRunner.Options options(
+            String node, Guard resource, List<String> history, LinkedBlockingQueue<Event> events, Say say) {
         LeaderTask task = term -> {
             FencingToken token = term.token();
             while (term.isActive()) {
@@ -214,16 +232,18 @@ public final class RunnerExample {
                 term.awaitEnd(Duration.ofMillis(100)); // the pace of the leader's writes
             }
         };
-        return LeadershipRunner.Options.builder(node, task).listener(new LeadershipListener() {
-            @Override
-            public void elected(Leadership term) {
-                events.add(new Event(node, term, null));
-            }
+        return LeadershipRunner.Options.builder(node, task)
+                .listener(new LeadershipListener() {
+                    @Override
+                    public void elected(Leadership term) {
+                        events.add(new Event(node, term, null));
+                    }
 
-            @Override
-            public void revoked(Leadership term, LeaderTerm.End end, Throwable cause) {
-                events.add(new Event(node, term, end));
-            }
-        }).build();
+                    @Override
+                    public void revoked(Leadership term, LeaderTerm.End end, Throwable cause) {
+                        events.add(new Event(node, term, end));
+                    }
+                })
+                .build();
     }
 }

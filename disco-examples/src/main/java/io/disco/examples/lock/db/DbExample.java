@@ -67,8 +67,12 @@ public final class DbExample {
      * @param history the writes the database applied, in order, as {@code token:data}
      * @param forgedWrite the answer to a write with the forged token {@code 2^63-1}, after B's
      */
-    public record Result(LockZombie.Outcome zombie, String finalData, long finalToken, List<String> history,
-                         LockZombie.Answer forgedWrite) {
+    public record Result(
+            LockZombie.Outcome zombie,
+            String finalData,
+            long finalToken,
+            List<String> history,
+            LockZombie.Answer forgedWrite) {
 
         /**
          * @return the zombie story's verdict, failed also if the row does not hold B's write or the forged
@@ -76,21 +80,31 @@ public final class DbExample {
          */
         public Verdict verdict() {
             Verdict v = zombie.verdict();
-            if (v.ok() && (!"written by B".equals(finalData) || finalToken != zombie.tokenB().value())) {
-                return new Verdict(v.scenario(), false, "the row holds '" + finalData + "' with token "
-                        + finalToken + " instead of B's write");
+            if (v.ok()
+                    && (!"written by B".equals(finalData)
+                            || finalToken != zombie.tokenB().value())) {
+                return new Verdict(
+                        v.scenario(),
+                        false,
+                        "the row holds '" + finalData + "' with token " + finalToken + " instead of B's write");
             }
             if (v.ok() && (forgedWrite == null || forgedWrite.accepted())) {
-                return new Verdict(v.scenario(), false, "a write with a forged token was "
-                        + (forgedWrite == null ? "not tried" : "accepted"));
+                return new Verdict(
+                        v.scenario(),
+                        false,
+                        "a write with a forged token was " + (forgedWrite == null ? "not tried" : "accepted"));
             }
-            return v.ok() ? new Verdict(v.scenario(), true, "zombie write rejected by the database (0 rows updated),"
-                    + " forged token refused (not issued)") : v;
+            return v.ok()
+                    ? new Verdict(
+                            v.scenario(),
+                            true,
+                            "zombie write rejected by the database (0 rows updated),"
+                                    + " forged token refused (not issued)")
+                    : v;
         }
     }
 
-    private DbExample() {
-    }
+    private DbExample() {}
 
     /**
      * Runs the example.
@@ -99,7 +113,9 @@ public final class DbExample {
      */
     public static void main(String[] args) {
         Cli cli = Cli.parse(args, 0);
-        System.exit(run(cli.endpoints(), LOCK_NAME, LockZombie.DEFAULT_ZOMBIE_TTL).verdict().print());
+        System.exit(run(cli.endpoints(), LOCK_NAME, LockZombie.DEFAULT_ZOMBIE_TTL)
+                .verdict()
+                .print());
     }
 
     /**
@@ -111,8 +127,15 @@ public final class DbExample {
      * @return what happened
      */
     public static Result run(List<String> endpoints, String lockName, Duration zombieTtl) {
-        return EtcdScenario.run(endpoints, backend -> run(backend, lockName, zombieTtl), failure -> new Result(
-                new LockZombie.Outcome(SCENARIO, null, null, null, null, null, failure), null, -1, List.of(), null));
+        return EtcdScenario.run(
+                endpoints,
+                backend -> run(backend, lockName, zombieTtl),
+                failure -> new Result(
+                        new LockZombie.Outcome(SCENARIO, null, null, null, null, null, failure),
+                        null,
+                        -1,
+                        List.of(),
+                        null));
     }
 
     /**
@@ -127,8 +150,8 @@ public final class DbExample {
         Say say = new Say(SCENARIO);
         String url = "jdbc:h2:mem:disco-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
         try (Connection admin = DriverManager.getConnection(url);
-             Connection connA = DriverManager.getConnection(url);
-             Connection connB = DriverManager.getConnection(url)) {
+                Connection connA = DriverManager.getConnection(url);
+                Connection connB = DriverManager.getConnection(url)) {
             ConfirmedBound bound = ConfirmedBound.of(backend.issuedBound(), Duration.ofSeconds(5));
             try (Statement st = admin.createStatement()) {
                 st.execute("CREATE TABLE resource (id INT PRIMARY KEY, data VARCHAR(200) NOT NULL,"
@@ -137,21 +160,27 @@ public final class DbExample {
                         + " fence_token BIGINT NOT NULL, data VARCHAR(200) NOT NULL)");
                 st.execute("INSERT INTO resource (id, data, fence_token) VALUES (1, 'initial', 0)");
             }
-            say.step("H2 database ready: resource(id=1, data='initial', fence_token=0); every write runs %s",
+            say.step(
+                    "H2 database ready: resource(id=1, data='initial', fence_token=0); every write runs %s",
                     FENCED_UPDATE);
 
-            LockZombie.Outcome outcome = LockZombie.run(say, backend, lockName, zombieTtl,
+            LockZombie.Outcome outcome = LockZombie.run(
+                    say,
+                    backend,
+                    lockName,
+                    zombieTtl,
                     (owner, token, data) -> fencedWrite(owner.equals("A") ? connA : connB, bound, token, data));
             LockZombie.Answer forged = fencedWrite(connA, bound, FORGED, "forged");
             say.step("a write with the forged token %s -> %s (%s)", FORGED, forged.code(), forged.detail());
 
             try (Statement st = admin.createStatement();
-                 ResultSet row = st.executeQuery("SELECT data, fence_token FROM resource WHERE id = 1")) {
+                    ResultSet row = st.executeQuery("SELECT data, fence_token FROM resource WHERE id = 1")) {
                 row.next();
                 String data = row.getString(1);
                 long token = row.getLong(2);
                 List<String> history = new java.util.ArrayList<>();
-                try (ResultSet h = st.getConnection().createStatement()
+                try (ResultSet h = st.getConnection()
+                        .createStatement()
                         .executeQuery("SELECT fence_token, data FROM history ORDER BY seq")) {
                     while (h.next()) {
                         history.add(h.getLong(1) + ":" + h.getString(2));
@@ -162,8 +191,12 @@ public final class DbExample {
             }
         } catch (SQLException e) {
             say.step("database failure: %s", e);
-            return new Result(new LockZombie.Outcome(SCENARIO, null, null, null, null, null, "database: " + e),
-                    null, -1, List.of(), null);
+            return new Result(
+                    new LockZombie.Outcome(SCENARIO, null, null, null, null, null, "database: " + e),
+                    null,
+                    -1,
+                    List.of(),
+                    null);
         }
     }
 
@@ -196,15 +229,16 @@ public final class DbExample {
                 conn.rollback();
                 long stored;
                 try (Statement st = conn.createStatement();
-                     ResultSet rs = st.executeQuery("SELECT fence_token FROM resource WHERE id = 1")) {
+                        ResultSet rs = st.executeQuery("SELECT fence_token FROM resource WHERE id = 1")) {
                     rs.next();
                     stored = rs.getLong(1);
                 }
                 conn.commit();
-                return new LockZombie.Answer(false, "0 rows updated", "the row's fence_token is " + stored + ", rolled back");
+                return new LockZombie.Answer(
+                        false, "0 rows updated", "the row's fence_token is " + stored + ", rolled back");
             }
-            try (PreparedStatement hist = conn.prepareStatement(
-                    "INSERT INTO history (fence_token, data) VALUES (?, ?)")) {
+            try (PreparedStatement hist =
+                    conn.prepareStatement("INSERT INTO history (fence_token, data) VALUES (?, ?)")) {
                 hist.setLong(1, token.value());
                 hist.setString(2, data);
                 hist.executeUpdate();

@@ -56,9 +56,16 @@ public final class RWLockExample {
      * @param zombieRejected whether W1's write after waking up was rejected
      * @param failure the step that failed and why, or null
      */
-    public record Outcome(FencingToken readToken1, FencingToken readToken2, boolean readsAccepted,
-                          boolean writerBlockedByReaders, FencingToken tokenW1, FencingToken tokenW2,
-                          boolean writesAccepted, boolean zombieRejected, String failure) {
+    public record Outcome(
+            FencingToken readToken1,
+            FencingToken readToken2,
+            boolean readsAccepted,
+            boolean writerBlockedByReaders,
+            FencingToken tokenW1,
+            FencingToken tokenW2,
+            boolean writesAccepted,
+            boolean zombieRejected,
+            String failure) {
 
         /** @return the verdict */
         public Verdict verdict() {
@@ -66,8 +73,10 @@ public final class RWLockExample {
                 return new Verdict(SCENARIO, false, "step failed: " + failure);
             }
             if (!readToken1.equals(readToken2)) {
-                return new Verdict(SCENARIO, false, "concurrent readers got different tokens " + readToken1
-                        + " and " + readToken2);
+                return new Verdict(
+                        SCENARIO,
+                        false,
+                        "concurrent readers got different tokens " + readToken1 + " and " + readToken2);
             }
             if (!readsAccepted || !writesAccepted) {
                 return new Verdict(SCENARIO, false, "a legitimate read or write was rejected");
@@ -76,19 +85,23 @@ public final class RWLockExample {
                 return new Verdict(SCENARIO, false, "the writer got the lock while readers held it");
             }
             if (!tokenW1.isNewerThan(readToken1) || !tokenW2.isNewerThan(tokenW1)) {
-                return new Verdict(SCENARIO, false, "tokens out of order: readers " + readToken1 + ", W1 "
-                        + tokenW1 + ", W2 " + tokenW2);
+                return new Verdict(
+                        SCENARIO,
+                        false,
+                        "tokens out of order: readers " + readToken1 + ", W1 " + tokenW1 + ", W2 " + tokenW2);
             }
             if (!zombieRejected) {
                 return new Verdict(SCENARIO, false, "ZOMBIE WRITER ACCEPTED");
             }
-            return new Verdict(SCENARIO, true, "readers shared token " + readToken1.value()
-                    + ", writer waited for them, zombie writer rejected (stale token)");
+            return new Verdict(
+                    SCENARIO,
+                    true,
+                    "readers shared token " + readToken1.value()
+                            + ", writer waited for them, zombie writer rejected (stale token)");
         }
     }
 
-    private RWLockExample() {
-    }
+    private RWLockExample() {}
 
     /**
      * Runs the example.
@@ -97,7 +110,8 @@ public final class RWLockExample {
      */
     public static void main(String[] args) {
         Cli cli = Cli.parse(args, 0);
-        System.exit(run(cli.endpoints(), LOCK_NAME, Duration.ofSeconds(2)).verdict().print());
+        System.exit(
+                run(cli.endpoints(), LOCK_NAME, Duration.ofSeconds(2)).verdict().print());
     }
 
     /**
@@ -109,7 +123,9 @@ public final class RWLockExample {
      * @return what happened
      */
     public static Outcome run(List<String> endpoints, String lockName, Duration zombieTtl) {
-        return EtcdScenario.run(endpoints, backend -> run(backend, lockName, zombieTtl),
+        return EtcdScenario.run(
+                endpoints,
+                backend -> run(backend, lockName, zombieTtl),
                 failure -> new Outcome(null, null, false, false, null, null, false, false, failure));
     }
 
@@ -133,16 +149,17 @@ public final class RWLockExample {
         boolean blocked = false;
         boolean writes = false;
         boolean zombieRejected = false;
-        say.step("%s, read/write lock: %s; the resource is guarded by one Guard for reads and writes",
+        say.step(
+                "%s, read/write lock: %s; the resource is guarded by one Guard for reads and writes",
                 backend.describe(), lockName);
         try (DiscoBackend.Owner sR1 = backend.open();
-             DiscoBackend.Owner sR2 = backend.open();
-             DiscoBackend.Owner sW1 = backend.open(zombieTtl);
-             DiscoBackend.Owner sW2 = backend.open();
-             RWLockService reader1 = sR1.newRWLock(lockName);
-             RWLockService reader2 = sR2.newRWLock(lockName);
-             RWLockService writer1 = sW1.newRWLock(lockName);
-             RWLockService writer2 = sW2.newRWLock(lockName)) {
+                DiscoBackend.Owner sR2 = backend.open();
+                DiscoBackend.Owner sW1 = backend.open(zombieTtl);
+                DiscoBackend.Owner sW2 = backend.open();
+                RWLockService reader1 = sR1.newRWLock(lockName);
+                RWLockService reader2 = sR2.newRWLock(lockName);
+                RWLockService writer1 = sW1.newRWLock(lockName);
+                RWLockService writer2 = sW2.newRWLock(lockName)) {
 
             step = "R1: read lock";
             RWGrant g1 = reader1.rLock(WAIT);
@@ -161,8 +178,9 @@ public final class RWLockExample {
             step = "W1: try the write lock while readers hold it";
             Optional<RWGrant> early = writer1.tryLock();
             blocked = early.isEmpty();
-            say.step("W1 tries the write lock while they read -> %s", blocked ? "refused (readers hold it)"
-                    : "GRANTED (wrong!)");
+            say.step(
+                    "W1 tries the write lock while they read -> %s",
+                    blocked ? "refused (readers hold it)" : "GRANTED (wrong!)");
             if (!blocked) {
                 throw new IllegalStateException("W1 got the write lock while readers held it");
             }
@@ -192,9 +210,13 @@ public final class RWLockExample {
             say.step("W1 wakes up, still believes it is the writer, and writes with its old token %s", w1);
             step = "W1 (zombie): write";
             zombieRejected = !GuardedResource.accepts(resource, w1);
-            say.step("zombie W1 writes with token %s -> %s", w1, zombieRejected
-                    ? "REJECTED (stale: the guard's mark is " + resource.highWater().orElseThrow() + ")"
-                    : "ACCEPTED");
+            say.step(
+                    "zombie W1 writes with token %s -> %s",
+                    w1,
+                    zombieRejected
+                            ? "REJECTED (stale: the guard's mark is "
+                                    + resource.highWater().orElseThrow() + ")"
+                            : "ACCEPTED");
             step = "W2: unlock";
             writer2.unlock();
             say.step("W2 releases the write lock");

@@ -35,8 +35,7 @@ public final class SemaphoreExample {
 
     private static final Duration WAIT = Duration.ofSeconds(15);
 
-    private SemaphoreExample() {
-    }
+    private SemaphoreExample() {}
 
     /**
      * Runs the example.
@@ -45,7 +44,8 @@ public final class SemaphoreExample {
      */
     public static void main(String[] args) {
         Cli cli = Cli.parse(args, 0);
-        System.exit(run(cli.endpoints(), "/disco/examples/semaphore/basic", Duration.ofSeconds(2)).print());
+        System.exit(run(cli.endpoints(), "/disco/examples/semaphore/basic", Duration.ofSeconds(2))
+                .print());
     }
 
     /**
@@ -57,7 +57,9 @@ public final class SemaphoreExample {
      * @return the verdict; never throws for a failed step
      */
     public static Verdict run(List<String> endpoints, String name, Duration zombieTtl) {
-        return EtcdScenario.run(endpoints, backend -> run(backend, name, zombieTtl),
+        return EtcdScenario.run(
+                endpoints,
+                backend -> run(backend, name, zombieTtl),
                 failure -> new Verdict(SCENARIO, false, "step failed: " + failure));
     }
 
@@ -75,11 +77,11 @@ public final class SemaphoreExample {
         String step = "open the owners";
         try {
             try (DiscoBackend.Owner s1 = backend.open(zombieTtl);
-                 DiscoBackend.Owner s2 = backend.open();
-                 DiscoBackend.Owner s3 = backend.open();
-                 SemaphoreService w1 = s1.newSemaphore(name, 2);
-                 SemaphoreService w2 = s2.newSemaphore(name, 2);
-                 SemaphoreService w3 = s3.newSemaphore(name, 2)) {
+                    DiscoBackend.Owner s2 = backend.open();
+                    DiscoBackend.Owner s3 = backend.open();
+                    SemaphoreService w1 = s1.newSemaphore(name, 2);
+                    SemaphoreService w2 = s2.newSemaphore(name, 2);
+                    SemaphoreService w3 = s3.newSemaphore(name, 2)) {
                 step = "w1 and w2 acquire";
                 Permit p1 = w1.acquire(WAIT);
                 Permit p2 = w2.acquire(WAIT);
@@ -88,8 +90,9 @@ public final class SemaphoreExample {
                 say.step("both permits are taken (%s): w3 asks and waits", w3.stat());
                 say.step("w1 freezes: %s", backend.freeze(s1));
                 Permit p3 = w3.acquire(zombieTtl.plus(WAIT));
-                say.step("w3 holds slot %d with token %s (w1 held slot %d with token %s)", p3.slot(), p3.token(),
-                        p1.slot(), p1.token());
+                say.step(
+                        "w3 holds slot %d with token %s (w1 held slot %d with token %s)",
+                        p3.slot(), p3.token(), p1.slot(), p1.token());
                 boolean w3ok = write(resource, p3, say, "w3");
                 step = "w1 wakes up";
                 boolean zombieAccepted = write(resource, p1, say, "w1 (zombie)");
@@ -100,13 +103,17 @@ public final class SemaphoreExample {
                     return new Verdict(SCENARIO, false, "a valid holder's write was rejected");
                 }
                 if (p3.slot() != p1.slot() || !p3.token().isNewerThan(p1.token())) {
-                    return new Verdict(SCENARIO, false, "w3 did not get w1's slot with a higher token: " + p1 + " " + p3);
+                    return new Verdict(
+                            SCENARIO, false, "w3 did not get w1's slot with a higher token: " + p1 + " " + p3);
                 }
                 if (zombieAccepted) {
                     return new Verdict(SCENARIO, false, "ZOMBIE WRITE ACCEPTED on slot " + p1.slot());
                 }
-                return new Verdict(SCENARIO, true, "two holders wrote side by side, the frozen worker's write was"
-                        + " rejected on its reassigned slot");
+                return new Verdict(
+                        SCENARIO,
+                        true,
+                        "two holders wrote side by side, the frozen worker's write was"
+                                + " rejected on its reassigned slot");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

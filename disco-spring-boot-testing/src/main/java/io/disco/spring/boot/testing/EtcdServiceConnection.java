@@ -32,5 +32,4 @@ import java.lang.annotation.Target;
 @Documented
 @Retention(RetentionPolicy.RUNTIME)
 @Target(ElementType.FIELD)
-public @interface EtcdServiceConnection {
-}
+public @interface EtcdServiceConnection {}

@@ -29,8 +29,9 @@ final class EtcdServiceConnectionContextCustomizer implements ContextCustomizer 
     @Override
     public void customizeContext(ConfigurableApplicationContext context, MergedContextConfiguration config) {
         if (!(context.getBeanFactory() instanceof BeanDefinitionRegistry registry)) {
-            throw new IllegalStateException("@EtcdServiceConnection needs a context whose bean factory is a"
-                    + " BeanDefinitionRegistry, got " + context.getBeanFactory().getClass().getName());
+            throw new IllegalStateException(
+                    "@EtcdServiceConnection needs a context whose bean factory is a" + " BeanDefinitionRegistry, got "
+                            + context.getBeanFactory().getClass().getName());
         }
         RootBeanDefinition bean = new RootBeanDefinition(EtcdConnectionDetails.class, this::details);
         registry.registerBeanDefinition(BEAN_NAME, bean);
@@ -49,8 +50,9 @@ final class EtcdServiceConnectionContextCustomizer implements ContextCustomizer 
         if (value instanceof EtcdCluster cluster) {
             return EtcdConnectionDetails.of(cluster.endpoints());
         }
-        throw new IllegalStateException("@EtcdServiceConnection field " + field.getDeclaringClass().getSimpleName()
-                + "." + field.getName() + " is null when the context loads: start the etcd first");
+        throw new IllegalStateException(
+                "@EtcdServiceConnection field " + field.getDeclaringClass().getSimpleName() + "." + field.getName()
+                        + " is null when the context loads: start the etcd first");
     }
 
     @Override

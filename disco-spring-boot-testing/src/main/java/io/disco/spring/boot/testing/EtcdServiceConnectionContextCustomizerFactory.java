@@ -19,8 +19,8 @@ import org.springframework.test.context.TestContextAnnotationUtils;
 class EtcdServiceConnectionContextCustomizerFactory implements ContextCustomizerFactory {
 
     @Override
-    public ContextCustomizer createContextCustomizer(Class<?> testClass,
-                                                     List<ContextConfigurationAttributes> configAttributes) {
+    public ContextCustomizer createContextCustomizer(
+            Class<?> testClass, List<ContextConfigurationAttributes> configAttributes) {
         List<Field> fields = new ArrayList<>();
         collect(testClass, fields);
         if (fields.isEmpty()) {
@@ -28,7 +28,9 @@ class EtcdServiceConnectionContextCustomizerFactory implements ContextCustomizer
         }
         if (fields.size() > 1) {
             throw new IllegalStateException("only one @EtcdServiceConnection field per test class, found "
-                    + fields.stream().map(EtcdServiceConnectionContextCustomizerFactory::name).toList());
+                    + fields.stream()
+                            .map(EtcdServiceConnectionContextCustomizerFactory::name)
+                            .toList());
         }
         Field field = fields.get(0);
         if (!EtcdExtension.class.isAssignableFrom(field.getType())

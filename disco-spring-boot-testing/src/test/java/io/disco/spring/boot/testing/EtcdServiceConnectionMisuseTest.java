@@ -14,16 +14,14 @@ class EtcdServiceConnectionMisuseTest {
     private final EtcdServiceConnectionContextCustomizerFactory factory =
             new EtcdServiceConnectionContextCustomizerFactory();
 
-    static class None {
-    }
+    static class None {}
 
     static class OnAnExtension {
         @EtcdServiceConnection
         static final EtcdExtension ETCD = EtcdExtension.sharedMember();
     }
 
-    static class Inherited extends OnAnExtension {
-    }
+    static class Inherited extends OnAnExtension {}
 
     static class OnACluster {
         @EtcdServiceConnection
@@ -43,6 +41,7 @@ class EtcdServiceConnectionMisuseTest {
     static class Two {
         @EtcdServiceConnection
         static final EtcdExtension A = EtcdExtension.sharedMember();
+
         @EtcdServiceConnection
         static final EtcdExtension B = EtcdExtension.sharedMember();
     }
@@ -54,7 +53,8 @@ class EtcdServiceConnectionMisuseTest {
 
     @Test
     void anExtensionOrAClusterFieldIsUsedAlsoFromASuperclass() {
-        assertThat(factory.createContextCustomizer(OnAnExtension.class, List.of())).isNotNull();
+        assertThat(factory.createContextCustomizer(OnAnExtension.class, List.of()))
+                .isNotNull();
         assertThat(factory.createContextCustomizer(Inherited.class, List.of()))
                 .isEqualTo(factory.createContextCustomizer(OnAnExtension.class, List.of()));
         assertThat(factory.createContextCustomizer(OnACluster.class, List.of())).isNotNull();

@@ -33,8 +33,7 @@ public final class GrpcClientExample {
     /** The lock's etcd prefix. */
     public static final String LOCK_NAME = "/disco/examples/lock/grpc";
 
-    private GrpcClientExample() {
-    }
+    private GrpcClientExample() {}
 
     /**
      * Runs the example.
@@ -44,7 +43,8 @@ public final class GrpcClientExample {
     public static void main(String[] args) {
         Cli cli = Cli.parse(args, GrpcResource.DEFAULT_PORT);
         System.exit(run(cli.endpoints(), "127.0.0.1", cli.port(), LOCK_NAME, LockZombie.DEFAULT_ZOMBIE_TTL)
-                .verdict().print());
+                .verdict()
+                .print());
     }
 
     /**
@@ -57,8 +57,8 @@ public final class GrpcClientExample {
      * @param zombieTtl the TTL of A's lease
      * @return what happened
      */
-    public static LockZombie.Outcome run(List<String> endpoints, String host, int port, String lockName,
-                                         Duration zombieTtl) {
+    public static LockZombie.Outcome run(
+            List<String> endpoints, String host, int port, String lockName, Duration zombieTtl) {
         return run(host, port, (say, writer) -> LockZombie.run(say, endpoints, lockName, zombieTtl, writer));
     }
 
@@ -72,11 +72,13 @@ public final class GrpcClientExample {
      * @param zombieTtl the TTL of A's lease
      * @return what happened
      */
-    public static LockZombie.Outcome run(DemoBackend backend, String host, int port, String lockName, Duration zombieTtl) {
+    public static LockZombie.Outcome run(
+            DemoBackend backend, String host, int port, String lockName, Duration zombieTtl) {
         return run(host, port, (say, writer) -> LockZombie.run(say, backend, lockName, zombieTtl, writer));
     }
 
-    private static LockZombie.Outcome run(String host, int port, BiFunction<Say, LockZombie.Writer, LockZombie.Outcome> story) {
+    private static LockZombie.Outcome run(
+            String host, int port, BiFunction<Say, LockZombie.Writer, LockZombie.Outcome> story) {
         Say say = new Say(SCENARIO);
         say.step("resource: %s:%d", host, port);
         ManagedChannel channel = Grpc.newChannelBuilderForAddress(host, port, InsecureChannelCredentials.create())
@@ -86,11 +88,13 @@ public final class GrpcClientExample {
                 try {
                     ResourceGrpc.WriteReply reply = ResourceGrpc.write(
                             ClientInterceptors.intercept(channel, FencingGrpc.clientInterceptor(token)),
-                            new ResourceGrpc.WriteRequest(owner, data), Duration.ofSeconds(5));
+                            new ResourceGrpc.WriteRequest(owner, data),
+                            Duration.ofSeconds(5));
                     return new LockZombie.Answer(true, "OK", reply.message() + " under token " + reply.token());
                 } catch (StatusRuntimeException e) {
                     if (e.getStatus().getCode() == Status.Code.ABORTED) {
-                        return new LockZombie.Answer(false, "ABORTED", e.getStatus().getDescription());
+                        return new LockZombie.Answer(
+                                false, "ABORTED", e.getStatus().getDescription());
                     }
                     throw e;
                 }

@@ -16,11 +16,10 @@ import java.util.function.Function;
  */
 final class Json {
 
-    private Json() {
-    }
+    private Json() {}
 
-    static <T> MethodDescriptor.Marshaller<T> marshaller(Function<T, String> encode,
-                                                          Function<Map<String, Object>, T> decode) {
+    static <T> MethodDescriptor.Marshaller<T> marshaller(
+            Function<T, String> encode, Function<Map<String, Object>, T> decode) {
         return new MethodDescriptor.Marshaller<>() {
             @Override
             public InputStream stream(T value) {

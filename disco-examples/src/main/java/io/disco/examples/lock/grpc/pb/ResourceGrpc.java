@@ -28,8 +28,7 @@ public final class ResourceGrpc {
      * @param owner who writes
      * @param data what to write
      */
-    public record WriteRequest(String owner, String data) {
-    }
+    public record WriteRequest(String owner, String data) {}
 
     /**
      * The reply of {@code Write}.
@@ -37,8 +36,7 @@ public final class ResourceGrpc {
      * @param token the fencing token the resource accepted
      * @param message what the resource did
      */
-    public record WriteReply(long token, String message) {
-    }
+    public record WriteReply(long token, String message) {}
 
     /** The {@code Write} method, JSON on the wire. */
     public static final MethodDescriptor<WriteRequest, WriteReply> WRITE =
@@ -65,8 +63,7 @@ public final class ResourceGrpc {
         WriteReply write(WriteRequest request);
     }
 
-    private ResourceGrpc() {
-    }
+    private ResourceGrpc() {}
 
     /**
      * Binds a handler to the service definition a gRPC server serves.
@@ -100,7 +97,10 @@ public final class ResourceGrpc {
      * @throws io.grpc.StatusRuntimeException if the call fails (ABORTED for a stale token)
      */
     public static WriteReply write(Channel channel, WriteRequest request, Duration deadline) {
-        return ClientCalls.blockingUnaryCall(channel, WRITE,
-                CallOptions.DEFAULT.withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS), request);
+        return ClientCalls.blockingUnaryCall(
+                channel,
+                WRITE,
+                CallOptions.DEFAULT.withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS),
+                request);
     }
 }

@@ -7,7 +7,6 @@ import io.disco.examples.lock.grpc.pb.ResourceGrpc;
 import io.disco.fencing.FencingGrpc;
 import io.disco.fencing.FencingToken;
 import io.disco.fencing.guard.Guard;
-import java.util.concurrent.atomic.AtomicReference;
 import io.disco.fencing.guard.GuardServerInterceptor;
 import io.disco.fencing.guard.IssuedBound;
 import io.disco.provider.etcd.EtcdIssuedBound;
@@ -40,6 +39,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * {@code lock/grpc/resource}: the {@link ResourceGrpc} service on a grpc-netty-shaded server,
@@ -77,8 +77,10 @@ public final class GrpcResource implements AutoCloseable {
         Cli cli = Cli.parse(args, DEFAULT_PORT);
         Client client = Cli.etcdClient(cli.endpoints()); // for the life of the process
         GrpcResource resource = start(cli.port(), client);
-        new Say(SCENARIO).step("listening on 127.0.0.1:%d: %s/Write (guarded by %s metadata)", resource.port(),
-                ResourceGrpc.SERVICE, FencingGrpc.KEY.name());
+        new Say(SCENARIO)
+                .step(
+                        "listening on 127.0.0.1:%d: %s/Write (guarded by %s metadata)",
+                        resource.port(), ResourceGrpc.SERVICE, FencingGrpc.KEY.name());
         Runtime.getRuntime().addShutdownHook(new Thread(resource::close, "grpc-resource-stop"));
         resource.server.awaitTermination();
     }
@@ -113,15 +115,15 @@ public final class GrpcResource implements AutoCloseable {
             // token starts before this one has been applied, so no check is needed here.
             FencingToken token = GuardServerInterceptor.currentToken().orElseThrow();
             data.set(request.data());
-            return new ResourceGrpc.WriteReply(token.value(), "accepted '" + request.data() + "' from "
-                    + request.owner());
+            return new ResourceGrpc.WriteReply(
+                    token.value(), "accepted '" + request.data() + "' from " + request.owner());
         };
-        Server server = NettyServerBuilder
-                .forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), port),
+        Server server = NettyServerBuilder.forAddress(
+                        new InetSocketAddress(InetAddress.getLoopbackAddress(), port),
                         InsecureServerCredentials.create())
                 // The last interceptor runs first: the log sees the guard's verdict.
-                .addService(ServerInterceptors.intercept(ResourceGrpc.bindService(handler),
-                        new GuardServerInterceptor(guard), new LogInterceptor(say)))
+                .addService(ServerInterceptors.intercept(
+                        ResourceGrpc.bindService(handler), new GuardServerInterceptor(guard), new LogInterceptor(say)))
                 .build()
                 .start();
         return new GrpcResource(server, guard);
@@ -160,17 +162,19 @@ public final class GrpcResource implements AutoCloseable {
      */
     public static Verdict selfCheck(int port) {
         Say say = new Say(SCENARIO);
-        ManagedChannel channel = Grpc.newChannelBuilderForAddress(InetAddress.getLoopbackAddress().getHostAddress(),
-                port, InsecureChannelCredentials.create()).build();
+        ManagedChannel channel = Grpc.newChannelBuilderForAddress(
+                        InetAddress.getLoopbackAddress().getHostAddress(), port, InsecureChannelCredentials.create())
+                .build();
         List<String> wrong = new ArrayList<>();
         try {
-            for (String value : new String[] {null, "abc", "-1", "0", "1.5", "99999999999999999999",
-                Long.toString(Long.MAX_VALUE)}) {
+            for (String value :
+                    new String[] {null, "abc", "-1", "0", "1.5", "99999999999999999999", Long.toString(Long.MAX_VALUE)
+                    }) {
                 Channel ch = value == null ? channel : ClientInterceptors.intercept(channel, rawToken(value));
                 Status.Code code;
                 try {
-                    ResourceGrpc.write(ch, new ResourceGrpc.WriteRequest("careless", "malformed"),
-                            Duration.ofSeconds(5));
+                    ResourceGrpc.write(
+                            ch, new ResourceGrpc.WriteRequest("careless", "malformed"), Duration.ofSeconds(5));
                     code = Status.Code.OK;
                 } catch (StatusRuntimeException e) {
                     code = e.getStatus().getCode();
@@ -192,8 +196,8 @@ public final class GrpcResource implements AutoCloseable {
     private static ClientInterceptor rawToken(String value) {
         return new ClientInterceptor() {
             @Override
-            public <ReqT, RespT> ClientCall<ReqT, RespT> interceptCall(MethodDescriptor<ReqT, RespT> method,
-                                                                       CallOptions options, Channel next) {
+            public <ReqT, RespT> ClientCall<ReqT, RespT> interceptCall(
+                    MethodDescriptor<ReqT, RespT> method, CallOptions options, Channel next) {
                 return new ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
                     @Override
                     public void start(Listener<RespT> listener, Metadata headers) {
@@ -214,19 +218,25 @@ public final class GrpcResource implements AutoCloseable {
         }
 
         @Override
-        public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(ServerCall<ReqT, RespT> call, Metadata headers,
-                                                                     ServerCallHandler<ReqT, RespT> next) {
+        public <ReqT, RespT> ServerCall.Listener<ReqT> interceptCall(
+                ServerCall<ReqT, RespT> call, Metadata headers, ServerCallHandler<ReqT, RespT> next) {
             Iterable<String> tokens = headers.getAll(FencingGrpc.KEY);
             String token = tokens == null ? "(absent)" : String.join(",", tokens);
-            return next.startCall(new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
-                @Override
-                public void close(Status status, Metadata trailers) {
-                    say.step("%s %s=%s -> %s%s", call.getMethodDescriptor().getFullMethodName(),
-                            FencingGrpc.KEY.name(), token, status.getCode(),
-                            status.getDescription() == null ? "" : " (" + status.getDescription() + ")");
-                    super.close(status, trailers);
-                }
-            }, headers);
+            return next.startCall(
+                    new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
+                        @Override
+                        public void close(Status status, Metadata trailers) {
+                            say.step(
+                                    "%s %s=%s -> %s%s",
+                                    call.getMethodDescriptor().getFullMethodName(),
+                                    FencingGrpc.KEY.name(),
+                                    token,
+                                    status.getCode(),
+                                    status.getDescription() == null ? "" : " (" + status.getDescription() + ")");
+                            super.close(status, trailers);
+                        }
+                    },
+                    headers);
         }
     }
 }

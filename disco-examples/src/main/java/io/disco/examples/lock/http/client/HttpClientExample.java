@@ -34,8 +34,7 @@ public final class HttpClientExample {
     /** The bound of each call to the resource, on the monotonic clock ({@link Http}). */
     private static final Duration CALL = Duration.ofSeconds(5);
 
-    private HttpClientExample() {
-    }
+    private HttpClientExample() {}
 
     /**
      * Runs the example.
@@ -45,7 +44,9 @@ public final class HttpClientExample {
     public static void main(String[] args) {
         Cli cli = Cli.parse(args, HttpResource.DEFAULT_PORT);
         URI resource = URI.create("http://127.0.0.1:" + cli.port());
-        System.exit(run(cli.endpoints(), resource, LOCK_NAME, LockZombie.DEFAULT_ZOMBIE_TTL).verdict().print());
+        System.exit(run(cli.endpoints(), resource, LOCK_NAME, LockZombie.DEFAULT_ZOMBIE_TTL)
+                .verdict()
+                .print());
     }
 
     /**
@@ -79,8 +80,8 @@ public final class HttpClientExample {
         HttpClient http = Http.client();
         say.step("resource: %s", resource);
         LockZombie.Outcome outcome = story.apply(say, (owner, token, data) -> {
-            HttpRequest.Builder request = HttpRequest.newBuilder(resource.resolve("/write"))
-                    .POST(HttpRequest.BodyPublishers.ofString(data));
+            HttpRequest.Builder request =
+                    HttpRequest.newBuilder(resource.resolve("/write")).POST(HttpRequest.BodyPublishers.ofString(data));
             FencingHttp.inject(request, token);
             HttpResponse<String> r = Http.send(http, request.build(), HttpResponse.BodyHandlers.ofString(), CALL);
             String body = r.body().strip();
@@ -94,8 +95,11 @@ public final class HttpClientExample {
             }
         });
         try {
-            HttpResponse<String> status = Http.send(http, HttpRequest.newBuilder(resource.resolve("/status")).GET()
-                    .build(), HttpResponse.BodyHandlers.ofString(), CALL);
+            HttpResponse<String> status = Http.send(
+                    http,
+                    HttpRequest.newBuilder(resource.resolve("/status")).GET().build(),
+                    HttpResponse.BodyHandlers.ofString(),
+                    CALL);
             say.step("GET /status -> %d %s", status.statusCode(), status.body().strip());
         } catch (IOException e) {
             say.step("GET /status failed: %s", e);

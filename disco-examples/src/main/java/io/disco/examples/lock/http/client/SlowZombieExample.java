@@ -45,8 +45,7 @@ public final class SlowZombieExample {
 
     private static final Duration WAIT = Duration.ofSeconds(15);
 
-    private SlowZombieExample() {
-    }
+    private SlowZombieExample() {}
 
     /**
      * Runs the example.
@@ -103,13 +102,14 @@ public final class SlowZombieExample {
             CompletableFuture<HttpResponse<String>> writeA;
             CompletableFuture<HttpResponse<String>> writeB;
             try (DiscoBackend.Owner sessionA = backend.open(zombieTtl);
-                 LockService lockA = sessionA.newLock(lockName)) {
+                    LockService lockA = sessionA.newLock(lockName)) {
                 Grant a = lockA.lock(WAIT);
                 tokenA = a.token();
                 say.step("A acquired the lock: fencing token %s (lease TTL %d s)", tokenA, zombieTtl.toSeconds());
 
                 step = "A: start a write with a slow body";
-                writeA = http.sendAsync(post(resource, tokenA, HttpRequest.BodyPublishers.fromPublisher(slowBody)),
+                writeA = http.sendAsync(
+                        post(resource, tokenA, HttpRequest.BodyPublishers.fromPublisher(slowBody)),
                         HttpResponse.BodyHandlers.ofString());
                 slowBody.submit(UTF_8.encode("written by A "));
                 awaitMark(http, resource, tokenA);
@@ -117,29 +117,41 @@ public final class SlowZombieExample {
                 backend.freeze(sessionA);
 
                 step = "B: acquire the lock after A's lease expired";
-                try (DiscoBackend.Owner sessionB = backend.open(); LockService lockB = sessionB.newLock(lockName)) {
+                try (DiscoBackend.Owner sessionB = backend.open();
+                        LockService lockB = sessionB.newLock(lockName)) {
                     Grant b = lockB.lock(zombieTtl.plus(WAIT));
                     tokenB = b.token();
                     say.step("B acquired the lock: fencing token %s (A's was %s)", tokenB, tokenA);
                     step = "B: write";
-                    writeB = http.sendAsync(post(resource, tokenB, HttpRequest.BodyPublishers.ofString("written by B")),
+                    writeB = http.sendAsync(
+                            post(resource, tokenB, HttpRequest.BodyPublishers.ofString("written by B")),
                             HttpResponse.BodyHandlers.ofString());
                     awaitMark(http, resource, tokenB);
                     boolean waited = !writeB.isDone();
-                    say.step("B's write arrives while A's request is still running: %s", waited
-                            ? "it waits for it" : "it was answered at once (" + writeB.join().statusCode() + ")");
+                    say.step(
+                            "B's write arrives while A's request is still running: %s",
+                            waited
+                                    ? "it waits for it"
+                                    : "it was answered at once ("
+                                            + writeB.join().statusCode() + ")");
 
                     step = "A (zombie): wake up and finish the upload";
                     slowBody.submit(UTF_8.encode("(slow upload)"));
                     slowBody.close();
                     HttpResponse<String> ra = Http.await(writeA, WAIT, "A's write");
-                    say.step("A's admitted write completes -> %d %s", ra.statusCode(), ra.body().strip());
+                    say.step(
+                            "A's admitted write completes -> %d %s",
+                            ra.statusCode(), ra.body().strip());
                     HttpResponse<String> rb = Http.await(writeB, WAIT, "B's write");
-                    say.step("then B's write runs -> %d %s", rb.statusCode(), rb.body().strip());
+                    say.step(
+                            "then B's write runs -> %d %s",
+                            rb.statusCode(), rb.body().strip());
 
                     step = "A (zombie): write again";
-                    HttpResponse<String> again = Http.send(http, post(resource, tokenA,
-                            HttpRequest.BodyPublishers.ofString("written by zombie A")), HttpResponse.BodyHandlers.ofString(),
+                    HttpResponse<String> again = Http.send(
+                            http,
+                            post(resource, tokenA, HttpRequest.BodyPublishers.ofString("written by zombie A")),
+                            HttpResponse.BodyHandlers.ofString(),
                             WAIT);
                     say.step("zombie A writes again with token %s -> %d", tokenA, again.statusCode());
                     String status = get(http, resource.resolve("/status"));
@@ -148,14 +160,20 @@ public final class SlowZombieExample {
 
                     boolean bStands = status.contains("\"data\":\"written by B\"");
                     if (!waited || ra.statusCode() != 200 || rb.statusCode() != 200 || !bStands) {
-                        return new Verdict(SCENARIO, false, "STALE WRITE LANDED AFTER THE NEW OWNER'S: B waited="
-                                + waited + ", A " + ra.statusCode() + ", B " + rb.statusCode() + ", " + status);
+                        return new Verdict(
+                                SCENARIO,
+                                false,
+                                "STALE WRITE LANDED AFTER THE NEW OWNER'S: B waited=" + waited + ", A "
+                                        + ra.statusCode() + ", B " + rb.statusCode() + ", " + status);
                     }
                     if (again.statusCode() != 409) {
                         return new Verdict(SCENARIO, false, "ZOMBIE WRITE ACCEPTED (" + again.statusCode() + ")");
                     }
-                    return new Verdict(SCENARIO, true, "in-flight zombie write completed before B's, B's data stands,"
-                            + " next zombie write rejected (409)");
+                    return new Verdict(
+                            SCENARIO,
+                            true,
+                            "in-flight zombie write completed before B's, B's data stands,"
+                                    + " next zombie write rejected (409)");
                 }
             }
         } catch (InterruptedException e) {
@@ -167,7 +185,8 @@ public final class SlowZombieExample {
     }
 
     private static HttpRequest post(URI resource, FencingToken token, HttpRequest.BodyPublisher body) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(resource.resolve("/write")).POST(body);
+        HttpRequest.Builder request =
+                HttpRequest.newBuilder(resource.resolve("/write")).POST(body);
         FencingHttp.inject(request, token);
         return request.build();
     }
@@ -186,7 +205,12 @@ public final class SlowZombieExample {
     }
 
     private static String get(HttpClient http, URI uri) throws IOException, InterruptedException {
-        return Http.send(http, HttpRequest.newBuilder(uri).GET().build(), HttpResponse.BodyHandlers.ofString(),
-                Duration.ofSeconds(5)).body().strip();
+        return Http.send(
+                        http,
+                        HttpRequest.newBuilder(uri).GET().build(),
+                        HttpResponse.BodyHandlers.ofString(),
+                        Duration.ofSeconds(5))
+                .body()
+                .strip();
     }
 }

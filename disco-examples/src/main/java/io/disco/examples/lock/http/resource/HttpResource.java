@@ -122,8 +122,11 @@ public final class HttpResource implements AutoCloseable {
             guard.initialToken(revision);
         }
         HttpResource resource = start(cli.port(), guard.build());
-        say.step("listening on %s: POST /write (guarded by %s), GET /status; mark %s", resource.uri(),
-                FencingHttp.HEADER, resource.guard().highWater().map(Object::toString).orElse("empty"));
+        say.step(
+                "listening on %s: POST /write (guarded by %s), GET /status; mark %s",
+                resource.uri(),
+                FencingHttp.HEADER,
+                resource.guard().highWater().map(Object::toString).orElse("empty"));
         Runtime.getRuntime().addShutdownHook(new Thread(resource::close, "http-resource-stop"));
         resource.server.join();
     }
@@ -138,7 +141,8 @@ public final class HttpResource implements AutoCloseable {
      * @throws Exception if Jetty cannot start
      */
     public static HttpResource start(int port, Client client) throws Exception {
-        return start(port, Guard.builder().issuedBound(EtcdIssuedBound.of(client)).build());
+        return start(
+                port, Guard.builder().issuedBound(EtcdIssuedBound.of(client)).build());
     }
 
     /**
@@ -216,8 +220,15 @@ public final class HttpResource implements AutoCloseable {
         List<String> wrong = new ArrayList<>();
         try {
             String before = get(http, base.resolve("/status"));
-            List<List<String>> malformed = List.of(List.of(), List.of("abc"), List.of("-1"), List.of("0"),
-                    List.of("0x10"), List.of("1.5"), List.of("99999999999999999999"), List.of("5", "6"),
+            List<List<String>> malformed = List.of(
+                    List.of(),
+                    List.of("abc"),
+                    List.of("-1"),
+                    List.of("0"),
+                    List.of("0x10"),
+                    List.of("1.5"),
+                    List.of("99999999999999999999"),
+                    List.of("5", "6"),
                     List.of(Long.toString(Long.MAX_VALUE)));
             for (List<String> values : malformed) {
                 HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve("/write"))
@@ -226,8 +237,12 @@ public final class HttpResource implements AutoCloseable {
                     b.header(FencingHttp.HEADER, v);
                 }
                 HttpResponse<String> r = Http.send(http, b.build(), HttpResponse.BodyHandlers.ofString(), CALL);
-                say.step("POST /write with %s %s -> %d %s", FencingHttp.HEADER,
-                        values.isEmpty() ? "(absent)" : values, r.statusCode(), r.body().strip());
+                say.step(
+                        "POST /write with %s %s -> %d %s",
+                        FencingHttp.HEADER,
+                        values.isEmpty() ? "(absent)" : values,
+                        r.statusCode(),
+                        r.body().strip());
                 if (r.statusCode() != 400) {
                     wrong.add(values + " answered " + r.statusCode());
                 }
@@ -249,8 +264,8 @@ public final class HttpResource implements AutoCloseable {
     }
 
     private static String get(HttpClient http, URI uri) throws IOException, InterruptedException {
-        HttpResponse<String> r = Http.send(http, HttpRequest.newBuilder(uri).GET().build(),
-                HttpResponse.BodyHandlers.ofString(), CALL);
+        HttpResponse<String> r =
+                Http.send(http, HttpRequest.newBuilder(uri).GET().build(), HttpResponse.BodyHandlers.ofString(), CALL);
         if (r.statusCode() != 200) {
             throw new IOException("GET " + uri + " answered " + r.statusCode());
         }
@@ -272,8 +287,13 @@ public final class HttpResource implements AutoCloseable {
             HttpServletResponse resp = (HttpServletResponse) response;
             chain.doFilter(request, response);
             List<String> tokens = Collections.list(req.getHeaders(FencingHttp.HEADER));
-            say.step("%s %s %s=%s -> %d", req.getMethod(), req.getRequestURI(), FencingHttp.HEADER,
-                    tokens.isEmpty() ? "(absent)" : String.join(",", tokens), resp.getStatus());
+            say.step(
+                    "%s %s %s=%s -> %d",
+                    req.getMethod(),
+                    req.getRequestURI(),
+                    FencingHttp.HEADER,
+                    tokens.isEmpty() ? "(absent)" : String.join(",", tokens),
+                    resp.getStatus());
         }
     }
 
@@ -317,8 +337,8 @@ public final class HttpResource implements AutoCloseable {
             String mark = guard.highWater().map(t -> Long.toString(t.value())).orElse("null");
             String json;
             synchronized (data) {
-                json = "{\"highWater\":" + mark + ",\"writes\":" + data.writes + ",\"data\":\""
-                        + escape(data.value) + "\"}";
+                json = "{\"highWater\":" + mark + ",\"writes\":" + data.writes + ",\"data\":\"" + escape(data.value)
+                        + "\"}";
             }
             resp.setContentType("application/json");
             resp.getWriter().println(json);
