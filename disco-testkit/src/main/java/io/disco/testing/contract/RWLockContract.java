@@ -45,9 +45,16 @@ public abstract class RWLockContract extends ContractSupport {
         assertStillWaiting(f, "must still be waiting");
     }
 
+    /**
+     * {@code f}, recording {@code name} in {@code order} when it is granted: the returned stage completes after the
+     * record, so a test that waits for it sees the record (a dependant of {@code f} itself may run after {@code f.get()}
+     * returned).
+     */
     private static CompletableFuture<RWGrant> track(CompletableFuture<RWGrant> f, String name, List<String> order) {
-        f.thenRun(() -> order.add(name));
-        return f;
+        return f.thenApply(g -> {
+            order.add(name);
+            return g;
+        });
     }
 
     // ---------------------------------------------------------------- readers share, writers wait
