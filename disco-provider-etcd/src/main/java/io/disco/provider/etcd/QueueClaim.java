@@ -509,7 +509,7 @@ abstract class QueueClaim<G> {
             awaitSettled();
             throw e;
         } catch (TimeoutException e) {
-            if (!answered && timeout != null) {
+            if (timeout != null) { // unanswered yet, or answered first and the grant's last step not done
                 G now = oneRealTry();
                 if (now != null) {
                     return now;
@@ -532,9 +532,10 @@ abstract class QueueClaim<G> {
     }
 
     /**
-     * The caller's timeout ran out before etcd answered the create Txn (a timeout shorter than a round trip,
-     * {@code tryLock(1 ms)}): as {@code tryLock()} does, wait for that answer, at most the request timeout from
-     * the claim's start, and take a grant that needs no waiting behind another owner. The timeout bounds the
+     * The caller's timeout ran out before the claim was granted, and before etcd said another owner is ahead (a
+     * timeout shorter than a round trip, {@code tryLock(1 ms)}: the create Txn unanswered, or answered first with the
+     * grant's last step, the lease's validity, still pending): as {@code tryLock()} does, wait for that answer, at
+     * most the request timeout from the claim's start, and take a grant that needs no waiting behind another owner. The timeout bounds the
      * wait behind others, never the one try.
      *
      * @return the grant, or null when another owner is ahead (or no answer came)
