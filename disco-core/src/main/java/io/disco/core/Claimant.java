@@ -83,10 +83,11 @@ public record Claimant(
      * @param position its place in the queue, from 0
      * @param mode whether it holds alone or beside others
      * @param token the holder's fencing token, where the backend's state gives it; empty for a waiter
+     * @param heldSince when the hold began, where the backend's state gives it; empty for a waiter
      * @param metadata who made the claim
      * @param value the key's value as text
      * @throws NullPointerException if a component is null
-     * @throws IllegalArgumentException if {@code position} is negative, or a waiter has a token
+     * @throws IllegalArgumentException if {@code position} is negative, or a waiter has a token or a hold's start
      */
     public Claimant {
         Objects.requireNonNull(key, "key");
