@@ -80,6 +80,9 @@ class NetworkFaultTest {
             } finally {
                 net.healAll();
             }
+            // The healed member's return may start an election (etcd 3.4 has no pre-vote: it comes back with a higher
+            // term), and a lease grant sent meanwhile waits for a leader: wait for one first.
+            leader();
             try (EtcdSession again = EtcdSession.open(toMinority, OPTIONS);
                     LockService l = again.newLock(name)) {
                 Grant healed = l.lock(Duration.ofSeconds(10));
