@@ -56,12 +56,6 @@ import javax.net.ssl.TrustManagerFactory;
  */
 public final class EtcdClients {
 
-    /** What to check after a failed TLS handshake, appended to the messages that say so. */
-    static final String CHECK_TLS =
-            ": check that the client trusts the CA that signed the server's certificate (the trust"
-                    + " material given: disco.etcd.ssl.bundle, --cacert or the jetcd SslContext; with none, the JVM's default trust"
-                    + " store), and that the server's certificate is valid and names the endpoint's host";
-
     private EtcdClients() {}
 
     /**

@@ -44,6 +44,12 @@ final class EtcdEndpoints {
 
     private static final Logger LOG = LoggerFactory.getLogger(EtcdEndpoints.class);
 
+    /** What to check after a failed TLS handshake, appended to the messages that say so. */
+    static final String CHECK_TLS =
+            ": check that the client trusts the CA that signed the server's certificate (the trust"
+                    + " material given: disco.etcd.ssl.bundle, --cacert or the jetcd SslContext; with none, the JVM's default trust"
+                    + " store), and that the server's certificate is valid and names the endpoint's host";
+
     private static final Map<Client, EtcdEndpoints> BY_CLIENT = Collections.synchronizedMap(new WeakHashMap<>());
 
     /** What messages say when the application closed the client first. */
@@ -331,7 +337,7 @@ final class EtcdEndpoints {
                 return "unknown host: the name could not be resolved (DNS)" + detail(c);
             }
             if (c instanceof SSLException || c.getClass().getName().endsWith("NotSslRecordException")) {
-                return "the TLS handshake failed" + detail(c) + EtcdClients.CHECK_TLS;
+                return "the TLS handshake failed" + detail(c) + CHECK_TLS;
             }
             if (c instanceof NoRouteToHostException) {
                 return "no route to host" + detail(c);

@@ -53,6 +53,21 @@ public final class EtcdKeys {
     }
 
     /**
+     * The holder key of index {@code index} of lease {@code leaseHex} on {@code prefix}. Index 0 is
+     * {@code <prefix>/<lease id in hex>}, the Go disco semaphore's key; index {@code n > 0} is
+     * {@code <prefix>/<lease id in hex>-<n>}. Every one of them lies directly under {@code <prefix>/}, where
+     * Go's semaphore and this library's count holders, so each counts as one holder for everybody. A key
+     * never names another lease's holder ({@code '-'} is no hex digit). An index is taken by the lowest free
+     * one when a service is made and freed when it is closed (the session's {@code HolderGroup}), with the
+     * caveat of every kind's key reused after a close (a withdrawal that etcd had not confirmed within the
+     * close's request timeout may still delete the incarnation a new claim adopted; that claim then fails as
+     * lost, it never holds two places).
+     */
+    static String holder(String prefix, String leaseHex, int index) {
+        return index == 0 ? prefix + "/" + leaseHex : prefix + "/" + leaseHex + "-" + index;
+    }
+
+    /**
      * @param name a read/write lock's name
      * @return the prefix of its readers' keys: {@code <name>/read/}
      */

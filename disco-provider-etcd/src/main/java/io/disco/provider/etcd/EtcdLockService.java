@@ -106,7 +106,7 @@ final class EtcdLockService extends EtcdService<Grant, LockLostException> implem
         @Override
         CompletableFuture<Grant> grant(long myRevision, long revision) {
             if (revision != myRevision) {
-                recordToken(myRevision, metadata.toJson(revision, java.time.Instant.now()));
+                TokenRecord.send(session, ownKey, myRevision, metadata.toJson(revision, java.time.Instant.now()));
             }
             return CompletableFuture.completedFuture(new Grant(key, FencingToken.of(revision)));
         }

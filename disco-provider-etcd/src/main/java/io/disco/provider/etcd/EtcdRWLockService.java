@@ -339,7 +339,7 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
                             throw new DiscoException("read/write lock " + prefix + ": the write admission Txn failed"
                                     + " although the own key is there (unexpected etcd answer)");
                         }
-                        // No recordToken here: a Put moves the key's ModRevision, and etcd's Go RWMutex finds
+                        // No TokenRecord here: a Put moves the key's ModRevision, and etcd's Go RWMutex finds
                         // the writer that blocks a reader with WithMaxModRev: a Go reader would pass a held writer.
                         return grantOf(r.getHeader().getRevision());
                     });

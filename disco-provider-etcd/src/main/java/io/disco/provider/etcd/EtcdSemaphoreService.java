@@ -37,7 +37,7 @@ import java.util.function.UnaryOperator;
  * {@code limit} holders are admitted at any time. Go and Java holders share the queue and the count.
  *
  * <p><b>Several permits per lease.</b> One service holds one permit, but a session may have several
- * services on one name ({@link SemaphoreHolders}): the first's key is {@code <prefix>/<lease id in hex>}
+ * services on one name (one {@link HolderGroup} of the session): the first's key is {@code <prefix>/<lease id in hex>}
  * as above, a further one's {@code <prefix>/<lease id in hex>-<n>}. Each is one key directly under
  * {@code <prefix>/}, created by its own Txn at its own revision, so the argument above counts it as one
  * holder, for Go's admission as for this library's: {@code n} services of one lease take {@code n} of the
@@ -68,7 +68,8 @@ import java.util.function.UnaryOperator;
  * fails at creation. Go's semaphore keeps no such record, so a Go program with another limit cannot
  * be detected.
  */
-final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostException> implements SemaphoreService {
+final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostException>
+        implements SemaphoreService, HolderGroup.Holder {
 
     private static final int MAX_SLOT_ATTEMPTS = 20;
 
@@ -81,7 +82,7 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
     private EtcdSemaphoreService(SessionCore session, String prefix, int limit, boolean ownsSession, int holder) {
         super(session, prefix, "semaphore", ownsSession);
         this.limit = limit;
-        this.key = SemaphoreHolders.holderKey(prefix, session.leaseHex(), holder);
+        this.key = EtcdKeys.holder(prefix, session.leaseHex(), holder);
         this.ownKey = KeyRange.bytes(key);
         this.queue = KeyRange.prefix(EtcdKeys.queue(prefix));
         this.slots = KeyRange.prefix(EtcdKeys.slots(prefix));
@@ -116,12 +117,13 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
                         + ": every service on one name must use one limit");
             }
         }
-        return session.joinSemaphoreHolders(
-                prefix, holder -> new EtcdSemaphoreService(session, prefix, limit, ownsSession, holder));
+        return session.joinHolders(
+                prefix, "semaphore", holder -> new EtcdSemaphoreService(session, prefix, limit, ownsSession, holder));
     }
 
     /** @return the holder key */
-    ByteSequence ownKey() {
+    @Override
+    public ByteSequence ownKey() {
         return ownKey;
     }
 
@@ -129,7 +131,7 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
     @Override
     public void close() {
         super.close();
-        session.leaveSemaphoreHolders(this);
+        session.leaveHolders(this);
     }
 
     /**

@@ -65,7 +65,7 @@ public final class EtcdSession implements DiscoSession {
     /** Everything but the public face: what the services depend on. */
     private final SessionCore core;
 
-    private EtcdSession(Client client, LeaseKeeper.Granted granted, EtcdOptions options) {
+    private EtcdSession(Client client, GrantedLease granted, EtcdOptions options) {
         this.core = new SessionCore(this, client, granted, options);
     }
 
@@ -100,7 +100,7 @@ public final class EtcdSession implements DiscoSession {
     public static EtcdSession open(Client client, EtcdOptions options) {
         Objects.requireNonNull(client, "client");
         Objects.requireNonNull(options, "options");
-        EtcdSession s = new EtcdSession(client, LeaseKeeper.grant(client, options), options);
+        EtcdSession s = new EtcdSession(client, GrantedLease.grant(client, options), options);
         s.core.start();
         // Once per client, in the background: warn of an etcd version with a known lease bug.
         EtcdServerVersion.checkOnce(client, options.requestTimeout());
@@ -295,6 +295,6 @@ public final class EtcdSession implements DiscoSession {
 
     /** Go's {@code fmt.Sprintf("%x", leaseID)}. */
     static String hex(long id) {
-        return LeaseKeeper.hex(id);
+        return GrantedLease.hex(id);
     }
 }

@@ -4,7 +4,7 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * Where the grant of one {@link EtcdService} stands. Every move goes through {@link #to}, which
+ * Where the grant of one service stands ({@link GrantLedger}). Every move goes through {@link #to}, which
  * refuses a move the service never makes: such a move is a bug, and it fails loudly.
  *
  * <pre>

@@ -1,25 +1,27 @@
 package io.disco.provider.etcd;
 
-import io.disco.fencing.AccessDeniedException;
+import static io.disco.provider.etcd.GrantedLease.hex;
+
 import io.disco.fencing.DiscoException;
 import io.etcd.jetcd.Client;
-import io.etcd.jetcd.lease.LeaseGrantResponse;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
-import io.grpc.Context;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A session's lease: granted, renewed on the lease timer, its validity tracked on the local monotonic
- * clock, and its loss detected.
+ * A session's lease while the session keeps it: renewed on the lease timer, its validity tracked on the
+ * local monotonic clock, and its loss detected; its {@link LeaseState} (every move checked). Its duties:
+ * schedule the renewals ({@link KeepAlive}, one request each) and the expiry check, count the validity,
+ * answer whether the lease is valid enough for a grant ({@link #validForGrant}) or still exists
+ * ({@link #confirm}), mark the loss ({@link LeaseLoss} says why) and tell it, orphan and close. The lease's
+ * grant is {@link GrantedLease}, its renewals before the hand-out {@link HandOutRenewal}, its revoke
+ * {@link LeaseRevocation}.
  *
  * <p>Validity counts from the moment the last answered renewal was <em>sent</em>, plus the TTL the
  * server granted, so it never believes in a lease that the server may already have expired (rule 7).
@@ -49,10 +51,7 @@ final class LeaseKeeper {
         String affected();
     }
 
-    /** A granted lease: its id, the TTL the server granted, and when the grant was sent (System.nanoTime()). */
-    record Granted(long id, long ttlSeconds, long sentNanos) {}
-
-    private final Client client;
+    private final KeepAlive keepAlive;
     private final long leaseId;
     private final long ttlSeconds;
     private final Duration requestTimeout;
@@ -84,13 +83,14 @@ final class LeaseKeeper {
 
     LeaseKeeper(
             Client client,
-            Granted granted,
+            GrantedLease granted,
+            KeepAlive keepAlive,
             EtcdOptions options,
             SessionExecutors executors,
             RequestPipeline requests,
             Observer observer,
             String session) {
-        this.client = client;
+        this.keepAlive = keepAlive;
         this.leaseId = granted.id();
         this.ttlSeconds = granted.ttlSeconds();
         this.requestTimeout = options.requestTimeout();
@@ -106,245 +106,16 @@ final class LeaseKeeper {
     }
 
     /**
-     * Grants a lease with the options' TTL, waiting at most the request timeout.
-     *
-     * @throws DiscoException if etcd refuses the lease or does not answer in time
+     * A renewal sent at {@code sent} before the session was handed out ({@link HandOutRenewal}) was answered
+     * with {@code grantedTtlSeconds}: the lease is valid from then on for that long.
      */
-    static Granted grant(Client client, EtcdOptions options) {
-        EtcdEndpoints endpoints = EtcdEndpoints.of(client);
-        if (endpoints.closed()) {
-            throw new IllegalStateException(EtcdEndpoints.CLOSED_FIRST);
-        }
-        long timeoutNanos = options.requestTimeout().toNanos();
-        long sent = System.nanoTime();
-        long deadline = sent + timeoutNanos;
-        LeaseGrantResponse granted;
-        CompletableFuture<LeaseGrantResponse> answer;
-        try {
-            answer = client.getLeaseClient().grant(options.ttl().getSeconds());
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            throw closedOr(endpoints, e);
-        }
-        while (true) {
-            // A connection that failed is tried again now, not after gRPC's backoff (up to two minutes): an
-            // etcd that answers again gets this grant within a slice.
-            endpoints.reconnectNow();
-            long left = deadline - System.nanoTime();
-            try {
-                granted = answer.get(Math.max(0, Math.min(left, GRANT_SLICE_NANOS)), TimeUnit.NANOSECONDS);
-                break;
-            } catch (TimeoutException e) {
-                if (deadline - System.nanoTime() > 0) {
-                    continue;
-                }
-                answer.cancel(false);
-                Duration check = Duration.ofNanos(Math.max(
-                        TimeUnit.MILLISECONDS.toNanos(200), Math.min(timeoutNanos / 2, TimeUnit.SECONDS.toNanos(1))));
-                String why = endpoints.diagnose(check).orElse("no answer");
-                throw new DiscoException(
-                        endpoints.describe() + " could not be reached (the lease grant was not answered within "
-                                + options.requestTimeout().toMillis() + " ms): " + why,
-                        e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new DiscoException("interrupted while granting an etcd lease", e);
-            } catch (ExecutionException e) {
-                Throwable cause = EtcdErrors.unwrap(e.getCause());
-                if (endpoints.closed() || cause instanceof java.util.concurrent.RejectedExecutionException) {
-                    throw closedOr(endpoints, cause);
-                }
-                if (EtcdErrors.isAccessDenied(cause)) {
-                    throw new AccessDeniedException(
-                            endpoints.describe() + " denied the lease grant: " + EtcdErrors.deepestMessage(cause)
-                                    + " (check the client's user, password and roles)",
-                            cause);
-                }
-                if (EtcdErrors.isTransient(cause)) {
-                    String why = endpoints.diagnose(Duration.ofMillis(500)).orElse(String.valueOf(cause.getMessage()));
-                    throw new DiscoException(
-                            endpoints.describe() + " could not be reached (the lease grant failed): " + why, cause);
-                }
-                throw new DiscoException(
-                        endpoints.describe() + ": the lease grant failed: " + cause.getMessage(), cause);
+    void renewedBeforeHandOut(long sent, long grantedTtlSeconds) {
+        synchronized (lock) {
+            long until = sent + TimeUnit.SECONDS.toNanos(grantedTtlSeconds);
+            if (until - validUntilNanos > 0) {
+                validUntilNanos = until;
             }
-        }
-        return new Granted(granted.getID(), granted.getTTL(), sent);
-    }
-
-    /** How long the grant waits between two checks of the connection. */
-    private static final long GRANT_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
-
-    /** The client was closed under a request: that says so; anything else is its own failure. */
-    private static RuntimeException closedOr(EtcdEndpoints endpoints, Throwable e) {
-        if (endpoints.closed() || e instanceof java.util.concurrent.RejectedExecutionException) {
-            return new IllegalStateException(EtcdEndpoints.CLOSED_FIRST, e);
-        }
-        return e instanceof RuntimeException r ? r : new DiscoException(String.valueOf(e.getMessage()), e);
-    }
-
-    /** Go's {@code fmt.Sprintf("%x", leaseID)}: how etcd's Go recipes name a lease in keys. */
-    static String hex(long id) {
-        return id < 0 ? "-" + Long.toHexString(-id) : Long.toHexString(id);
-    }
-
-    /**
-     * The least validity a new owner is handed out with: half the TTL the server granted (see
-     * {@link #renewBeforeHandOut}).
-     */
-    long handOutThresholdNanos() {
-        return TimeUnit.SECONDS.toNanos(ttlSeconds) / 2;
-    }
-
-    /**
-     * Before the session is handed out (before {@link #start()}): makes sure its lease is valid for at
-     * least {@linkplain #handOutThresholdNanos() half its TTL}. Validity counts from when the grant was
-     * sent, so a grant answered late (a cold JVM's first request, a slow link, a busy member) leaves
-     * less, or nothing: the session would be handed out nearly dead and declared lost moments later.
-     * Then the lease is renewed first, each renewal's send time starting its new validity (copies sent
-     * as for every renewal), until it is valid for that long, all within one request timeout. Blocks
-     * the opening thread; nothing else knows the session yet.
-     *
-     * @throws DiscoException if etcd says the lease no longer exists, or no renewal made it valid for
-     *     half its TTL within the request timeout; the caller then gives the lease up
-     */
-    void renewBeforeHandOut() {
-        long threshold = handOutThresholdNanos();
-        long start = System.nanoTime();
-        long grantedWith = validUntilNanos() - start;
-        if (grantedWith >= threshold) {
-            return;
-        }
-        long deadline = start + requestTimeout.toNanos();
-        int renewals = 0;
-        Throwable lastFailure = null;
-        while (true) {
-            long now = System.nanoTime();
-            long left = validUntilNanos() - now;
-            if (left >= threshold) {
-                LOG.info(
-                        "etcd lease {} was granted with {} ms of its TTL of {} s left, under the {} ms a new session is"
-                                + " handed out with; renewed {} time(s) in {} ms, it is now valid for {} ms",
-                        hex(leaseId),
-                        TimeUnit.NANOSECONDS.toMillis(Math.max(0, grantedWith)),
-                        ttlSeconds,
-                        TimeUnit.NANOSECONDS.toMillis(threshold),
-                        renewals,
-                        TimeUnit.NANOSECONDS.toMillis(now - start),
-                        TimeUnit.NANOSECONDS.toMillis(left));
-                return;
-            }
-            long budget = deadline - now;
-            if (budget <= 0) {
-                throw notHandedOut(
-                        grantedWith,
-                        threshold,
-                        renewals,
-                        "no renewal made it valid for that long within the request" + " timeout of "
-                                + requestTimeout.toMillis() + " ms",
-                        lastFailure);
-            }
-            long sent = now;
-            LeaseKeepAliveResponse r;
-            try {
-                r = requests.rpc(
-                                executors.leaseTimer,
-                                "lease keepalive",
-                                budget,
-                                true,
-                                () -> keepAliveOnce(sent + budget - System.nanoTime()))
-                        .get(
-                                budget + requestTimeout.toNanos(),
-                                TimeUnit.NANOSECONDS); // the rpc's own timeout ends it first
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw notHandedOut(grantedWith, threshold, renewals, "interrupted while renewing it", e);
-            } catch (TimeoutException e) {
-                throw notHandedOut(
-                        grantedWith,
-                        threshold,
-                        renewals,
-                        "no renewal was answered within the request timeout of " + requestTimeout.toMillis() + " ms",
-                        lastFailure);
-            } catch (ExecutionException e) {
-                Throwable failure = EtcdErrors.unwrap(e);
-                Throwable cause =
-                        failure instanceof DiscoException && failure.getCause() != null ? failure.getCause() : failure;
-                if (cause instanceof TimeoutException) { // the rpc's timeout: the deadline has passed
-                    throw notHandedOut(
-                            grantedWith,
-                            threshold,
-                            renewals,
-                            "no renewal was answered within the request timeout of " + requestTimeout.toMillis()
-                                    + " ms",
-                            lastFailure);
-                }
-                if (EtcdErrors.isLeaseNotFound(cause)) {
-                    throw notHandedOut(
-                            grantedWith, threshold, renewals, "it no longer exists (expired on the server)", cause);
-                }
-                if (!EtcdErrors.isTransient(cause)) {
-                    throw notHandedOut(grantedWith, threshold, renewals, "its renewal failed", cause);
-                }
-                lastFailure = cause;
-                LOG.debug(
-                        "renewal of etcd lease {} before it is handed out failed, retrying: {}",
-                        hex(leaseId),
-                        String.valueOf(cause));
-                pause(Math.min(TimeUnit.MILLISECONDS.toNanos(100), deadline - System.nanoTime()));
-                continue;
-            }
-            if (r.getTTL() <= 0) {
-                throw notHandedOut(
-                        grantedWith, threshold, renewals, "it no longer exists (expired on the server)", null);
-            }
-            renewals++;
-            synchronized (lock) {
-                long until = sent + TimeUnit.SECONDS.toNanos(r.getTTL());
-                if (until - validUntilNanos > 0) {
-                    validUntilNanos = until;
-                }
-                renewedAtNanos = System.nanoTime();
-            }
-        }
-    }
-
-    private DiscoException notHandedOut(long grantedWith, long threshold, int renewals, String why, Throwable cause) {
-        return new DiscoException(
-                "etcd lease " + hex(leaseId) + " was granted with "
-                        + TimeUnit.NANOSECONDS.toMillis(Math.max(0, grantedWith))
-                        + " ms of its TTL of " + ttlSeconds
-                        + " s left (counted from when the grant was sent), under the "
-                        + TimeUnit.NANOSECONDS.toMillis(threshold)
-                        + " ms (half the TTL) a new session is handed out with, and "
-                        + why + (renewals == 0 ? "" : " (" + renewals + " renewal(s) answered)")
-                        + ": not handed out, the lease is revoked",
-                cause);
-    }
-
-    private static void pause(long nanos) {
-        if (nanos > 0) {
-            java.util.concurrent.locks.LockSupport.parkNanos(nanos);
-        }
-    }
-
-    /**
-     * Revokes the lease without waiting for the answer: for a lease that was never handed out (it has no
-     * keys), so a failure only leaves it to expire after its TTL.
-     */
-    void revokeInBackground() {
-        try {
-            client.getLeaseClient().revoke(leaseId).whenComplete((r, e) -> {
-                if (e != null) {
-                    LOG.debug(
-                            "could not revoke etcd lease {} (never handed out, no keys); it expires after its TTL of {} s: {}",
-                            hex(leaseId),
-                            ttlSeconds,
-                            String.valueOf(e));
-                }
-            });
-        } catch (RuntimeException e) {
-            LOG.debug(
-                    "could not revoke etcd lease {} (never handed out, no keys): {}", hex(leaseId), String.valueOf(e));
+            renewedAtNanos = System.nanoTime();
         }
     }
 
@@ -458,41 +229,6 @@ final class LeaseKeeper {
         }
     }
 
-    /**
-     * Revokes the lease, once, waiting at most the request timeout; also after a loss: one detected
-     * only here (no renewal answered in time) may have left the lease alive on the server, with its
-     * keys. Best effort: a failure is logged (the lease then expires after its TTL).
-     */
-    void revoke() {
-        if (endpoints.closed()) {
-            LOG.debug(
-                    "etcd lease {} is not revoked: {}; it expires after its TTL of {} s",
-                    hex(leaseId),
-                    EtcdEndpoints.CLOSED_FIRST,
-                    ttlSeconds);
-            return;
-        }
-        try {
-            client.getLeaseClient().revoke(leaseId).get(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException e) {
-            if (EtcdErrors.isLeaseNotFound(e.getCause())) {
-                LOG.debug("etcd lease {} was already gone when the session closed", hex(leaseId));
-            } else {
-                LOG.warn(
-                        "could not revoke etcd lease {}; it expires after its TTL of {} s",
-                        hex(leaseId),
-                        ttlSeconds,
-                        e);
-            }
-        } catch (TimeoutException | RuntimeException e) {
-            LOG.warn("could not revoke etcd lease {}; it expires after its TTL of {} s", hex(leaseId), ttlSeconds, e);
-        }
-    }
-
-    // ---------------------------------------------------------------- renewal and expiry
-
     private long renewInterval() {
         return Math.max(1, TimeUnit.SECONDS.toNanos(ttlSeconds) / 3);
     }
@@ -532,31 +268,8 @@ final class LeaseKeeper {
                         "lease keepalive",
                         timeout,
                         true,
-                        () -> keepAliveOnce(sent + timeout - System.nanoTime()))
+                        () -> keepAlive.once(sent + timeout - System.nanoTime()))
                 .whenComplete((r, e) -> renewed(sent, r, e));
-    }
-
-    /**
-     * jetcd's {@code keepAliveOnce} opens a stream per call and ends it only when an answer comes, so
-     * every renewal sent to a member that stopped answering would leave one open stream behind. The
-     * stream is opened in a gRPC context that is cancelled at the timeout (and after the answer):
-     * gRPC then cancels the call.
-     */
-    private CompletableFuture<LeaseKeepAliveResponse> keepAliveOnce(long timeoutNanos) {
-        Context.CancellableContext scope =
-                Context.current().withDeadlineAfter(timeoutNanos, TimeUnit.NANOSECONDS, executors.leaseTimer);
-        CompletableFuture<LeaseKeepAliveResponse> answer;
-        Context previous = scope.attach();
-        try {
-            answer = client.getLeaseClient().keepAliveOnce(leaseId);
-        } catch (RuntimeException e) {
-            scope.cancel(e);
-            throw e;
-        } finally {
-            scope.detach(previous);
-        }
-        answer.whenComplete((r, e) -> scope.cancel(null));
-        return answer;
     }
 
     /** Lease thread. */
@@ -593,10 +306,9 @@ final class LeaseKeeper {
                 awaitingConfirmation.clear();
             } else {
                 Throwable cause = e == null ? null : EtcdErrors.unwrap(e.getCause() != null ? e.getCause() : e);
-                if (e != null && (endpoints.closed() || isClosedClient(cause))) {
+                if (e != null && (endpoints.closed() || LeaseLoss.isClosedClient(cause))) {
                     // The application closed the client: no renewal can ever be sent again; no retry loop.
-                    loss = markLost(new DiscoException(
-                            "etcd lease " + hex(leaseId) + " can no longer be renewed: " + EtcdEndpoints.CLOSED_FIRST));
+                    loss = markLost(LeaseLoss.clientClosed(leaseId));
                 } else if (e != null && !EtcdErrors.isLeaseNotFound(cause)) {
                     // Transient (stream broken, member unreachable, no leader): retry soon; the expiry check decides
                     // loss.
@@ -620,7 +332,7 @@ final class LeaseKeeper {
                     scheduleRenewal(Math.min(nextRenewalDelay(), TimeUnit.MILLISECONDS.toNanos(200)));
                     return;
                 } else {
-                    loss = markLost(notFound(now, cause));
+                    loss = markLost(LeaseLoss.notFound(leaseId, ttlSeconds, validUntilNanos - now, cause));
                 }
             }
         }
@@ -629,35 +341,6 @@ final class LeaseKeeper {
         }
         valid.forEach(f -> f.complete(null));
         confirmed.forEach(f -> f.complete(true));
-    }
-
-    /**
-     * etcd says the lease no longer exists: expired there, or revoked. When its validity has run out here
-     * too (the process was paused, or its renewals went unanswered), it expired; while it had validity left
-     * here, somebody revoked it (an operator's {@code etcdctl lease revoke}, another process), or etcd
-     * expired it earlier than this process could know.
-     */
-    private DiscoException notFound(long now, Throwable cause) {
-        assert Thread.holdsLock(lock);
-        long left = validUntilNanos - now;
-        if (left <= 0) {
-            return new DiscoException(
-                    "etcd lease " + hex(leaseId) + " expired: no renewal was answered within its TTL of " + ttlSeconds
-                            + " s (etcd no longer knows it; the process was paused, or etcd unreachable, for longer)",
-                    cause);
-        }
-        return new DiscoException(
-                "etcd lease " + hex(leaseId) + " no longer exists on the server: revoked (by an operator or"
-                        + " another process), or expired there although " + TimeUnit.NANOSECONDS.toMillis(left)
-                        + " ms of its TTL of "
-                        + ttlSeconds + " s were left here",
-                cause);
-    }
-
-    /** jetcd's failures once its client is closed: its executor rejects the call, or its channel is shut down. */
-    private static boolean isClosedClient(Throwable cause) {
-        return cause instanceof java.util.concurrent.RejectedExecutionException
-                || String.valueOf(cause == null ? null : cause.getMessage()).contains("Channel shutdown invoked");
     }
 
     /**
@@ -672,8 +355,7 @@ final class LeaseKeeper {
             if (state != LeaseState.ALIVE && state != LeaseState.ORPHANED) {
                 return null;
             }
-            loss = markLost(new DiscoException(
-                    "etcd lease " + hex(leaseId) + " can no longer be renewed: " + EtcdEndpoints.CLOSED_FIRST));
+            loss = markLost(LeaseLoss.clientClosed(leaseId));
         }
         return loss;
     }
@@ -705,9 +387,7 @@ final class LeaseKeeper {
                 scheduleExpiryCheck();
                 return;
             }
-            loss = markLost(new DiscoException(
-                    "etcd lease " + hex(leaseId) + " expired: no renewal was answered within its TTL of " + ttlSeconds
-                            + " s" + (state == LeaseState.ORPHANED ? " (session orphaned)" : "")));
+            loss = markLost(LeaseLoss.expired(leaseId, ttlSeconds, state == LeaseState.ORPHANED));
         }
         observer.lost(loss);
     }
@@ -726,11 +406,7 @@ final class LeaseKeeper {
             if (state != LeaseState.ALIVE && state != LeaseState.ORPHANED) {
                 return;
             }
-            loss = markLost(new DiscoException(
-                    "etcd lease " + hex(leaseId) + " given up: the " + what + " was refused and retrying"
-                            + " cannot cure it, so the key would block the other owners for as long as the lease was renewed; it is no"
-                            + " longer renewed and expires within its TTL of " + ttlSeconds + " s",
-                    EtcdErrors.failure(what, cause)));
+            loss = markLost(LeaseLoss.givenUp(leaseId, ttlSeconds, what, cause));
         }
         SessionExecutors.schedule(executors.leaseTimer, () -> observer.lost(loss), 0);
     }

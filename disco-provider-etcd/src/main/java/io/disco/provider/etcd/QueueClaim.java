@@ -2,23 +2,17 @@ package io.disco.provider.etcd;
 
 import io.disco.fencing.DiscoException;
 import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.op.Cmp;
-import io.etcd.jetcd.op.CmpTarget;
-import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
-import io.etcd.jetcd.options.PutOption;
-import java.time.Duration;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One attempt to own a key in a queue of keys ordered by CreateRevision: the acquire step shared by
- * the lock, the read/write lock and the election.
+ * the lock, the read/write lock, the semaphore and the election, as a state machine on the session
+ * thread. A primitive supplies its wait range and its grant; its service is all it knows as a
+ * {@link ClaimOwner}. Its create Txn is {@link CreateTxn}, the caller's wait on it {@link ClaimCaller},
+ * its future {@link ClaimResult}.
  *
  * <ol>
  *   <li>One Txn writes the own key (leased) if absent and reads who is ahead in
@@ -53,7 +47,7 @@ abstract class QueueClaim<G> {
     final ByteSequence ownKey;
     private final ByteSequence value;
     private final boolean tryOnly;
-    final Result result = new Result();
+    final ClaimResult<G> result = new ClaimResult<>();
     private final CompletableFuture<Void> settled = new CompletableFuture<>();
 
     // Session thread only.
@@ -105,6 +99,21 @@ abstract class QueueClaim<G> {
     /** The value of the own key when the claim adopted an existing one (its create Txn found it), else null. Session thread. */
     final ByteSequence adoptedValue() {
         return adoptedValue;
+    }
+
+    /** Whether etcd answered the create Txn; any thread (the caller's, to tell a timeout from an unreachable etcd). */
+    final boolean answered() {
+        return answered;
+    }
+
+    /** Completes when etcd answered the create Txn, with whether the claim must wait behind another owner. */
+    final CompletableFuture<Boolean> firstAnswer() {
+        return firstAnswer;
+    }
+
+    /** Completes once nothing of this attempt is left to withdraw (its key deleted, or its grant committed). */
+    final CompletableFuture<Void> settled() {
+        return settled;
     }
 
     /**
@@ -232,6 +241,11 @@ abstract class QueueClaim<G> {
                 TimeUnit.MILLISECONDS);
     }
 
+    /** Sends the create Txn ({@link CreateTxn}) of this claim; {@code copies} counts the copies sent. */
+    private CompletableFuture<CreateAnswer> create(AtomicInteger copies) {
+        return CreateTxn.send(session, service.kind(), ownKey, value, waitRange(), allowedAhead(), copies);
+    }
+
     /** Session thread: the own key incarnation created at {@code createRevision} is gone. */
     private void ownKeyDeleted(long createRevision) {
         if (state == ClaimState.COMMITTED) {
@@ -239,83 +253,6 @@ abstract class QueueClaim<G> {
         } else if (!state.finished() && myRevision == createRevision) {
             ownKeyGone(new PredecessorWait.OwnKeyDeletedException(ownKey));
         }
-    }
-
-    /**
-     * One Txn: create the own key if absent (else adopt it, keeping its CreateRevision), and read who
-     * is ahead. In the Then branch the new key is the newest of all, so the newest two keys of the wait
-     * range, by CreateRevision, are the own key (if the range holds it) and the predecessor to watch,
-     * and the wait needs no read of its own; with predecessors allowed (a semaphore) the range is
-     * counted instead: the count is this owner's predecessors plus itself. In the Else branch (an
-     * adopted key, whose CreateRevision is older) the first-created key of the range says whether
-     * anyone is ahead, and the wait reads the rest. jetcd lists only the Get results: the Then
-     * branch's read is at index 0, the Else branch's at index 1, after the own key (rule 1; a straight
-     * port of Go's {@code Responses[1]} is wrong).
-     *
-     * <p>The Txn is sent again on another member while unanswered ({@link SessionCore#rpc}), so it
-     * must be harmless when applied twice or late: its Else branch only reads (Go's Campaign writes
-     * the value there; the election writes it after adopting instead, guarded, see
-     * {@link #adoptedValue}), and a copy applied after the key is gone is deleted by the session's
-     * janitor. {@code copies} counts the copies sent.
-     */
-    private CompletableFuture<CreateAnswer> create(AtomicInteger copies) {
-        KeyRange range = waitRange();
-        int allowed = allowedAhead();
-        Op count = Op.get(
-                range.start(),
-                GetOption.builder().withRange(range.end()).withCountOnly(true).build());
-        Op newestTwo = Op.get(
-                range.start(),
-                GetOption.builder()
-                        .withRange(range.end())
-                        .withSortField(GetOption.SortTarget.CREATE)
-                        .withSortOrder(GetOption.SortOrder.DESCEND)
-                        .withLimit(2)
-                        .withKeysOnly(true)
-                        .build());
-        Op firstCreated = Op.get(range.start(), range.firstCreated());
-        Op put = Op.put(
-                ownKey,
-                value,
-                PutOption.builder().withLeaseId(session.leaseId()).build());
-        return session.rpc(service.kind() + " acquire Txn", () -> {
-                    copies.incrementAndGet();
-                    return session.client()
-                            .getKVClient()
-                            .txn()
-                            .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                            .Then(put, allowed == 0 ? newestTwo : count)
-                            .Else(Op.get(ownKey, GetOption.DEFAULT), allowed == 0 ? firstCreated : count)
-                            .commit();
-                })
-                .thenApply(r -> CreateAnswer.of(r, ownKey, allowed));
-    }
-
-    /**
-     * Records the holder's fencing token in the own key's value ({@code json}, the claim's metadata
-     * with the token), for the listing of claimants: a guarded Put (the incarnation created at
-     * {@code myRevision} only, keeping the lease), sent once and not awaited, so that it delays no
-     * hand-over; if it fails or comes too late, the listing shows no token for this holder. Waiters
-     * watching this key see a PUT event, which etcd's Go recipes and this library's waits ignore.
-     * Only for a key that nobody finds by its ModRevision: the lock's (Go's Mutex, etcdctl lock and
-     * etcd's server-side Lock find predecessors by CreateRevision), never a read/write lock's (Go's
-     * RWMutex finds blockers with {@code WithMaxModRev}, so a moved ModRevision lets a reader pass a
-     * held writer; GoInteropTest.aJavaWriterAndGoReadersExcludeEachOther caught it).
-     */
-    final void recordToken(long myRevision, String json) {
-        session.rpcOnce(
-                "record of the token in the own key",
-                () -> session.client()
-                        .getKVClient()
-                        .txn()
-                        .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(myRevision)))
-                        .Then(Op.put(
-                                ownKey,
-                                KeyRange.bytes(json),
-                                PutOption.builder()
-                                        .withLeaseId(session.leaseId())
-                                        .build()))
-                        .commit());
     }
 
     /** The own key vanished: the lease is gone (or the key was deleted by hand). Nothing is left to delete. */
@@ -491,128 +428,5 @@ abstract class QueueClaim<G> {
             return settled;
         }
         return myRevision == createRevision ? CompletableFuture.completedFuture(null) : null;
-    }
-
-    /**
-     * Waits for the attempt like a blocking acquire: forever, or at most {@code timeout}. On timeout
-     * or interruption the claim is withdrawn and, when etcd was answering, this waits (bounded by the
-     * request timeout) until the own key is deleted, so the caller sees no key left behind.
-     */
-    final G await(Duration timeout) throws InterruptedException, TimeoutException {
-        try {
-            return session.await(result, timeout == null ? -1 : timeout.toNanos());
-        } catch (InterruptedException e) {
-            if (!result.cancel(true)) {
-                Thread.currentThread().interrupt();
-                return result.join();
-            }
-            awaitSettled();
-            throw e;
-        } catch (TimeoutException e) {
-            if (timeout != null) { // unanswered yet, or answered first and the grant's last step not done
-                G now = oneRealTry();
-                if (now != null) {
-                    return now;
-                }
-            }
-            if (!result.cancel(true)) {
-                return result.join();
-            }
-            awaitSettled();
-            if (!answered) {
-                throw new DiscoException(
-                        "etcd could not be reached: no answer within " + timeout.toMillis() + " ms", e);
-            }
-            throw e;
-        } catch (ExecutionException e) {
-            throw unchecked(e.getCause());
-        } catch (CancellationException e) {
-            throw new IllegalStateException("the acquisition was withdrawn (service closed)", e);
-        }
-    }
-
-    /**
-     * The caller's timeout ran out before the claim was granted, and before etcd said another owner is ahead (a
-     * timeout shorter than a round trip, {@code tryLock(1 ms)}: the create Txn unanswered, or answered first with the
-     * grant's last step, the lease's validity, still pending): as {@code tryLock()} does, wait for that answer, at
-     * most the request timeout from the claim's start, and take a grant that needs no waiting behind another owner. The timeout bounds the
-     * wait behind others, never the one try.
-     *
-     * @return the grant, or null when another owner is ahead (or no answer came)
-     */
-    private G oneRealTry() {
-        long deadline = startedNanos + session.requestTimeout().toNanos();
-        try {
-            session.await(CompletableFuture.anyOf(firstAnswer, result), Math.max(0, deadline - System.nanoTime()));
-            if (firstAnswer.getNow(true)) {
-                return null; // another owner is ahead, or the attempt failed (the caller reads it from result)
-            }
-            return session.await(result, Math.max(0, deadline - System.nanoTime()));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        } catch (TimeoutException | ExecutionException e) {
-            return null;
-        }
-    }
-
-    /** Waits for an attempt that cannot wait on others (try-only); bounded by the request timeouts. */
-    final G join() {
-        try {
-            return result.join();
-        } catch (CompletionException e) {
-            throw unchecked(e.getCause());
-        }
-    }
-
-    private void awaitSettled() {
-        if (!answered) {
-            return;
-        }
-        try {
-            settled.get(session.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException e) {
-            // the delete goes on in the background
-        }
-    }
-
-    static RuntimeException unchecked(Throwable t) {
-        if (t instanceof RuntimeException) {
-            return (RuntimeException) t;
-        }
-        if (t instanceof Error) {
-            throw (Error) t;
-        }
-        return new DiscoException(String.valueOf(t.getMessage()), t);
-    }
-
-    /**
-     * The attempt's internal future: the blocking calls wait on it, and the user's future
-     * ({@link UserFuture}) follows it. Nothing of the user's is attached to it, so it may
-     * complete on the session thread. Completing it with the grant is the commit point
-     * ({@link ClaimOwner#commit}); cancelling it, or completing it exceptionally, before that
-     * withdraws the claim.
-     */
-    final class Result extends CompletableFuture<G> {
-
-        @Override
-        public boolean complete(G value) {
-            throw new UnsupportedOperationException("an acquisition completes only by acquiring");
-        }
-
-        boolean internalComplete(G value) {
-            return super.complete(value);
-        }
-
-        void internalFail(Throwable ex) {
-            super.completeExceptionally(ex);
-        }
-
-        @Override
-        public <U> CompletableFuture<U> newIncompleteFuture() {
-            return new CompletableFuture<>();
-        }
     }
 }

@@ -11,9 +11,15 @@ import java.util.function.IntFunction;
  * The services of one session, by the range their keys lie in ({@code prefix + "/"}), sorted: a
  * nested name is found among its neighbours and its parents, not by a scan of every service. No two
  * services of a session may have nested names (rule 8): they would share or queue behind each other's
- * keys, and one's release could delete the other's key. The one exception is a semaphore: several
- * semaphore services of one session may share its name, each with its own holder key; they are one
- * member here, a {@link SemaphoreHolders}. Thread-safe.
+ * keys, and one's release could delete the other's key. The one exception is a {@link HolderGroup}:
+ * several services of one session may share a name when each holds its own key (the semaphore's
+ * holders); they are one member here.
+ *
+ * <p>It knows no kind of service: every service registers itself ({@code EtcdLockService.create} and
+ * its siblings) through its session ({@link SessionCore#register}, {@link SessionCore#joinHolders}),
+ * and is told when the session ends ({@link SessionMember}). Its duties: refuse nested names, find the
+ * service whose range holds a key (for the session's janitor, {@link LateCreates}), list the services
+ * for the session's endings and log messages. Thread-safe.
  */
 final class ServiceRegistry {
 
@@ -21,7 +27,7 @@ final class ServiceRegistry {
     /** What the session is called in messages. */
     private final String session;
     /**
-     * Serialises the joins and leaves of semaphore holders, so that a group is never dropped while one joins it.
+     * Serialises the joins and leaves of holders, so that a group is never dropped while one joins it.
      * A monitor, not a {@code ReentrantLock}: joins run under the lease's monitor ({@link LeaseKeeper#whileUsable}),
      * and the section neither blocks nor calls out, so nothing parks while a monitor is held.
      */
@@ -59,36 +65,36 @@ final class ServiceRegistry {
     }
 
     /**
-     * Registers one more semaphore holder on {@code prefix}: the first makes the name's
-     * {@link SemaphoreHolders} (refused like {@link #register} when another kind uses the name or a
-     * nested one), later ones join it with the lowest free holder index. Runs under the lease's lock,
-     * as {@link #register}.
+     * Registers one more holder on {@code prefix}: the first makes the name's {@link HolderGroup}
+     * (refused like {@link #register} when another kind uses the name or a nested one), later ones join
+     * it with the lowest free holder index. Runs under the lease's lock, as {@link #register}.
      *
-     * @param make makes the service of a holder index
+     * @param kind what the holders are called in messages ("semaphore")
+     * @param make makes the holder of a holder index
      * @throws IllegalStateException if the name is used by another kind, or nests with a name in use
      */
-    EtcdSemaphoreService joinHolders(String prefix, IntFunction<EtcdSemaphoreService> make) {
+    <H extends HolderGroup.Holder> H joinHolders(String prefix, String kind, IntFunction<H> make) {
         synchronized (holders) {
             SessionMember m = members.get(prefix + "/");
-            SemaphoreHolders group;
-            if (m instanceof SemaphoreHolders g) {
+            HolderGroup group;
+            if (m instanceof HolderGroup g && g.kind().equals(kind)) {
                 group = g;
             } else {
-                group = new SemaphoreHolders(prefix);
-                register(group);
+                group = new HolderGroup(prefix, kind);
+                register(group); // refused when the name is in use otherwise
             }
             int index = group.freeIndex();
-            EtcdSemaphoreService service = make.apply(index);
-            group.add(index, service);
-            return service;
+            H holder = make.apply(index);
+            group.add(index, holder);
+            return holder;
         }
     }
 
-    /** Unregisters a semaphore holder; the name's group goes with its last one. */
-    void leaveHolders(EtcdSemaphoreService service) {
+    /** Unregisters a holder; the name's group goes with its last one. */
+    void leaveHolders(HolderGroup.Holder holder) {
         synchronized (holders) {
-            if (members.get(service.prefix() + "/") instanceof SemaphoreHolders g && g.remove(service)) {
-                members.remove(service.prefix() + "/", g);
+            if (members.get(holder.prefix() + "/") instanceof HolderGroup g && g.remove(holder)) {
+                members.remove(holder.prefix() + "/", g);
             }
         }
     }
