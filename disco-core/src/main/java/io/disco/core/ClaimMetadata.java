@@ -125,14 +125,6 @@ public record ClaimMetadata(
 
     /**
      * @param token the holder's fencing token
-     * @return the JSON of this metadata with the {@code token} field added
-     */
-    public String toJson(long token) {
-        return json().field(TOKEN, token).end();
-    }
-
-    /**
-     * @param token the holder's fencing token
      * @param heldSince when the hold began (this host's clock)
      * @return the JSON of this metadata with the {@code token} and {@code heldSince} fields added
      */
