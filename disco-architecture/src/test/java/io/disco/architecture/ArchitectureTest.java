@@ -38,7 +38,7 @@ class ArchitectureTest {
 
     /** The packages of the tools, examples and test modules, which the library never depends on. */
     private static final String[] TOOLS_AND_TESTS = {
-        "io.disco.testing..",
+        "io.disco.testservers..",
         "io.disco.cli..",
         "io.disco.chaos..",
         "io.disco.benchmarks..",

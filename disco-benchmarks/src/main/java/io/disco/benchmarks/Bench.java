@@ -2,8 +2,8 @@ package io.disco.benchmarks;
 
 import io.disco.provider.etcd.EtcdDeadlines;
 import io.disco.provider.etcd.EtcdOptions;
-import io.disco.testing.EtcdCluster;
-import io.disco.testing.RpcCounter;
+import io.disco.testservers.EtcdCluster;
+import io.disco.testservers.RpcCounter;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import java.nio.charset.StandardCharsets;

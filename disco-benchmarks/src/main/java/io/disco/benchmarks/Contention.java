@@ -1,6 +1,6 @@
 package io.disco.benchmarks;
 
-import io.disco.testing.RpcCounter;
+import io.disco.testservers.RpcCounter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;

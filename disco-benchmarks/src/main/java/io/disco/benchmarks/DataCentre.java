@@ -1,8 +1,8 @@
 package io.disco.benchmarks;
 
-import io.disco.testing.EtcdCluster;
-import io.disco.testing.PeerLinks;
-import io.disco.testing.TcpProxy;
+import io.disco.testservers.EtcdCluster;
+import io.disco.testservers.PeerLinks;
+import io.disco.testservers.TcpProxy;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.maintenance.StatusResponse;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package io.disco.benchmarks;
 
-import io.disco.testing.RpcCounter;
+import io.disco.testservers.RpcCounter;
 
 /**
  * The etcd requests the cases count for a lock operation: its unary KV calls (Txn, Range, Put, DeleteRange)

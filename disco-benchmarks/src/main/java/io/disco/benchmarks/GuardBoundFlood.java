@@ -11,7 +11,7 @@ import io.disco.provider.etcd.EtcdDeadlines;
 import io.disco.provider.etcd.EtcdIssuedBound;
 import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdProvider;
-import io.disco.testing.RpcCounter;
+import io.disco.testservers.RpcCounter;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -3,7 +3,7 @@ package io.disco.benchmarks;
 import io.disco.lock.LockService;
 import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdSession;
-import io.disco.testing.RpcCounter;
+import io.disco.testservers.RpcCounter;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.kv.TxnResponse;

@@ -5,7 +5,7 @@ import io.disco.lock.LockService;
 import io.disco.provider.etcd.EtcdDeadlines;
 import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdSession;
-import io.disco.testing.RpcCounter;
+import io.disco.testservers.RpcCounter;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.options.DeleteOption;

@@ -6,7 +6,7 @@ import io.disco.lock.LockService;
 import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdProvider;
 import io.disco.provider.etcd.EtcdSession;
-import io.disco.testing.RpcCounter;
+import io.disco.testservers.RpcCounter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;

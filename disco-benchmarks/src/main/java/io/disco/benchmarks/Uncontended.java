@@ -8,7 +8,7 @@ import io.disco.lock.LockService;
 import io.disco.micrometer.DiscoMetrics;
 import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdSession;
-import io.disco.testing.ZooKeeperServer;
+import io.disco.testservers.ZooKeeperServer;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;

@@ -1,6 +1,6 @@
 package io.disco.chaos;
 
-import io.disco.testing.TcpProxy;
+import io.disco.testservers.TcpProxy;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -120,7 +120,7 @@ public final class Chaos {
         List<String> kinds = new ArrayList<>(Nemesis.PROCESS_KINDS);
         if (net) {
             kinds.addAll(Nemesis.LINK_KINDS);
-            java.util.Optional<String> why = io.disco.testing.MemberNetwork.unavailableReason();
+            java.util.Optional<String> why = io.disco.testservers.MemberNetwork.unavailableReason();
             if (why.isEmpty()) {
                 kinds.addAll(Nemesis.NET_KINDS);
             } else {

@@ -2,9 +2,9 @@ package io.disco.chaos;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
-import io.disco.testing.EtcdCluster;
-import io.disco.testing.MemberNetwork;
-import io.disco.testing.PeerLinks;
+import io.disco.testservers.EtcdCluster;
+import io.disco.testservers.MemberNetwork;
+import io.disco.testservers.PeerLinks;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.GetOption;

@@ -1,7 +1,7 @@
 package io.disco.chaos;
 
-import io.disco.testing.MemberNetwork;
-import io.disco.testing.PeerLinks;
+import io.disco.testservers.MemberNetwork;
+import io.disco.testservers.PeerLinks;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Optional;

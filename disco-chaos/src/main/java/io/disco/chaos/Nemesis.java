@@ -1,7 +1,7 @@
 package io.disco.chaos;
 
-import io.disco.testing.MemberNetwork;
-import io.disco.testing.TcpProxy;
+import io.disco.testservers.MemberNetwork;
+import io.disco.testservers.TcpProxy;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

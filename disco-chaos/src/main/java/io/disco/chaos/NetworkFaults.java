@@ -1,8 +1,8 @@
 package io.disco.chaos;
 
-import io.disco.testing.MemberNetwork;
-import io.disco.testing.PeerLinks;
-import io.disco.testing.TcpProxy;
+import io.disco.testservers.MemberNetwork;
+import io.disco.testservers.PeerLinks;
+import io.disco.testservers.TcpProxy;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

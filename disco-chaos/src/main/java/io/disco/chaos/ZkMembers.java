@@ -1,8 +1,8 @@
 package io.disco.chaos;
 
-import io.disco.testing.MemberNetwork;
-import io.disco.testing.PeerLinks;
-import io.disco.testing.ZooKeeperEnsemble;
+import io.disco.testservers.MemberNetwork;
+import io.disco.testservers.PeerLinks;
+import io.disco.testservers.ZooKeeperEnsemble;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;

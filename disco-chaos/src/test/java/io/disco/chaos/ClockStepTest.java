@@ -3,7 +3,7 @@ package io.disco.chaos;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.disco.testing.EtcdCluster;
+import io.disco.testservers.EtcdCluster;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.LeaseOption;
 import java.io.IOException;

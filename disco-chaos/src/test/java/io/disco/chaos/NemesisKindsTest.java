@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.disco.testing.MemberNetwork;
-import io.disco.testing.PeerLinks;
+import io.disco.testservers.MemberNetwork;
+import io.disco.testservers.PeerLinks;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Optional;

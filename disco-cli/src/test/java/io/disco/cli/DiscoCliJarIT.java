@@ -11,7 +11,7 @@ import io.disco.lock.LockService;
 import io.disco.provider.etcd.EtcdSession;
 import io.disco.rwlock.RWLockService;
 import io.disco.semaphore.SemaphoreService;
-import io.disco.testing.EtcdExtension;
+import io.disco.testservers.EtcdExtension;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -3,7 +3,7 @@ package io.disco.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.disco.testing.TlsAndPlainEtcdExtension;
+import io.disco.testservers.TlsAndPlainEtcdExtension;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

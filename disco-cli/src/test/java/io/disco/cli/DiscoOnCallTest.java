@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.lock.Grant;
 import io.disco.provider.etcd.EtcdSession;
-import io.disco.testing.EtcdExtension;
+import io.disco.testservers.EtcdExtension;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

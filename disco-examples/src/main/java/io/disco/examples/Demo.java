@@ -13,7 +13,7 @@ import io.disco.examples.lock.http.resource.HttpResource;
 import io.disco.examples.rwlock.basic.RWLockExample;
 import io.disco.examples.semaphore.basic.SemaphoreExample;
 import io.disco.fencing.guard.Guard;
-import io.disco.testing.EtcdCluster;
+import io.disco.testservers.EtcdCluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The one-command demo: starts a throwaway etcd (through disco-testing: an {@code etcd} binary on
+ * The one-command demo: starts a throwaway etcd (through disco-test-servers: an {@code etcd} binary on
  * free loopback ports, or the cluster in {@code DISCO_ETCD_ENDPOINTS}), starts the HTTP and gRPC
  * resources in this process on free ports, runs every scenario (the Spring Boot one starts two processes
  * of {@code disco-spring-boot-example} from the classpath in {@link BootExample#CLASSPATH_FILE}), prints one verdict line per scenario

@@ -9,7 +9,7 @@ import io.disco.provider.zookeeper.ZooKeeperDiscoBackend;
 import io.disco.provider.zookeeper.ZooKeeperIssuedBound;
 import io.disco.provider.zookeeper.ZooKeeperOptions;
 import io.disco.provider.zookeeper.ZooKeeperSession;
-import io.disco.testing.ZooKeeperServer;
+import io.disco.testservers.ZooKeeperServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Queue;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.disco.examples.lock.db.DbExample;
 import io.disco.examples.semaphore.basic.SemaphoreExample;
-import io.disco.testing.ZooKeeperExtension;
+import io.disco.testservers.ZooKeeperExtension;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;

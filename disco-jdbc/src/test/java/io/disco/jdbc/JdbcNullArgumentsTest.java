@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.fencing.FencingToken;
-import io.disco.testing.NullArguments;
+import io.disco.testservers.NullArguments;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.HashMap;

@@ -2,7 +2,7 @@ package io.disco.jdbc;
 
 import io.disco.fencing.FencingToken;
 import io.disco.fencing.TokenStaleException;
-import io.disco.testing.PostgresExtension;
+import io.disco.testservers.PostgresExtension;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

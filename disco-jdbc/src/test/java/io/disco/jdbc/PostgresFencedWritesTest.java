@@ -1,6 +1,6 @@
 package io.disco.jdbc;
 
-import io.disco.testing.PostgresExtension;
+import io.disco.testservers.PostgresExtension;
 import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;

@@ -8,8 +8,8 @@ import java.time.Duration;
 
 /**
  * The client these tests run on: a 10 s lease (the tests' timings are set against it: ShedLock's failed
- * on the default 30 s). Everything else a test needs of etcd is {@link io.disco.testing.EtcdClaims}; this one
- * factory stays here because disco-testing cannot depend on the etcd provider (whose tests use it).
+ * on the default 30 s). Everything else a test needs of etcd is {@link io.disco.testservers.EtcdClaims}; this one
+ * factory stays here because disco-test-servers cannot depend on the etcd provider (whose tests use it).
  */
 final class Etcd {
 

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.examples.lock.db.DbExample;
-import io.disco.testing.EtcdExtension;
+import io.disco.testservers.EtcdExtension;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -9,7 +9,7 @@ import io.disco.examples.Cli;
 import io.disco.examples.Verdict;
 import io.disco.examples.lock.grpc.client.GrpcClientExample;
 import io.disco.examples.lock.grpc.resource.GrpcResource;
-import io.disco.testing.EtcdExtension;
+import io.disco.testservers.EtcdExtension;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;

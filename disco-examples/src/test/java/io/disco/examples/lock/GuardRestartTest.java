@@ -11,7 +11,7 @@ import io.disco.fencing.FencingToken;
 import io.disco.lock.Grant;
 import io.disco.lock.LockService;
 import io.disco.provider.etcd.EtcdSession;
-import io.disco.testing.EtcdExtension;
+import io.disco.testservers.EtcdExtension;
 import io.etcd.jetcd.Client;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;

@@ -13,7 +13,7 @@ import io.disco.examples.lock.http.client.SlowZombieExample;
 import io.disco.examples.lock.http.resource.HttpResource;
 import io.disco.fencing.FencingHttp;
 import io.disco.provider.etcd.EtcdProvider;
-import io.disco.testing.EtcdExtension;
+import io.disco.testservers.EtcdExtension;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import java.net.http.HttpClient;

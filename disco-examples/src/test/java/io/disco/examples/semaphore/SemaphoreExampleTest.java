@@ -3,7 +3,7 @@ package io.disco.examples.semaphore;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.disco.examples.semaphore.basic.SemaphoreExample;
-import io.disco.testing.EtcdExtension;
+import io.disco.testservers.EtcdExtension;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

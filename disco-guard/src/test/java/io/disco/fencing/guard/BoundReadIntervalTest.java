@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.fencing.FencingToken;
-import io.disco.testing.RequestFlood;
+import io.disco.testservers.RequestFlood;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

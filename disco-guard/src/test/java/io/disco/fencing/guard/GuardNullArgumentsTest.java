@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.fencing.FencingToken;
-import io.disco.testing.NullArguments;
+import io.disco.testservers.NullArguments;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

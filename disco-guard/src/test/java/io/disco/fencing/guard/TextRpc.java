@@ -1,6 +1,6 @@
 package io.disco.fencing.guard;
 
-import io.disco.testing.TextMarshaller;
+import io.disco.testservers.TextMarshaller;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.InsecureServerCredentials;

@@ -12,7 +12,7 @@ import io.disco.client.FencedSemaphore;
 import io.disco.lock.FencedLock;
 import io.disco.lock.LockLostException;
 import io.disco.lock.LockService;
-import io.disco.testing.EtcdExtension;
+import io.disco.testservers.EtcdExtension;
 import io.etcd.jetcd.Client;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

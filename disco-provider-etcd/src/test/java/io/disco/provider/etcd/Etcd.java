@@ -1,6 +1,6 @@
 package io.disco.provider.etcd;
 
-import io.disco.testing.EtcdCluster;
+import io.disco.testservers.EtcdCluster;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;

@@ -1,16 +1,16 @@
 package io.disco.provider.etcd;
 
 import io.disco.client.DiscoBackend;
+import io.disco.contract.ContractBackend;
+import io.disco.contract.ContractOwner;
+import io.disco.contract.StallableClient;
 import io.disco.election.ElectionService;
 import io.disco.election.LeadershipRunner;
 import io.disco.lock.LockService;
 import io.disco.rwlock.RWLockService;
 import io.disco.semaphore.SemaphoreService;
-import io.disco.testing.EtcdExtension;
-import io.disco.testing.TcpProxy;
-import io.disco.testing.contract.ContractBackend;
-import io.disco.testing.contract.ContractOwner;
-import io.disco.testing.contract.StallableClient;
+import io.disco.testservers.EtcdExtension;
+import io.disco.testservers.TcpProxy;
 import io.etcd.jetcd.Client;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -163,7 +163,7 @@ final class EtcdContractBackend implements ContractBackend, BeforeAllCallback {
      * are closed when the run ends. Its endpoints are the proxy's.
      */
     @Override
-    public io.disco.testing.contract.UnreachableClient unreachableDiscoBackend(
+    public io.disco.contract.UnreachableClient unreachableDiscoBackend(
             Duration ttl, Duration requestTimeout, Duration ownerWait) {
         URI member = URI.create(etcd.cluster().endpoints().get(0));
         TcpProxy proxy;
@@ -197,7 +197,7 @@ final class EtcdContractBackend implements ContractBackend, BeforeAllCallback {
                 .requestTimeout(requestTimeout)
                 .ownerWait(ownerWait)
                 .build();
-        return new io.disco.testing.contract.UnreachableClient(new EtcdDiscoBackend(own, options), endpoint, link);
+        return new io.disco.contract.UnreachableClient(new EtcdDiscoBackend(own, options), endpoint, link);
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.disco.provider.etcd;
 
-import io.disco.testing.contract.ContractBackend;
-import io.disco.testing.contract.ElectionContract;
+import io.disco.contract.ContractBackend;
+import io.disco.contract.ElectionContract;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The kit's {@link ElectionContract} against etcd (one member shared by every contract class of the run). */

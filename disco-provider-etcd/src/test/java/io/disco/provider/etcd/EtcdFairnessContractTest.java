@@ -1,7 +1,7 @@
 package io.disco.provider.etcd;
 
-import io.disco.testing.contract.ContractBackend;
-import io.disco.testing.contract.FairnessContract;
+import io.disco.contract.ContractBackend;
+import io.disco.contract.FairnessContract;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The kit's fairness rules (per-process FIFO, no writer starved by readers) on etcd. */

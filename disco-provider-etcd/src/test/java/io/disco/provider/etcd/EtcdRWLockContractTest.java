@@ -1,7 +1,7 @@
 package io.disco.provider.etcd;
 
-import io.disco.testing.contract.ContractBackend;
-import io.disco.testing.contract.RWLockContract;
+import io.disco.contract.ContractBackend;
+import io.disco.contract.RWLockContract;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The kit's {@link RWLockContract} against etcd (one member shared by every contract class of the run). */

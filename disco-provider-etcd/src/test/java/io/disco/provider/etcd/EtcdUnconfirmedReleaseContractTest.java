@@ -1,7 +1,7 @@
 package io.disco.provider.etcd;
 
-import io.disco.testing.contract.ContractBackend;
-import io.disco.testing.contract.UnconfirmedReleaseContract;
+import io.disco.contract.ContractBackend;
+import io.disco.contract.UnconfirmedReleaseContract;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The kit's rules for a release that gets no answer in time, on etcd (issue 44). */

@@ -1,7 +1,7 @@
 package io.disco.provider.etcd;
 
-import io.disco.testing.contract.ContractBackend;
-import io.disco.testing.contract.UnreachableBackendContract;
+import io.disco.contract.ContractBackend;
+import io.disco.contract.UnreachableBackendContract;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The kit's {@link UnreachableBackendContract} against etcd, cut off by a proxy that stops forwarding. */

@@ -1,7 +1,7 @@
 package io.disco.provider.etcd;
 
-import io.disco.testing.EtcdCluster;
-import io.disco.testing.EtcdExtension;
+import io.disco.testservers.EtcdCluster;
+import io.disco.testservers.EtcdExtension;
 import io.etcd.jetcd.Client;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;

@@ -16,7 +16,7 @@ import io.disco.lock.Grant;
 import io.disco.lock.LockService;
 import io.disco.rwlock.RWGrant;
 import io.disco.rwlock.RWLockService;
-import io.disco.testing.EtcdExtension;
+import io.disco.testservers.EtcdExtension;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.List;

@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.disco.client.Disco;
 import io.disco.client.DiscoStatus;
 import io.disco.fencing.DiscoException;
-import io.disco.testing.EtcdExtension;
+import io.disco.testservers.EtcdExtension;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.LeaseOption;
 import java.time.Duration;

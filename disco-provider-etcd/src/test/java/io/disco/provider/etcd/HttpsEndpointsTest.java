@@ -8,7 +8,7 @@ import io.disco.client.Disco;
 import io.disco.client.DiscoStatus;
 import io.disco.fencing.DiscoException;
 import io.disco.lock.FencedLock;
-import io.disco.testing.TlsAndPlainEtcdExtension;
+import io.disco.testservers.TlsAndPlainEtcdExtension;
 import io.etcd.jetcd.Client;
 import java.io.InputStream;
 import java.io.OutputStream;

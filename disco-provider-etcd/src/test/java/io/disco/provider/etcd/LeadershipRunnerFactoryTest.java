@@ -4,13 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.disco.contract.LeadershipEvents;
 import io.disco.election.ElectionService;
 import io.disco.election.LeaderTask;
 import io.disco.election.LeaderTerm;
 import io.disco.election.Leadership;
 import io.disco.election.LeadershipRunner;
 import io.disco.fencing.DiscoException;
-import io.disco.testing.contract.LeadershipEvents;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

@@ -9,7 +9,7 @@ import io.disco.election.ElectionService;
 import io.disco.lock.LockService;
 import io.disco.rwlock.RWLockService;
 import io.disco.semaphore.SemaphoreService;
-import io.disco.testing.EtcdExtension;
+import io.disco.testservers.EtcdExtension;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.LeaseOption;
 import java.nio.charset.StandardCharsets;

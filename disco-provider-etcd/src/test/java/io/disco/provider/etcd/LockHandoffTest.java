@@ -10,8 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.lock.Grant;
 import io.disco.lock.LockService;
-import io.disco.testing.EtcdExtension;
-import io.disco.testing.RpcCounter;
+import io.disco.testservers.EtcdExtension;
+import io.disco.testservers.RpcCounter;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.ArrayList;

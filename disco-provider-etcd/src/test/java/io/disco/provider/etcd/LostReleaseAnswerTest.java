@@ -9,7 +9,7 @@ import io.disco.election.Leadership;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingToken;
 import io.disco.lock.LockService;
-import io.disco.testing.EtcdCluster;
+import io.disco.testservers.EtcdCluster;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.Optional;

@@ -12,7 +12,7 @@ import io.disco.client.FencedLocks;
 import io.disco.lock.FencedLock;
 import io.disco.lock.LockLostException;
 import io.disco.lock.LockService;
-import io.disco.testing.EtcdExtension;
+import io.disco.testservers.EtcdExtension;
 import io.etcd.jetcd.Client;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;

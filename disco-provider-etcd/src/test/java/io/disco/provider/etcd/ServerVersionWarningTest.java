@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.disco.client.Disco;
 import io.disco.provider.etcd.EtcdServerVersion.MemberVersion;
 import io.disco.provider.etcd.EtcdServerVersion.Verdict;
-import io.disco.testing.EtcdExtension;
+import io.disco.testservers.EtcdExtension;
 import io.etcd.jetcd.Client;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;

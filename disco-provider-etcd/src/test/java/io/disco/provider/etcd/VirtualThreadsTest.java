@@ -10,7 +10,7 @@ import io.disco.fencing.FencingToken;
 import io.disco.lock.FencedLock;
 import io.disco.rwlock.RWLockService;
 import io.disco.semaphore.SemaphoreService;
-import io.disco.testing.EtcdExtension;
+import io.disco.testservers.EtcdExtension;
 import io.etcd.jetcd.Client;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -11,7 +11,7 @@ import io.disco.fencing.guard.Guard;
 import io.disco.lock.Grant;
 import io.disco.lock.LockLostException;
 import io.disco.lock.LockService;
-import io.disco.testing.ZooKeeperEnsemble;
+import io.disco.testservers.ZooKeeperEnsemble;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.lock.Grant;
 import io.disco.lock.LockService;
-import io.disco.testing.MemberNetwork;
-import io.disco.testing.PeerLinks;
-import io.disco.testing.TcpProxy;
-import io.disco.testing.ZooKeeperEnsemble;
+import io.disco.testservers.MemberNetwork;
+import io.disco.testservers.PeerLinks;
+import io.disco.testservers.TcpProxy;
+import io.disco.testservers.ZooKeeperEnsemble;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.client.Disco;
 import io.disco.client.DiscoStatus;
-import io.disco.testing.ZooKeeperExtension;
+import io.disco.testservers.ZooKeeperExtension;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;

@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.disco.contract.ContractOwner;
 import io.disco.rwlock.RWGrant;
 import io.disco.rwlock.RWLockService;
-import io.disco.testing.contract.ContractOwner;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.Callable;

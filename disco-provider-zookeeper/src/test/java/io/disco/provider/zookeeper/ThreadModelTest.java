@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.disco.contract.ContractOwner;
 import io.disco.lock.Grant;
 import io.disco.lock.LockService;
 import io.disco.rwlock.RWLockService;
-import io.disco.testing.contract.ContractOwner;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;

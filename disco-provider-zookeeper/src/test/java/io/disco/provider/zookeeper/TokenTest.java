@@ -2,9 +2,9 @@ package io.disco.provider.zookeeper;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.disco.contract.ContractOwner;
 import io.disco.lock.Grant;
 import io.disco.lock.LockService;
-import io.disco.testing.contract.ContractOwner;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;

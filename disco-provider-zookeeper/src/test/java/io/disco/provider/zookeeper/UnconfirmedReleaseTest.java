@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.disco.contract.ContractOwner;
 import io.disco.election.ElectionService;
 import io.disco.election.Leadership;
 import io.disco.fencing.DiscoException;
@@ -17,7 +18,6 @@ import io.disco.rwlock.RWGrant;
 import io.disco.rwlock.RWLockService;
 import io.disco.semaphore.Permit;
 import io.disco.semaphore.SemaphoreService;
-import io.disco.testing.contract.ContractOwner;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.disco.fencing.DiscoException;
 import io.disco.lock.LockLostException;
 import io.disco.lock.LockService;
-import io.disco.testing.ZooKeeperExtension;
+import io.disco.testservers.ZooKeeperExtension;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;

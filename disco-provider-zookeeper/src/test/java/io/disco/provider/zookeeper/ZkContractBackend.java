@@ -1,14 +1,14 @@
 package io.disco.provider.zookeeper;
 
+import io.disco.contract.ContractBackend;
+import io.disco.contract.ContractOwner;
+import io.disco.contract.StallableClient;
 import io.disco.election.ElectionService;
 import io.disco.election.LeadershipRunner;
 import io.disco.lock.LockService;
 import io.disco.rwlock.RWLockService;
 import io.disco.semaphore.SemaphoreService;
-import io.disco.testing.ZooKeeperExtension;
-import io.disco.testing.contract.ContractBackend;
-import io.disco.testing.contract.ContractOwner;
-import io.disco.testing.contract.StallableClient;
+import io.disco.testservers.ZooKeeperExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -162,7 +162,7 @@ final class ZkContractBackend implements ContractBackend, BeforeAllCallback {
      * run ends.
      */
     @Override
-    public io.disco.testing.contract.UnreachableClient unreachableDiscoBackend(
+    public io.disco.contract.UnreachableClient unreachableDiscoBackend(
             Duration ttl, Duration requestTimeout, Duration ownerWait) {
         FreezableProxy proxy;
         try {
@@ -187,7 +187,7 @@ final class ZkContractBackend implements ContractBackend, BeforeAllCallback {
                 proxy.thaw();
             }
         };
-        return new io.disco.testing.contract.UnreachableClient(
+        return new io.disco.contract.UnreachableClient(
                 ZooKeeperDiscoBackend.over(builder(proxy.connectString(), ttl), options), proxy.connectString(), link);
     }
 

@@ -1,7 +1,7 @@
 package io.disco.provider.zookeeper;
 
-import io.disco.testing.contract.ContractBackend;
-import io.disco.testing.contract.LeadershipRunnerContract;
+import io.disco.contract.ContractBackend;
+import io.disco.contract.LeadershipRunnerContract;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The kit's {@link LeadershipRunnerContract} against ZooKeeper (one in-process server shared by every contract class of the run). */

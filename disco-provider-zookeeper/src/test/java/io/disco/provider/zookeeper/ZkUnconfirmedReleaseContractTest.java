@@ -1,7 +1,7 @@
 package io.disco.provider.zookeeper;
 
-import io.disco.testing.contract.ContractBackend;
-import io.disco.testing.contract.UnconfirmedReleaseContract;
+import io.disco.contract.ContractBackend;
+import io.disco.contract.UnconfirmedReleaseContract;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**

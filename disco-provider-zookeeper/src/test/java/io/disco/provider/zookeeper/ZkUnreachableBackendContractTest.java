@@ -1,7 +1,7 @@
 package io.disco.provider.zookeeper;
 
-import io.disco.testing.contract.ContractBackend;
-import io.disco.testing.contract.UnreachableBackendContract;
+import io.disco.contract.ContractBackend;
+import io.disco.contract.UnreachableBackendContract;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The kit's {@link UnreachableBackendContract} against ZooKeeper, cut off by a proxy that freezes. */

@@ -4,12 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.disco.contract.ContractOwner;
 import io.disco.fencing.FencingToken;
 import io.disco.fencing.guard.Guard;
 import io.disco.fencing.guard.TokenNotIssuedException;
 import io.disco.lock.Grant;
 import io.disco.lock.LockService;
-import io.disco.testing.contract.ContractOwner;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -7,7 +7,7 @@ import io.disco.fencing.FencingHttp;
 import io.disco.fencing.FencingToken;
 import io.disco.lock.FencedLock;
 import io.disco.spring.boot.testing.EtcdServiceConnection;
-import io.disco.testing.EtcdExtension;
+import io.disco.testservers.EtcdExtension;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

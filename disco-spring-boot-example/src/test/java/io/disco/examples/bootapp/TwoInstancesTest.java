@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.disco.examples.Verdict;
 import io.disco.examples.boot.BootExample;
-import io.disco.testing.EtcdExtension;
+import io.disco.testservers.EtcdExtension;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

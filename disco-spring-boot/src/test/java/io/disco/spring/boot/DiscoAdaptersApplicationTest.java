@@ -11,7 +11,7 @@ import io.disco.spring.integration.DiscoLeaderContext;
 import io.disco.spring.integration.DiscoLock;
 import io.disco.spring.scheduling.CurrentTerm;
 import io.disco.spring.scheduling.LeaderOnly;
-import io.disco.testing.EtcdExtension;
+import io.disco.testservers.EtcdExtension;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Duration;

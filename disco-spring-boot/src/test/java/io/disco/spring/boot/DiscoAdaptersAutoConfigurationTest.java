@@ -8,7 +8,7 @@ import io.disco.shedlock.DiscoLockProvider;
 import io.disco.spring.integration.DiscoLeaderInitiator;
 import io.disco.spring.integration.DiscoLockRegistry;
 import io.disco.spring.scheduling.EnableLeaderOnly;
-import io.disco.testing.EtcdExtension;
+import io.disco.testservers.EtcdExtension;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;

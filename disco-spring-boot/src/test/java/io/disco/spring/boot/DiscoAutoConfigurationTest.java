@@ -8,7 +8,7 @@ import io.disco.fencing.guard.GuardFilter;
 import io.disco.micrometer.DiscoMetrics;
 import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdProvider;
-import io.disco.testing.EtcdExtension;
+import io.disco.testservers.EtcdExtension;
 import io.etcd.jetcd.Client;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

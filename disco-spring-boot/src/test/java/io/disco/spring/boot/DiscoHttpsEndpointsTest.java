@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.disco.client.Disco;
 import io.disco.client.DiscoStatus;
-import io.disco.testing.TlsAndPlainEtcdExtension;
+import io.disco.testservers.TlsAndPlainEtcdExtension;
 import java.time.Duration;
 import java.util.Locale;
 import org.awaitility.Awaitility;

@@ -8,7 +8,7 @@ import io.disco.election.LeadershipRunner;
 import io.disco.lock.FencedLock;
 import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdProvider;
-import io.disco.testing.EtcdExtension;
+import io.disco.testservers.EtcdExtension;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.Map;

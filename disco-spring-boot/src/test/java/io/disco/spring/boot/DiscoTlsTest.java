@@ -2,8 +2,8 @@ package io.disco.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.disco.testing.EtcdCluster;
-import io.disco.testing.EtcdTls;
+import io.disco.testservers.EtcdCluster;
+import io.disco.testservers.EtcdTls;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.client.Disco;
 import io.disco.fencing.FencingToken;
-import io.disco.testing.EtcdClaims;
-import io.disco.testing.EtcdExtension;
+import io.disco.testservers.EtcdClaims;
+import io.disco.testservers.EtcdExtension;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.List;

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.client.Disco;
-import io.disco.testing.EtcdClaims;
-import io.disco.testing.EtcdExtension;
-import io.disco.testing.NullArguments;
+import io.disco.testservers.EtcdClaims;
+import io.disco.testservers.EtcdExtension;
+import io.disco.testservers.NullArguments;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

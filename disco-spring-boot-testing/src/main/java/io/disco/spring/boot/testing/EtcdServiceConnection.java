@@ -8,8 +8,8 @@ import java.lang.annotation.Target;
 
 /**
  * Marks the etcd a Spring test context connects to, as Spring Boot's {@code @ServiceConnection} does for a
- * Testcontainers container: on a {@code static} field of type {@code io.disco.testing.EtcdExtension} or
- * {@code io.disco.testing.EtcdCluster} of the test class (or a superclass, or an enclosing class of a
+ * Testcontainers container: on a {@code static} field of type {@code io.disco.testservers.EtcdExtension} or
+ * {@code io.disco.testservers.EtcdCluster} of the test class (or a superclass, or an enclosing class of a
  * {@code @Nested} one), it registers an {@code io.disco.spring.boot.EtcdConnectionDetails} bean with that
  * etcd's endpoints, which the auto-configuration prefers to {@code disco.etcd.endpoints}. No bean, no
  * property:

@@ -1,8 +1,8 @@
 package io.disco.spring.boot.testing;
 
 import io.disco.spring.boot.EtcdConnectionDetails;
-import io.disco.testing.EtcdCluster;
-import io.disco.testing.EtcdExtension;
+import io.disco.testservers.EtcdCluster;
+import io.disco.testservers.EtcdExtension;
 import java.lang.reflect.Field;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;

@@ -1,7 +1,7 @@
 package io.disco.spring.boot.testing;
 
-import io.disco.testing.EtcdCluster;
-import io.disco.testing.EtcdExtension;
+import io.disco.testservers.EtcdCluster;
+import io.disco.testservers.EtcdExtension;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;

@@ -3,8 +3,8 @@ package io.disco.spring.boot.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.disco.testing.EtcdCluster;
-import io.disco.testing.EtcdExtension;
+import io.disco.testservers.EtcdCluster;
+import io.disco.testservers.EtcdExtension;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.disco.client.Disco;
 import io.disco.lock.FencedLock;
 import io.disco.spring.boot.EtcdConnectionDetails;
-import io.disco.testing.EtcdExtension;
+import io.disco.testservers.EtcdExtension;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

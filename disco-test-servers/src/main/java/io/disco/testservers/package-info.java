@@ -1,0 +1,12 @@
+/**
+ * Real etcd for tests, benchmarks and the demo: {@link io.disco.testservers.EtcdCluster} starts local
+ * etcd members (one or a cluster, with fault injection) or connects to an existing cluster, and
+ * {@link io.disco.testservers.EtcdExtension} runs one per JUnit 5 test class ({@link
+ * io.disco.testservers.TlsAndPlainEtcdExtension} a TLS member and a plaintext one, with throwaway certificates); {@link
+ * io.disco.testservers.RpcCounter} counts the requests a jetcd client sends it; {@link
+ * io.disco.testservers.EtcdClaims} lists the keys queued under a name and revokes its holder's lease; {@link
+ * io.disco.testservers.NullArguments} walks a public API calling it with nulls; {@link
+ * io.disco.testservers.PostgresServer} starts a throwaway PostgreSQL server ({@link
+ * io.disco.testservers.PostgresExtension} shares one across a test run).
+ */
+package io.disco.testservers;
