@@ -1,5 +1,6 @@
 package io.disco.provider.zookeeper;
 
+import io.disco.core.internal.grant.GrantLedger;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.Fenced;
 import java.util.concurrent.CompletableFuture;
@@ -20,7 +21,7 @@ final class GrantLoss<G extends Fenced, E extends DiscoException> {
 
     private final SessionCore core;
     private final QueueProtocol<G> names;
-    private final GrantLedger<G, E> ledger;
+    private final GrantLedger<G, HeldGrant<G>, QueueAttempt<G>, QueueRelease<G>, E> ledger;
     /** The service, as its session knows it. */
     private final SessionMember member;
     /** Makes the service's kind of loss from a message and a cause. */
@@ -31,7 +32,7 @@ final class GrantLoss<G extends Fenced, E extends DiscoException> {
     GrantLoss(
             SessionCore core,
             QueueProtocol<G> names,
-            GrantLedger<G, E> ledger,
+            GrantLedger<G, HeldGrant<G>, QueueAttempt<G>, QueueRelease<G>, E> ledger,
             SessionMember member,
             BiFunction<String, Throwable, E> exception,
             CompletableFuture<Void> done) {
@@ -53,16 +54,17 @@ final class GrantLoss<G extends Fenced, E extends DiscoException> {
 
     /** Loses the service with {@code reason}, unless it is closed or lost already. */
     void lose(String reason, Throwable cause) {
-        GrantLedger.Ending<G, E> end = ledger.lose(() -> lost(reason, cause));
+        GrantLedger.Ending<QueueAttempt<G>, HeldGrant<G>, QueueRelease<G>, E> end =
+                ledger.lose(() -> lost(reason, cause));
         if (end == null) {
             return;
         }
         core.unregister(names.path, member);
-        if (end.attempt() != null) {
-            end.attempt().future.completeExceptionally(end.loss());
+        if (end.acquisition() != null) {
+            end.acquisition().future.completeExceptionally(end.loss());
         }
-        if (end.heldNode() != null) {
-            core.deleteInBackground(end.heldNode()); // if the session still lives, leave nothing behind
+        if (end.held() != null) {
+            core.deleteInBackground(end.held().node()); // if the session still lives, leave nothing behind
         }
         QueueRelease<G> r = end.release();
         if (r != null) {
@@ -78,7 +80,7 @@ final class GrantLoss<G extends Fenced, E extends DiscoException> {
      * of the release in progress, whose deletion is that release's (never a loss).
      */
     void ownNodeDeleted(String node) {
-        GrantLedger.NodeGone<G> gone = ledger.nodeGone(node);
+        GrantLedger.Gone<QueueRelease<G>> gone = ledger.gone(held -> node.equals(held.node()));
         if (gone.release() != null) {
             gone.release().seenGone();
         } else if (gone.held()) {

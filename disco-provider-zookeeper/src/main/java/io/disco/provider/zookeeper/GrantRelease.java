@@ -1,6 +1,7 @@
 package io.disco.provider.zookeeper;
 
 import io.disco.core.internal.SessionThread;
+import io.disco.core.internal.grant.GrantLedger;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.Fenced;
 import java.time.Duration;
@@ -24,10 +25,14 @@ final class GrantRelease<G extends Fenced, E extends DiscoException> implements 
 
     private final SessionCore core;
     private final QueueProtocol<G> protocol;
-    private final GrantLedger<G, E> ledger;
+    private final GrantLedger<G, HeldGrant<G>, QueueAttempt<G>, QueueRelease<G>, E> ledger;
     private final GrantLoss<G, E> loss;
 
-    GrantRelease(SessionCore core, QueueProtocol<G> protocol, GrantLedger<G, E> ledger, GrantLoss<G, E> loss) {
+    GrantRelease(
+            SessionCore core,
+            QueueProtocol<G> protocol,
+            GrantLedger<G, HeldGrant<G>, QueueAttempt<G>, QueueRelease<G>, E> ledger,
+            GrantLoss<G, E> loss) {
         this.core = core;
         this.protocol = protocol;
         this.ledger = ledger;
@@ -43,7 +48,12 @@ final class GrantRelease<G extends Fenced, E extends DiscoException> implements 
      */
     void release(NodeKind kind, String call) {
         SessionThread.refuseOnSessionThread(call);
-        GrantLedger.ReleaseStep<G> step = ledger.release(kind, call, held -> newRelease(held, call));
+        GrantLedger.ReleaseStep<QueueRelease<G>> step = ledger.release(
+                held -> held.kind() == kind,
+                held -> new IllegalStateException(call + ": this service holds a " + protocol.modeName(held.kind())
+                        + " grant of the " + protocol.what() + " on " + protocol.path + ", not a "
+                        + protocol.modeName(kind) + " one; nothing was released"),
+                held -> newRelease(held, call));
         if (step == null) {
             return;
         }

@@ -1,5 +1,6 @@
 package io.disco.provider.zookeeper;
 
+import io.disco.core.internal.grant.Held;
 import org.apache.curator.framework.api.CuratorWatcher;
 
 /**
@@ -8,7 +9,7 @@ import org.apache.curator.framework.api.CuratorWatcher;
  *
  * @param <G> the grant
  */
-record HeldGrant<G>(G grant, NodeKind kind, String node, CuratorWatcher watcher) {
+record HeldGrant<G>(G grant, NodeKind kind, String node, CuratorWatcher watcher) implements Held<G> {
 
     /** The same node with another grant (an election's proclamation: the same term with a new value). */
     HeldGrant<G> withGrant(G replacement) {

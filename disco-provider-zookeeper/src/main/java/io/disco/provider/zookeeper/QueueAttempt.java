@@ -1,5 +1,6 @@
 package io.disco.provider.zookeeper;
 
+import io.disco.core.internal.grant.Acquisition;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.Fenced;
 import java.time.Duration;
@@ -23,7 +24,7 @@ import org.apache.zookeeper.Watcher;
  *
  * @param <G> the grant
  */
-final class QueueAttempt<G extends Fenced> {
+final class QueueAttempt<G extends Fenced> implements Acquisition<G> {
 
     final NodeKind kind;
     final boolean tryOnly;
@@ -66,6 +67,22 @@ final class QueueAttempt<G extends Fenced> {
                 events.ownNodeChanged(event.getPath()); // a watch fires once: keep watching for the deletion
             }
         };
+    }
+
+    @Override
+    public boolean tryOnly() {
+        return tryOnly;
+    }
+
+    @Override
+    public void answerAtOnce(G held) {
+        future.complete(held);
+        withdrawn.complete(null);
+    }
+
+    @Override
+    public boolean handOver(G grant) {
+        return future.complete(grant);
     }
 
     /** Withdraws this pending attempt and waits for its node to go; the grant if it had committed first. */

@@ -1,5 +1,6 @@
 package io.disco.provider.zookeeper;
 
+import io.disco.core.internal.grant.Release;
 import io.disco.fencing.Fenced;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +34,7 @@ import org.apache.zookeeper.ZooKeeper;
  *
  * @param <G> the grant
  */
-final class QueueRelease<G extends Fenced> {
+final class QueueRelease<G extends Fenced> implements Release<HeldGrant<G>> {
 
     /** How a release ended. */
     enum Outcome {
@@ -147,17 +148,22 @@ final class QueueRelease<G extends Fenced> {
         }
     }
 
+    @Override
+    public HeldGrant<G> held() {
+        return held;
+    }
+
     void giveUp() {
         givenUp = true;
     }
 
-    /** @return whether a caller was told that the release is unconfirmed */
-    boolean givenUp() {
+    @Override
+    public boolean givenUp() {
         return givenUp;
     }
 
-    /** @return whether a copy may have been applied */
-    boolean maybeApplied() {
+    @Override
+    public boolean maybeApplied() {
         synchronized (lock) {
             return maybeApplied;
         }

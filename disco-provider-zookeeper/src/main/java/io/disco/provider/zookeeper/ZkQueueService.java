@@ -2,6 +2,7 @@ package io.disco.provider.zookeeper;
 
 import io.disco.core.internal.SessionThread;
 import io.disco.core.internal.UserFuture;
+import io.disco.core.internal.grant.GrantLedger;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.Fenced;
 import io.disco.fencing.Timeouts;
@@ -35,7 +36,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
     private static final byte[] NO_DATA = new byte[0];
 
     final SessionCore core;
-    private final GrantLedger<G, E> ledger;
+    private final GrantLedger<G, HeldGrant<G>, QueueAttempt<G>, QueueRelease<G>, E> ledger;
     private final GrantLoss<G, E> loss;
     private final GrantRelease<G, E> releases;
     private final CompletableFuture<Void> done = new CompletableFuture<>();
@@ -46,7 +47,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
     ZkQueueService(SessionCore core, String path, String what) {
         super(path, what);
         this.core = core;
-        this.ledger = new GrantLedger<>(this);
+        this.ledger = new GrantLedger<>("the " + what + " on " + path);
         this.loss = new GrantLoss<>(core, this, ledger, this, this::lostException, done);
         this.releases = new GrantRelease<>(core, this, ledger, loss);
     }
@@ -112,16 +113,18 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
 
     private QueueAttempt<G> start(NodeKind kind, boolean tryOnly, byte[] data) {
         QueueAttempt<G> a = new QueueAttempt<>(this, kind, tryOnly, data);
-        GrantLedger.Begun<G> begun = ledger.begin(a);
-        if (begun.answeredWithHeld()) {
-            return a;
-        }
+        GrantLedger.Begun<QueueRelease<G>> begun = ledger.begin(a, held -> {
+            if (held.kind() != kind) {
+                throw new IllegalStateException("this service holds a " + modeName(held.kind()) + " grant of the "
+                        + what() + " on " + path + ": there is no upgrade or downgrade; release it first");
+            }
+        });
         QueueRelease<G> releaseFirst = begun.releaseFirst();
         if (releaseFirst != null) {
             releaseFirst.nudge(); // the acquisition wants it confirmed: no back-off
-            if (tryOnly) {
-                return a;
-            }
+        }
+        if (begun.answered()) {
+            return a; // with the held grant, or a try that found the release in the way
         }
         a.future.whenComplete((g, e) -> onAttemptEnd(a, g, e));
         try {
@@ -139,7 +142,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
         if (e == null && g != null) {
             return; // committed
         }
-        ledger.attemptEnded(a);
+        ledger.acquisitionEnded(a);
         a.wake.release();
     }
 
@@ -157,7 +160,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
 
     @Override
     final boolean commit(QueueAttempt<G> a, G grant) {
-        if (!ledger.commit(a, grant)) {
+        if (!ledger.commit(a, new HeldGrant<>(grant, a.kind, a.node, a.watcher))) {
             return false;
         }
         watchHeld(a.node, a.watcher);
@@ -210,7 +213,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
     @Override
     public final void ownNodeChanged(String node) {
         core.onSessionThread(() -> {
-            HeldGrant<G> h = ledger.heldAt(node);
+            HeldGrant<G> h = ledger.heldIf(held -> node.equals(held.node()));
             if (h != null) {
                 watchHeld(h.node(), h.watcher());
             }
@@ -224,12 +227,13 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
      * @return whether it was replaced
      */
     final boolean replaceHeld(G current, G next) {
-        return ledger.replace(current, next);
+        return ledger.replace(held -> held.grant() == current, held -> held.withGrant(next));
     }
 
     /** @return the held node's path, or null */
     final String heldNode() {
-        return ledger.heldNode();
+        HeldGrant<G> held = ledger.heldIf(h -> true);
+        return held == null ? null : held.node();
     }
 
     /** Reports the held node as deleted by somebody else, if it is (found by a caller's failed write). */
@@ -278,13 +282,13 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
 
     /** Gives up what is held (its release sent) and what is pending (withdrawn), leaves the session, finishes. */
     public void close() {
-        GrantLedger.Closing<G> closing =
-                ledger.close(held -> releases.newRelease(held, "close()"), core::deleteInBackground);
+        GrantLedger.Closing<QueueAttempt<G>, QueueRelease<G>> closing = ledger.close(
+                held -> releases.newRelease(held, "close()"), held -> core.deleteInBackground(held.node()));
         if (closing == null) {
             return;
         }
         core.unregister(path, this);
-        QueueAttempt<G> a = closing.attempt();
+        QueueAttempt<G> a = closing.acquisition();
         if (a != null) {
             a.future.completeExceptionally(new IllegalStateException("the " + what() + " on " + path + " was closed"));
             if (!SessionThread.onSessionThread()) {

@@ -10,7 +10,9 @@
  * {@code SessionStatus} (with {@code SessionState}), {@code SessionLiveness}, {@code SessionExecutors} and
  * {@code ServiceRegistry} (of {@code SessionMember}s) and knows no kind of service; {@code SessionHandOut} opens
  * it. Each service makes itself on a core ({@code ZkLockService.create} and its siblings) and shares
- * {@code ZkQueueService}: the grant's state in a {@code GrantLedger} ({@code GrantState}, {@code HeldGrant}), its
+ * {@code ZkQueueService}: the grant's state in the one grant lifecycle every backend shares (disco-core's internal
+ * {@code GrantLedger}, whose hooks are this provider's {@code QueueAttempt}, {@code HeldGrant} and
+ * {@code QueueRelease}), its
  * release ({@code GrantRelease}, sent by {@code QueueRelease}) and its loss ({@code GrantLoss}); the acquire
  * machine ({@code QueueAttempt}, {@code QueueWorker}, {@code QueueCaller}, {@code OwnNode}, {@code QueueNodes})
  * knows the service only as an {@code AttemptOwner} and a primitive only by its hooks ({@code QueueProtocol}).
