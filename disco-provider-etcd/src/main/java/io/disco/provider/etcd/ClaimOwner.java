@@ -1,8 +1,8 @@
 package io.disco.provider.etcd;
 
+import io.disco.core.internal.grant.Acquisition;
 import io.disco.fencing.DiscoException;
 import io.etcd.jetcd.ByteSequence;
-import java.util.function.Predicate;
 
 /**
  * What a {@link QueueClaim} needs of the service that runs it, and all it knows of it: its session,
@@ -30,25 +30,24 @@ abstract class ClaimOwner<G> {
     abstract OwnKeyWatch ownKeyWatch(ByteSequence ownKey);
 
     /**
-     * Hands {@code grant} to the caller and records it as held, or refuses: when the service is closed
-     * or lost, or the caller has already given up (cancelled, timed out). {@code handOver} completes
-     * the claim's future with the grant and is the commit point: it is one atomic step, so either the
-     * caller gets the grant and the service holds it, or the caller's giving up wins and the claim is
-     * withdrawn; never neither.
+     * Commits the grant {@code claim} won: hands it to the caller ({@link Acquisition#handOver}, the commit point)
+     * and records it as held, or refuses: when the service is closed or lost, or the caller has already given up
+     * (cancelled, timed out). It is one atomic step, so either the caller gets the grant and the service holds it,
+     * or the caller's giving up wins and the claim is withdrawn; never neither.
      *
+     * @param claim the claim that won, as the service's ledger knows it
      * @param key the grant's key, created at {@code createRevision}
      * @param watch the watch following that key incarnation, which the held grant takes over
      * @param startedNanos when the acquisition started (System.nanoTime())
-     * @param handOver completes the caller's future with the grant; false if the caller gave up first
      * @return null when committed, else why not (the claim then withdraws with it)
      */
     abstract Throwable commit(
+            Acquisition<G> claim,
             G grant,
             ByteSequence key,
             long createRevision,
             OwnKeyWatch.Following watch,
-            long startedNanos,
-            Predicate<G> handOver);
+            long startedNanos);
 
     /** Session thread: the held key incarnation created at {@code createRevision} was deleted, not by a release. */
     abstract void heldKeyDeleted(long createRevision);

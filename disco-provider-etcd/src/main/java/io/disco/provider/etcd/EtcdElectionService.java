@@ -119,21 +119,17 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
 
     /** Go's {@code Proclaim}: Put the own key with the new value, only while it is still the key that won. */
     private CompletableFuture<Leadership> proclaiming(String value) {
-        Leadership l;
-        long rev;
-        synchronized (lock) { // the grant and its key's CreateRevision of one term
-            l = held().orElse(null);
-            rev = heldCreateRevision();
-        }
-        if (l == null) {
+        HeldGrant<Leadership> term = heldGrant(); // the grant and its key's CreateRevision of one term
+        if (term == null) {
             return CompletableFuture.failedFuture(new NotLeaderException(
                     "election " + prefix + ": " + key + " is not the leader; only the leader can proclaim"));
         }
+        Leadership l = term.grant();
+        long rev = term.createRevision();
         return writeValue("proclamation", rev, value).thenApply((TxnResponse r) -> {
             if (!r.isSucceeded()) {
                 // Our key is gone (lease expired or revoked, or deleted by hand): the term is over, a loss.
-                heldKeyDeleted(rev);
-                replaceHeld(rev, null);
+                heldKeyDeleted(rev); // any thread: the ledger and the loss are thread-safe
                 throw new NotLeaderException("election " + prefix + ": " + key
                         + " is no longer the leader (its key is gone); the term with token " + l.token()
                         + " has ended");
@@ -168,12 +164,12 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
     @Override
     public void resign() {
         // Deleting only while CreateRevision == ours: never someone else's key, and a retry is harmless.
-        release("election.resign()", l -> {}, "resignation");
+        release("election.resign()", "resignation");
     }
 
     @Override
     public CompletableFuture<Void> resignAsync() {
-        return releaseAsync(l -> {}, "resignation");
+        return releaseAsync("resignation");
     }
 
     // ---------------------------------------------------------------- leader, observe
@@ -203,7 +199,7 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
     public Observation observe(Consumer<Leadership> listener) {
         Objects.requireNonNull(listener, "listener");
         EtcdObservation obs;
-        synchronized (lock) {
+        synchronized (observations) {
             checkOpen();
             obs = new EtcdObservation(
                     session.client(),
@@ -219,7 +215,7 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
     }
 
     private void forget(EtcdObservation obs) {
-        synchronized (lock) {
+        synchronized (observations) {
             observations.remove(obs);
         }
     }
@@ -228,7 +224,7 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
     @Override
     void closing() {
         List<EtcdObservation> obs;
-        synchronized (lock) {
+        synchronized (observations) {
             obs = new ArrayList<>(observations);
         }
         for (EtcdObservation o : obs) {

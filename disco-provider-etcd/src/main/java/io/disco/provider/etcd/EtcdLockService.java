@@ -65,12 +65,12 @@ final class EtcdLockService extends EtcdService<Grant, LockLostException> implem
 
     @Override
     public void unlock() {
-        release("lock.unlock()", g -> {}, "release");
+        release("lock.unlock()", "release");
     }
 
     @Override
     public CompletableFuture<Void> unlockAsync() {
-        return releaseAsync(g -> {}, "release");
+        return releaseAsync("release");
     }
 
     @Override

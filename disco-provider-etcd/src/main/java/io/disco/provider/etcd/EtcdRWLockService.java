@@ -22,7 +22,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 
 /**
@@ -139,12 +140,12 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
 
     @Override
     public void rUnlock() {
-        release("rwlock.rUnlock()", heldIn(Mode.READ), "release of the read grant");
+        release("rwlock.rUnlock()", inMode(Mode.READ), notInMode(Mode.READ), "release of the read grant");
     }
 
     @Override
     public CompletableFuture<Void> rUnlockAsync() {
-        return releaseAsync(heldIn(Mode.READ), "release of the read grant");
+        return releaseAsync(inMode(Mode.READ), notInMode(Mode.READ), "release of the read grant");
     }
 
     @Override
@@ -174,12 +175,12 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
 
     @Override
     public void unlock() {
-        release("rwlock.unlock()", heldIn(Mode.WRITE), "release of the write grant");
+        release("rwlock.unlock()", inMode(Mode.WRITE), notInMode(Mode.WRITE), "release of the write grant");
     }
 
     @Override
     public CompletableFuture<Void> unlockAsync() {
-        return releaseAsync(heldIn(Mode.WRITE), "release of the write grant");
+        return releaseAsync(inMode(Mode.WRITE), notInMode(Mode.WRITE), "release of the write grant");
     }
 
     private RWGrant acquire(Mode mode) throws InterruptedException {
@@ -207,16 +208,17 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
         };
     }
 
+    /** Releasing releases a grant of its own mode only. */
+    private static Predicate<RWGrant> inMode(Mode mode) {
+        return held -> held.mode() == mode;
+    }
+
     /** Releasing refuses a grant of the other mode: nothing is released. */
-    private Consumer<RWGrant> heldIn(Mode mode) {
-        return held -> {
-            if (held != null && held.mode() != mode) {
-                throw new IllegalStateException("read/write lock " + prefix + ": this service holds a "
-                        + held.mode().name().toLowerCase() + " grant; " + (mode == Mode.READ ? "rUnlock()" : "unlock()")
-                        + " releases only a " + mode.name().toLowerCase() + " grant (nothing was released; use "
-                        + (mode == Mode.READ ? "unlock()" : "rUnlock()") + ")");
-            }
-        };
+    private Function<RWGrant, RuntimeException> notInMode(Mode mode) {
+        return held -> new IllegalStateException("read/write lock " + prefix + ": this service holds a "
+                + held.mode().name().toLowerCase() + " grant; " + (mode == Mode.READ ? "rUnlock()" : "unlock()")
+                + " releases only a " + mode.name().toLowerCase() + " grant (nothing was released; use "
+                + (mode == Mode.READ ? "unlock()" : "rUnlock()") + ")");
     }
 
     /** True once a writer key was created after the held read grant's own key (see {@link QueuedWriters}). */

@@ -197,12 +197,12 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
 
     @Override
     public void release() {
-        release("semaphore.release()", g -> {}, "release");
+        release("semaphore.release()", "release");
     }
 
     @Override
     public CompletableFuture<Void> releaseAsync() {
-        return releaseAsync(g -> {}, "release");
+        return releaseAsync("release");
     }
 
     /** A release deletes the permit's slot key with its holder key: while the holder key is its own, so is the slot. */

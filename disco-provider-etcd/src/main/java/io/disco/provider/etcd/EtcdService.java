@@ -3,39 +3,74 @@ package io.disco.provider.etcd;
 import io.disco.client.Names;
 import io.disco.core.internal.SessionThread;
 import io.disco.core.internal.UserFuture;
+import io.disco.core.internal.grant.Acquisition;
+import io.disco.core.internal.grant.GrantLedger;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.Timeouts;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.op.Op;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
- * What the lock, read/write lock, semaphore and election services share, on top of their
- * {@link GrantLedger} (where the grant stands) and {@link GrantRelease} (its release): one owner per
- * service on one session's lease, at most one acquisition in flight, and the service's lifetime. Its
- * duties: start an acquisition ({@link QueueClaim}) after the previous one has withdrawn and an unconfirmed
- * release is confirmed, or answer with the held grant; wait for it as the caller asked (blocking, bounded,
- * try-only, asynchronous); register the service on its session and take part in the session's endings
+ * What the lock, read/write lock, semaphore and election services share: one owner per service on one session's
+ * lease, on the one grant lifecycle every backend shares (disco-core's internal {@link GrantLedger}, whose hooks
+ * here are the {@link QueueClaim}, the {@link HeldGrant} and the {@link KeyRelease}). Its duties: start an
+ * acquisition after the previous one has withdrawn and an unconfirmed release is confirmed, or answer with the held
+ * grant; wait for it as the caller asked (blocking, bounded, try-only, asynchronous: {@link ClaimCaller}); commit
+ * what a claim won and watch its key, whose deletion by anybody else is the loss ({@link GrantLoss}); release
+ * ({@link GrantRelease}); register the service on its session and take part in the session's endings
  * ({@link SessionMember}); close. A primitive (one file each) supplies its keys, its claim and its grant.
  *
  * @param <G> the grant type
  * @param <L> the service's "lease lost" exception
  */
-abstract class EtcdService<G, L extends DiscoException> extends GrantRelease<G, L> implements SessionMember {
+abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> implements SessionMember {
+
+    static final Op[] NO_OPS = new Op[0];
+
+    final SessionCore session;
+    final String prefix;
+    /** What the service is called in messages: "lock", "read/write lock", "election". */
+    final String kind;
 
     private final boolean ownsSession;
+    private final GrantLedger<G, HeldGrant<G>, Acquisition<G>, KeyRelease<G>, L> ledger;
+    private final GrantEvents events;
+    private final GrantLoss<G, L> loss;
+    private final GrantRelease<G, L> releases;
+    private final CompletableFuture<Void> done = new CompletableFuture<>();
+
+    /** One watch per own key (a read/write lock has two), kept across acquisitions; session thread only. */
+    private final Map<ByteSequence, OwnKeyWatch> ownKeyWatches = new HashMap<>();
+
+    /** Guards {@link #latest}. */
+    private final Object starting = new Object();
+    /** The latest acquisition of the service (the one in progress, or the last one), or null. */
+    private QueueClaim<G> latest;
 
     EtcdService(SessionCore session, String prefix, String kind, boolean ownsSession) {
-        super(Objects.requireNonNull(session, "session"), validPrefix(prefix), kind);
+        this.session = Objects.requireNonNull(session, "session");
+        this.prefix = validPrefix(prefix);
+        this.kind = kind;
         this.ownsSession = ownsSession;
+        this.ledger = new GrantLedger<>(kind + " service " + this.prefix);
+        this.events = new GrantEvents(session, kind, this.prefix);
+        this.loss = new GrantLoss<>(session, ledger, events, this::finish);
+        this.releases = new GrantRelease<>(this, ledger, loss, events, this::releaseOps, this::lostException);
     }
 
     /**
@@ -65,6 +100,30 @@ abstract class EtcdService<G, L extends DiscoException> extends GrantRelease<G, 
     /** Called when the service is closed (on the caller's thread) or its session is (on the closing thread). */
     void closing() {}
 
+    /** What else a release of {@code held} deletes, in the Txn that deletes its key (guarded on it); none by default. */
+    Op[] releaseOps(G held) {
+        return NO_OPS;
+    }
+
+    /** The service's lease-lost exception. */
+    @Override
+    abstract L lostException(String message, Throwable cause);
+
+    @Override
+    final SessionCore session() {
+        return session;
+    }
+
+    @Override
+    public final String prefix() {
+        return prefix;
+    }
+
+    @Override
+    public final String kind() {
+        return kind;
+    }
+
     // ---------------------------------------------------------------- acquiring
 
     /**
@@ -79,8 +138,8 @@ abstract class EtcdService<G, L extends DiscoException> extends GrantRelease<G, 
             throw new InterruptedException(
                     kind + " " + prefix + ": " + call + " on an interrupted thread; nothing was claimed");
         }
-        Object begun = begin(whenHeld, newClaim, false);
-        return begun instanceof QueueClaim ? new ClaimCaller<>(claim(begun)).await(timeout) : grant(begun);
+        QueueClaim<G> claim = newClaim.get();
+        return begin(whenHeld, claim) ? new ClaimCaller<>(claim).await(timeout) : claim.result.join();
     }
 
     /**
@@ -113,70 +172,215 @@ abstract class EtcdService<G, L extends DiscoException> extends GrantRelease<G, 
 
     final Optional<G> tryAcquire(String call, UnaryOperator<G> whenHeld, Supplier<QueueClaim<G>> newClaim) {
         SessionThread.refuseOnSessionThread(call);
-        Object begun = begin(whenHeld, newClaim, true);
-        return Optional.ofNullable(begun instanceof QueueClaim ? new ClaimCaller<>(claim(begun)).join() : grant(begun));
+        QueueClaim<G> claim = newClaim.get();
+        return Optional.ofNullable(begin(whenHeld, claim) ? new ClaimCaller<>(claim).join() : claim.result.join());
     }
 
     /** The user's view of an acquisition: completes on the callback executor; cancelling it withdraws the claim. */
     final CompletableFuture<G> acquireAsync(UnaryOperator<G> whenHeld, Supplier<QueueClaim<G>> newClaim) {
-        Object begun = begin(whenHeld, newClaim, false);
-        if (!(begun instanceof QueueClaim)) {
+        QueueClaim<G> claim = newClaim.get();
+        if (!begin(whenHeld, claim)) {
             UserFuture<G> answered = new UserFuture<>(session.callbackExecutor(), null);
-            answered.answer(grant(begun), null);
+            answered.answer(claim.result.join(), null);
             return answered;
         }
-        return toUser(claim(begun).result);
+        return toUser(claim.result);
     }
 
     /**
-     * A grant whose release is unconfirmed is never handed out again (issue 44): its token may be in a
-     * delete that etcd applies at any moment, after which another owner is granted. So while a release
-     * is unconfirmed ({@link #release}), a try-only acquisition finds it in the way (null, not
-     * acquired) and any other claims anew once the release is confirmed, with a new key incarnation
-     * and so a new token.
+     * Begins {@code claim} in the ledger. A grant whose release is unconfirmed is never handed out again (issue
+     * 44): its token may be in a delete that etcd applies at any moment, after which another owner is granted. So
+     * while a release is unconfirmed, a try-only claim finds it in the way (answered with null, not acquired) and
+     * any other starts once the release is confirmed, with a new key incarnation and so a new token.
      *
-     * @return the held grant's answer, a started claim, or null (try-only, a release unconfirmed)
+     * @return whether the claim runs; false: it was answered at once (the held grant, or null)
      */
-    private Object begin(UnaryOperator<G> whenHeld, Supplier<QueueClaim<G>> newClaim, boolean tryOnly) {
-        QueueClaim<G> claim;
+    private boolean begin(UnaryOperator<G> whenHeld, QueueClaim<G> claim) {
+        Optional<L> lost = ledger.loss();
+        if (lost.isPresent()) {
+            throw lostException(
+                    kind + " " + prefix + " is unusable: " + lost.get().getMessage(), lost.get());
+        }
+        GrantLedger.Begun<KeyRelease<G>> begun = ledger.begin(claim, held -> whenHeld.apply(held.grant()));
+        if (begun.answered()) {
+            return false;
+        }
         QueueClaim<G> previous;
-        CompletableFuture<Void> releaseFirst = null;
-        synchronized (lock) {
-            checkUsable();
-            if (release != null) {
-                if (tryOnly) {
-                    return null;
-                }
-                releaseFirst = release.confirmed();
-            } else if (held != null) {
-                return whenHeld.apply(held.grant());
-            }
-            if (latest != null && !latest.result.isDone()) {
-                throw new IllegalStateException(
-                        kind + " " + prefix + ": another acquisition of this service is in progress;"
-                                + " one service is one owner (use one service per concurrent owner)");
-            }
+        synchronized (starting) {
             previous = latest;
-            claim = newClaim.get();
             latest = claim;
         }
-        claim.startAfter(previous, releaseFirst == null ? null : releaseFirst.exceptionally(e -> null));
-        return claim;
+        claim.result.whenComplete((g, e) -> {
+            if (e != null || g == null) {
+                ledger.acquisitionEnded(claim); // the service is free for the next acquisition
+            }
+        });
+        KeyRelease<G> releaseFirst = begun.releaseFirst();
+        claim.startAfter(previous, releaseFirst == null ? null : releaseFirst.confirmed.exceptionally(e -> null));
+        return true;
     }
 
-    @SuppressWarnings("unchecked")
-    private QueueClaim<G> claim(Object begun) {
-        return (QueueClaim<G>) begun;
+    private QueueClaim<G> latest() {
+        synchronized (starting) {
+            return latest;
+        }
     }
 
-    @SuppressWarnings("unchecked")
-    private G grant(Object begun) {
-        return (G) begun;
+    // ---------------------------------------------------------------- what a claim sees (ClaimOwner)
+
+    @Override
+    final Throwable commit(
+            Acquisition<G> claim,
+            G grant,
+            ByteSequence key,
+            long createRevision,
+            OwnKeyWatch.Following watch,
+            long startedNanos) {
+        HeldGrant<G> held = new HeldGrant<>(grant, key, createRevision, watch, System.nanoTime());
+        if (!ledger.commit(claim, held)) {
+            Optional<L> lost = ledger.loss();
+            if (lost.isPresent()) {
+                return lost.get();
+            }
+            return ledger.closed()
+                    ? new IllegalStateException(kind + " service " + prefix + " closed")
+                    : new CancellationException("the caller gave up");
+        }
+        events.acquired(held, startedNanos);
+        return null;
     }
 
-    /** {@link #close()} without blocking the caller: run on the callback executor. */
-    public final CompletableFuture<Void> closeAsync() {
-        return CompletableFuture.runAsync(this::close, session.callbackExecutor());
+    /**
+     * Session thread: the held key incarnation created at {@code createRevision} was deleted. When a release of it
+     * is unconfirmed, that is the release's delete (or somebody's at the same time: the release's answer tells):
+     * the grant has ended. Otherwise it was not deleted by this service (somebody's {@code etcdctl del}, a revoke
+     * of the lease by another process): a loss of this service, reported like a lease loss ({@link #done()},
+     * {@link #err()}, and the next release throws it). The lease may be gone too: it is checked at once.
+     */
+    @Override
+    final void heldKeyDeleted(long createRevision) {
+        GrantLedger.Gone<KeyRelease<G>> gone = ledger.gone(h -> h.createRevision() == createRevision);
+        if (gone.release() != null) {
+            releases.seenGone(gone.release());
+            return;
+        }
+        HeldGrant<G> held = ledger.heldIf(h -> h.createRevision() == createRevision);
+        if (held == null || session.isLost()) {
+            return; // nothing held, or another term; or the lease is gone, and the session's loss tells this service
+        }
+        L lost = lostException(
+                kind + " " + prefix + " lost: its key " + held.keyText() + held.tokenText() + " was deleted while held",
+                null);
+        if (loss.lose(lost)) {
+            session.warnHeldKeyDeleted(lost.getMessage());
+            session.probeLease();
+        }
+    }
+
+    @Override
+    final OwnKeyWatch ownKeyWatch(ByteSequence ownKey) {
+        return ownKeyWatches.computeIfAbsent(ownKey, k -> new OwnKeyWatch(session, k));
+    }
+
+    /** Session thread. See {@link SessionMember#lateIncarnation}. */
+    @Override
+    public final CompletableFuture<?> lateIncarnation(ByteSequence key, long createRevision) {
+        GrantLedger.Gone<KeyRelease<G>> ours =
+                ledger.gone(h -> h.key().equals(key) && h.createRevision() == createRevision);
+        if (ours.held() || ours.release() != null) {
+            return CompletableFuture.completedFuture(null); // held, or its release deletes it
+        }
+        QueueClaim<G> claim = latest();
+        return claim != null && claim.ownKey.equals(key) ? claim.ownership(createRevision) : null;
+    }
+
+    // ---------------------------------------------------------------- the held grant
+
+    /** @return the held grant, or empty (also while its release is unconfirmed: the grant is given up) */
+    public final Optional<G> held() {
+        return ledger.held();
+    }
+
+    /** @return the held grant with its key, or null */
+    final HeldGrant<G> heldGrant() {
+        return ledger.heldIf(h -> true);
+    }
+
+    /** The CreateRevision of the held grant's key, or 0 when nothing is held. */
+    final long heldCreateRevision() {
+        HeldGrant<G> held = heldGrant();
+        return held == null ? 0 : held.createRevision();
+    }
+
+    /**
+     * Replaces the held grant if it still belongs to the term (the key incarnation) whose key has CreateRevision
+     * {@code createRevision}. A term is identified by its key's CreateRevision, never by the grant object, which a
+     * proclamation replaces.
+     */
+    final void replaceHeld(long createRevision, G replacement) {
+        ledger.replace(h -> h.createRevision() == createRevision, h -> h.withGrant(replacement));
+    }
+
+    final void checkOpen() {
+        if (ledger.closed()) {
+            throw new IllegalStateException(kind + " service " + prefix + " is closed");
+        }
+    }
+
+    // ---------------------------------------------------------------- releasing
+
+    /**
+     * Releases the held grant, if any: deletes its key guarded by its CreateRevision (sent again on another member
+     * while unanswered: a guarded delete is safe to repeat). Not interruptible: an interrupted caller waits all the
+     * same, at most the request timeout, and keeps its interrupt status.
+     *
+     * <p>The outcomes: etcd deletes the key (returns); etcd refuses the delete for good, a permission taken away
+     * (the failure is thrown, the grant is still held and the call can be retried); the key was already gone,
+     * deleted by somebody else or with the lease, or the service lost the grant before this call (the loss is
+     * thrown: a resumed zombie learns here that it had lost); or no answer within the request timeout. Then the
+     * outcome is unknown and the grant is given up at once ({@link #held()} is empty, its token must not be used):
+     * the delete is sent again in the background until etcd answers or the session ends, a {@link DiscoException}
+     * says so, and no grant is handed out until the release is confirmed (the next acquisition begins after it).
+     * Calling this again waits for that same release.
+     *
+     * @param ofThisCall whether a held grant is one this call releases (a read/write lock's mode)
+     * @param mismatch what to throw when it is not: nothing is released
+     * @param what the release in messages: "release", "resignation"
+     */
+    final void release(String call, Predicate<G> ofThisCall, Function<G, RuntimeException> mismatch, String what) {
+        SessionThread.refuseOnSessionThread(call);
+        KeyRelease<G> r = releases.releasing(ofThisCall, mismatch, what);
+        if (r != null) {
+            releases.await(r, what);
+        }
+    }
+
+    /** {@link #release} of any grant this service holds. */
+    final void release(String call, String what) {
+        release(call, g -> true, g -> null, what);
+    }
+
+    /** {@link #release} without blocking: the loss, or a refusal, fails the future; completes on the callback executor. */
+    final CompletableFuture<Void> releaseAsync(
+            Predicate<G> ofThisCall, Function<G, RuntimeException> mismatch, String what) {
+        try {
+            KeyRelease<G> r = releases.releasing(ofThisCall, mismatch, what);
+            return toUser(r == null ? CompletableFuture.completedFuture(null) : r.confirmed.thenApply(v -> v));
+        } catch (RuntimeException e) {
+            return toUser(CompletableFuture.failedFuture(e));
+        }
+    }
+
+    /** {@link #releaseAsync} of any grant this service holds. */
+    final CompletableFuture<Void> releaseAsync(String what) {
+        return releaseAsync(g -> true, g -> null, what);
+    }
+
+    /** {@code internal} as a future for the user: completed on the callback executor. */
+    final <T> CompletableFuture<T> toUser(CompletableFuture<T> internal) {
+        UserFuture<T> view = new UserFuture<>(session.callbackExecutor(), internal);
+        internal.whenComplete((v, e) -> session.deliver(() -> view.answer(v, e)));
+        return view;
     }
 
     /**
@@ -204,6 +408,19 @@ abstract class EtcdService<G, L extends DiscoException> extends GrantRelease<G, 
 
     // ---------------------------------------------------------------- lifetime
 
+    public final CompletionStage<Void> done() {
+        return done.minimalCompletionStage();
+    }
+
+    public final Optional<L> err() {
+        return ledger.loss();
+    }
+
+    /** {@link #close()} without blocking the caller: run on the callback executor. */
+    public final CompletableFuture<Void> closeAsync() {
+        return CompletableFuture.runAsync(this::close, session.callbackExecutor());
+    }
+
     /**
      * Releases what is held and withdraws a pending acquisition; revokes the session if the service
      * owns it (the keys go with the lease). When this returns, no key of this service is left in
@@ -212,35 +429,29 @@ abstract class EtcdService<G, L extends DiscoException> extends GrantRelease<G, 
      */
     public void close() {
         SessionThread.refuseOnSessionThread(kind + " close()");
-        QueueClaim<G> claim;
-        ByteSequence key;
-        long rev;
-        Op[] also;
-        synchronized (lock) {
-            if (state == GrantState.CLOSED) {
-                return;
-            }
-            move(GrantState.CLOSED);
-            claim = latest;
-            key = held == null || release != null ? null : held.key(); // a pending release deletes its key already
-            rev = held == null ? 0 : held.createRevision();
-            also = held == null ? NO_OPS : releaseOps(held.grant());
-            if (held != null && release == null) {
-                tellEnded(held.sinceNanos(), null);
-            }
-            dropHeld();
-            releaseConfirmed(null); // the close deletes the key, like the release it replaces
+        GrantLedger.Closing<Acquisition<G>, KeyRelease<G>> closing =
+                ledger.close(held -> releases.newRelease(held, "release"), held -> {});
+        if (closing == null) {
+            return;
         }
+        QueueClaim<G> claim = latest();
+        KeyRelease<G> r = closing.release();
         closing();
         if (ownsSession) {
-            session.close();
+            session.close(); // the lease is revoked: the keys go with it
+            if (r != null) {
+                releases.endedWithLease(r);
+            }
         } else {
             CompletableFuture<Void> withdrawn = CompletableFuture.completedFuture(null);
             if (claim != null) {
                 withdrawn = claim.abandon(new IllegalStateException(kind + " service " + prefix + " closed"));
             }
-            if (key != null) {
-                withdrawn = CompletableFuture.allOf(withdrawn, session.deleteOwnKey(key, rev, also));
+            if (r != null) {
+                if (closing.first()) {
+                    r.start();
+                }
+                withdrawn = CompletableFuture.allOf(withdrawn, r.confirmed.handle((v, e) -> null));
             }
             try {
                 withdrawn.get(session.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
@@ -257,46 +468,17 @@ abstract class EtcdService<G, L extends DiscoException> extends GrantRelease<G, 
     /** On the lease thread: marks the loss and completes {@link #done()} at once; the claim gives up on the session thread. */
     @Override
     public final void sessionLost(DiscoException cause) {
-        QueueClaim<G> claim;
-        L loss;
-        synchronized (lock) {
-            loss = lostException(kind + " " + prefix + " lost: " + cause.getMessage(), cause);
-            if (lost == null) {
-                lost = loss;
-            }
-            if (state != GrantState.LOST && state != GrantState.CLOSED) {
-                move(GrantState.LOST);
-            }
-            if (held != null) {
-                tellEnded(held.sinceNanos(), loss);
-                if (release == null) {
-                    unreleasedLoss = lost;
-                }
-            }
-            releaseConfirmed(loss); // a release given up before it was confirmed: its waiters learn the loss
-            dropHeld();
-            claim = latest;
-        }
-        if (claim != null) {
-            claim.abandon(loss);
-        }
-        finish();
+        loss.lose(lostException(kind + " " + prefix + " lost: " + cause.getMessage(), cause));
     }
 
     @Override
     public final void sessionClosed() {
-        QueueClaim<G> claim;
-        synchronized (lock) {
-            if (state != GrantState.CLOSED) {
-                move(GrantState.CLOSED);
-            }
-            if (held != null && release == null) {
-                tellEnded(held.sinceNanos(), null);
-            }
-            dropHeld();
-            releaseConfirmed(null); // the lease is revoked: the key is gone with it
-            claim = latest;
+        GrantLedger.Closing<Acquisition<G>, KeyRelease<G>> closing =
+                ledger.close(held -> releases.newRelease(held, "release"), held -> {});
+        if (closing != null && closing.release() != null) {
+            releases.endedWithLease(closing.release()); // the lease is revoked: the key is gone with it
         }
+        QueueClaim<G> claim = latest();
         if (claim != null) {
             claim.abandon(new IllegalStateException(kind + " service " + prefix + " closed: its session was closed"));
         }
@@ -304,8 +486,14 @@ abstract class EtcdService<G, L extends DiscoException> extends GrantRelease<G, 
         finish();
     }
 
+    private void finish() {
+        session.runOnSession(() -> ownKeyWatches.values().forEach(OwnKeyWatch::close));
+        session.deliver(() -> done.complete(null));
+    }
+
     @Override
     public String toString() {
-        return getClass().getSimpleName() + "{prefix=" + prefix + ", lease=" + session.leaseHex() + '}';
+        return getClass().getSimpleName() + "{prefix=" + prefix + ", lease=" + session.leaseHex() + ", "
+                + ledger.describe() + '}';
     }
 }

@@ -1,235 +1,130 @@
 package io.disco.provider.etcd;
 
 import io.disco.core.internal.SessionThread;
-import io.disco.core.internal.UserFuture;
+import io.disco.core.internal.grant.Acquisition;
+import io.disco.core.internal.grant.GrantLedger;
 import io.disco.fencing.DiscoException;
-import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Op;
-import java.nio.charset.StandardCharsets;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
-import java.util.function.Supplier;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
- * The release of a service's held grant, the layer of every service ({@link EtcdService}) above its
- * {@link GrantLedger}: a guarded delete of the grant's key (with what else the grant owns,
- * {@link #releaseOps}), sent again on another member while unanswered. Its duties are the rule of issue
- * 44: when no answer comes within the request timeout, the grant is given up at once and never handed out
- * again, the delete goes on in the background ({@link PendingRelease}), and no claim of the session may
- * create the key before it is answered; an answer that finds the key gone reports the loss; a delete etcd
- * refuses for good holds the grant again. A release waits uninterruptibly, at most the request timeout.
+ * The service's side of a release (issue 44): the held grant is given up at once ({@link GrantLedger}) and its
+ * {@link KeyRelease} sent; a synchronous caller waits for its confirmation at most the request timeout and
+ * uninterruptibly, and is told when no answer came in time (the delete then goes on in the background, and the
+ * next acquisition waits for it, then claims anew with a new token). How the release ended decides what follows:
+ * confirmed, the listeners hear that the grant ended and an acquisition waiting for it goes on; the key found gone
+ * before it, the service is lost ({@link GrantLoss}); refused by etcd with nothing applied, the grant is held again
+ * and the caller sees the refusal.
  *
- * @param <G> the grant type
- * @param <L> the service's "lease lost" exception
+ * @param <G> the grant
+ * @param <L> the service's loss
  */
-abstract class GrantRelease<G, L extends DiscoException> extends GrantLedger<G, L> {
+final class GrantRelease<G, L extends DiscoException> implements KeyRelease.Owner<G> {
 
-    GrantRelease(SessionCore session, String prefix, String kind) {
-        super(session, prefix, kind);
-    }
+    private final ClaimOwner<G> service;
+    private final GrantLedger<G, HeldGrant<G>, Acquisition<G>, KeyRelease<G>, L> ledger;
+    private final GrantLoss<G, L> loss;
+    private final GrantEvents events;
+    /** What else a release of a grant deletes in its Txn (a semaphore's slot). */
+    private final Function<G, Op[]> also;
+    /** Makes the service's kind of loss from a message and a cause. */
+    private final BiFunction<String, Throwable, L> lostException;
 
-    /** What else a release of {@code held} deletes, in the Txn that deletes its key (guarded on it); none by default. */
-    Op[] releaseOps(G held) {
-        return NO_OPS;
-    }
-
-    static final Op[] NO_OPS = new Op[0];
-
-    /** {@code internal} as a future for the user: completed on the callback executor. */
-    final <T> CompletableFuture<T> toUser(CompletableFuture<T> internal) {
-        UserFuture<T> view = new UserFuture<>(session.callbackExecutor(), internal);
-        internal.whenComplete((v, e) -> session.deliver(() -> view.answer(v, e)));
-        return view;
+    GrantRelease(
+            ClaimOwner<G> service,
+            GrantLedger<G, HeldGrant<G>, Acquisition<G>, KeyRelease<G>, L> ledger,
+            GrantLoss<G, L> loss,
+            GrantEvents events,
+            Function<G, Op[]> also,
+            BiFunction<String, Throwable, L> lostException) {
+        this.service = service;
+        this.lostException = lostException;
+        this.ledger = ledger;
+        this.loss = loss;
+        this.events = events;
+        this.also = also;
     }
 
     /**
-     * Releases the held grant, if any: deletes its key guarded by its CreateRevision (sent again on
-     * another member while unanswered: a guarded delete is safe to repeat). {@code check} sees the
-     * held grant first and may refuse (throw). Not interruptible: an interrupted caller waits all the
-     * same, at most the request timeout, and keeps its interrupt status.
+     * Starts the release of the held grant, or finds the unconfirmed one of this call's grant (an earlier call timed
+     * out); null if nothing is held.
      *
-     * <p>The outcomes: etcd deletes the key (returns); etcd refuses the delete for good, a permission
-     * taken away (the failure is thrown, the grant is still held and the call can be retried); the key
-     * was already gone, deleted by somebody else or with the lease, or the service lost the grant
-     * before this call (the loss is thrown: a resumed zombie learns here that it had lost); or no answer
-     * within the request timeout. Then the outcome is unknown and the grant is given up at once
-     * ({@link #held()} is empty, its token must not be used): the delete is sent again in the background
-     * until etcd answers or the session ends, a {@link DiscoException} says so, and no grant is handed out
-     * until the release is confirmed (an acquisition of the {@link EtcdService} begins after it). Calling this
-     * again waits for that same release. A release whose copies (sent to several members) include one that may have deleted the key
-     * returns normally when a later copy finds it gone, while the lease is valid.
+     * @param ofThisCall whether a held grant is one this call releases (its mode)
+     * @param mismatch what to throw when it is not: nothing is released
+     * @param what the release in messages: "release", "resignation"
+     * @throws DiscoException the loss, once, if the held grant was lost before this call
      */
-    final void release(String call, Consumer<G> check, String what) {
-        SessionThread.refuseOnSessionThread(call);
-        awaitRelease(releasing(check, what), what);
-    }
-
-    /** {@link #release} without blocking: the loss, or a refusal by {@code check}, fails the future; completes on the callback executor. */
-    final CompletableFuture<Void> releaseAsync(Consumer<G> check, String what) {
+    KeyRelease<G> releasing(Predicate<G> ofThisCall, Function<G, RuntimeException> mismatch, String what) {
+        GrantLedger.ReleaseStep<KeyRelease<G>, HeldGrant<G>> step;
         try {
-            return toUser(releasing(check, what).confirmed().thenApply(v -> v));
-        } catch (RuntimeException e) {
-            return toUser(CompletableFuture.failedFuture(e));
+            step = ledger.release(held -> ofThisCall.test(held.grant()), held -> newRelease(held, what));
+        } catch (DiscoException e) {
+            if (ledger.loss().orElse(null) == e) {
+                throw lostException.apply(
+                        service.kind() + " " + service.prefix() + ": the grant was lost before it was released: "
+                                + e.getMessage(),
+                        e);
+            }
+            throw e;
         }
+        if (step == null) {
+            return null;
+        }
+        if (step.mismatch() != null) {
+            throw mismatch.apply(step.mismatch().grant());
+        }
+        if (step.first()) {
+            step.release().start();
+        }
+        return step.release();
+    }
+
+    /** Makes the release of {@code held} (under the ledger's monitor: only builds it). */
+    KeyRelease<G> newRelease(HeldGrant<G> held, String what) {
+        return new KeyRelease<>(
+                service.session(),
+                this,
+                held,
+                also.apply(held.grant()),
+                what + " of " + service.kind() + " " + service.prefix());
     }
 
     /**
-     * Starts a release (see {@link #release}), or finds the unconfirmed one of this grant: throws at once
-     * what {@code check} or an earlier loss throws; the future completes when the release is confirmed.
+     * Waits for a release, at most the request timeout and uninterruptibly: an interrupted caller (every cancelled
+     * task's {@code finally { unlock(); }}) completes its release all the same and keeps its interrupt status.
+     * Failures become a {@link DiscoException} naming the release, its loss is thrown as it is, and no answer in
+     * time says what is known.
      */
-    private PendingRelease releasing(Consumer<G> check, String what) {
-        G g;
-        ByteSequence key;
-        long rev;
-        long heldSince;
-        PendingRelease pending;
-        synchronized (lock) {
-            if (unreleasedLoss != null) {
-                throw lostException(
-                        kind + " " + prefix + ": the grant was lost before it was released: "
-                                + unreleasedLoss.getMessage(),
-                        unreleasedLoss);
-            }
-            if (release != null) {
-                return release; // an earlier release of this grant was sent and is not confirmed yet
-            }
-            g = held == null ? null : held.grant();
-            check.accept(g);
-            if (g == null) {
-                return PendingRelease.NONE;
-            }
-            key = held.key();
-            rev = held.createRevision();
-            heldSince = held.sinceNanos();
-            move(GrantState.RELEASING);
-            release = pending = new PendingRelease(held.key(), new CompletableFuture<>(), new CompletableFuture<>());
-        }
-        Op[] also = releaseOps(g);
-        AtomicInteger copies = new AtomicInteger();
-        Supplier<CompletableFuture<TxnResponse>> delete = () -> {
-            copies.incrementAndGet();
-            return GuardedDelete.send(session.client(), key, rev, also);
-        };
-        session.rpc(what, delete).whenComplete((r, e) -> {
-            if (e == null) {
-                answered(pending, r, key, rev, heldSince, copies.get());
-                pending.deleted().complete(null);
-            } else if (!EtcdErrors.isTransient(e)) {
-                pending.deleted().complete(null);
-                refused(pending, rev, EtcdErrors.failure(what + " of " + kind + " " + prefix, EtcdErrors.unwrap(e)));
-            } else {
-                // The outcome is unknown: a copy may be applied at any moment. Sent again until etcd answers.
-                pending.guard(session);
-                session.untilAnswered(what, delete).whenComplete((later, le) -> {
-                    if (later != null) {
-                        answered(pending, later, key, rev, heldSince, copies.get());
-                    } // else the session ended: sessionLost or sessionClosed confirmed the release
-                    pending.deleted().complete(null);
-                });
-            }
-        });
-        return pending;
-    }
-
-    /**
-     * The answer to the release of the grant created at {@code rev}: deleted, or found gone. It confirms the
-     * release (the own key's watch may have ended the grant already, but only the answer tells whether the
-     * delete was ours), unless the session's end or a close did first.
-     */
-    private void answered(
-            PendingRelease pending, TxnResponse r, ByteSequence key, long rev, long heldSince, int copies) {
-        // With more than one copy sent, "already gone" may mean that an earlier copy deleted it; while
-        // the lease is valid, only a delete by somebody else at this very instant would be misjudged,
-        // and it ended a grant that was being released anyway.
-        boolean ours = r.isSucceeded() || (copies > 1 && !session.isLost());
-        L loss = null;
-        boolean endedNow = false;
-        synchronized (lock) {
-            if (release != pending) {
-                return; // confirmed already: the session ended, or the service was closed
-            }
-            if (state == GrantState.RELEASING && held.createRevision() == rev) {
-                move(GrantState.IDLE);
-                dropHeld();
-                endedNow = true;
-            }
-            if (!ours) {
-                loss = lostException(
-                        kind + " " + prefix + " was lost before this release: its key "
-                                + key.toString(StandardCharsets.UTF_8) + " (created at revision " + rev
-                                + ") was already gone (its lease expired or was revoked, or somebody deleted it)",
-                        null);
-                if (lost == null && state == GrantState.IDLE) {
-                    lost = loss;
-                    move(GrantState.LOST);
-                }
-            }
-            releaseConfirmed(loss);
-        }
-        if (endedNow || loss != null) {
-            tellEnded(heldSince, loss);
-        }
-        if (loss != null) {
-            session.probeLease();
-            finish();
-        }
-    }
-
-    /**
-     * etcd refused the delete for good (a permission taken away): nothing was deleted, the grant is held again
-     * and the failure is thrown to the releaser. If the key went meanwhile all the same (seen by its watch), the
-     * release is confirmed with the failure.
-     */
-    private void refused(PendingRelease pending, long rev, DiscoException failure) {
-        CompletableFuture<Void> waiters;
-        synchronized (lock) {
-            if (release != pending) {
-                return;
-            }
-            if (state == GrantState.RELEASING && held.createRevision() == rev) {
-                move(GrantState.HELD);
-            }
-            waiters = release.confirmed();
-            release = null;
-        }
-        waiters.completeExceptionally(failure);
-    }
-
-    /**
-     * Waits for a release, at most the request timeout and uninterruptibly: an interrupted caller
-     * (every cancelled task's {@code finally { unlock(); }}) completes its release all the same and
-     * keeps its interrupt status. Failures become a {@link DiscoException} naming the release, its loss
-     * is thrown as it is, and no answer in time says what is known.
-     */
-    private void awaitRelease(PendingRelease releasing, String what) {
-        CompletableFuture<Void> request = releasing.confirmed();
-        String op = what + " of " + kind + " " + prefix;
+    void await(KeyRelease<G> r, String what) {
+        SessionCore session = service.session();
+        String op = what + " of " + service.kind() + " " + service.prefix();
+        SessionThread.refuseOnSessionThread("the " + op);
         long deadline = System.nanoTime() + session.requestTimeout().toNanos();
         boolean interrupted = false;
         try {
             while (true) {
                 try {
-                    session.await(request, Math.max(0, deadline - System.nanoTime()));
+                    session.await(r.confirmed, Math.max(0, deadline - System.nanoTime()));
                     return;
                 } catch (InterruptedException e) {
                     interrupted = true; // wait on: a release is not given up half-way
                 } catch (TimeoutException e) {
-                    releasing.guard(
-                            session); // before any other claim of this session can start (it waits for this thread)
+                    r.giveUp(); // before any other claim of this session can start (it waits for this thread)
                     throw new DiscoException(
                             "etcd could not be reached: no answer to the " + op + " within "
                                     + session.requestTimeout().toMillis()
-                                    + " ms. The grant is given up: this owner no longer holds"
-                                    + " it and its token must not be used; the delete of its key is sent again until etcd answers or"
-                                    + " the lease ends, and this owner is granted nothing before it is confirmed (the next acquisition"
-                                    + " waits for it, then claims anew with a new token)",
+                                    + " ms. The grant is given up: this owner no longer holds it and its token must"
+                                    + " not be used; the delete of its key is sent again until etcd answers or the"
+                                    + " lease ends, and this owner is granted nothing before it is confirmed (the"
+                                    + " next acquisition waits for it, then claims anew with a new token)",
                             e);
                 } catch (ExecutionException e) {
                     Throwable cause = EtcdErrors.unwrap(e.getCause());
+                    ledger.reported(cause);
                     if (cause instanceof DiscoException d) {
                         throw d;
                     }
@@ -241,5 +136,75 @@ abstract class GrantRelease<G, L extends DiscoException> extends GrantLedger<G, 
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /** The key of the unconfirmed release {@code r} was seen gone (its watch): the grant has ended. */
+    void seenGone(KeyRelease<G> r) {
+        r.seenGone();
+        ended(r);
+    }
+
+    /** The grant {@code r} released has ended, whoever learned it first: the listeners hear it once. */
+    private void ended(KeyRelease<G> r) {
+        if (r.firstEnd()) {
+            events.ended(r.held().sinceNanos(), null);
+        }
+        r.held().stopWatching();
+    }
+
+    /**
+     * The release {@code r} ends with its lease: revoked by a close, or the session's end; its key went with it.
+     */
+    void endedWithLease(KeyRelease<G> r) {
+        r.stop();
+        ledger.over(r);
+        ended(r);
+        service.session().deliver(() -> r.confirmed.complete(null));
+    }
+
+    @Override
+    public boolean releaseRefused(KeyRelease<G> r) {
+        return ledger.holdAgain(r);
+    }
+
+    @Override
+    public void releaseEnded(KeyRelease<G> r, KeyRelease.Outcome outcome, DiscoException cause) {
+        SessionCore session = service.session();
+        switch (outcome) {
+            case DELETED -> {
+                ledger.confirmed(r);
+                ended(r);
+            }
+            case GONE_BEFORE -> {
+                L lost = lostException.apply(
+                        service.kind() + " " + service.prefix() + " was lost before this release: its key "
+                                + r.held().keyText() + " (created at revision "
+                                + r.held().createRevision()
+                                + ") was already gone (its lease expired or was revoked, or somebody deleted it)",
+                        null);
+                if (loss.lose(lost)) {
+                    session.probeLease();
+                    return;
+                }
+            }
+            case SESSION_ENDED -> {
+                DiscoException sessionLoss = session.lossCause();
+                if (sessionLoss != null) {
+                    L lost = lostException.apply(
+                            service.kind() + " " + service.prefix() + " lost: " + sessionLoss.getMessage(),
+                            sessionLoss);
+                    if (loss.lose(lost)) {
+                        return;
+                    }
+                }
+                ended(r);
+            }
+            case REFUSED -> {
+                session.deliver(() -> r.confirmed.completeExceptionally(cause)); // held again: the caller may retry
+                return;
+            }
+        }
+        ledger.over(r); // closed meanwhile: nothing is lost any more, the release is over all the same
+        session.deliver(() -> r.confirmed.complete(null));
     }
 }

@@ -1,5 +1,6 @@
 package io.disco.provider.etcd;
 
+import io.disco.core.internal.grant.Held;
 import io.etcd.jetcd.ByteSequence;
 
 /**
@@ -10,7 +11,20 @@ import io.etcd.jetcd.ByteSequence;
  *
  * @param <G> the grant type
  */
-record HeldGrant<G>(G grant, ByteSequence key, long createRevision, OwnKeyWatch.Following watch, long sinceNanos) {
+record HeldGrant<G>(G grant, ByteSequence key, long createRevision, OwnKeyWatch.Following watch, long sinceNanos)
+        implements Held<G> {
+
+    /** Stops following the key: the grant has ended. */
+    void stopWatching() {
+        if (watch != null) {
+            watch.stop();
+        }
+    }
+
+    /** The key, as text. */
+    String keyText() {
+        return key.toString(java.nio.charset.StandardCharsets.UTF_8);
+    }
 
     /** The same term with another grant (a proclamation's new value). */
     HeldGrant<G> withGrant(G replacement) {

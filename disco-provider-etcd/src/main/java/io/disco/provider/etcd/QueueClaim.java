@@ -1,5 +1,6 @@
 package io.disco.provider.etcd;
 
+import io.disco.core.internal.grant.Acquisition;
 import io.disco.fencing.DiscoException;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.options.GetOption;
@@ -40,7 +41,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * @param <G> the grant type; a {@code null} grant means "not acquired" (try-only attempts)
  */
-abstract class QueueClaim<G> {
+abstract class QueueClaim<G> implements Acquisition<G> {
 
     final ClaimOwner<G> service;
     final SessionCore session;
@@ -95,6 +96,29 @@ abstract class QueueClaim<G> {
 
     /** Session thread: a grant was built but is not handed out (given up at that instant); undo what building it wrote. */
     void discarded(G grant) {}
+
+    @Override
+    public final boolean tryOnly() {
+        return tryOnly;
+    }
+
+    /** Answered without a claim of its own (the grant held already, or a try that found a release in the way). */
+    @Override
+    public final void answerAtOnce(G held) {
+        result.internalComplete(held);
+        settled.complete(null);
+    }
+
+    /** The commit point: the caller's future completes with the grant, unless the caller gave up first. */
+    @Override
+    public final boolean handOver(G grant) {
+        return result.internalComplete(grant);
+    }
+
+    @Override
+    public final void fail(Throwable cause) {
+        abandon(cause);
+    }
 
     /** The value of the own key when the claim adopted an existing one (its create Txn found it), else null. Session thread. */
     final ByteSequence adoptedValue() {
@@ -196,7 +220,7 @@ abstract class QueueClaim<G> {
                 if (we instanceof PredecessorWait.OwnKeyDeletedException gone) {
                     ownKeyGone(gone);
                 } else if (we != null) {
-                    fail(we);
+                    failed(we);
                 } else if (state == ClaimState.WAITING) {
                     move(ClaimState.VALIDATING);
                     acquired(revision);
@@ -231,7 +255,7 @@ abstract class QueueClaim<G> {
                                     return;
                                 }
                                 if (e != null && !EtcdErrors.isTransient(e)) {
-                                    fail(e);
+                                    failed(e);
                                     return;
                                 }
                                 scheduleAccessCheck(mine);
@@ -258,7 +282,7 @@ abstract class QueueClaim<G> {
     /** The own key vanished: the lease is gone (or the key was deleted by hand). Nothing is left to delete. */
     final void ownKeyGone(DiscoException cause) {
         myRevision = 0;
-        fail(service.lostException(
+        failed(service.lostException(
                 service.kind() + " " + service.prefix() + " lost while acquiring: " + cause.getMessage(), cause));
         session.probeLease();
     }
@@ -283,7 +307,7 @@ abstract class QueueClaim<G> {
                 grantNow(revision);
             } else if (!state.finished()) {
                 Throwable cause = EtcdErrors.unwrap(e);
-                fail(
+                failed(
                         session.isLost()
                                 ? service.lostException(
                                         service.kind() + " " + service.prefix() + " lost while acquiring: "
@@ -300,7 +324,7 @@ abstract class QueueClaim<G> {
         }
         grant(myRevision, revision).whenComplete((g, e) -> {
             if (e != null) {
-                fail(e);
+                failed(e);
             } else {
                 finishWith(g);
             }
@@ -319,7 +343,7 @@ abstract class QueueClaim<G> {
             notAcquired();
             return;
         }
-        Throwable refused = service.commit(grant, ownKey, myRevision, ownWatch, startedNanos, result::internalComplete);
+        Throwable refused = service.commit(this, grant, ownKey, myRevision, ownWatch, startedNanos);
         if (refused != null) {
             discarded(grant);
             giveUp(refused); // closed, lost, or given up by the caller at this instant: withdraw
@@ -336,7 +360,8 @@ abstract class QueueClaim<G> {
         settled.whenComplete((v, e) -> result.internalComplete(null));
     }
 
-    private void fail(Throwable e) {
+    /** Session thread: gives the attempt up with {@code e}, as the caller sees it. */
+    private void failed(Throwable e) {
         giveUp(cause(e));
     }
 

@@ -10,8 +10,8 @@ import java.util.function.BiFunction;
 import org.junit.jupiter.api.Test;
 
 /**
- * The state machines of a claim, a service's grant and a session's lease: every allowed move is
- * made, every other move fails loudly. Runs without etcd.
+ * The state machines of a claim and a session's lease: every allowed move is made, every other move fails
+ * loudly (a service's grant: disco-core's {@code GrantLedgerTest}). Runs without etcd.
  */
 class StateTransitionsTest {
 
@@ -42,22 +42,6 @@ class StateTransitionsTest {
     }
 
     @Test
-    void aGrantMovesOnlyAlongItsTable() {
-        Map<GrantState, Set<GrantState>> allowed = Map.of(
-                GrantState.IDLE, EnumSet.of(GrantState.HELD, GrantState.LOST, GrantState.CLOSED),
-                GrantState.HELD, EnumSet.of(GrantState.RELEASING, GrantState.IDLE, GrantState.LOST, GrantState.CLOSED),
-                GrantState.RELEASING, EnumSet.of(GrantState.IDLE, GrantState.HELD, GrantState.LOST, GrantState.CLOSED),
-                GrantState.LOST, EnumSet.of(GrantState.CLOSED),
-                GrantState.CLOSED, EnumSet.noneOf(GrantState.class));
-        assertMovesExactly(GrantState.class, allowed, GrantState::to);
-    }
-
-    @Test
-    void aGrantIsHeldWhileHeldOrReleasing() {
-        assertEquals(EnumSet.of(GrantState.HELD, GrantState.RELEASING), filter(GrantState.class, GrantState::holding));
-    }
-
-    @Test
     void aLeaseMovesOnlyAlongItsTable() {
         Map<LeaseState, Set<LeaseState>> allowed = Map.of(
                 LeaseState.ALIVE, EnumSet.of(LeaseState.ORPHANED, LeaseState.LOST, LeaseState.CLOSED),
@@ -73,8 +57,6 @@ class StateTransitionsTest {
         IllegalStateException e =
                 assertThrows(IllegalStateException.class, () -> ClaimState.SETTLED.to(ClaimState.COMMITTED));
         assertEquals("a claim cannot move from SETTLED to COMMITTED", e.getMessage());
-        e = assertThrows(IllegalStateException.class, () -> GrantState.CLOSED.to(GrantState.HELD));
-        assertEquals("a service's grant cannot move from CLOSED to HELD", e.getMessage());
         e = assertThrows(IllegalStateException.class, () -> LeaseState.LOST.to(LeaseState.ALIVE));
         assertEquals("a session's lease cannot move from LOST to ALIVE", e.getMessage());
     }

@@ -61,7 +61,7 @@ final class GrantLoss<G extends Fenced, E extends DiscoException> {
         }
         core.unregister(names.path, member);
         if (end.acquisition() != null) {
-            end.acquisition().future.completeExceptionally(end.loss());
+            end.acquisition().fail(end.loss());
         }
         if (end.held() != null) {
             core.deleteInBackground(end.held().node()); // if the session still lives, leave nothing behind

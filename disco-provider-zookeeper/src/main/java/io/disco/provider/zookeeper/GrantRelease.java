@@ -48,14 +48,16 @@ final class GrantRelease<G extends Fenced, E extends DiscoException> implements 
      */
     void release(NodeKind kind, String call) {
         SessionThread.refuseOnSessionThread(call);
-        GrantLedger.ReleaseStep<QueueRelease<G>> step = ledger.release(
-                held -> held.kind() == kind,
-                held -> new IllegalStateException(call + ": this service holds a " + protocol.modeName(held.kind())
-                        + " grant of the " + protocol.what() + " on " + protocol.path + ", not a "
-                        + protocol.modeName(kind) + " one; nothing was released"),
-                held -> newRelease(held, call));
+        GrantLedger.ReleaseStep<QueueRelease<G>, HeldGrant<G>> step =
+                ledger.release(held -> held.kind() == kind, held -> newRelease(held, call));
         if (step == null) {
             return;
+        }
+        if (step.mismatch() != null) {
+            throw new IllegalStateException(call + ": this service holds a "
+                    + protocol.modeName(step.mismatch().kind())
+                    + " grant of the " + protocol.what() + " on " + protocol.path + ", not a "
+                    + protocol.modeName(kind) + " one; nothing was released");
         }
         QueueRelease<G> r = step.release();
         if (step.first()) {

@@ -85,6 +85,11 @@ final class QueueAttempt<G extends Fenced> implements Acquisition<G> {
         return future.complete(grant);
     }
 
+    @Override
+    public void fail(Throwable cause) {
+        future.completeExceptionally(cause);
+    }
+
     /** Withdraws this pending attempt and waits for its node to go; the grant if it had committed first. */
     Optional<G> giveUp(Duration requestTimeout) {
         boolean interrupted = Thread.interrupted();

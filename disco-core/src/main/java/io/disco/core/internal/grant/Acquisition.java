@@ -28,4 +28,12 @@ public interface Acquisition<G> {
      * @return false if the caller gave up first
      */
     boolean handOver(G grant);
+
+    /**
+     * Gives the acquisition up with {@code cause} (the service's loss or close): its caller sees {@code cause}, and
+     * the backend withdraws its claim. Called outside the ledger's monitor; idempotent.
+     *
+     * @param cause why
+     */
+    void fail(Throwable cause);
 }

@@ -35,8 +35,11 @@ public final class GrantLedger<
      */
     public record Begun<R>(boolean answered, R releaseFirst) {}
 
-    /** A release to send ({@code first}) or to wait for once more. */
-    public record ReleaseStep<R>(R release, boolean first) {}
+    /**
+     * A release to send ({@code first}) or to wait for once more; or, with no release, the held grant that this
+     * call does not release ({@code mismatch}: another mode), which the caller refuses outside the monitor.
+     */
+    public record ReleaseStep<R, H>(R release, boolean first, H mismatch) {}
 
     /** What a close leaves to do: the acquisition to withdraw, the release to send ({@code first}) or to hurry. */
     public record Closing<A, R>(A acquisition, R release, boolean first) {}
@@ -188,17 +191,16 @@ public final class GrantLedger<
 
     /**
      * The release of the held grant, made by {@code make} and given up at once (the new unconfirmed one), or the
-     * unconfirmed release of the same call again (an earlier call timed out); null if there is none.
+     * unconfirmed release of the same call again (an earlier call timed out); or the held grant, untouched, when
+     * this call does not release it; null if there is none.
      *
      * @param ofThisCall whether a held grant is one this call releases (its mode)
-     * @param mismatch what to throw when the held grant is not: changes nothing
      * @param make makes the release of the held grant (under the monitor: only builds it)
-     * @return the release to send or to wait for, or null
+     * @return the release to send or to wait for, the mismatch, or null
      * @throws RuntimeException the loss, once, if a held grant was lost and no release reported it yet; what
-     *     {@code mismatch} or {@code make} throws
+     *     {@code make} throws
      */
-    public ReleaseStep<R> release(
-            Predicate<H> ofThisCall, Function<H, RuntimeException> mismatch, Function<H, R> make) {
+    public ReleaseStep<R, H> release(Predicate<H> ofThisCall, Function<H, R> make) {
         synchronized (mon) {
             if (lostHeld) {
                 lostHeld = false;
@@ -206,12 +208,12 @@ public final class GrantLedger<
             }
             if (state == GrantState.HELD) {
                 if (!ofThisCall.test(held)) {
-                    throw mismatch.apply(held);
+                    return new ReleaseStep<>(null, false, held);
                 }
-                return new ReleaseStep<>(giveUp(make), true);
+                return new ReleaseStep<>(giveUp(make), true, null);
             } else if (unconfirmed != null && ofThisCall.test(unconfirmed.held())) {
                 // an earlier call of this grant's release timed out: wait for the same release
-                return new ReleaseStep<>(unconfirmed, false);
+                return new ReleaseStep<>(unconfirmed, false, null);
             }
             return null;
         }

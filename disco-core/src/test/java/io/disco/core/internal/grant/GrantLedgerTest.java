@@ -45,6 +45,11 @@ class GrantLedgerTest {
         public boolean handOver(String grant) {
             return answer.complete(grant);
         }
+
+        @Override
+        public void fail(Throwable cause) {
+            answer.completeExceptionally(cause);
+        }
     }
 
     static final class TestRelease implements Release<TestHeld> {
@@ -144,7 +149,7 @@ class GrantLedgerTest {
     @Test
     void aReleaseGivesTheGrantUpAtOnceAndNothingIsHandedOutUntilItIsConfirmed() {
         TestHeld held = hold("t1");
-        GrantLedger.ReleaseStep<TestRelease> step = ledger.release(h -> true, h -> null, TestRelease::new);
+        GrantLedger.ReleaseStep<TestRelease, TestHeld> step = ledger.release(h -> true, TestRelease::new);
         assertTrue(step.first());
         assertSame(held, step.release().held());
         assertEquals(Optional.empty(), ledger.held());
@@ -157,7 +162,7 @@ class GrantLedgerTest {
         begun = ledger.begin(waiting, h -> {});
         assertFalse(begun.answered());
         assertSame(step.release(), begun.releaseFirst(), "it waits for the release first");
-        GrantLedger.ReleaseStep<TestRelease> again = ledger.release(h -> true, h -> null, TestRelease::new);
+        GrantLedger.ReleaseStep<TestRelease, TestHeld> again = ledger.release(h -> true, TestRelease::new);
         assertSame(step.release(), again.release(), "a second call waits for the same release");
         assertFalse(again.first());
         assertSame(waiting, ledger.confirmed(step.release()));
@@ -167,7 +172,7 @@ class GrantLedgerTest {
     @Test
     void aRefusedReleaseHoldsAgainOnlyIfNobodyWasToldAndNothingMayHaveBeenApplied() {
         hold("t1");
-        TestRelease r = ledger.release(h -> true, h -> null, TestRelease::new).release();
+        TestRelease r = ledger.release(h -> true, TestRelease::new).release();
         r.maybeApplied = true;
         assertFalse(ledger.holdAgain(r));
         r.maybeApplied = false;
@@ -185,11 +190,8 @@ class GrantLedgerTest {
         GrantLedger.Ending<TestAcquisition, TestHeld, TestRelease, IllegalStateException> end = ledger.lose(() -> loss);
         assertSame(held, end.held());
         assertNull(ledger.lose(() -> new IllegalStateException("again")), "lost once");
-        assertSame(
-                loss,
-                assertThrows(
-                        IllegalStateException.class, () -> ledger.release(h -> true, h -> null, TestRelease::new)));
-        assertNull(ledger.release(h -> true, h -> null, TestRelease::new), "reported once");
+        assertSame(loss, assertThrows(IllegalStateException.class, () -> ledger.release(h -> true, TestRelease::new)));
+        assertNull(ledger.release(h -> true, TestRelease::new), "reported once");
         assertSame(
                 loss,
                 assertThrows(IllegalStateException.class, () -> ledger.begin(new TestAcquisition(false), h -> {})));
@@ -213,7 +215,7 @@ class GrantLedgerTest {
     void aGoneClaimIsTheReleasesOrTheHeldGrants() {
         hold("t1");
         assertTrue(ledger.gone(h -> h.claim().equals("claim-t1")).held());
-        TestRelease r = ledger.release(h -> true, h -> null, TestRelease::new).release();
+        TestRelease r = ledger.release(h -> true, TestRelease::new).release();
         GrantLedger.Gone<TestRelease> gone = ledger.gone(h -> h.claim().equals("claim-t1"));
         assertSame(r, gone.release());
         assertFalse(gone.held());
