@@ -44,9 +44,9 @@ public final class Names {
     }
 
     /**
-     * Checks {@code name} against the rule, naming it {@code parameter} in the messages: a backend's own services
-     * call their name {@code prefix} (etcd) or {@code path} (ZooKeeper). The messages are those of
-     * {@link #check(String)} with that word first.
+     * Checks {@code name} against the rule, naming it {@code parameter} in the messages: for a setting that is a
+     * name's beginning, such as ShedLock's {@code prefix}. The messages are those of {@link #check(String)} with
+     * that word first.
      *
      * @param name a primitive's name
      * @param parameter what the caller calls it, for the messages

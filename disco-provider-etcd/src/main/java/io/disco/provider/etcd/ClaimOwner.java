@@ -21,7 +21,7 @@ abstract class ClaimOwner<G> {
     abstract String kind();
 
     /** The service's name. */
-    abstract String prefix();
+    abstract String name();
 
     /** The service's "lost" exception (a lock's {@code LockLostException}, ...). */
     abstract DiscoException lostException(String message, Throwable cause);

@@ -27,8 +27,8 @@ import java.util.function.UnaryOperator;
 
 /**
  * etcd's {@code concurrency.Election} behind {@link ElectionService}: the candidate key is
- * {@code <prefix>/<lease id in hex>} with the candidate's value; the leader is the key with the lowest
- * CreateRevision under {@code <prefix>/}; the fencing token of a term is the CreateRevision of the
+ * {@code <name>/<lease id in hex>} with the candidate's value; the leader is the key with the lowest
+ * CreateRevision under {@code <name>/}; the fencing token of a term is the CreateRevision of the
  * winning key, unchanged by {@code proclaim}. Campaigning reuses the lock's acquire state machine
  * ({@link QueueClaim}: create Txn, wait for the newest predecessor, linearizable re-read, cleanup on
  * every way of giving up).
@@ -42,15 +42,15 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
     // Guarded by lock.
     private final List<EtcdObservation> observations = new ArrayList<>();
 
-    private EtcdElectionService(SessionCore session, String prefix, boolean ownsSession) {
-        super(session, prefix, "election", ownsSession);
-        this.key = leaseKey(prefix);
+    private EtcdElectionService(SessionCore session, String name, boolean ownsSession) {
+        super(session, name, "election", ownsSession);
+        this.key = leaseKey(name);
         this.ownKey = KeyRange.bytes(key);
-        this.candidates = KeyRange.prefix(EtcdKeys.queue(prefix));
+        this.candidates = KeyRange.prefix(EtcdKeys.queue(name));
     }
 
-    static EtcdElectionService create(SessionCore session, String prefix, boolean ownsSession) {
-        return register(new EtcdElectionService(session, prefix, ownsSession));
+    static EtcdElectionService create(SessionCore session, String name, boolean ownsSession) {
+        return register(new EtcdElectionService(session, name, ownsSession));
     }
 
     // ---------------------------------------------------------------- campaign
@@ -122,7 +122,7 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
         HeldGrant<Leadership> term = heldGrant(); // the grant and its key's CreateRevision of one term
         if (term == null) {
             return CompletableFuture.failedFuture(new NotLeaderException(
-                    "election " + prefix + ": " + key + " is not the leader; only the leader can proclaim"));
+                    "election " + name + ": " + key + " is not the leader; only the leader can proclaim"));
         }
         Leadership l = term.grant();
         long rev = term.createRevision();
@@ -130,7 +130,7 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
             if (!r.isSucceeded()) {
                 // Our key is gone (lease expired or revoked, or deleted by hand): the term is over, a loss.
                 heldKeyDeleted(rev); // any thread: the ledger and the loss are thread-safe
-                throw new NotLeaderException("election " + prefix + ": " + key
+                throw new NotLeaderException("election " + name + ": " + key
                         + " is no longer the leader (its key is gone); the term with token " + l.token()
                         + " has ended");
             }
@@ -203,7 +203,7 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
             checkOpen();
             obs = new EtcdObservation(
                     session.client(),
-                    prefix,
+                    name,
                     candidates,
                     session.requestTimeout(),
                     session.probeTimeoutNanos(),

@@ -53,9 +53,9 @@ public final class EtcdKeys {
     }
 
     /**
-     * The holder key of index {@code index} of lease {@code leaseHex} on {@code prefix}. Index 0 is
-     * {@code <prefix>/<lease id in hex>}, the Go disco semaphore's key; index {@code n > 0} is
-     * {@code <prefix>/<lease id in hex>-<n>}. Every one of them lies directly under {@code <prefix>/}, where
+     * The holder key of index {@code index} of lease {@code leaseHex} on {@code name}. Index 0 is
+     * {@code <name>/<lease id in hex>}, the Go disco semaphore's key; index {@code n > 0} is
+     * {@code <name>/<lease id in hex>-<n>}. Every one of them lies directly under {@code <name>/}, where
      * Go's semaphore and this library's count holders, so each counts as one holder for everybody. A key
      * never names another lease's holder ({@code '-'} is no hex digit). An index is taken by the lowest free
      * one when a service is made and freed when it is closed (the session's {@code HolderGroup}), with the
@@ -63,8 +63,8 @@ public final class EtcdKeys {
      * close's request timeout may still delete the incarnation a new claim adopted; that claim then fails as
      * lost, it never holds two places).
      */
-    static String holder(String prefix, String leaseHex, int index) {
-        return index == 0 ? prefix + "/" + leaseHex : prefix + "/" + leaseHex + "-" + index;
+    static String holder(String name, String leaseHex, int index) {
+        return index == 0 ? name + "/" + leaseHex : name + "/" + leaseHex + "-" + index;
     }
 
     /**

@@ -14,8 +14,8 @@ import java.util.function.UnaryOperator;
 
 /**
  * etcd's {@code concurrency.Mutex} behind {@link LockService}: the own key is
- * {@code <prefix>/<lease id in hex>}; the owner is the key with the lowest CreateRevision under
- * {@code <prefix>/}; the fencing token is the cluster revision at which ownership was established.
+ * {@code <name>/<lease id in hex>}; the owner is the key with the lowest CreateRevision under
+ * {@code <name>/}; the fencing token is the cluster revision at which ownership was established.
  */
 final class EtcdLockService extends EtcdService<Grant, LockLostException> implements LockService {
 
@@ -23,15 +23,15 @@ final class EtcdLockService extends EtcdService<Grant, LockLostException> implem
     private final ByteSequence ownKey;
     private final KeyRange queue;
 
-    private EtcdLockService(SessionCore session, String prefix, boolean ownsSession) {
-        super(session, prefix, "lock", ownsSession);
-        this.key = leaseKey(prefix);
+    private EtcdLockService(SessionCore session, String name, boolean ownsSession) {
+        super(session, name, "lock", ownsSession);
+        this.key = leaseKey(name);
         this.ownKey = KeyRange.bytes(key);
-        this.queue = KeyRange.prefix(EtcdKeys.queue(prefix));
+        this.queue = KeyRange.prefix(EtcdKeys.queue(name));
     }
 
-    static EtcdLockService create(SessionCore session, String prefix, boolean ownsSession) {
-        return register(new EtcdLockService(session, prefix, ownsSession));
+    static EtcdLockService create(SessionCore session, String name, boolean ownsSession) {
+        return register(new EtcdLockService(session, name, ownsSession));
     }
 
     @Override

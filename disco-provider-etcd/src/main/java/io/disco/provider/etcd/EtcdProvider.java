@@ -37,158 +37,158 @@ public final class EtcdProvider {
      * A lock service on its own session with the default options (TTL 30 s).
      *
      * @param client the caller's jetcd client
-     * @param prefix the lock's name, for example {@code /locks/my-resource}
+     * @param name the lock's name, for example {@code /locks/my-resource}
      * @return the service; closing it revokes its session's lease
-     * @throws NullPointerException if {@code prefix} is null
-     * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names})
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} breaks the name rule ({@link io.disco.client.Names})
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
-    public static LockService newLock(Client client, String prefix) {
-        return newLock(client, prefix, EtcdOptions.defaults());
+    public static LockService newLock(Client client, String name) {
+        return newLock(client, name, EtcdOptions.defaults());
     }
 
     /**
      * A lock service on its own session.
      *
      * @param client the caller's jetcd client
-     * @param prefix the lock's name, for example {@code /locks/my-resource}
+     * @param name the lock's name, for example {@code /locks/my-resource}
      * @param options the session's TTL and request timeout
      * @return the service; closing it revokes its session's lease
-     * @throws NullPointerException if {@code prefix} is null
-     * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names})
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} breaks the name rule ({@link io.disco.client.Names})
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
-    public static LockService newLock(Client client, String prefix, EtcdOptions options) {
-        return onOwnSession(client, prefix, options, EtcdLockService::create);
+    public static LockService newLock(Client client, String name, EtcdOptions options) {
+        return onOwnSession(client, name, options, EtcdLockService::create);
     }
 
     /**
      * A read/write lock service on its own session with the default options (TTL 30 s).
      *
      * @param client the caller's jetcd client
-     * @param prefix the read/write lock's name, for example {@code /rwlocks/my-resource}
+     * @param name the read/write lock's name, for example {@code /rwlocks/my-resource}
      * @return the service; closing it revokes its session's lease
-     * @throws NullPointerException if {@code prefix} is null
-     * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names})
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} breaks the name rule ({@link io.disco.client.Names})
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
-    public static RWLockService newRWLock(Client client, String prefix) {
-        return newRWLock(client, prefix, EtcdOptions.defaults());
+    public static RWLockService newRWLock(Client client, String name) {
+        return newRWLock(client, name, EtcdOptions.defaults());
     }
 
     /**
      * A read/write lock service on its own session.
      *
      * @param client the caller's jetcd client
-     * @param prefix the read/write lock's name, for example {@code /rwlocks/my-resource}
+     * @param name the read/write lock's name, for example {@code /rwlocks/my-resource}
      * @param options the session's TTL and request timeout
      * @return the service; closing it revokes its session's lease
-     * @throws NullPointerException if {@code prefix} is null
-     * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names})
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} breaks the name rule ({@link io.disco.client.Names})
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
-    public static RWLockService newRWLock(Client client, String prefix, EtcdOptions options) {
-        return onOwnSession(client, prefix, options, EtcdRWLockService::create);
+    public static RWLockService newRWLock(Client client, String name, EtcdOptions options) {
+        return onOwnSession(client, name, options, EtcdRWLockService::create);
     }
 
     /**
      * An election service on its own session with the default options (TTL 30 s).
      *
      * @param client the caller's jetcd client
-     * @param prefix the election's name, for example {@code /elections/my-service}
+     * @param name the election's name, for example {@code /elections/my-service}
      * @return the service; closing it revokes its session's lease
-     * @throws NullPointerException if {@code prefix} is null
-     * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names})
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} breaks the name rule ({@link io.disco.client.Names})
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
-    public static ElectionService newElection(Client client, String prefix) {
-        return newElection(client, prefix, EtcdOptions.defaults());
+    public static ElectionService newElection(Client client, String name) {
+        return newElection(client, name, EtcdOptions.defaults());
     }
 
     /**
      * An election service on its own session.
      *
      * @param client the caller's jetcd client
-     * @param prefix the election's name, for example {@code /elections/my-service}
+     * @param name the election's name, for example {@code /elections/my-service}
      * @param options the session's TTL and request timeout
      * @return the service; closing it revokes its session's lease
-     * @throws NullPointerException if {@code prefix} is null
-     * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names})
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} breaks the name rule ({@link io.disco.client.Names})
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
-    public static ElectionService newElection(Client client, String prefix, EtcdOptions options) {
-        return onOwnSession(client, prefix, options, EtcdElectionService::create);
+    public static ElectionService newElection(Client client, String name, EtcdOptions options) {
+        return onOwnSession(client, name, options, EtcdElectionService::create);
     }
 
     /**
      * A semaphore service on its own session with the default options (TTL 30 s).
      *
      * @param client the caller's jetcd client
-     * @param prefix the semaphore's name
+     * @param name the semaphore's name
      * @param limit how many may hold a permit at once, at least 1
      * @return the service; closing it revokes its session's lease
-     * @throws NullPointerException if {@code prefix} is null
-     * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names}), {@code limit < 1}, or the name has another limit
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} breaks the name rule ({@link io.disco.client.Names}), {@code limit < 1}, or the name has another limit
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
-    public static SemaphoreService newSemaphore(Client client, String prefix, int limit) {
-        return newSemaphore(client, prefix, limit, EtcdOptions.defaults());
+    public static SemaphoreService newSemaphore(Client client, String name, int limit) {
+        return newSemaphore(client, name, limit, EtcdOptions.defaults());
     }
 
     /**
      * A semaphore service on its own session (see {@link EtcdSession#newSemaphore}).
      *
      * @param client the caller's jetcd client
-     * @param prefix the semaphore's name
+     * @param name the semaphore's name
      * @param limit how many may hold a permit at once, at least 1
      * @param options the session's TTL and request timeout
      * @return the service; closing it revokes its session's lease
-     * @throws NullPointerException if {@code prefix} is null
-     * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names}), {@code limit < 1}, or the name has another limit
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} breaks the name rule ({@link io.disco.client.Names}), {@code limit < 1}, or the name has another limit
      * @throws io.disco.fencing.DiscoException if etcd does not grant a lease in time
      */
-    public static SemaphoreService newSemaphore(Client client, String prefix, int limit, EtcdOptions options) {
+    public static SemaphoreService newSemaphore(Client client, String name, int limit, EtcdOptions options) {
         return onOwnSession(
-                client, prefix, options, (session, p, owns) -> EtcdSemaphoreService.create(session, p, limit, owns));
+                client, name, options, (session, p, owns) -> EtcdSemaphoreService.create(session, p, limit, owns));
     }
 
     /**
      * A leadership runner with the default session options (TTL 30 s): it runs {@code options.task()}
-     * while, and only while, it leads the election {@code prefix}, opening a new session after every
+     * while, and only while, it leads the election {@code name}, opening a new session after every
      * loss. Started on return.
      *
      * @param client the caller's jetcd client; the runner never closes it
-     * @param prefix the election's name, shared with {@link #newElection} candidates and Go's
+     * @param name the election's name, shared with {@link #newElection} candidates and Go's
      *     {@code concurrency.Election}
      * @param options the value, task, listener, requeue and backoff
      * @return the running runner; close it to stop
      * @throws NullPointerException if an argument is null
-     * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names})
+     * @throws IllegalArgumentException if {@code name} breaks the name rule ({@link io.disco.client.Names})
      */
-    public static LeadershipRunner newLeadershipRunner(Client client, String prefix, LeadershipRunner.Options options) {
-        return newLeadershipRunner(client, prefix, options, EtcdOptions.defaults());
+    public static LeadershipRunner newLeadershipRunner(Client client, String name, LeadershipRunner.Options options) {
+        return newLeadershipRunner(client, name, options, EtcdOptions.defaults());
     }
 
     /**
      * A leadership runner whose sessions use {@code sessionOptions}: the etcd shortcut for
-     * {@code LeadershipRunner.start(prefix, () -> EtcdProvider.newElection(client, prefix, sessionOptions), options)},
+     * {@code LeadershipRunner.start(name, () -> EtcdProvider.newElection(client, name, sessionOptions), options)},
      * one election on a session of its own per attempt.
      *
      * @param client the caller's jetcd client; the runner never closes it
-     * @param prefix the election's name
+     * @param name the election's name
      * @param options the value, task, listener, requeue and backoff
      * @param sessionOptions each session's TTL, request timeout and callback executor
      * @return the running runner; close it to stop
      * @throws NullPointerException if an argument is null
-     * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names})
+     * @throws IllegalArgumentException if {@code name} breaks the name rule ({@link io.disco.client.Names})
      */
     public static LeadershipRunner newLeadershipRunner(
-            Client client, String prefix, LeadershipRunner.Options options, EtcdOptions sessionOptions) {
-        EtcdService.validPrefix(prefix);
+            Client client, String name, LeadershipRunner.Options options, EtcdOptions sessionOptions) {
+        EtcdService.validName(name);
         Objects.requireNonNull(client, "client");
         Objects.requireNonNull(options, "options");
         Objects.requireNonNull(sessionOptions, "sessionOptions");
-        return LeadershipRunner.start(prefix, () -> newElection(client, prefix, sessionOptions), options);
+        return LeadershipRunner.start(name, () -> newElection(client, name, sessionOptions), options);
     }
 
     /**
@@ -243,15 +243,15 @@ public final class EtcdProvider {
     }
 
     private interface Factory<S> {
-        S create(SessionCore session, String prefix, boolean ownsSession);
+        S create(SessionCore session, String name, boolean ownsSession);
     }
 
     /** Opens a session for one service, which then owns it; the session is closed again if the service cannot be made. */
-    private static <S> S onOwnSession(Client client, String prefix, EtcdOptions options, Factory<S> factory) {
-        EtcdService.validPrefix(prefix);
+    private static <S> S onOwnSession(Client client, String name, EtcdOptions options, Factory<S> factory) {
+        EtcdService.validName(name);
         EtcdSession session = EtcdSession.open(client, options);
         try {
-            return factory.create(session.core(), prefix, true);
+            return factory.create(session.core(), name, true);
         } catch (RuntimeException e) {
             session.close();
             throw e;

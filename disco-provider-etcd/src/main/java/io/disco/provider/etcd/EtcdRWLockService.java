@@ -31,27 +31,27 @@ import java.util.function.UnaryOperator;
  *
  * <h2>Keys</h2>
  * <ul>
- *   <li>a reader's key: {@code <prefix>/read/<lease id in hex>}; a writer's key:
- *       {@code <prefix>/write/<lease id in hex>}; both leased, one per (session, prefix) and mode;</li>
- *   <li>the phase marker {@code disco-rwlock-phase:<prefix>}: not leased, not a holder's key. It
- *       lies outside {@code <prefix>/}, because etcd's Go {@code recipes.RWMutex} writer (and the Go
- *       disco writer) waits for every key under {@code <prefix>/} created before its own, and a
+ *   <li>a reader's key: {@code <name>/read/<lease id in hex>}; a writer's key:
+ *       {@code <name>/write/<lease id in hex>}; both leased, one per (session, name) and mode;</li>
+ *   <li>the phase marker {@code disco-rwlock-phase:<name>}: not leased, not a holder's key. It
+ *       lies outside {@code <name>/}, because etcd's Go {@code recipes.RWMutex} writer (and the Go
+ *       disco writer) waits for every key under {@code <name>/} created before its own, and a
  *       marker there, which no Go program deletes, would block it for ever; and outside every range
  *       {@code <name>/} of a reasonable lock name (the namespace {@code disco-rwlock-phase:} is
  *       nobody's lock name), so that no Mutex, Election or RWMutex of any name waits on it.</li>
  * </ul>
  *
  * <h2>Go recipes on the same name</h2>
- * etcd's Go {@code recipes.RWMutex} names its keys {@code <prefix>/read/<nanos>} and
- * {@code <prefix>/write/<nanos>} (a timestamp, not the lease id) and waits on the same ranges, by
- * CreateRevision: readers on {@code <prefix>/write/}, writers on all of {@code <prefix>/}. So Java
+ * etcd's Go {@code recipes.RWMutex} names its keys {@code <name>/read/<nanos>} and
+ * {@code <name>/write/<nanos>} (a timestamp, not the lease id) and waits on the same ranges, by
+ * CreateRevision: readers on {@code <name>/write/}, writers on all of {@code <name>/}. So Java
  * and Go owners exclude each other and keep one queue order. A Go writer does not touch the phase
  * marker: it carries no token of its own, and Java readers on both sides of it share one token.
  *
  * <h2>Admission</h2>
- * A reader is admitted when no writer key created before its own is left ({@code <prefix>/write/});
+ * A reader is admitted when no writer key created before its own is left ({@code <name>/write/});
  * a writer when no key of either kind created before its own is left (the range
- * {@code [<prefix>/read/, end of <prefix>/write/)}). Both wait through {@link QueueClaim} and
+ * {@code [<name>/read/, end of <name>/write/)}). Both wait through {@link QueueClaim} and
  * {@link PredecessorWait}: the newest predecessor only, the own key read with the predecessors, cleanup
  * on every way of giving up. A reader that asks while a writer waits therefore queues behind it.
  *
@@ -94,21 +94,21 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
     /** The writers queued behind the latest read grant, or null before the first. */
     private volatile QueuedWriters queuedWriters;
 
-    private EtcdRWLockService(SessionCore session, String prefix, boolean ownsSession) {
-        super(session, prefix, "read/write lock", ownsSession);
-        this.readKey = leaseKey(prefix + "/read");
-        this.writeKey = leaseKey(prefix + "/write");
+    private EtcdRWLockService(SessionCore session, String name, boolean ownsSession) {
+        super(session, name, "read/write lock", ownsSession);
+        this.readKey = leaseKey(name + "/read");
+        this.writeKey = leaseKey(name + "/write");
         this.readOwnKey = KeyRange.bytes(readKey);
         this.writeOwnKey = KeyRange.bytes(writeKey);
-        this.phaseKey = KeyRange.bytes(EtcdKeys.phaseMarker(prefix));
-        this.writers = KeyRange.prefix(EtcdKeys.writers(prefix));
+        this.phaseKey = KeyRange.bytes(EtcdKeys.phaseMarker(name));
+        this.writers = KeyRange.prefix(EtcdKeys.writers(name));
         this.everyone = new KeyRange(
-                KeyRange.bytes(EtcdKeys.readers(prefix)),
-                OptionsUtil.prefixEndOf(KeyRange.bytes(EtcdKeys.writers(prefix))));
+                KeyRange.bytes(EtcdKeys.readers(name)),
+                OptionsUtil.prefixEndOf(KeyRange.bytes(EtcdKeys.writers(name))));
     }
 
-    static EtcdRWLockService create(SessionCore session, String prefix, boolean ownsSession) {
-        return register(new EtcdRWLockService(session, prefix, ownsSession));
+    static EtcdRWLockService create(SessionCore session, String name, boolean ownsSession) {
+        return register(new EtcdRWLockService(session, name, ownsSession));
     }
 
     // ---------------------------------------------------------------- RWLockService
@@ -199,7 +199,7 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
     private UnaryOperator<RWGrant> sameMode(Mode mode) {
         return held -> {
             if (held.mode() != mode) {
-                throw new IllegalStateException("read/write lock " + prefix + ": this service holds a "
+                throw new IllegalStateException("read/write lock " + name + ": this service holds a "
                         + held.mode().name().toLowerCase() + " grant and cannot also take a "
                         + mode.name().toLowerCase()
                         + " grant (no upgrade or downgrade); release it first");
@@ -215,7 +215,7 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
 
     /** Releasing refuses a grant of the other mode: nothing is released. */
     private Function<RWGrant, RuntimeException> notInMode(Mode mode) {
-        return held -> new IllegalStateException("read/write lock " + prefix + ": this service holds a "
+        return held -> new IllegalStateException("read/write lock " + name + ": this service holds a "
                 + held.mode().name().toLowerCase() + " grant; " + (mode == Mode.READ ? "rUnlock()" : "unlock()")
                 + " releases only a " + mode.name().toLowerCase() + " grant (nothing was released; use "
                 + (mode == Mode.READ ? "unlock()" : "rUnlock()") + ")");
@@ -313,7 +313,7 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
                         checkOwnKey(gets.get(0), myRevision);
                         List<KeyValue> phase = gets.get(1).getKvs();
                         if (phase.isEmpty()) {
-                            throw new DiscoException("read/write lock " + prefix + ": the read phase Txn found neither"
+                            throw new DiscoException("read/write lock " + name + ": the read phase Txn found neither"
                                     + " a missing own key nor a phase marker (unexpected etcd answer)");
                         }
                         return grantOf(phase.get(0).getCreateRevision());
@@ -338,7 +338,7 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
                     .thenApply(r -> {
                         if (!r.isSucceeded()) {
                             checkOwnKey(r.getGetResponses().get(0), myRevision);
-                            throw new DiscoException("read/write lock " + prefix + ": the write admission Txn failed"
+                            throw new DiscoException("read/write lock " + name + ": the write admission Txn failed"
                                     + " although the own key is there (unexpected etcd answer)");
                         }
                         // No TokenRecord here: a Put moves the key's ModRevision, and etcd's Go RWMutex finds
@@ -350,8 +350,7 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
         private void checkOwnKey(GetResponse own, long myRevision) {
             if (own.getKvs().isEmpty() || own.getKvs().get(0).getCreateRevision() != myRevision) {
                 session.probeLease();
-                throw lostException(
-                        kind + " " + prefix + " lost while acquiring: own key " + ownKey + " is gone", null);
+                throw lostException(kind + " " + name + " lost while acquiring: own key " + ownKey + " is gone", null);
             }
         }
 

@@ -31,21 +31,21 @@ import java.util.function.UnaryOperator;
  * The Go disco semaphore behind {@link SemaphoreService}, with fenced slots.
  *
  * <p><b>Admission</b> (as Go's {@code provider/etcd/semaphore.go}): the holder key is
- * {@code <prefix>/<lease id in hex>}, created in a Txn that also counts {@code <prefix>/}; a holder
+ * {@code <name>/<lease id in hex>}, created in a Txn that also counts {@code <name>/}; a holder
  * is admitted once at most {@code limit - 1} keys created before its own remain. Keys are only ever
  * created newest, so once a key is among the first {@code limit}, it stays there: at most
  * {@code limit} holders are admitted at any time. Go and Java holders share the queue and the count.
  *
  * <p><b>Several permits per lease.</b> One service holds one permit, but a session may have several
- * services on one name (one {@link HolderGroup} of the session): the first's key is {@code <prefix>/<lease id in hex>}
- * as above, a further one's {@code <prefix>/<lease id in hex>-<n>}. Each is one key directly under
- * {@code <prefix>/}, created by its own Txn at its own revision, so the argument above counts it as one
+ * services on one name (one {@link HolderGroup} of the session): the first's key is {@code <name>/<lease id in hex>}
+ * as above, a further one's {@code <name>/<lease id in hex>-<n>}. Each is one key directly under
+ * {@code <name>/}, created by its own Txn at its own revision, so the argument above counts it as one
  * holder, for Go's admission as for this library's: {@code n} services of one lease take {@code n} of the
  * {@code limit} places, never more. Everything below is per holder key, so it holds for each of them.
  *
- * <p><b>Slots</b>, outside {@code <prefix>/} (Go never counts them): after admission a holder claims
+ * <p><b>Slots</b>, outside {@code <name>/} (Go never counts them): after admission a holder claims
  * slot {@code i} in {@code 0 .. limit-1} by writing the leased key
- * {@code disco-semaphore-slot:<prefix>/<i>} with the value {@code <holder key>@<its CreateRevision>},
+ * {@code disco-semaphore-slot:<name>/<i>} with the value {@code <holder key>@<its CreateRevision>},
  * in a Txn that requires its own key to be the incarnation that was admitted and the slot key to be
  * either absent or unchanged since a read that showed its recorded holder gone. The token is that
  * Txn's revision, which is the slot key's ModRevision afterwards.
@@ -63,7 +63,7 @@ import java.util.function.UnaryOperator;
  * key left behind (a crash, a holder key deleted by somebody else) is leased and is claimed again
  * once its holder key is gone.
  *
- * <p><b>Limit</b>: recorded once per name in the non-leased key {@code disco-semaphore-limit:<prefix>}
+ * <p><b>Limit</b>: recorded once per name in the non-leased key {@code disco-semaphore-limit:<name>}
  * (created by the first service, compared by every later one); a service asking for another limit
  * fails at creation. Go's semaphore keeps no such record, so a Go program with another limit cannot
  * be detected.
@@ -79,22 +79,22 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
     private final KeyRange queue;
     private final KeyRange slots;
 
-    private EtcdSemaphoreService(SessionCore session, String prefix, int limit, boolean ownsSession, int holder) {
-        super(session, prefix, "semaphore", ownsSession);
+    private EtcdSemaphoreService(SessionCore session, String name, int limit, boolean ownsSession, int holder) {
+        super(session, name, "semaphore", ownsSession);
         this.limit = limit;
-        this.key = EtcdKeys.holder(prefix, session.leaseHex(), holder);
+        this.key = EtcdKeys.holder(name, session.leaseHex(), holder);
         this.ownKey = KeyRange.bytes(key);
-        this.queue = KeyRange.prefix(EtcdKeys.queue(prefix));
-        this.slots = KeyRange.prefix(EtcdKeys.slots(prefix));
+        this.queue = KeyRange.prefix(EtcdKeys.queue(name));
+        this.slots = KeyRange.prefix(EtcdKeys.slots(name));
     }
 
-    static EtcdSemaphoreService create(SessionCore session, String prefix, int limit, boolean ownsSession) {
-        validPrefix(prefix);
+    static EtcdSemaphoreService create(SessionCore session, String name, int limit, boolean ownsSession) {
+        validName(name);
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be at least 1, got " + limit);
         }
         SessionThread.refuseOnSessionThread("creating a semaphore");
-        ByteSequence marker = KeyRange.bytes(EtcdKeys.limitRecord(prefix));
+        ByteSequence marker = KeyRange.bytes(EtcdKeys.limitRecord(name));
         ByteSequence value = KeyRange.bytes(Integer.toString(limit));
         TxnResponse r = await(
                 session,
@@ -107,18 +107,18 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
                                 .Then(Op.put(marker, value, PutOption.DEFAULT))
                                 .Else(Op.get(marker, GetOption.DEFAULT))
                                 .commit()),
-                "record of the limit of semaphore " + prefix);
+                "record of the limit of semaphore " + name);
         if (!r.isSucceeded()) {
             String recorded =
                     r.getGetResponses().get(0).getKvs().get(0).getValue().toString(StandardCharsets.UTF_8);
             if (!recorded.equals(Integer.toString(limit))) {
-                throw new IllegalArgumentException("semaphore " + prefix + " has limit " + recorded + " (recorded in "
-                        + EtcdKeys.limitRecord(prefix) + "); this service asked for " + limit
+                throw new IllegalArgumentException("semaphore " + name + " has limit " + recorded + " (recorded in "
+                        + EtcdKeys.limitRecord(name) + "); this service asked for " + limit
                         + ": every service on one name must use one limit");
             }
         }
         return session.joinHolders(
-                prefix, "semaphore", holder -> new EtcdSemaphoreService(session, prefix, limit, ownsSession, holder));
+                name, "semaphore", holder -> new EtcdSemaphoreService(session, name, limit, ownsSession, holder));
     }
 
     /** @return the holder key */
@@ -231,7 +231,7 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
                                                         .withRange(queue.end())
                                                         .withCountOnly(true)
                                                         .build())),
-                        "count of semaphore " + prefix)
+                        "count of semaphore " + name)
                 .getCount();
         return new Stat(limit, count);
     }
@@ -259,7 +259,7 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
     }
 
     private ByteSequence slotKey(int slot) {
-        return KeyRange.bytes(EtcdKeys.slot(prefix, slot));
+        return KeyRange.bytes(EtcdKeys.slot(name, slot));
     }
 
     private final class SemaphoreClaim extends QueueClaim<Permit> {
@@ -372,15 +372,14 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
                             out.completeExceptionally(e);
                         } else if (r.isSucceeded()) {
                             out.complete(new Permit(
-                                    prefix,
+                                    name,
                                     key,
                                     slot,
                                     FencingToken.of(r.getHeader().getRevision())));
                         } else if (r.getGetResponses().get(0).getKvs().isEmpty()
                                 || r.getGetResponses().get(0).getKvs().get(0).getCreateRevision() != myRevision) {
                             out.completeExceptionally(lostException(
-                                    "semaphore " + prefix + " lost while acquiring: its key " + key + " is gone",
-                                    null));
+                                    "semaphore " + name + " lost while acquiring: its key " + key + " is gone", null));
                         } else {
                             retryOrFail(myRevision, attempt, out, "slot " + slot + " was claimed at the same instant");
                         }
@@ -390,7 +389,7 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
         private void retryOrFail(long myRevision, int attempt, CompletableFuture<Permit> out, String why) {
             if (attempt >= MAX_SLOT_ATTEMPTS) {
                 out.completeExceptionally(new DiscoException(
-                        "semaphore " + prefix + ": no slot claimed after " + attempt + " attempts (" + why + ")"));
+                        "semaphore " + name + ": no slot claimed after " + attempt + " attempts (" + why + ")"));
                 return;
             }
             session.schedule(

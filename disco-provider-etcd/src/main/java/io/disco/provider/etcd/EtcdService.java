@@ -43,7 +43,7 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
     static final Op[] NO_OPS = new Op[0];
 
     final SessionCore session;
-    final String prefix;
+    final String name;
     /** What the service is called in messages: "lock", "read/write lock", "election". */
     final String kind;
 
@@ -62,13 +62,13 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
     /** The latest acquisition of the service (the one in progress, or the last one), or null. */
     private QueueClaim<G> latest;
 
-    EtcdService(SessionCore session, String prefix, String kind, boolean ownsSession) {
+    EtcdService(SessionCore session, String name, String kind, boolean ownsSession) {
         this.session = Objects.requireNonNull(session, "session");
-        this.prefix = validPrefix(prefix);
+        this.name = validName(name);
         this.kind = kind;
         this.ownsSession = ownsSession;
-        this.ledger = new GrantLedger<>(kind + " service " + this.prefix);
-        this.events = new GrantEvents(session, kind, this.prefix);
+        this.ledger = new GrantLedger<>(kind + " service " + this.name);
+        this.events = new GrantEvents(session, kind, this.name);
         this.loss = new GrantLoss<>(session, ledger, events, this::finish);
         this.releases = new GrantRelease<>(this, ledger, loss, events, this::releaseOps, this::lostException);
     }
@@ -88,8 +88,8 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
     }
 
     /** The name rule of every backend and of the client ({@link Names#check}). */
-    static String validPrefix(String prefix) {
-        return Names.check(prefix, "prefix");
+    static String validName(String name) {
+        return Names.check(name);
     }
 
     /** This session's key under {@code dir}: {@code <dir>/<lease id in hex>}, as etcd's Go recipes name it. */
@@ -115,8 +115,8 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
     }
 
     @Override
-    public final String prefix() {
-        return prefix;
+    public final String name() {
+        return name;
     }
 
     @Override
@@ -136,7 +136,7 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
         SessionThread.refuseOnSessionThread(call);
         if (Thread.interrupted()) {
             throw new InterruptedException(
-                    kind + " " + prefix + ": " + call + " on an interrupted thread; nothing was claimed");
+                    kind + " " + name + ": " + call + " on an interrupted thread; nothing was claimed");
         }
         QueueClaim<G> claim = newClaim.get();
         return begin(whenHeld, claim) ? new ClaimCaller<>(claim).await(timeout) : claim.result.join();
@@ -163,10 +163,10 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
         }
         if (Thread.interrupted()) {
             throw new InterruptedException(
-                    kind + " " + prefix + ": " + call + " on an interrupted thread; nothing was claimed");
+                    kind + " " + name + ": " + call + " on an interrupted thread; nothing was claimed");
         }
         return tryAcquire(call, whenHeld, tryClaim)
-                .orElseThrow(() -> new TimeoutException(kind + " " + prefix + ": not free now (a timeout of " + timeout
+                .orElseThrow(() -> new TimeoutException(kind + " " + name + ": not free now (a timeout of " + timeout
                         + " is one try, at once); this owner's claim was withdrawn"));
     }
 
@@ -199,7 +199,7 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
         Optional<L> lost = ledger.loss();
         if (lost.isPresent()) {
             throw lostException(
-                    kind + " " + prefix + " is unusable: " + lost.get().getMessage(), lost.get());
+                    kind + " " + name + " is unusable: " + lost.get().getMessage(), lost.get());
         }
         GrantLedger.Begun<KeyRelease<G>> begun = ledger.begin(claim, held -> whenHeld.apply(held.grant()));
         if (begun.answered()) {
@@ -243,7 +243,7 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
                 return lost.get();
             }
             return ledger.closed()
-                    ? new IllegalStateException(kind + " service " + prefix + " closed")
+                    ? new IllegalStateException(kind + " service " + name + " closed")
                     : new CancellationException("the caller gave up");
         }
         events.acquired(held, startedNanos);
@@ -269,7 +269,7 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
             return; // nothing held, or another term; or the lease is gone, and the session's loss tells this service
         }
         L lost = lostException(
-                kind + " " + prefix + " lost: its key " + held.keyText() + held.tokenText() + " was deleted while held",
+                kind + " " + name + " lost: its key " + held.keyText() + held.tokenText() + " was deleted while held",
                 null);
         if (loss.lose(lost)) {
             session.warnHeldKeyDeleted(lost.getMessage());
@@ -323,7 +323,7 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
 
     final void checkOpen() {
         if (ledger.closed()) {
-            throw new IllegalStateException(kind + " service " + prefix + " is closed");
+            throw new IllegalStateException(kind + " service " + name + " is closed");
         }
     }
 
@@ -389,7 +389,7 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
      * caller what state it is left in when no answer came (for example "still held, retry").
      */
     final <T> T awaitAnswer(CompletableFuture<T> request, String what, String ifUnanswered) {
-        String op = what + " of " + kind + " " + prefix;
+        String op = what + " of " + kind + " " + name;
         SessionThread.refuseOnSessionThread("the " + op);
         try {
             return session.await(request, session.requestTimeout().toNanos());
@@ -445,7 +445,7 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
         } else {
             CompletableFuture<Void> withdrawn = CompletableFuture.completedFuture(null);
             if (claim != null) {
-                withdrawn = claim.abandon(new IllegalStateException(kind + " service " + prefix + " closed"));
+                withdrawn = claim.abandon(new IllegalStateException(kind + " service " + name + " closed"));
             }
             if (r != null) {
                 if (closing.first()) {
@@ -468,7 +468,7 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
     /** On the lease thread: marks the loss and completes {@link #done()} at once; the claim gives up on the session thread. */
     @Override
     public final void sessionLost(DiscoException cause) {
-        loss.lose(lostException(kind + " " + prefix + " lost: " + cause.getMessage(), cause));
+        loss.lose(lostException(kind + " " + name + " lost: " + cause.getMessage(), cause));
     }
 
     @Override
@@ -480,7 +480,7 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
         }
         QueueClaim<G> claim = latest();
         if (claim != null) {
-            claim.abandon(new IllegalStateException(kind + " service " + prefix + " closed: its session was closed"));
+            claim.abandon(new IllegalStateException(kind + " service " + name + " closed: its session was closed"));
         }
         closing();
         finish();
@@ -493,7 +493,7 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
 
     @Override
     public String toString() {
-        return getClass().getSimpleName() + "{prefix=" + prefix + ", lease=" + session.leaseHex() + ", "
-                + ledger.describe() + '}';
+        return getClass().getSimpleName() + "{name=" + name + ", lease=" + session.leaseHex() + ", " + ledger.describe()
+                + '}';
     }
 }

@@ -108,78 +108,78 @@ public final class EtcdSession implements DiscoSession {
     }
 
     /**
-     * Creates a lock service on this session. Its key is {@code <prefix>/<lease id in hex>}, as in
+     * Creates a lock service on this session. Its key is {@code <name>/<lease id in hex>}, as in
      * etcd's Go {@code concurrency.Mutex}, so it contends correctly with {@code etcdctl lock}, Go
      * programs and jetcd's lock client on the same name.
      *
-     * @param prefix the lock's name, for example {@code /locks/my-resource}; a name by the rule of {@link io.disco.client.Names}
+     * @param name the lock's name, for example {@code /locks/my-resource}; a name by the rule of {@link io.disco.client.Names}
      * @return a new lock service; closing it does not close this session
-     * @throws NullPointerException if {@code prefix} is null
-     * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names})
-     * @throws IllegalStateException if this session already has a service on {@code prefix}, or is closed or lost
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} breaks the name rule ({@link io.disco.client.Names})
+     * @throws IllegalStateException if this session already has a service on {@code name}, or is closed or lost
      */
-    public LockService newLock(String prefix) {
-        return EtcdLockService.create(core, prefix, false);
+    public LockService newLock(String name) {
+        return EtcdLockService.create(core, name, false);
     }
 
     /**
      * Creates a read/write lock service on this session, with the algorithm of etcd's Go
-     * {@code recipes.RWMutex}: a reader's key is {@code <prefix>/read/<lease id in hex>}, a writer's
-     * {@code <prefix>/write/<lease id in hex>}; a reader waits for the last writer that asked before
+     * {@code recipes.RWMutex}: a reader's key is {@code <name>/read/<lease id in hex>}, a writer's
+     * {@code <name>/write/<lease id in hex>}; a reader waits for the last writer that asked before
      * it, a writer for the last owner of either kind. A non-leased marker
-     * {@code disco-rwlock-phase:<prefix>}, outside {@code <prefix>/}, gives the readers of one read
+     * {@code disco-rwlock-phase:<name>}, outside {@code <name>/}, gives the readers of one read
      * phase their shared fencing token.
      *
-     * @param prefix the read/write lock's name, for example {@code /rwlocks/my-resource}; a name by the rule of {@link io.disco.client.Names}
+     * @param name the read/write lock's name, for example {@code /rwlocks/my-resource}; a name by the rule of {@link io.disco.client.Names}
      * @return a new read/write lock service; closing it does not close this session
-     * @throws NullPointerException if {@code prefix} is null
-     * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names})
-     * @throws IllegalStateException if this session already has a service on {@code prefix}, or is closed or lost
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} breaks the name rule ({@link io.disco.client.Names})
+     * @throws IllegalStateException if this session already has a service on {@code name}, or is closed or lost
      */
-    public RWLockService newRWLock(String prefix) {
-        return EtcdRWLockService.create(core, prefix, false);
+    public RWLockService newRWLock(String name) {
+        return EtcdRWLockService.create(core, name, false);
     }
 
     /**
-     * Creates an election service on this session. Its candidate key is {@code <prefix>/<lease id in hex>}
+     * Creates an election service on this session. Its candidate key is {@code <name>/<lease id in hex>}
      * holding the candidate's value, as in etcd's Go {@code concurrency.Election}, so it takes part in
      * the same election as {@code etcdctl elect}, Go programs and jetcd's election client on the same
      * name. The fencing token of a term is the CreateRevision of the winning key.
      *
-     * @param prefix the election's name, for example {@code /elections/my-service}; a name by the rule of {@link io.disco.client.Names}
+     * @param name the election's name, for example {@code /elections/my-service}; a name by the rule of {@link io.disco.client.Names}
      * @return a new election service; closing it does not close this session
-     * @throws NullPointerException if {@code prefix} is null
-     * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names})
-     * @throws IllegalStateException if this session already has a service on {@code prefix}, or is closed or lost
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} breaks the name rule ({@link io.disco.client.Names})
+     * @throws IllegalStateException if this session already has a service on {@code name}, or is closed or lost
      */
-    public ElectionService newElection(String prefix) {
-        return EtcdElectionService.create(core, prefix, false);
+    public ElectionService newElection(String name) {
+        return EtcdElectionService.create(core, name, false);
     }
 
     /**
      * Creates a counting semaphore service on this session, compatible with the Go disco semaphore:
-     * its holder key is {@code <prefix>/<lease id in hex>}, and a holder is admitted once fewer than
-     * {@code limit} keys created before its own remain under {@code <prefix>/}. Each permit also
-     * claims a slot (a leased key {@code disco-semaphore-slot:<prefix>/<slot>}, outside the range Go
+     * its holder key is {@code <name>/<lease id in hex>}, and a holder is admitted once fewer than
+     * {@code limit} keys created before its own remain under {@code <name>/}. Each permit also
+     * claims a slot (a leased key {@code disco-semaphore-slot:<name>/<slot>}, outside the range Go
      * counts) whose token is strictly increasing per slot; the limit is recorded in
-     * {@code disco-semaphore-limit:<prefix>}.
+     * {@code disco-semaphore-limit:<name>}.
      *
-     * @param prefix the semaphore's name, for example {@code /semaphores/exports}; a name by the rule of {@link io.disco.client.Names}
+     * @param name the semaphore's name, for example {@code /semaphores/exports}; a name by the rule of {@link io.disco.client.Names}
      * @param limit how many may hold a permit at once, at least 1; the same for every service on the name
      * <p>Unlike the other services, several semaphore services of one session may share a name: each is
-     * one more holder of one permit, under its own key ({@code <prefix>/<lease id in hex>} for the first,
-     * {@code <prefix>/<lease id in hex>-<n>} for further ones, all counted by Go's admission), so one lease
+     * one more holder of one permit, under its own key ({@code <name>/<lease id in hex>} for the first,
+     * {@code <name>/<lease id in hex>-<n>} for further ones, all counted by Go's admission), so one lease
      * can hold several permits. {@code io.disco.client.Disco#semaphore} is built on this.
      *
      * @return a new semaphore service; closing it does not close this session
-     * @throws NullPointerException if {@code prefix} is null
-     * @throws IllegalArgumentException if {@code prefix} breaks the name rule ({@link io.disco.client.Names}), {@code limit < 1}, or the name has another limit
-     * @throws IllegalStateException if this session has a service of another kind on {@code prefix} or on a
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} breaks the name rule ({@link io.disco.client.Names}), {@code limit < 1}, or the name has another limit
+     * @throws IllegalStateException if this session has a service of another kind on {@code name} or on a
      *     name nested with it, or is closed or lost
      * @throws io.disco.fencing.DiscoException if etcd does not answer the limit check in time
      */
-    public SemaphoreService newSemaphore(String prefix, int limit) {
-        return EtcdSemaphoreService.create(core, prefix, limit, false);
+    public SemaphoreService newSemaphore(String name, int limit) {
+        return EtcdSemaphoreService.create(core, name, limit, false);
     }
 
     /**

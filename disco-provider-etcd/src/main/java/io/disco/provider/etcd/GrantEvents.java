@@ -12,12 +12,12 @@ final class GrantEvents {
 
     private final SessionCore session;
     private final String kind;
-    private final String prefix;
+    private final String name;
 
-    GrantEvents(SessionCore session, String kind, String prefix) {
+    GrantEvents(SessionCore session, String kind, String name) {
         this.session = session;
         this.kind = kind;
-        this.prefix = prefix;
+        this.name = name;
     }
 
     /** A grant was committed at {@code sinceNanos}, for an acquisition started at {@code startedNanos}. */
@@ -28,7 +28,7 @@ final class GrantEvents {
         Duration waited = Duration.ofNanos(held.sinceNanos() - startedNanos);
         String key = held.keyText();
         FencingToken token = held.grant() instanceof Fenced f ? f.token() : null;
-        session.tell(l -> l.acquired(session.front(), kind, prefix, key, token, waited));
+        session.tell(l -> l.acquired(session.front(), kind, name, key, token, waited));
     }
 
     /** The grant held since {@code heldSince} ended: released ({@code loss} null) or lost. */
@@ -38,9 +38,9 @@ final class GrantEvents {
         }
         Duration heldFor = Duration.ofNanos(System.nanoTime() - heldSince);
         if (loss == null) {
-            session.tell(l -> l.released(session.front(), kind, prefix, heldFor));
+            session.tell(l -> l.released(session.front(), kind, name, heldFor));
         } else {
-            session.tell(l -> l.grantLost(session.front(), kind, prefix, loss, heldFor));
+            session.tell(l -> l.grantLost(session.front(), kind, name, loss, heldFor));
         }
     }
 }

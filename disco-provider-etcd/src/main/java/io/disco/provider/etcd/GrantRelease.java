@@ -65,7 +65,7 @@ final class GrantRelease<G, L extends DiscoException> implements KeyRelease.Owne
         } catch (DiscoException e) {
             if (ledger.loss().orElse(null) == e) {
                 throw lostException.apply(
-                        service.kind() + " " + service.prefix() + ": the grant was lost before it was released: "
+                        service.kind() + " " + service.name() + ": the grant was lost before it was released: "
                                 + e.getMessage(),
                         e);
             }
@@ -90,7 +90,7 @@ final class GrantRelease<G, L extends DiscoException> implements KeyRelease.Owne
                 this,
                 held,
                 also.apply(held.grant()),
-                what + " of " + service.kind() + " " + service.prefix());
+                what + " of " + service.kind() + " " + service.name());
     }
 
     /**
@@ -101,7 +101,7 @@ final class GrantRelease<G, L extends DiscoException> implements KeyRelease.Owne
      */
     void await(KeyRelease<G> r, String what) {
         SessionCore session = service.session();
-        String op = what + " of " + service.kind() + " " + service.prefix();
+        String op = what + " of " + service.kind() + " " + service.name();
         SessionThread.refuseOnSessionThread("the " + op);
         long deadline = System.nanoTime() + session.requestTimeout().toNanos();
         boolean interrupted = false;
@@ -177,7 +177,7 @@ final class GrantRelease<G, L extends DiscoException> implements KeyRelease.Owne
             }
             case GONE_BEFORE -> {
                 L lost = lostException.apply(
-                        service.kind() + " " + service.prefix() + " was lost before this release: its key "
+                        service.kind() + " " + service.name() + " was lost before this release: its key "
                                 + r.held().keyText() + " (created at revision "
                                 + r.held().createRevision()
                                 + ") was already gone (its lease expired or was revoked, or somebody deleted it)",
@@ -191,8 +191,7 @@ final class GrantRelease<G, L extends DiscoException> implements KeyRelease.Owne
                 DiscoException sessionLoss = session.lossCause();
                 if (sessionLoss != null) {
                     L lost = lostException.apply(
-                            service.kind() + " " + service.prefix() + " lost: " + sessionLoss.getMessage(),
-                            sessionLoss);
+                            service.kind() + " " + service.name() + " lost: " + sessionLoss.getMessage(), sessionLoss);
                     if (loss.lose(lost)) {
                         return;
                     }

@@ -29,13 +29,13 @@ final class HolderGroup implements SessionMember {
         ByteSequence ownKey();
     }
 
-    private final String prefix;
+    private final String name;
     private final String kind;
     private final ConcurrentSkipListMap<Integer, Holder> holders = new ConcurrentSkipListMap<>();
 
     /** @param kind what the holders are called in messages ("semaphore") */
-    HolderGroup(String prefix, String kind) {
-        this.prefix = prefix;
+    HolderGroup(String name, String kind) {
+        this.name = name;
         this.kind = kind;
     }
 
@@ -54,7 +54,7 @@ final class HolderGroup implements SessionMember {
     /** Registry's holders lock held. */
     void add(int index, Holder holder) {
         if (holders.putIfAbsent(index, holder) != null) {
-            throw new IllegalStateException("holder index " + index + " of " + kind + " " + prefix + " is taken");
+            throw new IllegalStateException("holder index " + index + " of " + kind + " " + name + " is taken");
         }
     }
 
@@ -65,8 +65,8 @@ final class HolderGroup implements SessionMember {
     }
 
     @Override
-    public String prefix() {
-        return prefix;
+    public String name() {
+        return name;
     }
 
     @Override
@@ -97,6 +97,6 @@ final class HolderGroup implements SessionMember {
 
     @Override
     public String toString() {
-        return kind + " holders " + prefix + " " + holders.keySet();
+        return kind + " holders " + name + " " + holders.keySet();
     }
 }

@@ -283,7 +283,7 @@ abstract class QueueClaim<G> implements Acquisition<G> {
     final void ownKeyGone(DiscoException cause) {
         myRevision = 0;
         failed(service.lostException(
-                service.kind() + " " + service.prefix() + " lost while acquiring: " + cause.getMessage(), cause));
+                service.kind() + " " + service.name() + " lost while acquiring: " + cause.getMessage(), cause));
         session.probeLease();
     }
 
@@ -310,7 +310,7 @@ abstract class QueueClaim<G> implements Acquisition<G> {
                 failed(
                         session.isLost()
                                 ? service.lostException(
-                                        service.kind() + " " + service.prefix() + " lost while acquiring: "
+                                        service.kind() + " " + service.name() + " lost while acquiring: "
                                                 + cause.getMessage(),
                                         cause)
                                 : cause);
@@ -389,7 +389,7 @@ abstract class QueueClaim<G> implements Acquisition<G> {
         }
         if (session.listened()) {
             java.time.Duration waited = java.time.Duration.ofNanos(System.nanoTime() - startedNanos);
-            session.tell(l -> l.acquisitionFailed(session.front(), service.kind(), service.prefix(), cause, waited));
+            session.tell(l -> l.acquisitionFailed(session.front(), service.kind(), service.name(), cause, waited));
         }
         result.internalFail(cause);
         if (!createInFlight) {

@@ -8,7 +8,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.function.IntFunction;
 
 /**
- * The services of one session, by the range their keys lie in ({@code prefix + "/"}), sorted: a
+ * The services of one session, by the range their keys lie in ({@code name + "/"}), sorted: a
  * nested name is found among its neighbours and its parents, not by a scan of every service. No two
  * services of a session may have nested names (rule 8): they would share or queue behind each other's
  * keys, and one's release could delete the other's key. The one exception is a {@link HolderGroup}:
@@ -45,27 +45,26 @@ final class ServiceRegistry {
      * @throws IllegalStateException if the names nest
      */
     void register(SessionMember member) {
-        String range = member.prefix() + "/";
+        String range = member.name() + "/";
         Map.Entry<String, SessionMember> under =
                 members.ceilingEntry(range); // the first range that may lie under this one
         SessionMember m = under != null && under.getKey().startsWith(range) ? under.getValue() : owning(range);
         if (m != null) {
-            String other = m.prefix() + "/";
-            throw new IllegalStateException(
-                    member.kind() + " '" + member.prefix() + "' and " + m.kind() + " '" + m.prefix()
-                            + "' on session " + session + " would share keys: the keys of one lie under '"
-                            + (range.length() >= other.length() ? other : range) + "', where the other queues;"
-                            + " use one session per owner, or names that are not nested");
+            String other = m.name() + "/";
+            throw new IllegalStateException(member.kind() + " '" + member.name() + "' and " + m.kind() + " '" + m.name()
+                    + "' on session " + session + " would share keys: the keys of one lie under '"
+                    + (range.length() >= other.length() ? other : range) + "', where the other queues;"
+                    + " use one session per owner, or names that are not nested");
         }
         members.put(range, member);
     }
 
     void unregister(SessionMember member) {
-        members.remove(member.prefix() + "/", member);
+        members.remove(member.name() + "/", member);
     }
 
     /**
-     * Registers one more holder on {@code prefix}: the first makes the name's {@link HolderGroup}
+     * Registers one more holder on {@code name}: the first makes the name's {@link HolderGroup}
      * (refused like {@link #register} when another kind uses the name or a nested one), later ones join
      * it with the lowest free holder index. Runs under the lease's lock, as {@link #register}.
      *
@@ -73,14 +72,14 @@ final class ServiceRegistry {
      * @param make makes the holder of a holder index
      * @throws IllegalStateException if the name is used by another kind, or nests with a name in use
      */
-    <H extends HolderGroup.Holder> H joinHolders(String prefix, String kind, IntFunction<H> make) {
+    <H extends HolderGroup.Holder> H joinHolders(String name, String kind, IntFunction<H> make) {
         synchronized (holders) {
-            SessionMember m = members.get(prefix + "/");
+            SessionMember m = members.get(name + "/");
             HolderGroup group;
             if (m instanceof HolderGroup g && g.kind().equals(kind)) {
                 group = g;
             } else {
-                group = new HolderGroup(prefix, kind);
+                group = new HolderGroup(name, kind);
                 register(group); // refused when the name is in use otherwise
             }
             int index = group.freeIndex();
@@ -93,8 +92,8 @@ final class ServiceRegistry {
     /** Unregisters a holder; the name's group goes with its last one. */
     void leaveHolders(HolderGroup.Holder holder) {
         synchronized (holders) {
-            if (members.get(holder.prefix() + "/") instanceof HolderGroup g && g.remove(holder)) {
-                members.remove(holder.prefix() + "/", g);
+            if (members.get(holder.name() + "/") instanceof HolderGroup g && g.remove(holder)) {
+                members.remove(holder.name() + "/", g);
             }
         }
     }
@@ -131,7 +130,7 @@ final class ServiceRegistry {
                         .append(" more services")
                         .toString();
             }
-            b.append(b.length() == 0 ? "" : ", ").append(m.kind()).append(' ').append(m.prefix());
+            b.append(b.length() == 0 ? "" : ", ").append(m.kind()).append(' ').append(m.name());
         }
         return b.length() == 0 ? "no service" : b.toString();
     }

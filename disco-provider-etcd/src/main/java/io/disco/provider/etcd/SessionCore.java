@@ -117,7 +117,7 @@ final class SessionCore implements LeaseKeeper.Observer {
         return leaseId;
     }
 
-    /** The lease id as etcd's Go recipes write it in keys: {@code <prefix>/<lease id in hex>}. */
+    /** The lease id as etcd's Go recipes write it in keys: {@code <name>/<lease id in hex>}. */
     String leaseHex() {
         return GrantedLease.hex(leaseId);
     }
@@ -205,13 +205,13 @@ final class SessionCore implements LeaseKeeper.Observer {
     }
 
     /**
-     * Registers one more holder on {@code prefix} (see {@link ServiceRegistry#joinHolders}).
+     * Registers one more holder on {@code name} (see {@link ServiceRegistry#joinHolders}).
      *
      * @throws IllegalStateException if the session is closed or lost, or the name is another kind's or nests
      */
-    <H extends HolderGroup.Holder> H joinHolders(String prefix, String kind, IntFunction<H> make) {
+    <H extends HolderGroup.Holder> H joinHolders(String name, String kind, IntFunction<H> make) {
         List<H> made = new ArrayList<>(1);
-        lease.whileUsable(() -> made.add(services.joinHolders(prefix, kind, make)));
+        lease.whileUsable(() -> made.add(services.joinHolders(name, kind, make)));
         return made.get(0);
     }
 

@@ -7,8 +7,8 @@ import java.util.concurrent.CompletableFuture;
 /** Something bound to a session's lifetime: a service, registered in its session's {@link ServiceRegistry}. */
 interface SessionMember {
 
-    /** The service's name, whose keys all lie under {@code prefix + "/"}. */
-    String prefix();
+    /** The service's name, whose keys all lie under {@code name + "/"}. */
+    String name();
 
     /** What the service is called in messages. */
     String kind();

@@ -51,10 +51,10 @@ class LockTest {
     void badInputFailsAtOnceNamingTheProblem() throws Exception {
         NullPointerException n =
                 assertThrows(NullPointerException.class, () -> EtcdProvider.newLock(ETCD.client(), null));
-        assertEquals("prefix", n.getMessage());
+        assertEquals("name", n.getMessage());
         IllegalArgumentException e =
                 assertThrows(IllegalArgumentException.class, () -> EtcdProvider.newLock(ETCD.client(), "  "));
-        assertTrue(e.getMessage().contains("prefix"), e.getMessage());
+        assertTrue(e.getMessage().contains("name"), e.getMessage());
         e = assertThrows(
                 IllegalArgumentException.class, () -> EtcdOptions.builder().ttl(Duration.ofMillis(500)));
         assertTrue(e.getMessage().contains("ttl"), e.getMessage());

@@ -104,12 +104,12 @@ class RWLockTest {
     @Test
     void badInputFailsAtOnceNamingTheProblem() throws Exception {
         assertEquals(
-                "prefix",
+                "name",
                 assertThrows(NullPointerException.class, () -> EtcdProvider.newRWLock(ETCD.client(), null))
                         .getMessage());
         IllegalArgumentException e =
                 assertThrows(IllegalArgumentException.class, () -> EtcdProvider.newRWLock(ETCD.client(), " "));
-        assertTrue(e.getMessage().contains("prefix"), e.getMessage());
+        assertTrue(e.getMessage().contains("name"), e.getMessage());
     }
 
     @Test

@@ -14,8 +14,8 @@ import io.disco.fencing.Fenced;
  */
 abstract class AttemptOwner<G extends Fenced> extends QueueProtocol<G> {
 
-    AttemptOwner(String path, String what) {
-        super(path, what);
+    AttemptOwner(String name, String what) {
+        super(name, what);
     }
 
     /** @return the session the service runs on */

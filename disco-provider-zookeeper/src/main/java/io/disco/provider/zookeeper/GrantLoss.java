@@ -47,7 +47,7 @@ final class GrantLoss<G extends Fenced, E extends DiscoException> {
     /** @return the service's loss for {@code reason}, naming the primitive and where ZooKeeper is */
     E lost(String reason, Throwable cause) {
         return exception.apply(
-                "the " + names.what() + " on " + names.path + " (ZooKeeper at " + core.connectString() + ") was lost: "
+                "the " + names.what() + " on " + names.name + " (ZooKeeper at " + core.connectString() + ") was lost: "
                         + reason,
                 cause);
     }
@@ -59,7 +59,7 @@ final class GrantLoss<G extends Fenced, E extends DiscoException> {
         if (end == null) {
             return;
         }
-        core.unregister(names.path, member);
+        core.unregister(names.name, member);
         if (end.acquisition() != null) {
             end.acquisition().fail(end.loss());
         }

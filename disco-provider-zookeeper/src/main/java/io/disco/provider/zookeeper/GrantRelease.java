@@ -56,7 +56,7 @@ final class GrantRelease<G extends Fenced, E extends DiscoException> implements 
         if (step.mismatch() != null) {
             throw new IllegalStateException(call + ": this service holds a "
                     + protocol.modeName(step.mismatch().kind())
-                    + " grant of the " + protocol.what() + " on " + protocol.path + ", not a "
+                    + " grant of the " + protocol.what() + " on " + protocol.name + ", not a "
                     + protocol.modeName(kind) + " one; nothing was released");
         }
         QueueRelease<G> r = step.release();
@@ -76,7 +76,7 @@ final class GrantRelease<G extends Fenced, E extends DiscoException> implements 
             throw e;
         } catch (Exception e) {
             throw new DiscoException(
-                    call + ": could not prepare the release of the " + protocol.what() + " on " + protocol.path + ": "
+                    call + ": could not prepare the release of the " + protocol.what() + " on " + protocol.name + ": "
                             + e,
                     e);
         }
@@ -105,7 +105,7 @@ final class GrantRelease<G extends Fenced, E extends DiscoException> implements 
             r.giveUp();
             throw new DiscoException(
                     "ZooKeeper at " + core.connectString() + " did not answer the release ("
-                            + call + ") of the " + protocol.what() + " on " + protocol.path + " within "
+                            + call + ") of the " + protocol.what() + " on " + protocol.name + " within "
                             + timeout.toMillis()
                             + " ms: the grant (" + r.held.grant().token()
                             + ") is given up, this owner no longer holds it and"
@@ -188,7 +188,7 @@ final class GrantRelease<G extends Fenced, E extends DiscoException> implements 
                         "releasing (ZooKeeper refused the delete of "
                                 + r.node + " and applied nothing: this owner still holds the " + protocol.what()
                                 + "; retry, or let the"
-                                + " session end) the " + protocol.what() + " on " + protocol.path,
+                                + " session end) the " + protocol.what() + " on " + protocol.name,
                         cause));
         }
         ledger.over(r); // closed meanwhile: nothing is lost any more, the release is over all the same

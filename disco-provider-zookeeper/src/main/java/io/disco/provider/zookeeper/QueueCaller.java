@@ -38,10 +38,10 @@ final class QueueCaller {
             }
             TimeoutException t = new TimeoutException(
                     s.releaseUnconfirmed()
-                            ? "the release of this service's previous grant of the " + s.what() + " on " + s.path
+                            ? "the release of this service's previous grant of the " + s.what() + " on " + s.name
                                     + " was still unconfirmed after " + timeout
                                     + " (ZooKeeper has not answered its delete): nothing was claimed"
-                            : "the " + s.what() + " on " + s.path + " was still held by another owner after " + timeout
+                            : "the " + s.what() + " on " + s.name + " was still held by another owner after " + timeout
                                     + "; this owner's claim was withdrawn");
             t.initCause(e);
             throw t;
@@ -78,7 +78,7 @@ final class QueueCaller {
                 return g;
             }
             throw new DiscoException(
-                    "ZooKeeper at " + s.core().connectString() + " did not answer " + call + " on " + s.path
+                    "ZooKeeper at " + s.core().connectString() + " did not answer " + call + " on " + s.name
                             + " within " + request,
                     e);
         } catch (ExecutionException e) {

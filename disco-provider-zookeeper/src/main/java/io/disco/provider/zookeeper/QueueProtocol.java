@@ -15,13 +15,13 @@ import org.apache.zookeeper.data.Stat;
  */
 abstract class QueueProtocol<G> {
 
-    /** The primitive's path. */
-    final String path;
+    /** The primitive's name. */
+    final String name;
     /** What the primitive is, for messages: "lock", "read/write lock", "semaphore", "election". */
     private final String what;
 
-    QueueProtocol(String path, String what) {
-        this.path = path;
+    QueueProtocol(String name, String what) {
+        this.name = name;
         this.what = what;
     }
 
@@ -68,16 +68,16 @@ abstract class QueueProtocol<G> {
      * @param children the directory's children, all of them
      * @param kind the own node's kind
      * @param ownCzxid the own node's czxid
-     * @return the node's path relative to this primitive's path, or null
+     * @return the node's name relative to this primitive's name, or null
      * @throws Exception if ZooKeeper failed
      */
     String nestedBlocker(List<String> children, NodeKind kind, long ownCzxid) throws Exception {
         return null;
     }
 
-    /** @return the directory the queue's nodes live in; the primitive's path by default */
+    /** @return the directory the queue's nodes live in; the primitive's name by default */
     String queueDir() {
-        return path;
+        return name;
     }
 
     /** @return whether a blocked claim waits for any change of the queue (a semaphore) rather than for its blocker */

@@ -54,7 +54,7 @@ final class QueueWorker<G extends Fenced> implements Runnable {
             committed = awaitTurn(c, node, own);
         } catch (InterruptedException e) {
             a.future.completeExceptionally(new DiscoException(
-                    "the worker of the " + service.what() + " on " + service.path + " was interrupted", e));
+                    "the worker of the " + service.what() + " on " + service.name + " was interrupted", e));
         } catch (KeeperException.SessionExpiredException e) {
             DiscoException sessionLoss = core.lossOrNull();
             a.future.completeExceptionally(

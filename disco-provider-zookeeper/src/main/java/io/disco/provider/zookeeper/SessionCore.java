@@ -122,23 +122,23 @@ final class SessionCore {
     // ------------------------------------------------------------------ services
 
     /**
-     * Makes the service of {@code path} and registers it (see {@link ServiceRegistry#add}).
+     * Makes the service of {@code name} and registers it (see {@link ServiceRegistry#add}).
      *
      * @throws IllegalStateException if the session is closed or lost (also because its client is closed), or has
-     *     a service on {@code path}
+     *     a service on {@code name}
      */
-    <T extends SessionMember> T register(String path, Supplier<T> make) {
+    <T extends SessionMember> T register(String name, Supplier<T> make) {
         liveness.checkClientOpen();
-        return status.whileUsable(this::toString, () -> services.add(path, make));
+        return status.whileUsable(this::toString, () -> services.add(name, make));
     }
 
-    /** @throws IllegalStateException if this session has a service on {@code path} */
-    void checkFree(String path) {
-        services.checkFree(path);
+    /** @throws IllegalStateException if this session has a service on {@code name} */
+    void checkFree(String name) {
+        services.checkFree(name);
     }
 
-    void unregister(String path, SessionMember member) {
-        services.remove(path, member);
+    void unregister(String name, SessionMember member) {
+        services.remove(name, member);
     }
 
     /** A background delete that Curator keeps retrying until it succeeds or the session ends. */

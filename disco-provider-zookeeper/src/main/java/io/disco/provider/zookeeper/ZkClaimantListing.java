@@ -58,7 +58,7 @@ final class ZkClaimantListing {
 
     List<Claimant> list(Primitive primitive, String name) {
         Objects.requireNonNull(primitive, "primitive");
-        String path = NodeLayout.checkPath(name);
+        String path = NodeLayout.checkName(name);
         SessionThread.refuseOnSessionThread("claimants()");
         try {
             return switch (primitive) {

@@ -24,9 +24,9 @@ import org.apache.zookeeper.data.Stat;
 
 /**
  * Curator's {@code LeaderLatch} protocol behind {@link ElectionService}: a candidate's node is
- * {@code <path>/_c_<uuid>-latch-<sequence>}, ephemeral-sequential on this owner's session, its data the
+ * {@code <name>/_c_<uuid>-latch-<sequence>}, ephemeral-sequential on this owner's session, its data the
  * candidate's value; the first in sequence order leads, every other waits on its predecessor, so disco
- * candidates and {@code LeaderLatch}es on one path share one succession. The token of a term is the czxid of
+ * candidates and {@code LeaderLatch}es on one name share one succession. The token of a term is the czxid of
  * the leader's own node (as for the lock); a node whose ephemeral owner is not this session is never used.
  * The term's start and every {@link #proclaim} append the value to the election's log in the directory's data
  * ({@link ElectionLog}), so that observers miss no value; {@link #leader()} and {@link #observe} read the lowest
@@ -53,20 +53,20 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
 
     private final List<ZkObservation> observations = new ArrayList<>();
 
-    private ZkElectionService(SessionCore core, String path, Runnable afterClose) {
-        super(core, path, "election");
+    private ZkElectionService(SessionCore core, String name, Runnable afterClose) {
+        super(core, name, "election");
         this.afterClose = afterClose;
     }
 
     /**
-     * Makes the election on {@code path} and registers it on its session.
+     * Makes the election on {@code name} and registers it on its session.
      *
      * @param afterClose run once the election is closed (an election that owns its session and client), or null
-     * @throws IllegalArgumentException if {@code path} is blank or not a valid ZooKeeper path
-     * @throws IllegalStateException if the session has a service on {@code path}, or is closed or lost
+     * @throws IllegalArgumentException if {@code name} is blank or not a valid ZooKeeper name
+     * @throws IllegalStateException if the session has a service on {@code name}, or is closed or lost
      */
-    static ZkElectionService create(SessionCore core, String path, Runnable afterClose) {
-        String checked = NodeLayout.checkPath(path);
+    static ZkElectionService create(SessionCore core, String name, Runnable afterClose) {
+        String checked = NodeLayout.checkName(name);
         return core.register(checked, () -> new ZkElectionService(core, checked, afterClose));
     }
 
@@ -98,7 +98,7 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
             for (int attempt = 0; attempt < 20; attempt++) {
                 Stat dir = new Stat();
                 List<ElectionLog.Entry> log =
-                        ElectionLog.decode(c.getData().storingStatIn(dir).forPath(path));
+                        ElectionLog.decode(c.getData().storingStatIn(dir).forPath(name));
                 if (log == null) {
                     break; // the directory's data is somebody else's: no log
                 }
@@ -109,7 +109,7 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
                                     c.transactionOp()
                                             .setData()
                                             .withVersion(dir.getVersion())
-                                            .forPath(path, ElectionLog.append(log, entry)));
+                                            .forPath(name, ElectionLog.append(log, entry)));
                     break;
                 } catch (KeeperException.BadVersionException e) {
                     // another write to the log: read it again
@@ -179,7 +179,7 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
         SessionThread.refuseOnSessionThread("election.proclaim()");
         synchronized (proclaiming) {
             Leadership l = held().orElseThrow(
-                            () -> new NotLeaderException("this candidate does not lead the election on " + path));
+                            () -> new NotLeaderException("this candidate does not lead the election on " + name));
             long czxid = l.token().value();
             if (termCzxid != czxid) { // the term's first proclamation
                 termCzxid = czxid;
@@ -190,7 +190,7 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
                 try {
                     Stat dir = new Stat();
                     List<ElectionLog.Entry> log =
-                            ElectionLog.decode(c.getData().storingStatIn(dir).forPath(path));
+                            ElectionLog.decode(c.getData().storingStatIn(dir).forPath(name));
                     if (log == null || value.length() > MAX_LOGGED_CHARS) {
                         c.setData().forPath(l.key(), bytes(value)); // no log: the own node carries the value
                     } else {
@@ -202,14 +202,14 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
                                         c.transactionOp()
                                                 .setData()
                                                 .withVersion(dir.getVersion())
-                                                .forPath(path, ElectionLog.append(log, entry)));
+                                                .forPath(name, ElectionLog.append(log, entry)));
                     }
                     proclamations++;
                     break;
                 } catch (KeeperException.NoNodeException e) {
                     heldNodeGone(l.key());
                     throw new NotLeaderException("the node " + l.key() + " of this candidate's term in the election on "
-                            + path + " is gone: the term ended");
+                            + name + " is gone: the term ended");
                 } catch (KeeperException.BadVersionException e) {
                     if (attempt >= 20) { // another write to the log meanwhile: read it again
                         throw zkFailure("proclaiming (the election's log kept changing) in", e);
@@ -245,13 +245,13 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
     @Override
     public Optional<Leadership> leader() {
         if (closed()) {
-            throw new IllegalStateException("the election on " + path + " is closed");
+            throw new IllegalStateException("the election on " + name + " is closed");
         }
         try {
             while (true) {
                 List<String> children;
                 try {
-                    children = core.client().getChildren().forPath(path);
+                    children = core.client().getChildren().forPath(name);
                 } catch (KeeperException.NoNodeException e) {
                     return Optional.empty();
                 }
@@ -259,13 +259,13 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
                 if (queue.isEmpty()) {
                     return Optional.empty();
                 }
-                String node = ZKPaths.makePath(path, queue.get(0));
+                String node = ZKPaths.makePath(name, queue.get(0));
                 Stat stat = new Stat();
                 try {
                     byte[] data = core.client().getData().storingStatIn(stat).forPath(node);
                     String value = new String(data == null ? new byte[0] : data, StandardCharsets.UTF_8);
                     List<ElectionLog.Entry> log =
-                            ElectionLog.decode(core.client().getData().forPath(path));
+                            ElectionLog.decode(core.client().getData().forPath(name));
                     for (ElectionLog.Entry e : log == null ? List.<ElectionLog.Entry>of() : log) {
                         if (e.czxid() == stat.getCzxid()) {
                             value = e.value(); // the term's latest proclamation
@@ -287,9 +287,9 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
         ZkObservation o;
         synchronized (observations) {
             if (closed()) {
-                throw new IllegalStateException("the election on " + path + " is closed");
+                throw new IllegalStateException("the election on " + name + " is closed");
             }
-            o = new ZkObservation(core.client(), path, listener, this::forget);
+            o = new ZkObservation(core.client(), name, listener, this::forget);
             observations.add(o);
         }
         return o.start();

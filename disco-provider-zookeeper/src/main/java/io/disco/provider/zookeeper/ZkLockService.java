@@ -15,7 +15,7 @@ import org.apache.zookeeper.data.Stat;
 
 /**
  * Curator's {@code InterProcessMutex} protocol behind {@link LockService}: the own node is
- * {@code <path>/_c_<uuid>-lock-<sequence>}, ephemeral-sequential on this owner's session; the first in sequence
+ * {@code <name>/_c_<uuid>-lock-<sequence>}, ephemeral-sequential on this owner's session; the first in sequence
  * order holds the lock, every other waits on its predecessor. The token is the own node's czxid (zxids are
  * totally ordered across the ensemble's history and a successor's node is created after its predecessor's was),
  * not the sequence number, which is a per-parent signed 32-bit counter that restarts when Curator's container
@@ -27,18 +27,18 @@ final class ZkLockService extends ZkQueueService<Grant, LockLostException> imple
 
     private static final List<NodeKind> QUEUE = List.of(NodeKind.LOCK);
 
-    private ZkLockService(SessionCore core, String path) {
-        super(core, path, "lock");
+    private ZkLockService(SessionCore core, String name) {
+        super(core, name, "lock");
     }
 
     /**
-     * Makes the lock on {@code path} and registers it on its session.
+     * Makes the lock on {@code name} and registers it on its session.
      *
-     * @throws IllegalArgumentException if {@code path} is blank or not a valid ZooKeeper path
-     * @throws IllegalStateException if the session has a service on {@code path}, or is closed or lost
+     * @throws IllegalArgumentException if {@code name} is blank or not a valid ZooKeeper name
+     * @throws IllegalStateException if the session has a service on {@code name}, or is closed or lost
      */
-    static ZkLockService create(SessionCore core, String path) {
-        String checked = NodeLayout.checkPath(path);
+    static ZkLockService create(SessionCore core, String name) {
+        String checked = NodeLayout.checkName(name);
         return core.register(checked, () -> new ZkLockService(core, checked));
     }
 
@@ -74,13 +74,13 @@ final class ZkLockService extends ZkQueueService<Grant, LockLostException> imple
     private String olderEphemeral(String relative, long ownCzxid) throws Exception {
         List<String> children;
         try {
-            children = core.client().getChildren().forPath(ZKPaths.makePath(path, relative));
+            children = core.client().getChildren().forPath(ZKPaths.makePath(name, relative));
         } catch (KeeperException.NoNodeException e) {
             return null;
         }
         for (String child : children) {
             String rel = relative + "/" + child;
-            Stat s = core.client().checkExists().forPath(ZKPaths.makePath(path, rel));
+            Stat s = core.client().checkExists().forPath(ZKPaths.makePath(name, rel));
             if (s == null) {
                 continue;
             }

@@ -44,10 +44,10 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
     /**
      * @param what what the primitive is, for messages: "lock", "read/write lock", "semaphore", "election"
      */
-    ZkQueueService(SessionCore core, String path, String what) {
-        super(path, what);
+    ZkQueueService(SessionCore core, String name, String what) {
+        super(name, what);
         this.core = core;
-        this.ledger = new GrantLedger<>("the " + what + " on " + path);
+        this.ledger = new GrantLedger<>("the " + what + " on " + name);
         this.loss = new GrantLoss<>(core, this, ledger, this, this::lostException, done);
         this.releases = new GrantRelease<>(core, this, ledger, loss);
     }
@@ -71,12 +71,12 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
         SessionThread.refuseOnSessionThread(call);
         if (Thread.interrupted()) {
             throw new InterruptedException(
-                    "the " + what() + " on " + path + ": " + call + " on an interrupted thread; nothing was claimed");
+                    "the " + what() + " on " + name + ": " + call + " on an interrupted thread; nothing was claimed");
         }
         if (timeout != null && Timeouts.tryOnly(timeout)) {
             return QueueCaller.awaitTry(this, start(kind, true, data), call)
                     .orElseThrow(() -> new TimeoutException("the "
-                            + what() + " on " + path + " is not free now (a timeout of " + timeout
+                            + what() + " on " + name + " is not free now (a timeout of " + timeout
                             + " is one try, at once); this"
                             + " owner's claim was withdrawn"));
         }
@@ -116,7 +116,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
         GrantLedger.Begun<QueueRelease<G>> begun = ledger.begin(a, held -> {
             if (held.kind() != kind) {
                 throw new IllegalStateException("this service holds a " + modeName(held.kind()) + " grant of the "
-                        + what() + " on " + path + ": there is no upgrade or downgrade; release it first");
+                        + what() + " on " + name + ": there is no upgrade or downgrade; release it first");
             }
         });
         QueueRelease<G> releaseFirst = begun.releaseFirst();
@@ -132,7 +132,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
         } catch (RejectedExecutionException e) {
             a.withdrawn.complete(null);
             a.future.completeExceptionally(
-                    new IllegalStateException("the session of the " + what() + " on " + path + " is closed", e));
+                    new IllegalStateException("the session of the " + what() + " on " + name + " is closed", e));
         }
         return a;
     }
@@ -179,7 +179,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
 
     @Override
     final DiscoException zkFailure(String doing, Exception e) {
-        return core.failure(doing + " the " + what() + " on " + path, e);
+        return core.failure(doing + " the " + what() + " on " + name, e);
     }
 
     // ------------------------------------------------------------------ the held node
@@ -230,7 +230,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
         return ledger.replace(held -> held.grant() == current, held -> held.withGrant(next));
     }
 
-    /** @return the held node's path, or null */
+    /** @return the held node's name, or null */
     final String heldNode() {
         HeldGrant<G> held = ledger.heldIf(h -> true);
         return held == null ? null : held.node();
@@ -287,10 +287,10 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
         if (closing == null) {
             return;
         }
-        core.unregister(path, this);
+        core.unregister(name, this);
         QueueAttempt<G> a = closing.acquisition();
         if (a != null) {
-            a.future.completeExceptionally(new IllegalStateException("the " + what() + " on " + path + " was closed"));
+            a.future.completeExceptionally(new IllegalStateException("the " + what() + " on " + name + " was closed"));
             if (!SessionThread.onSessionThread()) {
                 a.awaitWithdrawn(core.requestTimeout());
             }
@@ -313,6 +313,6 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
 
     @Override
     public String toString() {
-        return "ZooKeeper " + what() + " on " + path + " (" + ledger.describe() + ")";
+        return "ZooKeeper " + what() + " on " + name + " (" + ledger.describe() + ")";
     }
 }

@@ -22,13 +22,13 @@ import org.apache.zookeeper.data.Stat;
  * Curator's {@code InterProcessReadWriteLock} protocol behind {@link RWLockService}, with fencing tokens.
  *
  * <h2>Nodes</h2>
- * Readers and writers queue in one directory, as Curator's recipe does: {@code <path>/_c_<uuid>-__READ__<seq>}
- * and {@code <path>/_c_<uuid>-__WRIT__<seq>}, in sequence order. A reader is admitted when no writer's node is
+ * Readers and writers queue in one directory, as Curator's recipe does: {@code <name>/_c_<uuid>-__READ__<seq>}
+ * and {@code <name>/_c_<uuid>-__WRIT__<seq>}, in sequence order. A reader is admitted when no writer's node is
  * ahead of its own (it waits on the first writer ahead); a writer when no node at all is (it waits on its
  * predecessor). So Curator's readers and writers and disco's exclude each other and keep one queue order.
  *
  * <h2>Tokens</h2>
- * The phase marker {@code /disco-rwlock-phase<path>} is a persistent node outside the lock's directory (where
+ * The phase marker {@code /disco-rwlock-phase<name>} is a persistent node outside the lock's directory (where
  * Curator's drivers would queue it): no holder's node, not listed. After admission, one more ZooKeeper write,
  * guarded by the own node still existing:
  * <ul>
@@ -47,7 +47,7 @@ import org.apache.zookeeper.data.Stat;
  * <h2>This class</h2>
  * The read/write lock's hooks ({@link QueueProtocol}: the queue, the admission, the phase's transactions), its
  * calls and whether a writer queued behind a read grant ({@link QueuedWriters}); it makes itself on a session
- * ({@link #create}), and the grant's lifecycle is {@link ZkQueueService}'s. The marker's path is
+ * ({@link #create}), and the grant's lifecycle is {@link ZkQueueService}'s. The marker's name is
  * {@link NodeLayout}'s.
  */
 final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException> implements RWLockService {
@@ -56,19 +56,19 @@ final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException>
 
     private final String marker;
 
-    private ZkRWLockService(SessionCore core, String path) {
-        super(core, path, "read/write lock");
-        this.marker = NodeLayout.phaseMarker(path);
+    private ZkRWLockService(SessionCore core, String name) {
+        super(core, name, "read/write lock");
+        this.marker = NodeLayout.phaseMarker(name);
     }
 
     /**
-     * Makes the read/write lock on {@code path} and registers it on its session.
+     * Makes the read/write lock on {@code name} and registers it on its session.
      *
-     * @throws IllegalArgumentException if {@code path} is blank or not a valid ZooKeeper path
-     * @throws IllegalStateException if the session has a service on {@code path}, or is closed or lost
+     * @throws IllegalArgumentException if {@code name} is blank or not a valid ZooKeeper name
+     * @throws IllegalStateException if the session has a service on {@code name}, or is closed or lost
      */
-    static ZkRWLockService create(SessionCore core, String path) {
-        String checked = NodeLayout.checkPath(path);
+    static ZkRWLockService create(SessionCore core, String name) {
+        String checked = NodeLayout.checkName(name);
         return core.register(checked, () -> new ZkRWLockService(core, checked));
     }
 
@@ -90,7 +90,7 @@ final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException>
             if (q != null) {
                 q.close();
             }
-            queuedWriters = q = new QueuedWriters(core.client(), path, node);
+            queuedWriters = q = new QueuedWriters(core.client(), name, node);
         }
         return q.queued();
     }
@@ -167,7 +167,7 @@ final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException>
                 return m.getCzxid();
             }
             try {
-                c.createContainers(NodeLayout.phaseMarkerDir(path));
+                c.createContainers(NodeLayout.phaseMarkerDir(name));
                 List<CuratorOp> ops = List.of(
                         c.transactionOp().check().forPath(node),
                         c.transactionOp()

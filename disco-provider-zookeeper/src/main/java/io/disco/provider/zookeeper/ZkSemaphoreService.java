@@ -23,13 +23,13 @@ import org.apache.zookeeper.KeeperException;
  * A semaphore with fenced slots on ZooKeeper.
  *
  * <h2>Nodes</h2>
- * Holders queue as {@code <path>/leases/_c_<uuid>-lease-<seq>} (the directory and node name of Curator's
+ * Holders queue as {@code <name>/leases/_c_<uuid>-lease-<seq>} (the directory and node name of Curator's
  * {@code InterProcessSemaphoreV2}); a holder is admitted once fewer than {@code limit} lease nodes are ahead of
- * its own, and a blocked one waits for any change of the directory. The limit is recorded once per path in the
- * persistent node {@code <path>/limit} (created by the first service, compared by every later one).
+ * its own, and a blocked one waits for any change of the directory. The limit is recorded once per name in the
+ * persistent node {@code <name>/limit} (created by the first service, compared by every later one).
  *
- * <h2>With Curator's recipe on the same path</h2>
- * {@code InterProcessSemaphoreV2} takes its internal mutex {@code <path>/locks}, creates its lease node and, still
+ * <h2>With Curator's recipe on the same name</h2>
+ * {@code InterProcessSemaphoreV2} takes its internal mutex {@code <name>/locks}, creates its lease node and, still
  * holding the mutex, waits until the directory has at most {@code maxLeases} children. Both rules admit a node
  * only when at most {@code limit} nodes are at or before it (Curator counts the nodes behind it too), and a
  * holder's node exists from before its admission until its release; so the holders, all at or before the newest
@@ -40,8 +40,8 @@ import org.apache.zookeeper.KeeperException;
  *
  * <h2>Slots and tokens</h2>
  * After admission a holder claims slot {@code i} in {@code 0 .. limit-1}: the persistent node
- * {@code <path>/slots/<i>} is free when its data is empty or names a lease node that is gone (a crash, an
- * operator); the claim sets the data to the own lease node's path, in a transaction guarded by the slot's
+ * {@code <name>/slots/<i>} is free when its data is empty or names a lease node that is gone (a crash, an
+ * operator); the claim sets the data to the own lease node's name, in a transaction guarded by the slot's
  * version (every claim and release bumps it, so two claimers that read the same free slot cannot both win) and
  * a check of the own lease node. The token is the slot's new mzxid: it grows with every claim of the slot, and
  * a slot is claimed again only once its holder's lease node is gone, so a valid holder is never overtaken on its
@@ -60,23 +60,23 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
     private final int limit;
     private final String leases;
 
-    private ZkSemaphoreService(SessionCore core, String path, int limit) {
-        super(core, path, "semaphore");
+    private ZkSemaphoreService(SessionCore core, String name, int limit) {
+        super(core, name, "semaphore");
         this.limit = limit;
-        this.leases = NodeLayout.semaphoreLeases(path);
+        this.leases = NodeLayout.semaphoreLeases(name);
     }
 
     /**
-     * Makes the semaphore of {@code limit} on {@code path} and registers it on its session, once its limit is
+     * Makes the semaphore of {@code limit} on {@code name} and registers it on its session, once its limit is
      * recorded, or found equal to the recorded one.
      *
-     * @throws IllegalArgumentException if {@code path} is blank or invalid, {@code limit < 1}, or the semaphore
+     * @throws IllegalArgumentException if {@code name} is blank or invalid, {@code limit < 1}, or the semaphore
      *                                  exists with another limit
-     * @throws IllegalStateException if the session has a service on {@code path}, or is closed or lost
+     * @throws IllegalStateException if the session has a service on {@code name}, or is closed or lost
      * @throws DiscoException if ZooKeeper failed while the limit was checked
      */
-    static ZkSemaphoreService create(SessionCore core, String path, int limit) {
-        String checked = NodeLayout.checkPath(path);
+    static ZkSemaphoreService create(SessionCore core, String name, int limit) {
+        String checked = NodeLayout.checkName(name);
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be at least 1, got " + limit);
         }
@@ -86,14 +86,14 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
     }
 
     /**
-     * Records the limit of {@code path}, or checks it against the recorded one. Not interruptible: a thread
+     * Records the limit of {@code name}, or checks it against the recorded one. Not interruptible: a thread
      * interrupted on entry still gets the answer (a create sent and then given up on could leave a record behind,
      * unseen), and keeps its status for the acquisition that follows to act on.
      */
-    static void checkLimit(CuratorFramework c, String path, int limit) {
+    static void checkLimit(CuratorFramework c, String name, int limit) {
         boolean interrupted = Thread.interrupted();
         try {
-            recordLimit(c, path, limit);
+            recordLimit(c, name, limit);
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -101,8 +101,8 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
         }
     }
 
-    private static void recordLimit(CuratorFramework c, String path, int limit) {
-        String node = NodeLayout.semaphoreLimit(path);
+    private static void recordLimit(CuratorFramework c, String name, int limit) {
+        String node = NodeLayout.semaphoreLimit(name);
         byte[] want = Integer.toString(limit).getBytes(StandardCharsets.UTF_8);
         try {
             try {
@@ -116,13 +116,13 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
             }
             String recorded = new String(c.getData().forPath(node), StandardCharsets.UTF_8);
             if (!recorded.equals(Integer.toString(limit))) {
-                throw new IllegalArgumentException("the semaphore " + path + " exists with limit " + recorded
+                throw new IllegalArgumentException("the semaphore " + name + " exists with limit " + recorded
                         + "; this service asked for limit " + limit);
             }
         } catch (IllegalArgumentException e) {
             throw e;
         } catch (Exception e) {
-            throw new DiscoException("ZooKeeper failed while reading the limit of the semaphore " + path + ": " + e, e);
+            throw new DiscoException("ZooKeeper failed while reading the limit of the semaphore " + name + ": " + e, e);
         }
     }
 
@@ -153,7 +153,7 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
             return List.of(core.client()
                     .transactionOp()
                     .setData()
-                    .forPath(NodeLayout.semaphoreSlot(path, held.slot()), new byte[0]));
+                    .forPath(NodeLayout.semaphoreSlot(name, held.slot()), new byte[0]));
         } catch (Exception e) {
             throw new DiscoException("could not prepare the release of " + held + ": " + e, e);
         }
@@ -161,7 +161,7 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
 
     /**
      * Claims a free slot: one whose data is empty or names a holder node that is gone, by setting its data to
-     * the own node's path, guarded by the slot's version and the own node; the token is the slot's new mzxid.
+     * the own node's name, guarded by the slot's version and the own node; the token is the slot's new mzxid.
      */
     @Override
     Permit grant(String node, NodeKind kind, org.apache.zookeeper.data.Stat own) throws Exception {
@@ -169,7 +169,7 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
         byte[] me = node.getBytes(StandardCharsets.UTF_8);
         for (int round = 0; round < 20; round++) {
             for (int i = 0; i < limit; i++) {
-                String slot = NodeLayout.semaphoreSlot(path, i);
+                String slot = NodeLayout.semaphoreSlot(name, i);
                 org.apache.zookeeper.data.Stat st = new org.apache.zookeeper.data.Stat();
                 byte[] holder;
                 try {
@@ -203,13 +203,13 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
                 for (CuratorTransactionResult r : results) {
                     if (r.getType() == OperationType.SET_DATA) {
                         return new Permit(
-                                path, node, i, FencingToken.of(r.getResultStat().getMzxid()));
+                                name, node, i, FencingToken.of(r.getResultStat().getMzxid()));
                     }
                 }
                 throw new IllegalStateException("ZooKeeper's transaction answered without the set-data result");
             }
         }
-        throw new DiscoException("no free slot of the semaphore " + path + " after 20 rounds, although admitted");
+        throw new DiscoException("no free slot of the semaphore " + name + " after 20 rounds, although admitted");
     }
 
     @Override
@@ -266,7 +266,7 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
         } catch (KeeperException.NoNodeException e) {
             return new Stat(limit, 0);
         } catch (Exception e) {
-            throw core.failure("counting the semaphore " + path, e);
+            throw core.failure("counting the semaphore " + name, e);
         }
     }
 }

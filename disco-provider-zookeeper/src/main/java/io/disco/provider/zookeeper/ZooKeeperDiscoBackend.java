@@ -64,19 +64,19 @@ public final class ZooKeeperDiscoBackend implements DiscoBackend {
     }
 
     /**
-     * Starts a leadership runner on the election {@code path} (see {@link LeadershipRunner}): each attempt
+     * Starts a leadership runner on the election {@code name} (see {@link LeadershipRunner}): each attempt
      * {@linkplain #open() opens} a client and a session of its own and campaigns with a
      * {@linkplain ZooKeeperSession#newElection(String) ZooKeeper election} on it; closing the attempt's election
      * (the runner does, when the term or the session ends) closes that session and client.
      *
-     * @param path the election's ZooKeeper path, absolute
+     * @param name the election's ZooKeeper name, absolute
      * @param options the value, task, listener, requeue and backoff
      * @return the running runner; close it to stop
      * @throws NullPointerException if an argument is null
-     * @throws IllegalArgumentException if {@code path} is blank or not a valid ZooKeeper path
+     * @throws IllegalArgumentException if {@code name} is blank or not a valid ZooKeeper name
      */
-    public LeadershipRunner newLeadershipRunner(String path, LeadershipRunner.Options options) {
-        String checked = NodeLayout.checkPath(path);
+    public LeadershipRunner newLeadershipRunner(String name, LeadershipRunner.Options options) {
+        String checked = NodeLayout.checkName(name);
         Objects.requireNonNull(options, "options");
         return LeadershipRunner.start(
                 checked,

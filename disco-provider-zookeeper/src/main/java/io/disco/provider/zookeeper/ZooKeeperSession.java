@@ -17,7 +17,7 @@ import org.apache.curator.framework.imps.CuratorFrameworkState;
 
 /**
  * One owner on ZooKeeper: the session of a started {@code CuratorFramework}, on which locks, read/write locks,
- * semaphores and elections are created, at most one per path. The public front of the session: it opens it
+ * semaphores and elections are created, at most one per name. The public front of the session: it opens it
  * ({@code SessionHandOut}), has the services make themselves on it and answers for it; what the services see of
  * the session, and what runs it, is its {@code SessionCore}.
  *
@@ -87,97 +87,97 @@ public final class ZooKeeperSession implements AutoCloseable {
     }
 
     /**
-     * Creates a lock on {@code path} on this session (see {@link LockService} for the contract). The lock's
-     * nodes are those of Curator's {@code InterProcessMutex}: {@code <path>/_c_<uuid>-lock-<sequence>}; the
+     * Creates a lock on {@code name} on this session (see {@link LockService} for the contract). The lock's
+     * nodes are those of Curator's {@code InterProcessMutex}: {@code <name>/_c_<uuid>-lock-<sequence>}; the
      * token of a grant is the czxid of the owner's own node.
      *
-     * @param path the lock's ZooKeeper path, absolute
+     * @param name the lock's ZooKeeper name, absolute
      * @return the lock; closing it releases it and keeps this session
-     * @throws NullPointerException if {@code path} is null
-     * @throws IllegalArgumentException if {@code path} is blank or not a valid ZooKeeper path
-     * @throws IllegalStateException if this session already has a service on {@code path}, or is closed or lost
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is blank or not a valid ZooKeeper name
+     * @throws IllegalStateException if this session already has a service on {@code name}, or is closed or lost
      */
-    public LockService newLock(String path) {
-        return ZkLockService.create(core, path);
+    public LockService newLock(String name) {
+        return ZkLockService.create(core, name);
     }
 
     /**
-     * Creates a read/write lock on {@code path} on this session (see {@link RWLockService} for the contract).
-     * Its nodes are those of Curator's {@code InterProcessReadWriteLock}: {@code <path>/_c_<uuid>-__READ__<seq>}
-     * and {@code <path>/_c_<uuid>-__WRIT__<seq>}; the phase marker that gives the readers of one phase their
-     * shared token is {@code /disco-rwlock-phase<path>}.
+     * Creates a read/write lock on {@code name} on this session (see {@link RWLockService} for the contract).
+     * Its nodes are those of Curator's {@code InterProcessReadWriteLock}: {@code <name>/_c_<uuid>-__READ__<seq>}
+     * and {@code <name>/_c_<uuid>-__WRIT__<seq>}; the phase marker that gives the readers of one phase their
+     * shared token is {@code /disco-rwlock-phase<name>}.
      *
-     * @param path the lock's ZooKeeper path, absolute
+     * @param name the lock's ZooKeeper name, absolute
      * @return the read/write lock; closing it releases it and keeps this session
-     * @throws NullPointerException if {@code path} is null
-     * @throws IllegalArgumentException if {@code path} is blank or not a valid ZooKeeper path
-     * @throws IllegalStateException if this session already has a service on {@code path}, or is closed or lost
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is blank or not a valid ZooKeeper name
+     * @throws IllegalStateException if this session already has a service on {@code name}, or is closed or lost
      */
-    public RWLockService newRWLock(String path) {
-        return ZkRWLockService.create(core, path);
+    public RWLockService newRWLock(String name) {
+        return ZkRWLockService.create(core, name);
     }
 
     /**
-     * Creates a semaphore of {@code limit} permits on {@code path} on this session (see {@link SemaphoreService}
-     * for the contract): holders queue as {@code <path>/leases/_c_<uuid>-lease-<seq>}, each admitted holder
-     * claims a slot {@code <path>/slots/<i>}, and the token is that slot node's czxid.
+     * Creates a semaphore of {@code limit} permits on {@code name} on this session (see {@link SemaphoreService}
+     * for the contract): holders queue as {@code <name>/leases/_c_<uuid>-lease-<seq>}, each admitted holder
+     * claims a slot {@code <name>/slots/<i>}, and the token is that slot node's czxid.
      *
-     * @param path the semaphore's ZooKeeper path, absolute
+     * @param name the semaphore's ZooKeeper name, absolute
      * @param limit the number of permits, at least 1
      * @return the semaphore; closing it releases its permit and keeps this session
-     * @throws NullPointerException if {@code path} is null
-     * @throws IllegalArgumentException if {@code path} is blank or invalid, {@code limit < 1}, or the semaphore
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is blank or invalid, {@code limit < 1}, or the semaphore
      *                                  exists with another limit
-     * @throws IllegalStateException if this session already has a service on {@code path}, or is closed or lost
+     * @throws IllegalStateException if this session already has a service on {@code name}, or is closed or lost
      * @throws DiscoException if ZooKeeper failed while the limit was checked
      */
-    public SemaphoreService newSemaphore(String path, int limit) {
-        return ZkSemaphoreService.create(core, path, limit);
+    public SemaphoreService newSemaphore(String name, int limit) {
+        return ZkSemaphoreService.create(core, name, limit);
     }
 
     /**
-     * Creates a candidate (and observer) of the election on {@code path} on this session (see
+     * Creates a candidate (and observer) of the election on {@code name} on this session (see
      * {@link ElectionService} for the contract). Its nodes are those of Curator's {@code LeaderLatch}:
-     * {@code <path>/_c_<uuid>-latch-<sequence>}, the data the candidate's value, so disco candidates and
-     * {@code LeaderLatch}es on one path share one succession; the token of a term is the czxid of the leader's
+     * {@code <name>/_c_<uuid>-latch-<sequence>}, the data the candidate's value, so disco candidates and
+     * {@code LeaderLatch}es on one name share one succession; the token of a term is the czxid of the leader's
      * own node. {@link ElectionService#leader()} and {@link ElectionService#observe} read the lowest node's data.
      *
-     * @param path the election's ZooKeeper path, absolute
+     * @param name the election's ZooKeeper name, absolute
      * @return the election; closing it resigns and keeps this session
-     * @throws NullPointerException if {@code path} is null
-     * @throws IllegalArgumentException if {@code path} is blank or not a valid ZooKeeper path
-     * @throws IllegalStateException if this session already has a service on {@code path}, or is closed or lost
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is blank or not a valid ZooKeeper name
+     * @throws IllegalStateException if this session already has a service on {@code name}, or is closed or lost
      */
-    public ElectionService newElection(String path) {
-        return newElection(path, null);
+    public ElectionService newElection(String name) {
+        return newElection(name, null);
     }
 
     /** An election that runs {@code afterClose} once it is closed (an election that owns this session). */
-    ElectionService newElection(String path, Runnable afterClose) {
-        return ZkElectionService.create(core, path, afterClose);
+    ElectionService newElection(String name, Runnable afterClose) {
+        return ZkElectionService.create(core, name, afterClose);
     }
 
     /**
-     * Who holds and who waits for {@code path} as {@code primitive}: the holders first, then the waiters, each in
+     * Who holds and who waits for {@code name} as {@code primitive}: the holders first, then the waiters, each in
      * queue (sequence) order, with its node, session (as the lease id), token and {@linkplain ClaimMetadata
      * metadata} (the JSON this library writes into the data of its lock, read/write lock and semaphore nodes).
      * Read in one consistent snapshot: a read-only {@code multi} of the queue's nodes and what gives their
      * tokens. Tokens: a lock holder's is its node's czxid; readers of a read/write lock share the phase marker's
      * czxid, a writer's is its node's mzxid (set by its admission transaction; empty for a plain Curator writer);
      * a semaphore holder's is the mzxid of the slot that names its node; a leader's is its node's czxid. Nodes
-     * of Curator's recipes are listed too, with the metadata their data allows. Only reads: works on any path,
+     * of Curator's recipes are listed too, with the metadata their data allows. Only reads: works on any name,
      * and while this session is lost or closed as long as the client is open.
      *
-     * @param primitive what the path is
-     * @param path the primitive's ZooKeeper path
+     * @param primitive what the name is
+     * @param name the primitive's ZooKeeper name
      * @return the claimants, holders then waiters; empty when nobody holds or waits
      * @throws NullPointerException if an argument is null
-     * @throws IllegalArgumentException if {@code path} is blank or not a valid ZooKeeper path
+     * @throws IllegalArgumentException if {@code name} is blank or not a valid ZooKeeper name
      * @throws IllegalStateException if called on a session thread
      * @throws DiscoException if ZooKeeper failed or the listing changed under every read
      */
-    public List<Claimant> claimants(Primitive primitive, String path) {
-        return new ZkClaimantListing(core.client(), core.connectString()).list(primitive, path);
+    public List<Claimant> claimants(Primitive primitive, String name) {
+        return new ZkClaimantListing(core.client(), core.connectString()).list(primitive, name);
     }
 
     /** @return the session timeout ZooKeeper negotiated: this owner's time to live */

@@ -69,7 +69,7 @@ class OutageAndInputTest {
 
         try (ZooKeeperSession session = ZooKeeperSession.open(ZK.admin())) {
             assertEquals(
-                    "path",
+                    "name",
                     assertThrows(NullPointerException.class, () -> session.newLock(null))
                             .getMessage());
             assertThrows(IllegalArgumentException.class, () -> session.newLock(" "));
