@@ -6,6 +6,8 @@ import io.disco.testservers.EtcdCluster;
 import io.disco.testservers.RpcCounter;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -217,6 +219,22 @@ public final class Bench {
     /** Waits up to 30 s for {@code f}. */
     static <T> T get(CompletableFuture<T> f) throws Exception {
         return f.get(30, TimeUnit.SECONDS);
+    }
+
+    /** @return how many keys lie under {@code prefix + "/"}, read within {@code seconds} */
+    long keysUnder(String prefix, long seconds) throws Exception {
+        GetOption count = GetOption.builder().isPrefix(true).withCountOnly(true).build();
+        return client.getKVClient()
+                .get(bs(prefix + "/"), count)
+                .get(seconds, TimeUnit.SECONDS)
+                .getCount();
+    }
+
+    /** Deletes every key under {@code prefix + "/"}, within 10 s. */
+    void deleteUnder(String prefix) throws Exception {
+        client.getKVClient()
+                .delete(bs(prefix + "/"), DeleteOption.builder().isPrefix(true).build())
+                .get(10, TimeUnit.SECONDS);
     }
 
     /** @return the used heap after GC: the least of four readings, each after {@code System.gc()} */

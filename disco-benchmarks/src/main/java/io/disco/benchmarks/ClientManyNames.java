@@ -6,7 +6,6 @@ import io.disco.client.Disco;
 import io.disco.lock.FencedLock;
 import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdProvider;
-import io.etcd.jetcd.options.GetOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -42,16 +41,7 @@ final class ClientManyNames implements BenchCase {
                 double seconds = (System.nanoTime() - t0) / 1e9;
                 Thread.sleep(1_000); // past the half second an idle name may keep its service
                 long heap1 = Bench.usedHeap();
-                long keys = bench.client
-                        .getKVClient()
-                        .get(
-                                Bench.bs(base + "/"),
-                                GetOption.builder()
-                                        .isPrefix(true)
-                                        .withCountOnly(true)
-                                        .build())
-                        .get(30, TimeUnit.SECONDS)
-                        .getCount();
+                long keys = bench.keysUnder(base, 30);
                 double grownMb = (heap1 - heap0) / (1024.0 * 1024.0);
                 bench.report.row(
                         "client",

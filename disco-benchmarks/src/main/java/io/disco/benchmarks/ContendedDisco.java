@@ -40,26 +40,14 @@ final class ContendedDisco implements BenchCase {
             perAcq.add(rpa);
             perAcqText.add(String.format(Locale.ROOT, "K=%d: %.2f", k, rpa));
             acquisitionsPerSecond.put(k, c.perSecond());
-            bench.report.row(
+            c.reportHandoffs(
+                    bench.report,
                     "2 contended disco",
                     "K=" + k + " handoff",
-                    Stats.median(c.handoffMs()),
-                    Stats.p99(c.handoffMs()),
-                    "ms",
-                    "acq_per_s",
-                    c.perSecond(),
                     "unlock_ms",
-                    Stats.median(c.holdMs()),
-                    "rpcs_per_acq",
-                    rpa,
-                    "kv_per_acq",
-                    c.kvPerAcquisition(),
-                    "watches_per_acq",
-                    c.watchesPerAcquisition(),
+                    c.requestFigures(),
                     "handoffs_over_50ms",
-                    Contention.over(c.handoffMs(), 50),
-                    "acquisitions",
-                    c.acquisitions());
+                    Contention.over(c.handoffMs(), 50));
             if (k == 4) {
                 rpcsAtWait = rpa;
             }

@@ -53,22 +53,15 @@ final class ContendedJetcd implements BenchCase {
             long calls =
                     c.rpcs().calls("Lock/") + c.rpcs().calls("KV/") + c.rpcs().watchCreates();
             acquisitionsPerSecond.put(k, c.perSecond());
-            bench.report.row(
+            c.reportHandoffs(
+                    bench.report,
                     "2 contended jetcd Lock",
                     "K=" + k + " handoff",
-                    Stats.median(c.handoffMs()),
-                    Stats.p99(c.handoffMs()),
-                    "ms",
-                    "acq_per_s",
-                    c.perSecond(),
                     "unlock_ms",
-                    Stats.median(c.holdMs()),
                     "rpcs_per_acq",
                     calls / (double) c.acquisitions(),
                     "handoffs_over_50ms",
-                    Contention.over(c.handoffMs(), 50),
-                    "acquisitions",
-                    c.acquisitions());
+                    Contention.over(c.handoffMs(), 50));
         }
         bench.report.notes.add(
                 "jetcd Lock RPCs are client-visible calls only: etcd runs the same queue recipe server-side"

@@ -68,6 +68,34 @@ final class Contention {
         double watchesPerAcquisition() {
             return rpcs.watchCreates() / (double) acquisitions;
         }
+
+        /** @return the etcd requests per acquisition as a row's figures: all, the KV calls, the watch creates */
+        Object[] requestFigures() {
+            return new Object[] {
+                "rpcs_per_acq", requestsPerAcquisition(),
+                "kv_per_acq", kvPerAcquisition(),
+                "watches_per_acq", watchesPerAcquisition()
+            };
+        }
+
+        /**
+         * Reports this run as one row of {@code section}: the hand-offs' median and p99, the acquisitions per
+         * second, the median release call as {@code releaseFigure}, then {@code more} (name, value, ...) and the
+         * number of acquisitions.
+         */
+        void reportHandoffs(Report report, String section, String name, String releaseFigure, Object... more) {
+            report.samples(
+                    section,
+                    name,
+                    handoffMs,
+                    "acq_per_s",
+                    perSecond(),
+                    releaseFigure,
+                    Stats.median(holdMs),
+                    more,
+                    "acquisitions",
+                    acquisitions);
+        }
     }
 
     /**

@@ -1,11 +1,9 @@
 package io.disco.benchmarks;
 
-import static io.disco.benchmarks.Bench.bs;
 import static io.disco.benchmarks.Bench.log;
 
 import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdSession;
-import io.etcd.jetcd.options.GetOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -42,16 +40,7 @@ final class ElectionFailover implements BenchCase {
                             });
                     // The next candidate must be queued (its key written) before the term ends.
                     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                    GetOption count = GetOption.builder()
-                            .isPrefix(true)
-                            .withCountOnly(true)
-                            .build();
-                    while (bench.client
-                                    .getKVClient()
-                                    .get(bs(prefix + "/"), count)
-                                    .get(5, TimeUnit.SECONDS)
-                                    .getCount()
-                            < 2) {
+                    while (bench.keysUnder(prefix, 5) < 2) {
                         if (System.nanoTime() > deadline) {
                             throw new IllegalStateException("candidate did not queue");
                         }
@@ -77,12 +66,10 @@ final class ElectionFailover implements BenchCase {
                 leaderSession.close();
             }
             double[] samples = ms.stream().mapToDouble(Double::doubleValue).toArray();
-            bench.report.row(
+            bench.report.samples(
                     "4 election",
                     loss ? "lease loss (revoke) -> next leader" : "resign() -> next leader",
-                    Stats.median(samples),
-                    Stats.p99(samples),
-                    "ms",
+                    samples,
                     "terms",
                     n);
         }

@@ -119,12 +119,10 @@ final class GuardBoundFlood implements BenchCase {
                 Stats.median(r.ownerInFloodMs),
                 max(r.ownerInFloodMs),
                 "ms");
-        report.row(
+        report.samples(
                 "5 guard bound",
                 "new owners one after another, no flood, " + setting,
-                Stats.median(r.ownerAloneMs),
-                Stats.p99(r.ownerAloneMs),
-                "ms",
+                r.ownerAloneMs,
                 "reads_per_owner",
                 r.readsPerOwner);
     }

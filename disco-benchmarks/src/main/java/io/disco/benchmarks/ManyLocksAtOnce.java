@@ -10,7 +10,6 @@ import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.PutOption;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
@@ -194,10 +193,7 @@ final class ManyLocksAtOnce implements BenchCase {
             shared.close();
             own.forEach(EtcdSession::close);
             bench.client.getLeaseClient().revoke(lease).get(10, TimeUnit.SECONDS);
-            kv.delete(
-                            Bench.bs(base + "/"),
-                            DeleteOption.builder().isPrefix(true).build())
-                    .get(10, TimeUnit.SECONDS);
+            bench.deleteUnder(base);
         }
     }
 
@@ -419,7 +415,7 @@ final class ManyLocksAtOnce implements BenchCase {
                 kv.addAll(List.of("callback_threads_cpu", x.threadCores(n -> n.startsWith("disco-callback-"))));
             }
             kv.addAll(List.of("acquisitions", x.acquisitions, "seconds", x.seconds()));
-            bench.report.row(SECTION, labels[v], Stats.median(ms), Stats.p99(ms), "ms", kv.toArray());
+            bench.report.samples(SECTION, labels[v], ms, kv.toArray());
         }
         int cpus = Runtime.getRuntime().availableProcessors();
         double ra = a.perSecond() / c.perSecond();

@@ -35,6 +35,11 @@ final class Report {
         return row(section, name, median, Double.NaN, p99, unit, kv);
     }
 
+    /** A row of samples in milliseconds: their median and p99, plus named figures. */
+    Row samples(String section, String name, double[] ms, Object... kv) {
+        return row(section, name, Stats.median(ms), Stats.p99(ms), "ms", kv);
+    }
+
     /** A row with its median, p90 and p99. */
     Row row(String section, String name, double median, double p90, double p99, String unit, Object... kv) {
         Row r = new Row(section, name, median, p90, p99, unit, ordered(kv));
@@ -46,13 +51,28 @@ final class Report {
         targets.add(new Target(name, goal, measured, met, cause));
     }
 
-    /** @return the pairs {@code kv} (name, value, name, value, ...) as a map in their order */
+    /**
+     * @return the pairs {@code kv} (name, value, name, value, ...) as a map in their order; where a name is due, an
+     *     {@code Object[]} of such pairs (figures that several rows share) is spliced in
+     */
     private static Map<String, Object> ordered(Object... kv) {
         Map<String, Object> m = new LinkedHashMap<>();
-        for (int i = 0; i + 1 < kv.length; i += 2) {
-            m.put((String) kv[i], kv[i + 1]);
-        }
+        put(m, kv);
         return m;
+    }
+
+    private static void put(Map<String, Object> m, Object[] kv) {
+        for (int i = 0; i < kv.length; ) {
+            if (kv[i] instanceof Object[] pairs) {
+                put(m, pairs);
+                i++;
+            } else if (i + 1 < kv.length) {
+                m.put((String) kv[i], kv[i + 1]);
+                i += 2;
+            } else {
+                return;
+            }
+        }
     }
 
     static String num(double v) {

@@ -38,12 +38,7 @@ final class SemaphoreHandover implements BenchCase {
                         "",
                         "acq_per_s",
                         c.perSecond(),
-                        "rpcs_per_acq",
-                        rpa,
-                        "kv_per_acq",
-                        c.kvPerAcquisition(),
-                        "watches_per_acq",
-                        c.watchesPerAcquisition(),
+                        c.requestFigures(),
                         "acquisitions",
                         c.acquisitions());
             }

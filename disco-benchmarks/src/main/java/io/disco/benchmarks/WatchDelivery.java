@@ -27,18 +27,8 @@ final class WatchDelivery implements BenchCase {
         ByteSequence key = bs(bench.root + "/w/key");
         double[][] samples = Interleaved.sampledInTurn(
                 0, n, () -> deleteToEvent(bench.client, key, 0), () -> deleteToEvent(bench.client, key, 1));
-        bench.report.row(
-                "2 watch delivery",
-                "delete -> event, watch from read's revision",
-                Stats.median(samples[0]),
-                Stats.p99(samples[0]),
-                "ms");
-        bench.report.row(
-                "2 watch delivery",
-                "delete -> event, watch from revision + 1",
-                Stats.median(samples[1]),
-                Stats.p99(samples[1]),
-                "ms");
+        bench.report.samples("2 watch delivery", "delete -> event, watch from read's revision", samples[0]);
+        bench.report.samples("2 watch delivery", "delete -> event, watch from revision + 1", samples[1]);
         bench.report.notes.add(
                 "slow handoffs (handoffs_over_50ms): a watch that starts at or below etcd's current revision"
                         + " is 'unsynced' and gets its events only at etcd's next 100 ms catch-up (see '2 watch delivery')."

@@ -135,18 +135,8 @@ final class ZooKeeperVsCurator implements BenchCase {
                     Stats.median(d.holdMs()),
                     "acquisitions",
                     d.acquisitions());
-            bench.report.row(
-                    "Z zookeeper",
-                    "K=" + k + " handoff, Curator InterProcessMutex",
-                    ch,
-                    Stats.p99(c.handoffMs()),
-                    "ms",
-                    "acq_per_s",
-                    c.perSecond(),
-                    "release_ms",
-                    Stats.median(c.holdMs()),
-                    "acquisitions",
-                    c.acquisitions());
+            c.reportHandoffs(
+                    bench.report, "Z zookeeper", "K=" + k + " handoff, Curator InterProcessMutex", "release_ms");
             ratios.add(String.format(Locale.ROOT, "K=%d %.2f x", k, dh / ch));
         }
         bench.report.notes.add(

@@ -71,11 +71,8 @@ final class BreakCommand implements Callable<Integer> {
     @Parameters(paramLabel = "NAME", description = "the lock, read/write lock, semaphore or election name")
     String name;
 
-    @Option(
-            names = "--primitive",
-            paramLabel = "KIND",
-            description = "lock, rwlock, semaphore or election (default: found from the keys present)")
-    Primitive primitive;
+    @Mixin
+    PrimitiveOption primitive;
 
     @Option(
             names = "--holder",
@@ -100,7 +97,7 @@ final class BreakCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         NameArgument.check(name, spec.commandLine().getErr());
         try (Etcd etcd = connection.open()) {
-            Primitive kind = KeyLayout.resolve(etcd, name, primitive);
+            Primitive kind = primitive.resolve(etcd, name);
             List<Claimant> claimants = etcd.claimants(kind, name);
             // A key of a nested name (/locks/orders/<lease> under /locks/) is never this name's holder: only --holder
             // naming it breaks it.

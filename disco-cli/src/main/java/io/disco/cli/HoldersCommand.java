@@ -9,7 +9,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -35,11 +34,8 @@ final class HoldersCommand implements Callable<Integer> {
             description = "the lock, read/write lock, semaphore or election name, e.g. /locks/orders")
     String name;
 
-    @Option(
-            names = "--primitive",
-            paramLabel = "KIND",
-            description = "lock, rwlock, semaphore or election (default: found from the keys present)")
-    Primitive primitive;
+    @Mixin
+    PrimitiveOption primitive;
 
     @Spec
     CommandSpec spec;
@@ -61,7 +57,7 @@ final class HoldersCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         NameArgument.check(name, spec.commandLine().getErr());
         try (Etcd etcd = connection.open()) {
-            Primitive kind = KeyLayout.resolve(etcd, name, primitive);
+            Primitive kind = primitive.resolve(etcd, name);
             List<Claimant> claimants = etcd.claimants(kind, name);
             List<Claimant> own = claimants.stream()
                     .filter(c -> EtcdKeys.isClaimOf(kind, name, c.key()))
@@ -83,7 +79,7 @@ final class HoldersCommand implements Callable<Integer> {
                     name,
                     holders,
                     own.size() - holders,
-                    primitive == null ? " (kind found from its keys; --primitive to name it)" : "");
+                    primitive.given == null ? " (kind found from its keys; --primitive to name it)" : "");
             ClaimantTable.print(out, etcd, kind, name, claimants);
             if (!nested.isEmpty()) {
                 out.println(nestedNote(kind, name, claimants.size() - own.size(), nested));

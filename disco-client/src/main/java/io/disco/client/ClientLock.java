@@ -10,7 +10,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
 
 /**
  * The handle {@link Disco#lock(String)} returns: a name and the client's lock entries. Every acquisition
@@ -67,58 +66,28 @@ final class ClientLock implements FencedLock {
 
     @Override
     public void lock() {
-        LockEntry e = entries.join(name);
-        boolean ok = false;
-        try {
+        entries.acquire(name, e -> {
             acquiring(e).lock();
-            ok = true;
-        } finally {
-            if (!ok) {
-                entries.leave(e);
-            }
-        }
+            return true;
+        });
     }
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
-        LockEntry e = entries.join(name);
-        boolean ok = false;
-        try {
+        entries.acquire(name, e -> {
             acquiring(e).lockInterruptibly();
-            ok = true;
-        } finally {
-            if (!ok) {
-                entries.leave(e);
-            }
-        }
+            return true;
+        });
     }
 
     @Override
     public boolean tryLock() {
-        LockEntry e = entries.join(name);
-        boolean ok = false;
-        try {
-            ok = acquiring(e).tryLock();
-            return ok;
-        } finally {
-            if (!ok) {
-                entries.leave(e);
-            }
-        }
+        return entries.acquire(name, e -> acquiring(e).tryLock());
     }
 
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        LockEntry e = entries.join(name);
-        boolean ok = false;
-        try {
-            ok = acquiring(e).tryLock(time, unit);
-            return ok;
-        } finally {
-            if (!ok) {
-                entries.leave(e);
-            }
-        }
+        return entries.acquire(name, e -> acquiring(e).tryLock(time, unit));
     }
 
     @Override
@@ -158,17 +127,6 @@ final class ClientLock implements FencedLock {
     public int getHoldCount() {
         LockEntry e = held();
         return e == null ? 0 : e.queue.getHoldCount();
-    }
-
-    /**
-     * Not supported.
-     *
-     * @throws UnsupportedOperationException always
-     */
-    @Override
-    public Condition newCondition() {
-        throw new UnsupportedOperationException("FencedLock has no conditions: waiting on one would release and"
-                + " reacquire the distributed lock, and change the fencing token");
     }
 
     @Override

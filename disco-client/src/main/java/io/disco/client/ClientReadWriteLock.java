@@ -9,7 +9,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
 
 /**
  * The handle {@link Disco#readWriteLock(String)} returns: a name and the client's read/write lock entries, with
@@ -53,16 +52,7 @@ final class ClientReadWriteLock implements FencedReadWriteLock {
         }
 
         private boolean acquire(Wait wait, long deadline) throws InterruptedException {
-            RWEntry e = entries.join(name);
-            boolean ok = false;
-            try {
-                ok = isRead ? e.acquireRead(wait, deadline) : e.acquireWrite(wait, deadline);
-                return ok;
-            } finally {
-                if (!ok) {
-                    entries.leave(e);
-                }
-            }
+            return entries.acquire(name, e -> isRead ? e.acquireRead(wait, deadline) : e.acquireWrite(wait, deadline));
         }
 
         private boolean holds(RWEntry e) {
@@ -160,17 +150,6 @@ final class ClientReadWriteLock implements FencedReadWriteLock {
 
         private int holdCount(RWEntry e) {
             return isRead ? e.local.getReadHoldCount() : e.local.getWriteHoldCount();
-        }
-
-        /**
-         * Not supported.
-         *
-         * @throws UnsupportedOperationException always
-         */
-        @Override
-        public Condition newCondition() {
-            throw new UnsupportedOperationException("FencedLock has no conditions: waiting on one would release and"
-                    + " reacquire the distributed lock, and change the fencing token");
         }
 
         @Override

@@ -43,7 +43,7 @@ import java.util.Objects;
  *       most half a second, so that a name locked again at once does not pay for a new one, and after
  *       that nothing: no watch, no memory. Handles are cheap and may be kept or dropped. While a name is held or waited for, using a name nested
  *       in it ({@code /locks/orders/42} under {@code /locks/orders}) or one it is nested in, or the same
- *       name as another kind of primitive, is refused with an {@link IllegalStateException} naming
+ *       name as another primitive, is refused with an {@link IllegalStateException} naming
  *       both: their keys would share a range.</li>
  *   <li><b>Nested names across processes exclude one way only.</b> A claimant of {@code /a} queues
  *       behind every key under {@code /a/}, so it waits for holders of {@code /a/b} in other processes;
@@ -150,7 +150,7 @@ public interface Disco extends AutoCloseable {
      * @throws NullPointerException if {@code name} is null
      * @throws IllegalArgumentException if {@code name} breaks the name rule ({@link Names})
      * @throws IllegalStateException if the client is closed, already has a candidate on {@code name}, or
-     *         uses a name nested with it (or the name itself as another kind)
+     *         uses a name nested with it (or the name itself as another primitive)
      * @throws io.disco.fencing.DiscoException if the client has no owner right now (it is opening a new
      *         one after a loss: try again) or the backend failed
      */
@@ -176,7 +176,7 @@ public interface Disco extends AutoCloseable {
      * @throws NullPointerException if an argument is null
      * @throws IllegalArgumentException if {@code name} breaks the name rule ({@link Names})
      * @throws IllegalStateException if the client is closed, or {@code name} is in use by this client
-     *         (a candidate, another kind, a nested name)
+     *         (a candidate, another primitive, a nested name)
      */
     LeadershipRunner leadershipRunner(String name, LeadershipRunner.Options options);
 
@@ -194,7 +194,7 @@ public interface Disco extends AutoCloseable {
      * }
      * }</pre>
      *
-     * @param primitive the kind the name is claimed as (the backend's keys differ per kind)
+     * @param primitive what the name is claimed as (the backend's keys differ per primitive)
      * @param name the name
      * @return the claims, holders first; empty when nobody holds or waits
      * @throws NullPointerException if an argument is null

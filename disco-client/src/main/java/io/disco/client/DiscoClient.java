@@ -16,7 +16,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The backend-neutral {@link Disco}: it wires the client's parts together and hands out handles. Its duties:
- * check names, make the handles (each gets the {@link Entries} of its kind, never this class), make election
+ * check names, make the handles (each gets the {@link Entries} of its primitive, never this class), make election
  * candidates and leadership runners (and signal the runners when the client stops), list claimants, report the
  * status and the holdings, and close. The parts: the owner of the moment ({@link CurrentOwner}, which the entries
  * get as a supplier), the names in use ({@link Registry}, swept on the owner's threads), the thread-owned handles
@@ -65,21 +65,21 @@ final class DiscoClient implements Disco {
         String client = owner.toString();
         this.locks = new Entries<>(
                 registry,
-                Kind.LOCK,
+                Primitive.LOCK,
                 LockEntry.class,
                 n -> new LockEntry(n, owner::owner, registry),
                 owner::requireOpen,
                 client);
         this.readWriteLocks = new Entries<>(
                 registry,
-                Kind.READ_WRITE_LOCK,
+                Primitive.RWLOCK,
                 RWEntry.class,
                 n -> new RWEntry(n, owner::owner, registry),
                 owner::requireOpen,
                 client);
         this.elections = new Entries<>(
                 registry,
-                Kind.ELECTION,
+                Primitive.ELECTION,
                 ElectionEntry.class,
                 n -> new ElectionEntry(n, owner::owner, registry),
                 owner::requireOpen,
@@ -121,7 +121,7 @@ final class DiscoClient implements Disco {
         String checked = Names.check(name);
         Entries<SemaphoreEntry> semaphores = new Entries<>(
                 registry,
-                Kind.SEMAPHORE,
+                Primitive.SEMAPHORE,
                 SemaphoreEntry.class,
                 n -> new SemaphoreEntry(n, permits, owner::owner, registry),
                 owner::requireOpen,

@@ -1,9 +1,9 @@
 package io.disco.client;
 
+import io.disco.core.Primitive;
 import io.disco.election.ElectionService;
 import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
@@ -14,7 +14,7 @@ import java.util.function.Supplier;
  * candidate's key is its owner's. The entry keeps no service of its own: the candidate's
  * {@link ClientElection} owns its service and leaves the entry when it closes or finishes.
  */
-final class ElectionEntry extends Entry<ElectionService> {
+final class ElectionEntry extends ServiceEntry<ElectionService> {
 
     /** Whether a candidate of this client is open on the name. */
     final AtomicBoolean candidate = new AtomicBoolean();
@@ -22,7 +22,7 @@ final class ElectionEntry extends Entry<ElectionService> {
     volatile ElectionService current;
 
     ElectionEntry(String name, Supplier<CompletableFuture<DiscoBackend.Owner>> currentOwner, Retirements retirements) {
-        super(name, Kind.ELECTION, currentOwner, retirements);
+        super(name, Primitive.ELECTION, currentOwner, retirements);
     }
 
     @Override
@@ -32,31 +32,12 @@ final class ElectionEntry extends Entry<ElectionService> {
 
     @Override
     List<Holding> held(ElectionService service, Instant since) {
-        return service
-                .held()
-                .map(l -> new Holding(
-                        name, kind.toString(), Holding.State.HELD, Optional.of(l.key()), Optional.of(l.token()), since))
-                .stream()
+        return service.held().map(l -> hold(label(), l.key(), l.token(), since)).stream()
                 .toList();
     }
 
     @Override
     ElectionService newService(DiscoBackend.Owner owner) {
         return owner.newElection(name);
-    }
-
-    @Override
-    boolean isLost(ElectionService service) {
-        return service.err().isPresent();
-    }
-
-    @Override
-    void close(ElectionService service) {
-        service.close();
-    }
-
-    @Override
-    CompletableFuture<Void> closeAsync(ElectionService service) {
-        return service.closeAsync();
     }
 }

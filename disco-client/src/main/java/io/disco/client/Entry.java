@@ -1,5 +1,7 @@
 package io.disco.client;
 
+import io.disco.core.Primitive;
+import io.disco.fencing.FencingToken;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -20,7 +22,8 @@ import java.util.function.Supplier;
 abstract class Entry<S> {
 
     final String name;
-    final Kind kind;
+    /** What the name is used as: one primitive at a time. */
+    final Primitive primitive;
     /** The client's owner of the moment: pending while there is none, failed once the client is closed or the owner wait passed. */
     private final Supplier<CompletableFuture<DiscoBackend.Owner>> currentOwner;
     /** The lost services of the client's names still closing. */
@@ -40,11 +43,11 @@ abstract class Entry<S> {
 
     Entry(
             String name,
-            Kind kind,
+            Primitive primitive,
             Supplier<CompletableFuture<DiscoBackend.Owner>> currentOwner,
             Retirements retirements) {
         this.name = name;
-        this.kind = kind;
+        this.primitive = primitive;
         this.currentOwner = currentOwner;
         this.retirements = retirements;
     }
@@ -71,9 +74,18 @@ abstract class Entry<S> {
         Instant since = inUseSince;
         List<Holding> h = s == null ? List.of() : held(s, since);
         return h.isEmpty()
-                ? List.of(new Holding(
-                        name, kind.toString(), Holding.State.WAITING, Optional.empty(), Optional.empty(), since))
+                ? List.of(new Holding(name, label(), Holding.State.WAITING, Optional.empty(), Optional.empty(), since))
                 : h;
+    }
+
+    /** @return what the name is used as, in the primitive's word ({@link PrimitiveLabel}) */
+    final String label() {
+        return PrimitiveLabel.of(primitive);
+    }
+
+    /** @return a hold of this name, for {@link #held}: {@code what} it is ({@link #label()}, with a detail for some) */
+    final Holding hold(String what, String key, FencingToken token, Instant since) {
+        return new Holding(name, what, Holding.State.HELD, Optional.of(key), Optional.of(token), since);
     }
 
     /** Makes this entry's service on {@code owner}. */
@@ -169,6 +181,6 @@ abstract class Entry<S> {
 
     @Override
     public String toString() {
-        return kind + " '" + name + "'";
+        return label() + " '" + name + "'";
     }
 }

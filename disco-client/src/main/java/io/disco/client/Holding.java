@@ -13,7 +13,7 @@ import java.util.Optional;
  * @param name the name, as given to the client
  * @param primitive what it is: {@code lock}, {@code read/write lock (read)}, {@code read/write lock (write)},
  *     {@code semaphore (slot 2)} (one holding per permit held), {@code election} (while leading), or the
- *     bare kind while waiting
+ *     bare primitive while waiting
  * @param state whether this process holds it now or waits for it
  * @param key the backend's key of the hold (for etcd: {@code <name>/<lease id in hex>} for a lock); empty
  *     while waiting

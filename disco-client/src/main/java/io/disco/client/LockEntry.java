@@ -1,9 +1,9 @@
 package io.disco.client;
 
+import io.disco.core.Primitive;
 import io.disco.lock.LockService;
 import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
@@ -11,13 +11,13 @@ import java.util.function.Supplier;
  * A lock name in use: the threads' fair local queue ({@link QueuedFencedLock}), in front of one claim through
  * the name's service on the current owner ({@link Entry#service()}).
  */
-final class LockEntry extends Entry<LockService> {
+final class LockEntry extends ServiceEntry<LockService> {
 
     /** The thread-owned lock of the name, which every handle of the name acquires through. */
     final QueuedFencedLock queue;
 
     LockEntry(String name, Supplier<CompletableFuture<DiscoBackend.Owner>> currentOwner, Retirements retirements) {
-        super(name, Kind.LOCK, currentOwner, retirements);
+        super(name, Primitive.LOCK, currentOwner, retirements);
         this.queue = new QueuedFencedLock(this::service, "lock '" + name + "'");
     }
 
@@ -28,26 +28,7 @@ final class LockEntry extends Entry<LockService> {
 
     @Override
     List<Holding> held(LockService service, Instant since) {
-        return service
-                .held()
-                .map(g -> new Holding(
-                        name, kind.toString(), Holding.State.HELD, Optional.of(g.key()), Optional.of(g.token()), since))
-                .stream()
+        return service.held().map(g -> hold(label(), g.key(), g.token(), since)).stream()
                 .toList();
-    }
-
-    @Override
-    boolean isLost(LockService service) {
-        return service.err().isPresent();
-    }
-
-    @Override
-    void close(LockService service) {
-        service.close();
-    }
-
-    @Override
-    CompletableFuture<Void> closeAsync(LockService service) {
-        return service.closeAsync();
     }
 }

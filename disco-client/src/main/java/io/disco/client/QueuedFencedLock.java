@@ -13,7 +13,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
@@ -273,17 +272,6 @@ final class QueuedFencedLock implements FencedLock {
         return local.getHoldCount();
     }
 
-    /**
-     * Not supported.
-     *
-     * @throws UnsupportedOperationException always
-     */
-    @Override
-    public Condition newCondition() {
-        throw new UnsupportedOperationException("FencedLock has no conditions: waiting on one would release and"
-                + " reacquire the distributed lock, and change the fencing token");
-    }
-
     /** This lock, whose first holds through the view end after a maximum hold time ({@link #withMaxHold}). */
     private final class MaxHoldView implements FencedLock {
 
@@ -351,11 +339,6 @@ final class QueuedFencedLock implements FencedLock {
         @Override
         public int getHoldCount() {
             return QueuedFencedLock.this.getHoldCount();
-        }
-
-        @Override
-        public Condition newCondition() {
-            return QueuedFencedLock.this.newCondition();
         }
 
         @Override

@@ -1,5 +1,6 @@
 package io.disco.client;
 
+import io.disco.core.Primitive;
 import io.disco.fencing.FencingToken;
 import io.disco.rwlock.RWGrant;
 import io.disco.rwlock.RWLockLostException;
@@ -24,7 +25,7 @@ import java.util.function.Supplier;
  * lock's own is the share and its fairness: once a writer (of any process) queues behind the share
  * ({@link RWLockService#writerWaiting()}), no new reader of this process joins it.
  */
-final class RWEntry extends Entry<RWLockService> {
+final class RWEntry extends ServiceEntry<RWLockService> {
 
     /** One read claim in the backend, shared by this process's reading threads. */
     private static final class Share {
@@ -65,7 +66,7 @@ final class RWEntry extends Entry<RWLockService> {
     private record ReadHold(Share share, CompletableFuture<Void> ended) {}
 
     RWEntry(String name, Supplier<CompletableFuture<DiscoBackend.Owner>> currentOwner, Retirements retirements) {
-        super(name, Kind.READ_WRITE_LOCK, currentOwner, retirements);
+        super(name, Primitive.RWLOCK, currentOwner, retirements);
         this.readClaims = SelfHealingClaim.throughServices(
                 this::service,
                 RWLockLostException.class,
@@ -85,30 +86,13 @@ final class RWEntry extends Entry<RWLockService> {
     List<Holding> held(RWLockService service, Instant since) {
         return service
                 .held()
-                .map(g -> new Holding(
-                        name,
-                        kind + " (" + g.mode().toString().toLowerCase(java.util.Locale.ROOT) + ")",
-                        Holding.State.HELD,
-                        Optional.of(g.key()),
-                        Optional.of(g.token()),
+                .map(g -> hold(
+                        label() + " (" + g.mode().toString().toLowerCase(java.util.Locale.ROOT) + ")",
+                        g.key(),
+                        g.token(),
                         since))
                 .stream()
                 .toList();
-    }
-
-    @Override
-    boolean isLost(RWLockService service) {
-        return service.err().isPresent();
-    }
-
-    @Override
-    void close(RWLockService service) {
-        service.close();
-    }
-
-    @Override
-    CompletableFuture<Void> closeAsync(RWLockService service) {
-        return service.closeAsync();
     }
 
     // ------------------------------------------------------------------ read

@@ -1,5 +1,6 @@
 package io.disco.client;
 
+import io.disco.core.Primitive;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -19,7 +20,7 @@ import java.util.function.Predicate;
  * (a loop, the next request on the same order) reuses its service instead of paying for a new one
  * (for etcd: the watch on its key). {@link #sweep} drops lingering entries after that; the client sweeps
  * every {@code LINGER_NANOS / 2}, so an idle entry is gone at most {@link #IDLE_BOUND_NANOS} (half a
- * second) after its last user left. An idle entry never stands in the way of another name or kind, it
+ * second) after its last user left. An idle entry never stands in the way of another name or primitive, it
  * is dropped on the spot. It also keeps the lost services still closing ({@link Retirements}), under the same
  * lock, so that {@link #size()} counts a name once whether it is in use, lingering or closing.
  *
@@ -47,30 +48,31 @@ final class Registry implements Retirements {
 
     /**
      * Counts one more user of {@code name}, making its entry with {@code create} if it has none; an idle entry of
-     * the kind that does not {@code fit} (a semaphore's limit) is dropped and made anew, and one in use is
+     * the primitive that does not {@code fit} (a semaphore's limit) is dropped and made anew, and one in use is
      * returned as it is, for the caller to refuse.
      *
-     * @throws IllegalStateException if the name is used as another kind, or is nested in (or holds) a name in use
+     * @throws IllegalStateException if the name is used as another primitive, or is nested in (or holds) a name in use
      */
     <E extends Entry<?>> E join(
-            String name, Kind kind, Class<E> type, Function<String, E> create, Predicate<? super E> fits) {
+            String name, Primitive primitive, Class<E> type, Function<String, E> create, Predicate<? super E> fits) {
         lock.lock();
         try {
             Entry<?> e = names.get(name);
-            if (e != null && e.kind == kind && e.users == 0 && !fits.test(type.cast(e))) {
+            if (e != null && e.primitive == primitive && e.users == 0 && !fits.test(type.cast(e))) {
                 drop(e);
                 e = null;
             }
-            if (e != null && e.kind != kind) {
+            if (e != null && e.primitive != primitive) {
                 if (e.users > 0) {
-                    throw new IllegalStateException("'" + name + "' is in use by this client as a " + e.kind
-                            + "; it cannot be a " + kind + " at the same time: the two would share keys");
+                    throw new IllegalStateException("'" + name + "' is in use by this client as a "
+                            + e.label() + "; it cannot be a " + PrimitiveLabel.of(primitive)
+                            + " at the same time: the two would share keys");
                 }
                 drop(e);
                 e = null;
             }
             if (e == null) {
-                clearNested(name, kind);
+                clearNested(name, primitive);
                 e = create.apply(name);
                 names.put(name, e);
             } else if (e.users == 0) {
@@ -87,7 +89,7 @@ final class Registry implements Retirements {
     }
 
     /** Drops idle entries nested in {@code name} or holding it; refuses if one of them is in use. */
-    private void clearNested(String name, Kind kind) {
+    private void clearNested(String name, Primitive primitive) {
         List<Entry<?>> nested = new ArrayList<>();
         String range = name + "/";
         for (Entry<?> under : names.subMap(range, range + Character.MAX_VALUE).values()) {
@@ -103,11 +105,11 @@ final class Registry implements Retirements {
             if (other.users > 0) {
                 boolean inner = other.name.length() > name.length();
                 String parent = inner ? name : other.name;
-                throw new IllegalStateException(
-                        kind + " '" + name + "' and " + other + ", in use by this client, are nested:"
-                                + " the keys of '" + (inner ? other.name : name) + "' lie under '" + parent
-                                + "/', where a claimant of '"
-                                + parent + "' queues; use names that are not nested");
+                throw new IllegalStateException(PrimitiveLabel.of(primitive) + " '" + name + "' and " + other
+                        + ", in use by this client, are nested:"
+                        + " the keys of '" + (inner ? other.name : name) + "' lie under '" + parent
+                        + "/', where a claimant of '"
+                        + parent + "' queues; use names that are not nested");
             }
         }
         nested.forEach(this::drop);

@@ -1,5 +1,6 @@
 package io.disco.client;
 
+import io.disco.core.Primitive;
 import io.disco.fencing.DiscoException;
 import io.disco.semaphore.Permit;
 import io.disco.semaphore.SemaphoreLostException;
@@ -45,7 +46,7 @@ final class SemaphoreEntry extends Entry<SemaphoreHolders> {
             int permits,
             Supplier<CompletableFuture<DiscoBackend.Owner>> currentOwner,
             Retirements retirements) {
-        super(name, Kind.SEMAPHORE, currentOwner, retirements);
+        super(name, Primitive.SEMAPHORE, currentOwner, retirements);
         this.permits = permits;
     }
 
@@ -53,13 +54,7 @@ final class SemaphoreEntry extends Entry<SemaphoreHolders> {
     List<Holding> held(SemaphoreHolders holders, Instant since) {
         return held.keySet().stream()
                 .sorted(Comparator.comparingInt(Permit::slot))
-                .map(p -> new Holding(
-                        name,
-                        kind + " (slot " + p.slot() + ")",
-                        Holding.State.HELD,
-                        Optional.of(p.key()),
-                        Optional.of(p.token()),
-                        since))
+                .map(p -> hold(label() + " (slot " + p.slot() + ")", p.key(), p.token(), since))
                 .toList();
     }
 

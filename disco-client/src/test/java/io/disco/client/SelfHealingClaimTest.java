@@ -68,6 +68,21 @@ class SelfHealingClaimTest {
             return this;
         }
 
+        /** A claim that fails with {@code e}. */
+        Script thenFails(RuntimeException e) {
+            return then(u -> {
+                throw e;
+            });
+        }
+
+        /** A claim that loses its unit (the owner's loss) and fails with {@code e}. */
+        Script thenLosesTheUnit(RuntimeException e) {
+            return then(u -> {
+                u.lose();
+                throw e;
+            });
+        }
+
         @Override
         public CompletableFuture<Unit> unit() {
             return units.size() > 1 ? units.poll() : units.peek();
@@ -165,10 +180,7 @@ class SelfHealingClaimTest {
         Unit b = new Unit("b");
         Script s = new Script()
                 .units(a, b)
-                .then(u -> {
-                    u.lose();
-                    throw new UnitLost("lost while waiting");
-                })
+                .thenLosesTheUnit(new UnitLost("lost while waiting"))
                 .then(u -> "granted");
         SelfHealingClaim.Granted<Unit, String> g = SelfHealingClaim.claim(s, Wait.UNINTERRUPTIBLY, 0);
         assertSame(b, g.unit());
@@ -178,10 +190,7 @@ class SelfHealingClaimTest {
     @Test
     void theSameLostUnitAgainIsTheEnd() {
         Unit a = new Unit("a");
-        Script s = new Script().units(a).then(u -> {
-            u.lose();
-            throw new UnitLost("lost while waiting");
-        });
+        Script s = new Script().units(a).thenLosesTheUnit(new UnitLost("lost while waiting"));
         UnitLost e = assertThrows(UnitLost.class, () -> SelfHealingClaim.claim(s, Wait.UNINTERRUPTIBLY, 0));
         assertEquals("a is finished", e.getMessage());
         assertEquals(List.of(a), s.claimedThrough);
@@ -205,9 +214,7 @@ class SelfHealingClaimTest {
 
     @Test
     void aFailureThatIsNotTheLossStandsAfterTheGraceOrTheDeadline() {
-        Script s = new Script().units(new Unit("a")).then(u -> {
-            throw new DiscoException("the backend failed");
-        });
+        Script s = new Script().units(new Unit("a")).thenFails(new DiscoException("the backend failed"));
         long start = System.nanoTime();
         DiscoException e =
                 assertThrows(DiscoException.class, () -> SelfHealingClaim.claim(s, Wait.INTERRUPTIBLY, in(200)));
@@ -215,9 +222,7 @@ class SelfHealingClaimTest {
         assertEquals("the backend failed", e.getMessage());
         assertTrue(ms >= 150 && ms < 900, "waited the deadline, not the whole grace: " + ms + " ms");
 
-        Script now = new Script().units(new Unit("a")).then(u -> {
-            throw new DiscoException("the backend failed");
-        });
+        Script now = new Script().units(new Unit("a")).thenFails(new DiscoException("the backend failed"));
         start = System.nanoTime();
         assertThrows(DiscoException.class, () -> SelfHealingClaim.claim(now, Wait.NOT_AT_ALL, 0));
         assertTrue(System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(150), "a try does not wait for the grace");
@@ -228,9 +233,7 @@ class SelfHealingClaimTest {
         Unit a = new Unit("a");
         Script s = new Script()
                 .units(a)
-                .then(u -> {
-                    throw new ClaimLost("its own key was deleted");
-                })
+                .thenFails(new ClaimLost("its own key was deleted"))
                 .then(u -> "granted");
         SelfHealingClaim.Granted<Unit, String> g = SelfHealingClaim.claim(s, Wait.INTERRUPTIBLY, in(300));
         assertSame(a, g.unit());
@@ -243,10 +246,7 @@ class SelfHealingClaimTest {
         Unit b = new Unit("b");
         Script s = new Script()
                 .units(a, b)
-                .then(u -> {
-                    u.lose();
-                    throw new ClaimLost("the owner's loss, seen by the claim first");
-                })
+                .thenLosesTheUnit(new ClaimLost("the owner's loss, seen by the claim first"))
                 .then(u -> "granted");
         assertSame(
                 b, SelfHealingClaim.claim(s, Wait.INTERRUPTIBLY, Long.MAX_VALUE).unit());
@@ -254,9 +254,9 @@ class SelfHealingClaimTest {
 
     @Test
     void anythingElseIsThrownAtOnce() {
-        Script s = new Script().units(new Unit("a")).then(u -> {
-            throw new IllegalStateException("a second acquisition while one waits");
-        });
+        Script s = new Script()
+                .units(new Unit("a"))
+                .thenFails(new IllegalStateException("a second acquisition while one waits"));
         assertThrows(IllegalStateException.class, () -> SelfHealingClaim.claim(s, Wait.UNINTERRUPTIBLY, 0));
         assertEquals(1, s.claimedThrough.size());
     }

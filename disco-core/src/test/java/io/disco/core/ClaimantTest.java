@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.disco.fencing.FencingToken;
+import java.time.Instant;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -22,6 +23,16 @@ class ClaimantTest {
                 value);
     }
 
+    /** A claimant of {@code /k} on lease 0, exclusive, with an empty value. */
+    private static Claimant claimantOfK(
+            Claimant.Role role,
+            int position,
+            Optional<FencingToken> token,
+            Optional<Instant> since,
+            ClaimMetadata metadata) {
+        return new Claimant("/k", 0, role, position, Claimant.Mode.EXCLUSIVE, token, since, metadata, "");
+    }
+
     @Test
     void madeByDiscoGivesTheMetadataOnlyForThisLibrarysValue() {
         String ours = "{\"host\":\"web-3\",\"pid\":4711,\"client\":\"orders\",\"thread\":\"t-1\"}";
@@ -37,51 +48,21 @@ class ClaimantTest {
     void aWaiterHasNoTokenAndPositionsAreNotNegative() {
         assertThrows(
                 IllegalArgumentException.class,
-                () -> new Claimant(
-                        "/k",
-                        0,
+                () -> claimantOfK(
                         Claimant.Role.WAITER,
                         1,
-                        Claimant.Mode.EXCLUSIVE,
                         Optional.of(FencingToken.of(5)),
                         Optional.empty(),
-                        ClaimMetadata.EMPTY,
-                        ""));
+                        ClaimMetadata.EMPTY));
         assertThrows(
                 IllegalArgumentException.class,
-                () -> new Claimant(
-                        "/k",
-                        0,
-                        Claimant.Role.WAITER,
-                        1,
-                        Claimant.Mode.EXCLUSIVE,
-                        Optional.empty(),
-                        Optional.of(java.time.Instant.EPOCH),
-                        ClaimMetadata.EMPTY,
-                        ""));
+                () -> claimantOfK(
+                        Claimant.Role.WAITER, 1, Optional.empty(), Optional.of(Instant.EPOCH), ClaimMetadata.EMPTY));
         assertThrows(
                 IllegalArgumentException.class,
-                () -> new Claimant(
-                        "/k",
-                        0,
-                        Claimant.Role.HOLDER,
-                        -1,
-                        Claimant.Mode.EXCLUSIVE,
-                        Optional.empty(),
-                        Optional.empty(),
-                        ClaimMetadata.EMPTY,
-                        ""));
+                () -> claimantOfK(Claimant.Role.HOLDER, -1, Optional.empty(), Optional.empty(), ClaimMetadata.EMPTY));
         assertThrows(
                 NullPointerException.class,
-                () -> new Claimant(
-                        "/k",
-                        0,
-                        Claimant.Role.HOLDER,
-                        0,
-                        Claimant.Mode.EXCLUSIVE,
-                        Optional.empty(),
-                        Optional.empty(),
-                        null,
-                        ""));
+                () -> claimantOfK(Claimant.Role.HOLDER, 0, Optional.empty(), Optional.empty(), null));
     }
 }

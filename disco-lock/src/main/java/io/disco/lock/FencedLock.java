@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 
 /**
@@ -89,6 +90,18 @@ public interface FencedLock extends Lock, Fenced {
 
     /** @return how many times the current thread holds the lock (0 if it does not) */
     int getHoldCount();
+
+    /**
+     * Not supported: waiting on a condition would release and reacquire the distributed lock, and change the
+     * fencing token.
+     *
+     * @throws UnsupportedOperationException always
+     */
+    @Override
+    default Condition newCondition() {
+        throw new UnsupportedOperationException("FencedLock has no conditions: waiting on one would release and"
+                + " reacquire the distributed lock, and change the fencing token");
+    }
 
     /**
      * Completes, normally, when the current thread's hold ends: it was released, or its lease was lost

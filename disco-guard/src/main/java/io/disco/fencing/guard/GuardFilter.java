@@ -224,57 +224,23 @@ public final class GuardFilter implements Filter {
                 return;
             }
             admission = g.admit(token);
-        } catch (MalformedTokenException e) {
-            malformed();
-            reject(
-                    http,
-                    answer,
-                    new GuardRejection(
-                            HttpServletResponse.SC_BAD_REQUEST,
-                            GuardRejection.Reason.MALFORMED,
-                            e.getMessage(),
-                            Optional.empty(),
-                            Optional.empty()));
-            return;
-        } catch (TokenStaleException e) {
-            reject(
-                    http,
-                    answer,
-                    new GuardRejection(
-                            HttpServletResponse.SC_CONFLICT,
-                            GuardRejection.Reason.STALE,
-                            e.getMessage(),
-                            Optional.of(e.token()),
-                            Optional.of(e.highWater())));
-            return;
-        } catch (TokenNotIssuedException e) {
-            reject(
-                    http,
-                    answer,
-                    new GuardRejection(
-                            HttpServletResponse.SC_BAD_REQUEST,
-                            GuardRejection.Reason.NOT_ISSUED,
-                            e.getMessage(),
-                            Optional.of(e.token()),
-                            Optional.of(e.bound())));
-            return;
-        } catch (DrainTimeoutException e) {
-            unavailable(http, answer, GuardRejection.Reason.DRAIN_TIMEOUT, e.getMessage(), Optional.of(e.token()));
-            return;
-        } catch (BoundUnavailableException e) {
-            unavailable(http, answer, GuardRejection.Reason.UNAVAILABLE, e.getMessage(), Optional.of(e.token()));
-            return;
-        } catch (UncheckedIOException e) {
-            unavailable(http, answer, GuardRejection.Reason.UNAVAILABLE, e.getMessage(), Optional.empty());
-            return;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            unavailable(
-                    http,
-                    answer,
-                    GuardRejection.Reason.UNAVAILABLE,
-                    "interrupted while waiting for older requests to finish; retry",
-                    Optional.empty());
+        } catch (MalformedTokenException
+                | TokenStaleException
+                | TokenNotIssuedException
+                | DrainTimeoutException
+                | BoundUnavailableException
+                | UncheckedIOException
+                | InterruptedException e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            } else if (e instanceof MalformedTokenException) {
+                malformed();
+            }
+            GuardRejection rejection = GuardRejection.of(e);
+            if (rejection.status() == HttpServletResponse.SC_SERVICE_UNAVAILABLE) {
+                answer.setHeader("Retry-After", RETRY_AFTER_SECONDS);
+            }
+            reject(http, answer, rejection);
             return;
         }
         boolean async = false;
@@ -307,21 +273,6 @@ public final class GuardFilter implements Filter {
         }
         String key = keyOf.apply(request);
         return key == null || key.isBlank() ? null : keyed.forKey(key);
-    }
-
-    private void unavailable(
-            HttpServletRequest request,
-            HttpServletResponse response,
-            GuardRejection.Reason reason,
-            String detail,
-            Optional<FencingToken> token)
-            throws IOException {
-        response.setHeader("Retry-After", RETRY_AFTER_SECONDS);
-        reject(
-                request,
-                response,
-                new GuardRejection(
-                        HttpServletResponse.SC_SERVICE_UNAVAILABLE, reason, detail, token, Optional.empty()));
     }
 
     private void reject(HttpServletRequest request, HttpServletResponse response, GuardRejection rejection)

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.fencing.FencingGrpc;
 import io.disco.fencing.FencingToken;
+import io.disco.testservers.ThreadPerTask;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
 import io.grpc.ManagedChannel;
@@ -41,12 +42,8 @@ import org.junit.jupiter.api.Test;
  */
 class GuardOrderGrpcTest {
 
-    /** A thread per task: these tasks block, and since JDK 25 the default async pool is the common pool even at parallelism 1 (2 cores). */
-    private static final java.util.concurrent.Executor THREADS = task -> {
-        Thread t = new Thread(task);
-        t.setDaemon(true);
-        t.start();
-    };
+    /** A thread per task: these tasks block. */
+    private static final java.util.concurrent.Executor THREADS = ThreadPerTask.DAEMON;
 
     private static final MethodDescriptor<String, String> WRITE = TextRpc.method(MethodType.UNARY, "Write");
     private static final MethodDescriptor<String, String> APPEND =

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.fencing.FencingHttp;
 import io.disco.fencing.FencingToken;
+import io.disco.testservers.ThreadPerTask;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServlet;
@@ -45,12 +46,8 @@ import org.junit.jupiter.api.Test;
  */
 class GuardOrderJettyTest {
 
-    /** A thread per task: these tasks block, and since JDK 25 the default async pool is the common pool even at parallelism 1 (2 cores). */
-    private static final java.util.concurrent.Executor THREADS = task -> {
-        Thread t = new Thread(task);
-        t.setDaemon(true);
-        t.start();
-    };
+    /** A thread per task: these tasks block. */
+    private static final java.util.concurrent.Executor THREADS = ThreadPerTask.DAEMON;
 
     private final HttpClient client =
             HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.fencing.FencingToken;
 import io.disco.fencing.TokenStaleException;
+import io.disco.testservers.ThreadPerTask;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -22,12 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 /** The mark survives a new guard on the same store; the store is written only when the mark advances. */
 class GuardStoreTest {
 
-    /** A thread per task: these tasks block, and since JDK 25 the default async pool is the common pool even at parallelism 1 (2 cores). */
-    private static final java.util.concurrent.Executor THREADS = task -> {
-        Thread t = new Thread(task);
-        t.setDaemon(true);
-        t.start();
-    };
+    /** A thread per task: these tasks block. */
+    private static final java.util.concurrent.Executor THREADS = ThreadPerTask.DAEMON;
 
     @TempDir
     Path dir;

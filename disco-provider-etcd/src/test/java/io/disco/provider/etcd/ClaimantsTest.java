@@ -98,6 +98,16 @@ class ClaimantsTest {
         return cs.stream().map(Claimant::key).collect(Collectors.toList());
     }
 
+    private static List<Role> roles(List<Claimant> cs) {
+        return cs.stream().map(Claimant::role).collect(Collectors.toList());
+    }
+
+    /** Waits until the first session lists {@code n} claimants of {@code name}. */
+    private void awaitClaimants(Primitive primitive, String name, int n) {
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> sessions.get(0).claimants(primitive, name).size() == n);
+    }
+
     @Test
     void aLockKeyCarriesItsHoldersMetadataAsJsonThatEtcdctlShows() throws Exception {
         String name = uniquePrefix("meta-lock-value");
@@ -121,11 +131,9 @@ class ClaimantsTest {
         LockService c = session("c").newLock(name);
         Grant ga = onThread("thread-a", a::lock);
         CompletableFuture<Grant> gb = onThread("thread-b", b::lockAsync);
-        await().atMost(Duration.ofSeconds(10))
-                .until(() -> sessions.get(0).claimants(Primitive.LOCK, name).size() == 2);
+        awaitClaimants(Primitive.LOCK, name, 2);
         CompletableFuture<Grant> gc = onThread("thread-c", c::lockAsync);
-        await().atMost(Duration.ofSeconds(10))
-                .until(() -> sessions.get(0).claimants(Primitive.LOCK, name).size() == 3);
+        awaitClaimants(Primitive.LOCK, name, 3);
 
         List<Claimant> cs = sessions.get(2).claimants(Primitive.LOCK, name);
         assertEquals(
@@ -134,9 +142,7 @@ class ClaimantsTest {
                         name + "/" + EtcdSession.hex(sessions.get(1).leaseId()),
                         name + "/" + EtcdSession.hex(sessions.get(2).leaseId())),
                 keys(cs));
-        assertEquals(
-                List.of(Role.HOLDER, Role.WAITER, Role.WAITER),
-                cs.stream().map(Claimant::role).collect(Collectors.toList()));
+        assertEquals(List.of(Role.HOLDER, Role.WAITER, Role.WAITER), roles(cs));
         assertEquals(List.of(0, 1, 2), cs.stream().map(Claimant::position).collect(Collectors.toList()));
         assertEquals(Optional.of(ga.token()), cs.get(0).token(), "an uncontended holder's token is its CreateRevision");
         assertEquals(Optional.empty(), cs.get(1).token());
@@ -179,16 +185,12 @@ class ClaimantsTest {
         RWGrant g2 = onThread("reader-2", r2::rLock);
         assertEquals(g1.token(), g2.token());
         CompletableFuture<RWGrant> gw = onThread("writer", w::lockAsync);
-        await().atMost(Duration.ofSeconds(10))
-                .until(() -> sessions.get(0).claimants(Primitive.RWLOCK, name).size() == 3);
+        awaitClaimants(Primitive.RWLOCK, name, 3);
         CompletableFuture<RWGrant> g3 = onThread("reader-3", r3::rLockAsync);
-        await().atMost(Duration.ofSeconds(10))
-                .until(() -> sessions.get(0).claimants(Primitive.RWLOCK, name).size() == 4);
+        awaitClaimants(Primitive.RWLOCK, name, 4);
 
         List<Claimant> cs = sessions.get(0).claimants(Primitive.RWLOCK, name);
-        assertEquals(
-                List.of(Role.HOLDER, Role.HOLDER, Role.WAITER, Role.WAITER),
-                cs.stream().map(Claimant::role).collect(Collectors.toList()));
+        assertEquals(List.of(Role.HOLDER, Role.HOLDER, Role.WAITER, Role.WAITER), roles(cs));
         assertEquals(
                 List.of(Mode.SHARED, Mode.SHARED, Mode.EXCLUSIVE, Mode.SHARED),
                 cs.stream().map(Claimant::mode).collect(Collectors.toList()));
@@ -230,14 +232,10 @@ class ClaimantsTest {
         Permit p1 = onThread("permit-1", s1::acquire);
         Permit p2 = onThread("permit-2", s2::acquire);
         CompletableFuture<Permit> p3 = onThread("permit-3", s3::acquireAsync);
-        await().atMost(Duration.ofSeconds(10))
-                .until(() ->
-                        sessions.get(0).claimants(Primitive.SEMAPHORE, name).size() == 3);
+        awaitClaimants(Primitive.SEMAPHORE, name, 3);
 
         List<Claimant> cs = sessions.get(1).claimants(Primitive.SEMAPHORE, name);
-        assertEquals(
-                List.of(Role.HOLDER, Role.HOLDER, Role.WAITER),
-                cs.stream().map(Claimant::role).collect(Collectors.toList()));
+        assertEquals(List.of(Role.HOLDER, Role.HOLDER, Role.WAITER), roles(cs));
         assertEquals(List.of(p1.key(), p2.key()), keys(cs.subList(0, 2)));
         assertEquals(Optional.of(p1.token()), cs.get(0).token());
         assertEquals(Optional.of(p2.token()), cs.get(1).token());
@@ -261,8 +259,7 @@ class ClaimantsTest {
             assertNotNull(key, "etcdctl did not acquire the lock");
             LockService java = session("java").newLock(name);
             CompletableFuture<Grant> waiting = onThread("java-waiter", java::lockAsync);
-            await().atMost(Duration.ofSeconds(10))
-                    .until(() -> sessions.get(0).claimants(Primitive.LOCK, name).size() == 2);
+            awaitClaimants(Primitive.LOCK, name, 2);
             // A damaged value, in the queue behind both (its lease is Java's, so it goes with the session).
             ETCD.client()
                     .getKVClient()
@@ -297,17 +294,14 @@ class ClaimantsTest {
         ElectionService e2 = session("e2").newElection(name);
         Leadership l = e1.campaign("node-a");
         CompletableFuture<Leadership> second = e2.campaignAsync("node-b");
-        await().atMost(Duration.ofSeconds(10))
-                .until(() -> sessions.get(0).claimants(Primitive.ELECTION, name).size() == 2);
+        awaitClaimants(Primitive.ELECTION, name, 2);
 
         assertEquals("node-a", etcdctlGet(l.key()));
         List<Claimant> cs = sessions.get(0).claimants(Primitive.ELECTION, name);
         assertEquals(
                 List.of("node-a", "node-b"), cs.stream().map(Claimant::value).collect(Collectors.toList()));
         assertEquals(Optional.of(l.token()), cs.get(0).token());
-        assertEquals(
-                List.of(Role.HOLDER, Role.WAITER),
-                cs.stream().map(Claimant::role).collect(Collectors.toList()));
+        assertEquals(List.of(Role.HOLDER, Role.WAITER), roles(cs));
         assertEquals(ClaimMetadata.EMPTY, cs.get(0).metadata());
         e1.resign();
         Leadership next = second.get(10, SECONDS);

@@ -14,9 +14,6 @@ import io.disco.lock.LockLostException;
 import io.disco.lock.LockService;
 import io.disco.testservers.EtcdExtension;
 import io.etcd.jetcd.Client;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -43,9 +40,7 @@ class ClientClosedFirstTest {
     @Test
     void disco() throws Exception {
         String name = uniquePrefix("closed-first");
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        PrintStream stderr = System.err;
-        System.setErr(new PrintStream(new EtcdOutageTest.Tee(stderr, captured), true, StandardCharsets.UTF_8));
+        CapturedStderr stderr = CapturedStderr.start();
         Client client = Etcd.client(ETCD.cluster());
         Disco disco = EtcdProvider.disco(client, Etcd.ttl(30));
         try {
@@ -91,7 +86,7 @@ class ClientClosedFirstTest {
 
             disco.close(); // quiet and idempotent
             assertEquals(DiscoStatus.State.CLOSED, disco.status().state());
-            String log = EtcdOutageTest.log(captured);
+            String log = stderr.log();
             long warnings = log.lines()
                     .filter(l -> l.contains("WARN") && l.contains("closed before") && l.contains("it stops"))
                     .count();
@@ -99,7 +94,7 @@ class ClientClosedFirstTest {
             assertTrue(!log.contains("rejected from"), "no executor's message:\n" + log);
             assertTrue(!log.contains("could not open a new owner"), "no retry:\n" + log);
         } finally {
-            System.setErr(stderr);
+            stderr.close();
             disco.close();
         }
     }

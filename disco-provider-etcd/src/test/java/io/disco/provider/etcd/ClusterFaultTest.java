@@ -32,10 +32,7 @@ class ClusterFaultTest {
     void killingAMemberNeverGivesTheLockToTwoOwners() throws Exception {
         EtcdCluster etcd = ETCD.cluster();
         String prefix = uniquePrefix("cluster");
-        EtcdOptions options = EtcdOptions.builder()
-                .ttl(Duration.ofSeconds(10))
-                .requestTimeout(Duration.ofSeconds(3))
-                .build();
+        EtcdOptions options = Etcd.options(10, 3);
         // Every client knows all three members and balances across them, so member 0 serves some of its calls.
         try (Client holderClient = Etcd.client(etcd);
                 Client waiterClient = Etcd.client(etcd);
@@ -80,10 +77,7 @@ class ClusterFaultTest {
     void killingAMemberNeverGivesTheLeadershipToTwoCandidates() throws Exception {
         EtcdCluster etcd = ETCD.cluster();
         String prefix = uniquePrefix("cluster-election");
-        EtcdOptions options = EtcdOptions.builder()
-                .ttl(Duration.ofSeconds(10))
-                .requestTimeout(Duration.ofSeconds(3))
-                .build();
+        EtcdOptions options = Etcd.options(10, 3);
         List<Leadership> seen = new CopyOnWriteArrayList<>();
         try (Client leaderClient = Etcd.client(etcd);
                 Client nextClient = Etcd.client(etcd);

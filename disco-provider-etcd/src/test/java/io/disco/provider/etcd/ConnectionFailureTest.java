@@ -17,7 +17,6 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Consumer;
@@ -31,10 +30,7 @@ import org.junit.jupiter.api.Test;
  */
 class ConnectionFailureTest {
 
-    private static final EtcdOptions OPTIONS = EtcdOptions.builder()
-            .ttl(Duration.ofSeconds(5))
-            .requestTimeout(Duration.ofSeconds(1))
-            .build();
+    private static final EtcdOptions OPTIONS = Etcd.options(5, 1);
 
     /** The words of each kind of failure, of which a message must say exactly its own. */
     private static final List<String> KINDS = List.of("refused", "unknown host", "tls", "authentication", "no answer");

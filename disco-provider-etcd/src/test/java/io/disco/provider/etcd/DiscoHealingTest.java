@@ -47,10 +47,7 @@ class DiscoHealingTest {
     }
 
     private static EtcdOptions options() {
-        return EtcdOptions.builder()
-                .ttl(Duration.ofSeconds(2))
-                .requestTimeout(Duration.ofSeconds(1))
-                .build();
+        return Etcd.options(2, 1);
     }
 
     private static <T> T on(ExecutorService thread, Callable<T> task) throws Exception {

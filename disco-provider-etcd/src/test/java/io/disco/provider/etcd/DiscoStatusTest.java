@@ -35,10 +35,7 @@ class DiscoStatusTest {
     static final EtcdExtension ETCD = EtcdExtension.singleMember();
 
     private static EtcdOptions options() {
-        return EtcdOptions.builder()
-                .ttl(Duration.ofSeconds(2))
-                .requestTimeout(Duration.ofSeconds(1))
-                .build();
+        return Etcd.options(2, 1);
     }
 
     @Test

@@ -30,9 +30,14 @@ final class Etcd {
      * slow answer from a busy 2-core machine. Tests of deadlines set their own.
      */
     static EtcdOptions ttl(int seconds) {
+        return options(seconds, 10);
+    }
+
+    /** Session options with this TTL and request timeout, for a test of deadlines. */
+    static EtcdOptions options(int ttlSeconds, int requestTimeoutSeconds) {
         return EtcdOptions.builder()
-                .ttl(Duration.ofSeconds(seconds))
-                .requestTimeout(Duration.ofSeconds(10))
+                .ttl(Duration.ofSeconds(ttlSeconds))
+                .requestTimeout(Duration.ofSeconds(requestTimeoutSeconds))
                 .build();
     }
 

@@ -13,11 +13,7 @@ import io.disco.lock.FencedLock;
 import io.disco.testservers.EtcdCluster;
 import io.disco.testservers.EtcdExtension;
 import io.etcd.jetcd.Client;
-import java.io.ByteArrayOutputStream;
-import java.io.OutputStream;
-import java.io.PrintStream;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,10 +38,7 @@ class EtcdOutageTest {
 
     /** TTL 2 s, so the default owner wait is 2 s; each request waits at most 1 s. */
     private static EtcdOptions options() {
-        return EtcdOptions.builder()
-                .ttl(Duration.ofSeconds(2))
-                .requestTimeout(Duration.ofSeconds(1))
-                .build();
+        return Etcd.options(2, 1);
     }
 
     /** The owner wait, plus an open attempt in progress (the request timeout), plus a loaded machine's slack. */
@@ -57,9 +50,7 @@ class EtcdOutageTest {
         String hostPort = URI.create(etcd.endpoint(0)).getAuthority();
         String name = uniquePrefix("outage");
         ExecutorService threads = Executors.newFixedThreadPool(50);
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        PrintStream stderr = System.err;
-        System.setErr(new PrintStream(new Tee(stderr, captured), true, StandardCharsets.UTF_8));
+        CapturedStderr stderr = CapturedStderr.start();
         try (Client client = Etcd.client(etcd);
                 Disco disco = EtcdProvider.disco(client, options())) {
             FencedLock lock = disco.lock(name);
@@ -132,15 +123,7 @@ class EtcdOutageTest {
                             .get(5, TimeUnit.SECONDS)
                     == Boolean.FALSE);
 
-            etcd.startMember(0);
-            long answering;
-            try (Client probe = Etcd.client(etcd)) {
-                await().atMost(Duration.ofSeconds(30))
-                        .pollInterval(Duration.ofMillis(10))
-                        .ignoreExceptions()
-                        .until(() -> probe.getKVClient().get(Etcd.bytes("/")).get(200, TimeUnit.MILLISECONDS) != null);
-                answering = System.nanoTime();
-            }
+            long answering = startAndWaitUntilItAnswers(etcd);
             await().atMost(Duration.ofSeconds(30))
                     .pollInterval(Duration.ofMillis(10))
                     .until(() -> disco.status().state() == DiscoStatus.State.UP);
@@ -158,7 +141,7 @@ class EtcdOutageTest {
                             threads)
                     .get(10, TimeUnit.SECONDS));
 
-            String log = log(captured);
+            String log = stderr.log();
             List<String> back = log.lines()
                     .filter(l -> l.contains("INFO") && l.contains("owner again"))
                     .toList();
@@ -167,7 +150,7 @@ class EtcdOutageTest {
             assertTrue(back.get(0).contains(lease), "names the new lease: " + back.get(0));
             assertTrue(back.get(0).matches(".*without one for \\d+ ms.*"), "says how long it had none: " + back.get(0));
         } finally {
-            System.setErr(stderr);
+            stderr.close();
             threads.shutdownNow();
         }
     }
@@ -188,15 +171,7 @@ class EtcdOutageTest {
             await().pollDelay(Duration.ofSeconds(15))
                     .atMost(Duration.ofSeconds(16))
                     .until(() -> System.nanoTime() - stopped >= TimeUnit.SECONDS.toNanos(15));
-            etcd.startMember(0);
-            long answering;
-            try (Client probe = Etcd.client(etcd)) {
-                await().atMost(Duration.ofSeconds(30))
-                        .pollInterval(Duration.ofMillis(10))
-                        .ignoreExceptions()
-                        .until(() -> probe.getKVClient().get(Etcd.bytes("/")).get(200, TimeUnit.MILLISECONDS) != null);
-                answering = System.nanoTime();
-            }
+            long answering = startAndWaitUntilItAnswers(etcd);
             await().atMost(Duration.ofSeconds(60))
                     .pollInterval(Duration.ofMillis(10))
                     .until(() -> disco.status().state() == DiscoStatus.State.UP);
@@ -208,6 +183,18 @@ class EtcdOutageTest {
         }
     }
 
+    /** Starts the stopped member again. @return when it answered a read again */
+    private static long startAndWaitUntilItAnswers(EtcdCluster etcd) {
+        etcd.startMember(0);
+        try (Client probe = Etcd.client(etcd)) {
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(10))
+                    .ignoreExceptions()
+                    .until(() -> probe.getKVClient().get(Etcd.bytes("/")).get(200, TimeUnit.MILLISECONDS) != null);
+            return System.nanoTime();
+        }
+    }
+
     private static Throwable failure(Runnable r) throws Exception {
         try {
             CompletableFuture.runAsync(r, Executors.newSingleThreadExecutor()).get(BOUND_MS, TimeUnit.MILLISECONDS);
@@ -215,37 +202,5 @@ class EtcdOutageTest {
             return e.getCause();
         }
         throw new AssertionError("did not fail");
-    }
-
-    static String log(ByteArrayOutputStream captured) {
-        synchronized (captured) {
-            return captured.toString(StandardCharsets.UTF_8);
-        }
-    }
-
-    /** Writes to the real standard error and to the buffer. */
-    static final class Tee extends OutputStream {
-        private final OutputStream out;
-        private final ByteArrayOutputStream copy;
-
-        Tee(OutputStream out, ByteArrayOutputStream copy) {
-            this.out = out;
-            this.copy = copy;
-        }
-
-        @Override
-        public void write(int b) throws java.io.IOException {
-            write(new byte[] {(byte) b}, 0, 1);
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) throws java.io.IOException {
-            synchronized (copy) {
-                copy.write(b, off, len);
-            }
-            synchronized (this) {
-                out.write(b, off, len);
-            }
-        }
     }
 }

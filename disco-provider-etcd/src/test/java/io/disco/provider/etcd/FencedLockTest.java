@@ -8,6 +8,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.disco.client.FencedLocks;
 import io.disco.lock.FencedLock;
 import io.disco.lock.LockService;
+import io.disco.testservers.ThreadPerTask;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
@@ -32,12 +33,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class FencedLockTest {
 
-    /** A thread per task: these tasks block, and since JDK 25 the default async pool is the common pool even at parallelism 1 (2 cores). */
-    private static final java.util.concurrent.Executor THREADS = task -> {
-        Thread t = new Thread(task);
-        t.setDaemon(true);
-        t.start();
-    };
+    /** A thread per task: these tasks block. */
+    private static final java.util.concurrent.Executor THREADS = ThreadPerTask.DAEMON;
 
     @RegisterExtension
     static final EtcdWithClient ETCD = new EtcdWithClient();

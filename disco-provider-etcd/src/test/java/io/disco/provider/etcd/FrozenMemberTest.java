@@ -49,10 +49,7 @@ class FrozenMemberTest {
      * under the freeze plus one renewal interval that is a real loss of every session (seen with
      * TTL 4 s and a 3 s freeze), which the library reports; this test is about hand-overs.
      */
-    private static final EtcdOptions OPTIONS = EtcdOptions.builder()
-            .ttl(Duration.ofSeconds(10))
-            .requestTimeout(Duration.ofSeconds(5))
-            .build();
+    private static final EtcdOptions OPTIONS = Etcd.options(10, 5);
 
     /** One owner's round: acquire, hold briefly, release; returns the token it was granted. */
     interface Round {

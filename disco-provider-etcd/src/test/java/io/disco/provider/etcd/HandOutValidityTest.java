@@ -47,10 +47,7 @@ class HandOutValidityTest {
     }
 
     private static EtcdOptions options(int ttlSeconds) {
-        return EtcdOptions.builder()
-                .ttl(Duration.ofSeconds(ttlSeconds))
-                .requestTimeout(Duration.ofSeconds(3))
-                .build();
+        return Etcd.options(ttlSeconds, 3);
     }
 
     /** A client through the interceptors, connected before the timed parts (its first request pays for the connection). */
@@ -98,10 +95,7 @@ class HandOutValidityTest {
     @Test
     void aSessionWhoseGrantWasAnsweredNearlyExpiredIsNotLostRightAfter() throws Exception {
         int ttl = 6;
-        EtcdOptions options = EtcdOptions.builder()
-                .ttl(Duration.ofSeconds(ttl))
-                .requestTimeout(Duration.ofSeconds(8))
-                .build();
+        EtcdOptions options = Etcd.options(ttl, 8);
         try (DelayingInterceptor grants = new DelayingInterceptor("LeaseGrant").delay(5300);
                 DelayingInterceptor renewals = new DelayingInterceptor("LeaseKeepAlive").delay(1000);
                 Client client = client(grants, renewals);

@@ -212,22 +212,8 @@ class IssuedBoundEtcdTest {
         String name = Etcd.uniquePrefix("bound-grpc");
         Guard guard = bounded(ETCD.client()).build();
         AtomicInteger calls = new AtomicInteger();
-        ServerServiceDefinition service = ServerServiceDefinition.builder("disco.test.Bound")
-                .addMethod(WRITE, ServerCalls.asyncUnaryCall((request, response) -> {
-                    calls.incrementAndGet();
-                    response.onNext(
-                            "under " + GuardServerInterceptor.currentToken().orElseThrow());
-                    response.onCompleted();
-                }))
-                .build();
-        io.grpc.Server server = NettyServerBuilder.forAddress(
-                        new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), InsecureServerCredentials.create())
-                .addService(ServerInterceptors.intercept(service, new GuardServerInterceptor(guard)))
-                .build()
-                .start();
-        ManagedChannel channel = Grpc.newChannelBuilderForAddress(
-                        "127.0.0.1", server.getPort(), InsecureChannelCredentials.create())
-                .build();
+        io.grpc.Server server = guardedServer(guard, calls);
+        ManagedChannel channel = channelTo(server);
         try (LockService lock = EtcdProvider.newLock(ETCD.client(), name)) {
             Grant a = lock.lock(WAIT);
             assertEquals("under " + a.token(), call(channel, a.token()));
@@ -268,22 +254,8 @@ class IssuedBoundEtcdTest {
                     .boundTimeout(Duration.ofSeconds(1))
                     .initialToken(FencingToken.of(7))
                     .build();
-            ServerServiceDefinition service = ServerServiceDefinition.builder("disco.test.Bound")
-                    .addMethod(WRITE, ServerCalls.asyncUnaryCall((request, response) -> {
-                        response.onNext(
-                                "under " + GuardServerInterceptor.currentToken().orElseThrow());
-                        response.onCompleted();
-                    }))
-                    .build();
-            io.grpc.Server server = NettyServerBuilder.forAddress(
-                            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-                            InsecureServerCredentials.create())
-                    .addService(ServerInterceptors.intercept(service, new GuardServerInterceptor(guard)))
-                    .build()
-                    .start();
-            ManagedChannel channel = Grpc.newChannelBuilderForAddress(
-                            "127.0.0.1", server.getPort(), InsecureChannelCredentials.create())
-                    .build();
+            io.grpc.Server server = guardedServer(guard, new AtomicInteger());
+            ManagedChannel channel = channelTo(server);
             try {
                 assertEquals("under 7", call(channel, FencingToken.of(7)), "the current owner (the mark) passes");
                 long start = System.nanoTime();
@@ -305,6 +277,31 @@ class IssuedBoundEtcdTest {
                 server.shutdownNow().awaitTermination(10, SECONDS);
             }
         }
+    }
+
+    /**
+     * @return a started gRPC server of the one method {@link #WRITE} behind a {@link GuardServerInterceptor} of
+     *     {@code guard}: it answers {@code under <token>}, counting its calls in {@code calls}
+     */
+    private static io.grpc.Server guardedServer(Guard guard, AtomicInteger calls) throws IOException {
+        ServerServiceDefinition service = ServerServiceDefinition.builder("disco.test.Bound")
+                .addMethod(WRITE, ServerCalls.asyncUnaryCall((request, response) -> {
+                    calls.incrementAndGet();
+                    response.onNext(
+                            "under " + GuardServerInterceptor.currentToken().orElseThrow());
+                    response.onCompleted();
+                }))
+                .build();
+        return NettyServerBuilder.forAddress(
+                        new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), InsecureServerCredentials.create())
+                .addService(ServerInterceptors.intercept(service, new GuardServerInterceptor(guard)))
+                .build()
+                .start();
+    }
+
+    private static ManagedChannel channelTo(io.grpc.Server server) {
+        return Grpc.newChannelBuilderForAddress("127.0.0.1", server.getPort(), InsecureChannelCredentials.create())
+                .build();
     }
 
     private static String call(ManagedChannel channel, FencingToken token) {

@@ -178,10 +178,7 @@ class LateAnswerTest {
     void renewalsToAFrozenMemberLeaveNoOpenStreams() throws Exception {
         EtcdCluster etcd = ETCD.cluster();
         RpcCounter counter = new RpcCounter();
-        EtcdOptions options = EtcdOptions.builder()
-                .ttl(Duration.ofSeconds(10))
-                .requestTimeout(Duration.ofSeconds(1))
-                .build();
+        EtcdOptions options = Etcd.options(10, 1);
         try (Client onlyMember0 = Client.builder()
                         .endpoints(etcd.endpoint(0))
                         .interceptor(counter)

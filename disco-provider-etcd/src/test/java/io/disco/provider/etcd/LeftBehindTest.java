@@ -5,10 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.disco.election.ElectionService;
-import io.disco.lock.LockService;
-import io.disco.rwlock.RWLockService;
-import io.disco.semaphore.SemaphoreService;
+import io.disco.core.Primitive;
 import io.disco.testservers.EtcdExtension;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.LeaseOption;
@@ -47,133 +44,19 @@ class LeftBehindTest {
         ROWS.forEach(System.out::println);
     }
 
-    private interface Owner {
-        void acquire(Duration timeout) throws Exception;
-
-        void acquire() throws Exception;
-
-        CompletableFuture<?> acquireAsync();
-
-        void release();
-
-        void close();
-    }
-
-    private static Owner owner(EtcdSession session, String kind, String name, boolean waiter) {
-        switch (kind) {
-            case "lock": {
-                LockService s = session.newLock(name);
-                return new Owner() {
-                    public void acquire(Duration t) throws Exception {
-                        s.lock(t);
-                    }
-
-                    public void acquire() throws Exception {
-                        s.lock();
-                    }
-
-                    public CompletableFuture<?> acquireAsync() {
-                        return s.lockAsync();
-                    }
-
-                    public void release() {
-                        s.unlock();
-                    }
-
-                    public void close() {
-                        s.close();
-                    }
-                };
-            }
-            case "rwlock (read)":
-            case "rwlock (write)": {
-                RWLockService s = session.newRWLock(name);
-                boolean read = waiter && kind.equals("rwlock (read)"); // the holder writes
-                return new Owner() {
-                    public void acquire(Duration t) throws Exception {
-                        if (read) {
-                            s.rLock(t);
-                        } else {
-                            s.lock(t);
-                        }
-                    }
-
-                    public void acquire() throws Exception {
-                        if (read) {
-                            s.rLock();
-                        } else {
-                            s.lock();
-                        }
-                    }
-
-                    public CompletableFuture<?> acquireAsync() {
-                        return read ? s.rLockAsync() : s.lockAsync();
-                    }
-
-                    public void release() {
-                        if (read) {
-                            s.rUnlock();
-                        } else {
-                            s.unlock();
-                        }
-                    }
-
-                    public void close() {
-                        s.close();
-                    }
-                };
-            }
-            case "semaphore": {
-                SemaphoreService s = session.newSemaphore(name, 1);
-                return new Owner() {
-                    public void acquire(Duration t) throws Exception {
-                        s.acquire(t);
-                    }
-
-                    public void acquire() throws Exception {
-                        s.acquire();
-                    }
-
-                    public CompletableFuture<?> acquireAsync() {
-                        return s.acquireAsync();
-                    }
-
-                    public void release() {
-                        s.release();
-                    }
-
-                    public void close() {
-                        s.close();
-                    }
-                };
-            }
-            case "election": {
-                ElectionService s = session.newElection(name);
-                return new Owner() {
-                    public void acquire(Duration t) throws Exception {
-                        s.campaign("v", t);
-                    }
-
-                    public void acquire() throws Exception {
-                        s.campaign("v");
-                    }
-
-                    public CompletableFuture<?> acquireAsync() {
-                        return s.campaignAsync("v");
-                    }
-
-                    public void release() {
-                        s.resign();
-                    }
-
-                    public void close() {
-                        s.close();
-                    }
-                };
-            }
-            default:
-                throw new IllegalArgumentException(kind);
-        }
+    /** A new service of {@code kind} on {@code session}; a read/write lock's waiter reads if {@code kind} says so. */
+    private static AnyPrimitive owner(EtcdSession session, String kind, String name, boolean waiter) {
+        return switch (kind) {
+            case "lock" -> AnyPrimitive.of(session, Primitive.LOCK, name);
+            case "rwlock (read)" ->
+                waiter
+                        ? AnyPrimitive.reader(session, name)
+                        : AnyPrimitive.of(session, Primitive.RWLOCK, name); // the holder writes
+            case "rwlock (write)" -> AnyPrimitive.of(session, Primitive.RWLOCK, name);
+            case "semaphore" -> AnyPrimitive.of(session, Primitive.SEMAPHORE, name);
+            case "election" -> AnyPrimitive.of(session, Primitive.ELECTION, name);
+            default -> throw new IllegalArgumentException(kind);
+        };
     }
 
     /** The keys attached to {@code session}'s lease (none once the lease is gone). */
@@ -203,10 +86,7 @@ class LeftBehindTest {
     }
 
     private static EtcdOptions options() {
-        return EtcdOptions.builder()
-                .ttl(Duration.ofSeconds(TTL_SECONDS))
-                .requestTimeout(Duration.ofSeconds(5))
-                .build();
+        return Etcd.options(TTL_SECONDS, 5);
     }
 
     @Test
@@ -238,12 +118,12 @@ class LeftBehindTest {
         String name = Etcd.uniquePrefix("left-behind");
         try (Client client = Etcd.client(ETCD.cluster());
                 EtcdSession hs = EtcdSession.open(client, options())) {
-            Owner holder = owner(hs, kind, name, false);
+            AnyPrimitive holder = owner(hs, kind, name, false);
             holder.acquire(WAIT);
 
             // A waiter gives up: timeout, interrupt, cancel, close. Each on a session of its own.
             try (EtcdSession ws = EtcdSession.open(client, options())) {
-                Owner waiter = owner(ws, kind, name, true);
+                AnyPrimitive waiter = owner(ws, kind, name, true);
                 assertThrows(TimeoutException.class, () -> waiter.acquire(Duration.ofMillis(300)));
                 assertEquals(0, measure(client, ws, kind, "waiter: timeout", System.nanoTime(), WAIT));
 

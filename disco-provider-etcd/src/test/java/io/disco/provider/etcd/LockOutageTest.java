@@ -28,10 +28,7 @@ class LockOutageTest {
     static final EtcdExtension ETCD = EtcdExtension.singleMember();
 
     private static EtcdOptions options(int ttlSeconds) {
-        return EtcdOptions.builder()
-                .ttl(Duration.ofSeconds(ttlSeconds))
-                .requestTimeout(Duration.ofSeconds(1))
-                .build();
+        return Etcd.options(ttlSeconds, 1);
     }
 
     @Test

@@ -84,13 +84,7 @@ class LossReportTest {
                         .interceptor(renewals)
                         .build();
                 Client observer = Etcd.client(ETCD.cluster())) {
-            LockService lock = EtcdProvider.newLock(
-                    client,
-                    prefix,
-                    EtcdOptions.builder()
-                            .ttl(Duration.ofSeconds(3))
-                            .requestTimeout(Duration.ofSeconds(2))
-                            .build());
+            LockService lock = EtcdProvider.newLock(client, prefix, Etcd.options(3, 2));
             Grant g = lock.lock();
             renewals.drop(true);
             lock.done().toCompletableFuture().get(10, SECONDS);

@@ -30,10 +30,7 @@ class LostReleaseAnswerTest {
 
     private static final Duration WAIT = Duration.ofSeconds(10);
     /** A long TTL: the freeze must not cost the lease (the member counts leases from the last renewal it saw). */
-    private static final EtcdOptions OPTIONS = EtcdOptions.builder()
-            .ttl(Duration.ofSeconds(30))
-            .requestTimeout(Duration.ofSeconds(2))
-            .build();
+    private static final EtcdOptions OPTIONS = Etcd.options(30, 2);
 
     private static EtcdCluster etcd;
     private static Client client;

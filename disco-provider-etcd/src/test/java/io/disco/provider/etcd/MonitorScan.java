@@ -63,6 +63,18 @@ import org.objectweb.asm.tree.analysis.SourceValue;
  */
 final class MonitorScan {
 
+    /** The blocking methods of a lock (of {@code Lock} and each of the JDK's). */
+    private static final Set<String> LOCK_WAITS =
+            Set.of("lock", "lockInterruptibly", "tryLock(JLjava/util/concurrent/TimeUnit;)Z");
+    /** The blocking methods of an executor (of {@code ExecutorService} and each of the JDK's). */
+    private static final Set<String> EXECUTOR_WAITS = Set.of("awaitTermination", "invokeAll", "invokeAny", "close");
+    /** The blocking methods of a blocking queue, as the JDK's queues declare them. */
+    private static final Set<String> QUEUE_WAITS =
+            Set.of("put", "take", "poll(JLjava/util/concurrent/TimeUnit;)Ljava/lang/Object;");
+    /** The blocking methods of a blocking deque. */
+    private static final Set<String> DEQUE_WAITS =
+            Set.of("put", "take", "putFirst", "putLast", "takeFirst", "takeLast");
+
     /** Owner (internal name) to the names of its methods that block the calling thread; "*" = any descriptor. */
     static final Map<String, Set<String>> BLOCKING = Map.ofEntries(
             Map.entry("java/lang/Object", Set.of("wait")),
@@ -74,18 +86,10 @@ final class MonitorScan {
             Map.entry("java/util/concurrent/FutureTask", Set.of("get")),
             Map.entry("java/util/concurrent/CompletableFuture", Set.of("get", "join")),
             Map.entry("java/util/concurrent/ForkJoinTask", Set.of("get", "join", "invoke")),
-            Map.entry(
-                    "java/util/concurrent/locks/Lock",
-                    Set.of("lock", "lockInterruptibly", "tryLock(JLjava/util/concurrent/TimeUnit;)Z")),
-            Map.entry(
-                    "java/util/concurrent/locks/ReentrantLock",
-                    Set.of("lock", "lockInterruptibly", "tryLock(JLjava/util/concurrent/TimeUnit;)Z")),
-            Map.entry(
-                    "java/util/concurrent/locks/ReentrantReadWriteLock$ReadLock",
-                    Set.of("lock", "lockInterruptibly", "tryLock(JLjava/util/concurrent/TimeUnit;)Z")),
-            Map.entry(
-                    "java/util/concurrent/locks/ReentrantReadWriteLock$WriteLock",
-                    Set.of("lock", "lockInterruptibly", "tryLock(JLjava/util/concurrent/TimeUnit;)Z")),
+            Map.entry("java/util/concurrent/locks/Lock", LOCK_WAITS),
+            Map.entry("java/util/concurrent/locks/ReentrantLock", LOCK_WAITS),
+            Map.entry("java/util/concurrent/locks/ReentrantReadWriteLock$ReadLock", LOCK_WAITS),
+            Map.entry("java/util/concurrent/locks/ReentrantReadWriteLock$WriteLock", LOCK_WAITS),
             Map.entry(
                     "java/util/concurrent/locks/StampedLock",
                     Set.of(
@@ -118,21 +122,11 @@ final class MonitorScan {
                             "take",
                             "poll(JLjava/util/concurrent/TimeUnit;)Ljava/lang/Object;",
                             "offer(Ljava/lang/Object;JLjava/util/concurrent/TimeUnit;)Z")),
-            Map.entry(
-                    "java/util/concurrent/BlockingDeque",
-                    Set.of("put", "take", "putFirst", "putLast", "takeFirst", "takeLast")),
-            Map.entry(
-                    "java/util/concurrent/LinkedBlockingQueue",
-                    Set.of("put", "take", "poll(JLjava/util/concurrent/TimeUnit;)Ljava/lang/Object;")),
-            Map.entry(
-                    "java/util/concurrent/ArrayBlockingQueue",
-                    Set.of("put", "take", "poll(JLjava/util/concurrent/TimeUnit;)Ljava/lang/Object;")),
-            Map.entry(
-                    "java/util/concurrent/LinkedBlockingDeque",
-                    Set.of("put", "take", "putFirst", "putLast", "takeFirst", "takeLast")),
-            Map.entry(
-                    "java/util/concurrent/SynchronousQueue",
-                    Set.of("put", "take", "poll(JLjava/util/concurrent/TimeUnit;)Ljava/lang/Object;")),
+            Map.entry("java/util/concurrent/BlockingDeque", DEQUE_WAITS),
+            Map.entry("java/util/concurrent/LinkedBlockingQueue", QUEUE_WAITS),
+            Map.entry("java/util/concurrent/ArrayBlockingQueue", QUEUE_WAITS),
+            Map.entry("java/util/concurrent/LinkedBlockingDeque", DEQUE_WAITS),
+            Map.entry("java/util/concurrent/SynchronousQueue", QUEUE_WAITS),
             Map.entry(
                     "java/util/concurrent/LinkedTransferQueue",
                     Set.of(
@@ -140,15 +134,9 @@ final class MonitorScan {
                             "take",
                             "transfer",
                             "tryTransfer(Ljava/lang/Object;JLjava/util/concurrent/TimeUnit;)Z")),
-            Map.entry(
-                    "java/util/concurrent/ExecutorService",
-                    Set.of("awaitTermination", "invokeAll", "invokeAny", "close")),
-            Map.entry(
-                    "java/util/concurrent/ThreadPoolExecutor",
-                    Set.of("awaitTermination", "invokeAll", "invokeAny", "close")),
-            Map.entry(
-                    "java/util/concurrent/ScheduledThreadPoolExecutor",
-                    Set.of("awaitTermination", "invokeAll", "invokeAny", "close")),
+            Map.entry("java/util/concurrent/ExecutorService", EXECUTOR_WAITS),
+            Map.entry("java/util/concurrent/ThreadPoolExecutor", EXECUTOR_WAITS),
+            Map.entry("java/util/concurrent/ScheduledThreadPoolExecutor", EXECUTOR_WAITS),
             Map.entry(
                     "java/util/concurrent/ForkJoinPool",
                     Set.of("awaitTermination", "invokeAll", "invokeAny", "close", "awaitQuiescence")),

@@ -19,10 +19,7 @@ public final class PausedOwnerChild {
     private PausedOwnerChild() {}
 
     public static void main(String[] args) throws Exception {
-        EtcdOptions options = EtcdOptions.builder()
-                .ttl(Duration.ofSeconds(2))
-                .requestTimeout(Duration.ofSeconds(2))
-                .build();
+        EtcdOptions options = Etcd.options(2, 2);
         try (Client client = Client.builder().endpoints(args[0].split(",")).build();
                 Disco disco = EtcdProvider.disco(client, options)) {
             FencedLock lock = disco.lock(args[1] + "/lock");

@@ -15,6 +15,7 @@ import io.disco.election.NotLeaderException;
 import io.disco.fencing.DiscoException;
 import io.disco.lock.Grant;
 import io.disco.lock.LockService;
+import io.disco.testservers.ThreadPerTask;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -36,12 +37,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class RaceTest {
 
-    /** A thread per task: these tasks block, and since JDK 25 the default async pool is the common pool even at parallelism 1 (2 cores). */
-    private static final java.util.concurrent.Executor THREADS = task -> {
-        Thread t = new Thread(task);
-        t.setDaemon(true);
-        t.start();
-    };
+    /** A thread per task: these tasks block. */
+    private static final java.util.concurrent.Executor THREADS = ThreadPerTask.DAEMON;
 
     @RegisterExtension
     static final EtcdWithClient ETCD = new EtcdWithClient();

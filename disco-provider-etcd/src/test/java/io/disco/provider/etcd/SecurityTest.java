@@ -149,6 +149,11 @@ class SecurityTest {
         etcd.etcdctl(args.toArray(String[]::new));
     }
 
+    /** As root: the role "app" loses its permissions on the lock names under {@code base}. */
+    private static void revokeLockPermissions(EtcdCluster etcd, String base) {
+        etcd.etcdctl("--user=root:root-pw", "role", "revoke-permission", "app", base + "/lock/", "--prefix");
+    }
+
     /**
      * Through the harness (etcdctl): a user "app" whose role has the README's grants for the names
      * under {@code base}, then authentication on with a root user.
@@ -201,10 +206,7 @@ class SecurityTest {
 
                 // Read permission taken away while waiting, with nothing else changing: the wait fails within
                 // about a request timeout with AccessDeniedException.
-                EtcdOptions quick = EtcdOptions.builder()
-                        .ttl(Duration.ofSeconds(10))
-                        .requestTimeout(Duration.ofSeconds(2))
-                        .build();
+                EtcdOptions quick = Etcd.options(10, 2);
                 try (EtcdSession sh = EtcdSession.open(a, quick);
                         EtcdSession sw = EtcdSession.open(b, quick);
                         LockService holder = sh.newLock(base + "/lock");
@@ -224,14 +226,7 @@ class SecurityTest {
                                             .getCount()
                                     == 2);
                     long revoked = System.nanoTime();
-                    PLAIN.cluster()
-                            .etcdctl(
-                                    "--user=root:root-pw",
-                                    "role",
-                                    "revoke-permission",
-                                    "app",
-                                    base + "/lock/",
-                                    "--prefix");
+                    revokeLockPermissions(PLAIN.cluster(), base);
                     PLAIN.cluster()
                             .etcdctl(
                                     "--user=root:root-pw",
@@ -256,14 +251,7 @@ class SecurityTest {
                 try (EtcdSession s = EtcdSession.open(a, Etcd.ttl(10));
                         LockService lock = s.newLock(base + "/lock")) {
                     lock.lock(WAIT);
-                    PLAIN.cluster()
-                            .etcdctl(
-                                    "--user=root:root-pw",
-                                    "role",
-                                    "revoke-permission",
-                                    "app",
-                                    base + "/lock/",
-                                    "--prefix");
+                    revokeLockPermissions(PLAIN.cluster(), base);
                     DiscoException e = assertThrows(DiscoException.class, lock::unlock);
                     assertInstanceOf(AccessDeniedException.class, e, e.toString());
                     assertTrue(lock.held().isPresent(), "still held: the release can be retried");

@@ -29,6 +29,28 @@ class SemaphoreTest {
 
     private static final Duration WAIT = Duration.ofSeconds(20);
 
+    /** @return a new lease of 30 s, as a Go disco holder's */
+    private static long goLease() throws Exception {
+        return ETCD.client()
+                .getLeaseClient()
+                .grant(30)
+                .get(10, TimeUnit.SECONDS)
+                .getID();
+    }
+
+    /** Writes what a Go disco holder writes: {@code <prefix>/<its lease id in hex>}, leased. @return the key */
+    private static String putGoHolderKey(String prefix, long lease) throws Exception {
+        String key = prefix + "/" + Long.toHexString(lease);
+        ETCD.client()
+                .getKVClient()
+                .put(
+                        Etcd.bytes(key),
+                        Etcd.bytes(""),
+                        PutOption.builder().withLeaseId(lease).build())
+                .get(10, TimeUnit.SECONDS);
+        return key;
+    }
+
     private static List<String> slotKeys(String prefix) throws Exception {
         return Etcd.keysUnder(ETCD.client(), EtcdKeys.SLOT_NAMESPACE + prefix);
     }
@@ -76,20 +98,8 @@ class SemaphoreTest {
     @Test
     void aKeyOfAnotherClientUnderThePrefixCountsAgainstTheLimit() throws Exception {
         String prefix = Etcd.uniquePrefix("semaphore-go");
-        long lease = ETCD.client()
-                .getLeaseClient()
-                .grant(30)
-                .get(10, TimeUnit.SECONDS)
-                .getID();
-        // What a Go disco holder writes: <prefix>/<its lease id in hex>, leased.
-        String goKey = prefix + "/" + Long.toHexString(lease);
-        ETCD.client()
-                .getKVClient()
-                .put(
-                        Etcd.bytes(goKey),
-                        Etcd.bytes(""),
-                        PutOption.builder().withLeaseId(lease).build())
-                .get(10, TimeUnit.SECONDS);
+        long lease = goLease();
+        String goKey = putGoHolderKey(prefix, lease);
         try (EtcdSession s1 = EtcdSession.open(ETCD.client(), Etcd.ttl(10));
                 EtcdSession s2 = EtcdSession.open(ETCD.client(), Etcd.ttl(10));
                 SemaphoreService one = s1.newSemaphore(prefix, 2);
@@ -111,11 +121,7 @@ class SemaphoreTest {
     @Test
     void oneSessionHoldsSeveralPermitsEachUnderItsOwnKeyCountedLikeGoHolders() throws Exception {
         String prefix = Etcd.uniquePrefix("semaphore-one-lease");
-        long goLease = ETCD.client()
-                .getLeaseClient()
-                .grant(30)
-                .get(10, TimeUnit.SECONDS)
-                .getID();
+        long goLease = goLease();
         try (EtcdSession s = EtcdSession.open(ETCD.client(), Etcd.ttl(10))) {
             String hex = Long.toHexString(s.leaseId());
             SemaphoreService first = s.newSemaphore(prefix, 3);
@@ -129,14 +135,7 @@ class SemaphoreTest {
             assertThrows(IllegalStateException.class, () -> s.newLock(prefix + "/x"), "nested in it");
 
             // A Go holder (its key under the prefix, created after ours) fills the limit: it counts our two keys.
-            String goKey = prefix + "/" + Long.toHexString(goLease);
-            ETCD.client()
-                    .getKVClient()
-                    .put(
-                            Etcd.bytes(goKey),
-                            Etcd.bytes(""),
-                            PutOption.builder().withLeaseId(goLease).build())
-                    .get(10, TimeUnit.SECONDS);
+            String goKey = putGoHolderKey(prefix, goLease);
             SemaphoreService third = s.newSemaphore(prefix, 3);
             assertTrue(third.tryAcquire().isEmpty(), "two keys of one lease and a Go key fill a limit of 3");
             assertEquals(List.of(p1.key(), p2.key(), goKey).stream().sorted().toList(), holderKeys(prefix));

@@ -8,10 +8,6 @@ import io.disco.provider.etcd.EtcdServerVersion.MemberVersion;
 import io.disco.provider.etcd.EtcdServerVersion.Verdict;
 import io.disco.testservers.EtcdExtension;
 import io.etcd.jetcd.Client;
-import java.io.ByteArrayOutputStream;
-import java.io.OutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -46,9 +42,7 @@ class ServerVersionWarningTest {
         System.out.println("etcd " + version + ": " + EtcdServerVersion.of(version));
         String member = ETCD.cluster().endpoint(0);
 
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        PrintStream stderr = System.err;
-        System.setErr(new PrintStream(new Tee(stderr, captured), true, StandardCharsets.UTF_8));
+        CapturedStderr captured = CapturedStderr.start();
         try {
             EtcdOptions options = Etcd.ttl(5);
             try (Client client = Etcd.client(ETCD.cluster())) {
@@ -63,7 +57,7 @@ class ServerVersionWarningTest {
                     assertEquals(1, read.size(), read.toString());
                     assertEquals(version, read.get(0).version(), read.toString());
                 }
-                assertEquals(affected ? 1 : 0, warnings(captured, member), log(captured));
+                assertEquals(affected ? 1 : 0, warnings(captured, member), captured.log());
             }
             // A second client of the same cluster is checked, and warns, once more.
             try (Client other = Etcd.client(ETCD.cluster());
@@ -71,12 +65,12 @@ class ServerVersionWarningTest {
                 EtcdServerVersion.checkOnce(other, Duration.ofSeconds(10)).get(15, TimeUnit.SECONDS);
                 EtcdSession.open(other, options).close();
             }
-            assertEquals(affected ? 2 : 0, warnings(captured, member), log(captured));
+            assertEquals(affected ? 2 : 0, warnings(captured, member), captured.log());
         } finally {
-            System.setErr(stderr);
+            captured.close();
         }
         if (affected) {
-            String line = log(captured)
+            String line = captured.log()
                     .lines()
                     .filter(l -> l.contains(MARK))
                     .findFirst()
@@ -87,64 +81,10 @@ class ServerVersionWarningTest {
         }
     }
 
-    private static String log(ByteArrayOutputStream captured) {
-        synchronized (captured) {
-            return captured.toString(StandardCharsets.UTF_8);
-        }
-    }
-
-    private static long warnings(ByteArrayOutputStream captured, String member) {
-        return log(captured)
+    private static long warnings(CapturedStderr captured, String member) {
+        return captured.log()
                 .lines()
                 .filter(l -> l.contains(MARK) && l.contains(member))
                 .count();
-    }
-
-    /** Writes to the real standard error and to the buffer. */
-    private static final class Tee extends OutputStream {
-        private final OutputStream out;
-        private final ByteArrayOutputStream copy;
-
-        Tee(OutputStream out, ByteArrayOutputStream copy) {
-            this.out = out;
-            this.copy = copy;
-        }
-
-        @Override
-        public void write(int b) {
-            synchronized (copy) {
-                copy.write(b);
-            }
-            synchronized (this) {
-                writeOut(new byte[] {(byte) b}, 0, 1);
-            }
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) {
-            synchronized (copy) {
-                copy.write(b, off, len);
-            }
-            synchronized (this) {
-                writeOut(b, off, len);
-            }
-        }
-
-        private void writeOut(byte[] b, int off, int len) {
-            try {
-                out.write(b, off, len);
-            } catch (java.io.IOException e) {
-                // standard error closed: the copy is what the test reads
-            }
-        }
-
-        @Override
-        public void flush() {
-            try {
-                out.flush();
-            } catch (java.io.IOException e) {
-                // as above
-            }
-        }
     }
 }

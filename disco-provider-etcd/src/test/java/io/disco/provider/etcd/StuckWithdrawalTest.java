@@ -5,16 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.disco.election.ElectionService;
+import io.disco.core.Primitive;
 import io.disco.fencing.AccessDeniedException;
 import io.disco.fencing.DiscoException;
-import io.disco.lock.LockService;
-import io.disco.rwlock.RWLockService;
-import io.disco.semaphore.SemaphoreService;
 import io.disco.testservers.EtcdCluster;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -79,120 +77,20 @@ class StuckWithdrawalTest {
         return etcd.etcdctl(all);
     }
 
-    /** A new user whose role has the README's grants on {@code name} for {@code kind}; returns its name (= password = role). */
-    private static String user(String kind, String name) {
+    /** A new user whose role has the README's grants on {@code name} for {@code primitive}; returns its name (= password = role). */
+    private static String user(Primitive primitive, String name) {
         String user = "waiter" + USERS.incrementAndGet();
         root("role", "add", user);
         root("role", "grant-permission", user, "readwrite", name + "/", "--prefix");
-        if (kind.equals("rwlock")) {
+        if (primitive == Primitive.RWLOCK) {
             root("role", "grant-permission", user, "readwrite", EtcdKeys.phaseMarker(name));
-        } else if (kind.equals("semaphore")) {
+        } else if (primitive == Primitive.SEMAPHORE) {
             root("role", "grant-permission", user, "readwrite", EtcdKeys.SLOT_NAMESPACE + name + "/", "--prefix");
             root("role", "grant-permission", user, "readwrite", EtcdKeys.LIMIT_NAMESPACE + name);
         }
         root("user", "add", user + ":" + user);
         root("user", "grant-role", user, user);
         return user;
-    }
-
-    /** One owner of one name, whatever the primitive: acquire (blocking, bounded), acquire async, release, close. */
-    private interface Owner extends AutoCloseable {
-        void acquire(Duration timeout) throws Exception;
-
-        CompletableFuture<?> acquireAsync();
-
-        void release();
-
-        @Override
-        void close();
-    }
-
-    private static Owner owner(EtcdSession session, String kind, String name, String value) {
-        switch (kind) {
-            case "lock": {
-                LockService s = session.newLock(name);
-                return new Owner() {
-                    public void acquire(Duration t) throws Exception {
-                        s.lock(t);
-                    }
-
-                    public CompletableFuture<?> acquireAsync() {
-                        return s.lockAsync();
-                    }
-
-                    public void release() {
-                        s.unlock();
-                    }
-
-                    public void close() {
-                        s.close();
-                    }
-                };
-            }
-            case "rwlock": {
-                RWLockService s = session.newRWLock(name);
-                // The failed waiter asks for a read lock; the others write.
-                return new Owner() {
-                    public void acquire(Duration t) throws Exception {
-                        s.lock(t);
-                    }
-
-                    public CompletableFuture<?> acquireAsync() {
-                        return s.rLockAsync();
-                    }
-
-                    public void release() {
-                        s.unlock();
-                    }
-
-                    public void close() {
-                        s.close();
-                    }
-                };
-            }
-            case "semaphore": {
-                SemaphoreService s = session.newSemaphore(name, 1);
-                return new Owner() {
-                    public void acquire(Duration t) throws Exception {
-                        s.acquire(t);
-                    }
-
-                    public CompletableFuture<?> acquireAsync() {
-                        return s.acquireAsync();
-                    }
-
-                    public void release() {
-                        s.release();
-                    }
-
-                    public void close() {
-                        s.close();
-                    }
-                };
-            }
-            case "election": {
-                ElectionService s = session.newElection(name);
-                return new Owner() {
-                    public void acquire(Duration t) throws Exception {
-                        s.campaign(value, t);
-                    }
-
-                    public CompletableFuture<?> acquireAsync() {
-                        return s.campaignAsync(value);
-                    }
-
-                    public void release() {
-                        s.resign();
-                    }
-
-                    public void close() {
-                        s.close();
-                    }
-                };
-            }
-            default:
-                throw new IllegalArgumentException(kind);
-        }
     }
 
     private static boolean causedByAccessDenied(Throwable t) {
@@ -206,24 +104,22 @@ class StuckWithdrawalTest {
 
     @ParameterizedTest(name = "{0}, failed waiter's service closed: {1}")
     @CsvSource({
-        "lock,false",
-        "lock,true",
-        "rwlock,false",
-        "rwlock,true",
-        "semaphore,false",
-        "semaphore,true",
-        "election,false",
-        "election,true"
+        "LOCK,false",
+        "LOCK,true",
+        "RWLOCK,false",
+        "RWLOCK,true",
+        "SEMAPHORE,false",
+        "SEMAPHORE,true",
+        "ELECTION,false",
+        "ELECTION,true"
     })
-    void aWaiterWhoseWithdrawalIsRefusedBlocksNobodyForLongerThanItsTtl(String kind, boolean closeWaiter)
+    void aWaiterWhoseWithdrawalIsRefusedBlocksNobodyForLongerThanItsTtl(Primitive primitive, boolean closeWaiter)
             throws Exception {
-        String name = "/test/stuck-withdrawal/" + kind + "/" + UUID.randomUUID();
-        String user = user(kind, name);
+        String name =
+                "/test/stuck-withdrawal/" + primitive.toString().toLowerCase(Locale.ROOT) + "/" + UUID.randomUUID();
+        String user = user(primitive, name);
         String[] endpoints = etcd.endpoints().toArray(String[]::new);
-        EtcdOptions options = EtcdOptions.builder()
-                .ttl(Duration.ofSeconds(TTL_SECONDS))
-                .requestTimeout(Duration.ofSeconds(2))
-                .build();
+        EtcdOptions options = Etcd.options(TTL_SECONDS, 2);
         try (Client waiterClient = Client.builder()
                         .endpoints(endpoints)
                         .user(bytes(user))
@@ -233,9 +129,12 @@ class StuckWithdrawalTest {
                 EtcdSession holderSession = EtcdSession.open(admin, Etcd.ttl(10));
                 EtcdSession waiterSession = EtcdSession.open(waiterClient, options);
                 EtcdSession nextSession = EtcdSession.open(admin, Etcd.ttl(10));
-                Owner holder = owner(holderSession, kind, name, "holder");
-                Owner waiter = owner(waiterSession, kind, name, "waiter");
-                Owner next = owner(nextSession, kind, name, "next")) {
+                AnyPrimitive holder = AnyPrimitive.of(holderSession, primitive, name);
+                // The failed waiter asks for a read lock; the others write.
+                AnyPrimitive waiter = primitive == Primitive.RWLOCK
+                        ? AnyPrimitive.reader(waiterSession, name)
+                        : AnyPrimitive.of(waiterSession, primitive, name);
+                AnyPrimitive next = AnyPrimitive.of(nextSession, primitive, name)) {
             holder.acquire(WAIT);
             CompletableFuture<?> waiting = waiter.acquireAsync();
             org.awaitility.Awaitility.await()
@@ -247,7 +146,7 @@ class StuckWithdrawalTest {
             root("user", "revoke-role", user, user);
             ExecutionException failed = assertThrows(ExecutionException.class, () -> waiting.get(10, SECONDS));
             long failedAt = System.nanoTime();
-            System.out.println(kind + ": the waiter failed with " + failed.getCause());
+            System.out.println(primitive + ": the waiter failed with " + failed.getCause());
             assertInstanceOf(AccessDeniedException.class, failed.getCause());
             if (closeWaiter) {
                 waiter.close(); // its session stays open
@@ -256,7 +155,7 @@ class StuckWithdrawalTest {
             holder.release();
             next.acquire(BOUND.plus(WAIT));
             long ms = (System.nanoTime() - failedAt) / 1_000_000;
-            System.out.println(kind + (closeWaiter ? " (waiter closed)" : " (waiter left open)")
+            System.out.println(primitive + (closeWaiter ? " (waiter closed)" : " (waiter left open)")
                     + ": the next owner was granted " + ms + " ms after the waiter failed; bound TTL + grant margin = "
                     + BOUND.toMillis() + " ms");
             assertTrue(

@@ -35,10 +35,7 @@ class ThreadModelTest {
 
     /** TTL 1 s: etcd's minimum with the test members' election timeout; every case below outlasts it several times. */
     private static EtcdOptions shortLease() {
-        return EtcdOptions.builder()
-                .ttl(Duration.ofSeconds(1))
-                .requestTimeout(Duration.ofSeconds(5))
-                .build();
+        return Etcd.options(1, 5);
     }
 
     /** How long a blocking callback holds on in the tests below: three TTLs. */

@@ -97,6 +97,33 @@ class EnsembleFaultTest {
         });
     }
 
+    /** Waits until {@code n} nodes lie under {@code name}: the claimants are queued. */
+    private static void awaitQueued(String name, int n) {
+        Awaitility.await()
+                .atMost(WAIT)
+                .until(() -> admin.getChildren().forPath(name).size() == n);
+    }
+
+    /**
+     * Queues {@code successorLock} behind {@code zombieLock}, which holds {@code zombie}, cuts the zombie off with
+     * {@code cut}, and checks that it was fenced ({@link #assertFenced}).
+     *
+     * @return what the successor saw
+     */
+    private static Granted cutOff(
+            LockService zombieLock, Grant zombie, LockService successorLock, String name, Runnable cut)
+            throws Exception {
+        CompletableFuture<Long> zombieDone = doneAt(zombieLock);
+        CompletableFuture<Granted> successor = lockLater(successorLock);
+        awaitQueued(name, 2);
+        long cutAt = System.nanoTime();
+        cut.run();
+        long doneAt = zombieDone.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        Granted next = successor.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertFenced(zombie, cutAt, doneAt, next);
+        return next;
+    }
+
     /** @return when {@code done} completed, on the monotonic clock, waiting at most {@code within} */
     private static CompletableFuture<Long> doneAt(LockService lock) {
         return lock.done().toCompletableFuture().thenApply(v -> System.nanoTime());
@@ -137,18 +164,9 @@ class EnsembleFaultTest {
         LockService zombieLock =
                 owner(ensemble.connectString(frozen), SESSION_MS).newLock(name);
         Grant zombie = zombieLock.lock(WAIT);
-        CompletableFuture<Long> zombieDone = doneAt(zombieLock);
         LockService successorLock = owner(ensemble.connectString(other), 10_000).newLock(name);
-        CompletableFuture<Granted> successor = lockLater(successorLock);
-        Awaitility.await()
-                .atMost(WAIT)
-                .until(() -> admin.getChildren().forPath(name).size() == 2); // queued behind
-
-        long cutAt = System.nanoTime();
-        ensemble.freeze(frozen);
         try {
-            long doneAt = zombieDone.get(WAIT.toSeconds(), TimeUnit.SECONDS);
-            assertFenced(zombie, cutAt, doneAt, successor.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+            cutOff(zombieLock, zombie, successorLock, name, () -> ensemble.freeze(frozen));
             assertTrue(zombieLock.err().isPresent(), "the zombie's lock reports its loss");
         } finally {
             ensemble.thaw(frozen);
@@ -171,9 +189,7 @@ class EnsembleFaultTest {
             LockService waiter = owner(ensemble.connectString(), 10_000).newLock(name);
             Grant second = holder.lock(WAIT);
             CompletableFuture<Granted> third = lockLater(waiter);
-            Awaitility.await()
-                    .atMost(WAIT)
-                    .until(() -> admin.getChildren().forPath(name).size() == 2);
+            awaitQueued(name, 2);
             holder.unlock();
             Grant handedOver = third.get(WAIT.toSeconds(), TimeUnit.SECONDS).grant();
             assertTrue(
@@ -211,18 +227,9 @@ class EnsembleFaultTest {
             long expiredSession = zombieSession.sessionId();
             LockService zombieLock = zombieSession.newLock(name);
             Grant zombie = zombieLock.lock(WAIT);
-            CompletableFuture<Long> zombieDone = doneAt(zombieLock);
             LockService successorLock = owner(ensemble.connectString(), 10_000).newLock(name);
-            CompletableFuture<Granted> successor = lockLater(successorLock);
-            Awaitility.await()
-                    .atMost(WAIT)
-                    .until(() -> admin.getChildren().forPath(name).size() == 2);
-
-            long cutAt = System.nanoTime();
-            link.freeze();
-            long doneAt = zombieDone.get(WAIT.toSeconds(), TimeUnit.SECONDS);
-            Granted next = successor.get(WAIT.toSeconds(), TimeUnit.SECONDS); // the server expired the session
-            assertFenced(zombie, cutAt, doneAt, next);
+            Granted next =
+                    cutOff(zombieLock, zombie, successorLock, name, link::freeze); // the server expired the session
             assertThrows(LockLostException.class, zombieLock::unlock, "the zombie's release reports the loss");
             assertThrows(
                     IllegalStateException.class,
@@ -247,9 +254,7 @@ class EnsembleFaultTest {
                         + Long.toHexString(current.sessionId()));
         LockService queued = current.newLock(name);
         CompletableFuture<Granted> behind = lockLater(queued);
-        Awaitility.await()
-                .atMost(WAIT)
-                .until(() -> admin.getChildren().forPath(name).size() == 2);
+        awaitQueued(name, 2);
         Awaitility.await()
                 .during(Duration.ofMillis(300))
                 .atMost(Duration.ofSeconds(2))
@@ -267,17 +272,8 @@ class EnsembleFaultTest {
         try (FreezableProxy link = new FreezableProxy(port(ensemble.connectString(member)))) {
             LockService zombieLock = owner(link.connectString(), SESSION_MS).newLock(name);
             Grant zombie = zombieLock.lock(WAIT);
-            CompletableFuture<Long> zombieDone = doneAt(zombieLock);
             LockService successorLock = owner(ensemble.connectString(), 10_000).newLock(name);
-            CompletableFuture<Granted> successor = lockLater(successorLock);
-            Awaitility.await()
-                    .atMost(WAIT)
-                    .until(() -> admin.getChildren().forPath(name).size() == 2);
-
-            long cutAt = System.nanoTime();
-            link.freeze();
-            long doneAt = zombieDone.get(WAIT.toSeconds(), TimeUnit.SECONDS);
-            assertFenced(zombie, cutAt, doneAt, successor.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+            cutOff(zombieLock, zombie, successorLock, name, link::freeze);
             successorLock.unlock();
         }
     }

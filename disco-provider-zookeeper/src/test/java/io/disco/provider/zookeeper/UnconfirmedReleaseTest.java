@@ -18,6 +18,7 @@ import io.disco.rwlock.RWGrant;
 import io.disco.rwlock.RWLockService;
 import io.disco.semaphore.Permit;
 import io.disco.semaphore.SemaphoreService;
+import io.disco.testservers.ThreadPerTask;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -165,7 +166,7 @@ class UnconfirmedReleaseTest {
                         throw new IllegalStateException(e);
                     }
                 },
-                ContractSupportThreads.THREADS);
+                ThreadPerTask.DAEMON); // a thread of its own, not the common pool
         CompletableFuture<Grant> theirsNext = theirs.lockAsync();
         Awaitility.await()
                 .during(Duration.ofMillis(300))
@@ -426,14 +427,5 @@ class UnconfirmedReleaseTest {
         }
         assertEquals(Optional.empty(), held.get());
         assertEquals(List.of(), ZK.keys(name), "the release of " + g + " completed");
-    }
-
-    /** Threads for the test's blocking tasks (not the common pool, which may have one thread on 2 cores). */
-    private static final class ContractSupportThreads {
-        static final java.util.concurrent.Executor THREADS = task -> {
-            Thread t = new Thread(task);
-            t.setDaemon(true);
-            t.start();
-        };
     }
 }

@@ -2,7 +2,6 @@ package io.disco.spring.boot;
 
 import io.disco.shedlock.DiscoLockProvider;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.context.SmartLifecycle;
 
 /**
  * Closes the application's {@link DiscoLockProvider} beans when the context stops, in a phase
@@ -11,7 +10,7 @@ import org.springframework.context.SmartLifecycle;
  * after the client was closed under it. The scheduler has stopped by then (its phase is higher), so no new
  * run claims a lock. Context restarts are not supported: a closed provider stays closed.
  */
-final class AdapterShutdown implements SmartLifecycle {
+final class AdapterShutdown extends ShutdownStep {
 
     /**
      * After the web server stopped ({@code DEFAULT_PHASE - 2048}) and the scheduler, before the client closes
@@ -20,33 +19,14 @@ final class AdapterShutdown implements SmartLifecycle {
     static final int PHASE = DiscoLifecycle.PHASE + 1024;
 
     private final ObjectProvider<DiscoLockProvider> providers;
-    private volatile boolean running;
 
     AdapterShutdown(ObjectProvider<DiscoLockProvider> providers) {
+        super(PHASE);
         this.providers = providers;
     }
 
     @Override
-    public void start() {
-        running = true;
-    }
-
-    @Override
-    public void stop() {
-        try {
-            providers.orderedStream().forEach(DiscoLockProvider::close);
-        } finally {
-            running = false;
-        }
-    }
-
-    @Override
-    public boolean isRunning() {
-        return running;
-    }
-
-    @Override
-    public int getPhase() {
-        return PHASE;
+    void shutDown() {
+        providers.orderedStream().forEach(DiscoLockProvider::close);
     }
 }

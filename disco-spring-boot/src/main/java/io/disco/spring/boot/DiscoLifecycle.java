@@ -18,7 +18,7 @@ import org.springframework.context.SmartLifecycle;
  * <p>Its phase ({@link #PHASE}) is below the web server's graceful shutdown and stop, so requests in
  * flight (which may hold locks) finish first.
  */
-public class DiscoLifecycle implements SmartLifecycle {
+public class DiscoLifecycle extends ShutdownStep {
 
     /** After the web server's graceful shutdown ({@code DEFAULT_PHASE - 1024}) and stop ({@code - 2048}). */
     public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
@@ -28,7 +28,6 @@ public class DiscoLifecycle implements SmartLifecycle {
     private final Disco disco;
     private final ObjectProvider<LeadershipRunner> runners;
     private final Duration timeout;
-    private volatile boolean running;
 
     /**
      * @param disco the client to close
@@ -36,44 +35,23 @@ public class DiscoLifecycle implements SmartLifecycle {
      * @param timeout the longest wait for each runner
      */
     public DiscoLifecycle(Disco disco, ObjectProvider<LeadershipRunner> runners, Duration timeout) {
+        super(PHASE);
         this.disco = disco;
         this.runners = runners;
         this.timeout = timeout;
     }
 
     @Override
-    public void start() {
-        running = true;
-    }
-
-    @Override
-    public void stop() {
-        try {
-            runners.orderedStream().forEach(runner -> {
-                try {
-                    if (!runner.close(timeout)) {
-                        LOG.warn(
-                                "disco: {} did not step down within {}; its lease ends with its session",
-                                runner,
-                                timeout);
-                    }
-                } catch (RuntimeException e) {
-                    LOG.warn("disco: {} failed to step down: {}", runner, e.toString());
+    void shutDown() {
+        runners.orderedStream().forEach(runner -> {
+            try {
+                if (!runner.close(timeout)) {
+                    LOG.warn("disco: {} did not step down within {}; its lease ends with its session", runner, timeout);
                 }
-            });
-            disco.close();
-        } finally {
-            running = false;
-        }
-    }
-
-    @Override
-    public boolean isRunning() {
-        return running;
-    }
-
-    @Override
-    public int getPhase() {
-        return PHASE;
+            } catch (RuntimeException e) {
+                LOG.warn("disco: {} failed to step down: {}", runner, e.toString());
+            }
+        });
+        disco.close();
     }
 }

@@ -114,58 +114,30 @@ public final class GuardWebFilter implements WebFilter {
             if (g == null) {
                 String key = keyOf.apply(exchange);
                 if (key == null || key.isBlank()) {
-                    return rejected(
-                            400,
-                            GuardRejection.Reason.NO_KEY,
-                            "no resource key in this request",
-                            Optional.of(token),
-                            Optional.empty());
+                    return new Outcome(
+                            null,
+                            new GuardRejection(
+                                    400,
+                                    GuardRejection.Reason.NO_KEY,
+                                    "no resource key in this request",
+                                    Optional.of(token),
+                                    Optional.empty()));
                 }
                 g = keyed.forKey(key);
             }
             return new Outcome(g.admit(token), null);
-        } catch (MalformedTokenException e) {
-            return rejected(400, GuardRejection.Reason.MALFORMED, e.getMessage(), Optional.empty(), Optional.empty());
-        } catch (TokenStaleException e) {
-            return rejected(
-                    409,
-                    GuardRejection.Reason.STALE,
-                    e.getMessage(),
-                    Optional.of(e.token()),
-                    Optional.of(e.highWater()));
-        } catch (TokenNotIssuedException e) {
-            return rejected(
-                    400,
-                    GuardRejection.Reason.NOT_ISSUED,
-                    e.getMessage(),
-                    Optional.of(e.token()),
-                    Optional.of(e.bound()));
-        } catch (DrainTimeoutException e) {
-            return rejected(
-                    503, GuardRejection.Reason.DRAIN_TIMEOUT, e.getMessage(), Optional.of(e.token()), Optional.empty());
-        } catch (BoundUnavailableException e) {
-            return rejected(
-                    503, GuardRejection.Reason.UNAVAILABLE, e.getMessage(), Optional.of(e.token()), Optional.empty());
-        } catch (UncheckedIOException e) {
-            return rejected(503, GuardRejection.Reason.UNAVAILABLE, e.getMessage(), Optional.empty(), Optional.empty());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return rejected(
-                    503,
-                    GuardRejection.Reason.UNAVAILABLE,
-                    "interrupted while waiting for older requests to finish; retry",
-                    Optional.empty(),
-                    Optional.empty());
+        } catch (MalformedTokenException
+                | TokenStaleException
+                | TokenNotIssuedException
+                | DrainTimeoutException
+                | BoundUnavailableException
+                | UncheckedIOException
+                | InterruptedException e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            return new Outcome(null, GuardRejection.of(e));
         }
-    }
-
-    private static Outcome rejected(
-            int status,
-            GuardRejection.Reason reason,
-            String detail,
-            Optional<FencingToken> token,
-            Optional<FencingToken> mark) {
-        return new Outcome(null, new GuardRejection(status, reason, detail, token, mark));
     }
 
     private static Mono<Void> reject(ServerWebExchange exchange, GuardRejection rejection) {
