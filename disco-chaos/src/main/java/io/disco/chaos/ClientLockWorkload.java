@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The client workload: each owner process builds one {@link Disco} (the application's client, {@link OwnerBackend#disco()})
+ * The client workload: each owner process builds one {@link Disco} (the application's client, {@code Disco.healing} over {@link OwnerBackend#of})
  * and runs {@value #THREADS} threads on one lock name ({@code disco.lock(name)}), each looping tryLock (bounded by
  * {@link Owner#ACQUIRE}) → read → work → write(read + 1) → unlock. The threads of one process queue locally behind
  * one claim in the backend, and every hold must still have a token of its own: issue 44 found two threads of one
@@ -34,7 +34,7 @@ final class ClientLockWorkload implements Workload {
 
     @Override
     public void own(Owner owner) throws Exception {
-        Disco disco = owner.backend.disco();
+        Disco disco = Disco.healing(owner.backend);
         owner.closeOnExit(() -> {
             owner.say("CLOSING");
             disco.close();

@@ -1,6 +1,7 @@
 package io.disco.chaos;
 
 import io.disco.client.DiscoBackend;
+import io.disco.client.TestableBackend;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.Fenced;
 import io.disco.fencing.FencingHttp;
@@ -61,8 +62,10 @@ final class Owner {
 
     final String id;
     final String name;
-    /** Where its sessions are opened. */
-    final OwnerBackend backend;
+    /** Where its sessions are opened ({@link OwnerBackend#of}). */
+    final TestableBackend backend;
+    /** Its sessions' TTL: the lease TTL (etcd) or session timeout (ZooKeeper). */
+    final Duration ttl;
 
     final Random random = new Random();
     private final URI resource;
@@ -74,10 +77,9 @@ final class Owner {
 
     private Owner(String[] args) {
         id = args[1];
+        ttl = Duration.ofSeconds(Long.parseLong(args[5]));
         backend = OwnerBackend.of(
-                args[2],
-                Duration.ofSeconds(Long.parseLong(args[5])),
-                args.length > 7 ? Duration.ofMillis(Long.parseLong(args[7])) : REQUEST_TIMEOUT);
+                args[2], ttl, args.length > 7 ? Duration.ofMillis(Long.parseLong(args[7])) : REQUEST_TIMEOUT);
         resource = URI.create(args[3]);
         name = args[4];
         workMillis = Long.parseLong(args[6]);

@@ -38,7 +38,7 @@ final class RunnerWorkload implements Workload {
                 })
                 .backoff(Duration.ofMillis(100), Duration.ofSeconds(1))
                 .build();
-        runner.set(owner.backend.newLeadershipRunner(owner.name, options));
+        runner.set(owner.backend.newLeadershipRunner(owner.name, options, owner.ttl));
         owner.closeOnExit(runner.get());
         new CountDownLatch(1).await(); // until SIGTERM closes the runner and ends the process
     }

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * outside) campaigns again on the new one while another client's runner leads, with tokens strictly increasing
  * across terms; a client's candidate is one per name, finished with its owner; a bounded close through the
  * client keeps the leadership of a task that ignores its signal; closing the client stops its runners. Needs
- * {@link ContractBackend#endOwnerOf}. Extend it with a {@link #backend()}.
+ * {@link io.disco.client.TestableBackend#endOwnerOf}. Extend it with a {@link #backend()}.
  */
 public abstract class ClientElectionContract extends ContractSupport {
 

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.disco.client.Disco;
+import io.disco.client.DiscoBackend;
+import io.disco.client.TestableBackend;
 import io.disco.election.LeadershipRunner;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,33 +45,37 @@ public abstract class ContractSupport {
     private final List<AutoCloseable> opened = new CopyOnWriteArrayList<>();
 
     /**
-     * The backend under test. Called by every test; return the same started backend each time.
+     * The backend under test, with its test hooks: what the provider hands out for tests (etcd:
+     * {@code EtcdProvider.testableBackend}; ZooKeeper: {@code ZooKeeperDiscoBackend}). Called by every test; return
+     * the same started backend each time, shared by every test of a run (the kit never closes it).
      *
      * @return the backend
      */
-    protected abstract ContractBackend backend();
+    protected abstract TestableBackend backend();
 
     /**
-     * Opens an owner with its own lease of {@code ttlSeconds}, closed after the test.
+     * Opens an owner with its own lease (session) of {@code ttlSeconds} ({@link TestableBackend#open(Duration)}),
+     * independent of every other owner as another process's would be, closed after the test. Two owners contend as
+     * two processes would; {@link TestableBackend#freeze} and {@link TestableBackend#endOwner} act on it.
      *
      * @param ttlSeconds the lease's time to live in seconds
      * @return the new owner
      */
-    protected final ContractOwner owner(int ttlSeconds) {
-        ContractOwner owner = backend().newOwner(Duration.ofSeconds(ttlSeconds));
+    protected final DiscoBackend.Owner owner(int ttlSeconds) {
+        DiscoBackend.Owner owner = backend().open(Duration.ofSeconds(ttlSeconds));
         opened.add(owner);
         return owner;
     }
 
     /**
-     * Creates a client ({@link Disco}) on the backend, whose owners have leases of {@code ttlSeconds}, closed
-     * after the test.
+     * Creates a client ({@link Disco}) on the backend ({@link TestableBackend#withTtl}), whose owners have leases of
+     * {@code ttlSeconds}, closed after the test.
      *
      * @param ttlSeconds each owner's lease time to live in seconds
      * @return the new client
      */
     protected final Disco client(int ttlSeconds) {
-        Disco client = Disco.over(backend().discoBackend(Duration.ofSeconds(ttlSeconds)));
+        Disco client = Disco.over(backend().withTtl(Duration.ofSeconds(ttlSeconds)));
         opened.add(client);
         return client;
     }
@@ -112,7 +118,7 @@ public abstract class ContractSupport {
     }
 
     /**
-     * The keys the owners on {@code name} hold ({@link ContractBackend#keys(String)}).
+     * The keys the owners on {@code name} hold ({@link TestableBackend#keys(String)}).
      *
      * @param name the primitive's name
      * @return the keys, sorted

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.disco.client.DiscoBackend;
 import io.disco.election.ElectionService;
 import io.disco.election.Leadership;
 import io.disco.election.LeadershipLostException;
@@ -119,7 +120,7 @@ public abstract class ElectionContract extends ContractSupport {
         String name = uniqueName("election-failover");
         Guard guard = Guard.create();
         int ttlSeconds = 2;
-        ContractOwner ownerA = owner(ttlSeconds);
+        DiscoBackend.Owner ownerA = owner(ttlSeconds);
         ElectionService a = ownerA.newElection(name);
         ElectionService b = owner(10).newElection(name);
         Leadership la = a.campaign("a");
@@ -130,7 +131,7 @@ public abstract class ElectionContract extends ContractSupport {
         assertStillCampaigning(fb);
 
         long frozeAt = System.nanoTime();
-        ownerA.freeze(); // a freezes: no more renewals
+        backend().freeze(ownerA); // a freezes: no more renewals
         long limitMs = ttlSeconds * 1000L + 1000;
         Leadership lb = fb.get(limitMs, MILLISECONDS);
         long tookMs = (System.nanoTime() - frozeAt) / 1_000_000;
@@ -301,13 +302,13 @@ public abstract class ElectionContract extends ContractSupport {
     void campaignWhoseLeaseIsRevokedWhileWaitingFailsAndNeverWins() throws Exception {
         String name = uniqueName("election-revoked");
         ElectionService holder = owner(10).newElection(name);
-        ContractOwner waiterOwner = owner(30);
+        DiscoBackend.Owner waiterOwner = owner(30);
         Leadership held = holder.campaign("holder");
         ElectionService waiter = waiterOwner.newElection(name);
         CompletableFuture<Leadership> waiting = waiter.campaignAsync("waiter");
         awaitKeyCount(name, 2);
 
-        waiterOwner.revoke();
+        backend().endOwner(waiterOwner);
 
         ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(3, SECONDS));
         assertInstanceOf(LeadershipLostException.class, e.getCause());
@@ -326,7 +327,7 @@ public abstract class ElectionContract extends ContractSupport {
     @Test
     void notLeaderProclaimFailsResignIsANoOpAndNobodyLeadsAnEmptyElection() throws Exception {
         String name = uniqueName("election-notleader");
-        ContractOwner owner = owner(10);
+        DiscoBackend.Owner owner = owner(10);
         ElectionService a = owner.newElection(name);
         ElectionService b = owner(10).newElection(name);
         assertEquals(Optional.empty(), a.leader(), "leader() is empty while nobody campaigns");

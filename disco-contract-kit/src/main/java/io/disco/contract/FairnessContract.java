@@ -184,7 +184,7 @@ public abstract class FairnessContract extends ContractSupport {
                         while (looping.get()) {
                             if (bLock.tryLock(WAIT_SECONDS, TimeUnit.SECONDS)) {
                                 order.add("b");
-                                Thread.sleep(20);
+                                Thread.sleep(20); // B's hold: a hold that lasts is what A's threads wait behind
                                 bLock.unlock();
                             }
                         }
@@ -228,7 +228,7 @@ public abstract class FairnessContract extends ContractSupport {
                         }
                         order.add(who);
                         FencingToken token = lock.token();
-                        Thread.sleep(50);
+                        Thread.sleep(50); // the hold itself: the others queue behind it, no event ends it
                         lock.unlock();
                         return token;
                     } catch (InterruptedException e) {

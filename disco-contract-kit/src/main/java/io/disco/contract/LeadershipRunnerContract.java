@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  * higher token; terms of several runners never overlap; a failing task is resigned and requeued as configured;
  * relinquish hands over; close signals the task, waits for it, resigns and leaves no key, also from inside the
  * task; a bounded close keeps the leadership of a task that ignores its signal and gives it up once it returns; a stale term's writes are rejected. The runners are created through
- * {@link ContractBackend#newLeadershipRunner}. Extend it with a {@link #backend()}.
+ * {@link io.disco.client.TestableBackend#newLeadershipRunner}. Extend it with a {@link #backend()}.
  */
 public abstract class LeadershipRunnerContract extends ContractSupport {
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.disco.client.DiscoBackend;
 import io.disco.fencing.FencingToken;
 import io.disco.fencing.Held;
 import io.disco.fencing.TokenStaleException;
@@ -106,13 +107,13 @@ public abstract class LockContract extends ContractSupport {
     void zombieIsRejectedByTheGuard() throws Exception {
         String name = uniqueName("zombie");
         Guard guard = Guard.create();
-        ContractOwner ownerA = owner(2);
+        DiscoBackend.Owner ownerA = owner(2);
         LockService a = ownerA.newLock(name);
         LockService b = owner(10).newLock(name);
         Grant ga = a.lock();
         guard.check(ga.token()); // A writes while it legitimately holds the lock
 
-        ownerA.freeze(); // A freezes: no more renewals
+        backend().freeze(ownerA); // A freezes: no more renewals
         Grant gb = b.lock(Duration.ofSeconds(10)); // B gets in once A's lease expires
         assertTrue(gb.token().isNewerThan(ga.token()));
         guard.check(gb.token());
@@ -194,13 +195,13 @@ public abstract class LockContract extends ContractSupport {
     void waiterWhoseLeaseIsRevokedFailsPromptlyAndLeavesNoKey() throws Exception {
         String name = uniqueName("revoked");
         LockService holder = owner(10).newLock(name);
-        ContractOwner waiterOwner = owner(30);
+        DiscoBackend.Owner waiterOwner = owner(30);
         Grant held = holder.lock();
         LockService waiter = waiterOwner.newLock(name);
         CompletableFuture<Grant> waiting = waiter.lockAsync();
         awaitKeyCount(name, 2);
 
-        waiterOwner.revoke();
+        backend().endOwner(waiterOwner);
 
         ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(3, SECONDS));
         assertInstanceOf(LockLostException.class, e.getCause());
@@ -234,7 +235,7 @@ public abstract class LockContract extends ContractSupport {
     @Test
     void badInputFailsAtOnceAndChangesNothing() throws Exception {
         String name = uniqueName("input");
-        ContractOwner owner = owner(5);
+        DiscoBackend.Owner owner = owner(5);
         NullPointerException n = assertThrows(NullPointerException.class, () -> owner.newLock(null));
         assertFalse(n.getMessage() == null || n.getMessage().isBlank(), "the message names the problem");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> owner.newLock("  "));
@@ -274,7 +275,7 @@ public abstract class LockContract extends ContractSupport {
     @Test
     void aServiceClosedOnASharedOwnerReleasesButKeepsTheOwner() throws Exception {
         String name = uniqueName("shared-close");
-        ContractOwner shared = owner(30);
+        DiscoBackend.Owner shared = owner(30);
         LockService other = owner(10).newLock(name);
         LockService lock = shared.newLock(name);
         FencingToken first = lock.lock().token();
@@ -307,10 +308,10 @@ public abstract class LockContract extends ContractSupport {
         String name = uniqueName("gone-before-release");
         // The key goes with a revoke of the lease from outside; the release may come before the owner learns
         // of it: either way unlock() must throw.
-        ContractOwner owner = owner(30);
+        DiscoBackend.Owner owner = owner(30);
         LockService lock = owner.newLock(name);
         lock.lock();
-        owner.revoke();
+        backend().endOwner(owner);
         assertThrows(LockLostException.class, lock::unlock);
         lock.done().toCompletableFuture().get(1, SECONDS);
     }
@@ -373,7 +374,7 @@ public abstract class LockContract extends ContractSupport {
     @Test
     void closeAsyncClosesOffTheCallersThread() throws Exception {
         String name = uniqueName("close-async");
-        ContractOwner owner = owner(10);
+        DiscoBackend.Owner owner = owner(10);
         LockService lock = owner.newLock(name);
         lock.lock(WAIT);
         CompletableFuture<Void> closed = lock.closeAsync();

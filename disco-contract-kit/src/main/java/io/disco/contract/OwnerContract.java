@@ -4,6 +4,7 @@ import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.disco.client.DiscoBackend;
 import io.disco.election.ElectionService;
 import io.disco.lock.Grant;
 import io.disco.lock.LockService;
@@ -32,7 +33,7 @@ public abstract class OwnerContract extends ContractSupport {
     @Test
     void aCallbackThatBlocksLongerThanTheTtlDoesNotStallRenewal() throws Exception {
         String name = uniqueName("blocking-callback");
-        ContractOwner owner = owner(2);
+        DiscoBackend.Owner owner = owner(2);
         LockService a = owner.newLock(name);
         RWLockService rw = owner.newRWLock(name + "-rw");
         ElectionService e = owner.newElection(name + "-election");
@@ -67,7 +68,7 @@ public abstract class OwnerContract extends ContractSupport {
     @Test
     void aCallbackMayCallBackIntoServicesOfTheSameOwner() throws Exception {
         String name = uniqueName("reentrant-callback");
-        ContractOwner owner = owner(10);
+        DiscoBackend.Owner owner = owner(10);
         LockService a = owner.newLock(name + "-a");
         LockService b = owner.newLock(name + "-b");
         LockService c = owner.newLock(name + "-c");

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.disco.client.DiscoBackend;
 import io.disco.fencing.FencingToken;
 import io.disco.fencing.TokenStaleException;
 import io.disco.fencing.guard.Guard;
@@ -237,8 +238,8 @@ public abstract class RWLockContract extends ContractSupport {
     void zombieWriterAndZombieReaderAreRejectedByTheGuard() throws Exception {
         String name = uniqueName("rw-zombie");
         Guard guard = Guard.create();
-        ContractOwner zs = owner(2);
-        ContractOwner s2 = owner(2);
+        DiscoBackend.Owner zs = owner(2);
+        DiscoBackend.Owner s2 = owner(2);
         RWLockService zombieWriter = zs.newRWLock(name);
         RWLockService r1 = open(name);
         RWLockService r2 = s2.newRWLock(name);
@@ -246,7 +247,7 @@ public abstract class RWLockContract extends ContractSupport {
 
         RWGrant gz = zombieWriter.lock(Duration.ofSeconds(5));
         guard.check(gz.token()); // writes while it legitimately holds
-        zs.freeze(); // freezes: its lease expires after 2 s
+        backend().freeze(zs); // freezes: its lease expires after 2 s
 
         CompletableFuture<RWGrant> f1 = r1.rLockAsync();
         CompletableFuture<RWGrant> f2 = r2.rLockAsync();
@@ -264,7 +265,7 @@ public abstract class RWLockContract extends ContractSupport {
         assertThrows(RWLockLostException.class, zombieWriter::rLock, "a lost service cannot acquire again");
 
         // Now a reader freezes while holding; a writer gets in after its lease expires and writes.
-        s2.freeze();
+        backend().freeze(s2);
         r1.rUnlock();
         RWGrant gw = w.lock(Duration.ofSeconds(10));
         guard.check(gw.token());

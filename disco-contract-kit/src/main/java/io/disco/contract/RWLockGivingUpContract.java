@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.disco.client.DiscoBackend;
 import io.disco.fencing.Held;
 import io.disco.rwlock.RWGrant;
 import io.disco.rwlock.RWGrant.Mode;
@@ -131,14 +132,14 @@ public abstract class RWLockGivingUpContract extends ContractSupport {
         for (Mode mode : Mode.values()) {
             String name = uniqueName("rw-revoked");
             RWLockService holder = open(name);
-            ContractOwner waiterOwner = owner(30);
+            DiscoBackend.Owner waiterOwner = owner(30);
             // The holder holds the other mode, so the waiter is blocked either way.
             RWGrant held = mode == Mode.READ ? holder.lock() : holder.rLock();
             RWLockService waiter = waiterOwner.newRWLock(name);
             CompletableFuture<RWGrant> waiting = mode == Mode.READ ? waiter.rLockAsync() : waiter.lockAsync();
             awaitNewKey(name, List.of(held.key()));
 
-            waiterOwner.revoke();
+            backend().endOwner(waiterOwner);
 
             ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(3, SECONDS));
             assertInstanceOf(RWLockLostException.class, e.getCause(), mode + " waiter");
@@ -221,7 +222,7 @@ public abstract class RWLockGivingUpContract extends ContractSupport {
     @Test
     void badInputFailsAtOnceAndChangesNothing() throws Exception {
         String name = uniqueName("rw-input");
-        ContractOwner owner = owner(5);
+        DiscoBackend.Owner owner = owner(5);
         assertThrows(NullPointerException.class, () -> owner.newRWLock(null));
         assertThrows(IllegalArgumentException.class, () -> owner.newRWLock(" "));
         RWLockService first = owner.newRWLock(name);
@@ -242,7 +243,7 @@ public abstract class RWLockGivingUpContract extends ContractSupport {
         String name = uniqueName("rw-close");
         RWLockService a = owner(30).newRWLock(name);
         RWLockService c = owner(30).newRWLock(name);
-        ContractOwner shared = owner(30);
+        DiscoBackend.Owner shared = owner(30);
         RWGrant ga = a.rLock();
         CompletableFuture<RWGrant> waiting = c.lockAsync();
         awaitKeyCount(name, 2);

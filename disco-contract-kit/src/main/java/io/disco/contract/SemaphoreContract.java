@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.disco.client.DiscoBackend;
 import io.disco.fencing.Held;
 import io.disco.fencing.TokenStaleException;
 import io.disco.fencing.guard.KeyedGuard;
@@ -109,7 +110,7 @@ public abstract class SemaphoreContract extends ContractSupport {
     void aZombieIsRejectedOnItsReassignedSlotAndAValidHolderNeverIs() throws Exception {
         String name = uniqueName("semaphore-zombie");
         KeyedGuard guards = KeyedGuard.create();
-        ContractOwner ownerA = owner(2);
+        DiscoBackend.Owner ownerA = owner(2);
         SemaphoreService a = ownerA.newSemaphore(name, 2);
         SemaphoreService b = owner(10).newSemaphore(name, 2);
         SemaphoreService c = owner(10).newSemaphore(name, 2);
@@ -119,7 +120,7 @@ public abstract class SemaphoreContract extends ContractSupport {
         guards.forKey(pa.guardKey()).check(pa.token());
         guards.forKey(pb.guardKey()).check(pb.token());
         assertFalse(c.tryAcquire().isPresent(), "both permits are taken");
-        ownerA.freeze(); // A freezes past its TTL
+        backend().freeze(ownerA); // A freezes past its TTL
         Permit pc = c.acquire(WAIT);
         assertEquals(pa.slot(), pc.slot(), "C takes the slot A's expired permit had");
         assertTrue(pc.token().isNewerThan(pa.token()));
@@ -199,14 +200,14 @@ public abstract class SemaphoreContract extends ContractSupport {
     @Test
     void aWaiterWhoseLeaseDiesNeverReportsSuccess() throws Exception {
         String name = uniqueName("semaphore-waiter-lost");
-        ContractOwner waiterOwner = owner(2);
+        DiscoBackend.Owner waiterOwner = owner(2);
         SemaphoreService holder = owner(10).newSemaphore(name, 1);
         SemaphoreService waiter = waiterOwner.newSemaphore(name, 1);
         holder.acquire(WAIT);
         List<String> holders = keys(name);
         CompletableFuture<Permit> waiting = waiter.acquireAsync();
         awaitNewKey(name, holders);
-        waiterOwner.freeze();
+        backend().freeze(waiterOwner);
         ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(15, SECONDS));
         assertInstanceOf(SemaphoreLostException.class, e.getCause());
         assertTrue(waiter.held().isEmpty(), "the lost waiter must never report a permit");
@@ -216,14 +217,14 @@ public abstract class SemaphoreContract extends ContractSupport {
     @Test
     void aWaiterWhoseLeaseIsRevokedFailsAndLeavesNoKey() throws Exception {
         String name = uniqueName("semaphore-revoked");
-        ContractOwner waiterOwner = owner(30);
+        DiscoBackend.Owner waiterOwner = owner(30);
         SemaphoreService holder = owner(10).newSemaphore(name, 1);
         SemaphoreService waiter = waiterOwner.newSemaphore(name, 1);
         holder.acquire(WAIT);
         List<String> holders = keys(name);
         CompletableFuture<Permit> waiting = waiter.acquireAsync();
         awaitNewKey(name, holders);
-        waiterOwner.revoke();
+        backend().endOwner(waiterOwner);
         ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(3, SECONDS));
         assertInstanceOf(SemaphoreLostException.class, e.getCause());
         assertEquals(holders, keys(name));
@@ -236,8 +237,8 @@ public abstract class SemaphoreContract extends ContractSupport {
     @Test
     void badInputAndADifferentLimitAreClearErrors() throws Exception {
         String name = uniqueName("semaphore-input");
-        ContractOwner s = owner(10);
-        ContractOwner s2 = owner(10);
+        DiscoBackend.Owner s = owner(10);
+        DiscoBackend.Owner s2 = owner(10);
         IllegalArgumentException zero = assertThrows(IllegalArgumentException.class, () -> s.newSemaphore(name, 0));
         assertTrue(zero.getMessage().contains("limit"), zero.getMessage());
         assertThrows(NullPointerException.class, () -> s.newSemaphore(null, 2));

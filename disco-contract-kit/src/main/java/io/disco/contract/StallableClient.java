@@ -1,14 +1,13 @@
 package io.disco.contract;
 
 import io.disco.client.DiscoBackend;
-import java.time.Duration;
 
 /**
  * A client's backend whose link to the servers the kit can stall, for the rules about requests that get no
- * answer in time (a release whose answer never comes back): see {@link UnconfirmedReleaseContract}.
+ * answer in time (a release whose answer never comes back): see {@link UnconfirmedReleaseContract#stallableBackend}.
  *
- * @param backend the client's backend, as {@link ContractBackend#discoBackend(Duration)} makes it, with the
- *                request timeout the kit asked for
+ * @param backend the client's backend, as {@code TestableBackend.withTtl(ttl)} makes it, with the request
+ *                timeout the kit asked for
  * @param link    the link between that backend and the servers
  */
 public record StallableClient(DiscoBackend backend, Link link) {

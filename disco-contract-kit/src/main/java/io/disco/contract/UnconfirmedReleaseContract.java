@@ -41,9 +41,21 @@ import org.junit.jupiter.api.Test;
  *   <li>{@code done()} of a hold completes when the hold ends: at its release, not later.</li>
  *   <li>An interrupted release completes all the same, keeps the interrupt flag and throws nothing.</li>
  * </ul>
- * Extend it with a {@link #backend()}.
+ * Extend it with a {@link #backend()} and a {@link #stallableBackend}.
  */
 public abstract class UnconfirmedReleaseContract extends ContractSupport {
+
+    /**
+     * A client's backend like {@code backend().withTtl(ttl)}, with the given request timeout, whose link to the
+     * servers the kit can stall (see {@link StallableClient.Link}): its own connection, so that stalling it stalls no
+     * other owner of the test. The kit closes the client it makes on it and resumes the link after each test; the
+     * backend closes the link when the run ends.
+     *
+     * @param ttl            each owner's lease time to live
+     * @param requestTimeout how long a request of the client may wait for its answer
+     * @return the client's backend and its link
+     */
+    protected abstract StallableClient stallableBackend(Duration ttl, Duration requestTimeout);
 
     /** The request timeout of the stalled client: the stall lasts longer than this, far less than the TTL. */
     private static final Duration REQUEST_TIMEOUT = Duration.ofMillis(1000);
@@ -65,7 +77,7 @@ public abstract class UnconfirmedReleaseContract extends ContractSupport {
     }
 
     private Disco stallableClient() {
-        StallableClient c = backend().stallableDiscoBackend(Duration.ofSeconds(TTL_SECONDS), REQUEST_TIMEOUT);
+        StallableClient c = stallableBackend(Duration.ofSeconds(TTL_SECONDS), REQUEST_TIMEOUT);
         link = c.link();
         return track(Disco.over(c.backend()));
     }

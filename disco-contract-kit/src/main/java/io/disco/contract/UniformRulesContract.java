@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.client.Disco;
+import io.disco.client.DiscoBackend;
 import io.disco.client.DiscoStatus;
 import io.disco.client.FencedReadWriteLock;
 import io.disco.client.FencedSemaphore;
@@ -32,6 +33,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
@@ -94,7 +97,7 @@ public abstract class UniformRulesContract extends ContractSupport {
     }
 
     /** Every way to name a primitive, the client's and the backend's own. */
-    private List<Map.Entry<String, Consumer<String>>> entryPoints(ContractOwner owner) {
+    private List<Map.Entry<String, Consumer<String>>> entryPoints(DiscoBackend.Owner owner) {
         LeadershipRunner.Options options =
                 LeadershipRunner.Options.of("v", term -> term.awaitEnd(Duration.ofMinutes(1)));
         List<Map.Entry<String, Consumer<String>>> all = new ArrayList<>();
@@ -114,7 +117,7 @@ public abstract class UniformRulesContract extends ContractSupport {
 
     @Test
     void oneNameRuleIsCheckedUpFrontByTheClientAndByTheBackendsServices() throws Exception {
-        ContractOwner owner = owner(10);
+        DiscoBackend.Owner owner = owner(10);
         for (Map.Entry<String, String> bad : badNames().entrySet()) {
             String message = null;
             for (Map.Entry<String, Consumer<String>> entry : entryPoints(owner)) {
@@ -149,7 +152,7 @@ public abstract class UniformRulesContract extends ContractSupport {
     @Test
     void namesTheRuleAllowsWorkOnTheClientAndOnTheBackendsServices() throws Exception {
         String base = uniqueName("names");
-        ContractOwner owner = owner(10);
+        DiscoBackend.Owner owner = owner(10);
         for (String name : List.of(
                 base + "/plain",
                 base + "/with space",
@@ -207,8 +210,8 @@ public abstract class UniformRulesContract extends ContractSupport {
 
     @Test
     void serviceTimeoutsOfZeroOrLessTryOnceAndHugeOnesWaitWithoutALimit() throws Throwable {
-        ContractOwner a = owner(10);
-        ContractOwner b = owner(10);
+        DiscoBackend.Owner a = owner(10);
+        DiscoBackend.Owner b = owner(10);
 
         String lockName = uniqueName("timeout-lock");
         LockService holder = a.newLock(lockName);
@@ -445,7 +448,7 @@ public abstract class UniformRulesContract extends ContractSupport {
         assertInterruptedOnEntry(
                 "election.campaign(value)", () -> disco.election(electionName).campaign("v"));
 
-        ContractOwner owner = owner(10);
+        DiscoBackend.Owner owner = owner(10);
         LockService service = owner.newLock(uniqueName("interrupted-lock-service"));
         assertInterruptedOnEntry("service.lock()", service::lock);
         assertInterruptedOnEntry("service.lock(timeout)", () -> service.lock(SOON));
@@ -492,20 +495,28 @@ public abstract class UniformRulesContract extends ContractSupport {
     @Test
     void theStatusTellsAPositiveValidityNoLongerThanTheTtlWhileUp() throws Exception {
         Disco d = client(2); // short: several renewals within the test
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
-        int up = 0;
-        while (System.nanoTime() < end) {
-            DiscoStatus s = d.status();
-            if (s.state() == DiscoStatus.State.UP) {
-                up++;
-                assertTrue(s.owner().isPresent(), s.toString());
-                assertTrue(s.ttl().compareTo(Duration.ZERO) > 0, "a positive ttl: " + s);
-                assertTrue(s.remainingValidity().compareTo(Duration.ZERO) > 0, "a positive validity while UP: " + s);
-                assertTrue(s.remainingValidity().compareTo(s.ttl()) <= 0, "no longer than the ttl: " + s);
-            }
-            Thread.sleep(50);
-        }
-        assertTrue(up > 0, "the client was UP");
+        AtomicReference<Duration> last = new AtomicReference<>(Duration.ZERO);
+        AtomicInteger rises = new AtomicInteger();
+        // Every status read while UP is checked, until the validity has risen three times: the first reading, then
+        // two renewals (a fault would fail an assertion at once, or stop the renewals and time out).
+        Awaitility.await()
+                .pollInterval(Duration.ofMillis(50))
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> {
+                    DiscoStatus s = d.status();
+                    if (s.state() == DiscoStatus.State.UP) {
+                        assertTrue(s.owner().isPresent(), s.toString());
+                        assertTrue(s.ttl().compareTo(Duration.ZERO) > 0, "a positive ttl: " + s);
+                        assertTrue(
+                                s.remainingValidity().compareTo(Duration.ZERO) > 0,
+                                "a positive validity while UP: " + s);
+                        assertTrue(s.remainingValidity().compareTo(s.ttl()) <= 0, "no longer than the ttl: " + s);
+                        if (s.remainingValidity().compareTo(last.getAndSet(s.remainingValidity())) > 0) {
+                            rises.incrementAndGet();
+                        }
+                    }
+                    return rises.get() >= 3;
+                });
         d.close();
         DiscoStatus closed = d.status();
         assertEquals(DiscoStatus.State.CLOSED, closed.state());

@@ -26,9 +26,24 @@ import org.junit.jupiter.api.Test;
  * {@link BackendUnavailableException} naming the endpoints; acquisitions that start after that fail at once
  * until an owner is open again; a timed acquisition whose own timeout ends first returns false as before;
  * {@link Disco#status()} answers at once whatever the acquisitions wait for; and once the backend answers again
- * the client is up and acquisitions succeed, with higher tokens. Extend it with a {@link #backend()}.
+ * the client is up and acquisitions succeed, with higher tokens. Extend it with a {@link #backend()} and an
+ * {@link #unreachableBackend}.
  */
 public abstract class UnreachableBackendContract extends ContractSupport {
+
+    /**
+     * A client's backend like {@code backend().withTtl(ttl)}, with the given request timeout and owner wait
+     * ({@code DiscoBackend.ownerWait()}), whose link to the servers the kit can cut for as long as it likes (its own
+     * connection, so that cutting it cuts no other owner of the test), and the endpoints its failures must name. The
+     * kit cuts the link before or after making a client on it, and restores it before the test ends; the kit closes
+     * the client, the backend closes the link when the run ends.
+     *
+     * @param ttl            each owner's time to live
+     * @param requestTimeout how long a request of the client (and opening an owner) may wait for its answer
+     * @param ownerWait      how long an acquisition waits for an owner while the client has none
+     * @return the client's backend, its endpoints and its link
+     */
+    protected abstract UnreachableClient unreachableBackend(Duration ttl, Duration requestTimeout, Duration ownerWait);
 
     private static final Duration TTL = Duration.ofSeconds(2);
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(1);
@@ -38,7 +53,7 @@ public abstract class UnreachableBackendContract extends ContractSupport {
 
     /** A cut-off client's backend whose link is restored after the test (before its clients are closed). */
     private UnreachableClient unreachable() {
-        UnreachableClient u = backend().unreachableDiscoBackend(TTL, REQUEST_TIMEOUT, OWNER_WAIT);
+        UnreachableClient u = unreachableBackend(TTL, REQUEST_TIMEOUT, OWNER_WAIT);
         track(() -> u.link().resume());
         return u;
     }

@@ -4,7 +4,7 @@ import io.disco.client.DiscoBackend;
 
 /**
  * A client's backend that the kit can cut off from its servers for as long as it likes, for the rules about an
- * unreachable backend: see {@link UnreachableBackendContract}.
+ * unreachable backend: see {@link UnreachableBackendContract#unreachableBackend}.
  *
  * @param backend   the client's backend, with the time to live, request timeout and owner wait the kit asked for
  * @param endpoints how the backend names the servers it connects to (for etcd {@code 127.0.0.1:2379}, for

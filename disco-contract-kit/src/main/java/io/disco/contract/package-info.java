@@ -11,16 +11,20 @@
  * winning, loss reported through {@code done()}/{@code err()}, clear errors for bad input, close, and user code
  * that never stalls a lease.
  *
- * <p>A backend runs the kit by implementing {@link io.disco.contract.ContractBackend} (open an independent
- * owner, list an owner's keys, delete a key as an operator would, ...) and extending each contract class:
+ * <p>A backend runs the kit with its provider's {@link io.disco.client.TestableBackend}, the client's backend SPI
+ * with the hooks of tests (open an independent owner with a given TTL, freeze it, end it from outside, list the keys
+ * on a name, delete a key as an operator would, ...), by extending each contract class:
  * <pre>{@code
  * class MyLockContractTest extends LockContract {
  *     @Override
- *     protected ContractBackend backend() {
+ *     protected TestableBackend backend() {
  *         return MY_BACKEND; // started once for the test run
  *     }
  * }
  * }</pre>
+ * The two contracts about a client cut off from its servers also ask for a client's backend whose link the kit can
+ * stall or cut ({@link io.disco.contract.UnconfirmedReleaseContract#stallableBackend},
+ * {@link io.disco.contract.UnreachableBackendContract#unreachableBackend}).
  * A user's own wrapper around a {@code LockService} runs it the same way, with a backend whose owners hand out
  * the wrapped services.
  */

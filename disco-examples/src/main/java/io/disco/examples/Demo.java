@@ -30,7 +30,7 @@ import java.util.function.Supplier;
  * scenario failed.
  *
  * <p>With {@code --backend zookeeper} the scenarios run on an in-process ZooKeeper server instead
- * ({@link ZooKeeperDemoBackend#embedded()}: nothing installed), through the same backend-neutral owners
+ * ({@link DemoBackend#embeddedZooKeeper()}: nothing installed), through the same backend-neutral owners
  * ({@link DemoBackend}); the resources' guards confirm tokens with ZooKeeper. A scenario that cannot run there says
  * so in its verdict ({@code — N/A}), and the summary counts it apart.
  */
@@ -126,7 +126,7 @@ public final class Demo {
 
     /**
      * Runs the demo on an in-process ZooKeeper server and returns its exit status: the same scenarios, in the
-     * same order, on {@link ZooKeeperDemoBackend}; the Spring Boot one does not apply (the starter configures
+     * same order, on {@link DemoBackend#embeddedZooKeeper()}; the Spring Boot one does not apply (the starter configures
      * etcd only).
      *
      * @return 0 when every scenario that applies passed, 1 when one failed, 2 when ZooKeeper or a resource could
@@ -139,7 +139,7 @@ public final class Demo {
         String ns = "/disco/demo/" + UUID.randomUUID().toString().substring(0, 8);
         List<Verdict> verdicts = new ArrayList<>();
         say.step("starting an in-process ZooKeeper...");
-        try (ZooKeeperDemoBackend zk = ZooKeeperDemoBackend.embedded()) {
+        try (DemoBackend zk = DemoBackend.embeddedZooKeeper()) {
             say.step("%s", zk.describe());
             try (HttpResource http = HttpResource.start(
                             0, Guard.builder().issuedBound(zk.issuedBound()).build());

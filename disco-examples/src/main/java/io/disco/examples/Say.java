@@ -1,5 +1,6 @@
 package io.disco.examples;
 
+import io.disco.client.DiscoBackend;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.LocalTime;
@@ -36,6 +37,19 @@ public final class Say {
         synchronized (OUT) {
             OUT.println(line);
         }
+    }
+
+    /**
+     * What a frozen owner's log line says ({@link io.disco.client.TestableBackend#freeze}), the same for every
+     * backend.
+     *
+     * @param owner the frozen owner
+     * @return for example {@code it renews lease 694d7f3c0a1b2c3d (TTL 2 s) no more, releasing nothing; the backend
+     *     ends it within 2 s}
+     */
+    public static String frozen(DiscoBackend.Owner owner) {
+        return "it renews " + owner.describe() + " no more, releasing nothing; the backend ends it within "
+                + Math.max(1, owner.ttl().toSeconds()) + " s";
     }
 
     /** @return the scenario's name */

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The scenarios of {@code ./demo --backend zookeeper} on ZooKeeper (the run's shared in-process server): the same
- * verdicts as on etcd, the frozen owner's session ended by the server, the tokens confirmed with
+ * verdicts as on etcd, the frozen owner's session expired by the server, the tokens confirmed with
  * {@code ZooKeeperIssuedBound}. A sample (the database with the issued bound, the semaphore), not the whole demo.
  */
 class ZooKeeperScenariosTest {
@@ -22,11 +22,11 @@ class ZooKeeperScenariosTest {
     @RegisterExtension
     static final ZooKeeperExtension ZK = ZooKeeperExtension.sharedServer();
 
-    private static ZooKeeperDemoBackend backend;
+    private static DemoBackend backend;
 
     @BeforeAll
     static void connect() {
-        backend = ZooKeeperDemoBackend.connect(ZK.connectString());
+        backend = DemoBackend.zooKeeper(ZK.connectString());
     }
 
     @AfterAll

@@ -1,8 +1,8 @@
 package io.disco.examples.lock;
 
 import io.disco.client.DiscoBackend;
+import io.disco.client.TestableBackend;
 import io.disco.examples.DemoBackend;
-import io.disco.examples.EtcdDemoBackend;
 import io.disco.examples.Say;
 import io.disco.examples.Verdict;
 import io.disco.fencing.FencingToken;
@@ -17,7 +17,7 @@ import java.util.Objects;
  *
  * <ol>
  *   <li>A takes the lock on a session with a short TTL and writes with its token: accepted.</li>
- *   <li>A freezes: {@link DemoBackend#freeze} stops its keepalive (on etcd: {@code EtcdSession.orphan()}) without
+ *   <li>A freezes: {@link io.disco.client.TestableBackend#freeze} stops its keepalive (on etcd: {@code EtcdSession.orphan()}) without
  *       telling anyone, exactly what a long GC pause or a suspended VM does. Its lease (its ZooKeeper session)
  *       expires after the TTL.</li>
  *   <li>B asks for the same lock; its {@code lock} call returns once A's lease has expired (that call
@@ -123,7 +123,7 @@ public final class LockZombie {
         Objects.requireNonNull(writer, "writer");
         DemoBackend backend;
         try {
-            backend = EtcdDemoBackend.connect(endpoints);
+            backend = DemoBackend.etcd(endpoints);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return new Outcome(
@@ -137,16 +137,17 @@ public final class LockZombie {
     }
 
     /**
-     * Runs the story on {@code backend}.
+     * Runs the story on {@code demo}.
      *
      * @param say where the steps are printed
-     * @param backend where the owners are opened
+     * @param demo where the owners are opened
      * @param lockName the lock's name
      * @param zombieTtl the TTL of A's lease (session)
      * @param writer the write to the protected resource
      * @return what happened; never throws for a failed step
      */
-    public static Outcome run(Say say, DemoBackend backend, String lockName, Duration zombieTtl, Writer writer) {
+    public static Outcome run(Say say, DemoBackend demo, String lockName, Duration zombieTtl, Writer writer) {
+        TestableBackend backend = demo.backend();
         Objects.requireNonNull(writer, "writer");
         String scenario = say.scenario();
         String step = "A: open a session with TTL " + zombieTtl.toSeconds() + " s";
@@ -155,7 +156,7 @@ public final class LockZombie {
         Answer writeA = null;
         Answer writeB = null;
         Answer zombie = null;
-        say.step("%s, lock: %s", backend.describe(), lockName);
+        say.step("%s, lock: %s", demo.describe(), lockName);
         try (DiscoBackend.Owner ownerA = backend.open(zombieTtl);
                 LockService lockA = ownerA.newLock(lockName)) {
             step = "A: acquire the lock";
@@ -181,8 +182,8 @@ public final class LockZombie {
                                 + " restart the resource");
             }
 
-            String freezing = backend.freeze(ownerA);
-            say.step("A freezes (think: a long GC pause): %s, and A does not notice", freezing);
+            backend.freeze(ownerA);
+            say.step("A freezes (think: a long GC pause): %s, and A does not notice", Say.frozen(ownerA));
 
             step = "B: open a session";
             try (DiscoBackend.Owner ownerB = backend.open();

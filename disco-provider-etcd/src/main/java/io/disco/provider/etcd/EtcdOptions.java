@@ -142,6 +142,32 @@ public final class EtcdOptions {
         return clientId;
     }
 
+    /**
+     * These options with another lease TTL, everything else alike: for {@link io.disco.client.TestableBackend#withTtl}.
+     *
+     * @param ttl the lease TTL, as {@link Builder#ttl} takes it
+     * @return the options
+     * @throws IllegalArgumentException if {@code ttl} is not a valid TTL, or not longer than the grant margin
+     */
+    EtcdOptions withTtl(Duration ttl) {
+        Builder b = builder()
+                .ttl(ttl)
+                .requestTimeout(requestTimeout)
+                .failoverAfter(failoverAfter)
+                .clientId(clientId);
+        if (callbackExecutor != null) {
+            b.callbackExecutor(callbackExecutor);
+        }
+        if (grantMargin != null) {
+            b.grantMargin(grantMargin);
+        }
+        if (ownerWait != null) {
+            b.ownerWait(ownerWait);
+        }
+        listeners.forEach(b::listener);
+        return b.build();
+    }
+
     @Override
     public String toString() {
         return "EtcdOptions{ttl=" + ttl + (clientId.isEmpty() ? "" : ", clientId=" + clientId) + ", requestTimeout="

@@ -1,6 +1,7 @@
 package io.disco.provider.etcd;
 
 import io.disco.client.Disco;
+import io.disco.client.TestableBackend;
 import io.disco.core.Claimant;
 import io.disco.core.Primitive;
 import io.disco.election.ElectionService;
@@ -240,6 +241,24 @@ public final class EtcdProvider {
         Objects.requireNonNull(client, "client");
         Objects.requireNonNull(options, "options");
         return Disco.healing(new EtcdDiscoBackend(client, options));
+    }
+
+    /**
+     * The etcd backend of the client ({@link #disco(Client, EtcdOptions)} runs on the same one) with the hooks of
+     * tests, demos and fault runs ({@link TestableBackend}): owners of other TTLs, frozen owners (an
+     * {@linkplain EtcdSession#orphan() orphaned} session), owners ended from outside (their lease revoked), the keys
+     * on a name, a key deleted as an operator would, history compacted. Not for production code. Its owners are
+     * {@link EtcdSessionOwner}s; every hook's request waits at most the options' request timeout.
+     *
+     * @param client the caller's jetcd client; never closed by the backend
+     * @param options every session's TTL, request timeout, callback executor and listeners
+     * @return the backend; closing it closes nothing
+     * @throws NullPointerException if an argument is null
+     */
+    public static TestableBackend testableBackend(Client client, EtcdOptions options) {
+        Objects.requireNonNull(client, "client");
+        Objects.requireNonNull(options, "options");
+        return new EtcdDiscoBackend(client, options);
     }
 
     private interface Factory<S> {

@@ -15,7 +15,9 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * An {@link EtcdSession} as a backend's owner: its services, listing, {@code done()} and {@code err()} are the
- * session's, {@link #id()} is its lease in hex, and {@link #close()} closes the session (revoking its lease).
+ * session's, {@link #id()} is its lease in hex, and {@link #close()} closes the session (revoking its lease). The one
+ * owner of the etcd backend, for the client ({@link EtcdProvider#disco}) and for the test hooks
+ * ({@link EtcdProvider#testableBackend}, which freeze it by orphaning its session and end it by revoking its lease).
  *
  * @param session the session; this owner closes it
  */

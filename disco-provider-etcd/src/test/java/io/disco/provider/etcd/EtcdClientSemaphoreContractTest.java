@@ -1,7 +1,7 @@
 package io.disco.provider.etcd;
 
+import io.disco.client.TestableBackend;
 import io.disco.contract.ClientSemaphoreContract;
-import io.disco.contract.ContractBackend;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The kit's {@link ClientSemaphoreContract} against etcd (one member shared by every contract class of the run). */
@@ -11,7 +11,7 @@ class EtcdClientSemaphoreContractTest extends ClientSemaphoreContract {
     static final EtcdContractBackend ETCD = new EtcdContractBackend();
 
     @Override
-    protected ContractBackend backend() {
-        return ETCD;
+    protected TestableBackend backend() {
+        return ETCD.backend();
     }
 }

@@ -1,7 +1,9 @@
 package io.disco.provider.etcd;
 
-import io.disco.contract.ContractBackend;
+import io.disco.client.TestableBackend;
+import io.disco.contract.StallableClient;
 import io.disco.contract.UnconfirmedReleaseContract;
+import java.time.Duration;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -16,7 +18,12 @@ class EtcdFrozenMemberReleaseContractTest extends UnconfirmedReleaseContract {
     static final EtcdContractBackend ETCD = new EtcdContractBackend(true);
 
     @Override
-    protected ContractBackend backend() {
-        return ETCD;
+    protected TestableBackend backend() {
+        return ETCD.backend();
+    }
+
+    @Override
+    protected StallableClient stallableBackend(Duration ttl, Duration requestTimeout) {
+        return ETCD.stallableBackend(ttl, requestTimeout);
     }
 }

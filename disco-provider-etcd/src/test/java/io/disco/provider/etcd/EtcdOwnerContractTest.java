@@ -1,6 +1,6 @@
 package io.disco.provider.etcd;
 
-import io.disco.contract.ContractBackend;
+import io.disco.client.TestableBackend;
 import io.disco.contract.OwnerContract;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -11,7 +11,7 @@ class EtcdOwnerContractTest extends OwnerContract {
     static final EtcdContractBackend ETCD = new EtcdContractBackend();
 
     @Override
-    protected ContractBackend backend() {
-        return ETCD;
+    protected TestableBackend backend() {
+        return ETCD.backend();
     }
 }

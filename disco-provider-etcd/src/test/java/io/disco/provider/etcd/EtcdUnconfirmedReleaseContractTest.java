@@ -1,7 +1,9 @@
 package io.disco.provider.etcd;
 
-import io.disco.contract.ContractBackend;
+import io.disco.client.TestableBackend;
+import io.disco.contract.StallableClient;
 import io.disco.contract.UnconfirmedReleaseContract;
+import java.time.Duration;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The kit's rules for a release that gets no answer in time, on etcd (issue 44). */
@@ -11,7 +13,12 @@ class EtcdUnconfirmedReleaseContractTest extends UnconfirmedReleaseContract {
     static final EtcdContractBackend ETCD = new EtcdContractBackend();
 
     @Override
-    protected ContractBackend backend() {
-        return ETCD;
+    protected TestableBackend backend() {
+        return ETCD.backend();
+    }
+
+    @Override
+    protected StallableClient stallableBackend(Duration ttl, Duration requestTimeout) {
+        return ETCD.stallableBackend(ttl, requestTimeout);
     }
 }

@@ -1,7 +1,9 @@
 package io.disco.provider.etcd;
 
-import io.disco.contract.ContractBackend;
+import io.disco.client.TestableBackend;
 import io.disco.contract.UnreachableBackendContract;
+import io.disco.contract.UnreachableClient;
+import java.time.Duration;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The kit's {@link UnreachableBackendContract} against etcd, cut off by a proxy that stops forwarding. */
@@ -11,7 +13,12 @@ class EtcdUnreachableBackendContractTest extends UnreachableBackendContract {
     static final EtcdContractBackend ETCD = new EtcdContractBackend();
 
     @Override
-    protected ContractBackend backend() {
-        return ETCD;
+    protected TestableBackend backend() {
+        return ETCD.backend();
+    }
+
+    @Override
+    protected UnreachableClient unreachableBackend(Duration ttl, Duration requestTimeout, Duration ownerWait) {
+        return ETCD.unreachableBackend(ttl, requestTimeout, ownerWait);
     }
 }

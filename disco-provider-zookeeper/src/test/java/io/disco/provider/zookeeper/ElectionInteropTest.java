@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.disco.contract.ContractOwner;
+import io.disco.client.DiscoBackend;
 import io.disco.election.ElectionService;
 import io.disco.election.Leadership;
 import io.disco.election.Observation;
@@ -35,7 +35,7 @@ class ElectionInteropTest {
     @RegisterExtension
     static final ZkContractBackend ZK = new ZkContractBackend();
 
-    private ContractOwner owner;
+    private DiscoBackend.Owner owner;
     private final List<LeaderLatch> latches = new CopyOnWriteArrayList<>();
 
     @AfterEach
@@ -60,7 +60,7 @@ class ElectionInteropTest {
     @Test
     void aDiscoLeaderKeepsALeaderLatchWaitingAndHandsOnToIt() throws Exception {
         String path = "/interop/election/" + UUID.randomUUID();
-        owner = ZK.newOwner(Duration.ofSeconds(10));
+        owner = ZK.backend().open(Duration.ofSeconds(10));
         ElectionService disco = owner.newElection(path);
         List<String> seen = new CopyOnWriteArrayList<>();
         Observation observation = disco.observe(l -> seen.add(l.value()));
@@ -68,7 +68,7 @@ class ElectionInteropTest {
         Leadership first = disco.campaign("disco-1");
         LeaderLatch curator = latch(path, "curator");
         assertFalse(curator.await(300, MILLISECONDS), "the latch led while disco did");
-        assertEquals(2, ZK.keys(path).size());
+        assertEquals(2, ZK.backend().keys(path).size());
         // A proclamation goes to the election's log, not to the node a LeaderLatch watches (a data change would
         // consume the latch's watch, and the latch would never hear of the resignation): the latch keeps seeing
         // the campaign value, disco sees the proclaimed one.
@@ -86,7 +86,7 @@ class ElectionInteropTest {
         CompletableFuture<Leadership> again = disco.campaignAsync("disco-3");
         Awaitility.await()
                 .atMost(Duration.ofSeconds(5))
-                .until(() -> ZK.keys(path).size() == 2);
+                .until(() -> ZK.backend().keys(path).size() == 2);
         assertFalse(again.isDone(), "disco led while the latch did");
         curator.close();
         Leadership third = again.get(5, SECONDS);
@@ -101,19 +101,19 @@ class ElectionInteropTest {
     @Test
     void aLeaderLatchKeepsDiscoWaitingAndHandsOnToIt() throws Exception {
         String path = "/interop/election/" + UUID.randomUUID();
-        owner = ZK.newOwner(Duration.ofSeconds(10));
+        owner = ZK.backend().open(Duration.ofSeconds(10));
         ElectionService disco = owner.newElection(path);
 
         LeaderLatch curator = latch(path, "curator");
         assertTrue(curator.await(5, SECONDS));
         assertThrows(TimeoutException.class, () -> disco.campaign("disco", Duration.ofMillis(300)));
-        assertEquals(1, ZK.keys(path).size(), "disco's withdrawn candidacy left its node");
+        assertEquals(1, ZK.backend().keys(path).size(), "disco's withdrawn candidacy left its node");
         assertEquals("curator", disco.leader().orElseThrow().value());
 
         CompletableFuture<Leadership> waiting = disco.campaignAsync("disco");
         Awaitility.await()
                 .atMost(Duration.ofSeconds(5))
-                .until(() -> ZK.keys(path).size() == 2);
+                .until(() -> ZK.backend().keys(path).size() == 2);
         assertFalse(waiting.isDone(), "disco led while the latch did");
         Leadership latchTerm = disco.leader().orElseThrow();
         curator.close();

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.disco.contract.ContractOwner;
+import io.disco.client.DiscoBackend;
 import io.disco.lock.Grant;
 import io.disco.lock.LockService;
 import java.time.Duration;
@@ -32,7 +32,7 @@ class LockInteropTest {
     static final ZkContractBackend ZK = new ZkContractBackend();
 
     private final ExecutorService pool = Executors.newCachedThreadPool();
-    private ContractOwner owner;
+    private DiscoBackend.Owner owner;
 
     @AfterEach
     void close() {
@@ -49,7 +49,7 @@ class LockInteropTest {
     @Test
     void aDiscoHolderKeepsInterProcessMutexOutAndHandsOnToIt() throws Exception {
         String path = path();
-        owner = ZK.newOwner(Duration.ofSeconds(10));
+        owner = ZK.backend().open(Duration.ofSeconds(10));
         LockService disco = owner.newLock(path);
         InterProcessMutex curator = new InterProcessMutex(ZK.admin(), path);
 
@@ -57,7 +57,7 @@ class LockInteropTest {
         assertFalse(
                 curator.acquire(300, java.util.concurrent.TimeUnit.MILLISECONDS),
                 "Curator got in while disco held the lock");
-        assertEquals(List.of(g.key()), ZK.keys(path), "Curator's failed attempt left its node");
+        assertEquals(List.of(g.key()), ZK.backend().keys(path), "Curator's failed attempt left its node");
 
         CompletableFuture<Boolean> waiting = CompletableFuture.supplyAsync(
                 () -> {
@@ -70,7 +70,7 @@ class LockInteropTest {
                 pool);
         org.awaitility.Awaitility.await()
                 .atMost(Duration.ofSeconds(5))
-                .until(() -> ZK.keys(path).size() == 2);
+                .until(() -> ZK.backend().keys(path).size() == 2);
         assertFalse(waiting.isDone());
         disco.unlock();
         assertTrue(waiting.get(5, SECONDS), "Curator got the lock after disco released it");
@@ -85,7 +85,7 @@ class LockInteropTest {
     @Test
     void anInterProcessMutexHolderKeepsDiscoOutAndHandsOnToIt() throws Exception {
         String path = path();
-        owner = ZK.newOwner(Duration.ofSeconds(10));
+        owner = ZK.backend().open(Duration.ofSeconds(10));
         LockService disco = owner.newLock(path);
         InterProcessMutex curator = new InterProcessMutex(ZK.admin(), path);
 
@@ -93,12 +93,12 @@ class LockInteropTest {
         disco.unlock();
         curator.acquire();
         assertThrows(TimeoutException.class, () -> disco.lock(Duration.ofMillis(300)));
-        assertEquals(1, ZK.keys(path).size(), "disco's withdrawn claim left its node");
+        assertEquals(1, ZK.backend().keys(path).size(), "disco's withdrawn claim left its node");
 
         CompletableFuture<Grant> waiting = disco.lockAsync();
         org.awaitility.Awaitility.await()
                 .atMost(Duration.ofSeconds(5))
-                .until(() -> ZK.keys(path).size() == 2);
+                .until(() -> ZK.backend().keys(path).size() == 2);
         assertFalse(waiting.isDone(), "disco got in while Curator held the lock");
         curator.release();
         Grant g = waiting.get(5, SECONDS);

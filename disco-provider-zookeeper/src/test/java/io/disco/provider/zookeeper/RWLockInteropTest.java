@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.disco.contract.ContractOwner;
+import io.disco.client.DiscoBackend;
 import io.disco.rwlock.RWGrant;
 import io.disco.rwlock.RWLockService;
 import java.time.Duration;
@@ -34,7 +34,7 @@ class RWLockInteropTest {
     static final ZkContractBackend ZK = new ZkContractBackend();
 
     private final ExecutorService curatorThread = Executors.newSingleThreadExecutor();
-    private ContractOwner owner;
+    private DiscoBackend.Owner owner;
 
     @AfterEach
     void close() {
@@ -51,7 +51,7 @@ class RWLockInteropTest {
     @Test
     void writersExcludeAndReadersShareAcrossDiscoAndCurator() throws Exception {
         String path = "/interop/rwlock/" + UUID.randomUUID();
-        owner = ZK.newOwner(Duration.ofSeconds(10));
+        owner = ZK.backend().open(Duration.ofSeconds(10));
         RWLockService disco = owner.newRWLock(path);
         InterProcessReadWriteLock curator = new InterProcessReadWriteLock(ZK.admin(), path);
 
@@ -63,7 +63,7 @@ class RWLockInteropTest {
         assertFalse(
                 onCurator(() -> curator.writeLock().acquire(300, MILLISECONDS)),
                 "a Curator writer got in past a disco writer");
-        assertEquals(1, ZK.keys(path).size(), "Curator's failed attempts left nodes");
+        assertEquals(1, ZK.backend().keys(path).size(), "Curator's failed attempts left nodes");
         disco.unlock();
 
         // A Curator reader shares with a disco reader and keeps a disco writer out.
@@ -77,7 +77,7 @@ class RWLockInteropTest {
         CompletableFuture<RWGrant> waiting = disco.lockAsync();
         Awaitility.await()
                 .atMost(Duration.ofSeconds(5))
-                .until(() -> ZK.keys(path).size() == 2);
+                .until(() -> ZK.backend().keys(path).size() == 2);
         assertFalse(waiting.isDone(), "a disco writer got in past a Curator reader");
         onCurator(() -> {
             curator.readLock().release();

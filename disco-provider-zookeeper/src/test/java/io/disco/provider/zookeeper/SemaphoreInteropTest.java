@@ -140,7 +140,7 @@ class SemaphoreInteropTest {
             f.get(60, TimeUnit.SECONDS);
         }
         assertEquals(LIMIT, holders.most, "at most " + LIMIT + " holders at once, and " + LIMIT + " seen together");
-        assertEquals(List.of(), ZK.keys(path + "/leases"), "every lease node is gone");
+        assertEquals(List.of(), ZK.backend().keys(path + "/leases"), "every lease node is gone");
     }
 
     /**

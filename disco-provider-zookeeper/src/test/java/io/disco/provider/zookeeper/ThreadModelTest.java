@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.disco.contract.ContractOwner;
+import io.disco.client.DiscoBackend;
 import io.disco.lock.Grant;
 import io.disco.lock.LockService;
 import io.disco.rwlock.RWLockService;
@@ -29,8 +29,8 @@ class ThreadModelTest {
     @RegisterExtension
     static final ZkContractBackend ZK = new ZkContractBackend();
 
-    private ContractOwner owner;
-    private ContractOwner other;
+    private DiscoBackend.Owner owner;
+    private DiscoBackend.Owner other;
 
     @AfterEach
     void close() {
@@ -45,7 +45,7 @@ class ThreadModelTest {
     @Test
     void callbacksThatBlockForThreeTimeoutsStallNothing() throws Exception {
         String name = "/threads/" + UUID.randomUUID();
-        owner = ZK.newOwner(Duration.ofSeconds(1));
+        owner = ZK.backend().open(Duration.ofSeconds(1));
         LockService lock = owner.newLock(name);
         RWLockService rw = owner.newRWLock(name + "-rw");
         CountDownLatch release = new CountDownLatch(1);
@@ -66,7 +66,7 @@ class ThreadModelTest {
             lock.done().thenRun(block); // blocks once the lock is lost, below
             assertTrue(inside.await(10, SECONDS), "the callbacks must run");
             for (Thread t : ranOn) {
-                assertFalse(ZK.isBackendThread(t), "a user stage ran on " + t.getName());
+                assertFalse(ZK.backend().isBackendThread(t), "a user stage ran on " + t.getName());
             }
             // Three session timeouts: the session stays alive, the key stays under it.
             CompletableFuture<Void> ended = owner.done().toCompletableFuture();
@@ -75,17 +75,17 @@ class ThreadModelTest {
                     .atMost(Duration.ofSeconds(4))
                     .until(() -> !ended.isDone());
             Grant g = lock.held().orElseThrow();
-            assertEquals(List.of(g.key()), ZK.keys(name));
+            assertEquals(List.of(g.key()), ZK.backend().keys(name));
 
             // And loss detection is not stalled either: a frozen owner is declared lost within the timeout.
-            owner.freeze();
+            ZK.backend().freeze(owner);
             ended.get(3, SECONDS);
             assertTrue(lock.err().isPresent());
             Awaitility.await()
                     .atMost(Duration.ofSeconds(5))
                     .until(() -> ranOn.size() == 3); // the lock's done() stage ran
             assertFalse(
-                    ZK.isBackendThread(ranOn.get(2)),
+                    ZK.backend().isBackendThread(ranOn.get(2)),
                     "the done() stage ran on " + ranOn.get(2).getName());
         } finally {
             release.countDown();

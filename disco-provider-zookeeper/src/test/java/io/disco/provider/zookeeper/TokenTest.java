@@ -2,7 +2,7 @@ package io.disco.provider.zookeeper;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.disco.contract.ContractOwner;
+import io.disco.client.DiscoBackend;
 import io.disco.lock.Grant;
 import io.disco.lock.LockService;
 import java.time.Duration;
@@ -21,7 +21,7 @@ class TokenTest {
     @RegisterExtension
     static final ZkContractBackend ZK = new ZkContractBackend();
 
-    private ContractOwner owner;
+    private DiscoBackend.Owner owner;
 
     @AfterEach
     void close() {
@@ -33,7 +33,7 @@ class TokenTest {
     @Test
     void theTokenKeepsGrowingWhenTheSequenceRestartsWithANewParent() throws Exception {
         String path = "/token/lock/" + UUID.randomUUID();
-        owner = ZK.newOwner(Duration.ofSeconds(10));
+        owner = ZK.backend().open(Duration.ofSeconds(10));
         LockService lock = owner.newLock(path);
         Grant earlier = null;
         for (int i = 0; i < 3; i++) { // sequences 0, 1, 2

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.disco.contract.ContractOwner;
+import io.disco.client.DiscoBackend;
 import io.disco.election.ElectionService;
 import io.disco.election.Leadership;
 import io.disco.fencing.DiscoException;
@@ -57,7 +57,7 @@ class UnconfirmedReleaseTest {
     private FreezableProxy proxy;
     private CuratorFramework client;
     private ZooKeeperSession session;
-    private ContractOwner other;
+    private DiscoBackend.Owner other;
 
     @AfterEach
     void close() {
@@ -136,7 +136,7 @@ class UnconfirmedReleaseTest {
     void anUnansweredUnlockGivesTheGrantUpAndTheNextGrantsHaveNewerTokens() throws Exception {
         String name = name("lock");
         LockService lock = stallable().newLock(name);
-        other = ZK.newOwner(Duration.ofSeconds(30));
+        other = ZK.backend().open(Duration.ofSeconds(30));
         LockService theirs = other.newLock(name);
         Grant first = lock.lock(Duration.ofSeconds(5));
 
@@ -148,7 +148,8 @@ class UnconfirmedReleaseTest {
         assertTrue(
                 took >= REQUEST_TIMEOUT.toMillis() - 50,
                 "the release waited the request timeout for its answer, took " + took + " ms");
-        assertEquals(List.of(first.key()), ZK.keys(name), "the delete was not delivered: the node is still there");
+        assertEquals(
+                List.of(first.key()), ZK.backend().keys(name), "the delete was not delivered: the node is still there");
         assertEquals(Optional.empty(), lock.held(), "the grant is given up");
         long tryStart = System.nanoTime();
         assertEquals(
@@ -176,8 +177,10 @@ class UnconfirmedReleaseTest {
         assertFalse(lock.done().toCompletableFuture().isDone(), "no loss");
         Awaitility.await()
                 .atMost(Duration.ofSeconds(5))
-                .until(() -> ZK.keys(name).size() == 2); // theirs queues behind ours
-        assertTrue(ZK.keys(name).contains(first.key()), "our released node is still there, and nothing new of ours");
+                .until(() -> ZK.backend().keys(name).size() == 2); // theirs queues behind ours
+        assertTrue(
+                ZK.backend().keys(name).contains(first.key()),
+                "our released node is still there, and nothing new of ours");
         proxy.thaw();
 
         Grant t = theirsNext.get(10, TimeUnit.SECONDS); // its node was created during the stall: ahead of our new one
@@ -190,7 +193,7 @@ class UnconfirmedReleaseTest {
         assertEquals(Optional.empty(), lock.err(), "the late delete is the release, no loss");
         assertFalse(lock.done().toCompletableFuture().isDone(), "the late delete is the release, no loss");
         lock.unlock();
-        assertEquals(List.of(), ZK.keys(name));
+        assertEquals(List.of(), ZK.backend().keys(name));
     }
 
     @Test
@@ -225,7 +228,7 @@ class UnconfirmedReleaseTest {
         lock.unlock(); // the same release once more: confirmed now
         Awaitility.await()
                 .atMost(Duration.ofSeconds(10))
-                .until(() -> ZK.keys(name).isEmpty());
+                .until(() -> ZK.backend().keys(name).isEmpty());
         Grant next = lock.lock(Duration.ofSeconds(10));
         assertTrue(next.token().isNewerThan(first.token()), first + " then " + next);
         assertEquals(Optional.empty(), lock.err());
@@ -247,7 +250,7 @@ class UnconfirmedReleaseTest {
                 releaseWithin(lock::unlock, "unlock()"), io.disco.lock.LockLostException.class, "unlock()");
         Awaitility.await()
                 .atMost(Duration.ofSeconds(5))
-                .until(() -> ZK.keys(name).isEmpty()); // applied, unanswered
+                .until(() -> ZK.backend().keys(name).isEmpty()); // applied, unanswered
         assertEquals(Optional.empty(), lock.tryLock(), "the release is still unconfirmed here");
 
         proxy.dropConnections();
@@ -258,7 +261,7 @@ class UnconfirmedReleaseTest {
         assertEquals(Optional.empty(), lock.err(), "our own delete, applied before the connection dropped, is no loss");
         assertFalse(lock.done().toCompletableFuture().isDone());
         lock.unlock();
-        assertEquals(List.of(), ZK.keys(name));
+        assertEquals(List.of(), ZK.backend().keys(name));
     }
 
     /** One primitive, as the rule sees it. */
@@ -345,7 +348,9 @@ class UnconfirmedReleaseTest {
                     Optional.empty(),
                     p.tryAcquire().get(),
                     p.what() + ": nothing is handed out while the release is unconfirmed");
-            assertTrue(ZK.keys(name).contains(p.key().apply(first)), p.what() + ": the delete was not delivered");
+            assertTrue(
+                    ZK.backend().keys(name).contains(p.key().apply(first)),
+                    p.what() + ": the delete was not delivered");
         } finally {
             proxy.thaw();
         }
@@ -362,7 +367,7 @@ class UnconfirmedReleaseTest {
         p.release().run();
         Awaitility.await()
                 .atMost(Duration.ofSeconds(5))
-                .until(() -> ZK.keys(name).isEmpty());
+                .until(() -> ZK.backend().keys(name).isEmpty());
     }
 
     @Test
@@ -426,6 +431,6 @@ class UnconfirmedReleaseTest {
             assertTrue(Thread.interrupted(), "the interrupt flag is kept");
         }
         assertEquals(Optional.empty(), held.get());
-        assertEquals(List.of(), ZK.keys(name), "the release of " + g + " completed");
+        assertEquals(List.of(), ZK.backend().keys(name), "the release of " + g + " completed");
     }
 }

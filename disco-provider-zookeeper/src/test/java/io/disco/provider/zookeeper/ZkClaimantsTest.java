@@ -154,7 +154,7 @@ class ZkClaimantsTest {
             List<Claimant> cs = a.claimants(Primitive.LOCK, path);
             assertEquals(1, cs.size(), cs.toString());
             Claimant holder = cs.get(0);
-            String node = ZK.keys(path).get(0);
+            String node = ZK.backend().keys(path).get(0);
             assertEquals(node, holder.key());
             assertEquals(
                     Optional.of(io.disco.fencing.FencingToken.of(

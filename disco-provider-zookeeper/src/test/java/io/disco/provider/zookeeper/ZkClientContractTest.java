@@ -1,7 +1,7 @@
 package io.disco.provider.zookeeper;
 
+import io.disco.client.TestableBackend;
 import io.disco.contract.ClientContract;
-import io.disco.contract.ContractBackend;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The kit's {@link ClientContract} against ZooKeeper (one in-process server shared by every contract class of the run). */
@@ -11,7 +11,7 @@ class ZkClientContractTest extends ClientContract {
     static final ZkContractBackend ZK = new ZkContractBackend();
 
     @Override
-    protected ContractBackend backend() {
-        return ZK;
+    protected TestableBackend backend() {
+        return ZK.backend();
     }
 }

@@ -1,7 +1,7 @@
 package io.disco.provider.zookeeper;
 
+import io.disco.client.TestableBackend;
 import io.disco.contract.ClientHoldsContract;
-import io.disco.contract.ContractBackend;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The kit's {@link ClientHoldsContract} against ZooKeeper (one in-process server shared by every contract class of the run). */
@@ -11,7 +11,7 @@ class ZkClientHoldsContractTest extends ClientHoldsContract {
     static final ZkContractBackend ZK = new ZkContractBackend();
 
     @Override
-    protected ContractBackend backend() {
-        return ZK;
+    protected TestableBackend backend() {
+        return ZK.backend();
     }
 }

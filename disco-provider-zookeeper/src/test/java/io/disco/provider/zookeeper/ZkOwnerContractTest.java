@@ -1,6 +1,6 @@
 package io.disco.provider.zookeeper;
 
-import io.disco.contract.ContractBackend;
+import io.disco.client.TestableBackend;
 import io.disco.contract.OwnerContract;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -11,7 +11,7 @@ class ZkOwnerContractTest extends OwnerContract {
     static final ZkContractBackend ZK = new ZkContractBackend();
 
     @Override
-    protected ContractBackend backend() {
-        return ZK;
+    protected TestableBackend backend() {
+        return ZK.backend();
     }
 }

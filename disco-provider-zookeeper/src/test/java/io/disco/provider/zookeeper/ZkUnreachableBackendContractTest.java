@@ -1,7 +1,9 @@
 package io.disco.provider.zookeeper;
 
-import io.disco.contract.ContractBackend;
+import io.disco.client.TestableBackend;
 import io.disco.contract.UnreachableBackendContract;
+import io.disco.contract.UnreachableClient;
+import java.time.Duration;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The kit's {@link UnreachableBackendContract} against ZooKeeper, cut off by a proxy that freezes. */
@@ -11,7 +13,12 @@ class ZkUnreachableBackendContractTest extends UnreachableBackendContract {
     static final ZkContractBackend ZK = new ZkContractBackend();
 
     @Override
-    protected ContractBackend backend() {
-        return ZK;
+    protected TestableBackend backend() {
+        return ZK.backend();
+    }
+
+    @Override
+    protected UnreachableClient unreachableBackend(Duration ttl, Duration requestTimeout, Duration ownerWait) {
+        return ZK.unreachableBackend(ttl, requestTimeout, ownerWait);
     }
 }

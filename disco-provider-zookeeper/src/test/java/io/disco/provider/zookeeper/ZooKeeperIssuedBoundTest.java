@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.disco.contract.ContractOwner;
+import io.disco.client.DiscoBackend;
 import io.disco.fencing.FencingToken;
 import io.disco.fencing.guard.Guard;
 import io.disco.fencing.guard.TokenNotIssuedException;
@@ -38,7 +38,7 @@ class ZooKeeperIssuedBoundTest {
     void theBoundIsAboveEveryIssuedTokenAndAGuardRefusesAForgedOne() throws Exception {
         String path = "/bound/" + UUID.randomUUID();
         ZooKeeperIssuedBound bound = ZooKeeperIssuedBound.of(ZK.admin(), path + "/probe");
-        try (ContractOwner owner = ZK.newOwner(Duration.ofSeconds(10));
+        try (DiscoBackend.Owner owner = ZK.backend().open(Duration.ofSeconds(10));
                 LockService lock = owner.newLock(path + "/lock")) {
             Grant g = lock.lock(Duration.ofSeconds(5));
             FencingToken first =
@@ -64,7 +64,7 @@ class ZooKeeperIssuedBoundTest {
         String path = "/bound/" + UUID.randomUUID();
         String probe = path + "/probe";
         ZooKeeperIssuedBound bound = ZooKeeperIssuedBound.of(ZK.admin(), probe);
-        try (ContractOwner owner = ZK.newOwner(Duration.ofSeconds(10));
+        try (DiscoBackend.Owner owner = ZK.backend().open(Duration.ofSeconds(10));
                 LockService lock = owner.newLock(path + "/lock")) {
             Guard guard = Guard.builder().issuedBound(bound).build();
             FencingToken current = lock.lock(Duration.ofSeconds(5)).token();

@@ -1,6 +1,7 @@
 package io.disco.examples.election.basic;
 
 import io.disco.client.DiscoBackend;
+import io.disco.client.TestableBackend;
 import io.disco.election.ElectionService;
 import io.disco.election.Leadership;
 import io.disco.election.Observation;
@@ -112,14 +113,15 @@ public final class ElectionExample {
     }
 
     /**
-     * Runs the scenario on {@code backend}.
+     * Runs the scenario on {@code demo}.
      *
-     * @param backend where the owners are opened
+     * @param demo where the owners are opened
      * @param electionName the election's name
      * @param zombieTtl the TTL of node-a's lease (session)
      * @return what happened
      */
-    public static Outcome run(DemoBackend backend, String electionName, Duration zombieTtl) {
+    public static Outcome run(DemoBackend demo, String electionName, Duration zombieTtl) {
+        TestableBackend backend = demo.backend();
         Say say = new Say(SCENARIO);
         Guard resource = Guard.create();
         String step = "open the owners";
@@ -129,7 +131,7 @@ public final class ElectionExample {
         boolean writes = false;
         boolean zombieRejected = false;
         CompletableFuture<Leadership> observedB = new CompletableFuture<>();
-        say.step("%s, election: %s", backend.describe(), electionName);
+        say.step("%s, election: %s", demo.describe(), electionName);
         try (DiscoBackend.Owner sObserver = backend.open();
                 DiscoBackend.Owner sB = backend.open();
                 DiscoBackend.Owner sA = backend.open(zombieTtl);
@@ -157,7 +159,8 @@ public final class ElectionExample {
             CompletableFuture<Leadership> campaignB = nodeB.campaignAsync("node-b");
             say.step("node-b campaigns and waits behind node-a");
 
-            say.step("node-a freezes: %s", backend.freeze(sA));
+            backend.freeze(sA);
+            say.step("node-a freezes: %s", Say.frozen(sA));
             step = "node-b: win after node-a's lease expired";
             Leadership lb = campaignB.get(zombieTtl.plus(WAIT).toMillis(), TimeUnit.MILLISECONDS);
             b = lb.token();

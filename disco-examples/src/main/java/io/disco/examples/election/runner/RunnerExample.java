@@ -1,6 +1,6 @@
 package io.disco.examples.election.runner;
 
-import io.disco.core.Primitive;
+import io.disco.client.TestableBackend;
 import io.disco.election.LeaderTask;
 import io.disco.election.LeaderTerm;
 import io.disco.election.Leadership;
@@ -73,13 +73,14 @@ public final class RunnerExample {
     }
 
     /**
-     * Runs the scenario on {@code backend}.
+     * Runs the scenario on {@code demo}.
      *
-     * @param backend where the runners campaign
+     * @param demo where the runners campaign
      * @param electionName the election's name
      * @return the verdict; never throws for a failed step
      */
-    public static Verdict run(DemoBackend backend, String electionName) {
+    public static Verdict run(DemoBackend demo, String electionName) {
+        TestableBackend backend = demo.backend();
         Say say = new Say(SCENARIO);
         Guard resource = Guard.create();
         List<String> history = new CopyOnWriteArrayList<>();
@@ -172,9 +173,9 @@ public final class RunnerExample {
     }
 
     /** Waits (bounded) until the election lists {@code n} candidates. */
-    private static void awaitCandidates(DemoBackend backend, String electionName, long n) throws Exception {
+    private static void awaitCandidates(TestableBackend backend, String electionName, long n) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-        while (backend.claimants(Primitive.ELECTION, electionName).size() != n) {
+        while (backend.keys(electionName).size() != n) {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("not " + n + " candidates within " + WAIT_SECONDS + " s");
             }

@@ -139,20 +139,20 @@ public final class DbExample {
     }
 
     /**
-     * Runs the scenario against a fresh in-memory database, on {@code backend}.
+     * Runs the scenario against a fresh in-memory database, on {@code demo}.
      *
-     * @param backend where the owners are opened and the tokens confirmed
+     * @param demo where the owners are opened and the tokens confirmed
      * @param lockName the lock's name
      * @param zombieTtl the TTL of A's lease
      * @return what happened
      */
-    public static Result run(DemoBackend backend, String lockName, Duration zombieTtl) {
+    public static Result run(DemoBackend demo, String lockName, Duration zombieTtl) {
         Say say = new Say(SCENARIO);
         String url = "jdbc:h2:mem:disco-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
         try (Connection admin = DriverManager.getConnection(url);
                 Connection connA = DriverManager.getConnection(url);
                 Connection connB = DriverManager.getConnection(url)) {
-            ConfirmedBound bound = ConfirmedBound.of(backend.issuedBound(), Duration.ofSeconds(5));
+            ConfirmedBound bound = ConfirmedBound.of(demo.issuedBound(), Duration.ofSeconds(5));
             try (Statement st = admin.createStatement()) {
                 st.execute("CREATE TABLE resource (id INT PRIMARY KEY, data VARCHAR(200) NOT NULL,"
                         + " fence_token BIGINT NOT NULL)");
@@ -166,7 +166,7 @@ public final class DbExample {
 
             LockZombie.Outcome outcome = LockZombie.run(
                     say,
-                    backend,
+                    demo,
                     lockName,
                     zombieTtl,
                     (owner, token, data) -> fencedWrite(owner.equals("A") ? connA : connB, bound, token, data));

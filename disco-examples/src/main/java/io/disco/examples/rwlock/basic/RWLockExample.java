@@ -1,6 +1,7 @@
 package io.disco.examples.rwlock.basic;
 
 import io.disco.client.DiscoBackend;
+import io.disco.client.TestableBackend;
 import io.disco.examples.Cli;
 import io.disco.examples.DemoBackend;
 import io.disco.examples.EtcdScenario;
@@ -130,14 +131,15 @@ public final class RWLockExample {
     }
 
     /**
-     * Runs the scenario on {@code backend}.
+     * Runs the scenario on {@code demo}.
      *
-     * @param backend where the owners are opened
+     * @param demo where the owners are opened
      * @param lockName the read/write lock's name
      * @param zombieTtl the TTL of W1's lease (session)
      * @return what happened
      */
-    public static Outcome run(DemoBackend backend, String lockName, Duration zombieTtl) {
+    public static Outcome run(DemoBackend demo, String lockName, Duration zombieTtl) {
+        TestableBackend backend = demo.backend();
         Say say = new Say(SCENARIO);
         Guard resource = Guard.create();
         String step = "open the owners";
@@ -151,7 +153,7 @@ public final class RWLockExample {
         boolean zombieRejected = false;
         say.step(
                 "%s, read/write lock: %s; the resource is guarded by one Guard for reads and writes",
-                backend.describe(), lockName);
+                demo.describe(), lockName);
         try (DiscoBackend.Owner sR1 = backend.open();
                 DiscoBackend.Owner sR2 = backend.open();
                 DiscoBackend.Owner sW1 = backend.open(zombieTtl);
@@ -196,7 +198,8 @@ public final class RWLockExample {
             boolean okW1 = GuardedResource.accepts(resource, w1);
             say.step("W1 writes with token %s -> %s", w1, okW1 ? "ACCEPTED" : "REJECTED");
 
-            say.step("W1 freezes: %s", backend.freeze(sW1));
+            backend.freeze(sW1);
+            say.step("W1 freezes: %s", Say.frozen(sW1));
             step = "W2: write lock after W1's lease expired";
             say.step("W2 asks for the write lock: it waits until W1's lease has expired");
             RWGrant gw2 = writer2.lock(zombieTtl.plus(WAIT));

@@ -1,6 +1,7 @@
 package io.disco.examples.semaphore.basic;
 
 import io.disco.client.DiscoBackend;
+import io.disco.client.TestableBackend;
 import io.disco.examples.Cli;
 import io.disco.examples.DemoBackend;
 import io.disco.examples.EtcdScenario;
@@ -64,14 +65,15 @@ public final class SemaphoreExample {
     }
 
     /**
-     * Runs the scenario on {@code backend}.
+     * Runs the scenario on {@code demo}.
      *
-     * @param backend where the owners are opened
+     * @param demo where the owners are opened
      * @param name the semaphore's name
      * @param zombieTtl the TTL of w1's lease (session)
      * @return the verdict; never throws for a failed step
      */
-    public static Verdict run(DemoBackend backend, String name, Duration zombieTtl) {
+    public static Verdict run(DemoBackend demo, String name, Duration zombieTtl) {
+        TestableBackend backend = demo.backend();
         Say say = new Say(SCENARIO);
         KeyedGuard resource = KeyedGuard.create();
         String step = "open the owners";
@@ -88,7 +90,8 @@ public final class SemaphoreExample {
                 boolean both = write(resource, p1, say, "w1") & write(resource, p2, say, "w2");
                 step = "w3 waits; w1 freezes";
                 say.step("both permits are taken (%s): w3 asks and waits", w3.stat());
-                say.step("w1 freezes: %s", backend.freeze(s1));
+                backend.freeze(s1);
+                say.step("w1 freezes: %s", Say.frozen(s1));
                 Permit p3 = w3.acquire(zombieTtl.plus(WAIT));
                 say.step(
                         "w3 holds slot %d with token %s (w1 held slot %d with token %s)",

@@ -3,9 +3,9 @@ package io.disco.examples.lock.http.client;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.disco.client.DiscoBackend;
+import io.disco.client.TestableBackend;
 import io.disco.examples.Cli;
 import io.disco.examples.DemoBackend;
-import io.disco.examples.EtcdDemoBackend;
 import io.disco.examples.Http;
 import io.disco.examples.Say;
 import io.disco.examples.Verdict;
@@ -71,7 +71,7 @@ public final class SlowZombieExample {
     public static Verdict run(List<String> endpoints, URI resource, String lockName, Duration zombieTtl) {
         DemoBackend backend;
         try {
-            backend = EtcdDemoBackend.connect(endpoints);
+            backend = DemoBackend.etcd(endpoints);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return new Verdict(SCENARIO, false, "step failed: connect to etcd " + endpoints + ": interrupted");
@@ -84,15 +84,16 @@ public final class SlowZombieExample {
     }
 
     /**
-     * Runs the scenario against the resource at {@code resource}, on {@code backend}.
+     * Runs the scenario against the resource at {@code resource}, on {@code demo}.
      *
-     * @param backend where the owners are opened
+     * @param demo where the owners are opened
      * @param resource the resource's base URI
      * @param lockName the lock's name
      * @param zombieTtl the TTL of A's lease
      * @return the verdict; never throws for a failed step
      */
-    public static Verdict run(DemoBackend backend, URI resource, String lockName, Duration zombieTtl) {
+    public static Verdict run(DemoBackend demo, URI resource, String lockName, Duration zombieTtl) {
+        TestableBackend backend = demo.backend();
         Say say = new Say(SCENARIO);
         HttpClient http = Http.client();
         String step = "A: acquire the lock";
