@@ -25,7 +25,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,16 +33,7 @@ import org.junit.jupiter.api.Test;
  * scoped holds; closing; names (refused forms, nested names in use, the one-way exclusion of nested names across
  * processes); idle names leave nothing. Extend it with a {@link #backend()}.
  */
-public abstract class ClientContract extends ContractSupport {
-
-    private Disco disco;
-    private Disco other; // another process, as far as the backend can tell: its own owner
-
-    @BeforeEach
-    void openClients() {
-        disco = client(10);
-        other = client(10);
-    }
+public abstract class ClientContract extends TwoClientsContract {
 
     private static Throwable failure(Future<?> f) throws Exception {
         try {
@@ -448,16 +438,7 @@ public abstract class ClientContract extends ContractSupport {
         try (LockService service = owner(10).newLock(name)) {
             FencingToken serviceToken = service.lock().token();
             FencedLock lock = disco.lock(name);
-            CompletableFuture<FencingToken> mine = CompletableFuture.supplyAsync(
-                    () -> {
-                        lock.lock();
-                        try {
-                            return lock.token();
-                        } finally {
-                            lock.unlock();
-                        }
-                    },
-                    THREADS);
+            CompletableFuture<FencingToken> mine = tokenOfOneHold(lock, THREADS);
             org.awaitility.Awaitility.await()
                     .atMost(Duration.ofSeconds(5))
                     .until(() -> keys(name).size() == 2);

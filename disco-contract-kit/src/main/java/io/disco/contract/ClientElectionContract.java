@@ -129,19 +129,7 @@ public abstract class ClientElectionContract extends ContractSupport {
         LeadershipEvents events = new LeadershipEvents();
         CountDownLatch release = new CountDownLatch(1);
         AtomicBoolean running = new AtomicBoolean();
-        LeaderTask stubborn = term -> {
-            running.set(true);
-            while (true) {
-                try {
-                    if (release.await(1, TimeUnit.MINUTES)) {
-                        break;
-                    }
-                } catch (InterruptedException ignored) {
-                    // a task that ignores its signal
-                }
-            }
-            running.set(false);
-        };
+        LeaderTask stubborn = ignoringItsSignal(release, running, () -> {});
         LeadershipRunner r = a.leadershipRunner(name, options("a", stubborn, events));
         Leadership term = events.elected(10);
         assertFalse(r.close(Duration.ofMillis(200)), "the task has not returned");

@@ -137,16 +137,7 @@ public abstract class ClientHoldsContract extends ContractSupport {
         assertFalse(lock.tryLock(), "the caller's thread is excluded too");
         ExecutorService other = Executors.newSingleThreadExecutor();
         try {
-            CompletableFuture<FencingToken> next = CompletableFuture.supplyAsync(
-                    () -> {
-                        lock.lock();
-                        try {
-                            return lock.token();
-                        } finally {
-                            lock.unlock();
-                        }
-                    },
-                    other);
+            CompletableFuture<FencingToken> next = tokenOfOneHold(lock, other);
             assertStillWaiting(next, "the asynchronous hold is open");
             CompletableFuture.runAsync(held::close, THREADS)
                     .get(5, TimeUnit.SECONDS); // closed by another thread than the caller's

@@ -30,7 +30,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -40,16 +39,7 @@ import org.junit.jupiter.api.Test;
  * and later acquisitions succeed through the new one; bad input changes nothing. Extend it with a
  * {@link #backend()}.
  */
-public abstract class ClientSemaphoreContract extends ContractSupport {
-
-    private Disco disco;
-    private Disco other; // another process, as far as the backend can tell: its own owner
-
-    @BeforeEach
-    void openClients() {
-        disco = client(10);
-        other = client(10);
-    }
+public abstract class ClientSemaphoreContract extends TwoClientsContract {
 
     /** The distinct owners of the keys on {@code name}. */
     private Set<String> owners(String name) throws Exception {

@@ -8,7 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.disco.client.Disco;
 import io.disco.client.DiscoBackend;
 import io.disco.client.TestableBackend;
+import io.disco.election.LeaderTask;
 import io.disco.election.LeadershipRunner;
+import io.disco.fencing.FencingToken;
+import io.disco.lock.FencedLock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -16,9 +19,11 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 
 /**
@@ -202,6 +207,50 @@ public abstract class ContractSupport {
      */
     protected static void assertNotGranted(CompletableFuture<?> f, String what) {
         assertFalse(f.isDone() && !f.isCancelled() && !f.isCompletedExceptionally(), what);
+    }
+
+    /**
+     * Takes {@code lock} on {@code executor}'s thread, reads its token and unlocks.
+     *
+     * @param lock     the client's lock
+     * @param executor where the thread that takes it runs
+     * @return the token of that one hold
+     */
+    static CompletableFuture<FencingToken> tokenOfOneHold(FencedLock lock, Executor executor) {
+        return CompletableFuture.supplyAsync(
+                () -> {
+                    lock.lock();
+                    try {
+                        return lock.token();
+                    } finally {
+                        lock.unlock();
+                    }
+                },
+                executor);
+    }
+
+    /**
+     * A leader task that ignores its signal: it runs until {@code release} opens, however often it is interrupted.
+     *
+     * @param release  opened to let the task return
+     * @param running  true while the task runs
+     * @param onSignal run each time the task is interrupted (signalled)
+     * @return the task
+     */
+    static LeaderTask ignoringItsSignal(CountDownLatch release, AtomicBoolean running, Runnable onSignal) {
+        return term -> {
+            running.set(true);
+            while (true) {
+                try {
+                    if (release.await(1, TimeUnit.MINUTES)) {
+                        break;
+                    }
+                } catch (InterruptedException ignored) {
+                    onSignal.run(); // a task that ignores its signal
+                }
+            }
+            running.set(false);
+        };
     }
 
     /**

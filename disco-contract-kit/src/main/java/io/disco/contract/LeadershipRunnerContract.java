@@ -198,19 +198,7 @@ public abstract class LeadershipRunnerContract extends ContractSupport {
         CountDownLatch release = new CountDownLatch(1);
         AtomicBoolean running = new AtomicBoolean();
         AtomicInteger signals = new AtomicInteger();
-        LeaderTask stubborn = term -> {
-            running.set(true);
-            while (true) {
-                try {
-                    if (release.await(1, TimeUnit.MINUTES)) {
-                        break;
-                    }
-                } catch (InterruptedException ignored) {
-                    signals.incrementAndGet(); // a task that ignores its signal
-                }
-            }
-            running.set(false);
-        };
+        LeaderTask stubborn = ignoringItsSignal(release, running, signals::incrementAndGet);
         LeadershipRunner a = runner(name, "a", stubborn, events, true);
         Leadership term = events.elected(10);
         AtomicInteger otherTerms = new AtomicInteger();

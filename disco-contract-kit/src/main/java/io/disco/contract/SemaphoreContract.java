@@ -197,41 +197,51 @@ public abstract class SemaphoreContract extends ContractSupport {
         System.out.println("semaphore cancel race: " + cancelledFirst + " of 24 cancels came first");
     }
 
-    @Test
-    void aWaiterWhoseLeaseDiesNeverReportsSuccess() throws Exception {
-        String name = uniqueName("semaphore-waiter-lost");
-        DiscoBackend.Owner waiterOwner = owner(2);
+    /** A holder of a semaphore of one permit, and a waiter queued behind it, with the keys before it queued. */
+    private record Queued(
+            SemaphoreService holder,
+            SemaphoreService waiter,
+            List<String> holders,
+            CompletableFuture<Permit> waiting) {}
+
+    /** @return a holder (on an owner of its own) of {@code name}'s one permit and a waiter on {@code waiterOwner} */
+    private Queued queuedBehindAHolder(String name, DiscoBackend.Owner waiterOwner) throws Exception {
         SemaphoreService holder = owner(10).newSemaphore(name, 1);
         SemaphoreService waiter = waiterOwner.newSemaphore(name, 1);
         holder.acquire(WAIT);
         List<String> holders = keys(name);
         CompletableFuture<Permit> waiting = waiter.acquireAsync();
         awaitNewKey(name, holders);
+        return new Queued(holder, waiter, holders, waiting);
+    }
+
+    @Test
+    void aWaiterWhoseLeaseDiesNeverReportsSuccess() throws Exception {
+        String name = uniqueName("semaphore-waiter-lost");
+        DiscoBackend.Owner waiterOwner = owner(2);
+        Queued q = queuedBehindAHolder(name, waiterOwner);
         backend().freeze(waiterOwner);
-        ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(15, SECONDS));
+        ExecutionException e =
+                assertThrows(ExecutionException.class, () -> q.waiting().get(15, SECONDS));
         assertInstanceOf(SemaphoreLostException.class, e.getCause());
-        assertTrue(waiter.held().isEmpty(), "the lost waiter must never report a permit");
-        holder.release();
+        assertTrue(q.waiter().held().isEmpty(), "the lost waiter must never report a permit");
+        q.holder().release();
     }
 
     @Test
     void aWaiterWhoseLeaseIsRevokedFailsAndLeavesNoKey() throws Exception {
         String name = uniqueName("semaphore-revoked");
         DiscoBackend.Owner waiterOwner = owner(30);
-        SemaphoreService holder = owner(10).newSemaphore(name, 1);
-        SemaphoreService waiter = waiterOwner.newSemaphore(name, 1);
-        holder.acquire(WAIT);
-        List<String> holders = keys(name);
-        CompletableFuture<Permit> waiting = waiter.acquireAsync();
-        awaitNewKey(name, holders);
+        Queued q = queuedBehindAHolder(name, waiterOwner);
         backend().endOwner(waiterOwner);
-        ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(3, SECONDS));
+        ExecutionException e =
+                assertThrows(ExecutionException.class, () -> q.waiting().get(3, SECONDS));
         assertInstanceOf(SemaphoreLostException.class, e.getCause());
-        assertEquals(holders, keys(name));
-        waiter.done().toCompletableFuture().get(5, SECONDS);
-        assertTrue(waiter.err().isPresent());
-        holder.release();
-        assertTrue(waiter.held().isEmpty(), "the revoked waiter must never report a permit");
+        assertEquals(q.holders(), keys(name));
+        q.waiter().done().toCompletableFuture().get(5, SECONDS);
+        assertTrue(q.waiter().err().isPresent());
+        q.holder().release();
+        assertTrue(q.waiter().held().isEmpty(), "the revoked waiter must never report a permit");
     }
 
     @Test

@@ -38,7 +38,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
@@ -49,7 +48,7 @@ import org.junit.jupiter.api.function.Executable;
  * thread is interrupted on entry throws {@link InterruptedException} and changes nothing; and the client's
  * status tells a positive validity while it is up. Extend it with a {@link #backend()}.
  */
-public abstract class UniformRulesContract extends ContractSupport {
+public abstract class UniformRulesContract extends TwoClientsContract {
 
     /** The longest {@link Duration}: far beyond what a {@code long} of nanoseconds counts. */
     private static final Duration FOREVER = ChronoUnit.FOREVER.getDuration();
@@ -57,15 +56,6 @@ public abstract class UniformRulesContract extends ContractSupport {
     private static final Duration NEGATIVE = Duration.ofMillis(-1);
     /** How long a try may take: one answer of the backend, far less than this. */
     private static final long TRY_BOUND_MS = 5_000;
-
-    private Disco disco;
-    private Disco other; // another process, as far as the backend can tell: its own owner
-
-    @BeforeEach
-    void openClients() {
-        disco = client(10);
-        other = client(10);
-    }
 
     // ------------------------------------------------------------------ names
 

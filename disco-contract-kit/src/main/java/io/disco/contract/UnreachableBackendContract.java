@@ -90,6 +90,22 @@ public abstract class UnreachableBackendContract extends ContractSupport {
 
     private record Failed(Exception thrown, long tookMs) {}
 
+    /** @return how {@code lock()} on {@code name} failed, which it must within the owner wait (and the slack) */
+    private static Failed failedLock(Disco disco, String name) throws Exception {
+        return failure(
+                () -> {
+                    disco.lock(name).lock();
+                    return null;
+                },
+                OWNER_WAIT.toMillis() + SLACK_MS);
+    }
+
+    /** Asserts that {@code lock()} failed within the owner wait (and the slack), naming the endpoints. */
+    private static void assertFailedWithinTheOwnerWait(Failed lock, UnreachableClient u) {
+        namesTheEndpoints(lock.thrown(), u);
+        assertTrue(lock.tookMs() < OWNER_WAIT.toMillis() + SLACK_MS, "lock() threw after " + lock.tookMs() + " ms");
+    }
+
     private static void namesTheEndpoints(Throwable e, UnreachableClient u) {
         assertInstanceOf(BackendUnavailableException.class, e);
         assertTrue(
@@ -112,14 +128,7 @@ public abstract class UnreachableBackendContract extends ContractSupport {
         assertTrue(tryMs >= 250 && tryMs < 300 + SLACK_MS, "tryLock(300 ms) returned after " + tryMs + " ms");
 
         // lock() waits for an owner at most the owner wait
-        Failed lock = failure(
-                () -> {
-                    disco.lock(name).lock();
-                    return null;
-                },
-                OWNER_WAIT.toMillis() + SLACK_MS);
-        namesTheEndpoints(lock.thrown(), u);
-        assertTrue(lock.tookMs() < OWNER_WAIT.toMillis() + SLACK_MS, "lock() threw after " + lock.tookMs() + " ms");
+        assertFailedWithinTheOwnerWait(failedLock(disco, name), u);
 
         // past the owner wait, every kind of acquisition fails at once, and says why
         for (java.util.concurrent.Callable<?> acquisition : List.<java.util.concurrent.Callable<?>>of(
@@ -174,12 +183,7 @@ public abstract class UnreachableBackendContract extends ContractSupport {
         List<CompletableFuture<Failed>> waiting = new ArrayList<>();
         for (int i = 0; i < 50; i++) {
             String name = base + "/" + i;
-            waiting.add(onItsThread(() -> failure(
-                    () -> {
-                        disco.lock(name).lock();
-                        return null;
-                    },
-                    OWNER_WAIT.toMillis() + SLACK_MS)));
+            waiting.add(onItsThread(() -> failedLock(disco, name)));
         }
         await().atMost(SOON)
                 .until(() -> disco.holdings().size() == 50 || waiting.stream().anyMatch(CompletableFuture::isDone));
@@ -195,8 +199,7 @@ public abstract class UnreachableBackendContract extends ContractSupport {
                 "status() took " + slowest / 1_000_000 + " ms while 50 threads waited");
         for (CompletableFuture<Failed> w : waiting) {
             Failed f = w.get(OWNER_WAIT.toMillis() + SLACK_MS + 10_000, TimeUnit.MILLISECONDS);
-            namesTheEndpoints(f.thrown(), u);
-            assertTrue(f.tookMs() < OWNER_WAIT.toMillis() + SLACK_MS, "lock() threw after " + f.tookMs() + " ms");
+            assertFailedWithinTheOwnerWait(f, u);
         }
     }
 
@@ -220,14 +223,7 @@ public abstract class UnreachableBackendContract extends ContractSupport {
         await().atMost(TTL.plusSeconds(10))
                 .pollInterval(Duration.ofMillis(20))
                 .until(() -> disco.status().state() == DiscoStatus.State.HEALING);
-        Failed lock = failure(
-                () -> {
-                    disco.lock(name).lock();
-                    return null;
-                },
-                OWNER_WAIT.toMillis() + SLACK_MS);
-        namesTheEndpoints(lock.thrown(), u);
-        assertTrue(lock.tookMs() < OWNER_WAIT.toMillis() + SLACK_MS, "lock() threw after " + lock.tookMs() + " ms");
+        assertFailedWithinTheOwnerWait(failedLock(disco, name), u);
 
         u.link().resume();
         long resumed = System.nanoTime();

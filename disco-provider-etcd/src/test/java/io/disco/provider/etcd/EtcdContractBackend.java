@@ -112,30 +112,10 @@ final class EtcdContractBackend implements BeforeAllCallback {
             };
             return new StallableClient(new EtcdDiscoBackend(client, options), frozen);
         }
-        URI member = URI.create(etcd.cluster().endpoints().get(0));
-        TcpProxy proxy;
-        try {
-            proxy = new TcpProxy(new InetSocketAddress(member.getHost(), member.getPort()));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        TcpProxy proxy = proxyToMember();
         Client own =
                 Client.builder().endpoints("http://127.0.0.1:" + proxy.port()).build();
-        runStore.put(UUID.randomUUID(), (ExtensionContext.Store.CloseableResource) () -> {
-            own.close();
-            proxy.close();
-        });
-        StallableClient.Link link = new StallableClient.Link() {
-            @Override
-            public void stall() {
-                proxy.blackhole(true);
-            }
-
-            @Override
-            public void resume() {
-                proxy.blackhole(false);
-            }
-        };
+        StallableClient.Link link = blackholeLink(own, proxy);
         return new StallableClient(new EtcdDiscoBackend(own, options), link);
     }
 
@@ -145,23 +125,42 @@ final class EtcdContractBackend implements BeforeAllCallback {
      * are closed when the run ends. Its endpoints are the proxy's.
      */
     UnreachableClient unreachableBackend(Duration ttl, Duration requestTimeout, Duration ownerWait) {
-        URI member = URI.create(etcd.cluster().endpoints().get(0));
-        TcpProxy proxy;
-        try {
-            proxy = new TcpProxy(new InetSocketAddress(member.getHost(), member.getPort()));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        TcpProxy proxy = proxyToMember();
         String endpoint = "127.0.0.1:" + proxy.port();
         Client own = Client.builder()
                 .endpoints("http://" + endpoint)
                 .interceptor(EtcdDeadlines.unary(requestTimeout))
                 .build();
+        StallableClient.Link link = blackholeLink(own, proxy);
+        EtcdOptions options = EtcdOptions.builder()
+                .ttl(ttl)
+                .requestTimeout(requestTimeout)
+                .ownerWait(ownerWait)
+                .build();
+        return new UnreachableClient(new EtcdDiscoBackend(own, options), endpoint, link);
+    }
+
+    /** @return a proxy to the member, closed by whoever owns it */
+    private TcpProxy proxyToMember() {
+        URI member = URI.create(etcd.cluster().endpoints().get(0));
+        try {
+            return new TcpProxy(new InetSocketAddress(member.getHost(), member.getPort()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Closes {@code own} and {@code proxy} when the run ends.
+     *
+     * @return a link whose {@code stall()} blackholes the proxy and whose {@code resume()} opens it again
+     */
+    private StallableClient.Link blackholeLink(Client own, TcpProxy proxy) {
         runStore.put(UUID.randomUUID(), (ExtensionContext.Store.CloseableResource) () -> {
             own.close();
             proxy.close();
         });
-        StallableClient.Link link = new StallableClient.Link() {
+        return new StallableClient.Link() {
             @Override
             public void stall() {
                 proxy.blackhole(true);
@@ -172,11 +171,5 @@ final class EtcdContractBackend implements BeforeAllCallback {
                 proxy.blackhole(false);
             }
         };
-        EtcdOptions options = EtcdOptions.builder()
-                .ttl(ttl)
-                .requestTimeout(requestTimeout)
-                .ownerWait(ownerWait)
-                .build();
-        return new UnreachableClient(new EtcdDiscoBackend(own, options), endpoint, link);
     }
 }

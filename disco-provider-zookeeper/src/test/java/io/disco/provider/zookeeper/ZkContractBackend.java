@@ -111,28 +111,12 @@ final class ZkContractBackend implements BeforeAllCallback {
      * disconnection for Curator (no SUSPENDED) and no loss. The proxy is closed when the run ends.
      */
     StallableClient stallableBackend(Duration ttl, Duration requestTimeout) {
-        FreezableProxy proxy;
-        try {
-            proxy = new FreezableProxy(port());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        runStore.put(UUID.randomUUID(), (ExtensionContext.Store.CloseableResource) proxy::close);
+        FreezableProxy proxy = proxyForTheRun();
         ZooKeeperOptions options = ZooKeeperOptions.builder()
                 .connectTimeout(Duration.ofSeconds(10))
                 .requestTimeout(requestTimeout)
                 .build();
-        StallableClient.Link link = new StallableClient.Link() {
-            @Override
-            public void stall() {
-                proxy.freeze();
-            }
-
-            @Override
-            public void resume() {
-                proxy.thaw();
-            }
-        };
+        StallableClient.Link link = freezeLink(proxy);
         return new StallableClient(ZooKeeperDiscoBackend.over(builder(proxy.connectString(), ttl), options), link);
     }
 
@@ -143,6 +127,19 @@ final class ZkContractBackend implements BeforeAllCallback {
      * run ends.
      */
     UnreachableClient unreachableBackend(Duration ttl, Duration requestTimeout, Duration ownerWait) {
+        FreezableProxy proxy = proxyForTheRun();
+        ZooKeeperOptions options = ZooKeeperOptions.builder()
+                .connectTimeout(requestTimeout)
+                .requestTimeout(requestTimeout)
+                .ownerWait(ownerWait)
+                .build();
+        StallableClient.Link link = freezeLink(proxy);
+        return new UnreachableClient(
+                ZooKeeperDiscoBackend.over(builder(proxy.connectString(), ttl), options), proxy.connectString(), link);
+    }
+
+    /** @return a proxy to the server, closed when the run ends */
+    private FreezableProxy proxyForTheRun() {
         FreezableProxy proxy;
         try {
             proxy = new FreezableProxy(port());
@@ -150,12 +147,12 @@ final class ZkContractBackend implements BeforeAllCallback {
             throw new UncheckedIOException(e);
         }
         runStore.put(UUID.randomUUID(), (ExtensionContext.Store.CloseableResource) proxy::close);
-        ZooKeeperOptions options = ZooKeeperOptions.builder()
-                .connectTimeout(requestTimeout)
-                .requestTimeout(requestTimeout)
-                .ownerWait(ownerWait)
-                .build();
-        StallableClient.Link link = new StallableClient.Link() {
+        return proxy;
+    }
+
+    /** @return a link whose {@code stall()} freezes {@code proxy} and whose {@code resume()} thaws it */
+    private static StallableClient.Link freezeLink(FreezableProxy proxy) {
+        return new StallableClient.Link() {
             @Override
             public void stall() {
                 proxy.freeze();
@@ -166,8 +163,6 @@ final class ZkContractBackend implements BeforeAllCallback {
                 proxy.thaw();
             }
         };
-        return new UnreachableClient(
-                ZooKeeperDiscoBackend.over(builder(proxy.connectString(), ttl), options), proxy.connectString(), link);
     }
 
     /** The shared backend, closed when the run ends. */

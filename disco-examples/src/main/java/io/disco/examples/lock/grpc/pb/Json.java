@@ -1,5 +1,6 @@
 package io.disco.examples.lock.grpc.pb;
 
+import io.disco.examples.JsonText;
 import io.grpc.MethodDescriptor;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -72,17 +73,7 @@ final class Json {
     }
 
     private static void quote(StringBuilder b, String s) {
-        b.append('"');
-        for (char c : s.toCharArray()) {
-            if (c == '"' || c == '\\') {
-                b.append('\\').append(c);
-            } else if (c < 0x20) {
-                b.append(String.format("\\u%04x", (int) c));
-            } else {
-                b.append(c);
-            }
-        }
-        b.append('"');
+        b.append('"').append(JsonText.escape(s)).append('"');
     }
 
     /** Parses one flat JSON object whose values are strings, integers or null. */

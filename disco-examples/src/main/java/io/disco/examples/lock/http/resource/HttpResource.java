@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.disco.examples.Cli;
 import io.disco.examples.Http;
+import io.disco.examples.JsonText;
 import io.disco.examples.Say;
 import io.disco.examples.Verdict;
 import io.disco.fencing.FencingHttp;
@@ -337,25 +338,11 @@ public final class HttpResource implements AutoCloseable {
             String mark = guard.highWater().map(t -> Long.toString(t.value())).orElse("null");
             String json;
             synchronized (data) {
-                json = "{\"highWater\":" + mark + ",\"writes\":" + data.writes + ",\"data\":\"" + escape(data.value)
-                        + "\"}";
+                json = "{\"highWater\":" + mark + ",\"writes\":" + data.writes + ",\"data\":\""
+                        + JsonText.escape(data.value) + "\"}";
             }
             resp.setContentType("application/json");
             resp.getWriter().println(json);
         }
-    }
-
-    private static String escape(String s) {
-        StringBuilder b = new StringBuilder();
-        for (char c : s.toCharArray()) {
-            if (c == '"' || c == '\\') {
-                b.append('\\').append(c);
-            } else if (c < 0x20) {
-                b.append(String.format("\\u%04x", (int) c));
-            } else {
-                b.append(c);
-            }
-        }
-        return b.toString();
     }
 }
