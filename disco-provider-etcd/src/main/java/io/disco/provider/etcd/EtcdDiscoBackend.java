@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The client's backend on etcd: an owner is an {@link EtcdSession} (one lease) as an {@link EtcdSessionOwner}, its
+ * The client's backend on etcd: an owner is an {@link EtcdSession} (one lease), its
  * services the session's. It is described by the jetcd client's endpoints, waits for an owner as long as the options'
  * {@linkplain EtcdOptions#ownerWait() owner wait}, and tells the client when the application closed the jetcd client
  * first. Its test hooks ({@link TestableBackend}) act through the same jetcd client, each request bounded by the
@@ -44,7 +44,7 @@ final class EtcdDiscoBackend implements TestableBackend {
 
     @Override
     public Owner open() {
-        return new EtcdSessionOwner(EtcdSession.open(client, options));
+        return EtcdSession.open(client, options);
     }
 
     @Override
@@ -138,10 +138,10 @@ final class EtcdDiscoBackend implements TestableBackend {
 
     private static EtcdSession session(Owner owner) {
         Objects.requireNonNull(owner, "owner");
-        if (!(owner instanceof EtcdSessionOwner o)) {
+        if (!(owner instanceof EtcdSession session)) {
             throw new IllegalArgumentException(owner + " is not an owner of an etcd backend");
         }
-        return o.session();
+        return session;
     }
 
     private void revoke(long lease) {

@@ -248,7 +248,7 @@ public final class EtcdProvider {
      * tests, demos and fault runs ({@link TestableBackend}): owners of other TTLs, frozen owners (an
      * {@linkplain EtcdSession#orphan() orphaned} session), owners ended from outside (their lease revoked), the keys
      * on a name, a key deleted as an operator would, history compacted. Not for production code. Its owners are
-     * {@link EtcdSessionOwner}s; every hook's request waits at most the options' request timeout.
+     * {@link EtcdSession}s; every hook's request waits at most the options' request timeout.
      *
      * @param client the caller's jetcd client; never closed by the backend
      * @param options every session's TTL, request timeout, callback executor and listeners

@@ -1,5 +1,6 @@
 package io.disco.provider.etcd;
 
+import io.disco.client.DiscoBackend;
 import io.disco.core.Claimant;
 import io.disco.core.DiscoSession;
 import io.disco.core.Primitive;
@@ -48,7 +49,7 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>Thread-safe.
  */
-public final class EtcdSession implements DiscoSession {
+public final class EtcdSession implements DiscoSession, DiscoBackend.Owner {
 
     /** A session's state, for health checks. */
     public enum State {
@@ -202,6 +203,18 @@ public final class EtcdSession implements DiscoSession {
     /** @return the id of this session's lease */
     public long leaseId() {
         return core.leaseId();
+    }
+
+    /** @return the lease id in hex, as {@code etcdctl lease list} shows it: the owner's id for the client */
+    @Override
+    public String id() {
+        return core.leaseHex();
+    }
+
+    /** @return {@code lease <id in hex> (TTL <s> s)}, as the client's messages name an owner */
+    @Override
+    public String describe() {
+        return "lease " + core.leaseHex() + " (TTL " + core.ttlSeconds() + " s)";
     }
 
     /** @return the TTL etcd granted this session's lease */

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * The etcd backend of the contract kit: {@link EtcdProvider#testableBackend} on one jetcd client (its owners
- * {@link EtcdSessionOwner}s), plus the kit's clients whose link to the member can be stalled or cut. Every contract
+ * {@link EtcdSession}s), plus the kit's clients whose link to the member can be stalled or cut. Every contract
  * class of the run shares one etcd member and one client (JUnit's root store), so the kit adds no member start-up per
  * class.
  *
