@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.disco.fencing.DiscoException;
 import io.disco.lock.Grant;
 import io.disco.lock.LockService;
 import io.disco.provider.etcd.EtcdDeadlines;
@@ -81,9 +82,15 @@ class NetworkFaultTest {
                 net.healAll();
             }
             // The healed member's return may start an election (etcd 3.4 has no pre-vote: it comes back with a higher
-            // term), and a lease grant sent meanwhile waits for a leader: wait for one first.
+            // term), even after a leader was seen, and a lease grant sent meanwhile times out waiting for the next
+            // one: the open is tried again until the healed side's cluster answers it (bounded).
             leader();
-            try (EtcdSession again = EtcdSession.open(toMinority, OPTIONS);
+            EtcdSession reopened = Awaitility.await("a session opened through the healed member")
+                    .atMost(Duration.ofSeconds(20))
+                    .pollInterval(Duration.ofMillis(200))
+                    .ignoreException(DiscoException.class)
+                    .until(() -> EtcdSession.open(toMinority, OPTIONS), session -> session != null);
+            try (EtcdSession again = reopened;
                     LockService l = again.newLock(name)) {
                 Grant healed = l.lock(Duration.ofSeconds(10));
                 assertTrue(healed.token().value() > majorityGrant.token().value(), healed + " after " + majorityGrant);
