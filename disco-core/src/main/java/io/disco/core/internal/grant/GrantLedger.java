@@ -79,6 +79,7 @@ public final class GrantLedger<
      * Begins acquisition {@code a}: answered at once when a grant is held (if it fits the request) or, for a try,
      * when the last release is unconfirmed (something is in the way); else it is the one in progress.
      *
+     * @param a the acquisition
      * @param fits throws if the held grant does not fit {@code a}'s request (another mode)
      * @return how it began
      * @throws IllegalStateException if the service is closed or busy, or what {@code fits} throws
@@ -113,7 +114,11 @@ public final class GrantLedger<
         }
     }
 
-    /** A failed, given-up or empty acquisition: the service is free for the next one. */
+    /**
+     * A failed, given-up or empty acquisition: the service is free for the next one.
+     *
+     * @param a the acquisition that ended
+     */
     public void acquisitionEnded(A a) {
         synchronized (mon) {
             if (pending == a) {
@@ -126,6 +131,7 @@ public final class GrantLedger<
     /**
      * Commits the grant {@code a} won: hands it to the caller ({@link Acquisition#handOver}) and holds it.
      *
+     * @param a the acquisition that won
      * @param held the grant with its claim, as {@code a}'s backend holds it
      * @return whether it became the held grant (false: given up, or the service ended meanwhile)
      */
@@ -143,7 +149,10 @@ public final class GrantLedger<
 
     // ------------------------------------------------------------------ the held grant
 
-    /** @return the held grant if {@code which} says it is the one, else null */
+    /**
+     * @param which whether the held grant is the one asked for
+     * @return the held grant if {@code which} says it is the one, else null
+     */
     public H heldIf(Predicate<H> which) {
         synchronized (mon) {
             return state == GrantState.HELD && which.test(held) ? held : null;
@@ -154,6 +163,8 @@ public final class GrantLedger<
      * Replaces the held grant if {@code which} says it is still the one (the same term with a new value: an
      * election's proclamation).
      *
+     * @param which whether the held grant is still the one to replace
+     * @param with makes the replacement from the held grant
      * @return whether it was replaced
      */
     public boolean replace(Predicate<H> which, UnaryOperator<H> with) {
@@ -236,7 +247,11 @@ public final class GrantLedger<
         }
     }
 
-    /** A release's caller reported {@code cause}: if it is the loss of a held grant, it is reported now. */
+    /**
+     * A release's caller reported {@code cause}: if it is the loss of a held grant, it is reported now.
+     *
+     * @param cause what the caller was told
+     */
     public void reported(Throwable cause) {
         synchronized (mon) {
             if (cause == loss) {
@@ -245,7 +260,10 @@ public final class GrantLedger<
         }
     }
 
-    /** @return the acquisition in progress, which may now go on: {@code r} is confirmed */
+    /**
+     * @param r the release confirmed
+     * @return the acquisition in progress, which may now go on: {@code r} is confirmed
+     */
     public A confirmed(R r) {
         synchronized (mon) {
             if (unconfirmed == r) {
@@ -255,7 +273,11 @@ public final class GrantLedger<
         }
     }
 
-    /** {@code r} is over, whatever its outcome: it is not the unconfirmed release any more. */
+    /**
+     * {@code r} is over, whatever its outcome: it is not the unconfirmed release any more.
+     *
+     * @param r the release
+     */
     public void over(R r) {
         synchronized (mon) {
             if (unconfirmed == r) {
@@ -268,6 +290,7 @@ public final class GrantLedger<
      * The backend refused {@code r}'s delete for good: if nothing of it can have been applied and no caller was
      * told that the grant is given up (its caller still waits, nothing else began), the grant is held again.
      *
+     * @param r the release refused
      * @return whether it is held again
      */
     public boolean holdAgain(R r) {
@@ -295,6 +318,8 @@ public final class GrantLedger<
      * Closes the service: the held grant is given up (released by {@code make}; if its release cannot even be made,
      * {@code unreleasable} deletes its claim), the acquisition in progress is left to withdraw.
      *
+     * @param make makes the release of the held grant (under the monitor: only builds it)
+     * @param unreleasable deletes the held grant's claim when its release cannot be made
      * @return what is left to do; null if the service was closed already
      */
     public Closing<A, R> close(Function<H, R> make, Consumer<H> unreleasable) {
@@ -325,6 +350,7 @@ public final class GrantLedger<
      * The loss of the service, made by {@code lost}; a held grant (or a release whose caller was told it is
      * unconfirmed) reports it at the next release call.
      *
+     * @param lost makes the loss (called once, under the monitor)
      * @return what is left to do; null if the service was closed or lost already
      */
     public Ending<A, H, R, E> lose(Supplier<E> lost) {
