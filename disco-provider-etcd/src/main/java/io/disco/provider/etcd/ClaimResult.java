@@ -13,16 +13,50 @@ import java.util.concurrent.CompletableFuture;
  */
 final class ClaimResult<G> extends CompletableFuture<G> {
 
+    /**
+     * Runs before the result ends without a grant (failed, cancelled, or null for a try), so that the service is
+     * free for the next acquisition before anyone can see this one end; set once, before the claim starts.
+     */
+    private volatile Runnable beforeEnd;
+
+    /** Sets what runs before the result ends without a grant (see {@link #beforeEnd}). */
+    void beforeEnd(Runnable hook) {
+        beforeEnd = hook;
+    }
+
+    private void ending() {
+        Runnable hook = beforeEnd;
+        if (hook != null && !isDone()) {
+            hook.run();
+        }
+    }
+
     @Override
     public boolean complete(G value) {
         throw new UnsupportedOperationException("an acquisition completes only by acquiring");
     }
 
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+        ending();
+        return super.cancel(mayInterruptIfRunning);
+    }
+
+    @Override
+    public boolean completeExceptionally(Throwable ex) {
+        ending();
+        return super.completeExceptionally(ex);
+    }
+
     boolean internalComplete(G value) {
+        if (value == null) {
+            ending();
+        }
         return super.complete(value);
     }
 
     void internalFail(Throwable ex) {
+        ending();
         super.completeExceptionally(ex);
     }
 

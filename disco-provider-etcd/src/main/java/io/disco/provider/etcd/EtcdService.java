@@ -210,11 +210,8 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
             previous = latest;
             latest = claim;
         }
-        claim.result.whenComplete((g, e) -> {
-            if (e != null || g == null) {
-                ledger.acquisitionEnded(claim); // the service is free for the next acquisition
-            }
-        });
+        // the service is free for the next acquisition before anyone sees this one end without a grant
+        claim.result.beforeEnd(() -> ledger.acquisitionEnded(claim));
         KeyRelease<G> releaseFirst = begun.releaseFirst();
         claim.startAfter(previous, releaseFirst == null ? null : releaseFirst.confirmed.exceptionally(e -> null));
         return true;
