@@ -5,6 +5,7 @@ import io.disco.core.internal.grant.Acquisition;
 import io.disco.core.internal.grant.GrantLedger;
 import io.disco.fencing.DiscoException;
 import io.etcd.jetcd.op.Op;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiFunction;
@@ -203,7 +204,16 @@ final class GrantRelease<G, L extends DiscoException> implements KeyRelease.Owne
                 return;
             }
         }
-        ledger.over(r); // closed meanwhile: nothing is lost any more, the release is over all the same
-        session.deliver(() -> r.confirmed.complete(null));
+        ledger.over(r);
+        if (outcome == KeyRelease.Outcome.DELETED) {
+            session.deliver(() -> r.confirmed.complete(null));
+            return;
+        }
+        // Lost by another path meanwhile (the session's loss), which took this release and completes it with that
+        // loss, maybe after this line: its caller learns the loss, whoever completes first. Closed meanwhile
+        // instead: nothing is lost any more, the release is over all the same.
+        Optional<L> lostMeanwhile = ledger.loss();
+        session.deliver(() ->
+                lostMeanwhile.ifPresentOrElse(r.confirmed::completeExceptionally, () -> r.confirmed.complete(null)));
     }
 }

@@ -191,8 +191,15 @@ final class GrantRelease<G extends Fenced, E extends DiscoException> implements 
                                 + " session end) the " + protocol.what() + " on " + protocol.name,
                         cause));
         }
-        ledger.over(r); // closed meanwhile: nothing is lost any more, the release is over all the same
-        r.confirmed.complete(null);
+        ledger.over(r);
+        if (outcome == QueueRelease.Outcome.DELETED || outcome == QueueRelease.Outcome.REFUSED) {
+            r.confirmed.complete(null);
+            return;
+        }
+        // Lost by another path meanwhile (the session's loss, on its own thread), which took this release and
+        // completes it with that loss, maybe after this line: its caller learns the loss, whoever completes first.
+        // Closed meanwhile instead: nothing is lost any more, the release is over all the same.
+        ledger.loss().ifPresentOrElse(r.confirmed::completeExceptionally, () -> r.confirmed.complete(null));
     }
 
     @Override
