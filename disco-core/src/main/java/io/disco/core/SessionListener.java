@@ -36,8 +36,9 @@ public interface SessionListener {
     default void renewalFailing(DiscoSession session, Duration failingFor, Duration remaining, Throwable cause) {}
 
     /**
-     * The lease is lost: every service of the session is finished. No renewal event follows; the
-     * services' {@code grantLost} calls come before it.
+     * The lease is lost: every service of the session is finished. No renewal or service event follows,
+     * only {@link #closed} if the owner closes the session afterwards; the services' {@code grantLost}
+     * calls come before it.
      *
      * @param session the session
      * @param cause why
@@ -45,7 +46,7 @@ public interface SessionListener {
     default void lost(DiscoSession session, DiscoException cause) {}
 
     /**
-     * The session was closed by its owner. The last call for the session, as {@link #lost} is for a lost one.
+     * The session was closed by its owner (also after it was lost): the last call for the session.
      *
      * @param session the session
      */
@@ -56,7 +57,7 @@ public interface SessionListener {
      *
      * @param session the session
      * @param primitive {@code lock}, {@code rwlock}, {@code election} or {@code semaphore}
-     * @param name the service's name (its prefix)
+     * @param name the service's name
      * @param key the grant's key
      * @param token the grant's fencing token
      * @param waited from the start of the acquisition to the grant

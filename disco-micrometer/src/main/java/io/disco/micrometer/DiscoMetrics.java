@@ -19,7 +19,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Micrometer meters for disco: register it as a session listener, with any provider
- * (etcd: {@code EtcdOptions.builder().listener(metrics)}) and as a guard listener
+ * (etcd: {@code EtcdOptions.builder().listener(metrics)}; ZooKeeper:
+ * {@code ZooKeeperOptions.builder().listener(metrics)}: the same meters, a renewal being the session's liveness
+ * request and the lease its session) and as a guard listener
  * ({@code Guard.builder().listener(metrics.guard("orders"))}).
  *
  * <table>

@@ -1,6 +1,7 @@
 package io.disco.provider.etcd;
 
 import io.disco.core.internal.grant.Acquisition;
+import io.disco.core.internal.grant.GrantEvents;
 import io.disco.fencing.DiscoException;
 import io.etcd.jetcd.ByteSequence;
 
@@ -22,6 +23,9 @@ abstract class ClaimOwner<G> {
 
     /** The service's name. */
     abstract String name();
+
+    /** @return what the session's listeners hear of this owner's grants */
+    abstract GrantEvents events();
 
     /** The service's "lost" exception (a lock's {@code LockLostException}, ...). */
     abstract DiscoException lostException(String message, Throwable cause);

@@ -1,5 +1,6 @@
 package io.disco.provider.etcd;
 
+import io.disco.core.Primitive;
 import io.disco.election.ElectionService;
 import io.disco.election.Leadership;
 import io.disco.election.LeadershipLostException;
@@ -43,7 +44,7 @@ final class EtcdElectionService extends EtcdService<Leadership, LeadershipLostEx
     private final List<EtcdObservation> observations = new ArrayList<>();
 
     private EtcdElectionService(SessionCore session, String name, boolean ownsSession) {
-        super(session, name, "election", ownsSession);
+        super(session, name, Primitive.ELECTION, "election", ownsSession);
         this.key = leaseKey(name);
         this.ownKey = KeyRange.bytes(key);
         this.candidates = KeyRange.prefix(EtcdKeys.queue(name));

@@ -1,6 +1,7 @@
 package io.disco.provider.etcd;
 
 import io.disco.core.ClaimMetadata;
+import io.disco.core.Primitive;
 import io.disco.fencing.FencingToken;
 import io.disco.lock.Grant;
 import io.disco.lock.LockLostException;
@@ -24,7 +25,7 @@ final class EtcdLockService extends EtcdService<Grant, LockLostException> implem
     private final KeyRange queue;
 
     private EtcdLockService(SessionCore session, String name, boolean ownsSession) {
-        super(session, name, "lock", ownsSession);
+        super(session, name, Primitive.LOCK, "lock", ownsSession);
         this.key = leaseKey(name);
         this.ownKey = KeyRange.bytes(key);
         this.queue = KeyRange.prefix(EtcdKeys.queue(name));

@@ -1,6 +1,7 @@
 package io.disco.provider.etcd;
 
 import io.disco.core.ClaimMetadata;
+import io.disco.core.Primitive;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingToken;
 import io.disco.rwlock.RWGrant;
@@ -95,7 +96,7 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
     private volatile QueuedWriters queuedWriters;
 
     private EtcdRWLockService(SessionCore session, String name, boolean ownsSession) {
-        super(session, name, "read/write lock", ownsSession);
+        super(session, name, Primitive.RWLOCK, "read/write lock", ownsSession);
         this.readKey = leaseKey(name + "/read");
         this.writeKey = leaseKey(name + "/write");
         this.readOwnKey = KeyRange.bytes(readKey);

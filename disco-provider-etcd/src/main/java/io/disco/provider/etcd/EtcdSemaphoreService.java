@@ -1,5 +1,6 @@
 package io.disco.provider.etcd;
 
+import io.disco.core.Primitive;
 import io.disco.core.internal.SessionThread;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingToken;
@@ -80,7 +81,7 @@ final class EtcdSemaphoreService extends EtcdService<Permit, SemaphoreLostExcept
     private final KeyRange slots;
 
     private EtcdSemaphoreService(SessionCore session, String name, int limit, boolean ownsSession, int holder) {
-        super(session, name, "semaphore", ownsSession);
+        super(session, name, Primitive.SEMAPHORE, "semaphore", ownsSession);
         this.limit = limit;
         this.key = EtcdKeys.holder(name, session.leaseHex(), holder);
         this.ownKey = KeyRange.bytes(key);

@@ -1,9 +1,11 @@
 package io.disco.provider.etcd;
 
 import io.disco.client.Names;
+import io.disco.core.Primitive;
 import io.disco.core.internal.SessionThread;
 import io.disco.core.internal.UserFuture;
 import io.disco.core.internal.grant.Acquisition;
+import io.disco.core.internal.grant.GrantEvents;
 import io.disco.core.internal.grant.GrantLedger;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.Timeouts;
@@ -62,13 +64,13 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
     /** The latest acquisition of the service (the one in progress, or the last one), or null. */
     private QueueClaim<G> latest;
 
-    EtcdService(SessionCore session, String name, String kind, boolean ownsSession) {
+    EtcdService(SessionCore session, String name, Primitive primitive, String kind, boolean ownsSession) {
         this.session = Objects.requireNonNull(session, "session");
         this.name = validName(name);
         this.kind = kind;
         this.ownsSession = ownsSession;
         this.ledger = new GrantLedger<>(kind + " service " + this.name);
-        this.events = new GrantEvents(session, kind, this.name);
+        this.events = new GrantEvents(session.events(), session.front(), primitive, this.name);
         this.loss = new GrantLoss<>(session, ledger, events, this::finish);
         this.releases = new GrantRelease<>(this, ledger, loss, events, this::releaseOps, this::lostException);
     }
@@ -117,6 +119,12 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
     @Override
     public final String name() {
         return name;
+    }
+
+    /** @return what this service's session's listeners hear of its grants */
+    @Override
+    final GrantEvents events() {
+        return events;
     }
 
     @Override
@@ -243,7 +251,7 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
                     ? new IllegalStateException(kind + " service " + name + " closed")
                     : new CancellationException("the caller gave up");
         }
-        events.acquired(held, startedNanos);
+        events.acquired(grant, held.keyText(), startedNanos, held.sinceNanos());
         return null;
     }
 

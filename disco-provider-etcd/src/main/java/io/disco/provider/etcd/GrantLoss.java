@@ -1,6 +1,7 @@
 package io.disco.provider.etcd;
 
 import io.disco.core.internal.grant.Acquisition;
+import io.disco.core.internal.grant.GrantEvents;
 import io.disco.core.internal.grant.GrantLedger;
 import io.disco.fencing.DiscoException;
 

@@ -387,10 +387,7 @@ abstract class QueueClaim<G> implements Acquisition<G> {
         if (wait != null) {
             wait.cancel();
         }
-        if (session.listened()) {
-            java.time.Duration waited = java.time.Duration.ofNanos(System.nanoTime() - startedNanos);
-            session.tell(l -> l.acquisitionFailed(session.front(), service.kind(), service.name(), cause, waited));
-        }
+        service.events().acquisitionFailed(cause, startedNanos);
         result.internalFail(cause);
         if (!createInFlight) {
             withdraw(createFailed); // else the create Txn's answer does

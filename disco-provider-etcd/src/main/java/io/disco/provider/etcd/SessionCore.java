@@ -2,7 +2,6 @@ package io.disco.provider.etcd;
 
 import io.disco.core.ClaimMetadata;
 import io.disco.core.DiscoSession;
-import io.disco.core.SessionListener;
 import io.disco.core.internal.Callbacks;
 import io.disco.core.internal.SessionEvents;
 import io.disco.fencing.DiscoException;
@@ -298,14 +297,9 @@ final class SessionCore implements LeaseKeeper.Observer {
         return callbacks.executor();
     }
 
-    /** @return whether anyone listens: callers skip building an event's arguments otherwise */
-    boolean listened() {
-        return events.listened();
-    }
-
-    /** See {@link SessionEvents#tell}. */
-    void tell(Consumer<SessionListener> event) {
-        events.tell(event);
+    /** @return the session's listeners, as its services tell them of their grants */
+    SessionEvents events() {
+        return events;
     }
 
     // ---------------------------------------------------------------- the lease's events

@@ -3,6 +3,7 @@ package io.disco.provider.etcd;
 import io.disco.client.TestableBackend;
 import io.disco.contract.StallableClient;
 import io.disco.contract.UnreachableClient;
+import io.disco.core.SessionListener;
 import io.disco.testservers.EtcdExtension;
 import io.disco.testservers.TcpProxy;
 import io.etcd.jetcd.Client;
@@ -83,6 +84,17 @@ final class EtcdContractBackend implements BeforeAllCallback {
     /** @return the shared client, for the etcd-specific parts of a test */
     Client client() {
         return client;
+    }
+
+    /** @return a backend like {@link #backend()} whose owners tell {@code listener} of their events */
+    TestableBackend listening(SessionListener listener) {
+        return EtcdProvider.testableBackend(
+                client,
+                EtcdOptions.builder()
+                        .ttl(Duration.ofSeconds(30))
+                        .requestTimeout(REQUEST_TIMEOUT)
+                        .listener(listener)
+                        .build());
     }
 
     private static EtcdOptions options(Duration ttl) {

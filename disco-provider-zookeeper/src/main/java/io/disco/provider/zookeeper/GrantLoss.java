@@ -1,5 +1,6 @@
 package io.disco.provider.zookeeper;
 
+import io.disco.core.internal.grant.GrantEvents;
 import io.disco.core.internal.grant.GrantLedger;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.Fenced;
@@ -28,6 +29,7 @@ final class GrantLoss<G extends Fenced, E extends DiscoException> {
     private final BiFunction<String, Throwable, E> exception;
 
     private final CompletableFuture<Void> done;
+    private final GrantEvents events;
 
     GrantLoss(
             SessionCore core,
@@ -35,7 +37,9 @@ final class GrantLoss<G extends Fenced, E extends DiscoException> {
             GrantLedger<G, HeldGrant<G>, QueueAttempt<G>, QueueRelease<G>, E> ledger,
             SessionMember member,
             BiFunction<String, Throwable, E> exception,
-            CompletableFuture<Void> done) {
+            CompletableFuture<Void> done,
+            GrantEvents events) {
+        this.events = events;
         this.core = core;
         this.names = names;
         this.ledger = ledger;
@@ -64,10 +68,14 @@ final class GrantLoss<G extends Fenced, E extends DiscoException> {
             end.acquisition().fail(end.loss());
         }
         if (end.held() != null) {
+            events.ended(end.held().sinceNanos(), end.loss());
             core.deleteInBackground(end.held().node()); // if the session still lives, leave nothing behind
         }
         QueueRelease<G> r = end.release();
         if (r != null) {
+            if (r.firstEnd()) {
+                events.ended(r.held.sinceNanos(), end.loss());
+            }
             r.stop();
             r.confirmed.completeExceptionally(end.loss());
             core.deleteInBackground(r.node); // if the session still lives, the release's delete goes on

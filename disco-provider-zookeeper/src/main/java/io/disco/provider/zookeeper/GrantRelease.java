@@ -1,6 +1,7 @@
 package io.disco.provider.zookeeper;
 
 import io.disco.core.internal.SessionThread;
+import io.disco.core.internal.grant.GrantEvents;
 import io.disco.core.internal.grant.GrantLedger;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.Fenced;
@@ -27,12 +28,15 @@ final class GrantRelease<G extends Fenced, E extends DiscoException> implements 
     private final QueueProtocol<G> protocol;
     private final GrantLedger<G, HeldGrant<G>, QueueAttempt<G>, QueueRelease<G>, E> ledger;
     private final GrantLoss<G, E> loss;
+    private final GrantEvents events;
 
     GrantRelease(
             SessionCore core,
             QueueProtocol<G> protocol,
             GrantLedger<G, HeldGrant<G>, QueueAttempt<G>, QueueRelease<G>, E> ledger,
-            GrantLoss<G, E> loss) {
+            GrantLoss<G, E> loss,
+            GrantEvents events) {
+        this.events = events;
         this.core = core;
         this.protocol = protocol;
         this.ledger = ledger;
@@ -164,6 +168,9 @@ final class GrantRelease<G extends Fenced, E extends DiscoException> implements 
     public void releaseEnded(QueueRelease<G> r, QueueRelease.Outcome outcome, KeeperException cause) {
         switch (outcome) {
             case DELETED -> {
+                if (r.firstEnd()) {
+                    events.ended(r.held.sinceNanos(), null);
+                }
                 QueueAttempt<G> waiting = ledger.confirmed(r);
                 r.confirmed.complete(null);
                 if (waiting != null) {

@@ -28,6 +28,8 @@ final class QueueAttempt<G extends Fenced> implements Acquisition<G> {
 
     final NodeKind kind;
     final boolean tryOnly;
+    /** When the acquisition started, on {@link System#nanoTime()}. */
+    final long startedNanos = System.nanoTime();
     /** The own node's data (an election candidate's value; empty for the locks). */
     final byte[] data;
     /** Completes with the grant, with null (a tryLock that found somebody ahead) or exceptionally. */

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.KeeperException;
@@ -91,6 +92,8 @@ final class QueueRelease<G extends Fenced> implements Release<HeldGrant<G>> {
     private boolean finished;
     private ScheduledFuture<?> retry;
     private long backoffMs = FIRST_BACKOFF_MS;
+    /** Set by the first to report the grant's end to the listeners: the release's answer or the service's loss. */
+    private final AtomicBoolean endReported = new AtomicBoolean();
     /** Set once a caller was told that the release is unconfirmed: the grant can no longer be handed back. */
     private volatile boolean givenUp;
 
@@ -151,6 +154,11 @@ final class QueueRelease<G extends Fenced> implements Release<HeldGrant<G>> {
     @Override
     public HeldGrant<G> held() {
         return held;
+    }
+
+    /** @return whether this is the first report of the grant's end (released or lost): the listeners hear it once */
+    boolean firstEnd() {
+        return endReported.compareAndSet(false, true);
     }
 
     void giveUp() {

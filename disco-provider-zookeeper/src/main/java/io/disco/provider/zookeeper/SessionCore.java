@@ -1,6 +1,8 @@
 package io.disco.provider.zookeeper;
 
 import io.disco.core.ClaimMetadata;
+import io.disco.core.DiscoSession;
+import io.disco.core.internal.SessionEvents;
 import io.disco.fencing.DiscoException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -22,7 +24,7 @@ import org.apache.curator.framework.CuratorFramework;
  * across them: every service is told ({@link SessionMember}), then {@link #done()} completes and the threads
  * stop. The public {@code ZooKeeperSession} is the front over it.
  */
-final class SessionCore {
+final class SessionCore implements SessionLiveness.Renewals {
 
     private final CuratorFramework client;
     private final Duration requestTimeout;
@@ -32,18 +34,24 @@ final class SessionCore {
     private final SessionStatus status = new SessionStatus();
     private final ServiceRegistry services = new ServiceRegistry();
     private final SessionLiveness liveness;
+    /** The session as its listeners see it. */
+    private final DiscoSession front;
+
+    private final SessionEvents events;
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     /** Who claims through this session: host and pid, looked up once; the thread and time are each claim's. */
     private final ClaimMetadata claimant = ClaimMetadata.ofCurrentThread("");
 
     /** Starts the session's threads and its liveness checks on a session ready to be handed out. */
-    SessionCore(CuratorFramework client, ZooKeeperOptions options, SessionHandOut.Opened opened) {
+    SessionCore(DiscoSession front, CuratorFramework client, ZooKeeperOptions options, SessionHandOut.Opened opened) {
+        this.front = front;
         this.client = client;
         this.requestTimeout = options.requestTimeout();
         this.connectString = client.getZookeeperClient().getCurrentConnectionString();
         this.sessionId = opened.sessionId();
         this.executors = new SessionExecutors(Long.toHexString(sessionId), options.callbackExecutor());
-        this.liveness = new SessionLiveness(client, connectString, opened, status, executors, this::lose);
+        this.events = new SessionEvents(options.listeners(), executors.sessionThread(), executors.callbacks());
+        this.liveness = new SessionLiveness(client, connectString, opened, status, executors, this::lose, this);
         liveness.start();
     }
 
@@ -71,6 +79,28 @@ final class SessionCore {
     /** @return the metadata of a claim made now by the calling thread, as the data of its node */
     byte[] claimData() {
         return claimant.now().toJson().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** @return the session as its listeners see it */
+    DiscoSession front() {
+        return front;
+    }
+
+    /** @return the session's listeners, as its services tell them of their grants */
+    SessionEvents events() {
+        return events;
+    }
+
+    @Override
+    public void renewed(Duration remaining) {
+        if (events.listened()) {
+            events.tell(l -> l.renewed(front, remaining));
+        }
+    }
+
+    @Override
+    public void renewalFailing(Duration failingFor, Duration remaining, Throwable cause) {
+        events.tell(l -> l.renewalFailing(front, failingFor, remaining, cause));
     }
 
     /** @return a failure of ZooKeeper while {@code doing} something, naming where ZooKeeper is */
@@ -199,12 +229,14 @@ final class SessionCore {
 
     /** Declares the session lost, unless it ended already: every service is told, then {@link #done()} completes. */
     void lose(String reason, Throwable cause) {
-        if (status.lose(reason, cause) == null) {
+        DiscoException loss = status.lose(reason, cause);
+        if (loss == null) {
             return;
         }
         for (SessionMember m : services.drain()) {
             m.sessionLost(reason, cause);
         }
+        events.tell(l -> l.lost(front, loss)); // after the services' grantLost and acquisitionFailed
         finish();
     }
 
@@ -216,6 +248,7 @@ final class SessionCore {
         for (SessionMember m : services.all()) {
             m.sessionClosed();
         }
+        events.tell(l -> l.closed(front));
         finish();
     }
 

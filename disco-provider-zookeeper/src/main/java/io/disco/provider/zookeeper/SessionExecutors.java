@@ -114,6 +114,11 @@ final class SessionExecutors {
         callbacks.deliver(task);
     }
 
+    /** @return where user code runs */
+    Callbacks callbacks() {
+        return callbacks;
+    }
+
     /** @return where user futures complete */
     Executor callbackExecutor() {
         return callbacks.executor();

@@ -33,6 +33,15 @@ final class SessionLiveness {
         void lose(String reason, Throwable cause);
     }
 
+    /** Who hears how the liveness requests fare (the session's listeners), on the session's or Curator's thread. */
+    interface Renewals {
+        /** A liveness request was answered; the session is valid for {@code remaining} from now. */
+        void renewed(Duration remaining);
+
+        /** A liveness request failed, {@code failingFor} after the send time of the newest answered one. */
+        void renewalFailing(Duration failingFor, Duration remaining, Throwable cause);
+    }
+
     private final CuratorFramework client;
     private final String connectString;
     private final long sessionId;
@@ -40,6 +49,7 @@ final class SessionLiveness {
     private final SessionStatus status;
     private final SessionExecutors executors;
     private final Loss loss;
+    private final Renewals renewals;
     private final ConnectionStateListener listener = this::onConnectionState;
     /** The local send time of the newest request that was answered on this session. */
     private final AtomicLong lastHeard;
@@ -53,7 +63,9 @@ final class SessionLiveness {
             SessionHandOut.Opened opened,
             SessionStatus status,
             SessionExecutors executors,
-            Loss loss) {
+            Loss loss,
+            Renewals renewals) {
+        this.renewals = renewals;
         this.client = client;
         this.connectString = connectString;
         this.sessionId = opened.sessionId();
@@ -86,6 +98,11 @@ final class SessionLiveness {
     /** @return how long the session is valid from now ({@code 2T/3} after the newest answered request's send time), zero once ended */
     Duration remainingValidity() {
         checkClientOpen();
+        return left();
+    }
+
+    /** {@link #remainingValidity()} without looking at the client: on Curator's threads too. */
+    private Duration left() {
         if (status.ended()) {
             return Duration.ZERO;
         }
@@ -102,6 +119,7 @@ final class SessionLiveness {
             client.checkExists()
                     .inBackground((c, event) -> {
                         if (event.getResultCode() != KeeperException.Code.OK.intValue()) {
+                            failing(KeeperException.create(KeeperException.Code.get(event.getResultCode())));
                             return;
                         }
                         if (c.getZookeeperClient().getZooKeeper().getSessionId() != sessionId) {
@@ -114,11 +132,17 @@ final class SessionLiveness {
                             return;
                         }
                         lastHeard.accumulateAndGet(sent, Math::max);
+                        renewals.renewed(left());
                     })
                     .forPath("/");
         } catch (Exception e) {
             // the client is closing; the deadline decides
         }
+    }
+
+    private void failing(Throwable cause) {
+        long heard = lastHeard.get();
+        renewals.renewalFailing(Duration.ofNanos(System.nanoTime() - heard), left(), cause);
     }
 
     private void checkDeadline() {

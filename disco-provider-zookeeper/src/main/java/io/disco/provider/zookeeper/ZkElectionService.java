@@ -1,5 +1,6 @@
 package io.disco.provider.zookeeper;
 
+import io.disco.core.Primitive;
 import io.disco.core.internal.SessionThread;
 import io.disco.election.ElectionService;
 import io.disco.election.Leadership;
@@ -54,7 +55,7 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
     private final List<ZkObservation> observations = new ArrayList<>();
 
     private ZkElectionService(SessionCore core, String name, Runnable afterClose) {
-        super(core, name, "election");
+        super(core, name, Primitive.ELECTION, "election");
         this.afterClose = afterClose;
     }
 

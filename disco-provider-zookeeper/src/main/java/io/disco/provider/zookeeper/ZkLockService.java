@@ -1,5 +1,6 @@
 package io.disco.provider.zookeeper;
 
+import io.disco.core.Primitive;
 import io.disco.fencing.FencingToken;
 import io.disco.lock.Grant;
 import io.disco.lock.LockLostException;
@@ -28,7 +29,7 @@ final class ZkLockService extends ZkQueueService<Grant, LockLostException> imple
     private static final List<NodeKind> QUEUE = List.of(NodeKind.LOCK);
 
     private ZkLockService(SessionCore core, String name) {
-        super(core, name, "lock");
+        super(core, name, Primitive.LOCK, "lock");
     }
 
     /**

@@ -1,7 +1,9 @@
 package io.disco.provider.zookeeper;
 
+import io.disco.core.Primitive;
 import io.disco.core.internal.SessionThread;
 import io.disco.core.internal.UserFuture;
+import io.disco.core.internal.grant.GrantEvents;
 import io.disco.core.internal.grant.GrantLedger;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.Fenced;
@@ -39,17 +41,19 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
     private final GrantLedger<G, HeldGrant<G>, QueueAttempt<G>, QueueRelease<G>, E> ledger;
     private final GrantLoss<G, E> loss;
     private final GrantRelease<G, E> releases;
+    private final GrantEvents events;
     private final CompletableFuture<Void> done = new CompletableFuture<>();
 
     /**
      * @param what what the primitive is, for messages: "lock", "read/write lock", "semaphore", "election"
      */
-    ZkQueueService(SessionCore core, String name, String what) {
+    ZkQueueService(SessionCore core, String name, Primitive primitive, String what) {
         super(name, what);
         this.core = core;
         this.ledger = new GrantLedger<>("the " + what + " on " + name);
-        this.loss = new GrantLoss<>(core, this, ledger, this, this::lostException, done);
-        this.releases = new GrantRelease<>(core, this, ledger, loss);
+        this.events = new GrantEvents(core.events(), core.front(), primitive, name);
+        this.loss = new GrantLoss<>(core, this, ledger, this, this::lostException, done, events);
+        this.releases = new GrantRelease<>(core, this, ledger, loss, events);
     }
 
     /** @return the loss of this kind of service */
@@ -142,6 +146,9 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
         if (e == null && g != null) {
             return; // committed
         }
+        if (e != null) {
+            events.acquisitionFailed(e, a.startedNanos); // not a try that found the grant taken
+        }
         ledger.acquisitionEnded(a);
         a.wake.release();
     }
@@ -160,9 +167,11 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
 
     @Override
     final boolean commit(QueueAttempt<G> a, G grant) {
-        if (!ledger.commit(a, new HeldGrant<>(grant, a.kind, a.node, a.watcher))) {
+        HeldGrant<G> held = new HeldGrant<>(grant, a.kind, a.node, a.watcher, System.nanoTime());
+        if (!ledger.commit(a, held)) {
             return false;
         }
+        events.acquired(grant, a.node, a.startedNanos, held.sinceNanos());
         watchHeld(a.node, a.watcher);
         return true;
     }

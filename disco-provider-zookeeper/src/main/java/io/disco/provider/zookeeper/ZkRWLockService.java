@@ -1,5 +1,6 @@
 package io.disco.provider.zookeeper;
 
+import io.disco.core.Primitive;
 import io.disco.fencing.FencingToken;
 import io.disco.rwlock.RWGrant;
 import io.disco.rwlock.RWLockLostException;
@@ -57,7 +58,7 @@ final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException>
     private final String marker;
 
     private ZkRWLockService(SessionCore core, String name) {
-        super(core, name, "read/write lock");
+        super(core, name, Primitive.RWLOCK, "read/write lock");
         this.marker = NodeLayout.phaseMarker(name);
     }
 

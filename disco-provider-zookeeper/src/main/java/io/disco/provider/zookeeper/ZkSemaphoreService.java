@@ -1,5 +1,6 @@
 package io.disco.provider.zookeeper;
 
+import io.disco.core.Primitive;
 import io.disco.core.internal.SessionThread;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.FencingToken;
@@ -61,7 +62,7 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
     private final String leases;
 
     private ZkSemaphoreService(SessionCore core, String name, int limit) {
-        super(core, name, "semaphore");
+        super(core, name, Primitive.SEMAPHORE, "semaphore");
         this.limit = limit;
         this.leases = NodeLayout.semaphoreLeases(name);
     }

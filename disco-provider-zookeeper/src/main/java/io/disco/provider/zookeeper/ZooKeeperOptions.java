@@ -1,6 +1,9 @@
 package io.disco.provider.zookeeper;
 
+import io.disco.core.SessionListener;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 
@@ -14,8 +17,10 @@ public final class ZooKeeperOptions {
     private final Duration requestTimeout;
     private final Executor callbackExecutor;
     private final Duration ownerWait;
+    private final List<SessionListener> listeners;
 
     private ZooKeeperOptions(Builder b) {
+        this.listeners = List.copyOf(b.listeners);
         this.connectTimeout = b.connectTimeout;
         this.requestTimeout = b.requestTimeout;
         this.callbackExecutor = b.callbackExecutor;
@@ -48,6 +53,15 @@ public final class ZooKeeperOptions {
     }
 
     /**
+     * @return the listeners every session with these options tells of its events, in registration order; on
+     *     ZooKeeper a renewal is the session's liveness request, sent every quarter of the session timeout
+     *     (see {@link ZooKeeperSession}): answered, {@code renewed}; failed, {@code renewalFailing}
+     */
+    public List<SessionListener> listeners() {
+        return listeners;
+    }
+
+    /**
      * @return how long an acquisition of the client ({@code Disco} over {@link ZooKeeperDiscoBackend}) waits for a
      *     session while it has none; empty for the default, the session timeout the client's builder asks for
      */
@@ -61,8 +75,21 @@ public final class ZooKeeperOptions {
         private Duration requestTimeout = Duration.ofSeconds(10);
         private Executor callbackExecutor;
         private Duration ownerWait;
+        private final List<SessionListener> listeners = new ArrayList<>();
 
         private Builder() {}
+
+        /**
+         * Adds a listener of session and service events (see {@link SessionListener}).
+         *
+         * @param listener the listener
+         * @return this builder
+         * @throws NullPointerException if {@code listener} is null
+         */
+        public Builder listener(SessionListener listener) {
+            listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
 
         /**
          * @param wait how long an acquisition of the client waits for a session while the client has none (ZooKeeper

@@ -2,6 +2,7 @@ package io.disco.provider.zookeeper;
 
 import io.disco.core.ClaimMetadata;
 import io.disco.core.Claimant;
+import io.disco.core.DiscoSession;
 import io.disco.core.Primitive;
 import io.disco.election.ElectionService;
 import io.disco.fencing.DiscoException;
@@ -43,13 +44,13 @@ import org.apache.curator.framework.imps.CuratorFrameworkState;
  * session; it does not close the {@code CuratorFramework}, which belongs to the caller (closing it ends the
  * ZooKeeper session, and with it any node left behind).
  */
-public final class ZooKeeperSession implements AutoCloseable {
+public final class ZooKeeperSession implements DiscoSession {
 
     /** Everything but the public face: what the services depend on. */
     private final SessionCore core;
 
-    private ZooKeeperSession(SessionCore core) {
-        this.core = core;
+    private ZooKeeperSession(CuratorFramework client, ZooKeeperOptions options, SessionHandOut.Opened opened) {
+        this.core = new SessionCore(this, client, options, opened); // listeners are told later, on another thread
     }
 
     /**
@@ -72,7 +73,7 @@ public final class ZooKeeperSession implements AutoCloseable {
             throw new IllegalStateException(
                     "the CuratorFramework is " + client.getState() + ": start it before opening a session");
         }
-        return new ZooKeeperSession(new SessionCore(client, options, SessionHandOut.open(client, options)));
+        return new ZooKeeperSession(client, options, SessionHandOut.open(client, options));
     }
 
     /**
@@ -176,11 +177,13 @@ public final class ZooKeeperSession implements AutoCloseable {
      * @throws IllegalStateException if called on a session thread
      * @throws DiscoException if ZooKeeper failed or the listing changed under every read
      */
+    @Override
     public List<Claimant> claimants(Primitive primitive, String name) {
         return new ZkClaimantListing(core.client(), core.connectString()).list(primitive, name);
     }
 
     /** @return the session timeout ZooKeeper negotiated: this owner's time to live */
+    @Override
     public java.time.Duration ttl() {
         return core.ttl();
     }
@@ -192,6 +195,7 @@ public final class ZooKeeperSession implements AutoCloseable {
      *
      * @return the remaining validity; zero once lost or closed
      */
+    @Override
     public java.time.Duration remainingValidity() {
         return core.remainingValidity();
     }
@@ -201,16 +205,24 @@ public final class ZooKeeperSession implements AutoCloseable {
         return core.sessionId();
     }
 
+    /** @return the ZooKeeper session id: {@link #sessionId()} */
+    @Override
+    public long leaseId() {
+        return core.sessionId();
+    }
+
     /**
      * Completes, once, when the session is lost or closed, on the callback executor; always normally.
      *
      * @return the session's end
      */
+    @Override
     public CompletionStage<Void> done() {
         return core.done().minimalCompletionStage();
     }
 
     /** @return why the session was lost, once it was; empty while it lives or after a plain close */
+    @Override
     public Optional<DiscoException> err() {
         return Optional.ofNullable(core.err());
     }

@@ -3,6 +3,7 @@ package io.disco.provider.zookeeper;
 import io.disco.client.TestableBackend;
 import io.disco.contract.StallableClient;
 import io.disco.contract.UnreachableClient;
+import io.disco.core.SessionListener;
 import io.disco.testservers.ZooKeeperExtension;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -74,6 +75,16 @@ final class ZkContractBackend implements BeforeAllCallback {
                 .build();
         c.start();
         return c;
+    }
+
+    /** @return a backend like {@link #backend()} whose owners tell {@code listener} of their events */
+    TestableBackend listening(SessionListener listener) {
+        ZooKeeperOptions options = ZooKeeperOptions.builder()
+                .connectTimeout(Duration.ofSeconds(10))
+                .requestTimeout(Duration.ofSeconds(10))
+                .listener(listener)
+                .build();
+        return ZooKeeperDiscoBackend.over(ttl -> builder(zk.connectString(), ttl), Duration.ofSeconds(30), options);
     }
 
     static ZooKeeperOptions options() {
