@@ -115,8 +115,7 @@ public abstract class SessionListenerContract extends ContractSupport {
     }
 
     private void awaitHeard(DiscoBackend.Owner owner, List<String> expected) {
-        await().atMost(SOON).until(() -> heard.of(owner).size() >= expected.size());
-        assertEquals(expected, heard.of(owner));
+        await().atMost(SOON).untilAsserted(() -> assertEquals(expected, heard.of(owner)));
     }
 
     @Test

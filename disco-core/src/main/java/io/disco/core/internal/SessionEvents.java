@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -29,6 +30,10 @@ public final class SessionEvents {
     private final Callbacks callbacks;
     private final ConcurrentLinkedQueue<Runnable> events = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean telling = new AtomicBoolean();
+    /** The latest batch scheduled on the timer. */
+    private volatile ScheduledFuture<?> batch;
+    /** Set by {@link #end()}: events are told without the timer. */
+    private volatile boolean ended;
 
     /**
      * @param listeners who is told, in this order
@@ -64,12 +69,36 @@ public final class SessionEvents {
                 }
             }
         });
-        if (telling.compareAndSet(false, true)) {
-            try {
-                timer.schedule(() -> callbacks.deliver(this::tellQueued), EVENT_BATCH_NANOS, TimeUnit.NANOSECONDS);
-            } catch (RejectedExecutionException shutDown) {
-                callbacks.deliver(this::tellQueued); // tell what is left at once
-            }
+        if (!telling.compareAndSet(false, true)) {
+            return; // a batch is on its way, or being told
+        }
+        if (ended) {
+            callbacks.deliver(this::tellQueued);
+            return;
+        }
+        ScheduledFuture<?> f;
+        try {
+            f = timer.schedule(() -> callbacks.deliver(this::tellQueued), EVENT_BATCH_NANOS, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException shutDown) {
+            callbacks.deliver(this::tellQueued); // tell what is left at once
+            return;
+        }
+        batch = f;
+        if (ended && f.cancel(false)) {
+            callbacks.deliver(this::tellQueued); // ended meanwhile: its timer may drop the batch
+        }
+    }
+
+    /**
+     * The session ends: what is queued is told at once, and so is every later event, without the timer, which the
+     * session is about to stop (a timer stopped with {@code shutdownNow} drops a batch it was to start, and the
+     * events in it, the session's last ones among them, would never be told). Call it before stopping the timer.
+     */
+    public void end() {
+        ended = true;
+        ScheduledFuture<?> f = batch;
+        if (f != null && f.cancel(false)) {
+            callbacks.deliver(this::tellQueued); // the batch had not started: tell it now
         }
     }
 

@@ -159,6 +159,7 @@ final class SessionLifetime {
         }
         revocation.revoke();
         lateCreates.close();
+        events.end(); // before the lease timer stops: a batch it holds would be dropped
         executors.shutdown();
         events.tell(l -> l.closed(front));
         callbacks.deliver(() -> done.complete(null));

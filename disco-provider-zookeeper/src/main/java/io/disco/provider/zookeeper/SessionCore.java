@@ -253,6 +253,7 @@ final class SessionCore implements SessionLiveness.Renewals {
     }
 
     private void finish() {
+        events.end(); // told at once from now on: the session's thread, the batches' timer, stops below
         liveness.stop();
         executors.deliver(() -> done.complete(null));
         executors.shutdown();
