@@ -18,7 +18,7 @@
 # - scripts/consumer/boot: spring-boot-starter-parent, disco-bom imported, disco-spring-boot-starter
 #   without a version or a type, actuator, nothing of Boot's overridden; pom-without-bom.xml: the same
 #   without disco-bom (the starter with its version). Each built on every Boot of BOOT_VERSIONS (default:
-#   the newest 4.0.x and 4.1.x that Maven Central serves, below). disco.etcd.endpoints on the command
+#   the newest 4.0.x, 4.1.x and 4.2.x that Maven Central serves, below). disco.etcd.endpoints on the command
 #   line: the context starts, the Disco bean takes a lock, the disco health contributor is UP. The Netty
 #   and gRPC on the classpath must be Boot's (its spring-boot-dependencies' netty.version and
 #   grpc-java.version; a Boot that manages no gRPC, 4.0: one version), with and without disco-bom.
@@ -37,8 +37,10 @@ root=$(pwd)
 
 project_version=$(sed -n '/<artifactId>disco-parent<\/artifactId>/{n;s/.*<version>\(.*\)<\/version>.*/\1/p;q}' pom.xml)
 version=${1:-${project_version%-SNAPSHOT}}
-# The newest Spring Boot 4.0.x and 4.1.x on Maven Central (checked 2026-12-06 in its maven-metadata.xml).
-boot_versions=${BOOT_VERSIONS:-4.0.9 4.1.3}
+# The newest Spring Boot 4.0.x, 4.1.x and 4.2.x on Maven Central (checked 2026-12-06 by fetching
+# spring-boot-starter-parent's POM: 4.0.10, 4.1.3 and 4.2.0 resolve; 4.0.11, 4.1.4 and 4.2.1 do not).
+# Not found in ~/.m2/repository, a Boot is fetched from Maven Central by the consumer's online build, once.
+boot_versions=${BOOT_VERSIONS:-4.0.10 4.1.3 4.2.0}
 staging=$root/target/stage-release/src/target/central-staging
 if [ ! -f "$staging/io/disco/disco-bom/$version/disco-bom-$version.pom" ]; then
   echo "consumer-check: no staged release $version in $staging: run scripts/stage-release.sh first" >&2

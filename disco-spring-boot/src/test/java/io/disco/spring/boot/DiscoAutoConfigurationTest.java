@@ -305,7 +305,7 @@ class DiscoAutoConfigurationTest {
                     while (t.getCause() != null && !(t instanceof IllegalStateException)) {
                         t = t.getCause();
                     }
-                    // the Netty on this class path: this build's 4.2.18, Boot 4.1's own in disco-spring-boot-boot41-it
+                    // the Netty on this class path: this build's 4.2.18, Boot's own in the boot41-/boot42-it modules
                     String found =
                             io.netty.util.Version.identify().get("netty-common").artifactVersion();
                     assertThat(t.getMessage())
