@@ -46,7 +46,11 @@ final class SessionHandOut {
                                         Math.max(200, options.connectTimeout().toMillis() / 2)))));
             }
             long sent = System.nanoTime();
-            client.checkExists().forPath("/");
+            int first = syncWithLeader(client, options.requestTimeout().toNanos());
+            if (first != KeeperException.Code.OK.intValue()) {
+                throw new DiscoException("ZooKeeper at " + where + " did not pass the session's first request to its"
+                        + " leader and back: " + KeeperException.Code.get(first));
+            }
             ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
             long heard = heardForHandOut(client, options, zk.getSessionTimeout(), sent, where);
             zk = client.getZookeeperClient().getZooKeeper();
@@ -59,6 +63,21 @@ final class SessionHandOut {
         } catch (Exception e) {
             throw new DiscoException("ZooKeeper at " + where + " failed: " + e, e);
         }
+    }
+
+    /**
+     * Sends a {@code sync}, which a follower passes to the leader and back (a read it would answer alone, also while
+     * the leader no longer hears it), and waits for its answer.
+     *
+     * @return the answer's result code
+     * @throws java.util.concurrent.TimeoutException if no answer came within {@code timeoutNanos}
+     */
+    private static int syncWithLeader(CuratorFramework client, long timeoutNanos) throws Exception {
+        CompletableFuture<Integer> answer = new CompletableFuture<>();
+        client.sync()
+                .inBackground((c, event) -> answer.complete(event.getResultCode()))
+                .forPath("/");
+        return answer.get(timeoutNanos, TimeUnit.NANOSECONDS);
     }
 
     /**
@@ -103,13 +122,9 @@ final class SessionHandOut {
                         + " ms (" + asked + " sent" + last + "): not handed out");
             }
             long ask = System.nanoTime();
-            CompletableFuture<Integer> answer = new CompletableFuture<>();
             asked++;
             try {
-                client.checkExists()
-                        .inBackground((c, event) -> answer.complete(event.getResultCode()))
-                        .forPath("/");
-                int code = answer.get(deadline - ask, TimeUnit.NANOSECONDS);
+                int code = syncWithLeader(client, deadline - ask);
                 if (code == KeeperException.Code.OK.intValue()) {
                     heard = ask;
                 } else {

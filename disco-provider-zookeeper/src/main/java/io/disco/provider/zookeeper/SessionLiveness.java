@@ -13,9 +13,12 @@ import org.apache.zookeeper.KeeperException;
 /**
  * How a session learns that it is alive, suspended or lost, on the session's thread.
  *
- * <p>The session's time to live is the client's negotiated session timeout {@code T}. A tiny request goes every
+ * <p>The session's time to live is the client's negotiated session timeout {@code T}. A {@code sync} goes every
  * {@code T/4}, and the local monotonic time at which the latest <em>answered</em> one was sent is remembered: the
- * server had heard from the session by then, so it cannot expire the session before that time plus {@code T}. The
+ * leader had heard from the session by then, so it cannot expire the session before that time plus {@code T}.
+ * A {@code sync}, not a read: a follower answers a read by itself, also while the leader no longer hears it (a
+ * one-way partition), and it is the leader that expires sessions, on the pings the followers pass on to it; a
+ * {@code sync} goes through the leader and back. The
  * session is declared lost when {@code 2T/3} have passed since then without a newer answer, when Curator reports
  * the connection LOST, or when the client comes back on another session; so the loss is signalled before the
  * server could have expired the session (Curator's own LOST comes only after the whole timeout: Tech Note 14).
@@ -116,7 +119,7 @@ final class SessionLiveness {
         }
         long sent = System.nanoTime();
         try {
-            client.checkExists()
+            client.sync() // through the leader: a follower answers a read alone (see the class description)
                     .inBackground((c, event) -> {
                         if (event.getResultCode() != KeeperException.Code.OK.intValue()) {
                             failing(KeeperException.create(KeeperException.Code.get(event.getResultCode())));

@@ -23,10 +23,11 @@ import org.apache.curator.framework.imps.CuratorFrameworkState;
  * the session, and what runs it, is its {@code SessionCore}.
  *
  * <h2>Loss</h2>
- * The session's time to live is the client's negotiated session timeout {@code T}. The session sends a tiny
- * request every {@code T/4} and remembers the local monotonic time at which the latest <em>answered</em> one was
- * sent: the server had heard from this session by then, so it cannot expire the session before that time plus
- * {@code T}. The session declares itself lost, and {@link #done()} and every service's {@code done()} complete,
+ * The session's time to live is the client's negotiated session timeout {@code T}. The session sends a
+ * {@code sync} (which a follower passes to the leader and back; a read it would answer alone, also when the leader,
+ * which expires sessions, no longer hears it) every {@code T/4} and remembers the local monotonic time at which the
+ * latest <em>answered</em> one was sent: the leader had heard from this session by then, so it cannot expire the
+ * session before that time plus {@code T}. The session declares itself lost, and {@link #done()} and every service's {@code done()} complete,
  * when {@code 2T/3} have passed since then without a newer answer, when Curator reports the connection LOST, or
  * when the client comes back on another session; so the loss is signalled before the server could have expired
  * the session (Curator's own LOST comes only after the whole timeout: Tech Note 14). While Curator reports the

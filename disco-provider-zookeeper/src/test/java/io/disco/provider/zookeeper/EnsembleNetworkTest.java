@@ -119,6 +119,59 @@ class EnsembleNetworkTest {
         zk.awaitHealthy(WAIT);
     }
 
+    /**
+     * The soak's finding (seed 20261206, runner workload): the leader drops what one follower sends, while the
+     * follower still hears the leader and answers reads. The follower's owner must not count those local answers as
+     * its session being alive: the leader hears nothing of the session (a follower passes its sessions' pings on
+     * to the leader) and expires it after its timeout, and another owner is granted. The liveness request is a
+     * {@code sync}, which the follower must pass to the leader and back, so the owner's validity runs out and it
+     * declares itself lost before the other is granted.
+     */
+    @Test
+    void anOwnerWhoseFollowerTheLeaderNoLongerHearsIsLostBeforeTheLeaderExpiresItsSession() throws Exception {
+        MemberNetwork net = zk.network().orElseThrow();
+        int leader = zk.leader();
+        int follower = (leader + 1) % zk.size();
+        String name = "/partition/one-way-" + UUID.randomUUID();
+        ZooKeeperSession onFollower =
+                ZooKeeperSession.open(client(zk.connectString(follower)), ZkContractBackend.options());
+        closing.add(onFollower);
+        LockService held = onFollower.newLock(name);
+        held.lock(WAIT);
+        LockService next = lock(zk.connectString(leader), name);
+        CompletableFuture<Long> lostAt = held.done().toCompletableFuture().thenApply(v -> System.nanoTime());
+        net.cut(leader, List.of(follower));
+        long cutAt = System.nanoTime();
+        try {
+            CompletableFuture<Long> grantedAt = CompletableFuture.supplyAsync(
+                    () -> {
+                        try {
+                            next.lock(WAIT);
+                            return System.nanoTime();
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                    },
+                    threads);
+            long half = cutAt + TimeUnit.MILLISECONDS.toNanos(SESSION_MS / 2);
+            Awaitility.await().atMost(WAIT).until(() -> System.nanoTime() - half >= 0 || lostAt.isDone());
+            long validity = onFollower.remainingValidity().toMillis();
+            assertTrue(
+                    validity < SESSION_MS / 3,
+                    "half a session timeout after the cut the owner still counts on " + validity
+                            + " ms: answers of a follower the leader does not hear were taken for the session's life");
+            long granted = grantedAt.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            long lost = lostAt.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertTrue(
+                    lost < granted,
+                    "the owner on the unheard follower learned of its loss "
+                            + TimeUnit.NANOSECONDS.toMillis(lost - granted) + " ms after the next owner was granted");
+        } finally {
+            net.healAll();
+        }
+        zk.awaitHealthy(WAIT);
+    }
+
     @Test
     void aWriteThroughALeaderWithSlowPeerLinksWaitsForTheirRoundTrip() throws Exception {
         int leader = zk.leader();
