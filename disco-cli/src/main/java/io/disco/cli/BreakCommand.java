@@ -47,7 +47,8 @@ import picocli.CommandLine.Spec;
  *       held), and its slot key; the next holder of that slot gets a higher token for the slot.</li>
  * </ul>
  * The same Txn writes a {@link BreakRecord} per deleted holder key, by which {@code disco watch} tells the
- * break from a release. The holder learns of it from its own key's delete: the library watches its held key, and a delete it
+ * break from a release. On ZooKeeper the same nodes go ({@link ZkBreak}: the holder's node, the phase marker with a
+ * read phase, a permit's slot freed), in one transaction guarded on each node's version and session. The holder learns of it from its own key's delete: the library watches its held key, and a delete it
  * did not make ends the grant as lost ({@code done()} completes, {@code err()} tells, the client's hold
  * reports the loss). The holder's session and lease stay (other names it holds are not touched).
  */
@@ -59,10 +60,15 @@ import picocli.CommandLine.Spec;
                     + "except an election's: the next leader's token is its key's CreateRevision, above the broken leader's "
                     + "token. A resource guard rejects the broken holder's token once it has admitted a newer one; to "
                     + "reject it at once, raise the guard's mark to the printed revision (Guard.withInitialToken).",
+            "%n" + "On ZooKeeper (--backend zookeeper) the holder's node is deleted, guarded on its version and its "
+                    + "session, with a record /disco-broken<node>; the zxid of the delete is printed. A lock's or an "
+                    + "election's next token is the czxid of a node made before the break: above the broken token, not the "
+                    + "zxid, so the mark to raise is the broken token + 1 (printed); the others' are above the zxid.",
             "%n" + ExitCode.FOOTER
         },
         description =
-                "Delete the current holder's key of NAME (after a confirmation) and print the token the next holder will exceed.")
+                "Delete the current holder's key (ZooKeeper: node) of NAME (after a confirmation) and print the token the next"
+                        + " holder will exceed.")
 final class BreakCommand implements Callable<Integer> {
 
     @Mixin
@@ -95,21 +101,21 @@ final class BreakCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        NameArgument.check(name, spec.commandLine().getErr());
-        try (Etcd etcd = connection.open()) {
-            Primitive kind = primitive.resolve(etcd, name);
-            List<Claimant> claimants = etcd.claimants(kind, name);
+        NameArgument.check(name, spec.commandLine().getErr(), connection.zooKeeper());
+        try (Cluster cluster = connection.open()) {
+            Primitive kind = primitive.resolve(cluster, name);
+            List<Claimant> claimants = cluster.claimants(kind, name);
             // A key of a nested name (/locks/orders/<lease> under /locks/) is never this name's holder: only --holder
             // naming it breaks it.
             List<Claimant> holders = claimants.stream()
-                    .filter(c -> c.role() == Claimant.Role.HOLDER && EtcdKeys.isClaimOf(kind, name, c.key()))
+                    .filter(c -> c.role() == Claimant.Role.HOLDER && cluster.isClaimOf(kind, name, c.key()))
                     .toList();
             Optional<Claimant> namedNested = holder == null
                     ? Optional.empty()
                     : claimants.stream()
-                            .filter(c -> c.key().equals(holder) && !EtcdKeys.isClaimOf(kind, name, c.key()))
+                            .filter(c -> c.key().equals(holder) && !cluster.isClaimOf(kind, name, c.key()))
                             .findFirst();
-            List<String> nested = ClaimantTable.nested(kind, name, claimants);
+            List<String> nested = ClaimantTable.nested(cluster, kind, name, claimants);
             if (holders.isEmpty() && namedNested.isEmpty()) {
                 throw new CliFailure(
                         ExitCode.NOTHING_HELD,
@@ -125,6 +131,16 @@ final class BreakCommand implements Callable<Integer> {
             boolean readers = namedNested.isEmpty()
                     && kind == Primitive.RWLOCK
                     && targets.get(0).mode() == Claimant.Mode.SHARED;
+            if (cluster instanceof ZooKeeper zk) {
+                ZkBreak plan = ZkBreak.read(zk, kind, name, targets, readers);
+                announce(out, cluster, kind, targets, Optional.empty(), readers, plan.deletes());
+                if (!yes && !confirmed(out)) {
+                    out.println("not confirmed: nothing deleted");
+                    return ExitCode.NOT_BROKEN;
+                }
+                return plan.commit(out);
+            }
+            Etcd etcd = (Etcd) cluster;
 
             // The incarnations to delete, and the markers that go with them, in one snapshot.
             List<Op> reads = new ArrayList<>();
@@ -181,20 +197,7 @@ final class BreakCommand implements Callable<Integer> {
                 }
             }
 
-            out.printf(
-                    "%s %s: breaking %s%n",
-                    KeyLayout.label(kind),
-                    name,
-                    namedNested.isPresent()
-                            ? "the key of the nested name " + EtcdKeys.nameOf(kind, name, holder)
-                                    + ", named with --holder (not a holder of " + name + ")"
-                            : readers
-                                    ? "the read phase (" + targets.size() + " reader" + (targets.size() == 1 ? "" : "s")
-                                            + ", one shared token)"
-                                    : "its " + (kind == Primitive.ELECTION ? "leader" : "holder"));
-            ClaimantTable.print(out, etcd, kind, name, targets);
-            out.println("deletes: " + String.join(", ", deleted));
-            out.flush();
+            announce(out, cluster, kind, targets, namedNested, readers, deleted);
             if (!yes && !confirmed(out)) {
                 out.println("not confirmed: nothing deleted");
                 return ExitCode.NOT_BROKEN;
@@ -252,6 +255,31 @@ final class BreakCommand implements Callable<Integer> {
                     + " admitted a newer one (raise the guard's mark to " + revision + " to reject it now).");
             return ExitCode.OK;
         }
+    }
+
+    /** Says what the break deletes, before the confirmation. */
+    private void announce(
+            PrintWriter out,
+            Cluster cluster,
+            Primitive kind,
+            List<Claimant> targets,
+            Optional<Claimant> namedNested,
+            boolean readers,
+            List<String> deleted) {
+        out.printf(
+                "%s %s: breaking %s%n",
+                KeyLayout.label(kind),
+                name,
+                namedNested.isPresent()
+                        ? "the key of the nested name " + cluster.nameOf(kind, name, holder)
+                                + ", named with --holder (not a holder of " + name + ")"
+                        : readers
+                                ? "the read phase (" + targets.size() + " reader" + (targets.size() == 1 ? "" : "s")
+                                        + ", one shared token)"
+                                : "its " + (kind == Primitive.ELECTION ? "leader" : "holder"));
+        ClaimantTable.print(out, cluster, kind, name, targets);
+        out.println("deletes: " + String.join(", ", deleted));
+        out.flush();
     }
 
     /** The claimants whose keys the break deletes; refuses an ambiguous or wrong {@code --key}. */

@@ -3,7 +3,6 @@ package io.disco.cli;
 import io.disco.core.ClaimMetadata;
 import io.disco.core.Claimant;
 import io.disco.core.Primitive;
-import io.disco.provider.etcd.EtcdKeys;
 import java.io.PrintWriter;
 import java.util.HashMap;
 import java.util.List;
@@ -12,22 +11,22 @@ import java.util.Map;
 /**
  * Prints claimants as a table: role, position, key, lease, TTL left, token, the name the key belongs to (the
  * listed name, or a name nested under it), who (and, for a holder, since when it holds: {@code held-since}, next
- * to {@code claimed-at}, when its claim was made). The TTL is read from
- * etcd once per lease ({@code etcdctl lease timetolive}).
+ * to {@code claimed-at}, when its claim was made). The TTL is read once per lease ({@link Cluster#ttlLeft}: on etcd
+ * {@code etcdctl lease timetolive}; {@code ?} on ZooKeeper). The same columns on every backend.
  */
 final class ClaimantTable {
 
     private ClaimantTable() {}
 
-    static void print(PrintWriter out, Etcd etcd, Primitive primitive, String name, List<Claimant> claimants) {
-        Map<Long, Long> ttls = new HashMap<>();
+    static void print(PrintWriter out, Cluster cluster, Primitive primitive, String name, List<Claimant> claimants) {
+        Map<Long, String> ttls = new HashMap<>();
         for (Claimant c : claimants) {
-            ttls.computeIfAbsent(c.leaseId(), etcd::ttl);
+            ttls.computeIfAbsent(c.leaseId(), cluster::ttlLeft);
         }
         int nameWidth = Math.max(
                 4,
                 claimants.stream()
-                        .mapToInt(c -> EtcdKeys.nameOf(primitive, name, c.key()).length())
+                        .mapToInt(c -> cluster.nameOf(primitive, name, c.key()).length())
                         .max()
                         .orElse(4));
         int keyWidth = Math.max(
@@ -36,35 +35,36 @@ final class ClaimantTable {
         String format = "%-13s %3s  %-" + keyWidth + "s  %-16s  %7s  %-7s  %-" + nameWidth + "s  %s%n";
         out.printf(format, "ROLE", "POS", "KEY", "LEASE", "TTL", "TOKEN", "NAME", "HOLDER");
         for (Claimant c : claimants) {
+            boolean own = cluster.isClaimOf(primitive, name, c.key());
             out.printf(
                     format,
-                    role(primitive, name, c),
+                    role(primitive, own, c),
                     c.position(),
                     c.key(),
                     lease(c.leaseId()),
-                    ttl(ttls.get(c.leaseId())),
-                    EtcdKeys.isClaimOf(primitive, name, c.key()) ? token(c) : "-",
-                    EtcdKeys.nameOf(primitive, name, c.key()),
+                    ttls.get(c.leaseId()),
+                    own ? token(c) : "-",
+                    cluster.nameOf(primitive, name, c.key()),
                     who(c));
         }
     }
 
     /** The distinct nested names whose keys are among {@code claimants}, in queue order. */
-    static List<String> nested(Primitive primitive, String name, List<Claimant> claimants) {
+    static List<String> nested(Cluster cluster, Primitive primitive, String name, List<Claimant> claimants) {
         return claimants.stream()
-                .filter(c -> !EtcdKeys.isClaimOf(primitive, name, c.key()))
-                .map(c -> EtcdKeys.nameOf(primitive, name, c.key()))
+                .filter(c -> !cluster.isClaimOf(primitive, name, c.key()))
+                .map(c -> cluster.nameOf(primitive, name, c.key()))
                 .distinct()
                 .toList();
     }
 
     /**
      * {@code holder}/{@code waiter}; {@code leader}/{@code candidate}; with {@code :read}/{@code :write} for a read/write
-     * lock; {@code nested} for a key of a name nested under {@code name} (never {@code name}'s holder, though a
-     * claimant of {@code name} that queued after it waits for it).
+     * lock; {@code nested} for a key of a name nested under the listed name ({@code own} false: never its holder, though
+     * a claimant of it that queued after one waits for it).
      */
-    static String role(Primitive primitive, String name, Claimant c) {
-        if (!EtcdKeys.isClaimOf(primitive, name, c.key())) {
+    static String role(Primitive primitive, boolean own, Claimant c) {
+        if (!own) {
             return "nested";
         }
         boolean holds = c.role() == Claimant.Role.HOLDER;
@@ -78,13 +78,6 @@ final class ClaimantTable {
 
     static String lease(long id) {
         return id == 0 ? "-" : Long.toHexString(id);
-    }
-
-    static String ttl(Long seconds) {
-        if (seconds == null || seconds == Long.MIN_VALUE) {
-            return "-";
-        }
-        return seconds < 0 ? "expired" : seconds + "s";
     }
 
     static String token(Claimant c) {

@@ -9,15 +9,44 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import javax.net.ssl.SSLException;
+import org.apache.curator.utils.PathUtils;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
- * How every command reaches etcd: the flags of {@code etcdctl} ({@code --endpoints}, {@code --cacert},
- * {@code --cert}, {@code --key}, {@code --user}, {@code --password}, {@code --command-timeout}), with
- * the same environment variables as defaults ({@code ETCDCTL_ENDPOINTS}, ...).
+ * How every command reaches its cluster: {@code --backend etcd} (the default) with the flags of {@code etcdctl}
+ * ({@code --endpoints}, {@code --cacert}, {@code --cert}, {@code --key}, {@code --user}, {@code --password}), with
+ * the same environment variables as defaults ({@code ETCDCTL_ENDPOINTS}, ...); or {@code --backend zookeeper} with
+ * {@code --connect}, ZooKeeper's connect string; {@code --command-timeout} for both. A flag of the other backend
+ * given on the command line (an environment variable is only a default, and is ignored) is a usage error.
  */
 final class Connection {
+
+    /** The flags only etcd takes. */
+    private static final List<String> ETCD_FLAGS =
+            List.of("--endpoints", "--cacert", "--cert", "--key", "--user", "--password");
+
+    @Option(
+            names = "--backend",
+            paramLabel = "etcd|zookeeper",
+            defaultValue = "etcd",
+            description = "the cluster's kind: etcd (the default; --endpoints and etcdctl's flags) or zookeeper"
+                    + " (--connect)")
+    String backend;
+
+    @Option(
+            names = "--connect",
+            paramLabel = "HOST:PORT[,HOST:PORT...][/CHROOT]",
+            defaultValue = ZooKeeper.DEFAULT_CONNECT,
+            description = "with --backend zookeeper: ZooKeeper's connect string, as zkCli.sh and Curator take it"
+                    + " (default: ${DEFAULT-VALUE}); plaintext, without authentication")
+    String connect;
+
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec mixee;
 
     @Option(
             names = "--endpoints",
@@ -73,15 +102,142 @@ final class Connection {
             paramLabel = "DURATION",
             defaultValue = "5s",
             converter = DurationConverter.class,
-            description = "how long to wait for each answer of etcd before giving up with exit code 4 "
+            description = "how long to wait for each answer of etcd or ZooKeeper before giving up with exit code 4 "
                     + "(default: ${DEFAULT-VALUE}; 500ms, 5s, 1m or ISO-8601)")
     Duration timeout;
 
     private static final String NO_ENDPOINT = "--endpoints: no endpoint given; give host:port or http(s)://host:port,"
             + " comma-separated, such as 10.0.0.1:2379 (default: $ETCDCTL_ENDPOINTS, else 127.0.0.1:2379)";
 
-    /** Connects (lazily: jetcd connects on the first call, which {@link Etcd#await} bounds). */
-    Etcd open() {
+    /**
+     * Connects to the cluster {@code --backend} names, after checking the flags (a usage error, exit 2, for a flag of
+     * the other backend, an unknown backend or a malformed endpoint or connect string).
+     */
+    Cluster open() {
+        return zooKeeper() ? openZooKeeper() : openEtcd();
+    }
+
+    /**
+     * @return whether {@code --backend zookeeper} was given; refuses an unknown backend and the other backend's
+     *     flags (exit 2)
+     */
+    boolean zooKeeper() {
+        String b = backend == null ? "" : backend.trim().toLowerCase(Locale.ROOT);
+        boolean zk;
+        switch (b) {
+            case "etcd" -> zk = false;
+            case "zookeeper" -> zk = true;
+            default ->
+                throw new CliFailure(
+                        ExitCode.USAGE,
+                        "--backend: '" + backend
+                                + "' is not a backend the tool knows; give etcd (the default) or zookeeper");
+        }
+        var parsed = mixee == null ? null : mixee.commandLine().getParseResult();
+        if (parsed == null) {
+            return zk;
+        }
+        if (zk) {
+            for (String flag : ETCD_FLAGS) {
+                if (parsed.hasMatchedOption(flag)) {
+                    throw new CliFailure(
+                            ExitCode.USAGE,
+                            flag + " is a flag of etcd, not of ZooKeeper: with --backend zookeeper give --connect"
+                                    + " HOST:PORT[,HOST:PORT...][/CHROOT] (and --command-timeout)");
+                }
+            }
+        } else if (parsed.hasMatchedOption("--connect")) {
+            throw new CliFailure(
+                    ExitCode.USAGE,
+                    "--connect is ZooKeeper's connect string: add --backend zookeeper, or give etcd's --endpoints");
+        }
+        return zk;
+    }
+
+    /** Connects to ZooKeeper within the command timeout ({@link ZooKeeper}), after checking the connect string. */
+    ZooKeeper openZooKeeper() {
+        return ZooKeeper.connect(checkConnect(connect), timeout);
+    }
+
+    /**
+     * @return {@code connect}, trimmed, when ZooKeeper's client can parse it: servers {@code host[:port]} (an IPv6
+     *     address in brackets), comma-separated, and an optional chroot path; else a usage failure (exit 2)
+     */
+    static String checkConnect(String connect) {
+        String c = connect == null ? "" : connect.trim();
+        String example = "give host:port[,host:port...][/chroot], such as 10.0.0.1:2181,10.0.0.2:2181/app";
+        if (c.isEmpty()) {
+            throw new CliFailure(ExitCode.USAGE, "--connect: no server given; " + example);
+        }
+        int slash = c.indexOf('/');
+        String servers = slash < 0 ? c : c.substring(0, slash);
+        if (slash >= 0 && c.length() > slash + 1) {
+            String chroot = c.substring(slash);
+            try {
+                PathUtils.validatePath(chroot);
+            } catch (IllegalArgumentException e) {
+                throw new CliFailure(
+                        ExitCode.USAGE,
+                        "--connect: the chroot '" + chroot + "' is not a ZooKeeper path (" + e.getMessage() + "); "
+                                + example,
+                        e);
+            }
+        }
+        if (servers.isBlank()) {
+            throw new CliFailure(ExitCode.USAGE, "--connect: '" + c + "' names no server; " + example);
+        }
+        for (String server : servers.split(",", -1)) {
+            String s = server.trim();
+            if (s.isEmpty()) {
+                throw new CliFailure(ExitCode.USAGE, "--connect: '" + c + "' has an empty server; " + example);
+            }
+            String host = s;
+            String port = null;
+            if (s.startsWith("[")) {
+                int close = s.indexOf(']');
+                if (close < 0) {
+                    throw new CliFailure(ExitCode.USAGE, "--connect: '" + s + "' opens '[' without ']'; " + example);
+                }
+                host = s.substring(1, close);
+                String rest = s.substring(close + 1);
+                if (!rest.isEmpty()) {
+                    if (!rest.startsWith(":")) {
+                        throw new CliFailure(ExitCode.USAGE, "--connect: '" + s + "' is not host:port; " + example);
+                    }
+                    port = rest.substring(1);
+                }
+            } else {
+                int colon = s.lastIndexOf(':');
+                if (colon >= 0) {
+                    host = s.substring(0, colon);
+                    port = s.substring(colon + 1);
+                }
+            }
+            if (host.isBlank() || host.contains(":") && !s.startsWith("[")) {
+                throw new CliFailure(
+                        ExitCode.USAGE,
+                        "--connect: '" + s + "' names no host (an IPv6 address goes in brackets: [::1]:2181); "
+                                + example);
+            }
+            if (port != null) {
+                int p;
+                try {
+                    p = Integer.parseInt(port);
+                } catch (NumberFormatException e) {
+                    p = -1;
+                }
+                if (p < 1 || p > 65535) {
+                    throw new CliFailure(
+                            ExitCode.USAGE,
+                            "--connect: the port of '" + s + "' is not a port number (1 to 65535); " + example);
+                }
+            }
+        }
+        return c;
+    }
+
+    /** Connects to etcd (lazily: jetcd connects on the first call, which {@link Etcd#await} bounds). */
+    Etcd openEtcd() {
         if (endpoints.isEmpty()) {
             throw new CliFailure(ExitCode.USAGE, NO_ENDPOINT);
         }

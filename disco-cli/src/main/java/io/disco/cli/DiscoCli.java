@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
 /**
  * {@code disco}, the operations tool: {@code list}, {@code holders}, {@code break}, {@code leftovers} and
  * {@code watch} on any lock, read/write lock, semaphore or election name, against etcd, with etcdctl's connection
- * flags. Run {@code ./disco --help} from a checkout, or {@code java -jar disco-cli-<version>-all.jar --help}.
+ * flags, or against ZooKeeper ({@code --backend zookeeper --connect <connect string>}). Run {@code ./disco --help} from a checkout, or {@code java -jar disco-cli-<version>-all.jar --help}.
  * The exit codes are listed in the usage text.
  */
 @Command(
@@ -26,11 +26,12 @@ import picocli.CommandLine.Command;
             WatchCommand.class,
             CommandLine.HelpCommand.class
         },
-        description = "Operate disco's locks, read/write locks, semaphores and elections on etcd.",
+        description = "Operate disco's locks, read/write locks, semaphores and elections on etcd or ZooKeeper.",
         footer = {
             "%nConnection flags (every command): --endpoints, --cacert, --cert, --key, --user, --password, --command-timeout, "
                     + "as etcdctl's (ETCDCTL_ENDPOINTS, ETCDCTL_CACERT, ETCDCTL_CERT, ETCDCTL_KEY, ETCDCTL_USER, ETCDCTL_PASSWORD "
-                    + "are read as defaults).",
+                    + "are read as defaults). On ZooKeeper: --backend zookeeper --connect HOST:PORT[,HOST:PORT...][/CHROOT] "
+                    + "(and --command-timeout); etcd's flags are refused there, --connect without it.",
             "%n" + ExitCode.FOOTER
         })
 public final class DiscoCli implements Runnable {
@@ -47,12 +48,18 @@ public final class DiscoCli implements Runnable {
     /**
      * Runs the tool and exits the JVM with its exit code.
      *
-     * @param args the command line, for example {@code holders /locks/orders --endpoints 10.0.0.1:2379}
+     * @param args the command line, for example {@code holders /locks/orders --endpoints 10.0.0.1:2379}, or
+     *     {@code holders /locks/orders --backend zookeeper --connect 10.0.0.1:2181}
      */
     public static void main(String[] args) {
         if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
             // jetcd and gRPC log their reconnection attempts at INFO: the tool says what went wrong itself
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "error");
+        }
+        for (String logger : new String[] {"org.apache.zookeeper", "org.apache.curator"}) {
+            // ZooKeeper's client and Curator log every failed connection attempt at ERROR, with a stack trace (an
+            // unknown host, a refused port, a lost connection): the tool says once what went wrong and why
+            System.getProperties().putIfAbsent("org.slf4j.simpleLogger.log." + logger, "off");
         }
         System.exit(run(args, System.out, System.err, System.in));
     }
@@ -65,7 +72,7 @@ public final class DiscoCli implements Runnable {
      * @param out where results go
      * @param err where errors and usage go
      * @param in where the confirmation is read
-     * @return the exit code (0 done; 1 etcd error; 2 bad arguments; 3 nothing holds the name; 4 no answer
+     * @return the exit code (0 done; 1 etcd or ZooKeeper error; 2 bad arguments; 3 nothing holds the name; 4 no answer
      *     from the cluster in time; 5 break deleted nothing)
      */
     public static int run(String[] args, PrintStream out, PrintStream err, InputStream in) {

@@ -4,6 +4,7 @@ import io.disco.core.Claimant;
 import io.disco.core.Primitive;
 import io.disco.fencing.DiscoException;
 import io.disco.provider.etcd.EtcdClients;
+import io.disco.provider.etcd.EtcdKeys;
 import io.disco.provider.etcd.EtcdProvider;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -11,6 +12,7 @@ import io.etcd.jetcd.options.LeaseOption;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -22,7 +24,7 @@ import java.util.function.Supplier;
  * {@code --command-timeout}, so an unreachable cluster ends the command with {@link ExitCode#UNREACHABLE}
  * and a message naming the endpoints, never a hang (jetcd itself waits for ever when no endpoint answers).
  */
-final class Etcd implements AutoCloseable {
+final class Etcd implements Cluster {
 
     private final Client client;
     private final List<String> endpoints;
@@ -80,8 +82,47 @@ final class Etcd implements AutoCloseable {
                 cause);
     }
 
+    @Override
+    public String backend() {
+        return "etcd";
+    }
+
+    /** {@link KeyLayout#detect}: from the keys present. */
+    @Override
+    public Optional<Primitive> detect(String name) {
+        return KeyLayout.detect(this, name);
+    }
+
+    @Override
+    public Primitive resolve(String name, Primitive given) {
+        return KeyLayout.resolve(this, name, given);
+    }
+
+    /** {@link EtcdKeys#isClaimOf}. */
+    @Override
+    public boolean isClaimOf(Primitive primitive, String name, String key) {
+        return EtcdKeys.isClaimOf(primitive, name, key);
+    }
+
+    /** {@link EtcdKeys#nameOf}. */
+    @Override
+    public String nameOf(Primitive primitive, String name, String key) {
+        return EtcdKeys.nameOf(primitive, name, key);
+    }
+
+    /** The lease's TTL left, read from etcd ({@code etcdctl lease timetolive}). */
+    @Override
+    public String ttlLeft(long leaseId) {
+        long seconds = ttl(leaseId);
+        if (seconds == Long.MIN_VALUE) {
+            return "-";
+        }
+        return seconds < 0 ? "expired" : seconds + "s";
+    }
+
     /** Who holds and waits for {@code name}, read without a lease ({@link EtcdProvider#claimants}). */
-    List<Claimant> claimants(Primitive primitive, String name) {
+    @Override
+    public List<Claimant> claimants(Primitive primitive, String name) {
         try {
             return EtcdProvider.claimants(client, primitive, name, timeout);
         } catch (DiscoException e) {

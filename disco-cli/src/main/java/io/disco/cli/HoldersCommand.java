@@ -2,7 +2,6 @@ package io.disco.cli;
 
 import io.disco.core.Claimant;
 import io.disco.core.Primitive;
-import io.disco.provider.etcd.EtcdKeys;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -17,10 +16,13 @@ import picocli.CommandLine.Spec;
         name = "holders",
         mixinStandardHelpOptions = true,
         footer = {
-            "%n" + "Lists the holders, then the waiters in queue order (by CreateRevision), from one consistent read, "
-                    + "without a lease: key, lease, TTL left, fencing token ('?' where etcd's state does not give it: a "
-                    + "writer of a read/write lock, a lock holder of another client that waited), and the holder metadata "
-                    + "this library writes (host, pid, client id, thread, claimed-at).",
+            "%n"
+                    + "Lists the holders, then the waiters in queue order (etcd: by CreateRevision; ZooKeeper: by sequence), "
+                    + "from one consistent read, without a lease or a node: key, lease (ZooKeeper: the session id), TTL "
+                    + "left ('?' on ZooKeeper, which tells no client another session's time left), fencing token ('?' "
+                    + "where the cluster's state does not give it: on etcd a writer of a read/write lock, a lock holder of "
+                    + "another client that waited; on ZooKeeper a writer or a semaphore lease of Curator's recipes), and "
+                    + "the holder metadata this library writes (host, pid, client id, thread, claimed-at).",
             "%n" + ExitCode.FOOTER
         },
         description = "Show who holds NAME and who waits for it.")
@@ -55,14 +57,14 @@ final class HoldersCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        NameArgument.check(name, spec.commandLine().getErr());
-        try (Etcd etcd = connection.open()) {
-            Primitive kind = primitive.resolve(etcd, name);
-            List<Claimant> claimants = etcd.claimants(kind, name);
+        NameArgument.check(name, spec.commandLine().getErr(), connection.zooKeeper());
+        try (Cluster cluster = connection.open()) {
+            Primitive kind = primitive.resolve(cluster, name);
+            List<Claimant> claimants = cluster.claimants(kind, name);
             List<Claimant> own = claimants.stream()
-                    .filter(c -> EtcdKeys.isClaimOf(kind, name, c.key()))
+                    .filter(c -> cluster.isClaimOf(kind, name, c.key()))
                     .toList();
-            List<String> nested = ClaimantTable.nested(kind, name, claimants);
+            List<String> nested = ClaimantTable.nested(cluster, kind, name, claimants);
             if (own.isEmpty() && nested.isEmpty()) {
                 throw new CliFailure(
                         ExitCode.NOTHING_HELD,
@@ -79,8 +81,11 @@ final class HoldersCommand implements Callable<Integer> {
                     name,
                     holders,
                     own.size() - holders,
-                    primitive.given == null ? " (kind found from its keys; --primitive to name it)" : "");
-            ClaimantTable.print(out, etcd, kind, name, claimants);
+                    primitive.given == null
+                            ? " (kind found from its " + (cluster instanceof ZooKeeper ? "nodes" : "keys")
+                                    + "; --primitive to name it)"
+                            : "");
+            ClaimantTable.print(out, cluster, kind, name, claimants);
             if (!nested.isEmpty()) {
                 out.println(nestedNote(kind, name, claimants.size() - own.size(), nested));
             }

@@ -38,14 +38,17 @@ import picocli.CommandLine.Spec;
  * slot. {@code --delete} deletes each one in a Txn guarded on it being unchanged since it was read; a
  * reader that joins a name's read phase between that read and the delete keeps the old marker's token
  * and is fenced out once a newer reader's token is seen (it loses its permission, nothing is
- * corrupted), so delete markers of names in use only while they are quiet.
+ * corrupted), so delete markers of names in use only while they are quiet. On ZooKeeper ({@code --backend zookeeper})
+ * the leftovers are nodes: phase markers, idle semaphores' limits and slots, old break records and empty containers
+ * ({@link ZkLeftovers}).
  */
 @Command(
         name = "leftovers",
         mixinStandardHelpOptions = true,
         footer = {"%n" + ExitCode.FOOTER},
         description = "List the markers that no live holder uses (rwlock phase markers, semaphore limit records, "
-                + "slot keys whose holder is gone), under PREFIX (the start of their names; default: every name); "
+                + "slot keys whose holder is gone; on ZooKeeper also an idle semaphore's slots, old break records and "
+                + "empty container nodes), under PREFIX (the start of their names; default: every name); "
                 + "--delete deletes them.")
 final class LeftoversCommand implements Callable<Integer> {
 
@@ -73,7 +76,12 @@ final class LeftoversCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        try (Etcd etcd = connection.open()) {
+        if (connection.zooKeeper()) {
+            try (ZooKeeper zk = connection.openZooKeeper()) {
+                return ZkLeftovers.run(zk, prefix, delete, out);
+            }
+        }
+        try (Etcd etcd = connection.openEtcd()) {
             List<Leftover> found = new ArrayList<>();
             for (KeyValue kv : range(etcd, EtcdKeys.PHASE_NAMESPACE + prefix)) {
                 String n = Etcd.text(kv.getKey()).substring(EtcdKeys.PHASE_NAMESPACE.length());

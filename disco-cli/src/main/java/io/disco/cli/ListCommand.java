@@ -30,7 +30,8 @@ import picocli.CommandLine.Spec;
  * {@code <name>/write/<segment>}, and the markers {@code disco-rwlock-phase:<name>},
  * {@code disco-semaphore-limit:<name>}, {@code disco-semaphore-slot:<name>/<i>}); then each name's claimants are
  * listed as {@code disco holders} lists them. A lock named {@code <x>/read} or {@code <x>/write} reads as the
- * read/write lock {@code <x>}: {@code disco holders NAME --primitive lock} names it.
+ * read/write lock {@code <x>}: {@code disco holders NAME --primitive lock} names it. On ZooKeeper the names are found
+ * by walking the nodes at and under the prefix ({@link ZkNames}).
  */
 @Command(
         name = "list",
@@ -38,9 +39,10 @@ import picocli.CommandLine.Spec;
         footer = {
             "%n" + "One line per name at or under PREFIX (PREFIX itself, PREFIX/...; '/' for every name "
                     + "beginning with '/'), in name order: kind (as disco holders finds it), holders and waiters of the name "
-                    + "itself, the holder's token (several: the highest; '?' where etcd's state does not give it) and when the "
-                    + "earliest hold began ('?' where it is not kept). A name with markers only (a read/write lock's phase "
-                    + "marker, a semaphore's limit record) and no claimant is shown with 0 0: disco leftovers finds them.",
+                    + "itself, the holder's token (several: the highest; '?' where the cluster's state does not give it) and "
+                    + "when the earliest hold began ('?' where it is not kept: always on ZooKeeper). A name with markers only "
+                    + "(a read/write lock's phase marker, a semaphore's limit record) and no claimant is shown with 0 0: "
+                    + "disco leftovers finds them. On ZooKeeper the names are found by walking the nodes under PREFIX.",
             "%n" + ExitCode.FOOTER
         },
         description = "List the names in use at or under PREFIX: kind, holders, waiters, token, held since.")
@@ -65,57 +67,34 @@ final class ListCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
+        boolean zooKeeper = connection.zooKeeper();
         if (!"/".equals(prefix)) {
-            NameArgument.check(prefix, spec.commandLine().getErr());
+            NameArgument.check(prefix, spec.commandLine().getErr(), zooKeeper);
         }
-        String under = "/".equals(prefix) ? "/" : prefix + "/";
-        try (Etcd etcd = connection.open()) {
-            GetOption all = GetOption.builder().isPrefix(true).build();
-            GetOption keysOnly =
-                    GetOption.builder().isPrefix(true).withKeysOnly(true).build();
-            TxnResponse r = etcd.await(
-                    () -> etcd.client()
-                            .getKVClient()
-                            .txn()
-                            .Then(
-                                    Op.get(Etcd.bytes(under), all),
-                                    Op.get(Etcd.bytes(EtcdKeys.PHASE_NAMESPACE + prefix), keysOnly),
-                                    Op.get(Etcd.bytes(EtcdKeys.LIMIT_NAMESPACE + prefix), keysOnly),
-                                    Op.get(Etcd.bytes(EtcdKeys.SLOT_NAMESPACE + prefix), keysOnly))
-                            .commit(),
-                    "read of the keys under " + prefix);
-            Map<String, Found> names = new TreeMap<>();
-            for (KeyValue kv : r.getGetResponses().get(0).getKvs()) {
-                String key = Etcd.text(kv.getKey());
-                names.computeIfAbsent(nameOf(key), n -> new Found()).queue.add(kv);
-            }
-            for (String n : markerNames(r.getGetResponses().get(1).getKvs(), EtcdKeys.PHASE_NAMESPACE, false)) {
-                names.computeIfAbsent(n, x -> new Found()).phase = true;
-            }
-            Set<String> semaphores = markerNames(r.getGetResponses().get(2).getKvs(), EtcdKeys.LIMIT_NAMESPACE, false);
-            semaphores.addAll(markerNames(r.getGetResponses().get(3).getKvs(), EtcdKeys.SLOT_NAMESPACE, true));
-            for (String n : semaphores) {
-                names.computeIfAbsent(n, x -> new Found()).semaphore = true;
-            }
-            names.keySet().removeIf(n -> !n.equals(prefix) && !n.startsWith(under));
+        try (Cluster cluster = connection.open()) {
+            Map<String, Primitive> names =
+                    cluster instanceof ZooKeeper zk ? ZkNames.under(zk, prefix) : etcdNames((Etcd) cluster);
             if (names.isEmpty()) {
+                String under = "/".equals(prefix) ? "/" : prefix + "/";
                 throw new CliFailure(
                         ExitCode.NOTHING_HELD,
-                        "no name in use at or under " + prefix + ": no key under " + under
-                                + " and no marker of a name there; check the prefix (etcdctl get --prefix --keys-only "
-                                + under + ")");
+                        "no name in use at or under " + prefix
+                                + (cluster instanceof ZooKeeper
+                                        ? ": no claim node and no marker of a name there; check the prefix (zkCli.sh"
+                                                + " ls -R " + prefix + ")"
+                                        : ": no key under " + under
+                                                + " and no marker of a name there; check the prefix (etcdctl get"
+                                                + " --prefix --keys-only " + under + ")"));
             }
             int width = Math.max(
                     4, names.keySet().stream().mapToInt(String::length).max().orElse(4));
             String format = "%-" + width + "s  %-9s  %7s  %7s  %-7s  %s%n";
             out.printf(format, "NAME", "KIND", "HOLDING", "WAITING", "TOKEN", "HELD-SINCE");
-            for (Map.Entry<String, Found> e : names.entrySet()) {
+            for (Map.Entry<String, Primitive> e : names.entrySet()) {
                 String name = e.getKey();
-                Found f = e.getValue();
-                Primitive kind =
-                        KeyLayout.kind(name, f.queue, f.phase, f.semaphore).orElse(Primitive.LOCK);
-                List<Claimant> own = etcd.claimants(kind, name).stream()
-                        .filter(c -> EtcdKeys.isClaimOf(kind, name, c.key()))
+                Primitive kind = e.getValue();
+                List<Claimant> own = cluster.claimants(kind, name).stream()
+                        .filter(c -> cluster.isClaimOf(kind, name, c.key()))
                         .toList();
                 List<Claimant> holders = own.stream()
                         .filter(c -> c.role() == Claimant.Role.HOLDER)
@@ -148,6 +127,43 @@ final class ListCommand implements Callable<Integer> {
                     names.size(), names.size() == 1 ? "" : "s", prefix);
             return ExitCode.OK;
         }
+    }
+
+    /** The names at or under the prefix on etcd, in name order, with their kinds: the keys read in one Txn. */
+    private Map<String, Primitive> etcdNames(Etcd etcd) {
+        String under = "/".equals(prefix) ? "/" : prefix + "/";
+        GetOption all = GetOption.builder().isPrefix(true).build();
+        GetOption keysOnly =
+                GetOption.builder().isPrefix(true).withKeysOnly(true).build();
+        TxnResponse r = etcd.await(
+                () -> etcd.client()
+                        .getKVClient()
+                        .txn()
+                        .Then(
+                                Op.get(Etcd.bytes(under), all),
+                                Op.get(Etcd.bytes(EtcdKeys.PHASE_NAMESPACE + prefix), keysOnly),
+                                Op.get(Etcd.bytes(EtcdKeys.LIMIT_NAMESPACE + prefix), keysOnly),
+                                Op.get(Etcd.bytes(EtcdKeys.SLOT_NAMESPACE + prefix), keysOnly))
+                        .commit(),
+                "read of the keys under " + prefix);
+        Map<String, Found> found = new TreeMap<>();
+        for (KeyValue kv : r.getGetResponses().get(0).getKvs()) {
+            String key = Etcd.text(kv.getKey());
+            found.computeIfAbsent(nameOf(key), n -> new Found()).queue.add(kv);
+        }
+        for (String n : markerNames(r.getGetResponses().get(1).getKvs(), EtcdKeys.PHASE_NAMESPACE, false)) {
+            found.computeIfAbsent(n, x -> new Found()).phase = true;
+        }
+        Set<String> semaphores = markerNames(r.getGetResponses().get(2).getKvs(), EtcdKeys.LIMIT_NAMESPACE, false);
+        semaphores.addAll(markerNames(r.getGetResponses().get(3).getKvs(), EtcdKeys.SLOT_NAMESPACE, true));
+        for (String n : semaphores) {
+            found.computeIfAbsent(n, x -> new Found()).semaphore = true;
+        }
+        found.keySet().removeIf(n -> !n.equals(prefix) && !n.startsWith(under));
+        Map<String, Primitive> names = new TreeMap<>();
+        found.forEach((n, f) ->
+                names.put(n, KeyLayout.kind(n, f.queue, f.phase, f.semaphore).orElse(Primitive.LOCK)));
+        return names;
     }
 
     /** The name a key under the prefix belongs to: without its last segment, and without a read/write lock's mode. */

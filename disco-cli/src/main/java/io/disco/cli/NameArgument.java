@@ -2,6 +2,7 @@ package io.disco.cli;
 
 import io.disco.client.Names;
 import java.io.PrintWriter;
+import org.apache.curator.utils.PathUtils;
 
 /**
  * The NAME of {@code holders}, {@code break} and {@code watch}, checked before anything is read.
@@ -16,15 +17,25 @@ import java.io.PrintWriter;
  *   <li>a control character (a paste error; no terminal types one).</li>
  * </ul>
  * Anything else the client's rule ({@link Names#check}) refuses (no leading {@code '/'}, {@code //}, {@code .} or
- * {@code ..} segments, ...) is read as etcdctl and Go read it, the keys under {@code NAME/}, after a one-line note
- * on stderr that this library's client would refuse the name.
+ * {@code ..} segments, ...) is read on etcd as etcdctl and Go read it, the keys under {@code NAME/}, after a
+ * one-line note on stderr that this library's client would refuse the name. On ZooKeeper a name is a node's path,
+ * which ZooKeeper holds to the same rule: a name the client refuses, or one Curator's path rule refuses, is a usage
+ * error there.
  */
 final class NameArgument {
 
     private NameArgument() {}
 
-    /** @return {@code name}, when the tool can use it; else a usage failure (exit 2) of one line */
+    /** @return {@code name}, when the tool can use it on etcd; else a usage failure (exit 2) of one line */
     static String check(String name, PrintWriter err) {
+        return check(name, err, false);
+    }
+
+    /**
+     * @param zooKeeper whether the name is read on ZooKeeper (a path: the client's rule and ZooKeeper's are checked)
+     * @return {@code name}, when the tool can use it; else a usage failure (exit 2) of one line
+     */
+    static String check(String name, PrintWriter err, boolean zooKeeper) {
         if (name == null || name.isBlank()) {
             throw new CliFailure(
                     ExitCode.USAGE,
@@ -35,8 +46,10 @@ final class NameArgument {
             String trimmed = name.replaceAll("/+$", "");
             throw new CliFailure(
                     ExitCode.USAGE,
-                    "NAME must not end in '/', got '" + name + "': the keys of a name lie under"
-                            + " NAME + '/', so this would read '" + name + "/'"
+                    "NAME must not end in '/', got '" + name + "': "
+                            + (zooKeeper
+                                    ? "a ZooKeeper path does not"
+                                    : "the keys of a name lie under NAME + '/', so this would read '" + name + "/'")
                             + (trimmed.isEmpty() ? "" : "; use '" + trimmed + "'"));
         }
         for (int i = 0; i < name.length(); i++) {
@@ -47,6 +60,20 @@ final class NameArgument {
                         "NAME must not contain a control character (" + String.format("U+%04X", (int) c) + " at " + i
                                 + "): check how it was pasted");
             }
+        }
+        if (zooKeeper) {
+            try {
+                Names.check(name);
+                PathUtils.validatePath(name);
+            } catch (IllegalArgumentException e) {
+                throw new CliFailure(
+                        ExitCode.USAGE,
+                        "NAME '" + name + "' is not a ZooKeeper path this library uses: "
+                                + e.getMessage().replaceFirst("^name ", "")
+                                + " (give an absolute path such as /locks/orders)",
+                        e);
+            }
+            return name;
         }
         try {
             Names.check(name);

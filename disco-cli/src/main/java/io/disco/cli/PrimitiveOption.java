@@ -9,11 +9,11 @@ final class PrimitiveOption {
     @Option(
             names = "--primitive",
             paramLabel = "KIND",
-            description = "lock, rwlock, semaphore or election (default: found from the keys present)")
+            description = "lock, rwlock, semaphore or election (default: found from the keys or nodes present)")
     Primitive given;
 
-    /** @return the primitive given, else the one {@code name}'s keys show ({@link KeyLayout#resolve}) */
-    Primitive resolve(Etcd etcd, String name) {
-        return KeyLayout.resolve(etcd, name, given);
+    /** @return the primitive given, else the one {@code name}'s keys or nodes show ({@link Cluster#resolve}) */
+    Primitive resolve(Cluster cluster, String name) {
+        return cluster.resolve(name, given);
     }
 }

@@ -56,6 +56,10 @@ import picocli.CommandLine.Spec;
         name = "watch",
         mixinStandardHelpOptions = true,
         footer = {
+            "%n" + "On ZooKeeper (--backend zookeeper) a persistent recursive watch on NAME wakes the listing; a node "
+                    + "that is gone is broken (disco break's record of it exists), else released (a holder) or withdrew (a "
+                    + "waiter): ZooKeeper deletes a session's nodes when it closes or expires, and its events do not say "
+                    + "which, so a holder's end of session reads as released.",
             "%n" + "Events: holding/waiting (at start), acquired, queued, token (a holder's token became known or "
                     + "changed), released (its key was deleted and its lease lives: a release, or an etcdctl del), broken (deleted "
                     + "by disco break), closed (its lease was revoked before it could run out: the holder closed its client), "
@@ -107,8 +111,14 @@ final class WatchCommand implements Callable<Integer> {
     public Integer call() {
         out = spec.commandLine().getOut();
         err = spec.commandLine().getErr();
+        if (connection.zooKeeper()) {
+            NameArgument.check(name, err, true);
+            try (ZooKeeper zk = connection.openZooKeeper()) {
+                return new ZkWatch(zk, name, primitive, out, err).run();
+            }
+        }
         NameArgument.check(name, err);
-        try (Etcd etcd = connection.open()) {
+        try (Etcd etcd = connection.openEtcd()) {
             Primitive kind =
                     primitive != null ? primitive : KeyLayout.detect(etcd, name).orElse(null);
             lastRevision.set(revision(etcd));
@@ -324,19 +334,27 @@ final class WatchCommand implements Callable<Integer> {
     }
 
     private void line(String event, Primitive kind, Claimant c) {
-        boolean own = EtcdKeys.isClaimOf(kind, name, c.key());
+        line(out, event, kind, c, EtcdKeys.isClaimOf(kind, name, c.key()), EtcdKeys.nameOf(kind, name, c.key()));
+    }
+
+    /**
+     * One line of the watch, the same on every backend: time, event, role, key, token and lease, and for a key of a
+     * nested name ({@code own} false) that name.
+     */
+    static void line(PrintWriter out, String event, Primitive kind, Claimant c, boolean own, String nameOfKey) {
         out.printf(
                 "%s %-8s %-13s %s token=%s lease=%s%s%n",
                 time(),
                 event,
-                ClaimantTable.role(kind, name, c),
+                ClaimantTable.role(kind, own, c),
                 c.key(),
                 own ? ClaimantTable.token(c) : "-",
                 ClaimantTable.lease(c.leaseId()),
-                own ? "" : " name=" + EtcdKeys.nameOf(kind, name, c.key()));
+                own ? "" : " name=" + nameOfKey);
     }
 
-    private static String time() {
+    /** Now, as the lines show it: UTC, this host's clock, milliseconds. */
+    static String time() {
         return Instant.now().truncatedTo(ChronoUnit.MILLIS).toString();
     }
 }

@@ -9,6 +9,7 @@ import io.disco.provider.etcd.EtcdSession;
 import io.disco.testservers.EtcdClaims;
 import io.disco.testservers.EtcdCluster;
 import io.disco.testservers.EtcdExtension;
+import io.disco.testservers.ZooKeeperExtension;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import java.io.ByteArrayInputStream;
@@ -28,20 +29,23 @@ import java.util.function.Supplier;
 /**
  * Runs {@code disco} commands in the test JVM against a test cluster, with their output captured; and what the tests
  * need of that cluster besides (sessions, names, its keys). On the cluster of a test class's {@link EtcdExtension}
- * ({@link #CliHarness(EtcdExtension)}), or of one a test started itself ({@link #on(EtcdCluster)}).
+ * ({@link #CliHarness(EtcdExtension)}), of one a test started itself ({@link #on(EtcdCluster)}), or on the ZooKeeper
+ * server of a {@link ZooKeeperExtension} ({@link #on(ZooKeeperExtension)}).
  */
 final class CliHarness implements AutoCloseable {
 
     /** What one run printed, and its exit code. */
     record Run(int code, String out, String err) {}
 
-    private final Supplier<List<String>> endpoints;
+    /** The flags that name the cluster, added to a command line that names none. */
+    private final Supplier<List<String>> connection;
+
     private final Supplier<Client> client;
     /** The client this harness opened itself, or null. */
     private final Client own;
 
-    private CliHarness(Supplier<List<String>> endpoints, Supplier<Client> client, Client own) {
-        this.endpoints = endpoints;
+    private CliHarness(Supplier<List<String>> connection, Supplier<Client> client, Client own) {
+        this.connection = connection;
         this.client = client;
         this.own = own;
     }
@@ -51,13 +55,26 @@ final class CliHarness implements AutoCloseable {
      * extension's client.
      */
     CliHarness(EtcdExtension etcd) {
-        this(() -> etcd.cluster().endpoints(), etcd::client, null);
+        this(() -> List.of("--endpoints=" + String.join(",", etcd.cluster().endpoints())), etcd::client, null);
     }
 
     /** On a cluster the test started itself, with a client of its own that {@link #close()} closes. */
     static CliHarness on(EtcdCluster cluster) {
         Client own = EtcdClaims.client(cluster);
-        return new CliHarness(cluster::endpoints, () -> own, own);
+        return new CliHarness(() -> List.of("--endpoints=" + String.join(",", cluster.endpoints())), () -> own, own);
+    }
+
+    /**
+     * On the ZooKeeper server of a test class's extension ({@code --backend zookeeper --connect ...}); the test's own
+     * ZooKeeper clients are its {@link ZkClaims}'.
+     */
+    static CliHarness on(ZooKeeperExtension zk) {
+        return new CliHarness(
+                () -> List.of("--backend=zookeeper", "--connect=" + zk.connectString()),
+                () -> {
+                    throw new IllegalStateException("a ZooKeeper harness has no jetcd client: use ZkClaims");
+                },
+                null);
     }
 
     /** A jetcd client of the same cluster, for the test's own reads and writes. */
@@ -70,7 +87,7 @@ final class CliHarness implements AutoCloseable {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         InputStream in = new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8));
         int code = DiscoCli.run(
-                withEndpoints(args),
+                withConnection(args),
                 new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8),
                 in);
@@ -79,10 +96,13 @@ final class CliHarness implements AutoCloseable {
         return r;
     }
 
-    String[] withEndpoints(String... args) {
+    /** {@code args} with the flags that name the harness's cluster, unless they name one ({@code --endpoints}, ...). */
+    String[] withConnection(String... args) {
         List<String> all = new ArrayList<>(List.of(args));
-        if (all.stream().noneMatch(a -> a.startsWith("--endpoints"))) {
-            all.add("--endpoints=" + String.join(",", endpoints.get()));
+        if (all.stream()
+                .noneMatch(
+                        a -> a.startsWith("--endpoints") || a.startsWith("--connect") || a.startsWith("--backend"))) {
+            all.addAll(connection.get());
         }
         return all.toArray(String[]::new);
     }
@@ -152,7 +172,7 @@ final class CliHarness implements AutoCloseable {
             this.args = args;
             PrintStream print = new PrintStream(bytes, true, StandardCharsets.UTF_8);
             thread = new Thread(
-                    () -> code.set(DiscoCli.run(withEndpoints(args), print, print, InputStream.nullInputStream())),
+                    () -> code.set(DiscoCli.run(withConnection(args), print, print, InputStream.nullInputStream())),
                     "disco-watch");
             thread.start();
         }

@@ -7,11 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.election.ElectionService;
+import io.disco.lock.Grant;
 import io.disco.lock.LockService;
 import io.disco.provider.etcd.EtcdSession;
 import io.disco.rwlock.RWLockService;
 import io.disco.semaphore.SemaphoreService;
 import io.disco.testservers.EtcdExtension;
+import io.disco.testservers.ZooKeeperExtension;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -28,7 +30,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The shipped tool, not the reactor's classpath: {@code java -jar target/disco-cli-<version>-all.jar}, each command
- * in its own process, on every primitive, against a throwaway etcd. Runs in the {@code integration-test} phase,
+ * in its own process, on every primitive, against a throwaway etcd, and on a lock on a throwaway ZooKeeper. Runs in the {@code integration-test} phase,
  * after the shade step wrote the jar (the {@code jar-it} execution of disco-cli's POM passes its path as
  * {@code disco.cli.jar}); a jar that lacks a class a command needs (as it once lacked disco-rwlock, declared with
  * test scope) fails here with the process's {@code NoClassDefFoundError}.
@@ -37,6 +39,9 @@ class DiscoCliJarIT {
 
     @RegisterExtension
     static final EtcdExtension ETCD = EtcdExtension.sharedMember();
+
+    @RegisterExtension
+    static final ZooKeeperExtension ZK = ZooKeeperExtension.sharedServer();
 
     private static final Duration WAIT = Duration.ofSeconds(20);
 
@@ -62,6 +67,7 @@ class DiscoCliJarIT {
         }
     }
 
+    /** {@code java -jar} the tool with {@code args}; on the test etcd unless they name a cluster themselves. */
     private static ProcessBuilder command(String... args) {
         List<String> cmd = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -70,8 +76,17 @@ class DiscoCliJarIT {
                 "-jar",
                 jar.toString()));
         cmd.addAll(List.of(args));
-        cmd.add("--endpoints=" + String.join(",", ETCD.cluster().endpoints()));
+        if (cmd.stream().noneMatch(a -> a.startsWith("--backend") || a.startsWith("--endpoints"))) {
+            cmd.add("--endpoints=" + String.join(",", ETCD.cluster().endpoints()));
+        }
         return new ProcessBuilder(cmd);
+    }
+
+    /** {@code args} on the test ZooKeeper: {@code --backend zookeeper --connect ...}. */
+    private static String[] onZooKeeper(String... args) {
+        List<String> all = new ArrayList<>(List.of(args));
+        all.addAll(List.of("--backend", "zookeeper", "--connect", ZK.connectString()));
+        return all.toArray(String[]::new);
     }
 
     private static Run disco(String... args) throws Exception {
@@ -108,7 +123,11 @@ class DiscoCliJarIT {
         private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
         Watch(String name) throws IOException {
-            process = command("watch", name).start();
+            this(new String[] {"watch", name});
+        }
+
+        Watch(String... args) throws IOException {
+            process = command(args).start();
             process.getOutputStream().close();
             copy(process.getInputStream(), out);
             copy(process.getErrorStream(), err);
@@ -304,6 +323,43 @@ class DiscoCliJarIT {
             assertOk(disco("break", name, "--yes"), "broken at revision", name + "/" + hex(b));
             assertOk(disco("leftovers", name), "no leftovers");
         }
+    }
+
+    /**
+     * {@code --backend zookeeper} through the jar: ZooKeeper's client and Curator are in it (and their logging is
+     * quiet: an unreachable server is one line on stderr, no stack trace of theirs), and it stays a reasonable size.
+     */
+    @Test
+    void zooKeeper() throws Exception {
+        String name = CliHarness.name("jar-zookeeper");
+        try (ZkClaims claims = new ZkClaims(ZK)) {
+            Grant held = claims.session().newLock(name).lock(WAIT);
+            CompletableFuture<Grant> next = claims.session().newLock(name).lockAsync();
+            String waiting = claims.awaitQueue(name, 2, WAIT).get(1);
+            assertOk(
+                    disco(onZooKeeper("holders", name)),
+                    "lock " + name + ": 1 holding, 1 waiting",
+                    held.key(),
+                    waiting);
+            assertOk(disco(onZooKeeper("list", name)), name + " ", " lock ", "1 name at or under " + name);
+            try (Watch watch = new Watch(onZooKeeper("watch", name))) {
+                watch.awaitLine("watching lock " + name);
+                assertOk(disco(onZooKeeper("break", name, "--yes")), "broken at zxid", held.key());
+                Grant successor = next.get(WAIT.toSeconds(), SECONDS);
+                assertTrue(successor.token().isNewerThan(held.token()));
+                watch.awaitLine("broken", held.key());
+                watch.awaitLine("acquired", waiting);
+            }
+            assertOk(disco(onZooKeeper("leftovers", name)), "no leftovers");
+        }
+        Run unreachable = disco("holders", name, "--backend", "zookeeper", "--connect", "127.0.0.1:1", "--timeout=1s");
+        assertEquals(ExitCode.UNREACHABLE, unreachable.code(), unreachable.err());
+        assertEquals(1, unreachable.err().lines().count(), "one line, no log of ZooKeeper's: " + unreachable.err());
+        assertTrue(unreachable.err().contains("connection refused"), unreachable.err());
+        // etcd alone made 18 MB; ZooKeeper's client and Curator (with its shaded Guava) add 6 MB; boringssl's native
+        // libraries for five platforms, which only ZooKeeper's Netty TLS client uses, would add 6 MB more
+        long size = Files.size(jar);
+        assertTrue(size < 28_000_000L, "the shaded jar stays below 28 MB: " + size + " bytes");
     }
 
     /** The exit code of a usage error and of a name nobody holds reach the shell from the jar's main. */

@@ -58,7 +58,7 @@ final class ZkClaimantListing {
 
     List<Claimant> list(Primitive primitive, String name) {
         Objects.requireNonNull(primitive, "primitive");
-        String path = NodeLayout.checkName(name);
+        String path = ZooKeeperNodes.checkName(name);
         SessionThread.refuseOnSessionThread("claimants()");
         try {
             return switch (primitive) {
@@ -90,7 +90,7 @@ final class ZkClaimantListing {
     }
 
     private List<Claimant> rwlock(String path) throws Exception {
-        String marker = NodeLayout.phaseMarker(path);
+        String marker = ZooKeeperNodes.phaseMarker(path);
         Snapshot s = read(path, List.of(NodeKind.READ, NodeKind.WRITE), List.of(marker));
         Stat phase = s.extra.get(marker) == null ? null : s.extra.get(marker).stat;
         List<Claimant> out = new ArrayList<>();
@@ -113,7 +113,7 @@ final class ZkClaimantListing {
     }
 
     private List<Claimant> semaphore(String path) throws Exception {
-        String limitNode = NodeLayout.semaphoreLimit(path);
+        String limitNode = ZooKeeperNodes.semaphoreLimit(path);
         int limit = -1;
         try {
             limit = Integer.parseInt(new String(client.getData().forPath(limitNode), StandardCharsets.UTF_8));
@@ -122,9 +122,9 @@ final class ZkClaimantListing {
         }
         List<String> slots = new ArrayList<>();
         for (int i = 0; i < Math.max(limit, 0); i++) {
-            slots.add(NodeLayout.semaphoreSlot(path, i));
+            slots.add(ZooKeeperNodes.semaphoreSlot(path, i));
         }
-        Snapshot s = read(NodeLayout.semaphoreLeases(path), List.of(NodeKind.LEASE), slots);
+        Snapshot s = read(ZooKeeperNodes.semaphoreLeases(path), List.of(NodeKind.LEASE), slots);
         Map<String, Long> slotTokens = new HashMap<>();
         for (String slot : slots) {
             Node n = s.extra.get(slot);

@@ -67,7 +67,7 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
      * @throws IllegalStateException if the session has a service on {@code name}, or is closed or lost
      */
     static ZkElectionService create(SessionCore core, String name, Runnable afterClose) {
-        String checked = NodeLayout.checkName(name);
+        String checked = ZooKeeperNodes.checkName(name);
         return core.register(checked, () -> new ZkElectionService(core, checked, afterClose));
     }
 

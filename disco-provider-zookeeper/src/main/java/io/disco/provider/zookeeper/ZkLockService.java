@@ -39,7 +39,7 @@ final class ZkLockService extends ZkQueueService<Grant, LockLostException> imple
      * @throws IllegalStateException if the session has a service on {@code name}, or is closed or lost
      */
     static ZkLockService create(SessionCore core, String name) {
-        String checked = NodeLayout.checkName(name);
+        String checked = ZooKeeperNodes.checkName(name);
         return core.register(checked, () -> new ZkLockService(core, checked));
     }
 

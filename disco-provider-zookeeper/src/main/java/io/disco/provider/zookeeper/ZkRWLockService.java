@@ -49,7 +49,7 @@ import org.apache.zookeeper.data.Stat;
  * The read/write lock's hooks ({@link QueueProtocol}: the queue, the admission, the phase's transactions), its
  * calls and whether a writer queued behind a read grant ({@link QueuedWriters}); it makes itself on a session
  * ({@link #create}), and the grant's lifecycle is {@link ZkQueueService}'s. The marker's name is
- * {@link NodeLayout}'s.
+ * {@link ZooKeeperNodes}'s.
  */
 final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException> implements RWLockService {
 
@@ -59,7 +59,7 @@ final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException>
 
     private ZkRWLockService(SessionCore core, String name) {
         super(core, name, Primitive.RWLOCK, "read/write lock");
-        this.marker = NodeLayout.phaseMarker(name);
+        this.marker = ZooKeeperNodes.phaseMarker(name);
     }
 
     /**
@@ -69,7 +69,7 @@ final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException>
      * @throws IllegalStateException if the session has a service on {@code name}, or is closed or lost
      */
     static ZkRWLockService create(SessionCore core, String name) {
-        String checked = NodeLayout.checkName(name);
+        String checked = ZooKeeperNodes.checkName(name);
         return core.register(checked, () -> new ZkRWLockService(core, checked));
     }
 
@@ -168,7 +168,7 @@ final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException>
                 return m.getCzxid();
             }
             try {
-                c.createContainers(NodeLayout.phaseMarkerDir(name));
+                c.createContainers(ZooKeeperNodes.phaseMarkerDir(name));
                 List<CuratorOp> ops = List.of(
                         c.transactionOp().check().forPath(node),
                         c.transactionOp()

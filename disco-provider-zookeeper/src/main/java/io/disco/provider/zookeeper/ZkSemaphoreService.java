@@ -52,7 +52,7 @@ import org.apache.zookeeper.KeeperException;
  * <h2>This class</h2>
  * The semaphore's hooks ({@link QueueProtocol}: the queue, the admission, the slot's claim and release), its calls
  * and its limit's record; it makes itself on a session ({@link #create}), and the grant's lifecycle is
- * {@link ZkQueueService}'s. The paths are {@link NodeLayout}'s.
+ * {@link ZkQueueService}'s. The paths are {@link ZooKeeperNodes}'s.
  */
 final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostException> implements SemaphoreService {
 
@@ -64,7 +64,7 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
     private ZkSemaphoreService(SessionCore core, String name, int limit) {
         super(core, name, Primitive.SEMAPHORE, "semaphore");
         this.limit = limit;
-        this.leases = NodeLayout.semaphoreLeases(name);
+        this.leases = ZooKeeperNodes.semaphoreLeases(name);
     }
 
     /**
@@ -77,7 +77,7 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
      * @throws DiscoException if ZooKeeper failed while the limit was checked
      */
     static ZkSemaphoreService create(SessionCore core, String name, int limit) {
-        String checked = NodeLayout.checkName(name);
+        String checked = ZooKeeperNodes.checkName(name);
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be at least 1, got " + limit);
         }
@@ -103,7 +103,7 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
     }
 
     private static void recordLimit(CuratorFramework c, String name, int limit) {
-        String node = NodeLayout.semaphoreLimit(name);
+        String node = ZooKeeperNodes.semaphoreLimit(name);
         byte[] want = Integer.toString(limit).getBytes(StandardCharsets.UTF_8);
         try {
             try {
@@ -154,7 +154,7 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
             return List.of(core.client()
                     .transactionOp()
                     .setData()
-                    .forPath(NodeLayout.semaphoreSlot(name, held.slot()), new byte[0]));
+                    .forPath(ZooKeeperNodes.semaphoreSlot(name, held.slot()), new byte[0]));
         } catch (Exception e) {
             throw new DiscoException("could not prepare the release of " + held + ": " + e, e);
         }
@@ -170,7 +170,7 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
         byte[] me = node.getBytes(StandardCharsets.UTF_8);
         for (int round = 0; round < 20; round++) {
             for (int i = 0; i < limit; i++) {
-                String slot = NodeLayout.semaphoreSlot(name, i);
+                String slot = ZooKeeperNodes.semaphoreSlot(name, i);
                 org.apache.zookeeper.data.Stat st = new org.apache.zookeeper.data.Stat();
                 byte[] holder;
                 try {

@@ -149,7 +149,7 @@ public final class ZooKeeperDiscoBackend implements TestableBackend {
      * @throws IllegalArgumentException if {@code name} is blank or not a valid ZooKeeper name
      */
     public LeadershipRunner newLeadershipRunner(String name, LeadershipRunner.Options options) {
-        String checked = NodeLayout.checkName(name);
+        String checked = ZooKeeperNodes.checkName(name);
         Objects.requireNonNull(options, "options");
         return LeadershipRunner.start(
                 checked,

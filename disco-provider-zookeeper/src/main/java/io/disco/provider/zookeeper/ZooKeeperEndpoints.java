@@ -15,9 +15,10 @@ import java.util.List;
 /**
  * Why the servers of a connect string could not be reached, in a few words for a message: ZooKeeper's client
  * retries every server in a loop and says nothing, so a failed connection is looked at once more here: each
- * server's name resolved, a TCP connection tried. Pure diagnosis: it sends nothing.
+ * server's name resolved, a TCP connection tried. Pure diagnosis: it sends nothing. Public for the {@code disco}
+ * tool, which says the same when ZooKeeper does not answer it (as {@code EtcdClients.diagnose} is for etcd).
  */
-final class ZooKeeperEndpoints {
+public final class ZooKeeperEndpoints {
 
     private ZooKeeperEndpoints() {}
 
@@ -27,7 +28,7 @@ final class ZooKeeperEndpoints {
      * @return per server what went wrong, for example {@code zk-0:2181: connection refused (nothing listens on the
      *     port); zk-1:2181: unknown host (DNS)}; or that every server accepts a connection but did not answer
      */
-    static String diagnose(String connectString, Duration within) {
+    public static String diagnose(String connectString, Duration within) {
         String servers = connectString;
         int chroot = servers.indexOf('/');
         if (chroot >= 0) {

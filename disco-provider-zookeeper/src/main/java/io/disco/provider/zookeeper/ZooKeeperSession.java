@@ -183,6 +183,28 @@ public final class ZooKeeperSession implements DiscoSession {
         return new ZkClaimantListing(core.client(), core.connectString()).list(primitive, name);
     }
 
+    /**
+     * Who holds and who waits for {@code name} as {@code primitive}, read through {@code client} without a session:
+     * the same listing, order and tokens as {@link #claimants(Primitive, String)}, for tools (the {@code disco} tool
+     * lists with it): it creates no node and writes nothing, so a read-only ACL suffices. A snapshot, for people:
+     * never take a token from here to fence with. Each read waits as long as the client's retry policy and
+     * connection timeout let it.
+     *
+     * @param client a started Curator client (not closed)
+     * @param primitive what the name is
+     * @param name the primitive's ZooKeeper name
+     * @return the claimants, holders then waiters; empty when nobody holds or waits
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code name} is blank or not a valid ZooKeeper name
+     * @throws IllegalStateException if called on a session thread
+     * @throws DiscoException if ZooKeeper failed or the listing changed under every read
+     */
+    public static List<Claimant> claimants(CuratorFramework client, Primitive primitive, String name) {
+        Objects.requireNonNull(client, "client");
+        return new ZkClaimantListing(client, client.getZookeeperClient().getCurrentConnectionString())
+                .list(primitive, name);
+    }
+
     /** @return the session timeout ZooKeeper negotiated: this owner's time to live */
     @Override
     public java.time.Duration ttl() {

@@ -16,6 +16,10 @@
  * release ({@code GrantRelease}, sent by {@code QueueRelease}) and its loss ({@code GrantLoss}); the acquire
  * machine ({@code QueueAttempt}, {@code QueueWorker}, {@code QueueCaller}, {@code OwnNode}, {@code QueueNodes})
  * knows the service only as an {@code AttemptOwner} and a primitive only by its hooks ({@code QueueProtocol}).
- * Where the nodes live is {@code NodeLayout} and {@code NodeKind}.
+ * Where the nodes live is {@link io.disco.provider.zookeeper.ZooKeeperNodes}, public because the {@code disco} tool
+ * reads the same layout (as {@code EtcdKeys} on etcd), and {@code NodeKind}; the tool lists claimants with
+ * {@link io.disco.provider.zookeeper.ZooKeeperSession#claimants(org.apache.curator.framework.CuratorFramework,
+ * io.disco.core.Primitive, String)} and says why a server does not answer with
+ * {@link io.disco.provider.zookeeper.ZooKeeperEndpoints}.
  */
 package io.disco.provider.zookeeper;
