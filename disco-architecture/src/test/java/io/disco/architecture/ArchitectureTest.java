@@ -88,6 +88,20 @@ class ArchitectureTest {
     }
 
     @Test
+    void apiModulesNameNoMicrometerType() {
+        noClasses()
+                .that()
+                .resideInAnyPackage(API)
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("io.micrometer..")
+                .because("the client tells its acquisitions and holds to an AcquisitionObserver, an SPI of its own;"
+                        + " disco-micrometer makes Observations of them, and an application without Micrometer runs"
+                        + " the client without it")
+                .check(library);
+    }
+
+    @Test
     void apiModulesDependOnNoProvider() {
         noClasses()
                 .that()

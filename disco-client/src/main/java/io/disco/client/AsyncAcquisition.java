@@ -16,8 +16,10 @@ import java.util.concurrent.ForkJoinPool;
  * {@link FencedLock#lockAsync()}: a lock's ownership is a thread's, so an asynchronous acquisition has a
  * thread of its own (a daemon, made for it) that waits in the lock's queue like any other thread, holds the
  * lock while the {@link Held} is open, and unlocks when it is closed, whoever closes it. That thread runs no
- * user code: the future is completed on the common pool, so a dependent stage that closes the hold never
- * waits for itself.
+ * user code (but the client's {@link AcquisitionObserver}s, which must not block, as on any acquiring thread): the
+ * future is completed on the common pool, so a dependent stage that closes the hold never waits for itself. The
+ * acquisition's watch is started by the caller, on its own thread, before this one starts; a cancelled future
+ * ends it as {@link AcquisitionObserver.Outcome#CANCELLED}.
  *
  * <p>Why nothing is left behind: the thread acquires with {@code lockInterruptibly()}, which withdraws the
  * claim when interrupted, and the future's cancellation (or any exceptional completion by the caller)
@@ -27,6 +29,9 @@ import java.util.concurrent.ForkJoinPool;
 final class AsyncAcquisition implements FencedHold {
 
     private final FencedLock lock;
+    /** The thread's acquisition: the lock's {@code lockInterruptibly()}, under the caller's watch. */
+    private final Acquire acquire;
+
     private final Thread thread;
     private final CompletableFuture<Held<FencedHold>> result = new CompletableFuture<>();
     /** Completed by the hold's close. */
@@ -41,16 +46,31 @@ final class AsyncAcquisition implements FencedHold {
     /** {@link #done()}: the lock's done(), or the release (completed on the common pool: this thread runs no user code). */
     private final CompletableFuture<Void> ended = new CompletableFuture<>();
 
-    private AsyncAcquisition(FencedLock lock) {
+    /** An interruptible acquisition of the lock by the calling thread. */
+    @FunctionalInterface
+    interface Acquire {
+        /** Acquires as {@code lockInterruptibly()} does. */
+        void acquire() throws InterruptedException;
+    }
+
+    private AsyncAcquisition(FencedLock lock, Acquire acquire) {
         this.lock = lock;
+        this.acquire = acquire;
         this.thread = new Thread(this::run, "disco-async-hold " + lock);
         thread.setDaemon(true);
     }
 
-    static CompletableFuture<Held<FencedHold>> start(FencedLock lock) {
-        AsyncAcquisition a = new AsyncAcquisition(lock);
+    /**
+     * @param lock the lock, for the hold's token, end, loss and unlock
+     * @param watch the acquisition's watch, started by the caller ({@link AttemptWatch#OFF} without observers)
+     * @param acquire the thread's acquisition of {@code lock}, under {@code watch}
+     * @return the pending hold
+     */
+    static CompletableFuture<Held<FencedHold>> start(FencedLock lock, AttemptWatch watch, Acquire acquire) {
+        AsyncAcquisition a = new AsyncAcquisition(lock, acquire);
         a.result.whenComplete((h, e) -> {
             if (e != null) {
+                watch.failed(e); // cancelled by the caller (a failure of the acquisition has told it already)
                 a.thread.interrupt(); // cancelled or failed by the caller: withdraw (a no-op once the thread has
                 // returned)
             }
@@ -61,7 +81,7 @@ final class AsyncAcquisition implements FencedHold {
 
     private void run() {
         try {
-            lock.lockInterruptibly();
+            acquire.acquire();
         } catch (InterruptedException e) {
             result.completeExceptionally(new CancellationException("the acquisition of " + lock + " was cancelled"));
             return;

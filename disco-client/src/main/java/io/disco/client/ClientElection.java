@@ -7,6 +7,7 @@ import io.disco.election.Observation;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -16,6 +17,8 @@ import java.util.function.Consumer;
  * The candidate {@link Disco#election(String)} returns: the election service of the client's owner at
  * the time of the call, which it delegates to, plus the client's bookkeeping: the name is in use (as an
  * election, its {@link ElectionEntry}) from its creation until it is closed or finished, whichever comes first.
+ * Its campaigns are the client's observers' acquisitions ({@link AcquisitionObserver.Kind#ELECTION}), started on the
+ * calling thread unless the candidate leads already; a term is a hold, until it is resigned, closed or lost.
  */
 final class ClientElection implements ElectionService {
 
@@ -24,11 +27,47 @@ final class ClientElection implements ElectionService {
     private final Entries<ElectionEntry> entries;
     private final AtomicBoolean released = new AtomicBoolean();
 
-    ClientElection(ElectionService service, ElectionEntry entry, Entries<ElectionEntry> entries) {
+    private final Observers observers;
+    /** The observers' view of the term this candidate leads, or {@link HoldWatch#OFF}. */
+    private volatile HoldWatch term = HoldWatch.OFF;
+
+    ClientElection(ElectionService service, ElectionEntry entry, Entries<ElectionEntry> entries, Observers observers) {
         this.service = service;
         this.entry = entry;
         this.entries = entries;
-        service.done().whenComplete((v, e) -> release()); // lost or closed: the name is free for a new candidate
+        this.observers = observers;
+        service.done().whenComplete((v, e) -> { // lost or closed, on the service's callback executor
+            termEnded();
+            release(); // the name is free for a new candidate
+        });
+    }
+
+    /** @return the watch of a campaign: {@link AttemptWatch#OFF} without observers, or while this candidate leads */
+    private AttemptWatch watch() {
+        return !observers.on() || service.held().isPresent()
+                ? AttemptWatch.OFF
+                : observers.start(AcquisitionObserver.Kind.ELECTION, entry.name);
+    }
+
+    /**
+     * A campaign won {@code leadership}: the observers see the term from now on. A term that ended before this
+     * (resigned by a dependent of an asynchronous campaign, or lost) ends at once.
+     */
+    private void won(AttemptWatch watch, Leadership leadership) {
+        HoldWatch w = watch.granted(leadership);
+        if (!w.isOn()) {
+            return;
+        }
+        term = w;
+        if (service.held().filter(l -> l.token().equals(leadership.token())).isEmpty()) {
+            w.endedWith(service.err());
+        }
+    }
+
+    /** The term ended with the service (lost, or closed): a loss if the service reports one. */
+    private void termEnded() {
+        HoldWatch w = term;
+        w.endedWith(service.err());
     }
 
     /** Once: the client may make another candidate on the name. */
@@ -42,17 +81,59 @@ final class ClientElection implements ElectionService {
 
     @Override
     public Leadership campaign(String value) throws InterruptedException {
-        return service.campaign(value);
+        AttemptWatch watch = watch();
+        Leadership l;
+        try {
+            l = service.campaign(value);
+        } catch (Throwable e) {
+            watch.threw(e);
+            throw e;
+        }
+        won(watch, l);
+        return l;
     }
 
     @Override
     public Leadership campaign(String value, Duration timeout) throws InterruptedException, TimeoutException {
-        return service.campaign(value, timeout);
+        AttemptWatch watch = watch();
+        Leadership l;
+        try {
+            l = service.campaign(value, timeout);
+        } catch (TimeoutException e) {
+            watch.ended(
+                    timeout != null && (timeout.isZero() || timeout.isNegative())
+                            ? AcquisitionObserver.Outcome.BUSY
+                            : AcquisitionObserver.Outcome.TIMED_OUT,
+                    null);
+            throw e;
+        } catch (Throwable e) {
+            watch.threw(e);
+            throw e;
+        }
+        won(watch, l);
+        return l;
     }
 
     @Override
     public CompletableFuture<Leadership> campaignAsync(String value) {
-        return service.campaignAsync(value);
+        AttemptWatch watch = watch();
+        CompletableFuture<Leadership> campaign;
+        try {
+            campaign = service.campaignAsync(value);
+        } catch (RuntimeException | Error e) {
+            watch.threw(e);
+            throw e;
+        }
+        if (watch != AttemptWatch.OFF) {
+            campaign.whenComplete((l, e) -> { // on the service's callback executor
+                if (e == null) {
+                    won(watch, l);
+                } else {
+                    watch.failed(e);
+                }
+            });
+        }
+        return campaign;
     }
 
     @Override
@@ -67,12 +148,31 @@ final class ClientElection implements ElectionService {
 
     @Override
     public void resign() {
-        service.resign();
+        HoldWatch w = term;
+        try {
+            service.resign();
+        } catch (LeadershipLostException e) {
+            w.lost(e);
+            throw e;
+        }
+        w.released(); // the term ends; a candidate that did not lead has no term to tell (OFF, or told already)
     }
 
     @Override
     public CompletableFuture<Void> resignAsync() {
-        return service.resignAsync();
+        HoldWatch w = term;
+        CompletableFuture<Void> resigned = service.resignAsync();
+        if (w.isOn()) {
+            resigned.whenComplete((v, e) -> {
+                Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                if (cause == null) {
+                    w.released();
+                } else if (cause instanceof LeadershipLostException) {
+                    w.lost(cause);
+                } // else still leading: the caller may retry
+            });
+        }
+        return resigned;
     }
 
     @Override
@@ -102,7 +202,10 @@ final class ClientElection implements ElectionService {
 
     @Override
     public CompletableFuture<Void> closeAsync() {
-        return service.closeAsync().whenComplete((v, e) -> release());
+        return service.closeAsync().whenComplete((v, e) -> {
+            termEnded();
+            release();
+        });
     }
 
     @Override
@@ -110,6 +213,7 @@ final class ClientElection implements ElectionService {
         try {
             service.close();
         } finally {
+            termEnded(); // resigned by the close, unless it was lost
             release();
         }
     }

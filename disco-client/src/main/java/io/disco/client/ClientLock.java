@@ -15,7 +15,9 @@ import java.util.concurrent.TimeUnit;
  * The handle {@link Disco#lock(String)} returns: a name and the client's lock entries. Every acquisition
  * joins the name's {@link LockEntry} (making it if the name was idle) and acquires through its
  * {@link QueuedFencedLock}; every release leaves it, so the entry lives exactly as long as somebody holds or
- * waits. The handle itself holds nothing.
+ * waits. The handle itself holds nothing. It is where the client's observers see a lock's acquisitions: each one
+ * that is not reentrant starts its {@link AttemptWatch} here, on the calling thread (for {@link #lockAsync()} too),
+ * and ends it here when it is not granted; the queue tells it the grant.
  */
 final class ClientLock implements FencedLock {
 
@@ -23,6 +25,10 @@ final class ClientLock implements FencedLock {
     private final Entries<LockEntry> entries;
     /** The maximum hold time of this handle's acquisitions, or null for none. */
     private final Duration maxHold;
+    /** {@link #maxHold} in nanoseconds, 0 for none. */
+    private final long maxHoldNanos;
+
+    private final Observers observers;
 
     ClientLock(String name, Entries<LockEntry> entries) {
         this(name, entries, null);
@@ -32,11 +38,18 @@ final class ClientLock implements FencedLock {
         this.name = name;
         this.entries = entries;
         this.maxHold = maxHold;
+        this.maxHoldNanos = maxHold == null ? 0 : MaxHold.nanos(maxHold);
+        this.observers = entries.observers();
     }
 
-    /** The entry's queue, through which this handle acquires. */
-    private FencedLock acquiring(LockEntry e) {
-        return maxHold == null ? e.queue : e.queue.withMaxHold(maxHold);
+    /**
+     * @return the watch of an acquisition by this thread: {@link AttemptWatch#OFF} without observers, and for a
+     *     reentrant one (it holds nothing new)
+     */
+    private AttemptWatch watch() {
+        return !observers.on() || isHeldByCurrentThread()
+                ? AttemptWatch.OFF
+                : observers.start(AcquisitionObserver.Kind.LOCK, name);
     }
 
     @Override
@@ -47,7 +60,9 @@ final class ClientLock implements FencedLock {
 
     @Override
     public CompletableFuture<Held<FencedHold>> lockAsync() {
-        return AsyncAcquisition.start(this);
+        // started here, on the caller's thread; the acquisition's own thread is new, so never reentrant
+        AttemptWatch watch = observers.start(AcquisitionObserver.Kind.LOCK, name);
+        return AsyncAcquisition.start(this, watch, () -> lockInterruptibly(watch));
     }
 
     /** The entry, if this thread holds the lock. */
@@ -64,30 +79,63 @@ final class ClientLock implements FencedLock {
         return e;
     }
 
+    // Each acquisition ends its watch here when it is not granted (it returns false, or throws): a lambda for the
+    // entry's acquisition, as before, and none more, so that a client without observers allocates nothing for them.
+
     @Override
     public void lock() {
-        entries.acquire(name, e -> {
-            acquiring(e).lock();
-            return true;
-        });
+        AttemptWatch watch = watch();
+        try {
+            entries.acquire(name, e -> {
+                e.queue.lock(maxHoldNanos, watch);
+                return true;
+            });
+        } catch (Throwable x) {
+            watch.threw(x);
+            throw x;
+        }
     }
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
-        entries.acquire(name, e -> {
-            acquiring(e).lockInterruptibly();
-            return true;
-        });
+        lockInterruptibly(watch());
+    }
+
+    private void lockInterruptibly(AttemptWatch watch) throws InterruptedException {
+        try {
+            entries.acquire(name, e -> {
+                e.queue.lockInterruptibly(maxHoldNanos, watch);
+                return true;
+            });
+        } catch (Throwable x) {
+            watch.threw(x);
+            throw x;
+        }
     }
 
     @Override
     public boolean tryLock() {
-        return entries.acquire(name, e -> acquiring(e).tryLock());
+        AttemptWatch watch = watch();
+        try {
+            return watch.returned(
+                    entries.acquire(name, e -> e.queue.tryLock(maxHoldNanos, watch)), AcquisitionObserver.Outcome.BUSY);
+        } catch (Throwable x) {
+            watch.threw(x);
+            throw x;
+        }
     }
 
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        return entries.acquire(name, e -> acquiring(e).tryLock(time, unit));
+        AttemptWatch watch = watch();
+        try {
+            return watch.returned(
+                    entries.acquire(name, e -> e.queue.tryLock(time, unit, maxHoldNanos, watch)),
+                    time <= 0 ? AcquisitionObserver.Outcome.BUSY : AcquisitionObserver.Outcome.TIMED_OUT);
+        } catch (Throwable x) {
+            watch.threw(x);
+            throw x;
+        }
     }
 
     @Override

@@ -13,18 +13,21 @@ import java.util.concurrent.TimeUnit;
 /**
  * The handle {@link Disco#readWriteLock(String)} returns: a name and the client's read/write lock entries, with
  * its two thread-owned sides. As with {@link ClientLock}, every acquisition joins the name's {@link RWEntry},
- * which acquires, and every release leaves it.
+ * which acquires, and every release leaves it; and every acquisition that is not reentrant starts its
+ * {@link AttemptWatch} here, on the calling thread, and ends it here when it is not granted.
  */
 final class ClientReadWriteLock implements FencedReadWriteLock {
 
     private final String name;
     private final Entries<RWEntry> entries;
+    private final Observers observers;
     private final Side read = new Side(true);
     private final Side write = new Side(false);
 
     ClientReadWriteLock(String name, Entries<RWEntry> entries) {
         this.name = name;
         this.entries = entries;
+        this.observers = entries.observers();
     }
 
     @Override
@@ -51,8 +54,37 @@ final class ClientReadWriteLock implements FencedReadWriteLock {
             this.isRead = isRead;
         }
 
+        /**
+         * @return the watch of an acquisition by this thread: {@link AttemptWatch#OFF} without observers, and for a
+         *     reentrant one (it holds nothing new)
+         */
+        private AttemptWatch watch() {
+            return !observers.on() || isHeldByCurrentThread()
+                    ? AttemptWatch.OFF
+                    : observers.start(
+                            isRead ? AcquisitionObserver.Kind.READ_LOCK : AcquisitionObserver.Kind.WRITE_LOCK, name);
+        }
+
         private boolean acquire(Wait wait, long deadline) throws InterruptedException {
-            return entries.acquire(name, e -> isRead ? e.acquireRead(wait, deadline) : e.acquireWrite(wait, deadline));
+            return acquire(wait, deadline, watch());
+        }
+
+        /** Ends {@code watch} when not granted (false, or thrown); the entry tells it the grant. */
+        private boolean acquire(Wait wait, long deadline, AttemptWatch watch) throws InterruptedException {
+            try {
+                return watch.returned(
+                        entries.acquire(
+                                name,
+                                e -> isRead
+                                        ? e.acquireRead(wait, deadline, watch)
+                                        : e.acquireWrite(wait, deadline, watch)),
+                        wait == Wait.NOT_AT_ALL
+                                ? AcquisitionObserver.Outcome.BUSY
+                                : AcquisitionObserver.Outcome.TIMED_OUT);
+            } catch (Throwable x) {
+                watch.threw(x);
+                throw x;
+            }
         }
 
         private boolean holds(RWEntry e) {
@@ -99,7 +131,10 @@ final class ClientReadWriteLock implements FencedReadWriteLock {
 
         @Override
         public CompletableFuture<Held<FencedHold>> lockAsync() {
-            return AsyncAcquisition.start(this);
+            // started here, on the caller's thread; the acquisition's own thread is new, so never reentrant
+            AttemptWatch watch = observers.start(
+                    isRead ? AcquisitionObserver.Kind.READ_LOCK : AcquisitionObserver.Kind.WRITE_LOCK, name);
+            return AsyncAcquisition.start(this, watch, () -> acquire(Wait.INTERRUPTIBLY, Long.MAX_VALUE, watch));
         }
 
         @Override

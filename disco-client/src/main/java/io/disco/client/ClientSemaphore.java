@@ -14,7 +14,9 @@ import java.util.concurrent.TimeoutException;
  * The handle {@link Disco#semaphore(String, int)} returns: a name, a limit and the client's semaphore entries of
  * that limit. Every acquisition joins the name's {@link SemaphoreEntry} (making it if the name was idle), which
  * acquires, and the end of every hold (a release, a loss reported by the release, an acquisition that gives up)
- * leaves it, so the entry lives exactly as long as somebody holds or waits.
+ * leaves it, so the entry lives exactly as long as somebody holds or waits. Every acquisition starts its
+ * {@link AttemptWatch} here, on the calling thread (for {@link #acquireAsync()} too), and ends it here when it is
+ * not granted; the entry tells it the permit.
  */
 final class ClientSemaphore implements FencedSemaphore {
 
@@ -22,6 +24,8 @@ final class ClientSemaphore implements FencedSemaphore {
     private final int permits;
     /** The client's semaphore entries, made with this handle's limit. */
     private final Entries<SemaphoreEntry> entries;
+
+    private final Observers observers;
 
     /**
      * @throws IllegalArgumentException if {@code permits} is not positive, or this client holds or waits on the
@@ -31,6 +35,7 @@ final class ClientSemaphore implements FencedSemaphore {
         this.name = name;
         this.permits = checkPermits(permits);
         this.entries = entries;
+        this.observers = entries.observers();
         SemaphoreEntry inUse = entries.inUse(name);
         if (inUse != null && inUse.permits != permits) {
             throw otherLimit(inUse.permits);
@@ -72,15 +77,31 @@ final class ClientSemaphore implements FencedSemaphore {
                 + " permits; this handle asks for " + permits + ": every holder of one name must use one limit");
     }
 
+    /** @return the permit, or null if not acquired (try only); the acquisition is watched until it ends */
     private Permit acquire(Wait wait, long deadline) throws InterruptedException, TimeoutException {
-        SemaphoreEntry e = join();
+        AttemptWatch watch = observers.start(AcquisitionObserver.Kind.SEMAPHORE, name);
         Permit p = null;
         try {
-            p = e.acquire(wait, deadline);
-            return p;
+            SemaphoreEntry e = join();
+            try {
+                p = e.acquire(wait, deadline, watch);
+                return p;
+            } finally {
+                if (p == null) {
+                    entries.leave(e);
+                }
+            }
+        } catch (TimeoutException e) {
+            watch.ended(
+                    wait == Wait.NOT_AT_ALL ? AcquisitionObserver.Outcome.BUSY : AcquisitionObserver.Outcome.TIMED_OUT,
+                    null);
+            throw e;
+        } catch (Throwable e) {
+            watch.threw(e);
+            throw e;
         } finally {
             if (p == null) {
-                entries.leave(e);
+                watch.ended(AcquisitionObserver.Outcome.BUSY, null); // a try found none free (told already otherwise)
             }
         }
     }
@@ -136,14 +157,22 @@ final class ClientSemaphore implements FencedSemaphore {
 
     @Override
     public CompletableFuture<Permit> acquireAsync() {
-        SemaphoreEntry e = join();
+        AttemptWatch watch = observers.start(AcquisitionObserver.Kind.SEMAPHORE, name);
+        SemaphoreEntry e;
+        try {
+            e = join();
+        } catch (RuntimeException | Error x) {
+            watch.threw(x);
+            throw x;
+        }
         CompletableFuture<Permit> out = new CompletableFuture<>();
         out.whenComplete((p, x) -> {
             if (x != null) {
+                watch.failed(x); // cancelled, or failed (a grant has told it already)
                 entries.leave(e);
             }
         });
-        e.acquireAsync(out);
+        e.acquireAsync(out, watch);
         return out;
     }
 

@@ -239,7 +239,23 @@ public interface Disco extends AutoCloseable {
      *     the endpoints)
      */
     static Disco over(DiscoBackend backend) {
-        return new DiscoClient(Objects.requireNonNull(backend, "backend"), true);
+        return over(backend, DiscoOptions.defaults());
+    }
+
+    /**
+     * A client on {@code backend} with {@code options} (its observers, {@link DiscoOptions}); otherwise
+     * {@link #over(DiscoBackend)}.
+     *
+     * @param backend the backend
+     * @param options the client's options
+     * @return the client; close it at shutdown
+     * @throws NullPointerException if an argument is null
+     * @throws io.disco.fencing.DiscoException if the backend cannot be reached (the message says why, naming
+     *     the endpoints)
+     */
+    static Disco over(DiscoBackend backend, DiscoOptions options) {
+        return new DiscoClient(
+                Objects.requireNonNull(backend, "backend"), Objects.requireNonNull(options, "options"), true);
     }
 
     /**
@@ -255,6 +271,20 @@ public interface Disco extends AutoCloseable {
      * @return the client; close it at shutdown
      */
     static Disco healing(DiscoBackend backend) {
-        return new DiscoClient(Objects.requireNonNull(backend, "backend"), false);
+        return healing(backend, DiscoOptions.defaults());
+    }
+
+    /**
+     * A client on {@code backend} with {@code options} (its observers, {@link DiscoOptions}) that does not need
+     * the backend to answer now; otherwise {@link #healing(DiscoBackend)}.
+     *
+     * @param backend the backend
+     * @param options the client's options
+     * @return the client; close it at shutdown
+     * @throws NullPointerException if an argument is null
+     */
+    static Disco healing(DiscoBackend backend, DiscoOptions options) {
+        return new DiscoClient(
+                Objects.requireNonNull(backend, "backend"), Objects.requireNonNull(options, "options"), false);
     }
 }

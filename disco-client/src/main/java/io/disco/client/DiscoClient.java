@@ -33,6 +33,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *       {@code Owner.claimants}.</li>
  *   <li>A maximum hold time and asynchronous holds live in the lock's queue ({@link QueuedFencedLock}:
  *       {@code withMaxHold}, {@code lockAsync}); {@link ClientLock} hands the view through.</li>
+ *   <li>Observers ({@link DiscoOptions#observers()}): the handles start each acquisition's {@link AttemptWatch} on the
+ *       calling thread and the grant's holder ends its {@link HoldWatch}; without observers both are the inert
+ *       {@code OFF} ones ({@link Observers}).</li>
  *   <li>Virtual threads: the client waits on {@code java.util.concurrent} locks and futures only, never in a
  *       {@code synchronized} block.</li>
  * </ul>
@@ -52,13 +55,16 @@ final class DiscoClient implements Disco {
     private final Entries<LockEntry> locks;
     private final Entries<RWEntry> readWriteLocks;
     private final Entries<ElectionEntry> elections;
+    /** The observers of every acquisition and hold ({@link DiscoOptions#observers()}); {@link Observers#NONE} by default. */
+    private final Observers observers;
 
     /**
      * @param failFast whether a first owner that cannot be opened fails the constructor; if not, the
      *     client starts healing (see {@link Disco#healing})
      */
-    DiscoClient(DiscoBackend backend, boolean failFast) {
+    DiscoClient(DiscoBackend backend, DiscoOptions options, boolean failFast) {
         this.backend = backend;
+        this.observers = Observers.of(options);
         this.owner = new CurrentOwner(backend, failFast, this::stopped);
         long sweep = Registry.LINGER_NANOS / 2;
         owner.repeat(() -> registry.sweep(false), sweep);
@@ -69,21 +75,24 @@ final class DiscoClient implements Disco {
                 LockEntry.class,
                 n -> new LockEntry(n, owner::owner, registry),
                 owner::requireOpen,
-                client);
+                client,
+                observers);
         this.readWriteLocks = new Entries<>(
                 registry,
                 Primitive.RWLOCK,
                 RWEntry.class,
                 n -> new RWEntry(n, owner::owner, registry),
                 owner::requireOpen,
-                client);
+                client,
+                observers);
         this.elections = new Entries<>(
                 registry,
                 Primitive.ELECTION,
                 ElectionEntry.class,
                 n -> new ElectionEntry(n, owner::owner, registry),
                 owner::requireOpen,
-                client);
+                client,
+                observers);
     }
 
     /** The client stopped (closed, or its backend's client closed first): signal the runners, drop the idle names. */
@@ -125,7 +134,8 @@ final class DiscoClient implements Disco {
                 SemaphoreEntry.class,
                 n -> new SemaphoreEntry(n, permits, owner::owner, registry),
                 owner::requireOpen,
-                owner.toString());
+                owner.toString(),
+                observers);
         return new ClientSemaphore(checked, permits, semaphores);
     }
 
@@ -154,7 +164,7 @@ final class DiscoClient implements Disco {
         try {
             ElectionService service = o.newElection(name);
             e.current = service;
-            return new ClientElection(service, e, elections);
+            return new ClientElection(service, e, elections, observers);
         } catch (RuntimeException | Error failure) {
             e.candidate.set(false);
             elections.leave(e);

@@ -21,6 +21,8 @@ final class Entries<E extends Entry<?>> {
     private final Runnable requireOpen;
     /** The client, as its {@code toString()} names it, for the handles' own. */
     private final String client;
+    /** The client's observers, which the handles tell of their acquisitions and holds. */
+    private final Observers observers;
 
     /**
      * @param registry the client's names
@@ -29,6 +31,7 @@ final class Entries<E extends Entry<?>> {
      * @param maker makes the entry of an idle name
      * @param requireOpen throws {@link IllegalStateException} once the client is closed
      * @param client what the handles' {@code toString()} call the client
+     * @param observers the client's observers
      */
     Entries(
             Registry registry,
@@ -36,13 +39,20 @@ final class Entries<E extends Entry<?>> {
             Class<E> type,
             Function<String, E> maker,
             Runnable requireOpen,
-            String client) {
+            String client,
+            Observers observers) {
         this.registry = registry;
         this.primitive = primitive;
         this.type = type;
         this.maker = maker;
         this.requireOpen = requireOpen;
         this.client = client;
+        this.observers = observers;
+    }
+
+    /** @return the client's observers, for the handles to tell of their acquisitions and holds */
+    Observers observers() {
+        return observers;
     }
 
     /**

@@ -43,16 +43,24 @@ final class HeldClaim {
     private final ScheduledFuture<?> timer;
     /** Completes when the hold ends: released (after the release), lost with its service, or expired. */
     private final CompletableFuture<Void> ended = new CompletableFuture<>();
+    /**
+     * The observers' view of this hold: told by the holder's release on its thread, by the timer's release once it
+     * has finished, or, when the service ends (lost or closed), by {@link #ended} on the service's callback executor.
+     */
+    private final HoldWatch watch;
 
     /**
      * @param maxHoldNanos the maximum hold time, or 0 for none
+     * @param watch the observers' view of the hold ({@link HoldWatch#OFF} without observers)
      */
-    HeldClaim(LockService service, Grant grant, String description, long maxHoldNanos) {
+    HeldClaim(LockService service, Grant grant, String description, long maxHoldNanos, HoldWatch watch) {
         this.service = service;
         this.grant = grant;
         this.description = description;
         this.maxHoldNanos = maxHoldNanos;
+        this.watch = watch;
         this.timer = maxHoldNanos > 0 ? MaxHoldTimer.schedule(this::expire, maxHoldNanos) : null;
+        watch.endsWith(ended, service);
         if (service.done().toCompletableFuture().isDone()) {
             ended.complete(null); // the service finished as it granted
         }
@@ -79,6 +87,7 @@ final class HeldClaim {
             release = CompletableFuture.failedFuture(e);
         }
         release.whenComplete((v, e) -> {
+            watch.lost(loss().orElseThrow()); // on the service's callback executor: lost, past its maximum hold time
             if (e != null) {
                 expiry.completeExceptionally(e);
             } else {
@@ -108,18 +117,22 @@ final class HeldClaim {
                     state.set(State.HELD); // the thread still holds and may retry its unlock
                     throw e;
                 }
+                watch.lost(e); // lost before the release, or the release did not complete: given up
                 endAfterRelease();
                 throw e;
             }
+            watch.released();
             endAfterRelease();
             return;
         }
+        LockLostException expired = loss().orElseThrow();
+        watch.lost(expired);
         try {
             expiry.join();
         } catch (CompletionException e) {
             service.unlock(); // the timer's release failed: the service still holds the grant; release it here
         }
-        throw loss().orElseThrow();
+        throw expired;
     }
 
     /**

@@ -53,22 +53,22 @@ final class QueuedFencedLock implements FencedLock {
     /** Acquires, ignoring interruption (the interrupt status is kept). */
     @Override
     public void lock() {
-        lock(0);
+        lock(0, AttemptWatch.OFF);
     }
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
-        lockInterruptibly(0);
+        lockInterruptibly(0, AttemptWatch.OFF);
     }
 
     @Override
     public boolean tryLock() {
-        return tryLock(0);
+        return tryLock(0, AttemptWatch.OFF);
     }
 
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        return tryLock(time, unit, 0);
+        return tryLock(time, unit, 0, AttemptWatch.OFF);
     }
 
     /**
@@ -82,17 +82,20 @@ final class QueuedFencedLock implements FencedLock {
 
     @Override
     public CompletableFuture<Held<FencedHold>> lockAsync() {
-        return AsyncAcquisition.start(this);
+        return AsyncAcquisition.start(this, AttemptWatch.OFF, this::lockInterruptibly);
     }
 
-    /** {@code maxHoldNanos}: the maximum hold time of a first hold, 0 for none. */
-    private void lock(long maxHoldNanos) {
+    // The four acquisitions, for this lock's own methods and its maximum hold time's views (without a watch) and
+    // for the client's lock handles (ClientLock), which start the watch of a first hold and end it when it is not
+    // granted; the claim tells it the grant. maxHoldNanos: the maximum hold time of a first hold, 0 for none.
+
+    void lock(long maxHoldNanos, AttemptWatch watch) {
         local.lock();
         if (local.getHoldCount() > 1) {
             return;
         }
         try {
-            claim(Wait.UNINTERRUPTIBLY, 0, maxHoldNanos);
+            claim(Wait.UNINTERRUPTIBLY, 0, maxHoldNanos, watch);
         } catch (InterruptedException | TimeoutException e) {
             local.unlock();
             throw new AssertionError("an uninterruptible, unbounded wait ended with " + e, e);
@@ -102,13 +105,13 @@ final class QueuedFencedLock implements FencedLock {
         }
     }
 
-    private void lockInterruptibly(long maxHoldNanos) throws InterruptedException {
+    void lockInterruptibly(long maxHoldNanos, AttemptWatch watch) throws InterruptedException {
         local.lockInterruptibly();
         if (local.getHoldCount() > 1) {
             return;
         }
         try {
-            claim(Wait.INTERRUPTIBLY, Long.MAX_VALUE, maxHoldNanos);
+            claim(Wait.INTERRUPTIBLY, Long.MAX_VALUE, maxHoldNanos, watch);
         } catch (TimeoutException e) {
             local.unlock();
             throw new AssertionError("an unbounded wait timed out", e);
@@ -119,7 +122,7 @@ final class QueuedFencedLock implements FencedLock {
     }
 
     /** Acquires only if both the local and the distributed lock are free right now; one round trip to the backend. */
-    private boolean tryLock(long maxHoldNanos) {
+    boolean tryLock(long maxHoldNanos, AttemptWatch watch) {
         if (!local.tryLock()) {
             return false;
         }
@@ -127,7 +130,7 @@ final class QueuedFencedLock implements FencedLock {
             return stillValid();
         }
         try {
-            if (claim(Wait.NOT_AT_ALL, 0, maxHoldNanos)) {
+            if (claim(Wait.NOT_AT_ALL, 0, maxHoldNanos, watch)) {
                 return true;
             }
         } catch (TimeoutException e) {
@@ -143,7 +146,7 @@ final class QueuedFencedLock implements FencedLock {
         return false;
     }
 
-    private boolean tryLock(long time, TimeUnit unit, long maxHoldNanos) throws InterruptedException {
+    boolean tryLock(long time, TimeUnit unit, long maxHoldNanos, AttemptWatch watch) throws InterruptedException {
         long deadline = System.nanoTime() + unit.toNanos(time);
         if (!local.tryLock(time, unit)) {
             return false;
@@ -153,7 +156,10 @@ final class QueuedFencedLock implements FencedLock {
         }
         try {
             if (claim(
-                    deadline - System.nanoTime() <= 0 ? Wait.NOT_AT_ALL : Wait.INTERRUPTIBLY, deadline, maxHoldNanos)) {
+                    deadline - System.nanoTime() <= 0 ? Wait.NOT_AT_ALL : Wait.INTERRUPTIBLY,
+                    deadline,
+                    maxHoldNanos,
+                    watch)) {
                 return true;
             }
         } catch (TimeoutException e) {
@@ -182,16 +188,18 @@ final class QueuedFencedLock implements FencedLock {
     /**
      * Makes the distributed claim for the local holder, with {@link SelfHealingClaim}: a claim lost while
      * waiting held nothing, and is made again through the service the supplier gives then, unless that
-     * service is finished (its own loss is then thrown).
+     * service is finished (its own loss is then thrown). The grant is told to {@code watch}, whose hold
+     * ends with the {@link HeldClaim}.
      *
      * @return whether the lock was acquired (false only for {@link Wait#NOT_AT_ALL})
      */
-    private boolean claim(Wait wait, long deadline, long maxHoldNanos) throws InterruptedException, TimeoutException {
+    private boolean claim(Wait wait, long deadline, long maxHoldNanos, AttemptWatch watch)
+            throws InterruptedException, TimeoutException {
         SelfHealingClaim.Granted<LockService, Grant> g = SelfHealingClaim.claim(claims, wait, deadline);
         if (g == null) {
             return false;
         }
-        held = new HeldClaim(g.unit(), g.grant(), description, maxHoldNanos);
+        held = new HeldClaim(g.unit(), g.grant(), description, maxHoldNanos, watch.granted(g.grant()));
         watch(g.unit());
         return true;
     }
@@ -283,22 +291,22 @@ final class QueuedFencedLock implements FencedLock {
 
         @Override
         public void lock() {
-            QueuedFencedLock.this.lock(maxHoldNanos);
+            QueuedFencedLock.this.lock(maxHoldNanos, AttemptWatch.OFF);
         }
 
         @Override
         public void lockInterruptibly() throws InterruptedException {
-            QueuedFencedLock.this.lockInterruptibly(maxHoldNanos);
+            QueuedFencedLock.this.lockInterruptibly(maxHoldNanos, AttemptWatch.OFF);
         }
 
         @Override
         public boolean tryLock() {
-            return QueuedFencedLock.this.tryLock(maxHoldNanos);
+            return QueuedFencedLock.this.tryLock(maxHoldNanos, AttemptWatch.OFF);
         }
 
         @Override
         public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-            return QueuedFencedLock.this.tryLock(time, unit, maxHoldNanos);
+            return QueuedFencedLock.this.tryLock(time, unit, maxHoldNanos, AttemptWatch.OFF);
         }
 
         @Override
@@ -308,7 +316,8 @@ final class QueuedFencedLock implements FencedLock {
 
         @Override
         public CompletableFuture<Held<FencedHold>> lockAsync() {
-            return AsyncAcquisition.start(this); // its thread acquires through this view: the maximum hold time holds
+            // its thread acquires through this view: the maximum hold time holds
+            return AsyncAcquisition.start(this, AttemptWatch.OFF, this::lockInterruptibly);
         }
 
         @Override

@@ -55,6 +55,8 @@ final class RWEntry extends ServiceEntry<RWLockService> {
     private RWGrant writeGrant;
     /** The end of the local writer's hold; completed by the writer's release or by its service's end. */
     private volatile CompletableFuture<Void> writeEnded;
+    /** The observers' view of the local writer's hold (see {@link HoldWatch}); written and read by the writer. */
+    private HoldWatch writeWatch = HoldWatch.OFF;
     /** The service whose end ends the holds made through it: watched once per service, not once per hold. */
     private final AtomicReference<RWLockService> watched = new AtomicReference<>();
     /** How the first local reader claims the share, and the local writer its write claim. */
@@ -62,8 +64,8 @@ final class RWEntry extends ServiceEntry<RWLockService> {
 
     private final SelfHealingClaim.Target<RWLockService, RWGrant> writeClaims;
 
-    /** One reading thread's hold of a share, and its end. */
-    private record ReadHold(Share share, CompletableFuture<Void> ended) {}
+    /** One reading thread's hold of a share, its end, and the observers' view of it. */
+    private record ReadHold(Share share, CompletableFuture<Void> ended, HoldWatch watch) {}
 
     RWEntry(String name, Supplier<CompletableFuture<DiscoBackend.Owner>> currentOwner, Retirements retirements) {
         super(name, Primitive.RWLOCK, currentOwner, retirements);
@@ -97,7 +99,13 @@ final class RWEntry extends ServiceEntry<RWLockService> {
 
     // ------------------------------------------------------------------ read
 
-    boolean acquireRead(Wait wait, long deadline) throws InterruptedException {
+    /**
+     * Acquires the read lock for this thread; a first hold (not reentrant) is told to {@code watch} with the share's
+     * grant, and its hold ends with the thread's release or the share's service.
+     *
+     * @return whether it holds now
+     */
+    boolean acquireRead(Wait wait, long deadline, AttemptWatch watch) throws InterruptedException {
         if (local.isWriteLockedByCurrentThread()) {
             throw new IllegalStateException(
                     "this thread holds the write lock of '" + name + "': no downgrade to the"
@@ -133,7 +141,9 @@ final class RWEntry extends ServiceEntry<RWLockService> {
                             current = s;
                         }
                         s.holders++;
-                        readers.put(Thread.currentThread(), new ReadHold(s, new CompletableFuture<>()));
+                        ReadHold hold = new ReadHold(s, new CompletableFuture<>(), watch.granted(s.grant));
+                        hold.watch().endsWith(hold.ended(), s.service);
+                        readers.put(Thread.currentThread(), hold);
                         watch(s.service);
                         ok = true;
                         return true;
@@ -164,11 +174,10 @@ final class RWEntry extends ServiceEntry<RWLockService> {
             return;
         }
         RuntimeException failure = null;
+        ReadHold hold;
         shares.lock();
         try {
-            ReadHold hold = readers.remove(Thread.currentThread());
-            hold.ended()
-                    .completeAsync(() -> null); // off this thread: the hold ends with this release, whatever it says
+            hold = readers.remove(Thread.currentThread());
             Share s = hold.share();
             if (--s.holders == 0) {
                 if (current == s) {
@@ -188,6 +197,14 @@ final class RWEntry extends ServiceEntry<RWLockService> {
             shares.unlock();
             local.readLock().unlock();
         }
+        // the hold ends with this release, whatever it says: told to the observers here, off the share's lock, and
+        // to done()'s dependents off this thread
+        if (failure != null) {
+            hold.watch().lost(failure);
+        } else {
+            hold.watch().released();
+        }
+        hold.ended().completeAsync(() -> null);
         if (failure != null) {
             throw failure;
         }
@@ -245,7 +262,13 @@ final class RWEntry extends ServiceEntry<RWLockService> {
 
     // ------------------------------------------------------------------ write
 
-    boolean acquireWrite(Wait wait, long deadline) throws InterruptedException {
+    /**
+     * Acquires the write lock for this thread; a first hold (not reentrant) is told to {@code watch}, and its hold
+     * ends with the thread's release or the write claim's service.
+     *
+     * @return whether it holds now
+     */
+    boolean acquireWrite(Wait wait, long deadline, AttemptWatch watch) throws InterruptedException {
         if (local.getReadHoldCount() > 0 && !local.isWriteLockedByCurrentThread()) {
             throw new IllegalStateException("this thread holds the read lock of '" + name + "': no upgrade to the write"
                     + " lock (two readers upgrading would wait for each other for ever); unlock first");
@@ -264,6 +287,8 @@ final class RWEntry extends ServiceEntry<RWLockService> {
                 writeService = service;
                 writeGrant = g.grant();
                 writeEnded = new CompletableFuture<>();
+                writeWatch = watch.granted(g.grant());
+                writeWatch.endsWith(writeEnded, service);
                 if (service.err().isPresent()
                         || service.done().toCompletableFuture().isDone()) {
                     writeEnded.complete(null); // finished as it granted
@@ -290,6 +315,7 @@ final class RWEntry extends ServiceEntry<RWLockService> {
         boolean refused = false;
         try {
             writeService.unlock();
+            writeWatch.released();
         } catch (RuntimeException e) {
             // the backend refused the delete (a permission taken away): still held by this thread, which may retry
             RWGrant mine = writeGrant;
@@ -297,9 +323,13 @@ final class RWEntry extends ServiceEntry<RWLockService> {
                     .held()
                     .filter(g -> g.token().equals(mine.token()))
                     .isPresent();
+            if (!refused) {
+                writeWatch.lost(e); // lost before the release, or the release did not complete: given up
+            }
             throw e;
         } finally {
             if (!refused) {
+                writeWatch = HoldWatch.OFF;
                 writeEnded.completeAsync(() -> null);
                 writeService = null;
                 writeGrant = null;

@@ -26,11 +26,26 @@ import java.util.function.Supplier;
  */
 final class SemaphoreEntry extends Entry<SemaphoreHolders> {
 
-    /** A held permit's service, the holders it goes back to, and the end of the hold (released or lost). */
-    private record Hold(SemaphoreService service, SemaphoreHolders holders, CompletableFuture<Void> ended) {
+    /**
+     * A held permit's service, the holders it goes back to, the end of the hold (released or lost), and the
+     * observers' view of it: set by the acquisition once it has recorded the hold, and told by its release here or,
+     * when its service ends first, by {@link #ended} on the service's callback executor.
+     */
+    private static final class Hold {
+        final SemaphoreService service;
+        final SemaphoreHolders holders;
+        final CompletableFuture<Void> ended = new CompletableFuture<>();
+        volatile HoldWatch watch = HoldWatch.OFF;
 
         Hold(SemaphoreService service, SemaphoreHolders holders) {
-            this(service, holders, new CompletableFuture<>());
+            this.service = service;
+            this.holders = holders;
+        }
+
+        /** The acquisition was granted: from now on the observers see the hold, also if it ended meanwhile. */
+        void watch(HoldWatch w) {
+            watch = w;
+            w.endsWith(ended, service);
         }
     }
 
@@ -86,11 +101,28 @@ final class SemaphoreEntry extends Entry<SemaphoreHolders> {
      *
      * @param wait {@link Wait#INTERRUPTIBLY} (until {@code deadline}, or for ever with {@link Long#MAX_VALUE})
      *     or {@link Wait#NOT_AT_ALL}
+     * @param watch the acquisition's watch, told the permit
      * @return the permit, or null if not acquired (try only)
      */
-    Permit acquire(Wait wait, long deadline) throws InterruptedException, TimeoutException {
+    Permit acquire(Wait wait, long deadline, AttemptWatch watch) throws InterruptedException, TimeoutException {
         SelfHealingClaim.Granted<SemaphoreHolders, Permit> g = SelfHealingClaim.claim(claims, wait, deadline);
-        return g == null ? null : g.grant();
+        if (g == null) {
+            return null;
+        }
+        Permit permit = g.grant();
+        granted(permit, watch);
+        return permit;
+    }
+
+    /** Tells {@code watch} of {@code permit}, recorded and not yet handed out, and the permit's hold to watch it. */
+    private void granted(Permit permit, AttemptWatch watch) {
+        HoldWatch w = watch.granted(permit);
+        if (w.isOn()) {
+            Hold h = held.get(permit);
+            if (h != null) {
+                h.watch(w);
+            }
+        }
     }
 
     /**
@@ -176,11 +208,11 @@ final class SemaphoreEntry extends Entry<SemaphoreHolders> {
      * withdraws the claim, and a permit granted at that instant is released. The service is taken off
      * the thread that completed the owner (making one may ask the backend), on the common pool.
      */
-    void acquireAsync(CompletableFuture<Permit> out) {
-        attemptAsync(out, null);
+    void acquireAsync(CompletableFuture<Permit> out, AttemptWatch watch) {
+        attemptAsync(out, null, watch);
     }
 
-    private void attemptAsync(CompletableFuture<Permit> out, SemaphoreHolders lostBefore) {
+    private void attemptAsync(CompletableFuture<Permit> out, SemaphoreHolders lostBefore, AttemptWatch watch) {
         service().whenCompleteAsync((holders, failure) -> {
             if (out.isDone()) {
                 return; // cancelled meanwhile
@@ -198,7 +230,7 @@ final class SemaphoreEntry extends Entry<SemaphoreHolders> {
                 s = holders.take(name, permits);
             } catch (IllegalStateException e) {
                 if (isLost(holders)) {
-                    attemptAsync(out, holders);
+                    attemptAsync(out, holders, watch);
                 } else {
                     out.completeExceptionally(e);
                 }
@@ -216,8 +248,9 @@ final class SemaphoreEntry extends Entry<SemaphoreHolders> {
             claim.whenComplete((permit, e) -> {
                 if (e == null) {
                     hold(permit, new Hold(s, holders));
+                    granted(permit, watch); // before the future's dependents, which may release it
                     if (!out.complete(permit)) { // cancelled as it was granted: give it back
-                        held.remove(permit);
+                        held.remove(permit).watch.released();
                         s.releaseAsync().whenComplete((v, re) -> holders.giveBack(s));
                     }
                     return;
@@ -234,9 +267,9 @@ final class SemaphoreEntry extends Entry<SemaphoreHolders> {
                 // The owner's loss may be known a moment after the claim failed (see acquire).
                 lostMeanwhileAsync(holders).whenComplete((v, x) -> {
                     if (isLost(holders)) {
-                        attemptAsync(out, holders);
+                        attemptAsync(out, holders, watch);
                     } else if (cause instanceof SemaphoreLostException) {
-                        attemptAsync(out, null);
+                        attemptAsync(out, null, watch);
                     } else {
                         out.completeExceptionally(cause);
                     }
@@ -259,16 +292,16 @@ final class SemaphoreEntry extends Entry<SemaphoreHolders> {
     /** Records a held permit; a permit whose service finished at that instant ends at once. */
     private void hold(Permit permit, Hold h) {
         held.put(permit, h);
-        if (h.service().err().isPresent()) {
-            h.ended().complete(null);
+        if (h.service.err().isPresent()) {
+            h.ended.complete(null);
         }
     }
 
     /** A service finished (its owner lost, or closed): the hold of its permit, if any, ends. */
     private void serviceEnded(SemaphoreService s) {
         for (Hold h : held.values()) {
-            if (h.service() == s) {
-                h.ended().complete(null);
+            if (h.service == s) {
+                h.ended.complete(null);
             }
         }
     }
@@ -283,7 +316,7 @@ final class SemaphoreEntry extends Entry<SemaphoreHolders> {
         if (h == null) {
             throw notHeld(permit);
         }
-        return h.service();
+        return h.service;
     }
 
     private IllegalArgumentException notHeld(Permit permit) {
@@ -307,24 +340,30 @@ final class SemaphoreEntry extends Entry<SemaphoreHolders> {
         }
         boolean ended = false;
         try {
-            h.service().release();
+            h.service.release();
             ended = true;
+            h.watch.released();
         } catch (SemaphoreLostException e) {
             ended = true;
-            throw new SemaphoreLostException(
+            SemaphoreLostException lost = new SemaphoreLostException(
                     "permit " + permit.guardKey() + " (token " + permit.token().value() + ") of semaphore '" + name
                             + "' was lost before its release: " + e.getMessage(),
                     e);
+            h.watch.lost(lost);
+            throw lost;
         } catch (RuntimeException e) {
-            ended = h.service()
+            ended = h.service
                     .held()
                     .filter(p -> p.token().equals(permit.token()))
                     .isEmpty(); // given up, not refused
+            if (ended) {
+                h.watch.lost(e); // the release did not complete: given up
+            }
             throw e;
         } finally {
             if (ended) {
-                h.ended().completeAsync(() -> null); // off the releasing thread
-                h.holders().giveBack(h.service());
+                h.ended.completeAsync(() -> null); // off the releasing thread
+                h.holders.giveBack(h.service);
             } else {
                 held.put(permit, h); // still held: the caller may retry
             }
@@ -336,7 +375,7 @@ final class SemaphoreEntry extends Entry<SemaphoreHolders> {
         if (h == null) {
             throw notHeld(permit);
         }
-        return h.ended().minimalCompletionStage();
+        return h.ended.minimalCompletionStage();
     }
 
     Optional<SemaphoreLostException> err(Permit permit) {

@@ -1,6 +1,7 @@
 package io.disco.provider.etcd;
 
 import io.disco.client.Disco;
+import io.disco.client.DiscoOptions;
 import io.disco.client.TestableBackend;
 import io.disco.core.Claimant;
 import io.disco.core.Primitive;
@@ -220,9 +221,24 @@ public final class EtcdProvider {
      * @throws io.disco.fencing.DiscoException if etcd does not grant the first lease in time
      */
     public static Disco disco(Client client, EtcdOptions options) {
+        return disco(client, options, DiscoOptions.defaults());
+    }
+
+    /**
+     * {@link #disco(Client, EtcdOptions)} with the client's backend-neutral options: its observers of acquisitions
+     * and holds (for example {@code DiscoObservations.of(observationRegistry)} of disco-micrometer).
+     *
+     * @param client the caller's jetcd client; never closed by the returned client
+     * @param options every session's TTL, request timeout, callback executor and listeners
+     * @param discoOptions the client's own options
+     * @return the client; close it at shutdown
+     * @throws NullPointerException if an argument is null
+     * @throws io.disco.fencing.DiscoException if etcd does not grant the first lease in time
+     */
+    public static Disco disco(Client client, EtcdOptions options, DiscoOptions discoOptions) {
         Objects.requireNonNull(client, "client");
         Objects.requireNonNull(options, "options");
-        return Disco.over(new EtcdDiscoBackend(client, options));
+        return Disco.over(new EtcdDiscoBackend(client, options), discoOptions);
     }
 
     /**
@@ -238,9 +254,23 @@ public final class EtcdProvider {
      * @throws NullPointerException if an argument is null
      */
     public static Disco healingDisco(Client client, EtcdOptions options) {
+        return healingDisco(client, options, DiscoOptions.defaults());
+    }
+
+    /**
+     * {@link #healingDisco(Client, EtcdOptions)} with the client's backend-neutral options: its observers of
+     * acquisitions and holds.
+     *
+     * @param client the caller's jetcd client; never closed by the returned client
+     * @param options every session's TTL, request timeout, callback executor and listeners
+     * @param discoOptions the client's own options
+     * @return the client, up or healing; close it at shutdown
+     * @throws NullPointerException if an argument is null
+     */
+    public static Disco healingDisco(Client client, EtcdOptions options, DiscoOptions discoOptions) {
         Objects.requireNonNull(client, "client");
         Objects.requireNonNull(options, "options");
-        return Disco.healing(new EtcdDiscoBackend(client, options));
+        return Disco.healing(new EtcdDiscoBackend(client, options), discoOptions);
     }
 
     /**

@@ -1,6 +1,8 @@
 package io.disco.spring.boot;
 
+import io.disco.client.AcquisitionObserver;
 import io.disco.client.Disco;
+import io.disco.client.DiscoOptions;
 import io.disco.core.SessionListener;
 import io.disco.election.LeadershipRunner;
 import io.disco.fencing.DiscoException;
@@ -34,7 +36,8 @@ import org.springframework.core.io.ResourceLoader;
  *       {@link EtcdClients}' rule: {@code https://} endpoints are always TLS, verified with the SSL bundle's
  *       trust store or the JVM's default one; closed by the context, after everything that uses it;</li>
  *   <li>the {@link EtcdOptions} every session uses, with every {@link SessionListener} bean (the metrics);</li>
- *   <li>the {@link Disco} client, one per application. If etcd cannot be reached at startup the client
+ *   <li>the {@link Disco} client, one per application, with every {@link AcquisitionObserver} bean (the
+ *       observations of {@link DiscoObservationAutoConfiguration}). If etcd cannot be reached at startup the client
  *       starts healing (its health is DOWN) and gets its lease once etcd answers, unless
  *       {@code disco.fail-fast=true}, which fails startup instead, with Boot's failure analysis (what failed,
  *       the endpoints, the cause and what to do; {@link DiscoStartupFailureAnalyzer}) rather than a stack trace;</li>
@@ -197,6 +200,8 @@ public class DiscoAutoConfiguration {
      * @param client the jetcd client
      * @param options the sessions' options
      * @param properties {@code disco.fail-fast}
+     * @param observers every acquisition observer bean, in order (the observations of
+     *     {@link DiscoObservationAutoConfiguration} among them)
      * @return the client of this application; the context closes it (after {@link DiscoLifecycle} did)
      * @throws IllegalStateException with {@code disco.fail-fast=true}, if the client could not get its first
      *     lease in time: the provider's {@code DiscoException} (naming the endpoints and the cause) is its cause,
@@ -204,12 +209,18 @@ public class DiscoAutoConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
-    public Disco disco(Client client, EtcdOptions options, DiscoProperties properties) {
+    public Disco disco(
+            Client client,
+            EtcdOptions options,
+            DiscoProperties properties,
+            ObjectProvider<AcquisitionObserver> observers) {
+        DiscoOptions.Builder clientOptions = DiscoOptions.builder();
+        observers.orderedStream().forEach(clientOptions::observer);
         if (!properties.failFast()) {
-            return EtcdProvider.healingDisco(client, options);
+            return EtcdProvider.healingDisco(client, options, clientOptions.build());
         }
         try {
-            return EtcdProvider.disco(client, options);
+            return EtcdProvider.disco(client, options, clientOptions.build());
         } catch (DiscoException e) {
             BuiltClient ours = built;
             throw new DiscoStartupException(ours != null && ours.client() == client ? ours.endpoints() : List.of(), e);
