@@ -63,7 +63,7 @@ final class GrantLoss<G extends Fenced, E extends DiscoException> {
         if (end == null) {
             return;
         }
-        core.unregister(names.name, member);
+        core.unregister(member);
         if (end.acquisition() != null) {
             end.acquisition().fail(end.loss());
         }

@@ -157,18 +157,18 @@ final class SessionCore implements SessionLiveness.Renewals {
      * @throws IllegalStateException if the session is closed or lost (also because its client is closed), or has
      *     a service on {@code name}
      */
-    <T extends SessionMember> T register(String name, Supplier<T> make) {
+    <T extends SessionMember> T register(String name, boolean shared, Supplier<T> make) {
         liveness.checkClientOpen();
-        return status.whileUsable(this::toString, () -> services.add(name, make));
+        return status.whileUsable(this::toString, () -> services.add(name, shared, make));
     }
 
-    /** @throws IllegalStateException if this session has a service on {@code name} */
-    void checkFree(String name) {
-        services.checkFree(name);
+    /** @throws IllegalStateException if this session has a service on {@code name} that cannot share it (see {@link ServiceRegistry#checkFree}) */
+    void checkFree(String name, boolean shared) {
+        services.checkFree(name, shared);
     }
 
-    void unregister(String name, SessionMember member) {
-        services.remove(name, member);
+    void unregister(SessionMember member) {
+        services.remove(member);
     }
 
     /** A background delete that Curator keeps retrying until it succeeds or the session ends. */

@@ -68,7 +68,7 @@ final class ZkElectionService extends ZkQueueService<Leadership, LeadershipLostE
      */
     static ZkElectionService create(SessionCore core, String name, Runnable afterClose) {
         String checked = ZooKeeperNodes.checkName(name);
-        return core.register(checked, () -> new ZkElectionService(core, checked, afterClose));
+        return core.register(checked, false, () -> new ZkElectionService(core, checked, afterClose));
     }
 
     @Override

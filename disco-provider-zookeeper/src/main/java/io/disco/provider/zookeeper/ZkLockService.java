@@ -40,7 +40,7 @@ final class ZkLockService extends ZkQueueService<Grant, LockLostException> imple
      */
     static ZkLockService create(SessionCore core, String name) {
         String checked = ZooKeeperNodes.checkName(name);
-        return core.register(checked, () -> new ZkLockService(core, checked));
+        return core.register(checked, false, () -> new ZkLockService(core, checked));
     }
 
     @Override

@@ -296,7 +296,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
         if (closing == null) {
             return;
         }
-        core.unregister(name, this);
+        core.unregister(this);
         QueueAttempt<G> a = closing.acquisition();
         if (a != null) {
             a.future.completeExceptionally(new IllegalStateException("the " + what() + " on " + name + " was closed"));

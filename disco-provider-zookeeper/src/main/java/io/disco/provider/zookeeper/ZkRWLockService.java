@@ -70,7 +70,7 @@ final class ZkRWLockService extends ZkQueueService<RWGrant, RWLockLostException>
      */
     static ZkRWLockService create(SessionCore core, String name) {
         String checked = ZooKeeperNodes.checkName(name);
-        return core.register(checked, () -> new ZkRWLockService(core, checked));
+        return core.register(checked, false, () -> new ZkRWLockService(core, checked));
     }
 
     /** The writers queued behind the latest read grant, or null before the first asks. */

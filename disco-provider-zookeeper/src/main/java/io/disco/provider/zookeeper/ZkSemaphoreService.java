@@ -73,7 +73,8 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
      *
      * @throws IllegalArgumentException if {@code name} is blank or invalid, {@code limit < 1}, or the semaphore
      *                                  exists with another limit
-     * @throws IllegalStateException if the session has a service on {@code name}, or is closed or lost
+     * @throws IllegalStateException if the session has a service on {@code name} other than a semaphore, or is closed
+     *     or lost
      * @throws DiscoException if ZooKeeper failed while the limit was checked
      */
     static ZkSemaphoreService create(SessionCore core, String name, int limit) {
@@ -81,9 +82,9 @@ final class ZkSemaphoreService extends ZkQueueService<Permit, SemaphoreLostExcep
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be at least 1, got " + limit);
         }
-        core.checkFree(checked);
+        core.checkFree(checked, true);
         checkLimit(core.client(), checked, limit);
-        return core.register(checked, () -> new ZkSemaphoreService(core, checked, limit));
+        return core.register(checked, true, () -> new ZkSemaphoreService(core, checked, limit));
     }
 
     /**

@@ -18,7 +18,8 @@ import org.apache.curator.framework.imps.CuratorFrameworkState;
 
 /**
  * One owner on ZooKeeper: the session of a started {@code CuratorFramework}, on which locks, read/write locks,
- * semaphores and elections are created, at most one per name. The public front of the session: it opens it
+ * semaphores and elections are created, at most one per name (semaphores excepted: one session may hold several
+ * permits of one semaphore, a service each). The public front of the session: it opens it
  * ({@code SessionHandOut}), has the services make themselves on it and answers for it; what the services see of
  * the session, and what runs it, is its {@code SessionCore}.
  *
@@ -130,7 +131,7 @@ public final class ZooKeeperSession implements DiscoSession {
      * @throws NullPointerException if {@code name} is null
      * @throws IllegalArgumentException if {@code name} is blank or invalid, {@code limit < 1}, or the semaphore
      *                                  exists with another limit
-     * @throws IllegalStateException if this session already has a service on {@code name}, or is closed or lost
+     * @throws IllegalStateException if this session already has a service on {@code name} other than a semaphore, or is closed or lost
      * @throws DiscoException if ZooKeeper failed while the limit was checked
      */
     public SemaphoreService newSemaphore(String name, int limit) {
