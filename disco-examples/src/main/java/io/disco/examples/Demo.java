@@ -181,7 +181,8 @@ public final class Demo {
                     BootExample.SCENARIO,
                     () -> Verdict.notApplicable(
                             BootExample.SCENARIO,
-                            "not applicable on ZooKeeper: the Spring Boot starter configures etcd only (disco.etcd.endpoints)"));
+                            "not applicable on ZooKeeper: the scenario runs the example application on the demo's etcd (its"
+                                    + " zookeeper profile runs it on ZooKeeper: ExampleApplicationOnZooKeeperTest)"));
         } catch (Exception e) {
             say.step("could not set up the demo: %s", e.getMessage() == null ? e : e.getMessage());
             Say.OUT.println("VERDICT demo: setup failed — FAILED");

@@ -183,11 +183,13 @@ public final class EtcdTls {
         return dir.resolve("client-key.pem");
     }
 
-    Path serverCertFile() {
+    /** @return the server certificate (PEM) for {@code 127.0.0.1} and {@code localhost}: etcd's, or another server's in a test */
+    public Path serverCertFile() {
         return dir.resolve("server.pem");
     }
 
-    Path serverKeyFile() {
+    /** @return the server's private key (PEM, PKCS#8) */
+    public Path serverKeyFile() {
         return dir.resolve("server-key.pem");
     }
 

@@ -40,11 +40,12 @@ final class SessionCore implements SessionLiveness.Renewals {
     private final SessionEvents events;
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     /** Who claims through this session: host and pid, looked up once; the thread and time are each claim's. */
-    private final ClaimMetadata claimant = ClaimMetadata.ofCurrentThread("");
+    private final ClaimMetadata claimant;
 
     /** Starts the session's threads and its liveness checks on a session ready to be handed out. */
     SessionCore(DiscoSession front, CuratorFramework client, ZooKeeperOptions options, SessionHandOut.Opened opened) {
         this.front = front;
+        this.claimant = ClaimMetadata.ofCurrentThread(options.clientId());
         this.client = client;
         this.requestTimeout = options.requestTimeout();
         this.connectString = client.getZookeeperClient().getCurrentConnectionString();

@@ -17,10 +17,9 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.ZooKeeper;
 
 /**
- * The ZooKeeper backend's one owner ({@link ZooKeeperDiscoBackend}): a {@link ZooKeeperSession} on a
- * {@code CuratorFramework} of its own, its services, listing, {@code done()} and {@code err()} the session's,
- * {@link #id()} its session id in hex. Closing it closes the session and then the client, and leaves the backend's
- * open owners.
+ * An owner of the test hooks' backend ({@link ZooKeeperDiscoBackend}): a {@link ZooKeeperSession} (itself the
+ * owner of the application's client, {@link ZooKeeperProvider}) on a {@code CuratorFramework} of its own, everything
+ * it answers the session's. Closing it closes the session and then the client, and leaves the backend's open owners.
  */
 final class SessionOwner implements DiscoBackend.Owner {
 
@@ -108,13 +107,12 @@ final class SessionOwner implements DiscoBackend.Owner {
 
     @Override
     public String id() {
-        return Long.toHexString(session.sessionId());
+        return session.id();
     }
 
     @Override
     public String describe() {
-        return "session 0x" + Long.toHexString(session.sessionId()) + " (timeout "
-                + session.ttl().toMillis() + " ms)";
+        return session.describe();
     }
 
     @Override

@@ -16,10 +16,12 @@ import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * ZooKeeper behind the client ({@code Disco.over(ZooKeeperDiscoBackend.over(builder, options))}). An owner is a
- * ZooKeeper session, and a ZooKeeper session is a client: every {@link #open()} builds a new
- * {@code CuratorFramework} from the caller's builder, starts it and opens a {@link ZooKeeperSession} on it; the
- * owner closes that client when it is closed. The caller's builder is only read.
+ * ZooKeeper behind the client with the test hooks ({@code Disco.over(ZooKeeperDiscoBackend.over(builder, options))}),
+ * for tests, demos and fault runs; an application's client runs on its own {@code CuratorFramework} instead
+ * ({@link ZooKeeperProvider}). Here an owner is a ZooKeeper session of its own, and a ZooKeeper session is a client:
+ * every {@link #open()} builds a new {@code CuratorFramework} from the caller's builder, starts it and opens a
+ * {@link ZooKeeperSession} on it (the same owner as the application's client's); the owner closes that client when
+ * it is closed, so that owners can be frozen and ended one by one. The caller's builder is only read.
  *
  * <p>The test hooks ({@link TestableBackend}), for tests, demos and fault runs:
  * <ul>

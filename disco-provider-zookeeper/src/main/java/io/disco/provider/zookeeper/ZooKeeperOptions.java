@@ -18,8 +18,13 @@ public final class ZooKeeperOptions {
     private final Executor callbackExecutor;
     private final Duration ownerWait;
     private final List<SessionListener> listeners;
+    private final String clientId;
+
+    /** The longest client id: the data of a node should stay small. */
+    static final int MAX_CLIENT_ID_LENGTH = 256;
 
     private ZooKeeperOptions(Builder b) {
+        this.clientId = b.clientId;
         this.listeners = List.copyOf(b.listeners);
         this.connectTimeout = b.connectTimeout;
         this.requestTimeout = b.requestTimeout;
@@ -62,11 +67,22 @@ public final class ZooKeeperOptions {
     }
 
     /**
-     * @return how long an acquisition of the client ({@code Disco} over {@link ZooKeeperDiscoBackend}) waits for a
-     *     session while it has none; empty for the default, the session timeout the client's builder asks for
+     * @return how long an acquisition of the client ({@link ZooKeeperProvider}'s, or {@code Disco} over a
+     *     {@link ZooKeeperDiscoBackend}) waits for a session while it has none; empty for the default, the session
+     *     timeout: for {@code ZooKeeperProvider} the one ZooKeeper negotiated with the application's client (30 s if
+     *     it has not connected yet when the client is made), for a {@code ZooKeeperDiscoBackend} its builder's
      */
     public java.util.Optional<Duration> ownerWait() {
         return java.util.Optional.ofNullable(ownerWait);
+    }
+
+    /**
+     * @return the application's name for itself, written with the host, the process id, the acquiring thread's name
+     *     and the time into the data of every lock, read/write lock and semaphore node it creates (see
+     *     {@link io.disco.core.ClaimMetadata}); empty by default
+     */
+    public String clientId() {
+        return clientId;
     }
 
     /** Builds {@link ZooKeeperOptions}. */
@@ -75,9 +91,28 @@ public final class ZooKeeperOptions {
         private Duration requestTimeout = Duration.ofSeconds(10);
         private Executor callbackExecutor;
         private Duration ownerWait;
+        private String clientId = "";
         private final List<SessionListener> listeners = new ArrayList<>();
 
         private Builder() {}
+
+        /**
+         * @param clientId the application's name for itself (for example its service and instance), written into the
+         *     metadata of every claim (see {@link ZooKeeperOptions#clientId()}); empty for none; at most 256
+         *     characters
+         * @return this builder
+         * @throws NullPointerException if {@code clientId} is null
+         * @throws IllegalArgumentException if {@code clientId} is longer than 256 characters
+         */
+        public Builder clientId(String clientId) {
+            Objects.requireNonNull(clientId, "clientId");
+            if (clientId.length() > MAX_CLIENT_ID_LENGTH) {
+                throw new IllegalArgumentException("clientId must be at most " + MAX_CLIENT_ID_LENGTH
+                        + " characters (it is written into every claim's node), got " + clientId.length());
+            }
+            this.clientId = clientId;
+            return this;
+        }
 
         /**
          * Adds a listener of session and service events (see {@link SessionListener}).

@@ -1,5 +1,6 @@
 package io.disco.provider.zookeeper;
 
+import io.disco.client.DiscoBackend;
 import io.disco.core.ClaimMetadata;
 import io.disco.core.Claimant;
 import io.disco.core.DiscoSession;
@@ -21,7 +22,9 @@ import org.apache.curator.framework.imps.CuratorFrameworkState;
  * semaphores and elections are created, at most one per name (semaphores excepted: one session may hold several
  * permits of one semaphore, a service each). The public front of the session: it opens it
  * ({@code SessionHandOut}), has the services make themselves on it and answers for it; what the services see of
- * the session, and what runs it, is its {@code SessionCore}.
+ * the session, and what runs it, is its {@code SessionCore}. It is the client's owner on ZooKeeper (a
+ * {@link DiscoBackend.Owner}): the client of {@link ZooKeeperProvider} opens one at a time on the application's
+ * {@code CuratorFramework}, a {@link ZooKeeperDiscoBackend} one on each client it builds.
  *
  * <h2>Loss</h2>
  * The session's time to live is the client's negotiated session timeout {@code T}. The session sends a
@@ -46,7 +49,7 @@ import org.apache.curator.framework.imps.CuratorFrameworkState;
  * session; it does not close the {@code CuratorFramework}, which belongs to the caller (closing it ends the
  * ZooKeeper session, and with it any node left behind).
  */
-public final class ZooKeeperSession implements DiscoSession {
+public final class ZooKeeperSession implements DiscoSession, DiscoBackend.Owner {
 
     /** Everything but the public face: what the services depend on. */
     private final SessionCore core;
@@ -233,6 +236,18 @@ public final class ZooKeeperSession implements DiscoSession {
     @Override
     public long leaseId() {
         return core.sessionId();
+    }
+
+    /** @return the ZooKeeper session id in hex, as the client's status and the owners of nodes name it */
+    @Override
+    public String id() {
+        return Long.toHexString(core.sessionId());
+    }
+
+    /** @return {@code session 0x<id> (timeout <ms> ms)}, as the client's messages name an owner */
+    @Override
+    public String describe() {
+        return "session 0x" + id() + " (timeout " + core.ttl().toMillis() + " ms)";
     }
 
     /**

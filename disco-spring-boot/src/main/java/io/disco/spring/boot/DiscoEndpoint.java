@@ -11,7 +11,7 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
 /**
  * The read-only actuator endpoint {@code disco}: the client's status and what this instance holds and
- * waits for (name, primitive, state, key, token, since). Local: no request to etcd. Expose it like any
+ * waits for (name, primitive, state, key, token, since). Local: no request to the backend. Expose it like any
  * endpoint ({@code management.endpoints.web.exposure.include=health,disco}).
  */
 @Endpoint(id = "disco")

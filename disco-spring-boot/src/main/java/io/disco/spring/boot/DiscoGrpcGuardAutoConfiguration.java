@@ -2,8 +2,8 @@ package io.disco.spring.boot;
 
 import io.disco.fencing.guard.Guard;
 import io.disco.fencing.guard.GuardServerInterceptor;
+import io.disco.fencing.guard.IssuedBound;
 import io.disco.micrometer.DiscoMetrics;
-import io.etcd.jetcd.Client;
 import io.grpc.Metadata;
 import io.grpc.ServerInterceptor;
 import org.springframework.beans.factory.ObjectProvider;
@@ -33,7 +33,7 @@ public class DiscoGrpcGuardAutoConfiguration {
 
     /**
      * @param properties {@code disco.guard.grpc.*}
-     * @param client this application's jetcd client, for the issued bound, if any
+     * @param bound the backend's issued bound, if any
      * @param metrics the metrics, if any
      * @return the interceptor, global to Spring gRPC's servers
      */
@@ -41,10 +41,10 @@ public class DiscoGrpcGuardAutoConfiguration {
     @GlobalServerInterceptor
     @ConditionalOnMissingBean(name = INTERCEPTOR_NAME)
     public GuardServerInterceptor discoGuardServerInterceptor(
-            DiscoProperties properties, ObjectProvider<Client> client, ObjectProvider<DiscoMetrics> metrics) {
+            DiscoProperties properties, ObjectProvider<IssuedBound> bound, ObjectProvider<DiscoMetrics> metrics) {
         DiscoProperties.Grpc grpc = properties.guard().grpc();
         Guard.Builder builder = DiscoGuardAutoConfiguration.guard(
-                grpc.drainTimeout(), grpc.store(), grpc.issuedBound(), "grpc", client, metrics);
+                grpc.drainTimeout(), grpc.store(), grpc.issuedBound(), "grpc", bound, metrics);
         if (grpc.keyMetadata() == null || grpc.keyMetadata().isBlank()) {
             return new GuardServerInterceptor(builder.build());
         }

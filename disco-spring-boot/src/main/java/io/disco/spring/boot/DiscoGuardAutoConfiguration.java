@@ -3,9 +3,8 @@ package io.disco.spring.boot;
 import io.disco.fencing.guard.Guard;
 import io.disco.fencing.guard.GuardFilter;
 import io.disco.fencing.guard.GuardStore;
+import io.disco.fencing.guard.IssuedBound;
 import io.disco.micrometer.DiscoMetrics;
-import io.disco.provider.etcd.EtcdIssuedBound;
-import io.etcd.jetcd.Client;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.List;
 import java.util.function.Function;
@@ -30,8 +29,9 @@ import org.springframework.web.util.pattern.PathPatternParser;
  * registered through a {@link FilterRegistrationBean} on the configured URL patterns only (there is no
  * default: {@code disco.guard.http.url-patterns} is required), one mark for all of them or one per
  * resource key (a path variable or a header), its marks persisted in {@code store.file} if set, its
- * rejections written as RFC 9457 problem details ({@link GuardProblemDetails}). With this application's
- * jetcd client it rejects tokens etcd never issued ({@code issued-bound}); with {@link DiscoMetrics} it
+ * rejections written as RFC 9457 problem details ({@link GuardProblemDetails}). With the backend's
+ * {@link IssuedBound} (the {@code discoIssuedBound} bean of etcd's or ZooKeeper's configuration, or the
+ * application's own) it rejects tokens the backend never issued ({@code issued-bound}); with {@link DiscoMetrics} it
  * counts its requests under the resource name {@code http}. Registered at the lowest precedence, after
  * security filters, so that a request they reject never moves a mark.
  *
@@ -59,9 +59,9 @@ public class DiscoGuardAutoConfiguration {
         @Bean(FILTER_NAME)
         @ConditionalOnMissingBean(name = FILTER_NAME)
         FilterRegistrationBean<GuardFilter> discoGuardFilter(
-                DiscoProperties properties, ObjectProvider<Client> client, ObjectProvider<DiscoMetrics> metrics) {
+                DiscoProperties properties, ObjectProvider<IssuedBound> bound, ObjectProvider<DiscoMetrics> metrics) {
             DiscoProperties.Http http = properties.guard().http();
-            Guard.Builder builder = guard(http, client, metrics);
+            Guard.Builder builder = guard(http, bound, metrics);
             GuardFilter filter = switch (http.key().source()) {
                 case NONE -> new GuardFilter(builder.build());
                 case HEADER -> {
@@ -90,9 +90,9 @@ public class DiscoGuardAutoConfiguration {
         @Bean(WEB_FILTER_NAME)
         @ConditionalOnMissingBean(name = WEB_FILTER_NAME)
         GuardWebFilter discoGuardWebFilter(
-                DiscoProperties properties, ObjectProvider<Client> client, ObjectProvider<DiscoMetrics> metrics) {
+                DiscoProperties properties, ObjectProvider<IssuedBound> bound, ObjectProvider<DiscoMetrics> metrics) {
             DiscoProperties.Http http = properties.guard().http();
-            Guard.Builder builder = guard(http, client, metrics);
+            Guard.Builder builder = guard(http, bound, metrics);
             List<PathPattern> paths = http.urlPatterns().stream()
                     .map(DiscoGuardAutoConfiguration::pathPattern)
                     .toList();
@@ -126,8 +126,8 @@ public class DiscoGuardAutoConfiguration {
     }
 
     private static Guard.Builder guard(
-            DiscoProperties.Http http, ObjectProvider<Client> client, ObjectProvider<DiscoMetrics> metrics) {
-        return guard(http.drainTimeout(), http.store(), http.issuedBound(), "http", client, metrics);
+            DiscoProperties.Http http, ObjectProvider<IssuedBound> bound, ObjectProvider<DiscoMetrics> metrics) {
+        return guard(http.drainTimeout(), http.store(), http.issuedBound(), "http", bound, metrics);
     }
 
     /** A guard builder with the drain timeout, the store, the issued bound and the metrics (resource {@code name}). */
@@ -136,14 +136,14 @@ public class DiscoGuardAutoConfiguration {
             DiscoProperties.Store store,
             boolean issuedBound,
             String name,
-            ObjectProvider<Client> client,
+            ObjectProvider<IssuedBound> bound,
             ObjectProvider<DiscoMetrics> metrics) {
         Guard.Builder builder = Guard.builder().drainTimeout(drainTimeout);
         if (store.file() != null) {
             builder.store(GuardStore.file(store.file()));
         }
         if (issuedBound) {
-            client.ifAvailable(c -> builder.issuedBound(EtcdIssuedBound.of(c)));
+            bound.ifAvailable(builder::issuedBound);
         }
         metrics.ifAvailable(m -> builder.listener(m.guard(name)));
         return builder;

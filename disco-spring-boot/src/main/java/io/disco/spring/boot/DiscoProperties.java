@@ -14,10 +14,12 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param enabled whether disco is auto-configured at all
  * @param clientId the application's name for itself (for example its service and instance), written into
  *     the metadata of every claim; at most 256 characters; empty for none
- * @param failFast whether the application fails to start when etcd cannot be reached; by default it
- *     starts, its {@code disco} health is DOWN, and the client heals once etcd answers
+ * @param failFast whether the application fails to start when the backend (etcd, ZooKeeper) cannot be reached;
+ *     by default it starts, its {@code disco} health is DOWN, and the client heals once the backend answers
  * @param etcd how to reach etcd
- * @param session the lease every claim of this application is made through
+ * @param zookeeper how to reach ZooKeeper: set {@code disco.zookeeper.connect-string} (or define a
+ *     {@code CuratorFramework} bean) to run disco on ZooKeeper instead of etcd
+ * @param session the lease (on ZooKeeper: the session) every claim of this application is made through
  * @param shutdown the graceful shutdown
  * @param guard the server-side guard of this application's own resources
  */
@@ -27,6 +29,7 @@ public record DiscoProperties(
         @DefaultValue("") String clientId,
         @DefaultValue("false") boolean failFast,
         @DefaultValue Etcd etcd,
+        @DefaultValue ZooKeeper zookeeper,
         @DefaultValue Session session,
         @DefaultValue Shutdown shutdown,
         @DefaultValue Guard guard) {
@@ -39,9 +42,10 @@ public record DiscoProperties(
      *
      * @param enabled whether disco is auto-configured at all
      * @param clientId the application's name for itself; at most 256 characters
-     * @param failFast whether the application fails to start when etcd cannot be reached
+     * @param failFast whether the application fails to start when the backend cannot be reached
      * @param etcd how to reach etcd
-     * @param session the lease every claim of this application is made through
+     * @param zookeeper how to reach ZooKeeper
+     * @param session the lease (on ZooKeeper: the session) every claim of this application is made through
      * @param shutdown the graceful shutdown
      * @param guard the server-side guard of this application's own resources
      */
@@ -65,6 +69,9 @@ public record DiscoProperties(
      *     every answer, and a gRPC deadline on every unary call of the jetcd client (EtcdDeadlines);
      *     from 1 ms to 10 min
      * @param ssl TLS and mutual TLS through a Spring Boot SSL bundle
+     * @param enabled whether etcd may be disco's backend at all: {@code false} leaves the application's own jetcd
+     *     {@code Client} (or {@code EtcdConnectionDetails}) bean to other uses, so that a ZooKeeper configuration
+     *     is not refused as a second backend
      */
     public record Etcd(
             @DefaultValue("http://127.0.0.1:2379") List<String> endpoints,
@@ -73,7 +80,8 @@ public record DiscoProperties(
             String authority,
             String namespace,
             @DefaultValue("5s") Duration requestTimeout,
-            @DefaultValue Ssl ssl) {
+            @DefaultValue Ssl ssl,
+            @DefaultValue("true") boolean enabled) {
 
         /**
          * Checks the endpoints and {@code disco.etcd.request-timeout}.
@@ -85,6 +93,7 @@ public record DiscoProperties(
          * @param namespace a prefix etcd puts in front of every key
          * @param requestTimeout how long each single request to etcd may take, from 1 ms to 10 min
          * @param ssl TLS and mutual TLS through a Spring Boot SSL bundle
+         * @param enabled whether etcd may be disco's backend at all
          */
         public Etcd {
             if (endpoints.isEmpty() || endpoints.stream().anyMatch(e -> e == null || e.isBlank())) {
@@ -106,17 +115,172 @@ public record DiscoProperties(
     public record Ssl(String bundle) {}
 
     /**
+     * ZooKeeper, disco's backend when {@code connect-string} is set or the application defines a
+     * {@code CuratorFramework} bean (which is then used as it is, and never closed by disco; these properties but
+     * {@code enabled} and {@code request-timeout} are for the client the starter builds).
+     *
+     * @param enabled whether ZooKeeper may be disco's backend at all: {@code false} leaves the application's own
+     *     {@code CuratorFramework} bean to other uses, so that an etcd configuration is not refused as a second
+     *     backend
+     * @param connectString the ZooKeeper servers, {@code host:port[,host:port...][/chroot]}, for example
+     *     {@code zk-0:2181,zk-1:2181,zk-2:2181}
+     * @param sessionTimeout the session timeout the client asks for: the owner's time to live, as etcd's lease TTL
+     *     is; the server negotiates it into its own bounds ({@code minSessionTimeout} to {@code maxSessionTimeout},
+     *     by default 2 to 20 ticks), and the health shows the negotiated one; by default {@code disco.session.ttl};
+     *     from 1 ms to 24 h
+     * @param connectionTimeout how long the client waits for a connection to ZooKeeper: when a session is opened
+     *     (at startup too) and in Curator's retries; from 1 ms to 10 min
+     * @param requestTimeout how long a call that takes no timeout of its own ({@code unlock()}, a withdrawal)
+     *     waits for ZooKeeper; from 1 ms to 10 min
+     * @param auth the authentication the client adds to its connection (ZooKeeper's {@code addAuthInfo})
+     * @param ssl TLS (and mutual TLS) to the servers' secure client port
+     */
+    public record ZooKeeper(
+            @DefaultValue("true") boolean enabled,
+            String connectString,
+            Duration sessionTimeout,
+            @DefaultValue("15s") Duration connectionTimeout,
+            @DefaultValue("10s") Duration requestTimeout,
+            @DefaultValue Auth auth,
+            @DefaultValue ZooKeeperSsl ssl) {
+
+        /** The longest session timeout the client may ask for. */
+        static final Duration MAX_SESSION_TIMEOUT = Duration.ofHours(24);
+
+        /**
+         * Checks {@code disco.zookeeper.*}.
+         *
+         * @param enabled whether ZooKeeper may be disco's backend at all
+         * @param connectString the ZooKeeper servers; when set, at least one server and no blank one
+         * @param sessionTimeout the session timeout the client asks for, from 1 ms to 24 h; null for
+         *     {@code disco.session.ttl}
+         * @param connectionTimeout how long the client waits for a connection, from 1 ms to 10 min
+         * @param requestTimeout how long a call without a timeout of its own waits, from 1 ms to 10 min
+         * @param auth the authentication the client adds to its connection
+         * @param ssl TLS to the servers' secure client port
+         */
+        public ZooKeeper {
+            if (connectString != null) {
+                String servers = connectString.contains("/")
+                        ? connectString.substring(0, connectString.indexOf('/'))
+                        : connectString;
+                if (servers.isBlank()
+                        || java.util.Arrays.stream(servers.split(",", -1)).anyMatch(String::isBlank)) {
+                    throw new IllegalArgumentException("disco.zookeeper.connect-string must name at least one server"
+                            + " and no blank one, as host:port[,host:port...][/chroot], got '" + connectString + "'");
+                }
+            }
+            if (sessionTimeout != null) {
+                within("disco.zookeeper.session-timeout", sessionTimeout, Duration.ofMillis(1), MAX_SESSION_TIMEOUT);
+            }
+            within(
+                    "disco.zookeeper.connection-timeout",
+                    connectionTimeout,
+                    Duration.ofMillis(1),
+                    Duration.ofMinutes(10));
+            within("disco.zookeeper.request-timeout", requestTimeout, Duration.ofMillis(1), Duration.ofMinutes(10));
+        }
+    }
+
+    /**
+     * @param scheme ZooKeeper's authentication scheme, for example {@code digest}
+     * @param credentials the scheme's credentials, for {@code digest} {@code user:password}
+     */
+    public record Auth(String scheme, String credentials) {
+
+        /**
+         * Checks that both or neither are set.
+         *
+         * @param scheme ZooKeeper's authentication scheme
+         * @param credentials the scheme's credentials
+         */
+        public Auth {
+            if ((scheme == null) != (credentials == null)) {
+                throw new IllegalArgumentException(
+                        scheme == null
+                                ? "disco.zookeeper.auth.credentials is set but disco.zookeeper.auth.scheme is not: name"
+                                        + " the scheme (for example digest)"
+                                : "disco.zookeeper.auth.scheme is " + scheme
+                                        + " but disco.zookeeper.auth.credentials is not set (for digest: user:password)");
+            }
+            if (scheme != null && scheme.isBlank()) {
+                throw new IllegalArgumentException("disco.zookeeper.auth.scheme must not be blank");
+            }
+        }
+    }
+
+    /**
+     * TLS to ZooKeeper's secure client port, as the ZooKeeper client takes it (its Netty socket, with the key and
+     * trust stores read from files; ZooKeeper reads JKS, PKCS12 and PEM).
+     *
+     * @param enabled whether the client connects with TLS ({@code zookeeper.client.secure} on the Netty socket)
+     * @param trustStore what verifies the servers' certificates; none: the JVM's default trust store
+     * @param keyStore this client's certificate and key, for servers that ask for one (mutual TLS); none by default
+     * @param hostnameVerification whether a server's certificate must name the host the client connected to
+     */
+    public record ZooKeeperSsl(
+            @DefaultValue("false") boolean enabled,
+            @DefaultValue StoreFile trustStore,
+            @DefaultValue StoreFile keyStore,
+            @DefaultValue("true") boolean hostnameVerification) {
+
+        /**
+         * Checks that no store is given without TLS, and that every store given is a readable file.
+         *
+         * @param enabled whether the client connects with TLS
+         * @param trustStore what verifies the servers' certificates
+         * @param keyStore this client's certificate and key
+         * @param hostnameVerification whether a server's certificate must name the host
+         */
+        public ZooKeeperSsl {
+            trustStore.check("disco.zookeeper.ssl.trust-store", enabled);
+            keyStore.check("disco.zookeeper.ssl.key-store", enabled);
+        }
+
+        /**
+         * A key or trust store file, as ZooKeeper's client reads it.
+         *
+         * @param location the store's file: for the trust store, the certificates (a CA's) that verify the servers';
+         *     for the key store, this client's certificate with its private key
+         * @param password the store's password, if it has one
+         * @param type the store's format, {@code JKS}, {@code PKCS12} or {@code PEM}; by default what the file's
+         *     extension says
+         */
+        public record StoreFile(Path location, String password, String type) {
+
+            void check(String property, boolean tls) {
+                if (location == null) {
+                    if (password != null || type != null) {
+                        throw new IllegalArgumentException(
+                                property + ".password or .type is set but " + property + ".location is not");
+                    }
+                    return;
+                }
+                if (!tls) {
+                    throw new IllegalArgumentException(property + ".location is set but disco.zookeeper.ssl.enabled"
+                            + " is false: set it to true to connect with TLS, or remove the store");
+                }
+                if (!java.nio.file.Files.isReadable(location)) {
+                    throw new IllegalArgumentException(property + ".location " + location + " is not a readable file");
+                }
+            }
+        }
+    }
+
+    /**
      * @param ttl the lease TTL: how long a paused or partitioned instance keeps its locks and leaderships
-     *     before another may take them; whole seconds, from 1 s to 9,000,000,000 s
+     *     before another may take them; whole seconds, from 1 s to 9,000,000,000 s. On ZooKeeper the session
+     *     timeout the client asks for, unless {@code disco.zookeeper.session-timeout} is set
      * @param grantMargin the least lease validity a grant is handed out with; default a third of the TTL;
-     *     from 0 to less than the TTL
+     *     from 0 to less than the TTL. etcd only (a ZooKeeper session is handed out with a third of its timeout)
      * @param failoverAfter how long one etcd member may stay silent before a request is sent again
-     *     (usually to another member) and a watch is moved; from 1 ms to 1 min
+     *     (usually to another member) and a watch is moved; from 1 ms to 1 min. etcd only
      * @param ownerWait how long an acquisition ({@code lock()}, a semaphore's {@code acquire()}, ...) waits for
-     *     the client to have a lease while it has none (etcd unreachable past the TTL, or not reached yet),
-     *     counted from when it lost it; past it the acquisition throws
+     *     the client to have a lease (on ZooKeeper: a session) while it has none (the backend unreachable past the
+     *     TTL, or not reached yet), counted from when it lost it; past it the acquisition throws
      *     {@code io.disco.client.BackendUnavailableException}, naming the endpoints and the cause, so request
-     *     threads are not parked for as long as etcd is down; default the TTL; from 1 ms to 1 h
+     *     threads are not parked for as long as the backend is down; default the TTL (on ZooKeeper the session
+     *     timeout); from 1 ms to 1 h
      */
     public record Session(
             @DefaultValue("30s") Duration ttl,
@@ -182,8 +346,8 @@ public record DiscoProperties(
      * @param store where the marks are persisted so that they survive restarts
      * @param drainTimeout how long a call with a newer token waits for calls with older tokens still
      *     running before it is closed UNAVAILABLE; from 0 to 10 min
-     * @param issuedBound whether tokens above etcd's current revision are rejected instead of raising the
-     *     mark; needs the jetcd client of this application
+     * @param issuedBound whether tokens above the backend's bound (etcd's current revision, the zxid of a
+     *     ZooKeeper write) are rejected instead of raising the mark; needs the application's backend client
      */
     public record Grpc(
             @DefaultValue("false") boolean enabled,
@@ -199,7 +363,7 @@ public record DiscoProperties(
          * @param keyMetadata the request metadata entry that names a call's resource; none by default
          * @param store where the marks are persisted
          * @param drainTimeout how long a call with a newer token waits for older ones, from 0 to 10 min
-         * @param issuedBound whether tokens above etcd's current revision are rejected
+         * @param issuedBound whether tokens above the backend's bound are rejected
          */
         public Grpc {
             within("disco.guard.grpc.drain-timeout", drainTimeout, Duration.ZERO, Duration.ofMinutes(10));
@@ -214,8 +378,9 @@ public record DiscoProperties(
      * @param store where the marks are persisted so that they survive restarts
      * @param drainTimeout how long a request with a newer token waits for requests with older tokens still
      *     running before it is answered 503; from 0 to 10 min
-     * @param issuedBound whether tokens above etcd's current revision (nobody issued them) are rejected
-     *     (400) instead of raising the mark; needs the jetcd client of this application
+     * @param issuedBound whether tokens above the backend's bound (etcd's current revision, the zxid of a
+     *     ZooKeeper write: nobody issued them) are rejected (400) instead of raising the mark; needs the
+     *     application's backend client
      */
     public record Http(
             @DefaultValue("false") boolean enabled,
@@ -233,7 +398,7 @@ public record DiscoProperties(
          * @param key how a request names its resource
          * @param store where the marks are persisted
          * @param drainTimeout how long a request with a newer token waits for older ones, from 0 to 10 min
-         * @param issuedBound whether tokens above etcd's current revision are rejected (400)
+         * @param issuedBound whether tokens above the backend's bound are rejected (400)
          */
         public Http {
             if (enabled && urlPatterns.isEmpty()) {

@@ -11,7 +11,6 @@ import io.disco.spring.integration.DiscoLeaderContext;
 import io.disco.spring.integration.DiscoLock;
 import io.disco.spring.scheduling.CurrentTerm;
 import io.disco.spring.scheduling.LeaderOnly;
-import io.disco.testservers.EtcdExtension;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
@@ -21,8 +20,8 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import net.javacrumbs.shedlock.spring.annotation.EnableSchedulerLock;
 import net.javacrumbs.shedlock.spring.annotation.SchedulerLock;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -37,15 +36,17 @@ import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 /**
- * One application on a real etcd with every adapter auto-configured (issue 32): a ShedLock job and a
- * {@code @LeaderOnly} job run with their tokens, a role's initiator publishes its grant with the term's
- * token, the lock registry's lock has its token; and when the context closes, each adapter has let go
- * (ShedLock's lockAtLeastFor hold included) before {@link DiscoLifecycle} closes the client.
+ * One application on a real backend with every adapter auto-configured (issue 32; on every backend, issue 47): a
+ * ShedLock job and a {@code @LeaderOnly} job run with their tokens, a role's initiator publishes its grant with the
+ * term's token, the lock registry's lock has its token; and when the context closes, each adapter has let go
+ * (ShedLock's lockAtLeastFor hold included) before {@link DiscoLifecycle} closes the client. On etcd
+ * ({@link DiscoAdaptersApplicationOnEtcdTest}) and on ZooKeeper ({@link DiscoAdaptersApplicationOnZooKeeperTest}),
+ * the backend chosen by properties alone.
  */
-class DiscoAdaptersApplicationTest {
+abstract class DiscoAdaptersApplicationTest {
 
-    @RegisterExtension
-    static final EtcdExtension ETCD = EtcdExtension.sharedMember();
+    /** @return the properties that put the application on the backend */
+    abstract String[] backendProperties();
 
     static final String BASE = "/boot-adapters/" + UUID.randomUUID();
 
@@ -126,6 +127,15 @@ class DiscoAdaptersApplicationTest {
         }
     }
 
+    /** The record is static (the application's beans write it): each class starts it empty. */
+    @BeforeEach
+    void nothingHappenedYet() {
+        EVENTS.clear();
+        SHED_TOKENS.clear();
+        LEADER_TOKENS.clear();
+        heldAtClose = null;
+    }
+
     @Test
     void theAdaptersRunWithTheirTokensAndLetGoBeforeTheClientCloses() {
         new ApplicationContextRunner()
@@ -135,9 +145,8 @@ class DiscoAdaptersApplicationTest {
                         DiscoLeaderOnlyAutoConfiguration.class,
                         DiscoIntegrationAutoConfiguration.class))
                 .withUserConfiguration(App.class)
+                .withPropertyValues(backendProperties())
                 .withPropertyValues(
-                        "disco.etcd.endpoints="
-                                + String.join(",", ETCD.cluster().endpoints()),
                         "disco.session.ttl=5s",
                         "disco.shedlock.prefix=" + BASE + "/shedlock",
                         "disco.integration.lock-registry.prefix=" + BASE + "/locks",

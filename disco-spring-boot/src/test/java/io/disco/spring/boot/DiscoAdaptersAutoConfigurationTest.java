@@ -8,7 +8,6 @@ import io.disco.shedlock.DiscoLockProvider;
 import io.disco.spring.integration.DiscoLeaderInitiator;
 import io.disco.spring.integration.DiscoLockRegistry;
 import io.disco.spring.scheduling.EnableLeaderOnly;
-import io.disco.testservers.EtcdExtension;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -17,7 +16,6 @@ import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -29,12 +27,14 @@ import org.springframework.integration.support.locks.LockRegistry;
 /**
  * The starter's wiring of the adapters (issue 32): ShedLock's lock provider, {@code @LeaderOnly}, Spring
  * Integration's lock registry and one leader initiator per role, each under its conditions: its classes, a
- * {@code Disco} bean, its property, and no bean of the application's in its place.
+ * {@code Disco} bean, its property, and no bean of the application's in its place. The same on every backend
+ * (issue 47): on etcd ({@link DiscoAdaptersAutoConfigurationOnEtcdTest}) and on ZooKeeper
+ * ({@link DiscoAdaptersAutoConfigurationOnZooKeeperTest}).
  */
-class DiscoAdaptersAutoConfigurationTest {
+abstract class DiscoAdaptersAutoConfigurationTest {
 
-    @RegisterExtension
-    static final EtcdExtension ETCD = EtcdExtension.sharedMember();
+    /** @return the properties that put the application on the backend */
+    abstract String[] backendProperties();
 
     /** The bean {@code @EnableLeaderOnly} registers (its class is package-private). */
     static final String ELECTIONS = "io.disco.spring.scheduling.LeaderOnlyElections";
@@ -48,10 +48,8 @@ class DiscoAdaptersAutoConfigurationTest {
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
                 .withConfiguration(ALL)
-                .withPropertyValues(
-                        "disco.etcd.endpoints="
-                                + String.join(",", ETCD.cluster().endpoints()),
-                        "disco.session.ttl=5s");
+                .withPropertyValues(backendProperties())
+                .withPropertyValues("disco.session.ttl=5s");
     }
 
     @Test

@@ -6,8 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.disco.client.Disco;
 import io.disco.client.DiscoStatus;
 import io.disco.lock.FencedLock;
-import io.disco.testservers.EtcdCluster;
-import io.disco.testservers.EtcdExtension;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,22 +16,21 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.context.annotation.Bean;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * etcd down under a web application whose requests call {@code lock()} (issue 45, item 3): with more such
+ * The backend down under a web application whose requests call {@code lock()} (issue 45, item 3): with more such
  * requests than the server has threads, every one of them ends within the owner wait
  * ({@code disco.session.owner-wait}), so the actuator's health keeps answering (DOWN, with the reason) instead of
- * queueing behind parked threads for as long as etcd is down, which would have a liveness probe restart a healthy
- * pod; the health contributor itself answers at once.
+ * queueing behind parked threads for as long as the backend is down, which would have a liveness probe restart a
+ * healthy pod; the health contributor itself answers at once. On etcd ({@link DiscoOutageHealthOnEtcdTest}) and on
+ * ZooKeeper ({@link DiscoOutageHealthOnZooKeeperTest}).
  */
 @SpringBootTest(
         classes = DiscoOutageHealthTest.App.class,
@@ -47,19 +44,17 @@ import org.springframework.web.bind.annotation.RestController;
             "management.endpoints.web.exposure.include=health",
             "management.endpoint.health.show-details=always"
         })
-class DiscoOutageHealthTest {
+abstract class DiscoOutageHealthTest {
 
-    @RegisterExtension
-    static final EtcdExtension ETCD = EtcdExtension.singleMember();
+    /** Takes the backend away: its one member stops. */
+    abstract void stopBackend();
+
+    /** Brings the backend back. */
+    abstract void startBackend();
 
     @SpringBootConfiguration
     @EnableAutoConfiguration
     static class App {
-
-        @Bean
-        EtcdConnectionDetails testEtcd() {
-            return EtcdConnectionDetails.of(ETCD.cluster().endpoints());
-        }
 
         /** The README's pattern of old: {@code lock()} on a request thread. */
         @RestController
@@ -105,13 +100,12 @@ class DiscoOutageHealthTest {
     }
 
     @Test
-    void healthAnswersWhileRequestsCallLockWithEtcdDown() throws Exception {
+    void healthAnswersWhileRequestsCallLockWithTheBackendDown() throws Exception {
         assertThat(get("/work", Duration.ofSeconds(10))
                         .get(20, TimeUnit.SECONDS)
                         .statusCode())
                 .isEqualTo(200);
-        EtcdCluster etcd = ETCD.cluster();
-        etcd.stopMember(0);
+        stopBackend();
         try {
             await().atMost(Duration.ofSeconds(15)).until(() -> disco.status().state() == DiscoStatus.State.HEALING);
             // three times as many lock() requests as the server has threads
@@ -144,7 +138,7 @@ class DiscoOutageHealthTest {
                 assertThat(w.get(30, TimeUnit.SECONDS).statusCode()).isGreaterThanOrEqualTo(500);
             }
         } finally {
-            etcd.startMember(0);
+            startBackend();
         }
         await().atMost(Duration.ofSeconds(30)).until(() -> disco.status().state() == DiscoStatus.State.UP);
         assertThat(get("/work", Duration.ofSeconds(10))

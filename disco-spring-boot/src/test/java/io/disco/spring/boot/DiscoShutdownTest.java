@@ -6,10 +6,6 @@ import io.disco.client.Disco;
 import io.disco.client.DiscoStatus;
 import io.disco.election.LeadershipRunner;
 import io.disco.lock.FencedLock;
-import io.disco.provider.etcd.EtcdOptions;
-import io.disco.provider.etcd.EtcdProvider;
-import io.disco.testservers.EtcdExtension;
-import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -17,68 +13,55 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.core.env.Environment;
 
 /**
  * Graceful shutdown in order (issue 31, item 4): two instances of one application campaign in one
  * election and take one lock; the leader, which also holds the lock, shuts down gracefully, and the other
  * leads and gets the lock within 1 s (the TTL is 10 s: without the shutdown's step-down and revoke it
  * would wait for the lease to expire). When its task is told to stop, the leader's client still has its
- * lease: leaderships step down before the client closes.
+ * lease: leaderships step down before the client closes. On etcd ({@link DiscoShutdownOnEtcdTest}) and on
+ * ZooKeeper ({@link DiscoShutdownOnZooKeeperTest}, where the session ends instead of the lease): each makes its
+ * leadership runner bean as its backend does.
  */
-class DiscoShutdownTest {
+abstract class DiscoShutdownTest {
 
-    @RegisterExtension
-    static final EtcdExtension ETCD = EtcdExtension.sharedMember();
+    /** @return the application: a {@code LeadershipRunner} bean campaigning with {@link #leaderOptions} */
+    abstract Class<?> app();
+
+    /** @return the properties that put the application on the backend */
+    abstract String[] backendProperties();
 
     /** Per instance: when it began to lead, and the client's state when its term ended. */
     static final Map<String, CompletableFuture<Long>> LED = new ConcurrentHashMap<>();
 
     static final Map<String, CompletableFuture<DiscoStatus.State>> CLIENT_AT_STEP_DOWN = new ConcurrentHashMap<>();
 
-    @SpringBootConfiguration
-    @EnableAutoConfiguration
-    static class LeaderApp {
-
-        @Bean
-        LeadershipRunner leader(
-                Client client,
-                EtcdOptions options,
-                Environment env,
-                org.springframework.beans.factory.ObjectProvider<Disco> disco) {
-            String me = env.getRequiredProperty("test.instance");
-            return EtcdProvider.newLeadershipRunner(
-                    client,
-                    env.getRequiredProperty("test.election"),
-                    LeadershipRunner.Options.of(me, term -> {
-                        LED.get(me).complete(System.nanoTime());
-                        try {
-                            term.ended().toCompletableFuture().get();
-                        } finally {
-                            CLIENT_AT_STEP_DOWN
-                                    .get(me)
-                                    .complete(disco.getObject().status().state());
-                        }
-                    }),
-                    options);
-        }
+    /**
+     * The leader's task of instance {@code me}: records when it began to lead and, when its term ends, the state
+     * of the instance's client.
+     */
+    static LeadershipRunner.Options leaderOptions(String me, ObjectProvider<Disco> disco) {
+        return LeadershipRunner.Options.of(me, term -> {
+            LED.get(me).complete(System.nanoTime());
+            try {
+                term.ended().toCompletableFuture().get();
+            } finally {
+                CLIENT_AT_STEP_DOWN.get(me).complete(disco.getObject().status().state());
+            }
+        });
     }
 
-    private static ConfigurableApplicationContext start(String instance, String election) {
+    private ConfigurableApplicationContext start(String instance, String election) {
         LED.put(instance, new CompletableFuture<>());
         CLIENT_AT_STEP_DOWN.put(instance, new CompletableFuture<>());
-        return new SpringApplicationBuilder(LeaderApp.class)
+        return new SpringApplicationBuilder(app())
                 .web(WebApplicationType.NONE)
+                .properties(backendProperties())
                 .properties(
-                        "disco.etcd.endpoints="
-                                + String.join(",", ETCD.cluster().endpoints()),
                         "disco.session.ttl=10s",
                         "test.instance=" + instance,
                         "test.election=" + election,

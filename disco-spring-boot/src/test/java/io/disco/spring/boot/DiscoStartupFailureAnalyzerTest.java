@@ -10,9 +10,13 @@ import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdProvider;
 import io.etcd.jetcd.Client;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryNTimes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.BeanCreationException;
@@ -30,7 +34,8 @@ import org.springframework.core.env.Environment;
  * {@code disco.fail-fast=true} with etcd unreachable (issue 51, item 7): a real application's startup fails with
  * Boot's "APPLICATION FAILED TO START" report (what failed, the endpoints, the cause, what to do), not a stack
  * trace; the analyzer, registered in {@code META-INF/spring.factories}, claims that failure and no other, not even
- * a {@code DiscoException} that the application's own bean throws.
+ * a {@code DiscoException} that the application's own bean throws. The same with ZooKeeper unreachable (issue 47):
+ * the connect string, the cause per server, what to do.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class DiscoStartupFailureAnalyzerTest {
@@ -139,6 +144,92 @@ class DiscoStartupFailureAnalyzerTest {
                 .isNull();
         assertThat(new DiscoStartupFailureAnalyzer().analyze(new IllegalStateException("no")))
                 .isNull();
+    }
+
+    /** Its own ZooKeeper client, started, on a connect string nobody listens on. */
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class OwnCuratorApp {
+        @Bean(destroyMethod = "close")
+        CuratorFramework myCurator(Environment env) {
+            CuratorFramework client = CuratorFrameworkFactory.newClient(
+                    env.getRequiredProperty("test.connect-string"), 10_000, 500, new RetryNTimes(0, 100));
+            client.start();
+            return client;
+        }
+    }
+
+    /** A ZooKeeper connect string nothing listens on: a port the system handed out and that was closed again. */
+    private static String nobodyListensForZooKeeper() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return "127.0.0.1:" + socket.getLocalPort();
+        }
+    }
+
+    @Test
+    void zooKeeperUnreachableWithFailFastIsReportedWithTheConnectStringTheCauseAndWhatToDo(CapturedOutput output)
+            throws IOException {
+        String connectString = nobodyListensForZooKeeper();
+        FailureAnalysis analysis = analyzedStartupFailure(
+                App.class,
+                "disco.fail-fast=true",
+                "disco.zookeeper.connect-string=" + connectString,
+                "disco.zookeeper.connection-timeout=500ms");
+        assertThat(analysis.getDescription())
+                .contains(
+                        "The disco client could not get its session from ZooKeeper at startup",
+                        "disco.fail-fast=true",
+                        "Connect string: " + connectString,
+                        "connection refused");
+        assertThat(analysis.getAction())
+                .contains(
+                        "Start ZooKeeper at that connect string",
+                        "disco.zookeeper.connect-string",
+                        "set disco.fail-fast=false");
+        assertThat(output.getOut())
+                .contains("APPLICATION FAILED TO START", "Connect string: " + connectString)
+                .doesNotContain("Application run failed");
+    }
+
+    @Test
+    void theApplicationsOwnCuratorFrameworkIsNamedAsSuch() throws IOException {
+        FailureAnalysis analysis = analyzedStartupFailure(
+                OwnCuratorApp.class,
+                "disco.fail-fast=true",
+                "disco.zookeeper.connection-timeout=500ms",
+                "test.connect-string=" + nobodyListensForZooKeeper());
+        assertThat(analysis.getDescription())
+                .contains("Connect string: that of the application's own CuratorFramework bean", "connection refused");
+    }
+
+    /** The ZooKeeper provider's diagnosis per server gets its fix. */
+    @Test
+    void eachZooKeeperCauseGetsItsFix() {
+        DiscoStartupFailureAnalyzer analyzer = new DiscoStartupFailureAnalyzer();
+        List<String> cs = List.of("zk-0:2281");
+        assertThat(analyzer.analyze(new DiscoStartupException(
+                                DiscoStartupException.Backend.ZOOKEEPER,
+                                cs,
+                                new DiscoException("ZooKeeper at zk-0:2281 could not be reached (no connection within"
+                                        + " 15000 ms): zk-0:2281: accepts connections but did not complete ZooKeeper's"
+                                        + " handshake (the server is overloaded, frozen or not ZooKeeper; or TLS is"
+                                        + " expected)")))
+                        .getAction())
+                .contains("disco.zookeeper.ssl.enabled=true", "disco.zookeeper.ssl.trust-store");
+        assertThat(analyzer.analyze(new DiscoStartupException(
+                                DiscoStartupException.Backend.ZOOKEEPER,
+                                cs,
+                                new DiscoException("ZooKeeper at zk-0:2281 could not be reached (no connection within"
+                                        + " 15000 ms): zk-0:2281: unknown host, the name could not be resolved (DNS)")))
+                        .getAction())
+                .contains("Correct the host name in disco.zookeeper.connect-string");
+        assertThat(analyzer.analyze(new DiscoStartupException(
+                                DiscoStartupException.Backend.ZOOKEEPER,
+                                cs,
+                                new DiscoException("ZooKeeper at zk-0:2281 could not be reached (no connection within"
+                                        + " 15000 ms): zk-0:2281: no answer to a connection within 1000 ms")))
+                        .getAction())
+                .contains("echo ruok", "disco.zookeeper.connection-timeout");
     }
 
     /** The action follows the cause the provider found (its messages, as they are worded). */
