@@ -59,7 +59,9 @@ import picocli.CommandLine.Spec;
             "%n" + "The tokens: every token issued after the break is at least the revision of the delete (printed), "
                     + "except an election's: the next leader's token is its key's CreateRevision, above the broken leader's "
                     + "token. A resource guard rejects the broken holder's token once it has admitted a newer one; to "
-                    + "reject it at once, raise the guard's mark to the printed revision (Guard.withInitialToken).",
+                    + "reject it at once, raise the guard's mark to the printed revision (Guard.withInitialToken); for "
+                    + "an election to the broken leader's token + 1 (printed), since the next leader's is below the "
+                    + "revision.",
             "%n" + "On ZooKeeper (--backend zookeeper) the holder's node is deleted, guarded on its version and its "
                     + "session, with a record /disco-broken<node>; the zxid of the delete is printed. A lock's or an "
                     + "election's next token is the czxid of a node made before the break: above the broken token, not the "
@@ -251,8 +253,13 @@ final class BreakCommand implements Callable<Integer> {
                         "%s; the next holder's token will exceed %d (every token issued from now on is at least %d).%n",
                         was, broken.orElse(revision - 1), revision);
             }
+            // An election's next token is the CreateRevision of a key made before the break, below the delete's
+            // revision: a mark raised to that revision would reject the next leader too.
+            String mark = kind == Primitive.ELECTION
+                    ? broken.isPresent() ? String.valueOf(broken.getAsLong() + 1) : "the broken leader's token + 1"
+                    : String.valueOf(revision);
             out.println("The holder finds its key deleted and reports the loss; a guard rejects its token once it has"
-                    + " admitted a newer one (raise the guard's mark to " + revision + " to reject it now).");
+                    + " admitted a newer one (raise the guard's mark to " + mark + " to reject it now).");
             return ExitCode.OK;
         }
     }

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.disco.election.ElectionService;
+import io.disco.election.Leadership;
 import io.disco.fencing.FencingToken;
 import io.disco.fencing.TokenStaleException;
 import io.disco.fencing.guard.Guard;
@@ -150,6 +152,37 @@ class DiscoCliTest {
             guard.check(successor.token());
             assertThrows(TokenStaleException.class, () -> guard.check(zombie.token()));
             q.waiter().unlock();
+        }
+    }
+
+    /**
+     * An election's next leader holds the token of a key it made before the break, below the delete's revision: the
+     * mark the tool prints must admit it and reject the broken leader (a mark at the revision rejected both).
+     */
+    @Test
+    void breakOfALeaderPrintsAMarkThatRejectsItAndAdmitsTheNextLeader() throws Exception {
+        String name = name("break-leader");
+        try (EtcdSession a = session("zombie");
+                EtcdSession b = session("next");
+                ElectionService ea = a.newElection(name);
+                ElectionService eb = b.newElection(name)) {
+            Leadership zombie = ea.campaign("a");
+            java.util.concurrent.CompletableFuture<Leadership> next = eb.campaignAsync("b");
+            org.awaitility.Awaitility.await()
+                    .atMost(WAIT)
+                    .until(() -> disco("", "holders", name, "--primitive", "ELECTION")
+                            .out()
+                            .contains(hex(b)));
+
+            CliHarness.Run r = disco("y\n", "break", name, "--primitive", "ELECTION");
+            assertEquals(0, r.code(), r.err());
+            Matcher mark = Pattern.compile("raise the guard's mark to (\\d+)").matcher(r.out());
+            assertTrue(mark.find(), r.out());
+            Guard guard = Guard.withInitialToken(Long.parseLong(mark.group(1)));
+
+            Leadership successor = next.get(10, SECONDS);
+            guard.check(successor.token()); // admitted
+            assertThrows(TokenStaleException.class, () -> guard.check(zombie.token()));
         }
     }
 
