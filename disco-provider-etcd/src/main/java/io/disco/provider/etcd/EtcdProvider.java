@@ -238,6 +238,7 @@ public final class EtcdProvider {
     public static Disco disco(Client client, EtcdOptions options, DiscoOptions discoOptions) {
         Objects.requireNonNull(client, "client");
         Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(discoOptions, "discoOptions");
         return Disco.over(new EtcdDiscoBackend(client, options), discoOptions);
     }
 
@@ -270,6 +271,7 @@ public final class EtcdProvider {
     public static Disco healingDisco(Client client, EtcdOptions options, DiscoOptions discoOptions) {
         Objects.requireNonNull(client, "client");
         Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(discoOptions, "discoOptions");
         return Disco.healing(new EtcdDiscoBackend(client, options), discoOptions);
     }
 

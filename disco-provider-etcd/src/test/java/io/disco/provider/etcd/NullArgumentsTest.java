@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.client.Disco;
+import io.disco.client.DiscoOptions;
 import io.disco.client.FencedLocks;
 import io.disco.client.FencedReadWriteLock;
 import io.disco.election.ElectionService;
@@ -192,6 +193,7 @@ class NullArgumentsTest {
         s.put(FencingToken.class, token);
         s.put(Client.class, client);
         s.put(EtcdOptions.class, Etcd.ttl(10));
+        s.put(DiscoOptions.class, DiscoOptions.defaults());
         s.put(Executor.class, (Executor) Runnable::run);
         s.put(TimeUnit.class, TimeUnit.SECONDS);
         s.put(HttpRequest.Builder.class, HttpRequest.newBuilder(URI.create("http://localhost/")));

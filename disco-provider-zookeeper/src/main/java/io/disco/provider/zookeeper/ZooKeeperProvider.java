@@ -58,6 +58,7 @@ public final class ZooKeeperProvider {
      * @throws io.disco.fencing.DiscoException if ZooKeeper could not be reached within the connect timeout
      */
     public static Disco disco(CuratorFramework client, ZooKeeperOptions options, DiscoOptions discoOptions) {
+        Objects.requireNonNull(discoOptions, "discoOptions");
         return Disco.over(backend(client, options), discoOptions);
     }
 
@@ -89,6 +90,7 @@ public final class ZooKeeperProvider {
      * @throws IllegalStateException if {@code client} is not started (or is closed)
      */
     public static Disco healingDisco(CuratorFramework client, ZooKeeperOptions options, DiscoOptions discoOptions) {
+        Objects.requireNonNull(discoOptions, "discoOptions");
         return Disco.healing(backend(client, options), discoOptions);
     }
 
