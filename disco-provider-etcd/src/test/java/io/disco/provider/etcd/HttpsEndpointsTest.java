@@ -145,7 +145,10 @@ class HttpsEndpointsTest {
             assertTrue(e.getMessage().toLowerCase(Locale.ROOT).contains("tls"), e.getMessage());
             // and the healing client (the starter's default) never comes up, saying why
             try (Disco disco = EtcdProvider.healingDisco(client, OPTIONS)) {
-                Thread.sleep(1_000);
+                // the first attempt's failure is recorded: wait for it, not for time
+                org.awaitility.Awaitility.await()
+                        .atMost(Duration.ofSeconds(10))
+                        .until(() -> disco.status().lastProblem().isPresent());
                 DiscoStatus s = disco.status();
                 assertEquals(DiscoStatus.State.HEALING, s.state(), s.toString());
                 assertTrue(s.lastProblem().orElse("").toLowerCase(Locale.ROOT).contains("tls"), s.toString());
