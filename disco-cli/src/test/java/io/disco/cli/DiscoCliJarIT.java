@@ -7,10 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.election.ElectionService;
+import io.disco.election.Leadership;
 import io.disco.lock.Grant;
 import io.disco.lock.LockService;
 import io.disco.provider.etcd.EtcdSession;
+import io.disco.rwlock.RWGrant;
 import io.disco.rwlock.RWLockService;
+import io.disco.semaphore.Permit;
 import io.disco.semaphore.SemaphoreService;
 import io.disco.testservers.EtcdExtension;
 import io.disco.testservers.ZooKeeperExtension;
@@ -322,6 +325,57 @@ class DiscoCliJarIT {
                     .handOver(b.newElection(name).campaignAsync("candidate-b"), leader::resign);
             assertOk(disco("break", name, "--yes"), "broken at revision", name + "/" + hex(b));
             assertOk(disco("leftovers", name), "no leftovers");
+        }
+    }
+
+    /**
+     * The other three primitives on ZooKeeper through the jar, as {@link #zooKeeper()} the lock: {@code holders}
+     * names the holder and the waiter, {@code break} deletes the holder's node and the waiter acquires with a newer
+     * token, {@code leftovers} finds nothing after.
+     */
+    @Test
+    void zooKeeperReadWriteLockSemaphoreAndElection() throws Exception {
+        try (ZkClaims claims = new ZkClaims(ZK)) {
+            String rw = CliHarness.name("jar-zookeeper-rw");
+            RWGrant reader = claims.session().newRWLock(rw).rLock(WAIT);
+            CompletableFuture<RWGrant> writer = claims.session().newRWLock(rw).lockAsync();
+            String writerNode = claims.awaitQueue(rw, 2, WAIT).get(1);
+            assertOk(
+                    disco(onZooKeeper("holders", rw)),
+                    "rwlock " + rw + ": 1 holding, 1 waiting",
+                    reader.key(),
+                    writerNode);
+            assertOk(disco(onZooKeeper("break", rw, "--yes")), "broken at zxid", reader.key());
+            assertTrue(writer.get(WAIT.toSeconds(), SECONDS).token().isNewerThan(reader.token()));
+
+            String sem = CliHarness.name("jar-zookeeper-semaphore");
+            Permit permit = claims.session().newSemaphore(sem, 1).acquire(WAIT);
+            CompletableFuture<Permit> nextPermit =
+                    claims.session().newSemaphore(sem, 1).acquireAsync();
+            String waitingLease = claims.awaitQueue(sem + "/leases", 2, WAIT).get(1);
+            assertOk(
+                    disco(onZooKeeper("holders", sem)),
+                    "semaphore " + sem + ": 1 holding, 1 waiting",
+                    permit.key(),
+                    waitingLease);
+            assertOk(disco(onZooKeeper("break", sem, "--yes")), "broken at zxid", permit.key());
+            assertTrue(nextPermit.get(WAIT.toSeconds(), SECONDS).token().isNewerThan(permit.token()));
+
+            String el = CliHarness.name("jar-zookeeper-election");
+            Leadership leader = claims.session().newElection(el).campaign("leader-a");
+            CompletableFuture<Leadership> nextLeader =
+                    claims.session().newElection(el).campaignAsync("candidate-b");
+            String candidate = claims.awaitQueue(el, 2, WAIT).get(1);
+            assertOk(
+                    disco(onZooKeeper("holders", el, "--primitive", "ELECTION")),
+                    "election " + el + ": 1 holding, 1 waiting",
+                    leader.key(),
+                    candidate);
+            assertOk(disco(onZooKeeper("break", el, "--primitive", "ELECTION", "--yes")), "broken at zxid");
+            assertTrue(nextLeader.get(WAIT.toSeconds(), SECONDS).token().isNewerThan(leader.token()));
+            for (String name : List.of(rw, sem, el)) {
+                assertOk(disco(onZooKeeper("leftovers", name)), "no leftovers");
+            }
         }
     }
 
