@@ -22,9 +22,17 @@ interface Cluster extends AutoCloseable {
 
     /**
      * @return the primitive given with {@code --primitive}, else the one found ({@link #detect}); exit code
-     *     {@link ExitCode#NOTHING_HELD} with a message that says where to look when neither
+     *     {@link ExitCode#NOTHING_HELD} with {@link #nothingHolds}'s message when neither
      */
-    Primitive resolve(String name, Primitive given);
+    default Primitive resolve(String name, Primitive given) {
+        if (given != null) {
+            return given;
+        }
+        return detect(name).orElseThrow(() -> new CliFailure(ExitCode.NOTHING_HELD, nothingHolds(name)));
+    }
+
+    /** @return why nothing holds or waits for {@code name}: what was looked for, and how to look by hand */
+    String nothingHolds(String name);
 
     /** @return who holds and who waits for {@code name}: holders first, then waiters, in queue order (the provider's listing) */
     List<Claimant> claimants(Primitive primitive, String name);

@@ -94,8 +94,8 @@ final class Etcd implements Cluster {
     }
 
     @Override
-    public Primitive resolve(String name, Primitive given) {
-        return KeyLayout.resolve(this, name, given);
+    public String nothingHolds(String name) {
+        return KeyLayout.nothingHolds(name);
     }
 
     /** {@link EtcdKeys#isClaimOf}. */

@@ -84,18 +84,11 @@ final class KeyLayout {
         return Optional.of(lockValues ? Primitive.LOCK : Primitive.ELECTION);
     }
 
-    /** The primitive given with {@code --primitive}, else the one found; {@link ExitCode#NOTHING_HELD} when neither. */
-    static Primitive resolve(Etcd etcd, String name, Primitive given) {
-        if (given != null) {
-            return given;
-        }
-        return detect(etcd, name)
-                .orElseThrow(() -> new CliFailure(
-                        ExitCode.NOTHING_HELD,
-                        "nothing holds or waits for "
-                                + name + ": no key under " + name + "/ and no marker of it ("
-                                + EtcdKeys.phaseMarker(name) + ", " + EtcdKeys.limitRecord(name)
-                                + "); check the name (etcdctl get --prefix --keys-only " + name + "/)"));
+    /** @return why nothing holds or waits for {@code name} on etcd: the keys looked for, and the etcdctl to look by hand */
+    static String nothingHolds(String name) {
+        return "nothing holds or waits for " + name + ": no key under " + name + "/ and no marker of it ("
+                + EtcdKeys.phaseMarker(name) + ", " + EtcdKeys.limitRecord(name)
+                + "); check the name (etcdctl get --prefix --keys-only " + name + "/)";
     }
 
     /** The name as users write it: the primitive's lower-case name ({@code lock}, {@code rwlock}, ...). */

@@ -66,16 +66,10 @@ final class ZkLayout {
         return ZooKeeperNodes.primitiveOf(node).equals(Optional.of(p));
     }
 
-    /** The primitive given with {@code --primitive}, else the one found; {@link ExitCode#NOTHING_HELD} when neither. */
-    static Primitive resolve(ZooKeeper zk, String name, Primitive given) {
-        if (given != null) {
-            return given;
-        }
-        return detect(zk, name)
-                .orElseThrow(() -> new CliFailure(
-                        ExitCode.NOTHING_HELD,
-                        "nothing holds or waits for " + name + ": no claim node in " + name + " and no marker of it ("
-                                + ZooKeeperNodes.phaseMarker(name) + ", " + ZooKeeperNodes.semaphoreLimit(name)
-                                + "); check the name (zkCli.sh ls " + name + ")"));
+    /** @return why nothing holds or waits for {@code name} on ZooKeeper: the nodes looked for, and the zkCli.sh to look by hand */
+    static String nothingHolds(String name) {
+        return "nothing holds or waits for " + name + ": no claim node in " + name + " and no marker of it ("
+                + ZooKeeperNodes.phaseMarker(name) + ", " + ZooKeeperNodes.semaphoreLimit(name)
+                + "); check the name (zkCli.sh ls " + name + ")";
     }
 }

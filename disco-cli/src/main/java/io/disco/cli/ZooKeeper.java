@@ -187,8 +187,8 @@ final class ZooKeeper implements Cluster {
     }
 
     @Override
-    public Primitive resolve(String name, Primitive given) {
-        return ZkLayout.resolve(this, name, given);
+    public String nothingHolds(String name) {
+        return ZkLayout.nothingHolds(name);
     }
 
     /** Who holds and waits for {@code name}: the provider's own listing, without a session. */
