@@ -351,7 +351,9 @@ final class EtcdEndpoints {
             }
         }
         String description = String.valueOf(s.getDescription());
-        if (description.contains("TLS negotiation")) {
+        if (description.contains("TLS negotiation") || description.contains("ClientTlsHandler")) {
+            // gRPC names the pipeline of a connection that broke before its TLS negotiation ended (its client TLS
+            // handler still in it), as an io exception "Connection reset" when the plaintext server answered first
             return "the TLS handshake failed: the endpoint closed the connection during it (a plaintext endpoint reached"
                     + " with TLS?)";
         }
