@@ -90,6 +90,9 @@ final class Owner {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             AutoCloseable c = owner.closeOnExit.get();
             if (c != null) {
+                // the close gives the grant up: said before it, as a release says RELEASING, since the next owner
+                // may be granted before the close returns (an EXIT said after it ended the hold too late)
+                owner.say("CLOSING");
                 try {
                     c.close();
                 } catch (Exception e) {
