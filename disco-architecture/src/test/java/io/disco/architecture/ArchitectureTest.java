@@ -34,7 +34,7 @@ class ArchitectureTest {
      * The packages of the backends' client libraries. (gRPC is not among them: the fencing module stamps tokens on
      * an application's own gRPC calls, and the guard checks them, whatever the backend.)
      */
-    private static final String[] BACKEND_TYPES = {"io.etcd..", "org.apache.zookeeper..", "org.apache.curator.."};
+    private static final String[] BACKEND_TYPES = {"io.etcd..", "org.apache.zookeeper..", "org.apache.curator..", "io.lettuce.."};
 
     /** The packages of the tools, examples and test modules, which the library never depends on. */
     private static final String[] TOOLS_AND_TESTS = {
@@ -63,6 +63,7 @@ class ArchitectureTest {
                 "io.disco.client",
                 "io.disco.provider.etcd",
                 "io.disco.provider.zookeeper",
+                "io.disco.provider.redis",
                 "io.disco.spring.boot")) {
             assertTrue(
                     packages.contains(expected), "the library's classes are imported: " + expected + " in " + packages);
@@ -128,6 +129,20 @@ class ArchitectureTest {
                 .should()
                 .dependOnClassesThat()
                 .resideInAPackage("io.disco.provider.etcd..")
+                .check(library);
+        noClasses()
+                .that()
+                .resideInAPackage("io.disco.provider.redis..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("io.disco.provider.etcd..", "io.disco.provider.zookeeper..")
+                .check(library);
+        noClasses()
+                .that()
+                .resideInAnyPackage("io.disco.provider.etcd..", "io.disco.provider.zookeeper..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("io.disco.provider.redis..")
                 .check(library);
     }
 

@@ -1,0 +1,64 @@
+package io.disco.provider.redis;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * The services of one session, in the order they were made: one per name (one session is one owner), except
+ * semaphores, of which a session may have several on one name (each holds or waits for one permit, as several
+ * holder keys on one etcd lease do: the client's semaphore takes as many permits on one owner as its threads ask
+ * for); each told when the session ends ({@link SessionMember}). It knows no kind of service: the services make
+ * themselves ({@code RedisLockService.create} and its siblings) and register here through the session
+ * ({@link SessionCore#register}). Thread-safe.
+ */
+final class ServiceRegistry {
+
+    /** Where a service is registered: its name, and whether it may share it with more of this session's. */
+    private record Place(String name, boolean shared) {}
+
+    private final Map<SessionMember, Place> members = new LinkedHashMap<>();
+
+    /**
+     * @param shared whether the service may share {@code name} with other shared ones (semaphores)
+     * @throws IllegalStateException if a service on {@code name} is registered that the new one cannot share it with
+     */
+    synchronized void checkFree(String name, boolean shared) {
+        for (Place p : members.values()) {
+            if (p.name().equals(name) && !(shared && p.shared())) {
+                throw new IllegalStateException("this session already has a service on " + name
+                        + ": use one session per concurrent owner (only a semaphore's permits share a session)");
+            }
+        }
+    }
+
+    /**
+     * Makes the service of {@code name} and registers it, unless it cannot share the name (see {@link #checkFree}).
+     *
+     * @throws IllegalStateException if a service on {@code name} is registered that the new one cannot share it with
+     */
+    synchronized <T extends SessionMember> T add(String name, boolean shared, Supplier<T> make) {
+        checkFree(name, shared);
+        T member = make.get();
+        members.put(member, new Place(name, shared));
+        return member;
+    }
+
+    synchronized void remove(SessionMember member) {
+        members.remove(member);
+    }
+
+    /** @return every service, in registration order */
+    synchronized List<SessionMember> all() {
+        return new ArrayList<>(members.keySet());
+    }
+
+    /** @return every service, in registration order, none of which is registered any more */
+    synchronized List<SessionMember> drain() {
+        List<SessionMember> all = new ArrayList<>(members.keySet());
+        members.clear();
+        return all;
+    }
+}

@@ -1,0 +1,20 @@
+package io.disco.provider.redis;
+
+/**
+ * A service as its session knows it, in the session's {@link ServiceRegistry}: told when the session ends (lost,
+ * on the session's thread: must not block; or closed, on the closing thread). Nothing else of a service is known
+ * to the session.
+ */
+interface SessionMember {
+
+    /**
+     * The session was lost (silent for long enough that the server may expire its claims, or ended from outside).
+     *
+     * @param reason what happened, for the loss's message
+     * @param cause the underlying failure, or null
+     */
+    void sessionLost(String reason, Throwable cause);
+
+    /** The session is closing: release what is held, withdraw what is pending, finish. */
+    void sessionClosed();
+}
