@@ -10,6 +10,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  *
  * <ul>
  *   <li>{@link #sharedServer()}: a standalone {@link RedisServer};
+ *   <li>{@link #sharedSentinels()}: a {@link RedisSentinelSet}, a primary, two replicas and three sentinels;
+ *   <li>{@link #sharedCluster()}: a {@link RedisClusterSet} of three primaries.
  * </ul>
  *
  * <pre>{@code
@@ -29,7 +31,9 @@ public final class RedisExtension implements BeforeAllCallback {
 
     /** What a shared deployment is: its key in the root store, and how to start it. */
     private enum Kind {
-        SERVER(RedisServer::start);
+        SERVER(RedisServer::start),
+        SENTINELS(RedisSentinelSet::start),
+        CLUSTER(RedisClusterSet::start);
 
         final Supplier<AutoCloseable> start;
 
@@ -55,6 +59,24 @@ public final class RedisExtension implements BeforeAllCallback {
     }
 
     /**
+     * Returns an extension on the Sentinel-managed deployment shared by the whole test run.
+     *
+     * @return a new extension
+     */
+    public static RedisExtension sharedSentinels() {
+        return new RedisExtension(Kind.SENTINELS);
+    }
+
+    /**
+     * Returns an extension on the cluster shared by the whole test run.
+     *
+     * @return a new extension
+     */
+    public static RedisExtension sharedCluster() {
+        return new RedisExtension(Kind.CLUSTER);
+    }
+
+    /**
      * Starts the shared deployment unless an earlier class did.
      *
      * @param context the JUnit context of the test class
@@ -69,7 +91,9 @@ public final class RedisExtension implements BeforeAllCallback {
     }
 
     /**
-     * The URI a Lettuce client connects with: {@code redis://127.0.0.1:<port>} for the standalone server.
+     * The URI a Lettuce client connects with: {@code redis://127.0.0.1:<port>} for the standalone server, {@link
+     * RedisSentinelSet#sentinelUri()} ({@code redis-sentinel://...#mymaster}) for the sentinels, and {@link
+     * RedisClusterSet#uri()} (a seed node's {@code redis://127.0.0.1:<port>}) for the cluster.
      *
      * @return the URI
      * @throws IllegalStateException before {@code beforeAll}
@@ -79,7 +103,10 @@ public final class RedisExtension implements BeforeAllCallback {
         if (current instanceof RedisServer server) {
             return server.uri();
         }
-        throw new IllegalStateException("unknown deployment " + current);
+        if (current instanceof RedisSentinelSet sentinels) {
+            return sentinels.sentinelUri();
+        }
+        return ((RedisClusterSet) current).uri();
     }
 
     /**
@@ -88,6 +115,22 @@ public final class RedisExtension implements BeforeAllCallback {
      */
     public RedisServer server() {
         return as(RedisServer.class, "sharedServer()");
+    }
+
+    /**
+     * @return the shared Sentinel-managed deployment
+     * @throws IllegalStateException if this extension is not {@link #sharedSentinels()}, or before {@code beforeAll}
+     */
+    public RedisSentinelSet sentinels() {
+        return as(RedisSentinelSet.class, "sharedSentinels()");
+    }
+
+    /**
+     * @return the shared cluster
+     * @throws IllegalStateException if this extension is not {@link #sharedCluster()}, or before {@code beforeAll}
+     */
+    public RedisClusterSet cluster() {
+        return as(RedisClusterSet.class, "sharedCluster()");
     }
 
     private <T> T as(Class<T> type, String factory) {

@@ -27,6 +27,7 @@ class RedisServerTest {
         assertEquals(server.uri(), SHARED.uri());
         assertEquals("OK", server.command("SET", "RedisServerTest:shared", "v"));
         assertEquals("v", server.command("GET", "RedisServerTest:shared"));
+        assertThrows(IllegalStateException.class, SHARED::sentinels);
     }
 
     @Test
