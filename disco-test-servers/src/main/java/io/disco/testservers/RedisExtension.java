@@ -86,7 +86,7 @@ public final class RedisExtension implements BeforeAllCallback {
     public void beforeAll(ExtensionContext context) {
         running = context.getRoot()
                 .getStore(SHARED)
-                .getOrComputeIfAbsent(kind, k -> new Shared(kind.start.get()), Shared.class)
+                .computeIfAbsent(kind, k -> new Shared(kind.start.get()), Shared.class)
                 .deployment;
     }
 
@@ -151,8 +151,8 @@ public final class RedisExtension implements BeforeAllCallback {
         return current;
     }
 
-    /** A running deployment; closed by JUnit when the run ends. */
-    private static final class Shared implements ExtensionContext.Store.CloseableResource, AutoCloseable {
+    /** A running deployment; closed by JUnit when the run ends (the root store closes its {@code AutoCloseable}s). */
+    private static final class Shared implements AutoCloseable {
 
         final AutoCloseable deployment;
 
