@@ -1,4 +1,5 @@
-# Sourced by ./demo, ./test and ./bench: makes sure the etcd binaries they need are there.
+# Sourced by ./demo, ./test and ./bench: makes sure the etcd binaries they need are there (and, for
+# ./test, the other servers its suites start: PostgreSQL, Redis's redis-server and redis-cli).
 #
 # ensure_etcd WHO BINARY:PACKAGE...
 #   BINARY is a command name, or an absolute path that the package installs (for packages without

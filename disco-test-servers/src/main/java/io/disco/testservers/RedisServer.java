@@ -1,0 +1,475 @@
+package io.disco.testservers;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * One throwaway {@code redis-server} process for tests: Debian's {@code redis-server} package (7.0 on Debian 12), a
+ * free port on {@code 127.0.0.1} (never 6379, where a system instance may run), and a data directory of its own in a
+ * temporary folder ({@code /dev/shm} when writable) that {@link #close()} deletes.
+ *
+ * <pre>{@code
+ * try (RedisServer redis = RedisServer.start()) {
+ *     RedisClient client = RedisClient.create(redis.uri());
+ * }
+ * }</pre>
+ *
+ * <p>Every server runs with {@code appendonly yes}, {@code appendfsync always} and {@code save ""} (its data is the
+ * append-only file, written before each write is acknowledged, so a key acknowledged before a {@link #kill()} is there
+ * after the {@link #restart()}), {@code bind 127.0.0.1}, {@code protected-mode no} and {@code enable-debug-command
+ * yes} (so a test can {@code DEBUG SLEEP}), and {@code repl-diskless-sync-delay 0} (a replica syncs at once). {@link #start(Map)} overrides or adds settings, for example {@code
+ * appendfsync everysec}.
+ *
+ * <p>Fault hooks: {@link #kill()} (SIGKILL; the data stays), {@link #restart()} (the same port, directory and
+ * append-only file), {@link #freeze()} (SIGSTOP: connections are accepted by the kernel, but nothing answers) and
+ * {@link #resume()} (SIGCONT). Every wait is bounded: a start that does not answer {@code PING} within {@value
+ * #START_TIMEOUT_SECONDS} s fails with the tail of the server's log and leaves nothing behind. Instances are
+ * thread-safe; {@link #close()} is idempotent, and a JVM shutdown hook closes a server a test forgot (it cannot help
+ * if the JVM itself is killed with SIGKILL).
+ *
+ * <p>Without {@code redis-server} every start fails with an {@link IllegalStateException} that says how to install it;
+ * tests never skip. {@link RedisExtension#sharedServer()} shares one server across a test run; {@link
+ * RedisSentinelSet} and {@link RedisClusterSet} are made of these servers.
+ */
+public final class RedisServer implements AutoCloseable {
+
+    /** How long a start (or restart) waits for {@code PING} to be answered, and a replica for its link. */
+    public static final int START_TIMEOUT_SECONDS = 10;
+
+    /** How long {@link #command} and {@link #config} wait for a reply. */
+    static final Duration CALL_TIMEOUT = Duration.ofSeconds(5);
+
+    private static final String HOST = "127.0.0.1";
+    /** Ports a system instance may listen on: never picked. */
+    private static final List<Integer> RESERVED_PORTS = List.of(6379, 16379, 26379);
+
+    /** Writes a server's configuration: its lines for a port and a data directory. */
+    @FunctionalInterface
+    interface Config {
+        List<String> lines(int port, Path dir);
+    }
+
+    private final String kind;
+    private final boolean sentinel;
+    private final int port;
+    private final Path workDir;
+    private final Path configFile;
+    private final MemberProcess process;
+    private final Thread shutdownHook;
+    private boolean closed;
+
+    private RedisServer(String kind, boolean sentinel, int port, Path workDir) {
+        this.kind = kind;
+        this.sentinel = sentinel;
+        this.port = port;
+        this.workDir = workDir;
+        this.configFile = workDir.resolve(sentinel ? "sentinel.conf" : "redis.conf");
+        this.process = new MemberProcess(kind + " at " + HOST + ":" + port, workDir.resolve("redis.log"));
+        this.shutdownHook = new Thread(this::close, "disco-redis-shutdown");
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+
+    /**
+     * Starts a standalone primary and waits until it answers {@code PING}.
+     *
+     * @return the running server; close it to stop it and delete its data
+     * @throws IllegalStateException if {@code redis-server} is not installed (the message says how to install it),
+     *     or the server did not answer within {@value #START_TIMEOUT_SECONDS} s (the message holds its log's tail)
+     */
+    public static RedisServer start() {
+        return start(Map.of());
+    }
+
+    /**
+     * Starts a standalone primary with settings of the test's own and waits until it answers {@code PING}.
+     *
+     * @param extraConfig settings that replace the defaults or add to them, name to value (an empty value is written
+     *     as {@code ""}), e.g. {@code Map.of("appendfsync", "everysec")}
+     * @return the running server; close it to stop it and delete its data
+     * @throws IllegalStateException if {@code redis-server} is not installed (the message says how to install it),
+     *     or the server did not answer within {@value #START_TIMEOUT_SECONDS} s (the message holds its log's tail)
+     */
+    public static RedisServer start(Map<String, String> extraConfig) {
+        Objects.requireNonNull(extraConfig, "extraConfig");
+        return launch("Redis server", false, (port, dir) -> dataServerLines(port, dir, null, extraConfig));
+    }
+
+    /**
+     * Starts a replica of {@code primary} ({@code replicaof}) and waits until its link to the primary is up (its
+     * first sync done).
+     *
+     * @param primary the server to replicate
+     * @return the running replica; close it to stop it and delete its data
+     * @throws IllegalStateException if {@code redis-server} is not installed, or the replica did not answer or sync
+     *     within {@value #START_TIMEOUT_SECONDS} s
+     */
+    public static RedisServer startReplicaOf(RedisServer primary) {
+        return startReplicaOf(primary, Map.of());
+    }
+
+    /**
+     * Starts a replica of {@code primary} with settings of the test's own, as {@link #startReplicaOf(RedisServer)}.
+     *
+     * @param primary the server to replicate
+     * @param extraConfig settings that replace the defaults or add to them, name to value
+     * @return the running replica; close it to stop it and delete its data
+     * @throws IllegalStateException if {@code redis-server} is not installed, or the replica did not answer or sync
+     *     within {@value #START_TIMEOUT_SECONDS} s
+     */
+    public static RedisServer startReplicaOf(RedisServer primary, Map<String, String> extraConfig) {
+        Objects.requireNonNull(primary, "primary");
+        Objects.requireNonNull(extraConfig, "extraConfig");
+        RedisServer replica = launch(
+                "Redis replica", false, (port, dir) -> dataServerLines(port, dir, primary.address(), extraConfig));
+        return LocalResources.startedOrClosed(replica, replica::awaitReplicaLink, replica::close);
+    }
+
+    /** A sentinel ({@code redis-server <config> --sentinel}) with {@code sentinelLines} after the common ones. */
+    static RedisServer startSentinel(List<String> sentinelLines) {
+        return launch("Redis sentinel", true, (port, dir) -> {
+            List<String> lines = new ArrayList<>(commonLines(port, dir));
+            lines.addAll(sentinelLines);
+            return lines;
+        });
+    }
+
+    /** A data server (a cluster node) with {@code extraConfig}, which {@code extra} may compute from port and dir. */
+    static RedisServer startWith(String kind, Config extra) {
+        return launch(kind, false, (port, dir) -> {
+            Map<String, String> settings = new LinkedHashMap<>();
+            for (String line : extra.lines(port, dir)) {
+                int space = line.indexOf(' ');
+                settings.put(line.substring(0, space), line.substring(space + 1));
+            }
+            return dataServerLines(port, dir, null, settings);
+        });
+    }
+
+    private static List<String> commonLines(int port, Path dir) {
+        return List.of(
+                "port " + port,
+                "bind " + HOST,
+                "protected-mode no",
+                "daemonize no",
+                "logfile \"\"",
+                "dir " + dir.toAbsolutePath());
+    }
+
+    private static List<String> dataServerLines(
+            int port, Path dir, RedisAddress primary, Map<String, String> extraConfig) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("appendonly", "yes");
+        settings.put("appendfsync", "always");
+        settings.put("save", "");
+        settings.put("enable-debug-command", "yes");
+        // a replica's full sync starts at once, not after the 5 s Redis 7 waits for more replicas to share it
+        settings.put("repl-diskless-sync-delay", "0");
+        if (primary != null) {
+            settings.put("replicaof", primary.host() + " " + primary.port());
+        }
+        settings.putAll(extraConfig);
+        List<String> lines = new ArrayList<>(commonLines(port, dir));
+        settings.forEach((name, value) -> lines.add(name + " " + (value.isEmpty() ? "\"\"" : value)));
+        return lines;
+    }
+
+    /**
+     * Picks a free port, writes the configuration in a new directory and starts the server, waiting until it answers
+     * {@code PING}; a start that failed because another process took the port meanwhile is tried again on a fresh
+     * port.
+     */
+    private static RedisServer launch(String kind, boolean sentinel, Config config) {
+        Path binary = RedisBinary.server();
+        return LocalResources.startOnFreePorts(
+                () -> {
+                    RedisServer server = new RedisServer(
+                            kind, sentinel, freePort(kind), LocalResources.scratchDir("disco-redis-", kind));
+                    return new LocalResources.PortAttempt<>(server, server::portTaken);
+                },
+                server -> server.firstStart(binary, config),
+                RedisServer::close);
+    }
+
+    /** @return a free loopback port, never one a system instance of Redis may use */
+    static int freePort(String forWhat) {
+        while (true) {
+            int port = LocalResources.freePorts(1, forWhat)[0];
+            if (!RESERVED_PORTS.contains(port)) {
+                return port;
+            }
+        }
+    }
+
+    private synchronized void firstStart(Path binary, Config config) {
+        try {
+            Files.write(configFile, config.lines(port, workDir));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + configFile, e);
+        }
+        launchProcess(binary);
+        awaitReady();
+    }
+
+    private void launchProcess(Path binary) {
+        List<String> command = new ArrayList<>(List.of(binary.toString(), configFile.toString()));
+        if (sentinel) {
+            command.add("--sentinel");
+        }
+        try {
+            process.launch(command);
+        } catch (IOException e) {
+            throw new IllegalStateException(
+                    "cannot start " + binary + ": " + e.getMessage() + ". " + RedisBinary.NO_SERVER, e);
+        }
+    }
+
+    /** Asks {@code PING} until the answer is {@code PONG} (not {@code LOADING}), the process exits, or time is up. */
+    private void awaitReady() {
+        long deadline =
+                System.nanoTime() + Duration.ofSeconds(START_TIMEOUT_SECONDS).toNanos();
+        String last = "nothing";
+        while (true) {
+            if (!process.isRunning()) {
+                throw new IllegalStateException(this + " exited while starting; log tail:\n" + process.logTail());
+            }
+            try {
+                Object pong = Resp.call(HOST, port, Duration.ofMillis(500), "PING");
+                if ("PONG".equals(pong)) {
+                    return;
+                }
+                last = String.valueOf(pong);
+            } catch (Resp.ErrorReply | UncheckedIOException e) {
+                last = e.getMessage(); // LOADING while it reads its append-only file, or not listening yet
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException(this + " did not answer PING within " + START_TIMEOUT_SECONDS
+                        + " s (last: " + last + "); log tail:\n" + process.logTail());
+            }
+            pauseUnlessExited();
+        }
+    }
+
+    /** Waits until {@code INFO replication} says {@code master_link_status:up}, bounded. */
+    private void awaitReplicaLink() {
+        long deadline =
+                System.nanoTime() + Duration.ofSeconds(START_TIMEOUT_SECONDS).toNanos();
+        while (!info("replication").contains("master_link_status:up")) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException(this + " did not sync with its primary within " + START_TIMEOUT_SECONDS
+                        + " s; log tail:\n" + process.logTail());
+            }
+            pauseUnlessExited();
+        }
+    }
+
+    /** A short pause between two polls that ends early if the process exits (the next poll then fails at once). */
+    private void pauseUnlessExited() {
+        try {
+            process.awaitExit(20); // redis-server offers no event for "listening" or "synced"
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for " + this, e);
+        }
+    }
+
+    /** @return whether the log says the port was taken (by another process since it was picked) */
+    private boolean portTaken() {
+        return process.logTail().contains("Address already in use");
+    }
+
+    /** @return {@code 127.0.0.1} */
+    public String host() {
+        return HOST;
+    }
+
+    /** @return the TCP port on {@link #host()} */
+    public int port() {
+        return port;
+    }
+
+    /** @return {@link #host()} and {@link #port()} */
+    public RedisAddress address() {
+        return new RedisAddress(HOST, port);
+    }
+
+    /** @return the server's URI for a client, {@code redis://127.0.0.1:<port>} */
+    public String uri() {
+        return "redis://" + HOST + ":" + port;
+    }
+
+    /** @return the process id of the process last started (it may have been killed since) */
+    public synchronized long pid() {
+        return process.pid();
+    }
+
+    /** @return whether the process runs (frozen counts as running) */
+    public synchronized boolean isRunning() {
+        return process.isRunning();
+    }
+
+    /**
+     * Kills the process with SIGKILL (a frozen one too) and waits until it is gone; its directory and append-only
+     * file stay, for {@link #restart()}. Does nothing if it is not running.
+     *
+     * @throws IllegalStateException if the server is closed, or the process did not exit within 10 s
+     */
+    public synchronized void kill() {
+        requireOpen("kill");
+        process.kill();
+    }
+
+    /**
+     * Starts the server again as the same server: the same port, directory, configuration file (as the server or a
+     * sentinel may have rewritten it) and append-only file; kills it first (SIGKILL) if it runs. Waits until it
+     * answers {@code PING}, that is, until it has loaded its data.
+     *
+     * @throws IllegalStateException if the server is closed, or it did not answer within {@value
+     *     #START_TIMEOUT_SECONDS} s (the message holds its log's tail; the process is killed)
+     */
+    public synchronized void restart() {
+        requireOpen("restart");
+        process.kill();
+        launchProcess(RedisBinary.server());
+        try {
+            awaitReady();
+        } catch (RuntimeException e) {
+            process.kill();
+            throw e;
+        }
+    }
+
+    /**
+     * Freezes the process (SIGSTOP) and waits until every thread of it is stopped: from then on connections are
+     * accepted by the kernel but no command is answered, until {@link #resume()}.
+     *
+     * @throws IllegalStateException if the server is closed or not running
+     */
+    public synchronized void freeze() {
+        requireOpen("freeze");
+        process.pause();
+    }
+
+    /**
+     * Lets a frozen process go on (SIGCONT).
+     *
+     * @throws IllegalStateException if the server is closed or not running
+     */
+    public synchronized void resume() {
+        requireOpen("resume");
+        process.resume();
+    }
+
+    /**
+     * Reads a setting ({@code CONFIG GET}; sentinels answer no {@code CONFIG}).
+     *
+     * @param key the setting's exact name, e.g. {@code appendfsync}
+     * @return its value, or null if the server has no such setting
+     * @throws IllegalStateException if the server answers with an error, or does not answer within 5 s
+     */
+    public String config(String key) {
+        Objects.requireNonNull(key, "key");
+        List<?> pairs = (List<?>) command("CONFIG", "GET", key);
+        for (int i = 0; i + 1 < pairs.size(); i += 2) {
+            if (key.equalsIgnoreCase(String.valueOf(pairs.get(i)))) {
+                return (String) pairs.get(i + 1);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Changes a setting at run time ({@code CONFIG SET}); a {@link #restart()} goes back to the configuration file.
+     *
+     * @param key the setting's name, e.g. {@code appendfsync}
+     * @param value its new value, e.g. {@code everysec}
+     * @throws IllegalStateException if the server refuses (the message is its error), or does not answer within 5 s
+     */
+    public void config(String key, String value) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(value, "value");
+        command("CONFIG", "SET", key, value);
+    }
+
+    /**
+     * @return the server's role as {@code ROLE} names it: {@code master}, {@code slave} or {@code sentinel}
+     * @throws IllegalStateException if the server does not answer within 5 s
+     */
+    public String role() {
+        return (String) ((List<?>) command("ROLE")).get(0);
+    }
+
+    /**
+     * Sends one command on a connection of its own and returns the reply: a simple or bulk string as {@link String},
+     * an integer as {@link Long}, an array as {@link List}, a null reply as {@code null}.
+     *
+     * @param args the command and its arguments, e.g. {@code "SET", "k", "v"}
+     * @return the reply
+     * @throws IllegalStateException if the server answers with an error (the message is the error, e.g. {@code MOVED
+     *     866 127.0.0.1:7001}) or with nothing within 5 s (a frozen server), or cannot be reached
+     */
+    public Object command(String... args) {
+        return command(CALL_TIMEOUT, args);
+    }
+
+    /** {@link #command(String...)} with a reply timeout of the caller's choice. */
+    Object command(Duration timeout, String... args) {
+        if (args.length == 0) {
+            throw new IllegalArgumentException("no command");
+        }
+        try {
+            return Resp.call(HOST, port, timeout, args);
+        } catch (UncheckedIOException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
+    }
+
+    /** @return {@code INFO <section>}'s text */
+    String info(String section) {
+        return (String) command("INFO", section);
+    }
+
+    /** @return the last few KB of the server's log */
+    String logTail() {
+        return process.logTail();
+    }
+
+    /** @return its data directory */
+    Path workDir() {
+        return workDir;
+    }
+
+    private void requireOpen(String operation) {
+        if (closed) {
+            throw new IllegalStateException("cannot " + operation + " " + this + ": it is closed");
+        }
+    }
+
+    /** Kills the process (SIGKILL) and deletes its directory. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        IllegalStateException failure = new IllegalStateException("closing " + this + " failed");
+        LocalResources.closeStep(process::kill, failure);
+        LocalResources.deleteTree(workDir, failure);
+        LocalResources.dropShutdownHook(shutdownHook);
+        if (failure.getSuppressed().length > 0) {
+            throw failure;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return kind + " at " + HOST + ":" + port + " (" + workDir + ")";
+    }
+}
