@@ -74,7 +74,7 @@ final class ClaimWorker<G extends Fenced> implements Runnable {
                     registered = true;
                 }
                 if (answer instanceof GrantStep.Admitted ad) {
-                    G grant = service.grant(a.key, a.kind, ad.token(), ad.slot(), a.value);
+                    G grant = service.grant(a.grantKey, a.kind, ad.token(), ad.slot(), a.value);
                     committed = service.commit(a, grant, ad.tokenText());
                     return;
                 } else if (answer instanceof GrantStep.Wait w) {

@@ -38,8 +38,10 @@ final class QueueClaim<G extends Fenced> implements Acquisition<G> {
     final String meta;
     /** The claim's id, unique: 16 random hex digits. */
     final String id;
-    /** The claim's key. */
+    /** The claim's Redis key. */
     final String key;
+    /** The claim's key as its grant reports it: {@code <name>/<id>}. */
+    final String grantKey;
     /** Completes with the grant, with null (a try that found somebody ahead) or exceptionally. */
     final CompletableFuture<G> future = new CompletableFuture<>();
     /** Completes once nothing of this attempt is left in Redis (or it became the held grant). */
@@ -56,6 +58,7 @@ final class QueueClaim<G extends Fenced> implements Acquisition<G> {
         IDS.nextBytes(b);
         this.id = HexFormat.of().formatHex(b);
         this.key = RedisKeys.claim(name, id);
+        this.grantKey = RedisKeys.grantKey(name, id);
     }
 
     @Override

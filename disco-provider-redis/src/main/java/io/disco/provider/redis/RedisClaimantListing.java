@@ -61,7 +61,7 @@ final class RedisClaimantListing {
             Optional<Instant> heldSince = holds && !since.isEmpty()
                     ? Optional.of(Instant.ofEpochMilli(Long.parseLong(since)))
                     : Optional.empty();
-            String key = RedisKeys.claim(checked, id);
+            String key = RedisKeys.grantKey(checked, id);
             (holds ? holders : waiters)
                     .add(new Claimant(
                             key,

@@ -192,10 +192,22 @@ public final class RedisDiscoBackend implements TestableBackend {
 
     private void endOwner(String ownerText) {
         Link admin = admin();
+        java.util.Map<String, List<String>> byName = new java.util.HashMap<>();
         for (String key : allClaimKeys(admin)) {
             if (field(key, "owner").filter(ownerText::equals).isPresent()) {
-                breakClaim(admin, key, false);
+                String[] parsed = RedisKeys.parseClaim(key).orElseThrow();
+                byName.computeIfAbsent(parsed[0], n -> new ArrayList<>()).add(parsed[1]);
             }
+        }
+        for (var e : byName.entrySet()) { // per name at once: nobody is admitted between two deletions
+            List<String> args = new ArrayList<>();
+            args.add("0");
+            args.addAll(e.getValue());
+            Calls.get(
+                    Scripts.BREAK.run(admin.commands(), e.getKey(), args.toArray(String[]::new)),
+                    options.requestTimeout(),
+                    describe(),
+                    "deleting the claims of owner " + ownerText + " on " + e.getKey());
         }
         Calls.get(
                 admin.commands().publish(RedisKeys.GONE_CHANNEL, "o " + ownerText),
@@ -250,15 +262,18 @@ public final class RedisDiscoBackend implements TestableBackend {
         String[] parsed = RedisKeys.parseClaim(key)
                 .orElseThrow(() -> new IllegalArgumentException(key + " is not a claim's key"));
         Calls.get(
-                Scripts.BREAK.run(admin.commands(), parsed[0], parsed[1], announce ? "1" : "0"),
+                Scripts.BREAK.run(admin.commands(), parsed[0], announce ? "1" : "0", parsed[1]),
                 options.requestTimeout(),
                 describe(),
                 "deleting " + key);
     }
 
     private Optional<String> field(String key, String field) {
-        return Optional.ofNullable(
-                Calls.get(admin().commands().hget(key, field), options.requestTimeout(), describe(), "reading " + key));
+        String[] parsed = RedisKeys.parseClaim(key)
+                .orElseThrow(() -> new IllegalArgumentException(key + " is not a claim's key"));
+        String redisKey = RedisKeys.claim(parsed[0], parsed[1]);
+        return Optional.ofNullable(Calls.get(
+                admin().commands().hget(redisKey, field), options.requestTimeout(), describe(), "reading " + key));
     }
 
     private List<String> allClaimKeys(Link admin) {

@@ -105,8 +105,8 @@ final class RedisElectionService extends RedisQueueService<Leadership, Leadershi
                     "proclaiming in the election on " + name);
             if (!"proclaimed".equals(String.valueOf(answer.get(0)))) {
                 claimGone(h.key(), "its claim " + h.key() + " was gone when it proclaimed");
-                throw new NotLeaderException("the claim " + h.key() + " of this candidate's term in the election on "
-                        + name + " is gone: the term ended");
+                throw new NotLeaderException("the claim " + h.grant().key()
+                        + " of this candidate's term in the election on " + name + " is gone: the term ended");
             }
             Leadership next = h.grant().withValue(value);
             replaceHeld(h.grant(), next); // false: resigned meanwhile; the proclamation still applied to this term

@@ -17,7 +17,8 @@ import java.util.Optional;
  *       low;</li>
  *   <li>{@link #queue} {@code disco:{n}:q}, a sorted set: claim id → position in the queue (strictly increasing per
  *       name);</li>
- *   <li>{@link #claim} {@code disco:{n}:c:<claim id>}, a hash with a TTL: one claim of one owner, fields
+ *   <li>{@link #claim} {@code disco:{n}:c:<claim id>}, a hash with a TTL: one claim of one owner (its grant's
+ *       {@code key()} is {@link #grantKey} {@code <n>/<claim id>}, as an etcd claim's is {@code <n>/<lease>}), fields
  *       {@code owner} (its owner's id, decimal), {@code kind} ({@code x} lock, {@code e} election candidate,
  *       {@code r} reader, {@code w} writer, {@code p} semaphore permit), {@code token} ({@code 0} while it waits,
  *       then {@code <epoch>:<gen>:<seq>}), {@code slot} (a permit's, else -1), {@code value} (a candidate's),
@@ -111,14 +112,36 @@ public final class RedisKeys {
     }
 
     /**
-     * The name and claim id of a claim's key.
+     * The key a grant (and the listing of claimants) reports for a claim: {@code <name>/<claim id>}, as etcd's keys
+     * are {@code <name>/<lease>}; the claim's Redis key is {@link #claim}{@code (name, claimId)}.
      *
-     * @param key a key as {@link #claim} makes it
-     * @return {name, claim id}, or empty if {@code key} is not a claim's key
+     * @param name a primitive's name
+     * @param claimId a claim's id
+     * @return {@code <name>/<claimId>}
+     */
+    public static String grantKey(String name, String claimId) {
+        return Objects.requireNonNull(name, "name") + "/" + claimId;
+    }
+
+    /**
+     * The name and claim id of a claim, from its grant key ({@link #grantKey}) or its Redis key ({@link #claim}).
+     *
+     * @param key a grant key or a claim's Redis key
+     * @return {name, claim id}, or empty if {@code key} is neither
      */
     public static Optional<String[]> parseClaim(String key) {
-        if (key == null || !key.startsWith(PREFIX + "{")) {
+        if (key == null) {
             return Optional.empty();
+        }
+        if (!key.startsWith(PREFIX + "{")) {
+            int slash = key.lastIndexOf('/');
+            if (slash <= 0 || slash == key.length() - 1) {
+                return Optional.empty();
+            }
+            String id = key.substring(slash + 1);
+            return id.chars().allMatch(c -> Character.digit(c, 16) >= 0)
+                    ? Optional.of(new String[] {key.substring(0, slash), id})
+                    : Optional.empty();
         }
         int mark = key.lastIndexOf("}:c:");
         if (mark < PREFIX.length() + 1) {

@@ -109,7 +109,7 @@ final class RedisObservation implements Observation {
             if (now.size() >= 4) {
                 String token = String.valueOf(now.get(2));
                 deliver(new Leadership(
-                        String.valueOf(now.get(1)),
+                        RedisKeys.grantKey(name, String.valueOf(now.get(1))),
                         String.valueOf(now.get(3)),
                         FencingToken.of(GrantStep.token(token))));
             }
@@ -128,7 +128,7 @@ final class RedisObservation implements Observation {
             cursor = m.getId();
             Map<String, String> body = m.getBody();
             if (!deliver(new Leadership(
-                    body.get("key"),
+                    RedisKeys.grantKey(name, body.get("id")),
                     body.getOrDefault("value", ""),
                     FencingToken.of(GrantStep.token(body.get("token")))))) {
                 return;

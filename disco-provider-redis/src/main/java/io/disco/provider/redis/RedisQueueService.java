@@ -158,7 +158,7 @@ abstract class RedisQueueService<G extends Fenced, E extends DiscoException> ext
         if (!ledger.commit(a, held)) {
             return false;
         }
-        events.acquired(grant, a.key, a.startedNanos, held.sinceNanos());
+        events.acquired(grant, a.grantKey, a.startedNanos, held.sinceNanos());
         return true;
     }
 

@@ -55,7 +55,7 @@ final class RedisRWLockService extends RedisQueueService<RWGrant, RWLockLostExce
                 core.link().commands(), core.where(), Primitive.RWLOCK, name, core.requestTimeout());
         boolean behind = false;
         for (Claimant c : all) {
-            if (c.key().equals(held.key())) {
+            if (c.key().equals(held.grant().key())) {
                 behind = true;
             } else if (c.role() == Claimant.Role.WAITER && c.mode() == Claimant.Mode.EXCLUSIVE) {
                 return true; // waiters are listed after every holder, in queue order: behind the readers

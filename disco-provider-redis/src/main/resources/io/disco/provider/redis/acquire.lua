@@ -113,7 +113,7 @@ end
 local now = redis.call('TIME')
 redis.call('HSET', ck, 'token', token, 'slot', slot, 'since', now[1] * 1000 + math.floor(now[2] / 1000), 'pv', 0)
 if kind == 'e' then
-  redis.call('XADD', LOG, 'MAXLEN', '~', 64, '*', 'token', token, 'v', 0, 'key', ck, 'value', ARGV[5])
+  redis.call('XADD', LOG, 'MAXLEN', '~', 64, '*', 'token', token, 'v', 0, 'id', id, 'value', ARGV[5])
   redis.call('PUBLISH', CH, '+log')
 end
 if removed then notify(live) end
