@@ -117,6 +117,7 @@ abstract class RedisQueueService<G extends Fenced, E extends DiscoException> ext
             return a; // with the held grant, or a try that found the release in the way
         }
         current = a;
+        core.track(a.withdrawn);
         a.future.whenComplete((g, e) -> onAttemptEnd(a, g, e));
         try {
             core.work(new ClaimWorker<>(this, a));
