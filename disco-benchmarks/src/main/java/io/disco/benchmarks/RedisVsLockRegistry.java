@@ -49,8 +49,8 @@ import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockTyp
  * and for {@code PUB_SUB_LOCK} its listener's subscription. What is not the same: {@code SPIN_LOCK} lets the releasing
  * owner take the lock again at once while the others sleep, so its acquisitions per second are not those of a
  * first-come-first-served queue ({@code to_another_owner}: the share of acquisitions that went to another owner than
- * the one before; {@code wait_p99_ms}: the longest waits); {@code RedisLockRegistry} gives no token, does not renew its
- * 60 s expiry, and unlocks on a thread of its pool.
+ * the one before; {@code handovers_per_s}: those per second; {@code wait_p99_ms}: the longest waits); {@code
+ * RedisLockRegistry} gives no token, does not renew its 60 s expiry, and unlocks on a thread of its pool.
  *
  * <p>Targets (issue 48 item 6), printed with met or missed once disco is measured: uncontended disco ≤ 1.2 × the floor
  * and ≤ {@code RedisLockRegistry} (its default mode) at the median, p90 and p99; contended acquisitions per second ≥
@@ -224,7 +224,13 @@ final class RedisVsLockRegistry implements BenchCase {
                         none, bench.quick, k, () -> c.opener().open(name), counted);
                 perSecond.get(c.label()).put(k, r.perSecond());
                 List<Object> figures = new ArrayList<>(List.of(counted.delta.figures(r.acquisitions())));
-                figures.addAll(List.of("to_another_owner", r.toAnotherOwner(), "wait_p99_ms", Stats.p99(r.waitMs())));
+                figures.addAll(List.of(
+                        "to_another_owner",
+                        r.toAnotherOwner(),
+                        "handovers_per_s",
+                        r.perSecond() * r.toAnotherOwner(),
+                        "wait_p99_ms",
+                        Stats.p99(r.waitMs())));
                 if (c.label().equals(DISCO)) {
                     figures.addAll(List.of(
                             "vs_registry", r.perSecond() / perSecond.get(SPIN).get(k)));
