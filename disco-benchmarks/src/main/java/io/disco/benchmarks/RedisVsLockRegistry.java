@@ -151,7 +151,27 @@ final class RedisVsLockRegistry implements BenchCase {
      * disco's Redis lock as a contestant: each owner a Lettuce {@code RedisClient} of its own on {@link #resources},
      * counted by {@link #requests}, {@code RedisProvider.disco(client, uri, options)} on it, and {@code
      * disco.lock(name)}, locked and unlocked once when opened (as the other contestants are). Empty while {@code
-     * disco-provider-redis} is not on this branch: its rows and the issue's targets follow from this method alone.
+     * disco-provider-redis} is not on this branch: its rows and the issue's targets follow from this method alone
+     * (and the module's dependency in the pom), whose body is then:
+     *
+     * <pre>{@code
+     * return Optional.of(new Contestant(DISCO, name -> {
+     *     RedisClient client = requests.count(RedisClient.create(resources));
+     *     try {
+     *         Disco disco = RedisProvider.disco(client, RedisURI.create(redis.uri()), RedisOptions.defaults());
+     *         FencedLock lock = disco.lock(name);
+     *         lock.lock();
+     *         lock.unlock();
+     *         return new Owner(lock::lock, lock::unlock, () -> {
+     *             disco.close();
+     *             client.shutdown();
+     *         });
+     *     } catch (RuntimeException e) {
+     *         client.shutdown();
+     *         throw e;
+     *     }
+     * }));
+     * }</pre>
      */
     private Optional<Contestant> disco() {
         return Optional.empty();
