@@ -3,6 +3,10 @@ package io.disco.benchmarks;
 import static io.disco.benchmarks.Bench.log;
 
 import io.disco.benchmarks.Contention.Owner;
+import io.disco.client.Disco;
+import io.disco.lock.FencedLock;
+import io.disco.provider.redis.RedisOptions;
+import io.disco.provider.redis.RedisProvider;
 import io.disco.testservers.RedisServer;
 import io.disco.testservers.RpcCounter;
 import io.lettuce.core.RedisClient;
@@ -14,7 +18,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -32,7 +35,7 @@ import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockTyp
  *   <li><b>Spring Integration's {@code RedisLockRegistry}</b> ({@link LockRegistryOwner}) in its default mode, {@link
  *       RedisLockType#SPIN_LOCK} (a waiter tries again every 100 ms), and in {@link RedisLockType#PUB_SUB_LOCK} (a
  *       waiter is told of the release on a pub/sub channel); neither has a fencing token;
- *   <li><b>disco's Redis lock</b>, once {@code disco-provider-redis} is on this branch ({@link #disco()}).
+ *   <li><b>disco's Redis lock</b> ({@link #disco()}).
  * </ul>
  *
  * Measured: one uncontended lock+unlock, every contestant once a round in a new order each round ({@link
@@ -52,7 +55,7 @@ import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockTyp
  * the one before; {@code handovers_per_s}: those per second; {@code wait_p99_ms}: the longest waits); {@code
  * RedisLockRegistry} gives no token, does not renew its 60 s expiry, and unlocks on a thread of its pool.
  *
- * <p>Targets (issue 48 item 6), printed with met or missed once disco is measured: uncontended disco ≤ 1.2 × the floor
+ * <p>Targets (issue 48 item 6), printed with met or missed: uncontended disco ≤ 1.2 × the floor
  * and ≤ {@code RedisLockRegistry} (its default mode) at the median, p90 and p99; contended acquisitions per second ≥
  * {@code RedisLockRegistry}'s at every K.
  */
@@ -115,7 +118,7 @@ final class RedisVsLockRegistry implements BenchCase {
             List<Contestant> waiting = new ArrayList<>(List.of(
                     new Contestant(SPIN, name -> registryOwner(null, name)),
                     new Contestant(PUB_SUB, name -> registryOwner(RedisLockType.PUB_SUB_LOCK, name))));
-            disco().ifPresent(waiting::add);
+            waiting.add(disco());
             List<Contestant> all = new ArrayList<>();
             all.add(new Contestant(FLOOR, this::floorOwner));
             all.addAll(waiting);
@@ -150,31 +153,25 @@ final class RedisVsLockRegistry implements BenchCase {
     /**
      * disco's Redis lock as a contestant: each owner a Lettuce {@code RedisClient} of its own on {@link #resources},
      * counted by {@link #requests}, {@code RedisProvider.disco(client, uri, options)} on it, and {@code
-     * disco.lock(name)}, locked and unlocked once when opened (as the other contestants are). Empty while {@code
-     * disco-provider-redis} is not on this branch: its rows and the issue's targets follow from this method alone
-     * (and the module's dependency in the pom), whose body is then:
-     *
-     * <pre>{@code
-     * return Optional.of(new Contestant(DISCO, name -> {
-     *     RedisClient client = requests.count(RedisClient.create(resources));
-     *     try {
-     *         Disco disco = RedisProvider.disco(client, RedisURI.create(redis.uri()), RedisOptions.defaults());
-     *         FencedLock lock = disco.lock(name);
-     *         lock.lock();
-     *         lock.unlock();
-     *         return new Owner(lock::lock, lock::unlock, () -> {
-     *             disco.close();
-     *             client.shutdown();
-     *         });
-     *     } catch (RuntimeException e) {
-     *         client.shutdown();
-     *         throw e;
-     *     }
-     * }));
-     * }</pre>
+     * disco.lock(name)}, locked and unlocked once when opened (as the other contestants are).
      */
-    private Optional<Contestant> disco() {
-        return Optional.empty();
+    private Contestant disco() {
+        return new Contestant(DISCO, name -> {
+            RedisClient client = requests.count(RedisClient.create(resources));
+            try {
+                Disco disco = RedisProvider.disco(client, RedisURI.create(redis.uri()), RedisOptions.defaults());
+                FencedLock lock = disco.lock(name);
+                lock.lock();
+                lock.unlock();
+                return new Owner(lock::lock, lock::unlock, () -> {
+                    disco.close();
+                    client.shutdown();
+                });
+            } catch (RuntimeException e) {
+                client.shutdown();
+                throw e;
+            }
+        });
     }
 
     // ------------------------------------------------------------------ the steps
@@ -271,14 +268,8 @@ final class RedisVsLockRegistry implements BenchCase {
                 + " first-come-first-served queue's; neither of its modes has a fencing token");
     }
 
-    /** The issue's targets for disco, when it was measured. */
+    /** The issue's targets for disco. */
     private void targets() {
-        if (!uncontended.containsKey(DISCO)) {
-            bench.report.notes.add("Redis (section R): disco's rows and the targets of issue 48 item 6 (uncontended"
-                    + " <= 1.2 x the floor and <= RedisLockRegistry at p50/p90/p99; contended >= RedisLockRegistry at"
-                    + " every K) are not measured: disco-provider-redis is not on this branch");
-            return;
-        }
         double[] disco = uncontended.get(DISCO);
         percentileTarget("disco lock+unlock vs the Redis floor", 1.2, disco, uncontended.get(FLOOR), FLOOR);
         percentileTarget("disco lock+unlock vs RedisLockRegistry", 1.0, disco, uncontended.get(SPIN), SPIN);
