@@ -2,6 +2,7 @@ package io.disco.provider.redis;
 
 import io.disco.core.internal.grant.GrantEvents;
 import io.disco.core.internal.grant.GrantLedger;
+import io.disco.core.internal.session.SessionMember;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.Fenced;
 import java.util.concurrent.CompletableFuture;

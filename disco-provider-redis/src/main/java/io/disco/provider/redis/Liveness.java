@@ -1,5 +1,6 @@
 package io.disco.provider.redis;
 
+import io.disco.core.internal.session.SessionExecutors;
 import io.lettuce.core.ExpireArgs;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;

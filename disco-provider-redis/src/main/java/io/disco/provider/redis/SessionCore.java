@@ -3,6 +3,9 @@ package io.disco.provider.redis;
 import io.disco.core.ClaimMetadata;
 import io.disco.core.DiscoSession;
 import io.disco.core.internal.SessionEvents;
+import io.disco.core.internal.session.ServiceRegistry;
+import io.disco.core.internal.session.SessionExecutors;
+import io.disco.core.internal.session.SessionMember;
 import io.disco.fencing.DiscoException;
 import java.time.Duration;
 import java.util.List;
@@ -70,7 +73,7 @@ final class SessionCore implements Liveness.Renewals {
         this.acks = options.replicaAcks().orElse(deployment.defaultAcks());
         this.lineage = lineage;
         this.claimant = ClaimMetadata.ofCurrentThread(options.clientId());
-        this.executors = new SessionExecutors(Long.toHexString(ownerId), options.callbackExecutor());
+        this.executors = new SessionExecutors("disco-redis", Long.toHexString(ownerId), options.callbackExecutor());
         this.events = new SessionEvents(options.listeners(), executors.sessionThread(), executors.callbacks());
         this.liveness = new Liveness(
                 link.commands(),

@@ -11,7 +11,7 @@
  * <p>Inside, one concept per file, in the ZooKeeper provider's shape: the public {@code RedisSession} is a front over
  * {@code SessionCore}, all a service sees of its session, which wires {@code Link} (its connections, from a
  * {@code Deployment}), {@code SessionStatus}, {@code Liveness} (renewal rounds and the deadline),
- * {@code Wakeups} (pub/sub), {@code TokenLineage}, {@code SessionExecutors} and {@code ServiceRegistry}. The services
+ * {@code Wakeups} (pub/sub), {@code TokenLineage}, and disco-core's {@code SessionExecutors} and {@code ServiceRegistry}. The services
  * share {@code RedisQueueService} on disco-core's internal {@code GrantLedger}, whose hooks here are
  * {@code QueueClaim}, {@code HeldClaim} and {@code ClaimRelease}, with {@code GrantRelease} and {@code GrantLoss};
  * an acquisition is run by a {@code ClaimWorker} (each request a {@code GrantStep}) and waited for by a

@@ -3,6 +3,9 @@ package io.disco.provider.zookeeper;
 import io.disco.core.ClaimMetadata;
 import io.disco.core.DiscoSession;
 import io.disco.core.internal.SessionEvents;
+import io.disco.core.internal.session.ServiceRegistry;
+import io.disco.core.internal.session.SessionExecutors;
+import io.disco.core.internal.session.SessionMember;
 import io.disco.fencing.DiscoException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -50,7 +53,7 @@ final class SessionCore implements SessionLiveness.Renewals {
         this.requestTimeout = options.requestTimeout();
         this.connectString = client.getZookeeperClient().getCurrentConnectionString();
         this.sessionId = opened.sessionId();
-        this.executors = new SessionExecutors(Long.toHexString(sessionId), options.callbackExecutor());
+        this.executors = new SessionExecutors("disco-zk", Long.toHexString(sessionId), options.callbackExecutor());
         this.events = new SessionEvents(options.listeners(), executors.sessionThread(), executors.callbacks());
         this.liveness = new SessionLiveness(client, connectString, opened, status, executors, this::lose, this);
         liveness.start();

@@ -1,5 +1,6 @@
 package io.disco.provider.zookeeper;
 
+import io.disco.core.internal.session.SessionExecutors;
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;

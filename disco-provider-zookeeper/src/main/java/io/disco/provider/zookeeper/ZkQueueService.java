@@ -5,6 +5,7 @@ import io.disco.core.internal.SessionThread;
 import io.disco.core.internal.UserFuture;
 import io.disco.core.internal.grant.GrantEvents;
 import io.disco.core.internal.grant.GrantLedger;
+import io.disco.core.internal.session.SessionMember;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.Fenced;
 import io.disco.fencing.Timeouts;

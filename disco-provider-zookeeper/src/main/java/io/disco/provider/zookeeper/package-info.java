@@ -7,7 +7,7 @@
  *
  * <p>Inside, one concept per file, each depending only on the ones below it (no loop): the public
  * {@code ZooKeeperSession} is a front over {@code SessionCore}, all a service sees of its session, which wires
- * {@code SessionStatus} (with {@code SessionState}), {@code SessionLiveness}, {@code SessionExecutors} and
+ * {@code SessionStatus} (with {@code SessionState}), {@code SessionLiveness}, disco-core's {@code SessionExecutors} and
  * {@code ServiceRegistry} (of {@code SessionMember}s) and knows no kind of service; {@code SessionHandOut} opens
  * it. Each service makes itself on a core ({@code ZkLockService.create} and its siblings) and shares
  * {@code ZkQueueService}: the grant's state in the one grant lifecycle every backend shares (disco-core's internal

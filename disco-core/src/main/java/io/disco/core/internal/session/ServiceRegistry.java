@@ -1,4 +1,4 @@
-package io.disco.provider.zookeeper;
+package io.disco.core.internal.session;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -11,10 +11,10 @@ import java.util.function.Supplier;
  * semaphores, of which a session may have several on one name (each holds or waits for one permit, as several
  * holder keys on one etcd lease do: the client's semaphore takes as many permits on one owner as its threads ask
  * for); each told when the session ends ({@link SessionMember}). It knows no kind of service: the services make
- * themselves ({@code ZkLockService.create} and its siblings) and register here through the session
- * ({@link SessionCore#register}). Thread-safe.
+ * themselves (a provider's lock service and its siblings) and register here through their session. Used by the
+ * ZooKeeper and Redis providers. Thread-safe.
  */
-final class ServiceRegistry {
+public final class ServiceRegistry {
 
     /** Where a service is registered: its name, and whether it may share it with more of this session's. */
     private record Place(String name, boolean shared) {}
@@ -25,7 +25,7 @@ final class ServiceRegistry {
      * @param shared whether the service may share {@code name} with other shared ones (semaphores)
      * @throws IllegalStateException if a service on {@code name} is registered that the new one cannot share it with
      */
-    synchronized void checkFree(String name, boolean shared) {
+    public synchronized void checkFree(String name, boolean shared) {
         for (Place p : members.values()) {
             if (p.name().equals(name) && !(shared && p.shared())) {
                 throw new IllegalStateException("this session already has a service on " + name
@@ -39,24 +39,24 @@ final class ServiceRegistry {
      *
      * @throws IllegalStateException if a service on {@code name} is registered that the new one cannot share it with
      */
-    synchronized <T extends SessionMember> T add(String name, boolean shared, Supplier<T> make) {
+    public synchronized <T extends SessionMember> T add(String name, boolean shared, Supplier<T> make) {
         checkFree(name, shared);
         T member = make.get();
         members.put(member, new Place(name, shared));
         return member;
     }
 
-    synchronized void remove(SessionMember member) {
+    public synchronized void remove(SessionMember member) {
         members.remove(member);
     }
 
     /** @return every service, in registration order */
-    synchronized List<SessionMember> all() {
+    public synchronized List<SessionMember> all() {
         return new ArrayList<>(members.keySet());
     }
 
     /** @return every service, in registration order, none of which is registered any more */
-    synchronized List<SessionMember> drain() {
+    public synchronized List<SessionMember> drain() {
         List<SessionMember> all = new ArrayList<>(members.keySet());
         members.clear();
         return all;

@@ -1,4 +1,4 @@
-package io.disco.provider.zookeeper;
+package io.disco.core.internal.session;
 
 import io.disco.core.internal.Callbacks;
 import io.disco.core.internal.SessionThread;
@@ -15,39 +15,41 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
- * Where a session's work runs: the session's thread ({@code disco-zk-session-<id>}, a {@link SessionThread}: the
- * liveness checks, Curator's connection events handed over, the services' reactions to ZooKeeper's events, the
- * releases' retries; never user code), the workers ({@code disco-zk-worker-<id>-N}: the waiting acquisitions and
+ * Where a session's work runs, for the providers whose session is one thread and a pool of workers (ZooKeeper,
+ * Redis): the session's thread ({@code <prefix>-session-<id>}, a {@link SessionThread}: the liveness checks and
+ * renewals, the backend's events and answers handed over, the services' reactions to them, the releases' retries;
+ * never user code), the workers ({@code <prefix>-worker-<id>-N}: the waiting acquisitions and
  * the asynchronous calls) and the callback executor, where every future handed to the user completes.
  */
-final class SessionExecutors {
+public final class SessionExecutors {
 
     private final ScheduledThreadPoolExecutor timer;
     private final ExecutorService workers;
     private final Callbacks callbacks;
 
     /**
-     * @param hex the ZooKeeper session id in hex, which names the threads
+     * @param prefix the backend's prefix of thread names ({@code disco-zk}, {@code disco-redis})
+     * @param hex the session id in hex, which names the threads
      * @param callbackExecutor where user futures complete; null for disco's default pool
      */
-    SessionExecutors(String hex, Executor callbackExecutor) {
+    public SessionExecutors(String prefix, String hex, Executor callbackExecutor) {
         this.callbacks = new Callbacks(callbackExecutor);
-        this.timer = SessionThread.newExecutor("disco-zk-session-" + hex);
+        this.timer = SessionThread.newExecutor(prefix + "-session-" + hex);
         AtomicInteger count = new AtomicInteger();
         this.workers = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "disco-zk-worker-" + hex + "-" + count.incrementAndGet());
+            Thread t = new Thread(r, prefix + "-worker-" + hex + "-" + count.incrementAndGet());
             t.setDaemon(true);
             return t;
         });
     }
 
-    /** @return the session's thread, as an executor (Curator's connection events are handed to it) */
-    ScheduledThreadPoolExecutor sessionThread() {
+    /** @return the session's thread, as an executor (the backend's events and answers are handed to it) */
+    public ScheduledThreadPoolExecutor sessionThread() {
         return timer;
     }
 
     /** Runs {@code task} on the session's thread; on this thread once the session's thread is shut down. */
-    void onSessionThread(Runnable task) {
+    public void onSessionThread(Runnable task) {
         try {
             timer.execute(task);
         } catch (RejectedExecutionException e) {
@@ -60,12 +62,12 @@ final class SessionExecutors {
      *
      * @throws RejectedExecutionException once the session's thread is shut down (the session ended)
      */
-    ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
+    public ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
         return timer.schedule(task, delay, unit);
     }
 
     /** Runs {@code task} on the session's thread every {@code period} nanoseconds, the first time after one period. */
-    ScheduledFuture<?> every(Runnable task, long periodNanos) {
+    public ScheduledFuture<?> every(Runnable task, long periodNanos) {
         return timer.scheduleAtFixedRate(task, periodNanos, periodNanos, TimeUnit.NANOSECONDS);
     }
 
@@ -74,12 +76,12 @@ final class SessionExecutors {
      *
      * @throws RejectedExecutionException once the workers are shut down (the session ended)
      */
-    void work(Runnable task) {
+    public void work(Runnable task) {
         workers.execute(task);
     }
 
     /** Runs {@code task} on a worker; the future completes on the callback executor. */
-    CompletableFuture<Void> inBackground(Runnable task) {
+    public CompletableFuture<Void> inBackground(Runnable task) {
         return supplyInBackground(() -> {
             task.run();
             return null;
@@ -87,7 +89,7 @@ final class SessionExecutors {
     }
 
     /** Runs {@code task} on a worker; the future completes on the callback executor. */
-    <T> CompletableFuture<T> supplyInBackground(Supplier<T> task) {
+    public <T> CompletableFuture<T> supplyInBackground(Supplier<T> task) {
         UserFuture<T> user = new UserFuture<>(callbacks.executor(), null);
         Runnable run = () -> {
             Throwable error = null;
@@ -110,22 +112,22 @@ final class SessionExecutors {
     }
 
     /** Runs {@code task} on the callback executor (see {@link Callbacks#deliver}). */
-    void deliver(Runnable task) {
+    public void deliver(Runnable task) {
         callbacks.deliver(task);
     }
 
     /** @return where user code runs */
-    Callbacks callbacks() {
+    public Callbacks callbacks() {
         return callbacks;
     }
 
     /** @return where user futures complete */
-    Executor callbackExecutor() {
+    public Executor callbackExecutor() {
         return callbacks.executor();
     }
 
     /** Stops the session's thread and the workers, once their queued tasks have run. */
-    void shutdown() {
+    public void shutdown() {
         timer.shutdown();
         workers.shutdown();
     }
