@@ -3,6 +3,7 @@ package io.disco.cli;
 import io.disco.core.Claimant;
 import io.disco.core.Primitive;
 import io.disco.provider.etcd.EtcdKeys;
+import io.disco.provider.redis.RedisKeys;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
@@ -66,6 +67,11 @@ import picocli.CommandLine.Spec;
                     + "session, with a record /disco-broken<node>; the zxid of the delete is printed. A lock's or an "
                     + "election's next token is the czxid of a node made before the break: above the broken token, not the "
                     + "zxid, so the mark to raise is the broken token + 1 (printed); the others' are above the zxid.",
+            "%n"
+                    + "On Redis (--backend redis) the provider's break script deletes the holder's claim key (readers: every "
+                    + "reader's and the read phase's token; a permit: its slot too), guarded on each still holding, wakes "
+                    + "the claims now admitted and announces the break to the holder's session. The name's token record "
+                    + "stays: every later token is above the broken one, so the mark to raise is the broken token + 1.",
             "%n" + ExitCode.FOOTER
         },
         description =
@@ -103,9 +109,15 @@ final class BreakCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        NameArgument.check(name, spec.commandLine().getErr(), connection.zooKeeper());
+        NameArgument.check(name, spec.commandLine().getErr(), connection.kind());
         try (Cluster cluster = connection.open()) {
             Primitive kind = primitive.resolve(cluster, name);
+            if (cluster instanceof Redis && holder != null && holder.startsWith(RedisKeys.PREFIX)) {
+                // the claim's Redis key, disco:{<name>}:c:<id>, names the claimant <name>/<id>
+                holder = RedisKeys.parseClaim(holder)
+                        .map(p -> RedisKeys.grantKey(p[0], p[1]))
+                        .orElse(holder);
+            }
             List<Claimant> claimants = cluster.claimants(kind, name);
             // A key of a nested name (/locks/orders/<lease> under /locks/) is never this name's holder: only --holder
             // naming it breaks it.
@@ -133,6 +145,15 @@ final class BreakCommand implements Callable<Integer> {
             boolean readers = namedNested.isEmpty()
                     && kind == Primitive.RWLOCK
                     && targets.get(0).mode() == Claimant.Mode.SHARED;
+            if (cluster instanceof Redis redis) {
+                RedisBreak plan = RedisBreak.of(redis, kind, name, targets, readers);
+                announce(out, cluster, kind, targets, Optional.empty(), readers, plan.deletes());
+                if (!yes && !confirmed(out)) {
+                    out.println("not confirmed: nothing deleted");
+                    return ExitCode.NOT_BROKEN;
+                }
+                return plan.commit(out);
+            }
             if (cluster instanceof ZooKeeper zk) {
                 ZkBreak plan = ZkBreak.read(zk, kind, name, targets, readers);
                 announce(out, cluster, kind, targets, Optional.empty(), readers, plan.deletes());

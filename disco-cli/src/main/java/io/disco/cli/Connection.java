@@ -20,10 +20,19 @@ import picocli.CommandLine.Spec;
  * How every command reaches its cluster: {@code --backend etcd} (the default) with the flags of {@code etcdctl}
  * ({@code --endpoints}, {@code --cacert}, {@code --cert}, {@code --key}, {@code --user}, {@code --password}), with
  * the same environment variables as defaults ({@code ETCDCTL_ENDPOINTS}, ...); or {@code --backend zookeeper} with
- * {@code --connect}, ZooKeeper's connect string; {@code --command-timeout} for both. A flag of the other backend
- * given on the command line (an environment variable is only a default, and is ignored) is a usage error.
+ * {@code --connect}, ZooKeeper's connect string; or {@code --backend redis} with {@code --redis-uri}, Lettuce's URI
+ * ({@code redis://}, {@code rediss://}, {@code redis-sentinel://...#master}); {@code --command-timeout} for all. A flag
+ * of another backend given on the command line (an environment variable is only a default, and is ignored) is a usage
+ * error.
  */
 final class Connection {
+
+    /** The backends the tool reads. */
+    enum Kind {
+        ETCD,
+        ZOOKEEPER,
+        REDIS
+    }
 
     /** The flags only etcd takes. */
     private static final List<String> ETCD_FLAGS =
@@ -31,11 +40,21 @@ final class Connection {
 
     @Option(
             names = "--backend",
-            paramLabel = "etcd|zookeeper",
+            paramLabel = "etcd|zookeeper|redis",
             defaultValue = "etcd",
-            description = "the cluster's kind: etcd (the default; --endpoints and etcdctl's flags) or zookeeper"
-                    + " (--connect)")
+            description = "the cluster's kind: etcd (the default; --endpoints and etcdctl's flags), zookeeper"
+                    + " (--connect) or redis (--redis-uri)")
     String backend;
+
+    @Option(
+            names = "--redis-uri",
+            paramLabel = "URI",
+            defaultValue = Redis.DEFAULT_URI,
+            description =
+                    "with --backend redis: the server, as Lettuce takes it: redis://[[user]:password@]host[:port],"
+                            + " rediss://... (TLS, verified with the JVM's default trust store) or"
+                            + " redis-sentinel://host:port[,host:port...]#master (default: ${DEFAULT-VALUE})")
+    String redisUri;
 
     @Option(
             names = "--connect",
@@ -102,8 +121,9 @@ final class Connection {
             paramLabel = "DURATION",
             defaultValue = "5s",
             converter = DurationConverter.class,
-            description = "how long to wait for each answer of etcd or ZooKeeper before giving up with exit code 4 "
-                    + "(default: ${DEFAULT-VALUE}; 500ms, 5s, 1m or ISO-8601)")
+            description =
+                    "how long to wait for each answer of etcd, ZooKeeper or Redis before giving up with exit code 4 "
+                            + "(default: ${DEFAULT-VALUE}; 500ms, 5s, 1m or ISO-8601)")
     Duration timeout;
 
     private static final String NO_ENDPOINT = "--endpoints: no endpoint given; give host:port or http(s)://host:port,"
@@ -111,47 +131,75 @@ final class Connection {
 
     /**
      * Connects to the cluster {@code --backend} names, after checking the flags (a usage error, exit 2, for a flag of
-     * the other backend, an unknown backend or a malformed endpoint or connect string).
+     * another backend, an unknown backend or a malformed endpoint, connect string or URI).
      */
     Cluster open() {
-        return zooKeeper() ? openZooKeeper() : openEtcd();
+        return switch (kind()) {
+            case ZOOKEEPER -> openZooKeeper();
+            case REDIS -> openRedis();
+            case ETCD -> openEtcd();
+        };
+    }
+
+    /** @return whether {@code --backend zookeeper} was given ({@link #kind}) */
+    boolean zooKeeper() {
+        return kind() == Kind.ZOOKEEPER;
     }
 
     /**
-     * @return whether {@code --backend zookeeper} was given; refuses an unknown backend and the other backend's
-     *     flags (exit 2)
+     * @return the backend {@code --backend} names; refuses an unknown backend and the other backends' flags (exit 2)
      */
-    boolean zooKeeper() {
+    Kind kind() {
         String b = backend == null ? "" : backend.trim().toLowerCase(Locale.ROOT);
-        boolean zk;
-        switch (b) {
-            case "etcd" -> zk = false;
-            case "zookeeper" -> zk = true;
+        Kind kind = switch (b) {
+            case "etcd" -> Kind.ETCD;
+            case "zookeeper" -> Kind.ZOOKEEPER;
+            case "redis" -> Kind.REDIS;
             default ->
                 throw new CliFailure(
                         ExitCode.USAGE,
                         "--backend: '" + backend
-                                + "' is not a backend the tool knows; give etcd (the default) or zookeeper");
-        }
+                                + "' is not a backend the tool knows; give etcd (the default), zookeeper or"
+                                + " redis");
+        };
         var parsed = mixee == null ? null : mixee.commandLine().getParseResult();
         if (parsed == null) {
-            return zk;
+            return kind;
         }
-        if (zk) {
+        if (kind != Kind.ETCD) {
             for (String flag : ETCD_FLAGS) {
                 if (parsed.hasMatchedOption(flag)) {
                     throw new CliFailure(
                             ExitCode.USAGE,
-                            flag + " is a flag of etcd, not of ZooKeeper: with --backend zookeeper give --connect"
-                                    + " HOST:PORT[,HOST:PORT...][/CHROOT] (and --command-timeout)");
+                            flag + " is a flag of etcd, not of "
+                                    + (kind == Kind.ZOOKEEPER
+                                            ? "ZooKeeper: with --backend zookeeper give --connect"
+                                                    + " HOST:PORT[,HOST:PORT...][/CHROOT] (and --command-timeout)"
+                                            : "Redis: with --backend redis give --redis-uri redis://host:port (the"
+                                                    + " password in it, rediss:// for TLS; and --command-timeout)"));
                 }
             }
-        } else if (parsed.hasMatchedOption("--connect")) {
+        }
+        if (kind != Kind.ZOOKEEPER && parsed.hasMatchedOption("--connect")) {
             throw new CliFailure(
                     ExitCode.USAGE,
-                    "--connect is ZooKeeper's connect string: add --backend zookeeper, or give etcd's --endpoints");
+                    "--connect is ZooKeeper's connect string: add --backend zookeeper"
+                            + (kind == Kind.REDIS ? ", or give Redis's --redis-uri" : ", or give etcd's --endpoints"));
         }
-        return zk;
+        if (kind != Kind.REDIS && parsed.hasMatchedOption("--redis-uri")) {
+            throw new CliFailure(
+                    ExitCode.USAGE,
+                    "--redis-uri names a Redis server: add --backend redis"
+                            + (kind == Kind.ZOOKEEPER
+                                    ? ", or give ZooKeeper's --connect"
+                                    : ", or give etcd's --endpoints"));
+        }
+        return kind;
+    }
+
+    /** Connects to Redis within the command timeout ({@link Redis}), after checking the URI. */
+    Redis openRedis() {
+        return Redis.connect(Redis.parse(redisUri), timeout);
     }
 
     /** Connects to ZooKeeper within the command timeout ({@link ZooKeeper}), after checking the connect string. */

@@ -11,7 +11,8 @@ import picocli.CommandLine.Command;
 /**
  * {@code disco}, the operations tool: {@code list}, {@code holders}, {@code break}, {@code leftovers} and
  * {@code watch} on any lock, read/write lock, semaphore or election name, against etcd, with etcdctl's connection
- * flags, or against ZooKeeper ({@code --backend zookeeper --connect <connect string>}). Run {@code ./disco --help} from a checkout, or {@code java -jar disco-cli-<version>-all.jar --help}.
+ * flags, against ZooKeeper ({@code --backend zookeeper --connect <connect string>}), or against Redis
+ * ({@code --backend redis --redis-uri redis://host:port}). Run {@code ./disco --help} from a checkout, or {@code java -jar disco-cli-<version>-all.jar --help}.
  * The exit codes are listed in the usage text.
  */
 @Command(
@@ -26,12 +27,14 @@ import picocli.CommandLine.Command;
             WatchCommand.class,
             CommandLine.HelpCommand.class
         },
-        description = "Operate disco's locks, read/write locks, semaphores and elections on etcd or ZooKeeper.",
+        description = "Operate disco's locks, read/write locks, semaphores and elections on etcd, ZooKeeper or Redis.",
         footer = {
             "%nConnection flags (every command): --endpoints, --cacert, --cert, --key, --user, --password, --command-timeout, "
                     + "as etcdctl's (ETCDCTL_ENDPOINTS, ETCDCTL_CACERT, ETCDCTL_CERT, ETCDCTL_KEY, ETCDCTL_USER, ETCDCTL_PASSWORD "
                     + "are read as defaults). On ZooKeeper: --backend zookeeper --connect HOST:PORT[,HOST:PORT...][/CHROOT] "
-                    + "(and --command-timeout); etcd's flags are refused there, --connect without it.",
+                    + "(and --command-timeout); etcd's flags are refused there, --connect without it. On Redis: --backend redis "
+                    + "--redis-uri redis://HOST:PORT (rediss:// for TLS, redis-sentinel://HOST:PORT[,...]#MASTER; and "
+                    + "--command-timeout).",
             "%n" + ExitCode.FOOTER
         })
 public final class DiscoCli implements Runnable {
@@ -56,7 +59,7 @@ public final class DiscoCli implements Runnable {
             // jetcd and gRPC log their reconnection attempts at INFO: the tool says what went wrong itself
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "error");
         }
-        for (String logger : new String[] {"org.apache.zookeeper", "org.apache.curator"}) {
+        for (String logger : new String[] {"org.apache.zookeeper", "org.apache.curator", "io.lettuce"}) {
             // ZooKeeper's client and Curator log every failed connection attempt at ERROR, with a stack trace (an
             // unknown host, a refused port, a lost connection): the tool says once what went wrong and why
             System.getProperties().putIfAbsent("org.slf4j.simpleLogger.log." + logger, "off");

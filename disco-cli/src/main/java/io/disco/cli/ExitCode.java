@@ -23,7 +23,7 @@ final class ExitCode {
 
     /** The paragraph of the usage text that lists the codes. */
     static final String FOOTER =
-            "Exit codes: 0 done; 1 etcd or ZooKeeper answered with an error; 2 bad arguments; 3 nothing holds or"
+            "Exit codes: 0 done; 1 etcd, ZooKeeper or Redis answered with an error; 2 bad arguments; 3 nothing holds or"
                     + " waits for the name; 4 no answer from the cluster within --command-timeout; 5 break deleted nothing (not"
                     + " confirmed, or the holder changed meanwhile).";
 

@@ -17,9 +17,11 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         footer = {
             "%n"
-                    + "Lists the holders, then the waiters in queue order (etcd: by CreateRevision; ZooKeeper: by sequence), "
-                    + "from one consistent read, without a lease or a node: key, lease (ZooKeeper: the session id), TTL "
-                    + "left ('?' on ZooKeeper, which tells no client another session's time left), fencing token ('?' "
+                    + "Lists the holders, then the waiters in queue order (etcd: by CreateRevision; ZooKeeper: by sequence; "
+                    + "Redis: by the queue's score), "
+                    + "from one consistent read, without a lease or a node: key, lease (ZooKeeper: the session id; Redis: the "
+                    + "owner id), TTL left ('?' on ZooKeeper, which tells no client another session's time left; on Redis "
+                    + "the claim keys' TTL, renewed together per owner), fencing token ('?' "
                     + "where the cluster's state does not give it: on etcd a writer of a read/write lock, a lock holder of "
                     + "another client that waited; on ZooKeeper a writer or a semaphore lease of Curator's recipes), and "
                     + "the holder metadata this library writes (host, pid, client id, thread, claimed-at).",
@@ -57,7 +59,7 @@ final class HoldersCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        NameArgument.check(name, spec.commandLine().getErr(), connection.zooKeeper());
+        NameArgument.check(name, spec.commandLine().getErr(), connection.kind());
         try (Cluster cluster = connection.open()) {
             Primitive kind = primitive.resolve(cluster, name);
             List<Claimant> claimants = cluster.claimants(kind, name);

@@ -40,7 +40,8 @@ import picocli.CommandLine.Spec;
  * and is fenced out once a newer reader's token is seen (it loses its permission, nothing is
  * corrupted), so delete markers of names in use only while they are quiet. On ZooKeeper ({@code --backend zookeeper})
  * the leftovers are nodes: phase markers, idle semaphores' limits and slots, old break records and empty containers
- * ({@link ZkLeftovers}).
+ * ({@link ZkLeftovers}); on Redis ({@code --backend redis}) queue entries and slots whose claim is gone, and claims
+ * that nothing will expire or that no grant sees ({@link RedisLeftovers}).
  */
 @Command(
         name = "leftovers",
@@ -48,7 +49,8 @@ import picocli.CommandLine.Spec;
         footer = {"%n" + ExitCode.FOOTER},
         description = "List the markers that no live holder uses (rwlock phase markers, semaphore limit records, "
                 + "slot keys whose holder is gone; on ZooKeeper also an idle semaphore's slots, old break records and "
-                + "empty container nodes), under PREFIX (the start of their names; default: every name); "
+                + "empty container nodes; on Redis queue entries and slots whose claim is gone, claims without a TTL or "
+                + "outside their queue), under PREFIX (the start of their names; default: every name); "
                 + "--delete deletes them.")
 final class LeftoversCommand implements Callable<Integer> {
 
@@ -76,9 +78,14 @@ final class LeftoversCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        if (connection.zooKeeper()) {
+        if (connection.kind() == Connection.Kind.ZOOKEEPER) {
             try (ZooKeeper zk = connection.openZooKeeper()) {
                 return ZkLeftovers.run(zk, prefix, delete, out);
+            }
+        }
+        if (connection.kind() == Connection.Kind.REDIS) {
+            try (Redis redis = connection.openRedis()) {
+                return RedisLeftovers.run(redis, prefix, delete, out);
             }
         }
         try (Etcd etcd = connection.openEtcd()) {

@@ -31,7 +31,8 @@ import picocli.CommandLine.Spec;
  * {@code disco-semaphore-limit:<name>}, {@code disco-semaphore-slot:<name>/<i>}); then each name's claimants are
  * listed as {@code disco holders} lists them. A lock named {@code <x>/read} or {@code <x>/write} reads as the
  * read/write lock {@code <x>}: {@code disco holders NAME --primitive lock} names it. On ZooKeeper the names are found
- * by walking the nodes at and under the prefix ({@link ZkNames}).
+ * by walking the nodes at and under the prefix ({@link ZkNames}), on Redis by a {@code SCAN} of the keys
+ * ({@link RedisNames}).
  */
 @Command(
         name = "list",
@@ -42,7 +43,9 @@ import picocli.CommandLine.Spec;
                     + "itself, the holder's token (several: the highest; '?' where the cluster's state does not give it) and "
                     + "when the earliest hold began ('?' where it is not kept: always on ZooKeeper). A name with markers only "
                     + "(a read/write lock's phase marker, a semaphore's limit record) and no claimant is shown with 0 0: "
-                    + "disco leftovers finds them. On ZooKeeper the names are found by walking the nodes under PREFIX.",
+                    + "disco leftovers finds them. On ZooKeeper the names are found by walking the nodes under PREFIX; "
+                    + "on Redis by a SCAN of the keys disco:* (a name with a queue, a claim, or a limit or read phase "
+                    + "in its token record).",
             "%n" + ExitCode.FOOTER
         },
         description = "List the names in use at or under PREFIX: kind, holders, waiters, token, held since.")
@@ -67,13 +70,14 @@ final class ListCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        boolean zooKeeper = connection.zooKeeper();
+        Connection.Kind backend = connection.kind();
         if (!"/".equals(prefix)) {
-            NameArgument.check(prefix, spec.commandLine().getErr(), zooKeeper);
+            NameArgument.check(prefix, spec.commandLine().getErr(), backend);
         }
         try (Cluster cluster = connection.open()) {
-            Map<String, Primitive> names =
-                    cluster instanceof ZooKeeper zk ? ZkNames.under(zk, prefix) : etcdNames((Etcd) cluster);
+            Map<String, Primitive> names = cluster instanceof ZooKeeper zk
+                    ? ZkNames.under(zk, prefix)
+                    : cluster instanceof Redis redis ? RedisNames.under(redis, prefix) : etcdNames((Etcd) cluster);
             if (names.isEmpty()) {
                 String under = "/".equals(prefix) ? "/" : prefix + "/";
                 throw new CliFailure(
@@ -82,9 +86,12 @@ final class ListCommand implements Callable<Integer> {
                                 + (cluster instanceof ZooKeeper
                                         ? ": no claim node and no marker of a name there; check the prefix (zkCli.sh"
                                                 + " ls -R " + prefix + ")"
-                                        : ": no key under " + under
-                                                + " and no marker of a name there; check the prefix (etcdctl get"
-                                                + " --prefix --keys-only " + under + ")"));
+                                        : cluster instanceof Redis
+                                                ? ": no queue, claim or marker of a name there; check the prefix"
+                                                        + " (redis-cli --scan --pattern 'disco:{" + prefix + "*')"
+                                                : ": no key under " + under
+                                                        + " and no marker of a name there; check the prefix (etcdctl"
+                                                        + " get --prefix --keys-only " + under + ")"));
             }
             int width = Math.max(
                     4, names.keySet().stream().mapToInt(String::length).max().orElse(4));

@@ -20,7 +20,8 @@ import org.apache.curator.utils.PathUtils;
  * {@code ..} segments, ...) is read on etcd as etcdctl and Go read it, the keys under {@code NAME/}, after a
  * one-line note on stderr that this library's client would refuse the name. On ZooKeeper a name is a node's path,
  * which ZooKeeper holds to the same rule: a name the client refuses, or one Curator's path rule refuses, is a usage
- * error there.
+ * error there. On Redis the keys of a name are {@code disco:{NAME}:...}, which only this library writes: a name the
+ * client refuses is a usage error there too.
  */
 final class NameArgument {
 
@@ -28,14 +29,16 @@ final class NameArgument {
 
     /** @return {@code name}, when the tool can use it on etcd; else a usage failure (exit 2) of one line */
     static String check(String name, PrintWriter err) {
-        return check(name, err, false);
+        return check(name, err, Connection.Kind.ETCD);
     }
 
     /**
-     * @param zooKeeper whether the name is read on ZooKeeper (a path: the client's rule and ZooKeeper's are checked)
+     * @param backend where the name is read: on ZooKeeper a path (the client's rule and ZooKeeper's are checked), on
+     *     Redis a name this library makes (the client's rule), on etcd any name etcdctl and Go programs make
      * @return {@code name}, when the tool can use it; else a usage failure (exit 2) of one line
      */
-    static String check(String name, PrintWriter err, boolean zooKeeper) {
+    static String check(String name, PrintWriter err, Connection.Kind backend) {
+        boolean zooKeeper = backend == Connection.Kind.ZOOKEEPER;
         if (name == null || name.isBlank()) {
             throw new CliFailure(
                     ExitCode.USAGE,
@@ -71,6 +74,19 @@ final class NameArgument {
                         "NAME '" + name + "' is not a ZooKeeper path this library uses: "
                                 + e.getMessage().replaceFirst("^name ", "")
                                 + " (give an absolute path such as /locks/orders)",
+                        e);
+            }
+            return name;
+        }
+        if (backend == Connection.Kind.REDIS) {
+            try {
+                Names.check(name);
+            } catch (IllegalArgumentException e) {
+                throw new CliFailure(
+                        ExitCode.USAGE,
+                        "NAME '" + name + "' is not a name this library uses: "
+                                + e.getMessage().replaceFirst("^name ", "")
+                                + " (give a name such as /locks/orders; its keys are disco:{NAME}:...)",
                         e);
             }
             return name;

@@ -60,6 +60,10 @@ import picocli.CommandLine.Spec;
                     + "that is gone is broken (disco break's record of it exists), else released (a holder) or withdrew (a "
                     + "waiter): ZooKeeper deletes a session's nodes when it closes or expires, and its events do not say "
                     + "which, so a holder's end of session reads as released.",
+            "%n"
+                    + "On Redis (--backend redis) the name's channel and disco:gone wake the listing: a claim that is gone is "
+                    + "broken (its break was announced on disco:gone), expired (its key's TTL had run out: its owner "
+                    + "stopped renewing), else released (a holder) or withdrew (a waiter).",
             "%n" + "Events: holding/waiting (at start), acquired, queued, token (a holder's token became known or "
                     + "changed), released (its key was deleted and its lease lives: a release, or an etcdctl del), broken (deleted "
                     + "by disco break), closed (its lease was revoked before it could run out: the holder closed its client), "
@@ -111,10 +115,16 @@ final class WatchCommand implements Callable<Integer> {
     public Integer call() {
         out = spec.commandLine().getOut();
         err = spec.commandLine().getErr();
-        if (connection.zooKeeper()) {
-            NameArgument.check(name, err, true);
+        if (connection.kind() == Connection.Kind.ZOOKEEPER) {
+            NameArgument.check(name, err, Connection.Kind.ZOOKEEPER);
             try (ZooKeeper zk = connection.openZooKeeper()) {
                 return new ZkWatch(zk, name, primitive, out, err).run();
+            }
+        }
+        if (connection.kind() == Connection.Kind.REDIS) {
+            NameArgument.check(name, err, Connection.Kind.REDIS);
+            try (Redis redis = connection.openRedis()) {
+                return new RedisWatch(redis, name, primitive, out, err).run();
             }
         }
         NameArgument.check(name, err);

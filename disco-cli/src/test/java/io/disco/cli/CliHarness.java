@@ -9,6 +9,7 @@ import io.disco.provider.etcd.EtcdSession;
 import io.disco.testservers.EtcdClaims;
 import io.disco.testservers.EtcdCluster;
 import io.disco.testservers.EtcdExtension;
+import io.disco.testservers.RedisExtension;
 import io.disco.testservers.ZooKeeperExtension;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -77,6 +78,19 @@ final class CliHarness implements AutoCloseable {
                 null);
     }
 
+    /**
+     * On the Redis server of a test class's extension ({@code --backend redis --redis-uri ...}); the test's own Redis
+     * clients are its {@link RedisClaims}'.
+     */
+    static CliHarness on(RedisExtension redis) {
+        return new CliHarness(
+                () -> List.of("--backend=redis", "--redis-uri=" + redis.uri()),
+                () -> {
+                    throw new IllegalStateException("a Redis harness has no jetcd client: use RedisClaims");
+                },
+                null);
+    }
+
     /** A jetcd client of the same cluster, for the test's own reads and writes. */
     Client client() {
         return client.get();
@@ -100,8 +114,10 @@ final class CliHarness implements AutoCloseable {
     String[] withConnection(String... args) {
         List<String> all = new ArrayList<>(List.of(args));
         if (all.stream()
-                .noneMatch(
-                        a -> a.startsWith("--endpoints") || a.startsWith("--connect") || a.startsWith("--backend"))) {
+                .noneMatch(a -> a.startsWith("--endpoints")
+                        || a.startsWith("--connect")
+                        || a.startsWith("--backend")
+                        || a.startsWith("--redis-uri"))) {
             all.addAll(connection.get());
         }
         return all.toArray(String[]::new);

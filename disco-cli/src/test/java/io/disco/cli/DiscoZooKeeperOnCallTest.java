@@ -311,7 +311,7 @@ class DiscoZooKeeperOnCallTest {
     void badBackendsFlagsNamesAndConnectStringsAreUsageErrorsOfOneLine() {
         String zk = "--connect=" + ZK.connectString();
         String[][] cases = {
-            {"holders", "/x", "--backend", "redis"},
+            {"holders", "/x", "--backend", "consul"},
             {"holders", "/x", "--backend", "zookeeper", zk, "--endpoints=127.0.0.1:2379"},
             {"break", "/x", "--backend", "zookeeper", zk, "--user=root:pw", "--yes"},
             {"leftovers", "--backend", "zookeeper", zk, "--cacert=/etc/hostname"},
@@ -336,7 +336,7 @@ class DiscoZooKeeperOnCallTest {
             assertTrue(r.err().startsWith("disco: ") && r.err().lines().count() == 1, "one line: " + r.err());
             assertFalse(r.err().contains("Exception"), "no exception's name: " + r.err());
         }
-        assertTrue(disco(cases[0]).err().contains("give etcd (the default) or zookeeper"));
+        assertTrue(disco(cases[0]).err().contains("give etcd (the default), zookeeper or redis"));
         assertTrue(disco(cases[1]).err().contains("--endpoints is a flag of etcd"));
         assertTrue(disco(cases[4]).err().contains("add --backend zookeeper"));
         // an environment default of etcd's (ETCDCTL_ENDPOINTS) is no flag given: only the command line counts

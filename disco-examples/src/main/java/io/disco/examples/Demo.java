@@ -29,7 +29,8 @@ import java.util.function.Supplier;
  * and a summary line {@code N passed, M failed}, stops everything, and exits non-zero if any
  * scenario failed.
  *
- * <p>With {@code --backend zookeeper} the scenarios run on an in-process ZooKeeper server instead
+ * <p>With {@code --backend zookeeper} (or {@code --backend redis}: a throwaway {@code redis-server},
+ * {@link DemoBackend#embeddedRedis()}) the scenarios run on an in-process ZooKeeper server instead
  * ({@link DemoBackend#embeddedZooKeeper()}: nothing installed), through the same backend-neutral owners
  * ({@link DemoBackend}); the resources' guards confirm tokens with ZooKeeper. A scenario that cannot run there says
  * so in its verdict ({@code — N/A}), and the summary counts it apart.
@@ -39,12 +40,12 @@ public final class Demo {
     private Demo() {}
 
     /** The backends {@code --backend} names. */
-    private static final List<String> BACKENDS = List.of("etcd", "zookeeper");
+    private static final List<String> BACKENDS = List.of("etcd", "zookeeper", "redis");
 
     /**
      * Runs the demo.
      *
-     * @param args {@code [--backend etcd|zookeeper]} (etcd by default)
+     * @param args {@code [--backend etcd|zookeeper|redis]} (etcd by default)
      */
     public static void main(String[] args) {
         String backend = "etcd";
@@ -52,11 +53,16 @@ public final class Demo {
             if (args[i].equals("--backend") && i + 1 < args.length && BACKENDS.contains(args[i + 1])) {
                 backend = args[++i];
             } else {
-                System.err.println("usage: demo [--backend etcd|zookeeper]");
+                System.err.println("usage: demo [--backend etcd|zookeeper|redis]");
                 System.exit(2);
             }
         }
-        System.exit(backend.equals("zookeeper") ? runOnZooKeeper() : run());
+        System.exit(
+                switch (backend) {
+                    case "zookeeper" -> runOn(Backend.ZOOKEEPER);
+                    case "redis" -> runOn(Backend.REDIS);
+                    default -> run();
+                });
     }
 
     /**
@@ -124,22 +130,53 @@ public final class Demo {
         return summary(verdicts, started);
     }
 
+    /** The backends the demo runs on besides etcd, each a throwaway server it starts itself. */
+    public enum Backend {
+        /** An in-process ZooKeeper server ({@link DemoBackend#embeddedZooKeeper()}). */
+        ZOOKEEPER("an in-process ZooKeeper", "ZooKeeper"),
+        /** A throwaway redis-server ({@link DemoBackend#embeddedRedis()}). */
+        REDIS("a throwaway redis-server", "Redis");
+
+        final String starting;
+        final String label;
+
+        Backend(String starting, String label) {
+            this.starting = starting;
+            this.label = label;
+        }
+
+        DemoBackend start() {
+            return this == ZOOKEEPER ? DemoBackend.embeddedZooKeeper() : DemoBackend.embeddedRedis();
+        }
+    }
+
     /**
-     * Runs the demo on an in-process ZooKeeper server and returns its exit status: the same scenarios, in the
-     * same order, on {@link DemoBackend#embeddedZooKeeper()}; the Spring Boot one does not apply (the starter configures
-     * etcd only).
+     * Runs the demo on an in-process ZooKeeper server and returns its exit status ({@link #runOn}).
      *
      * @return 0 when every scenario that applies passed, 1 when one failed, 2 when ZooKeeper or a resource could
      *     not start
      */
     public static int runOnZooKeeper() {
+        return runOn(Backend.ZOOKEEPER);
+    }
+
+    /**
+     * Runs the demo on a throwaway server of {@code on} and returns its exit status: the same scenarios, in the same
+     * order, on its {@link DemoBackend}; the Spring Boot one is reported as not applicable (it runs the example
+     * application on the demo's etcd; the application's own tests run it on the other backends).
+     *
+     * @param on the backend
+     * @return 0 when every scenario that applies passed, 1 when one failed, 2 when the server or a resource could
+     *     not start
+     */
+    public static int runOn(Backend on) {
         Say say = new Say("demo");
         long started = System.nanoTime();
         Duration ttl = LockZombie.DEFAULT_ZOMBIE_TTL;
         String ns = "/disco/demo/" + UUID.randomUUID().toString().substring(0, 8);
         List<Verdict> verdicts = new ArrayList<>();
-        say.step("starting an in-process ZooKeeper...");
-        try (DemoBackend zk = DemoBackend.embeddedZooKeeper()) {
+        say.step("starting %s...", on.starting);
+        try (DemoBackend zk = on.start()) {
             say.step("%s", zk.describe());
             try (HttpResource http = HttpResource.start(
                             0, Guard.builder().issuedBound(zk.issuedBound()).build());
@@ -158,7 +195,9 @@ public final class Demo {
                 scenario(
                         verdicts,
                         SlowZombieExample.SCENARIO,
-                        () -> SlowZombieExample.run(zk, http.uri(), ns + "/lock/http-slow", ttl));
+                        () -> on == Backend.REDIS
+                                ? slowZombieOnItsOwnResource(zk, ns + "/lock/http-slow", ttl)
+                                : SlowZombieExample.run(zk, http.uri(), ns + "/lock/http-slow", ttl));
                 scenario(verdicts, GrpcResource.SCENARIO, () -> GrpcResource.selfCheck(grpc.port()));
                 scenario(
                         verdicts,
@@ -181,14 +220,32 @@ public final class Demo {
                     BootExample.SCENARIO,
                     () -> Verdict.notApplicable(
                             BootExample.SCENARIO,
-                            "not applicable on ZooKeeper: the scenario runs the example application on the demo's etcd (its"
-                                    + " zookeeper profile runs it on ZooKeeper: ExampleApplicationOnZooKeeperTest)"));
+                            on == Backend.ZOOKEEPER
+                                    ? "not applicable on ZooKeeper: the scenario runs the example application on the"
+                                            + " demo's etcd (its zookeeper profile runs it on ZooKeeper:"
+                                            + " ExampleApplicationOnZooKeeperTest)"
+                                    : "not applicable on Redis: the scenario runs the example application on the"
+                                            + " demo's etcd"));
         } catch (Exception e) {
             say.step("could not set up the demo: %s", e.getMessage() == null ? e : e.getMessage());
             Say.OUT.println("VERDICT demo: setup failed — FAILED");
             return 2;
         }
         return summary(verdicts, started);
+    }
+
+    /**
+     * The slow-zombie scenario on an HTTP resource of its own: on Redis tokens rise per name (on etcd and ZooKeeper
+     * they are the cluster's revisions, shared by every name), so a guard that admitted another name's token 2 would
+     * refuse this name's token 1; a resource guards one name's writes, as the library's guide says.
+     */
+    private static Verdict slowZombieOnItsOwnResource(DemoBackend backend, String name, Duration ttl) {
+        try (HttpResource own = HttpResource.start(
+                0, Guard.builder().issuedBound(backend.issuedBound()).build())) {
+            return SlowZombieExample.run(backend, own.uri(), name, ttl);
+        } catch (Exception e) {
+            return new Verdict(SlowZombieExample.SCENARIO, false, "step failed: " + e);
+        }
     }
 
     /** Prints the summary; the exit status: 0 when every scenario that ran passed, else 1. */

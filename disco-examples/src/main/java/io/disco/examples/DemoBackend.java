@@ -5,11 +5,17 @@ import io.disco.fencing.guard.IssuedBound;
 import io.disco.provider.etcd.EtcdIssuedBound;
 import io.disco.provider.etcd.EtcdOptions;
 import io.disco.provider.etcd.EtcdProvider;
+import io.disco.provider.redis.RedisDiscoBackend;
+import io.disco.provider.redis.RedisOptions;
 import io.disco.provider.zookeeper.ZooKeeperDiscoBackend;
 import io.disco.provider.zookeeper.ZooKeeperIssuedBound;
 import io.disco.provider.zookeeper.ZooKeeperOptions;
+import io.disco.testservers.RedisServer;
 import io.disco.testservers.ZooKeeperServer;
 import io.etcd.jetcd.Client;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -23,7 +29,7 @@ import org.apache.curator.retry.RetryNTimes;
 /**
  * The coordination service a scenario runs on: the client SPI's backend with its test hooks
  * ({@link TestableBackend}: owners of a given time to live, freezing one, a key deleted as an operator would, a
- * leadership runner, the keys on a name), which the scenarios call the same on etcd and ZooKeeper, plus what only the
+ * leadership runner, the keys on a name), which the scenarios call the same on etcd, ZooKeeper and Redis, plus what only the
  * demo needs: what the scenarios print as where they run, the bound the resources' guards confirm tokens with, and
  * closing what it opened. Closing it closes what it opened (clients, an embedded server it started); owners and
  * runners are the caller's to close.
@@ -32,6 +38,9 @@ public final class DemoBackend implements AutoCloseable {
 
     /** How long connecting, and each request of ZooKeeper's hooks, may take. */
     private static final Duration WAIT = Duration.ofSeconds(15);
+
+    /** The Redis owners' time to live. */
+    private static final Duration REDIS_TTL = Duration.ofSeconds(10);
 
     /** The usual ZooKeeper owner's session timeout. */
     private static final Duration ZOOKEEPER_TTL = Duration.ofSeconds(10);
@@ -137,6 +146,46 @@ public final class DemoBackend implements AutoCloseable {
                 "ZooKeeper: " + connectString + (server == null ? "" : " (in-process)"),
                 ZooKeeperIssuedBound.of(admin),
                 List.copyOf(opened));
+    }
+
+    /**
+     * The scenarios on a throwaway {@code redis-server} ({@link RedisServer}: a free loopback port, AOF with
+     * {@code appendfsync always}, so the provider's start check accepts it) started here: an owner is a
+     * {@code RedisSession} on one Lettuce client ({@link RedisDiscoBackend}, TTL 10 s unless asked otherwise), frozen by
+     * stopping its renewals, so that its claims expire on the server after their TTL, as a stopped process's. The
+     * resources' guards confirm tokens with the demo's own bound ({@link RedisDemoBound}: the library has none for
+     * Redis). Closing the backend closes the client and stops the server.
+     *
+     * @return the backend; close it
+     */
+    public static DemoBackend embeddedRedis() {
+        RedisServer server = RedisServer.start();
+        RedisClient client = null;
+        try {
+            client = RedisClient.create();
+            RedisURI uri = RedisURI.create(server.uri());
+            RedisDiscoBackend backend = RedisDiscoBackend.over(
+                    client,
+                    uri,
+                    RedisOptions.builder()
+                            .ttl(REDIS_TTL)
+                            .connectTimeout(WAIT)
+                            .requestTimeout(WAIT)
+                            .build());
+            StatefulRedisConnection<String, String> admin = client.connect(uri);
+            RedisClient c = client;
+            return new DemoBackend(
+                    backend,
+                    "Redis: " + server.uri() + " (a throwaway redis-server, AOF appendfsync always)",
+                    new RedisDemoBound(admin),
+                    List.of(backend, admin, () -> c.shutdown(Duration.ZERO, WAIT), server));
+        } catch (RuntimeException e) {
+            if (client != null) {
+                client.shutdown(Duration.ZERO, WAIT);
+            }
+            server.close();
+            throw e;
+        }
     }
 
     /** @return the backend the scenarios open their owners on and freeze them through */

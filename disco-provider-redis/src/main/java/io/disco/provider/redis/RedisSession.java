@@ -243,17 +243,68 @@ public final class RedisSession implements DiscoSession, DiscoBackend.Owner {
             Primitive primitive,
             String name,
             Duration timeout) {
-        Objects.requireNonNull(connection, "connection");
         Objects.requireNonNull(timeout, "timeout");
-        io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands<String, String> commands;
-        if (connection instanceof io.lettuce.core.api.StatefulRedisConnection<String, String> c) {
-            commands = c.async();
-        } else if (connection instanceof io.lettuce.core.cluster.api.StatefulRedisClusterConnection<String, String> c) {
-            commands = c.async();
-        } else {
-            throw new IllegalArgumentException("not a Redis or Redis Cluster connection: " + connection);
+        return RedisClaimantListing.list(commands(connection), "redis", primitive, name, timeout);
+    }
+
+    /**
+     * Breaks claims of {@code name} behind their owners' backs, as an operator's {@code disco break} does, through
+     * an open connection without a session: in one script ({@code break.lua}), guarded on every claim still existing
+     * (and, with {@code holdersOnly}, holding: else nothing is deleted), deletes the claims, frees their semaphore
+     * slots, wakes the claims now admitted and announces each deletion on {@link RedisKeys#GONE_CHANNEL}, where its
+     * owner hears at once that it lost. The name's token record stays, so every token issued after is above every token issued before; with
+     * {@code endReadPhase} the read phase's token is forgotten too, so that the next reader's is a new one above the
+     * broken readers' (give it when the claims are every reader of the phase).
+     *
+     * @param connection an open connection (standalone, Sentinel-managed, or a Cluster's), the caller's
+     * @param name the primitive's name
+     * @param claimIds the claims' ids (the part after the last {@code /} of a claimant's key)
+     * @param holdersOnly whether every claim must hold (have been admitted), else nothing is deleted
+     * @param endReadPhase whether to forget the read phase's token as well
+     * @param timeout how long to wait for Redis
+     * @return the owners (their ids, in decimal) of the claims deleted, in the order given; empty when a claim was gone
+     *     (or, with {@code holdersOnly}, did not hold), and nothing was deleted
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code name} is invalid or {@code claimIds} is empty
+     * @throws DiscoException if Redis failed or did not answer in time
+     */
+    public static List<String> breakClaims(
+            io.lettuce.core.api.StatefulConnection<String, String> connection,
+            String name,
+            List<String> claimIds,
+            boolean holdersOnly,
+            boolean endReadPhase,
+            Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        String checked = RedisKeys.checkName(name);
+        if (claimIds.isEmpty()) {
+            throw new IllegalArgumentException("no claim to break");
         }
-        return RedisClaimantListing.list(commands, "redis", primitive, name, timeout);
+        String[] args = new String[claimIds.size() + 1];
+        args[0] = "1g" + (holdersOnly ? "h" : "") + (endReadPhase ? "p" : "");
+        for (int i = 0; i < claimIds.size(); i++) {
+            args[i + 1] = Objects.requireNonNull(claimIds.get(i), "claim id");
+        }
+        List<Object> answer = Calls.get(
+                Scripts.BREAK.run(commands(connection), checked, args),
+                timeout,
+                "redis",
+                "breaking claims of " + checked);
+        if (answer.isEmpty() || !"deleted".equals(String.valueOf(answer.get(0)))) {
+            return List.of();
+        }
+        return answer.subList(1, answer.size()).stream().map(String::valueOf).toList();
+    }
+
+    private static io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands<String, String> commands(
+            io.lettuce.core.api.StatefulConnection<String, String> connection) {
+        Objects.requireNonNull(connection, "connection");
+        if (connection instanceof io.lettuce.core.api.StatefulRedisConnection<String, String> c) {
+            return c.async();
+        } else if (connection instanceof io.lettuce.core.cluster.api.StatefulRedisClusterConnection<String, String> c) {
+            return c.async();
+        }
+        throw new IllegalArgumentException("not a Redis or Redis Cluster connection: " + connection);
     }
 
     /** @return the session's time to live ({@link RedisOptions#ttl()}) */

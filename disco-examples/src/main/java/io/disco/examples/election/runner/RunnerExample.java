@@ -98,6 +98,10 @@ public final class RunnerExample {
                 say.step(
                         "%s leads with token %s; its task writes",
                         first.node(), first.term().token());
+                // the other runner's candidate is queued before the leader steps down (its session may still be
+                // opening: on Redis it connects, checks the server and subscribes first), so it is the next leader
+                step = "the other runner campaigns";
+                awaitCandidates(backend, electionName, 2);
                 step = "relinquish";
                 runners.of(first.node()).relinquish();
                 Event[] handOver = endThenStart(events);
