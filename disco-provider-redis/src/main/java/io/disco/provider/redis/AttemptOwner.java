@@ -1,17 +1,19 @@
 package io.disco.provider.redis;
 
+import io.disco.core.internal.grant.CallerWait;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.Fenced;
+import java.time.Duration;
 
 /**
  * What an acquisition ({@link QueueClaim}), its worker ({@link ClaimWorker}) and its synchronous caller
- * ({@link QueueCaller}) need of the service that runs it, and all they know of it: its session, its hooks
+ * ({@link CallerWait}) need of the service that runs it, and all they know of it: its session, its hooks
  * ({@link ClaimProtocol}), whether its last release is still unconfirmed, the commit of a grant, its claims' loss.
  * An abstract class, not an interface, to keep these methods package-private.
  *
  * @param <G> the grant
  */
-abstract class AttemptOwner<G extends Fenced> extends ClaimProtocol<G> {
+abstract class AttemptOwner<G extends Fenced> extends ClaimProtocol<G> implements CallerWait.Service {
 
     AttemptOwner(String name, String what) {
         super(name, what);
@@ -21,7 +23,23 @@ abstract class AttemptOwner<G extends Fenced> extends ClaimProtocol<G> {
     abstract SessionCore core();
 
     /** @return whether a release of this service is unconfirmed: no acquisition creates a claim before it is */
-    abstract boolean releaseUnconfirmed();
+    @Override
+    public abstract boolean releaseUnconfirmed();
+
+    @Override
+    public final String subject() {
+        return "the " + what() + " on " + name;
+    }
+
+    @Override
+    public final String backend() {
+        return core().where();
+    }
+
+    @Override
+    public final Duration requestTimeout() {
+        return core().requestTimeout();
+    }
 
     /**
      * Hands {@code grant} to the attempt's caller and records it as held; or refuses, when the attempt was given up

@@ -3,6 +3,7 @@ package io.disco.provider.redis;
 import io.disco.core.Primitive;
 import io.disco.core.internal.SessionThread;
 import io.disco.core.internal.UserFuture;
+import io.disco.core.internal.grant.CallerWait;
 import io.disco.core.internal.grant.GrantEvents;
 import io.disco.core.internal.grant.GrantLedger;
 import io.disco.core.internal.session.SessionMember;
@@ -22,7 +23,7 @@ import java.util.function.Supplier;
  * What every queue service on a session shares (the lock, the read/write lock, the semaphore, the election): one
  * owner per service, one acquisition at a time, the held grant, release, loss and close; a primitive supplies only
  * its hooks ({@link ClaimProtocol}). An acquisition ({@link QueueClaim}) is begun in the shared {@link GrantLedger},
- * run by a worker ({@link ClaimWorker}) and waited for by a synchronous caller ({@link QueueCaller}); its grant is
+ * run by a worker ({@link ClaimWorker}) and waited for by a synchronous caller ({@link CallerWait}); its grant is
  * committed here; its claim's deletion by anybody else, or expiry, found by a renewal, a break's message or a
  * re-check, is the loss ({@link GrantLoss}); a release gives the grant up at once and is confirmed in the background
  * when its answer is late ({@link GrantRelease}, {@link ClaimRelease}); a close gives up what is held or pending. It
@@ -70,12 +71,12 @@ abstract class RedisQueueService<G extends Fenced, E extends DiscoException> ext
                     "the " + what() + " on " + name + ": " + call + " on an interrupted thread; nothing was claimed");
         }
         if (timeout != null && Timeouts.tryOnly(timeout)) {
-            return QueueCaller.awaitTry(this, start(kind, true, value), call)
+            return CallerWait.awaitTry(this, start(kind, true, value), call)
                     .orElseThrow(() -> new TimeoutException("the " + what() + " on " + name
                             + " is not free now (a timeout of " + timeout + " is one try, at once); this owner's"
                             + " claim was withdrawn"));
         }
-        return QueueCaller.await(
+        return CallerWait.await(
                 this, start(kind, false, value), timeout == null || Timeouts.unlimited(timeout) ? null : timeout);
     }
 
@@ -85,7 +86,7 @@ abstract class RedisQueueService<G extends Fenced, E extends DiscoException> ext
 
     final Optional<G> tryAcquire(ClaimKind kind, String call, String value) {
         SessionThread.refuseOnSessionThread(call);
-        return QueueCaller.awaitTry(this, start(kind, true, value), call);
+        return CallerWait.awaitTry(this, start(kind, true, value), call);
     }
 
     final CompletableFuture<G> acquireAsync(ClaimKind kind, String value) {
@@ -150,7 +151,7 @@ abstract class RedisQueueService<G extends Fenced, E extends DiscoException> ext
     }
 
     @Override
-    final boolean releaseUnconfirmed() {
+    public final boolean releaseUnconfirmed() {
         return ledger.releaseUnconfirmed();
     }
 

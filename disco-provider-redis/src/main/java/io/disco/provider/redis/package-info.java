@@ -15,7 +15,7 @@
  * share {@code RedisQueueService} on disco-core's internal {@code GrantLedger}, whose hooks here are
  * {@code QueueClaim}, {@code HeldClaim} and {@code ClaimRelease}, with {@code GrantRelease} and {@code GrantLoss};
  * an acquisition is run by a {@code ClaimWorker} (each request a {@code GrantStep}) and waited for by a
- * {@code QueueCaller}; a primitive supplies only its {@code ClaimProtocol} hooks, admission being the scripts'
+ * disco-core's {@code CallerWait}; a primitive supplies only its {@code ClaimProtocol} hooks, admission being the scripts'
  * ({@code Scripts}, by {@code ClaimKind}).
  */
 package io.disco.provider.redis;

@@ -1,16 +1,7 @@
 package io.disco.provider.zookeeper;
 
-import io.disco.core.internal.grant.Acquisition;
-import io.disco.fencing.DiscoException;
+import io.disco.core.internal.grant.WorkedAcquisition;
 import io.disco.fencing.Fenced;
-import java.time.Duration;
-import java.util.Optional;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.curator.framework.api.CuratorWatcher;
 import org.apache.zookeeper.Watcher;
 
@@ -24,20 +15,11 @@ import org.apache.zookeeper.Watcher;
  *
  * @param <G> the grant
  */
-final class QueueAttempt<G extends Fenced> implements Acquisition<G> {
+final class QueueAttempt<G extends Fenced> extends WorkedAcquisition<G> {
 
     final NodeKind kind;
-    final boolean tryOnly;
-    /** When the acquisition started, on {@link System#nanoTime()}. */
-    final long startedNanos = System.nanoTime();
     /** The own node's data (an election candidate's value; empty for the locks). */
     final byte[] data;
-    /** Completes with the grant, with null (a tryLock that found somebody ahead) or exceptionally. */
-    final CompletableFuture<G> future = new CompletableFuture<>();
-    /** Completes once nothing of this attempt is left in ZooKeeper (or it became the held grant). */
-    final CompletableFuture<Void> withdrawn = new CompletableFuture<>();
-    /** Released by every event the worker may be waiting for. */
-    final Semaphore wake = new Semaphore(0);
 
     volatile String node;
     /** Wakes the worker; reports the own node's deletion (and a data change, after which it is watched again). */
@@ -54,8 +36,8 @@ final class QueueAttempt<G extends Fenced> implements Acquisition<G> {
     }
 
     QueueAttempt(OwnNodeEvents events, NodeKind kind, boolean tryOnly, byte[] data) {
+        super(tryOnly);
         this.kind = kind;
-        this.tryOnly = tryOnly;
         this.data = data;
         this.watcher = event -> {
             wake.release();
@@ -69,71 +51,5 @@ final class QueueAttempt<G extends Fenced> implements Acquisition<G> {
                 events.ownNodeChanged(event.getPath()); // a watch fires once: keep watching for the deletion
             }
         };
-    }
-
-    @Override
-    public boolean tryOnly() {
-        return tryOnly;
-    }
-
-    @Override
-    public void answerAtOnce(G held) {
-        future.complete(held);
-        withdrawn.complete(null);
-    }
-
-    @Override
-    public boolean handOver(G grant) {
-        return future.complete(grant);
-    }
-
-    @Override
-    public void fail(Throwable cause) {
-        future.completeExceptionally(cause);
-    }
-
-    /** Withdraws this pending attempt and waits for its node to go; the grant if it had committed first. */
-    Optional<G> giveUp(Duration requestTimeout) {
-        boolean interrupted = Thread.interrupted();
-        future.cancel(false);
-        awaitWithdrawn(requestTimeout);
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-        G g = future.isCompletedExceptionally() ? null : future.getNow(null);
-        return Optional.ofNullable(g);
-    }
-
-    /** Waits up to {@code requestTimeout} for nothing of this attempt to be left, keeping an interruption. */
-    void awaitWithdrawn(Duration requestTimeout) {
-        boolean interrupted = false;
-        long until = System.nanoTime() + requestTimeout.toNanos();
-        try {
-            while (true) {
-                try {
-                    withdrawn.get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
-                    return;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException | TimeoutException e) {
-                    return; // Curator's guaranteed delete keeps trying in the background
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /** @return what a caller throws for an attempt that failed with {@code t} */
-    static RuntimeException rethrow(Throwable t) {
-        if (t instanceof CancellationException c) {
-            return new IllegalStateException("the acquisition was given up", c);
-        }
-        if (t instanceof RuntimeException r) {
-            return r;
-        }
-        return new DiscoException(String.valueOf(t), t);
     }
 }

@@ -3,6 +3,7 @@ package io.disco.provider.zookeeper;
 import io.disco.core.Primitive;
 import io.disco.core.internal.SessionThread;
 import io.disco.core.internal.UserFuture;
+import io.disco.core.internal.grant.CallerWait;
 import io.disco.core.internal.grant.GrantEvents;
 import io.disco.core.internal.grant.GrantLedger;
 import io.disco.core.internal.session.SessionMember;
@@ -25,7 +26,7 @@ import org.apache.zookeeper.KeeperException;
  * owner per service, one acquisition at a time, the held grant, release, loss and close; a primitive supplies
  * only its hooks ({@link QueueProtocol}). The service's own duties are its calls: an acquisition ({@link QueueAttempt})
  * is begun in its {@link GrantLedger}, run by a worker ({@link QueueWorker}) and waited for by a synchronous caller
- * ({@link QueueCaller}); its grant is committed here and its node watched, whose deletion by anybody else is the
+ * ({@link CallerWait}); its grant is committed here and its node watched, whose deletion by anybody else is the
  * loss ({@link GrantLoss}); a release gives the grant up at once and is confirmed in the background when its answer
  * is late ({@link GrantRelease}, {@link QueueRelease}); a close gives up what is held or pending. It sees its
  * session only as a {@link SessionCore} and is told of the session's end as a {@link SessionMember}.
@@ -79,13 +80,13 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
                     "the " + what() + " on " + name + ": " + call + " on an interrupted thread; nothing was claimed");
         }
         if (timeout != null && Timeouts.tryOnly(timeout)) {
-            return QueueCaller.awaitTry(this, start(kind, true, data), call)
+            return CallerWait.awaitTry(this, start(kind, true, data), call)
                     .orElseThrow(() -> new TimeoutException("the "
                             + what() + " on " + name + " is not free now (a timeout of " + timeout
                             + " is one try, at once); this"
                             + " owner's claim was withdrawn"));
         }
-        return QueueCaller.await(
+        return CallerWait.await(
                 this, start(kind, false, data), timeout == null || Timeouts.unlimited(timeout) ? null : timeout);
     }
 
@@ -95,7 +96,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
 
     final Optional<G> tryAcquire(NodeKind kind, String call) {
         SessionThread.refuseOnSessionThread(call);
-        return QueueCaller.awaitTry(this, start(kind, true, NO_DATA), call);
+        return CallerWait.awaitTry(this, start(kind, true, NO_DATA), call);
     }
 
     final CompletableFuture<G> acquireAsync(NodeKind kind) {
@@ -162,7 +163,7 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
     }
 
     @Override
-    final boolean releaseUnconfirmed() {
+    public final boolean releaseUnconfirmed() {
         return ledger.releaseUnconfirmed();
     }
 

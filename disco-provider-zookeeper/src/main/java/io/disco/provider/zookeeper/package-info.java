@@ -14,7 +14,7 @@
  * {@code GrantLedger}, whose hooks are this provider's {@code QueueAttempt}, {@code HeldGrant} and
  * {@code QueueRelease}), its
  * release ({@code GrantRelease}, sent by {@code QueueRelease}) and its loss ({@code GrantLoss}); the acquire
- * machine ({@code QueueAttempt}, {@code QueueWorker}, {@code QueueCaller}, {@code OwnNode}, {@code QueueNodes})
+ * machine ({@code QueueAttempt}, {@code QueueWorker}, disco-core's {@code CallerWait}, {@code OwnNode}, {@code QueueNodes})
  * knows the service only as an {@code AttemptOwner} and a primitive only by its hooks ({@code QueueProtocol}).
  * Where the nodes live is {@link io.disco.provider.zookeeper.ZooKeeperNodes}, public because the {@code disco} tool
  * reads the same layout (as {@code EtcdKeys} on etcd), and {@code NodeKind}; the tool lists claimants with
