@@ -36,8 +36,8 @@ import java.util.Map;
  * <p>What a stepped {@code redis-server} 7.0.15 does ({@link RedisServer#start(java.util.Map, FakeClock)}), measured:
  * {@code TIME} moves with the step at once; keys expire on the wall clock (a key set with {@code PX 10000} is gone
  * right after a step of +30 s, and one set before a step of -30 s answers {@code PTTL} 39,951 ms); a blocking
- * command's timeout runs on the wall clock too ({@code BLPOP} with 5 s returned 1 s after a step of +30 s made at 1
- * s; with 2 s and a step of -30 s it had not returned after 10 s); the event loop's timers run on the monotonic clock
+ * command's timeout runs on the wall clock too ({@code BLPOP} with 5 s returned as soon as a step of +30 s came, 1 s
+ * in; with 2 s and a step of -30 s it had not returned after 10 s); the event loop's timers run on the monotonic clock
  * ({@code serverCron}, hence the active expiry cycle, kept running after a step of -30 s: keys set with {@code PX 300}
  * were expired without being read, within 1.5 s).
  *

@@ -165,8 +165,8 @@ class ServerClockStepTest {
             long shortLost = TimeUnit.NANOSECONDS.toMillis(shortLostAt.get() - stepped);
             System.out.printf(
                     "forward step of %d s (TTL %d ms): waiter admitted %d ms after the step, holder's loss declared"
-                            + " %d ms after it (the holder believed it held for %d ms after the waiter's admission),"
-                            + " short-TTL waiter's attempt lost %d ms after it%n",
+                            + " %d ms after it (it believed it held, with no claim on the server, until then; overlap"
+                            + " with the new holder: %d ms), short-TTL waiter's attempt lost %d ms after it%n",
                     FORWARD_SECONDS, TTL.toMillis(), admitted, lost, Math.max(0, lost - admitted), shortLost);
 
             assertTrue(next.token().isNewerThan(held.token()), next.token() + " after " + held.token());
