@@ -1,5 +1,6 @@
 package io.disco.chaos;
 
+import io.disco.testservers.FakeClock;
 import io.disco.testservers.TcpProxy;
 import java.net.InetSocketAddress;
 import java.net.URI;

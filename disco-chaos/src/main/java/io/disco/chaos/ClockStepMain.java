@@ -14,7 +14,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A child process of {@code ClockStepTest}, run under a {@link FakeClock}: it holds one etcd lease
+ * A child process of {@code ClockStepTest}, run under a {@link io.disco.testservers.FakeClock}: it holds one etcd lease
  * and answers on its standard input, so that the test can step its wall clock and see what the lease
  * does.
  *

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.disco.testservers.EtcdCluster;
+import io.disco.testservers.FakeClock;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.LeaseOption;
 import java.io.IOException;

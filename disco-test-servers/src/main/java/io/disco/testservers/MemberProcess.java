@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -33,10 +34,16 @@ final class MemberProcess {
 
     /** Starts {@code command}; its stdout and stderr are appended to {@link #logFile}. */
     void launch(List<String> command) throws IOException {
-        process = new ProcessBuilder(command)
+        launch(command, Map.of());
+    }
+
+    /** Starts {@code command} with {@code environment} added to this JVM's; its output goes to {@link #logFile}. */
+    void launch(List<String> command, Map<String, String> environment) throws IOException {
+        ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
-                .start();
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
+        builder.environment().putAll(environment);
+        process = builder.start();
         paused = false;
     }
 

@@ -26,7 +26,8 @@ import java.util.Objects;
  * append-only file, written before each write is acknowledged, so a key acknowledged before a {@link #kill()} is there
  * after the {@link #restart()}), {@code bind 127.0.0.1}, {@code protected-mode no} and {@code enable-debug-command
  * yes} (so a test can {@code DEBUG SLEEP}), and {@code repl-diskless-sync-delay 0} (a replica syncs at once). {@link #start(Map)} overrides or adds settings, for example {@code
- * appendfsync everysec}.
+ * appendfsync everysec}. {@link #start(Map, FakeClock)} runs the server on a wall clock the test steps (the server's
+ * key expiry follows it; its event loop's timers, on the monotonic clock, do not: see {@link FakeClock}).
  *
  * <p>Fault hooks: {@link #kill()} (SIGKILL; the data stays), {@link #restart()} (the same port, directory and
  * append-only file), {@link #freeze()} (SIGSTOP: connections are accepted by the kernel, but nothing answers) and
@@ -62,12 +63,16 @@ public final class RedisServer implements AutoCloseable {
     private final int port;
     private final Path workDir;
     private final Path configFile;
+    /** Added to the process's environment at every start: a {@link FakeClock}'s, or nothing. */
+    private final Map<String, String> environment;
+
     private final MemberProcess process;
     private final Thread shutdownHook;
     private boolean closed;
 
-    private RedisServer(String kind, boolean sentinel, int port, Path workDir) {
+    private RedisServer(String kind, boolean sentinel, int port, Path workDir, Map<String, String> environment) {
         this.kind = kind;
+        this.environment = Map.copyOf(environment);
         this.sentinel = sentinel;
         this.port = port;
         this.workDir = workDir;
@@ -99,7 +104,36 @@ public final class RedisServer implements AutoCloseable {
      */
     public static RedisServer start(Map<String, String> extraConfig) {
         Objects.requireNonNull(extraConfig, "extraConfig");
-        return launch("Redis server", false, (port, dir) -> dataServerLines(port, dir, null, extraConfig));
+        return launch("Redis server", false, Map.of(), (port, dir) -> dataServerLines(port, dir, null, extraConfig));
+    }
+
+    /**
+     * Starts a standalone primary whose wall clock is {@code clock} (libfaketime preloaded into the process; a {@link
+     * #restart()} keeps it on the clock), as {@link #start(Map)} does otherwise. {@link FakeClock#step(long)} then
+     * moves the server's {@code TIME} and every key's expiry at once: a step forward expires keys early, a step back
+     * makes them live longer.
+     *
+     * <pre>{@code
+     * try (FakeClock clock = new FakeClock(); RedisServer redis = RedisServer.start(Map.of(), clock)) {
+     *     clock.step(30); // the server's wall clock 30 s ahead: a key with 10 s left is gone
+     * }
+     * }</pre>
+     *
+     * @param extraConfig settings that replace the defaults or add to them, name to value
+     * @param clock the server's wall clock; close it after the server
+     * @return the running server; close it to stop it and delete its data
+     * @throws IllegalStateException if {@code redis-server} or libfaketime is not installed (the message says how to
+     *     install it), or the server did not answer within {@value #START_TIMEOUT_SECONDS} s
+     */
+    public static RedisServer start(Map<String, String> extraConfig, FakeClock clock) {
+        Objects.requireNonNull(extraConfig, "extraConfig");
+        Objects.requireNonNull(clock, "clock");
+        Map<String, String> environment = clock.environment(); // fails with how to install libfaketime
+        return launch(
+                "Redis server on a fake clock",
+                false,
+                environment,
+                (port, dir) -> dataServerLines(port, dir, null, extraConfig));
     }
 
     /**
@@ -128,13 +162,16 @@ public final class RedisServer implements AutoCloseable {
         Objects.requireNonNull(primary, "primary");
         Objects.requireNonNull(extraConfig, "extraConfig");
         RedisServer replica = launch(
-                "Redis replica", false, (port, dir) -> dataServerLines(port, dir, primary.address(), extraConfig));
+                "Redis replica",
+                false,
+                Map.of(),
+                (port, dir) -> dataServerLines(port, dir, primary.address(), extraConfig));
         return LocalResources.startedOrClosed(replica, replica::awaitReplicaLink, replica::close);
     }
 
     /** A sentinel ({@code redis-server <config> --sentinel}) with {@code sentinelLines} after the common ones. */
     static RedisServer startSentinel(List<String> sentinelLines) {
-        return launch("Redis sentinel", true, (port, dir) -> {
+        return launch("Redis sentinel", true, Map.of(), (port, dir) -> {
             List<String> lines = new ArrayList<>(commonLines(port, dir));
             lines.addAll(sentinelLines);
             return lines;
@@ -143,7 +180,7 @@ public final class RedisServer implements AutoCloseable {
 
     /** A data server (a cluster node) with {@code extraConfig}, which {@code extra} may compute from port and dir. */
     static RedisServer startWith(String kind, Config extra) {
-        return launch(kind, false, (port, dir) -> {
+        return launch(kind, false, Map.of(), (port, dir) -> {
             Map<String, String> settings = new LinkedHashMap<>();
             for (String line : extra.lines(port, dir)) {
                 int space = line.indexOf(' ');
@@ -186,12 +223,16 @@ public final class RedisServer implements AutoCloseable {
      * {@code PING}; a start that failed because another process took the port meanwhile is tried again on a fresh
      * port.
      */
-    private static RedisServer launch(String kind, boolean sentinel, Config config) {
+    private static RedisServer launch(String kind, boolean sentinel, Map<String, String> environment, Config config) {
         Path binary = RedisBinary.server();
         return LocalResources.startOnFreePorts(
                 () -> {
                     RedisServer server = new RedisServer(
-                            kind, sentinel, freePort(kind), LocalResources.scratchDir("disco-redis-", kind));
+                            kind,
+                            sentinel,
+                            freePort(kind),
+                            LocalResources.scratchDir("disco-redis-", kind),
+                            environment);
                     return new LocalResources.PortAttempt<>(server, server::portTaken);
                 },
                 server -> server.firstStart(binary, config),
@@ -224,7 +265,7 @@ public final class RedisServer implements AutoCloseable {
             command.add("--sentinel");
         }
         try {
-            process.launch(command);
+            process.launch(command, environment);
         } catch (IOException e) {
             throw new IllegalStateException(
                     "cannot start " + binary + ": " + e.getMessage() + ". " + RedisBinary.NO_SERVER, e);

@@ -11,6 +11,7 @@
  * {@link io.disco.testservers.RedisSentinelSet} and {@link io.disco.testservers.RedisClusterSet} start throwaway
  * redis-server processes (standalone, Sentinel-managed, a cluster) with fault hooks ({@link
  * io.disco.testservers.RedisExtension} shares one of each across a test run); {@link
+ * io.disco.testservers.FakeClock} gives a child process (a Redis server, a JVM) a wall clock a test steps; {@link
  * io.disco.testservers.ThreadPerTask} runs a test's blocking tasks each on a thread of its own.
  */
 package io.disco.testservers;

@@ -1,4 +1,4 @@
-package io.disco.chaos;
+package io.disco.testservers;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -23,8 +23,28 @@ import java.util.Map;
  * the offset from real time, {@code +300} or {@code -300} (seconds); {@link #step(long)} replaces it
  * with an atomic move, so that the child never reads half a file. The JDK 17 {@code HttpClient}
  * times its request and connect timeouts on the wall clock: a step forward fails them early.
+ *
+ * <p>{@code libc.so.6} is preloaded right after libfaketime, so that {@code malloc} and its kin resolve to glibc's
+ * ahead of an allocator the program links: libfaketime's initialisation allocates (through {@code dlsym}) from inside
+ * the first {@code clock_gettime}, and a jemalloc that calls {@code clock_gettime} while it initialises deadlocks with
+ * it (libfaketime issue #130, not fixed upstream). Debian's {@code redis-server} 7.0.15 links the system jemalloc:
+ * under libfaketime alone even {@code redis-server --version} hangs ("Unexpected recursive calls to clock_gettime()");
+ * with glibc's {@code malloc} first it runs (its {@code INFO} still names jemalloc, whose statistics it reads). For a
+ * JVM, which allocates with glibc anyway, the extra entry changes nothing. libfaketime must come first: its
+ * {@code dlsym(RTLD_NEXT, ...)} finds the real functions only in what is loaded after it.
+ *
+ * <p>What a stepped {@code redis-server} 7.0.15 does ({@link RedisServer#start(java.util.Map, FakeClock)}), measured:
+ * {@code TIME} moves with the step at once; keys expire on the wall clock (a key set with {@code PX 10000} is gone
+ * right after a step of +30 s, and one set before a step of -30 s answers {@code PTTL} 39,951 ms); a blocking
+ * command's timeout runs on the wall clock too ({@code BLPOP} with 5 s returned as soon as a step of +30 s came, 1 s
+ * in; with 2 s and a step of -30 s it had not returned after 10 s); the event loop's timers run on the monotonic clock
+ * ({@code serverCron}, hence the active expiry cycle, kept running after a step of -30 s: keys set with {@code PX 300}
+ * were expired without being read, within 1.5 s).
+ *
+ * <p>Without libfaketime, {@link #environment()} and {@link #requireInstalled()} fail with an
+ * {@link IllegalStateException} that says how to install it; tests never skip.
  */
-final class FakeClock implements AutoCloseable {
+public final class FakeClock implements AutoCloseable {
 
     private static final List<Path> LIBRARY = List.of(
             Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"),
@@ -33,8 +53,8 @@ final class FakeClock implements AutoCloseable {
 
     private final Path file;
 
-    /** A clock at real time, until {@link #step(long)}. */
-    FakeClock() {
+    /** A clock at real time, until {@link #step(long)}; its offset file is a temporary file {@link #close()} deletes. */
+    public FakeClock() {
         try {
             file = Files.createTempFile("disco-faketime-", ".offset");
         } catch (IOException e) {
@@ -43,8 +63,12 @@ final class FakeClock implements AutoCloseable {
         step(0);
     }
 
-    /** @throws IllegalStateException saying how to install libfaketime, when it is missing */
-    static void requireInstalled() {
+    /**
+     * Fails early, before anything is started, when libfaketime is missing.
+     *
+     * @throws IllegalStateException saying how to install libfaketime, when it is missing
+     */
+    public static void requireInstalled() {
         library();
     }
 
@@ -56,11 +80,16 @@ final class FakeClock implements AutoCloseable {
                         + "): install Debian's faketime package (apt-get install faketime)"));
     }
 
-    /** @return the variables that put a child process on this clock */
-    Map<String, String> environment() {
+    /**
+     * The variables that put a child process on this clock: add them to its {@link ProcessBuilder#environment()}.
+     *
+     * @return the variables, name to value
+     * @throws IllegalStateException saying how to install libfaketime, when it is missing
+     */
+    public Map<String, String> environment() {
         return Map.of(
                 "LD_PRELOAD",
-                library().toString(),
+                library() + ":libc.so.6",
                 "FAKETIME_TIMESTAMP_FILE",
                 file.toString(),
                 "FAKETIME_DONT_FAKE_MONOTONIC",
@@ -75,8 +104,9 @@ final class FakeClock implements AutoCloseable {
      * Sets the wall clock to real time plus {@code seconds} (negative: behind), at once.
      *
      * @param seconds the offset from real time; 0 puts the clock back
+     * @throws UncheckedIOException if the offset file cannot be written
      */
-    void step(long seconds) {
+    public void step(long seconds) {
         try {
             Path next = Files.createTempFile(file.getParent(), "disco-faketime-", ".next");
             Files.writeString(next, (seconds >= 0 ? "+" : "") + seconds + "\n");
@@ -86,6 +116,7 @@ final class FakeClock implements AutoCloseable {
         }
     }
 
+    /** Deletes the offset file: close it after the processes on the clock have ended. */
     @Override
     public void close() {
         try {
