@@ -43,25 +43,6 @@ final class QueueClaim<G extends Fenced> extends WorkedAcquisition<G> {
         this.grantKey = RedisKeys.grantKey(name, id);
     }
 
-    /** Told, under the ledger's monitor, just before the caller can see the grant (the listeners' "acquired"). */
-    volatile Runnable beforeHandOver = () -> {};
-
-    /** Told if the grant was told acquired but the caller had given up at that instant (the listeners' "released"). */
-    volatile Runnable handOverUndone = () -> {};
-
-    @Override
-    public boolean handOver(G grant) {
-        if (future.isDone()) {
-            return false;
-        }
-        beforeHandOver.run(); // before the caller can act on the grant: "acquired" is told before its release
-        if (!future.complete(grant)) {
-            handOverUndone.run();
-            return false;
-        }
-        return true;
-    }
-
     @Override
     public String toString() {
         return "claim " + key;

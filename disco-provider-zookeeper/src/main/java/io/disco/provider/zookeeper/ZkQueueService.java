@@ -170,10 +170,11 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
     @Override
     final boolean commit(QueueAttempt<G> a, G grant) {
         HeldGrant<G> held = new HeldGrant<>(grant, a.kind, a.node, a.watcher, System.nanoTime());
+        a.beforeHandOver = () -> events.acquired(grant, a.node, a.startedNanos, held.sinceNanos());
+        a.handOverUndone = () -> events.ended(held.sinceNanos(), null);
         if (!ledger.commit(a, held)) {
             return false;
         }
-        events.acquired(grant, a.node, a.startedNanos, held.sinceNanos());
         watchHeld(a.node, a.watcher);
         return true;
     }

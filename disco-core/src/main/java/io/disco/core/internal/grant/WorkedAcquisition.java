@@ -47,9 +47,27 @@ public abstract class WorkedAcquisition<G> implements Acquisition<G> {
         withdrawn.complete(null);
     }
 
+    /**
+     * Told under the ledger's monitor just before the caller can see the grant (the listeners' "acquired": so that
+     * it is told before anything the caller does with the grant, its release first of all). Set by the service when
+     * it commits a grant.
+     */
+    public volatile Runnable beforeHandOver = () -> {};
+
+    /** Told when "acquired" was told but the caller had given up at that instant (the listeners' "released"). */
+    public volatile Runnable handOverUndone = () -> {};
+
     @Override
     public boolean handOver(G grant) {
-        return future.complete(grant);
+        if (future.isDone()) {
+            return false;
+        }
+        beforeHandOver.run();
+        if (!future.complete(grant)) {
+            handOverUndone.run();
+            return false;
+        }
+        return true;
     }
 
     @Override
