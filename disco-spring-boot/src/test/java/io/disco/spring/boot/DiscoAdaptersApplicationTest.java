@@ -24,6 +24,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -40,8 +41,8 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  * ShedLock job and a {@code @LeaderOnly} job run with their tokens, a role's initiator publishes its grant with the
  * term's token, the lock registry's lock has its token; and when the context closes, each adapter has let go
  * (ShedLock's lockAtLeastFor hold included) before {@link DiscoLifecycle} closes the client. On etcd
- * ({@link DiscoAdaptersApplicationOnEtcdTest}) and on ZooKeeper ({@link DiscoAdaptersApplicationOnZooKeeperTest}),
- * the backend chosen by properties alone.
+ * ({@link DiscoAdaptersApplicationOnEtcdTest}), on ZooKeeper ({@link DiscoAdaptersApplicationOnZooKeeperTest}) and on
+ * Redis ({@link DiscoAdaptersApplicationOnRedisTest}), the backend chosen by properties alone.
  */
 abstract class DiscoAdaptersApplicationTest {
 
@@ -140,6 +141,7 @@ abstract class DiscoAdaptersApplicationTest {
     void theAdaptersRunWithTheirTokensAndLetGoBeforeTheClientCloses() {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
+                        DataRedisAutoConfiguration.class,
                         DiscoAutoConfiguration.class,
                         DiscoShedLockAutoConfiguration.class,
                         DiscoLeaderOnlyAutoConfiguration.class,

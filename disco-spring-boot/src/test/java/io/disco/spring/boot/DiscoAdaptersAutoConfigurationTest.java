@@ -17,6 +17,7 @@ import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -28,8 +29,9 @@ import org.springframework.integration.support.locks.LockRegistry;
  * The starter's wiring of the adapters (issue 32): ShedLock's lock provider, {@code @LeaderOnly}, Spring
  * Integration's lock registry and one leader initiator per role, each under its conditions: its classes, a
  * {@code Disco} bean, its property, and no bean of the application's in its place. The same on every backend
- * (issue 47): on etcd ({@link DiscoAdaptersAutoConfigurationOnEtcdTest}) and on ZooKeeper
- * ({@link DiscoAdaptersAutoConfigurationOnZooKeeperTest}).
+ * (issue 47): on etcd ({@link DiscoAdaptersAutoConfigurationOnEtcdTest}), on ZooKeeper
+ * ({@link DiscoAdaptersAutoConfigurationOnZooKeeperTest}) and on Redis ({@link DiscoAdaptersAutoConfigurationOnRedisTest},
+ * through Spring Boot's Redis auto-configuration, which the other two have as well and leave alone).
  */
 abstract class DiscoAdaptersAutoConfigurationTest {
 
@@ -40,6 +42,7 @@ abstract class DiscoAdaptersAutoConfigurationTest {
     static final String ELECTIONS = "io.disco.spring.scheduling.LeaderOnlyElections";
 
     private static final AutoConfigurations ALL = AutoConfigurations.of(
+            DataRedisAutoConfiguration.class,
             DiscoAutoConfiguration.class,
             DiscoShedLockAutoConfiguration.class,
             DiscoLeaderOnlyAutoConfiguration.class,
