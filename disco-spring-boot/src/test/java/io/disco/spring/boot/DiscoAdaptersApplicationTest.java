@@ -24,7 +24,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -48,6 +47,11 @@ abstract class DiscoAdaptersApplicationTest {
 
     /** @return the properties that put the application on the backend */
     abstract String[] backendProperties();
+
+    /** @return the auto-configurations the backend's properties need (Spring Boot's Redis one, on Redis); none */
+    Class<?>[] backendAutoConfigurations() {
+        return new Class<?>[0];
+    }
 
     static final String BASE = "/boot-adapters/" + UUID.randomUUID();
 
@@ -141,11 +145,11 @@ abstract class DiscoAdaptersApplicationTest {
     void theAdaptersRunWithTheirTokensAndLetGoBeforeTheClientCloses() {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
-                        DataRedisAutoConfiguration.class,
                         DiscoAutoConfiguration.class,
                         DiscoShedLockAutoConfiguration.class,
                         DiscoLeaderOnlyAutoConfiguration.class,
                         DiscoIntegrationAutoConfiguration.class))
+                .withConfiguration(AutoConfigurations.of(backendAutoConfigurations()))
                 .withUserConfiguration(App.class)
                 .withPropertyValues(backendProperties())
                 .withPropertyValues(

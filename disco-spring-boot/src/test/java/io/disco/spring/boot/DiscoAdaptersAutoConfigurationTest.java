@@ -17,7 +17,6 @@ import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -31,18 +30,22 @@ import org.springframework.integration.support.locks.LockRegistry;
  * {@code Disco} bean, its property, and no bean of the application's in its place. The same on every backend
  * (issue 47): on etcd ({@link DiscoAdaptersAutoConfigurationOnEtcdTest}), on ZooKeeper
  * ({@link DiscoAdaptersAutoConfigurationOnZooKeeperTest}) and on Redis ({@link DiscoAdaptersAutoConfigurationOnRedisTest},
- * through Spring Boot's Redis auto-configuration, which the other two have as well and leave alone).
+ * through Spring Boot's Redis auto-configuration).
  */
 abstract class DiscoAdaptersAutoConfigurationTest {
 
     /** @return the properties that put the application on the backend */
     abstract String[] backendProperties();
 
+    /** @return the auto-configurations the backend's properties need (Spring Boot's Redis one, on Redis); none */
+    Class<?>[] backendAutoConfigurations() {
+        return new Class<?>[0];
+    }
+
     /** The bean {@code @EnableLeaderOnly} registers (its class is package-private). */
     static final String ELECTIONS = "io.disco.spring.scheduling.LeaderOnlyElections";
 
     private static final AutoConfigurations ALL = AutoConfigurations.of(
-            DataRedisAutoConfiguration.class,
             DiscoAutoConfiguration.class,
             DiscoShedLockAutoConfiguration.class,
             DiscoLeaderOnlyAutoConfiguration.class,
@@ -51,6 +54,7 @@ abstract class DiscoAdaptersAutoConfigurationTest {
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
                 .withConfiguration(ALL)
+                .withConfiguration(AutoConfigurations.of(backendAutoConfigurations()))
                 .withPropertyValues(backendProperties())
                 .withPropertyValues("disco.session.ttl=5s");
     }

@@ -36,8 +36,9 @@ import org.springframework.web.bind.annotation.RestController;
  * metrics, and the health contributor going DOWN when the backend is away past the TTL and UP when it is back
  * (last: it stops the backend's one member). The same application runs on etcd ({@link DiscoApplicationOnEtcdTest}),
  * on ZooKeeper ({@link DiscoApplicationOnZooKeeperTest}) and on Redis ({@link DiscoApplicationOnRedisTest}); the
- * subclasses only say where the backend is and how it is taken away. Spring Boot's Redis auto-configuration is on the
- * class path in every run: on etcd and ZooKeeper it makes a Redis connection disco leaves alone.
+ * subclasses only say where the backend is and how it is taken away. Where Spring Boot's Redis auto-configuration is on the
+ * class path (in this module, and on Boot 4.1), on etcd and ZooKeeper it makes a Redis connection that disco leaves
+ * alone.
  */
 @SpringBootTest(
         classes = DiscoApplicationTest.App.class,

@@ -16,6 +16,7 @@ import io.disco.provider.redis.RedisOptions;
 import io.disco.testservers.EtcdExtension;
 import io.disco.testservers.RedisExtension;
 import io.disco.testservers.RedisServer;
+import io.disco.testservers.ZooKeeperExtension;
 import io.etcd.jetcd.Client;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
@@ -52,7 +53,8 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
  * application with only Spring Boot's {@code spring.data.redis.host} and {@code port} gets a {@code Disco} on that
  * Redis, a fenced lock with a token, its metrics and an UP {@code disco} health component, and the starter's Lettuce
  * client is shut down after the client ended its session; a Redis cache beside {@code disco.etcd.endpoints} leaves
- * disco on etcd; the application's own {@code RedisClient} is used and never shut down; Sentinel details reach the
+ * disco on etcd, and {@code disco.redis.*} properties beside etcd's or ZooKeeper's are refused naming each; the
+ * application's own {@code RedisClient} is used and never shut down; Sentinel details reach the
  * master through the sentinels; a server without durable tokens ({@code appendfsync everysec}) fails startup naming
  * the setting and the opt-out, whatever {@code disco.fail-fast}; an unreachable one heals, or with
  * {@code disco.fail-fast=true} fails with the endpoint and the cause.
@@ -68,6 +70,9 @@ class RedisAutoConfigurationTest {
 
     @RegisterExtension
     static final EtcdExtension ETCD = EtcdExtension.sharedMember();
+
+    @RegisterExtension
+    static final ZooKeeperExtension ZK = ZooKeeperExtension.sharedServer();
 
     private static final AutoConfigurations ALL = AutoConfigurations.of(
             DataRedisAutoConfiguration.class,
@@ -237,6 +242,42 @@ class RedisAutoConfigurationTest {
                                     .getCode())
                             .isEqualTo("UP");
                 });
+    }
+
+    @Test
+    void redisPropertiesBesideEtcdOrZooKeeperAreRefusedNamingRedis() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(DiscoAutoConfiguration.class))
+                .withPropertyValues("disco.etcd.endpoints=" + etcdEndpoints(), "disco.redis.replica-acks=0")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    FailureAnalysis analysis = new TwoBackendsFailureAnalyzer().analyze(context.getStartupFailure());
+                    assertThat(analysis).as("" + context.getStartupFailure()).isNotNull();
+                    assertThat(analysis.getDescription())
+                            .contains(
+                                    "disco is configured for two backends at once",
+                                    "etcd: disco.etcd.endpoints=" + etcdEndpoints(),
+                                    "Redis: disco.redis.replica-acks=0");
+                    assertThat(analysis.getAction()).contains("disco.etcd.enabled=false", "disco.redis.enabled=false");
+                });
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(DiscoAutoConfiguration.class))
+                .withPropertyValues(
+                        "disco.zookeeper.connect-string=" + ZK.connectString(),
+                        "disco.redis.unsafe-without-durable-tokens=true")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(new TwoBackendsFailureAnalyzer()
+                                    .analyze(context.getStartupFailure())
+                                    .getDescription())
+                            .contains(
+                                    "ZooKeeper: disco.zookeeper.connect-string=" + ZK.connectString(),
+                                    "Redis: disco.redis.unsafe-without-durable-tokens=true");
+                });
+    }
+
+    private static String etcdEndpoints() {
+        return String.join(",", ETCD.cluster().endpoints());
     }
 
     @SpringBootConfiguration

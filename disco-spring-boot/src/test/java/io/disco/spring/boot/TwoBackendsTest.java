@@ -33,7 +33,8 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 /**
  * One backend per application (issue 47, item 1): etcd and ZooKeeper configured at once (by their properties or by
  * the application's beans of their clients) fail startup with Boot's failure analysis, naming what configures each and
- * how to keep one, and so do {@code disco.redis.*} properties beside either (issue 48); a backend switched off ({@code disco.<backend>.enabled=false}) leaves its beans to other uses; with
+ * how to keep one (Redis's
+ * properties beside either: {@link RedisAutoConfigurationTest}); a backend switched off ({@code disco.<backend>.enabled=false}) leaves its beans to other uses; with
  * neither configured the application runs on etcd at its default endpoints, as before.
  */
 @ExtendWith(OutputCaptureExtension.class)
@@ -106,34 +107,6 @@ class TwoBackendsTest {
         } finally {
             curator.close();
         }
-    }
-
-    @Test
-    void redisPropertiesBesideEtcdOrZooKeeperAreRefusedNamingRedis() {
-        runner().withPropertyValues("disco.etcd.endpoints=" + endpoints(), "disco.redis.replica-acks=0")
-                .run(context -> {
-                    assertThat(context).hasFailed();
-                    FailureAnalysis analysis = new TwoBackendsFailureAnalyzer().analyze(context.getStartupFailure());
-                    assertThat(analysis).as("" + context.getStartupFailure()).isNotNull();
-                    assertThat(analysis.getDescription())
-                            .contains(
-                                    "disco is configured for two backends at once",
-                                    "etcd: disco.etcd.endpoints=" + endpoints(),
-                                    "Redis: disco.redis.replica-acks=0");
-                    assertThat(analysis.getAction()).contains("disco.etcd.enabled=false", "disco.redis.enabled=false");
-                });
-        runner().withPropertyValues(
-                        "disco.zookeeper.connect-string=" + ZK.connectString(),
-                        "disco.redis.unsafe-without-durable-tokens=true")
-                .run(context -> {
-                    assertThat(context).hasFailed();
-                    assertThat(new TwoBackendsFailureAnalyzer()
-                                    .analyze(context.getStartupFailure())
-                                    .getDescription())
-                            .contains(
-                                    "ZooKeeper: disco.zookeeper.connect-string=" + ZK.connectString(),
-                                    "Redis: disco.redis.unsafe-without-durable-tokens=true");
-                });
     }
 
     @SpringBootConfiguration
