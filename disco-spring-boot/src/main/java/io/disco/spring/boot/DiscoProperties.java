@@ -14,7 +14,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param enabled whether disco is auto-configured at all
  * @param clientId the application's name for itself (for example its service and instance), written into
  *     the metadata of every claim; at most 256 characters; empty for none
- * @param failFast whether the application fails to start when the backend (etcd, ZooKeeper) cannot be reached;
+ * @param failFast whether the application fails to start when the backend (etcd, ZooKeeper, Redis) cannot be
+ *     reached;
  *     by default it starts, its {@code disco} health is DOWN, and the client heals once the backend answers
  * @param etcd how to reach etcd
  * @param zookeeper how to reach ZooKeeper: set {@code disco.zookeeper.connect-string} (or define a
@@ -74,8 +75,8 @@ public record DiscoProperties(
      *     from 1 ms to 10 min
      * @param ssl TLS and mutual TLS through a Spring Boot SSL bundle
      * @param enabled whether etcd may be disco's backend at all: {@code false} leaves the application's own jetcd
-     *     {@code Client} (or {@code EtcdConnectionDetails}) bean to other uses, so that a ZooKeeper configuration
-     *     is not refused as a second backend
+     *     {@code Client} (or {@code EtcdConnectionDetails}) bean to other uses, so that another backend's
+     *     configuration is not refused as a second backend
      */
     public record Etcd(
             @DefaultValue("http://127.0.0.1:2379") List<String> endpoints,
@@ -124,8 +125,8 @@ public record DiscoProperties(
      * {@code enabled} and {@code request-timeout} are for the client the starter builds).
      *
      * @param enabled whether ZooKeeper may be disco's backend at all: {@code false} leaves the application's own
-     *     {@code CuratorFramework} bean to other uses, so that an etcd configuration is not refused as a second
-     *     backend
+     *     {@code CuratorFramework} bean to other uses, so that another backend's configuration is not refused as a
+     *     second backend
      * @param connectString the ZooKeeper servers, {@code host:port[,host:port...][/chroot]}, for example
      *     {@code zk-0:2181,zk-1:2181,zk-2:2181}
      * @param sessionTimeout the session timeout the client asks for: the owner's time to live, as etcd's lease TTL
@@ -332,7 +333,8 @@ public record DiscoProperties(
     /**
      * @param ttl the lease TTL: how long a paused or partitioned instance keeps its locks and leaderships
      *     before another may take them; whole seconds, from 1 s to 9,000,000,000 s. On ZooKeeper the session
-     *     timeout the client asks for, unless {@code disco.zookeeper.session-timeout} is set
+     *     timeout the client asks for, unless {@code disco.zookeeper.session-timeout} is set; on Redis the session's
+     *     time to live, at most 1 h
      * @param grantMargin the least lease validity a grant is handed out with; default a third of the TTL;
      *     from 0 to less than the TTL. etcd only (a ZooKeeper session is handed out with a third of its timeout)
      * @param failoverAfter how long one etcd member may stay silent before a request is sent again
@@ -409,7 +411,8 @@ public record DiscoProperties(
      * @param drainTimeout how long a call with a newer token waits for calls with older tokens still
      *     running before it is closed UNAVAILABLE; from 0 to 10 min
      * @param issuedBound whether tokens above the backend's bound (etcd's current revision, the zxid of a
-     *     ZooKeeper write) are rejected instead of raising the mark; needs the application's backend client
+     *     ZooKeeper write) are rejected instead of raising the mark; needs the application's backend client; Redis has
+     *     no such bound: there it has no effect
      */
     public record Grpc(
             @DefaultValue("false") boolean enabled,
@@ -442,7 +445,7 @@ public record DiscoProperties(
      *     running before it is answered 503; from 0 to 10 min
      * @param issuedBound whether tokens above the backend's bound (etcd's current revision, the zxid of a
      *     ZooKeeper write: nobody issued them) are rejected (400) instead of raising the mark; needs the
-     *     application's backend client
+     *     application's backend client; Redis has no such bound: there it has no effect
      */
     public record Http(
             @DefaultValue("false") boolean enabled,
