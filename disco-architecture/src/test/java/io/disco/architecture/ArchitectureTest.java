@@ -34,7 +34,9 @@ class ArchitectureTest {
      * The packages of the backends' client libraries. (gRPC is not among them: the fencing module stamps tokens on
      * an application's own gRPC calls, and the guard checks them, whatever the backend.)
      */
-    private static final String[] BACKEND_TYPES = {"io.etcd..", "org.apache.zookeeper..", "org.apache.curator..", "io.lettuce.."};
+    private static final String[] BACKEND_TYPES = {
+        "io.etcd..", "org.apache.zookeeper..", "org.apache.curator..", "io.lettuce.."
+    };
 
     /** The packages of the tools, examples and test modules, which the library never depends on. */
     private static final String[] TOOLS_AND_TESTS = {

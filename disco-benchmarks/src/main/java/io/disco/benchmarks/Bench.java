@@ -33,7 +33,8 @@ import java.util.concurrent.TimeUnit;
  * one member on tmpfs reached directly.
  *
  * <p>{@code --only many-locks,scale} runs the named cases alone (in their usual order); the names
- * are those of {@link BenchCase#all()}, listed by {@code --help}.
+ * are those of {@link BenchCase#all()}, listed by {@code --help}. The cases {@code zookeeper} and {@code redis}
+ * start servers of their own (an in-process ZooKeeper, a throwaway {@code redis-server}).
  */
 public final class Bench {
 

@@ -32,6 +32,7 @@ interface BenchCase {
                 onEtcd("client-handoff", new ClientHandoff()),
                 onEtcd("client-names", new ClientManyNames()),
                 withoutEtcd("zookeeper", new ZooKeeperVsCurator()),
+                withoutEtcd("redis", new RedisVsLockRegistry()),
                 onEtcd("guard-flood", new GuardBoundFlood()),
                 withoutEtcd("guard-filter", new GuardFilterOnJetty()),
                 withoutEtcd("keyed-guard", new KeyedGuardMemory()),

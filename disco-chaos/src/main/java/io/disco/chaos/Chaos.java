@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * {@link Hostile} owner that sends the resource tokens nobody issued, and a {@link Nemesis}. Then
  * every {@link Checker} reads what the run left.
  *
- * <p>{@code java io.disco.chaos.Chaos [--backend etcd|zookeeper] [--seconds S | --minutes M] [--seed N] [--owners N]
+ * <p>{@code java io.disco.chaos.Chaos [--backend etcd|zookeeper|redis] [--seconds S | --minutes M] [--seed N] [--owners N]
  * [--workload W] [--broken] [--no-net] [--faults K,K...]}: runs every workload (or one), prints one
  * table with a column per workload and {@code N passed, N failed}, and exits 1 if a safety checker
  * failed. The members run in network namespaces of their own when a fault dealt needs it (by default
@@ -33,7 +33,9 @@ import java.util.concurrent.TimeUnit;
  * the first suite (no link or member-network faults); {@code --faults} names the kinds to deal. With
  * {@code --backend zookeeper} the cluster is a 3-member ZooKeeper ensemble of server processes
  * ({@link ZkMembers}) and the faults dealt by default are {@link #zookeeperKinds}: every kind but compaction, the
- * members then each in a network namespace of their own. The etcd binary is {@code DISCO_ETCD_BINARY}, else
+ * members then each in a network namespace of their own. With {@code --backend redis} it is a Sentinel-managed Redis
+ * (a primary, two replicas, three sentinels: {@link RedisMembers}) and the faults are {@link #redisKinds}: the
+ * failovers of {@link RedisFaults}, no member partitions. The etcd binary is {@code DISCO_ETCD_BINARY}, else
  * {@code etcd} on {@code PATH} ({@code ./chaos} sets it: etcd 3.5 by default, {@code --etcd system|PATH}); every
  * table starts with the server the runs used ({@link Members#server()}, {@link EtcdMembers#label}).
  */
@@ -107,7 +109,11 @@ public final class Chaos {
 
         /** @return the cluster of this run's backend, started */
         Members startMembers() {
-            return backend.equals("zookeeper") ? new ZkMembers(networked()) : new EtcdMembers(networked());
+            return switch (backend) {
+                case "zookeeper" -> new ZkMembers(networked());
+                case "redis" -> new RedisMembers();
+                default -> new EtcdMembers(networked());
+            };
         }
     }
 
@@ -136,6 +142,21 @@ public final class Chaos {
      */
     static List<String> zookeeperKinds(boolean net) {
         return faultKinds(net).stream().filter(k -> !k.equals("compact")).toList();
+    }
+
+    /**
+     * The fault kinds to deal on a Sentinel-managed Redis ({@link RedisMembers}): the process kinds but compaction,
+     * the owner-link kinds with {@code net}, and the failover kinds of {@link RedisFaults}; no member partitions
+     * (the servers all listen on loopback, with no network namespaces of their own).
+     */
+    static List<String> redisKinds(boolean net) {
+        List<String> kinds = new ArrayList<>(
+                Nemesis.PROCESS_KINDS.stream().filter(k -> !k.equals("compact")).toList());
+        if (net) {
+            kinds.addAll(Nemesis.LINK_KINDS);
+        }
+        kinds.addAll(Nemesis.REDIS_KINDS);
+        return kinds;
     }
 
     /**
@@ -179,7 +200,7 @@ public final class Chaos {
                 case "--workload" -> workloads = List.of(Workload.named(args[++i]));
                 default ->
                     throw new IllegalArgumentException(
-                            "usage: Chaos [--backend etcd|zookeeper] [--seconds S | --minutes M] [--seed N]"
+                            "usage: Chaos [--backend etcd|zookeeper|redis] [--seconds S | --minutes M] [--seed N]"
                                     + " [--owners N] [--workload "
                                     + String.join(
                                             "|",
@@ -189,13 +210,15 @@ public final class Chaos {
                                     + "] [--broken] [--no-net] [--faults " + String.join(",", Nemesis.KINDS) + "]");
             }
         }
-        if (!List.of("etcd", "zookeeper").contains(backend)) {
-            throw new IllegalArgumentException("--backend: etcd or zookeeper, not " + backend);
+        if (!List.of("etcd", "zookeeper", "redis").contains(backend)) {
+            throw new IllegalArgumentException("--backend: etcd, zookeeper or redis, not " + backend);
         }
         if (faults == null) {
-            faults = backend.equals("zookeeper")
-                    ? (broken ? List.of("freeze-owner") : zookeeperKinds(net))
-                    : broken ? Nemesis.PROCESS_KINDS : faultKinds(net);
+            faults = switch (backend) {
+                case "zookeeper" -> broken ? List.of("freeze-owner") : zookeeperKinds(net);
+                case "redis" -> broken ? List.of("freeze-owner") : redisKinds(net);
+                default -> broken ? Nemesis.PROCESS_KINDS : faultKinds(net);
+            };
         }
         for (String kind : faults) {
             if (!List.of(Nemesis.KINDS).contains(kind)) {
@@ -376,7 +399,10 @@ public final class Chaos {
                     .body()
                     .split("\n"));
             long keysLeft = etcd.keysLeft(name, ttlNanos);
-            Observations seen = Observations.parse(history, ownerLines, nemesis.faults, keysLeft, endNanos);
+            List<Observations.Fault> faults = new ArrayList<>(nemesis.faults);
+            List<Observations.Fault> failovers = etcd.observed();
+            faults.addAll(failovers);
+            Observations seen = Observations.parse(history, ownerLines, faults, keysLeft, endNanos);
             Report report = new Report();
             Checker.all().forEach(c -> c.check(seen, report));
             report.safety("owner processes that died during the run", died, null);
@@ -385,6 +411,9 @@ public final class Chaos {
                     unrecovered.isPresent() ? 1 : 0,
                     unrecovered.orElse(null));
             freezeAllFigures(nemesis.faults, report);
+            if (o.backend().equals("redis")) {
+                report.figure("failovers (a promotion the sentinels made, seen by its config epoch)", failovers.size());
+            }
             if (!report.passed() || System.getenv("DISCO_CHAOS_KEEP_LOGS") != null) {
                 Path dir =
                         Files.createTempDirectory("disco-chaos-" + o.workload().name() + "-" + o.seed() + "-");
@@ -392,7 +421,7 @@ public final class Chaos {
                 Files.write(dir.resolve("history.log"), history);
                 Files.write(
                         dir.resolve("faults.log"),
-                        nemesis.faults.stream().map(Object::toString).toList());
+                        faults.stream().map(Object::toString).toList());
                 System.err.println("[chaos] the logs of this run: " + dir);
             }
             if (report.figures.get("grants") == 0 || died > 0) {

@@ -60,9 +60,12 @@ interface Members extends AutoCloseable {
     /**
      * @return whether these members can be dealt the fault {@code kind}: the {@link Nemesis#NET_KINDS}
      *     need a {@link #network()} (the {@link Nemesis#PEER_KINDS} also {@link #peerLinks()}), and
-     *     {@code compact} a history ({@link #compact()})
+     *     {@code compact} a history ({@link #compact()}); the {@link Nemesis#REDIS_KINDS} a {@link RedisMembers}
      */
     default boolean deals(String kind) {
+        if (Nemesis.REDIS_KINDS.contains(kind)) {
+            return false;
+        }
         if (Nemesis.PEER_KINDS.contains(kind)) {
             return network().isPresent() && peerLinks().isPresent();
         }
@@ -70,6 +73,14 @@ interface Members extends AutoCloseable {
             return network().isPresent();
         }
         return !kind.equals("compact") || hasHistory();
+    }
+
+    /**
+     * @return what the members did on their own during the run, as faults of type {@value RedisMembers#FAILOVER}
+     *     (a Sentinel's promotion of a replica, at the moment it was first seen); none by default
+     */
+    default List<Observations.Fault> observed() {
+        return List.of();
     }
 
     /** @return whether {@link #compact()} has a history to compact */

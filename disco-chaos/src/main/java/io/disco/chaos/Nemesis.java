@@ -31,7 +31,8 @@ import java.util.stream.IntStream;
  * </ul>
  * With a {@link MemberNetwork} (each member in a network namespace of its own), the partitions of
  * {@link NetworkFaults}, and its peer-link faults where the members' peer ports are behind proxies
- * ({@link Members#peerLinks()}).
+ * ({@link Members#peerLinks()}). On a Sentinel-managed Redis ({@link RedisMembers}), the failover kinds of
+ * {@link RedisFaults}.
  * On the owners' proxies ({@link TcpProxy.Link}), without namespaces, for 1.5–3 × TTL:
  * <ul>
  *   <li>{@code slow-link}: an owner's links delayed 20–200 ms (its amount), jitter up to half that;</li>
@@ -71,8 +72,13 @@ final class Nemesis {
             "lossy-peer-link");
     /** The faults on the members' peer links. */
     static final List<String> PEER_KINDS = List.of("slow-peer-link", "lossy-peer-link");
+    /**
+     * The faults of a Sentinel-managed Redis ({@link RedisFaults}): the primary killed or frozen until the sentinels
+     * have promoted a replica, and replicas made to lag.
+     */
+    static final List<String> REDIS_KINDS = RedisFaults.KINDS;
 
-    static final String[] KINDS = java.util.stream.Stream.of(PROCESS_KINDS, LINK_KINDS, NET_KINDS)
+    static final String[] KINDS = java.util.stream.Stream.of(PROCESS_KINDS, LINK_KINDS, NET_KINDS, REDIS_KINDS)
             .flatMap(List::stream)
             .toArray(String[]::new);
 
@@ -225,6 +231,8 @@ final class Nemesis {
                         "partition-during-freeze",
                         "slow-peer-link",
                         "lossy-peer-link" -> NetworkFaults.deal(this, kind, hold, step);
+                case RedisFaults.KILL_PRIMARY, RedisFaults.FREEZE_PRIMARY, RedisFaults.LAG_REPLICA ->
+                    RedisFaults.deal(this, kind, hold, step);
                 case "slow-link", "lossy-link" -> {
                     int who = holder();
                     TcpProxy.Link link;

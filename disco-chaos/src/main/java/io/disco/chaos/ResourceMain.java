@@ -52,7 +52,8 @@ import org.apache.curator.retry.RetryNTimes;
  * With {@code --broken} the guard is bypassed (every token accepted): the suite's checkers must then
  * fail, which is how the suite proves they can. Prints {@code LISTENING <port>} once it serves.
  * Arguments: {@code --etcd <endpoints>} (comma-separated) or {@code --zookeeper <connect string>} (the bound
- * is then {@code ZooKeeperIssuedBound}), and {@code --broken}.
+ * is then {@code ZooKeeperIssuedBound}) or {@code --redis <sentinel URI>} ({@link RedisTokenBound}), and
+ * {@code --broken}.
  */
 public final class ResourceMain {
 
@@ -72,12 +73,18 @@ public final class ResourceMain {
         boolean broken = list.contains("--broken");
         int at = list.indexOf("--etcd");
         int zk = list.indexOf("--zookeeper");
-        if (at >= 0 == zk >= 0 || Math.max(at, zk) + 1 >= list.size()) {
-            throw new IllegalArgumentException(
-                    "usage: ResourceMain --etcd <endpoints> | --zookeeper <connect string> [--broken]");
+        int redis = list.indexOf("--redis");
+        if ((at >= 0 ? 1 : 0) + (zk >= 0 ? 1 : 0) + (redis >= 0 ? 1 : 0) != 1
+                || Math.max(Math.max(at, zk), redis) + 1 >= list.size()) {
+            throw new IllegalArgumentException("usage: ResourceMain --etcd <endpoints> | --zookeeper <connect string>"
+                    + " | --redis <sentinel URI> [--broken]");
         }
         IssuedBound issued;
-        if (at >= 0) {
+        Duration boundTimeout = Duration.ofSeconds(1);
+        if (redis >= 0) {
+            issued = RedisTokenBound.of(list.get(redis + 1));
+            boundTimeout = Duration.ofSeconds(3); // three sentinels, then a scan of the primary's token records
+        } else if (at >= 0) {
             Client client = Client.builder()
                     .endpoints(list.get(at + 1).split(","))
                     .interceptor(EtcdDeadlines.unary(Duration.ofSeconds(1)))
@@ -89,10 +96,8 @@ public final class ResourceMain {
             client.start();
             issued = ZooKeeperIssuedBound.of(client);
         }
-        KeyedGuard guards = Guard.builder()
-                .issuedBound(issued)
-                .boundTimeout(Duration.ofSeconds(1))
-                .buildKeyed();
+        KeyedGuard guards =
+                Guard.builder().issuedBound(issued).boundTimeout(boundTimeout).buildKeyed();
         ResourceMain r = new ResourceMain(broken, guards);
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.setExecutor(Executors.newCachedThreadPool());

@@ -141,6 +141,20 @@ public interface TestableBackend extends DiscoBackend, AutoCloseable {
     default void compactHistory() {}
 
     /**
+     * Whether a claimant of a name waits for the holders of the names nested under it ({@code /a} for {@code /a/b}):
+     * true on etcd (the name's key range holds the nested names' keys, as the Go library's recipes see them) and on
+     * ZooKeeper (the nested names' nodes are below the name's, as Curator's recipes see them); false where every name
+     * is separate (Redis: each name's keys are in a hash slot of their own, which no script can read beside
+     * another's). Never the other way: a holder of {@code /a} does not exclude a claimant of {@code /a/b} on any
+     * backend. The default is true.
+     *
+     * @return whether nested names' holders exclude a claimant of the name above them
+     */
+    default boolean nestedNamesExclude() {
+        return true;
+    }
+
+    /**
      * Whether {@code thread} is one of the backend's own threads (lease renewal, session work, I/O), on which no user
      * code and no dependent stage of a future handed to the user may run.
      *

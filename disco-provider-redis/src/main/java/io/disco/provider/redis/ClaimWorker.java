@@ -49,6 +49,11 @@ final class ClaimWorker<G extends Fenced> implements Runnable {
             long poll = Math.min(MAX_POLL_MS, core.ttl().toMillis());
             while (!a.future.isDone()) {
                 GrantStep.Answer answer;
+                if (create && core.state() != SessionStatus.State.LIVE) {
+                    a.future.completeExceptionally(new IllegalStateException(
+                            "the session of the " + service.what() + " on " + service.name + " ended"));
+                    return;
+                }
                 try {
                     maybeCreated |= create;
                     answer = GrantStep.send(core, service.name, a, service.limit(), create, core.requestTimeout());

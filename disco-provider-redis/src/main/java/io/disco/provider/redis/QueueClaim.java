@@ -72,9 +72,23 @@ final class QueueClaim<G extends Fenced> implements Acquisition<G> {
         withdrawn.complete(null);
     }
 
+    /** Told, under the ledger's monitor, just before the caller can see the grant (the listeners' "acquired"). */
+    volatile Runnable beforeHandOver = () -> {};
+
+    /** Told if the grant was told acquired but the caller had given up at that instant (the listeners' "released"). */
+    volatile Runnable handOverUndone = () -> {};
+
     @Override
     public boolean handOver(G grant) {
-        return future.complete(grant);
+        if (future.isDone()) {
+            return false;
+        }
+        beforeHandOver.run(); // before the caller can act on the grant: "acquired" is told before its release
+        if (!future.complete(grant)) {
+            handOverUndone.run();
+            return false;
+        }
+        return true;
     }
 
     @Override

@@ -240,6 +240,12 @@ public final class RedisDiscoBackend implements TestableBackend {
     }
 
     /** Lettuce's threads, and the sessions' ({@code disco-redis-*}). */
+    /** @return false: each name's keys are in a hash slot of their own, so nested names never exclude each other */
+    @Override
+    public boolean nestedNamesExclude() {
+        return false;
+    }
+
     @Override
     public boolean isBackendThread(Thread thread) {
         String name = thread.getName();

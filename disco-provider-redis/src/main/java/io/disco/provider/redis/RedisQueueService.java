@@ -117,6 +117,7 @@ abstract class RedisQueueService<G extends Fenced, E extends DiscoException> ext
             return a; // with the held grant, or a try that found the release in the way
         }
         current = a;
+        core.track(a.withdrawn);
         a.future.whenComplete((g, e) -> onAttemptEnd(a, g, e));
         try {
             core.work(new ClaimWorker<>(this, a));
@@ -155,11 +156,9 @@ abstract class RedisQueueService<G extends Fenced, E extends DiscoException> ext
     @Override
     final boolean commit(QueueClaim<G> a, G grant, String tokenText) {
         HeldClaim<G> held = new HeldClaim<>(grant, a.kind, a.key, a.id, tokenText, System.nanoTime());
-        if (!ledger.commit(a, held)) {
-            return false;
-        }
-        events.acquired(grant, a.grantKey, a.startedNanos, held.sinceNanos());
-        return true;
+        a.beforeHandOver = () -> events.acquired(grant, a.grantKey, a.startedNanos, held.sinceNanos());
+        a.handOverUndone = () -> events.ended(held.sinceNanos(), null);
+        return ledger.commit(a, held);
     }
 
     @Override

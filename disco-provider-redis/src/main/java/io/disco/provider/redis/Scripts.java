@@ -34,7 +34,9 @@ enum Scripts {
     /** Records or reads a semaphore's limit. */
     LIMIT("limit"),
     /** Where an election's log ends, and who leads. */
-    OBSERVE("observe");
+    OBSERVE("observe"),
+    /** Deletes every claim of one owner on a name: its session closes. */
+    DROP("drop");
 
     private final String source;
     private final String sha;

@@ -21,8 +21,9 @@ import java.util.function.Supplier;
  * connections ({@link Link}), its {@link SessionStatus}, its {@link Liveness} (renewal rounds, deadline, the claims
  * it renews), its {@link Wakeups} (the pub/sub the waits listen to), its {@link TokenLineage}, its
  * {@link SessionExecutors} and its {@link ServiceRegistry}. It runs the two endings of a session, loss and close:
- * every service is told ({@link SessionMember}), then {@code done()} completes, the threads stop, and the connections
- * close once the last background delete is answered (or the request timeout passed). The public
+ * every service is told ({@link SessionMember}), then {@code done()} completes and the threads stop; a close then
+ * waits for the acquisitions' workers, deletes whatever claim of this owner is left on the names it used, and closes
+ * the connections (a lost session keeps them, for its clean-up and the listing, until it is closed). The public
  * {@code RedisSession} is the front over it.
  */
 final class SessionCore implements Liveness.Renewals {
@@ -45,6 +46,10 @@ final class SessionCore implements Liveness.Renewals {
     private final ClaimMetadata claimant;
     /** Deletes sent in the background: the connections close once they are answered. */
     private final Set<CompletableFuture<?>> background = ConcurrentHashMap.newKeySet();
+    /** Every name a service of this session was made on: swept of this owner's claims when the session closes. */
+    private final Set<String> names = ConcurrentHashMap.newKeySet();
+    /** The acquisitions whose workers may still write a claim: a close waits for them before its sweep. */
+    private final Set<CompletableFuture<Void>> workers = ConcurrentHashMap.newKeySet();
 
     private volatile boolean linkClosed;
 
@@ -199,7 +204,11 @@ final class SessionCore implements Liveness.Renewals {
     // ------------------------------------------------------------------ services
 
     <T extends SessionMember> T register(String name, boolean shared, Supplier<T> make) {
-        return status.whileUsable(this::toString, () -> services.add(name, shared, make));
+        return status.whileUsable(this::toString, () -> {
+            T member = services.add(name, shared, make);
+            names.add(name);
+            return member;
+        });
     }
 
     void checkFree(String name, boolean shared) {
@@ -242,6 +251,12 @@ final class SessionCore implements Liveness.Renewals {
 
     void work(Runnable task) {
         executors.work(task);
+    }
+
+    /** A worker runs until {@code withdrawn} completes: a close waits for it (bounded) before it sweeps. */
+    void track(CompletableFuture<Void> withdrawn) {
+        workers.add(withdrawn);
+        withdrawn.whenComplete((v, e) -> workers.remove(withdrawn));
     }
 
     CompletableFuture<Void> inBackground(Runnable task) {
@@ -305,7 +320,53 @@ final class SessionCore implements Liveness.Renewals {
         }
         events.tell(l -> l.closed(front));
         finish();
+        awaitWorkers();
+        sweep();
+        awaitBackground();
         closeLink();
+    }
+
+    /**
+     * Deletes whatever claim of this owner is still on a name it used (a withdrawal or release that a close overtook),
+     * one script per name, at most the request timeout in all: a closed session leaves nothing behind; what it cannot
+     * delete expires, unrenewed. Not while frozen: a stopped process sends nothing.
+     */
+    private void awaitWorkers() {
+        try {
+            CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new))
+                    .get(options.requestTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            // a worker still waits for Redis: the sweep runs anyway; what it creates later expires, unrenewed
+        }
+    }
+
+    private void awaitBackground() {
+        try {
+            CompletableFuture.allOf(background.toArray(CompletableFuture[]::new))
+                    .get(options.requestTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            // unanswered: unrenewed, the claims expire
+        }
+    }
+
+    private void sweep() {
+        if (liveness.frozen() || linkClosed) {
+            return;
+        }
+        try {
+            CompletableFuture<?>[] drops = names.stream()
+                    .map(n -> Scripts.DROP.run(link.commands(), n, ownerText))
+                    .toArray(CompletableFuture[]::new);
+            CompletableFuture.allOf(drops).get(options.requestTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            // unanswered: unrenewed, the claims expire
+        }
     }
 
     private void finish() {
@@ -313,13 +374,6 @@ final class SessionCore implements Liveness.Renewals {
         liveness.stop();
         executors.deliver(() -> done.complete(null));
         executors.shutdown();
-        CompletableFuture.allOf(background.toArray(CompletableFuture[]::new))
-                .orTimeout(options.requestTimeout().toNanos(), TimeUnit.NANOSECONDS)
-                .whenComplete((v, e) -> {
-                    if (status.state() == SessionStatus.State.CLOSED) {
-                        closeLink();
-                    }
-                });
     }
 
     /** Closes the connections (after a loss, only once the session is closed too: the owner closes it). */

@@ -44,6 +44,9 @@ final class TokenLineage implements AutoCloseable {
         }
     }
 
+    /** The flag of a sentinel's master while that sentinel runs or tries a failover of it. */
+    static final String FAILOVER_IN_PROGRESS = "failover_in_progress";
+
     private final Deployment deployment;
     private final Duration timeout;
     private final Map<String, Line> lines = new ConcurrentHashMap<>();
@@ -106,8 +109,8 @@ final class TokenLineage implements AutoCloseable {
 
     /**
      * The configuration epoch of this server's promotion: every sentinel is asked for the master; a majority of all
-     * of them must name this server's address (as the server sees its own end of the connection); the highest
-     * {@code config-epoch} among those.
+     * of them must name this server's address (as the server sees its own end of the connection), a sentinel whose
+     * master is flagged {@value #FAILOVER_IN_PROGRESS} naming none; the highest {@code config-epoch} among those.
      */
     private long sentinelEpoch(Link.Node node, String where) throws InterruptedException, TimeoutException, Unsettled {
         String clientInfo = Calls.await(node.commands().clientInfo(), timeout, where, "reading CLIENT INFO");
@@ -130,8 +133,14 @@ final class TokenLineage implements AutoCloseable {
             try {
                 Map<String, String> m = Calls.await(s.async().master(master), timeout, where, "asking a sentinel");
                 String addr = m.get("ip") + ":" + m.get("port");
-                seen.add(addr + "@" + m.get("config-epoch"));
-                if (self.equals(addr)) {
+                String flags = String.valueOf(m.get("flags"));
+                seen.add(addr + "@" + m.get("config-epoch")
+                        + (flags.contains(FAILOVER_IN_PROGRESS) ? " (failing over)" : ""));
+                // a failover's leader sets the master's config-epoch to the new epoch when the replica it promoted
+                // answers as a master, and keeps the old primary's address until its +switch-master: its answer
+                // would bind the old primary (restarted with a new replication id meanwhile) to the promoted one's
+                // epoch. A sentinel in a failover names nobody.
+                if (self.equals(addr) && !flags.contains(FAILOVER_IN_PROGRESS)) {
                     naming++;
                     epoch = Math.max(epoch, Long.parseLong(m.get("config-epoch")));
                 }

@@ -154,7 +154,8 @@ final class RedisContractBackend implements BeforeAllCallback {
                 clusterClient.setOptions(ClusterClientOptions.builder()
                         .timeoutOptions(TimeoutOptions.enabled(Duration.ofSeconds(30)))
                         .build());
-                backend = RedisDiscoBackend.over(clusterClient, options());
+                // the shared cluster has no replicas: a grant that waited for one would fail closed, as it must
+                backend = RedisDiscoBackend.over(clusterClient, noReplicas(options()));
             } else {
                 clusterClient = null;
                 client = RedisClient.create();
@@ -167,8 +168,12 @@ final class RedisContractBackend implements BeforeAllCallback {
 
         RedisDiscoBackend over(RedisOptions options) {
             return clusterClient != null
-                    ? RedisDiscoBackend.over(clusterClient, options)
+                    ? RedisDiscoBackend.over(clusterClient, noReplicas(options))
                     : RedisDiscoBackend.over(client, uri, options);
+        }
+
+        private static RedisOptions noReplicas(RedisOptions options) {
+            return options.toBuilder().replicaAcks(0).build();
         }
 
         RedisDiscoBackend overProxy(TcpProxy proxy, RedisOptions options) {
