@@ -31,7 +31,7 @@ import org.springframework.web.util.pattern.PathPatternParser;
  * resource key (a path variable or a header), its marks persisted in {@code store.file} if set, its
  * rejections written as RFC 9457 problem details ({@link GuardProblemDetails}). With the backend's
  * {@link IssuedBound} (the {@code discoIssuedBound} bean of etcd's or ZooKeeper's configuration, or the
- * application's own) it rejects tokens the backend never issued ({@code issued-bound}); with {@link DiscoMetrics} it
+ * application's own; Redis has none) it rejects tokens the backend never issued ({@code issued-bound}); with {@link DiscoMetrics} it
  * counts its requests under the resource name {@code http}. Registered at the lowest precedence, after
  * security filters, so that a request they reject never moves a mark.
  *

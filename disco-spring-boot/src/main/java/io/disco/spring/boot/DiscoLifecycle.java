@@ -12,7 +12,8 @@ import org.springframework.context.SmartLifecycle;
  * disco's part of a graceful shutdown, in order: every {@link LeadershipRunner} bean steps down (its task
  * is interrupted and its candidacy resigned, waiting at most {@code disco.shutdown.timeout} for each),
  * then the {@link Disco} client releases what it holds and ends its owner (revokes its etcd lease, closes its
- * ZooKeeper session). The backend's client (jetcd's, Curator's) closes after that, when the context destroys it,
+ * ZooKeeper session, deletes its Redis session's claims). The backend's client (jetcd's, Curator's, Lettuce's) closes
+ * after that, when the context destroys it,
  * if the starter built it. Another instance then takes over at once, instead of after a TTL.
  *
  * <p>Its phase ({@link #PHASE}) is below the web server's graceful shutdown and stop, so requests in

@@ -14,11 +14,14 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param enabled whether disco is auto-configured at all
  * @param clientId the application's name for itself (for example its service and instance), written into
  *     the metadata of every claim; at most 256 characters; empty for none
- * @param failFast whether the application fails to start when the backend (etcd, ZooKeeper) cannot be reached;
+ * @param failFast whether the application fails to start when the backend (etcd, ZooKeeper, Redis) cannot be
+ *     reached;
  *     by default it starts, its {@code disco} health is DOWN, and the client heals once the backend answers
  * @param etcd how to reach etcd
  * @param zookeeper how to reach ZooKeeper: set {@code disco.zookeeper.connect-string} (or define a
  *     {@code CuratorFramework} bean) to run disco on ZooKeeper instead of etcd
+ * @param redis what disco needs of Redis beyond Spring Boot's own connection ({@code spring.data.redis.*}): an
+ *     application with Spring Data Redis and neither etcd nor ZooKeeper configured runs disco on that Redis
  * @param session the lease (on ZooKeeper: the session) every claim of this application is made through
  * @param shutdown the graceful shutdown
  * @param guard the server-side guard of this application's own resources
@@ -30,6 +33,7 @@ public record DiscoProperties(
         @DefaultValue("false") boolean failFast,
         @DefaultValue Etcd etcd,
         @DefaultValue ZooKeeper zookeeper,
+        @DefaultValue Redis redis,
         @DefaultValue Session session,
         @DefaultValue Shutdown shutdown,
         @DefaultValue Guard guard) {
@@ -45,6 +49,7 @@ public record DiscoProperties(
      * @param failFast whether the application fails to start when the backend cannot be reached
      * @param etcd how to reach etcd
      * @param zookeeper how to reach ZooKeeper
+     * @param redis what disco needs of Redis beyond Spring Boot's own connection
      * @param session the lease (on ZooKeeper: the session) every claim of this application is made through
      * @param shutdown the graceful shutdown
      * @param guard the server-side guard of this application's own resources
@@ -70,8 +75,8 @@ public record DiscoProperties(
      *     from 1 ms to 10 min
      * @param ssl TLS and mutual TLS through a Spring Boot SSL bundle
      * @param enabled whether etcd may be disco's backend at all: {@code false} leaves the application's own jetcd
-     *     {@code Client} (or {@code EtcdConnectionDetails}) bean to other uses, so that a ZooKeeper configuration
-     *     is not refused as a second backend
+     *     {@code Client} (or {@code EtcdConnectionDetails}) bean to other uses, so that another backend's
+     *     configuration is not refused as a second backend
      */
     public record Etcd(
             @DefaultValue("http://127.0.0.1:2379") List<String> endpoints,
@@ -120,8 +125,8 @@ public record DiscoProperties(
      * {@code enabled} and {@code request-timeout} are for the client the starter builds).
      *
      * @param enabled whether ZooKeeper may be disco's backend at all: {@code false} leaves the application's own
-     *     {@code CuratorFramework} bean to other uses, so that an etcd configuration is not refused as a second
-     *     backend
+     *     {@code CuratorFramework} bean to other uses, so that another backend's configuration is not refused as a
+     *     second backend
      * @param connectString the ZooKeeper servers, {@code host:port[,host:port...][/chroot]}, for example
      *     {@code zk-0:2181,zk-1:2181,zk-2:2181}
      * @param sessionTimeout the session timeout the client asks for: the owner's time to live, as etcd's lease TTL
@@ -179,6 +184,64 @@ public record DiscoProperties(
                     Duration.ofMillis(1),
                     Duration.ofMinutes(10));
             within("disco.zookeeper.request-timeout", requestTimeout, Duration.ofMillis(1), Duration.ofMinutes(10));
+        }
+    }
+
+    /**
+     * Redis, disco's backend when the application has Spring Boot's Redis connection (a {@code DataRedisConnectionDetails}
+     * bean: {@code spring.data.redis.*}, or a service connection) and configures neither etcd nor ZooKeeper. Where Redis
+     * is, and how to log in to it, are Boot's properties; these are only what disco needs beyond them. Setting any of
+     * them (but {@code enabled}) configures Redis as explicitly as {@code disco.etcd.endpoints} configures etcd.
+     *
+     * @param enabled whether Redis may be disco's backend at all: {@code false} leaves the application's Redis
+     *     connection to its other uses (a cache), and disco on etcd at its default endpoints
+     * @param replicaAcks how many replicas must have received a grant's write ({@code WAIT}) before its token is
+     *     handed out; 0 to 16; by default 0 on a standalone server, 1 under Sentinel and in a Cluster
+     * @param grantAckTimeout how long a grant waits for those acknowledgements before it fails closed; by default
+     *     1 s, or a third of the TTL if that is shorter; positive, at most 1 min and shorter than the TTL
+     * @param connectTimeout how long opening a session waits for Redis to be connected and to answer: startup waits
+     *     this long for the first session; from 1 ms to 10 min
+     * @param requestTimeout how long a call without a timeout of its own ({@code unlock()}, a withdrawal) waits for
+     *     Redis; from 1 ms to 10 min
+     * @param unsafeWithoutDurableTokens whether the start check lets a server through whose persistence cannot keep
+     *     tokens across a restart (not {@code appendonly yes} with {@code appendfsync always}): after such a restart
+     *     tokens may be issued again. For tests and caches, never for a resource fenced with the tokens
+     * @param persistenceCheckedElsewhere whether the start check skips the persistence settings, for a server that
+     *     refuses {@code CONFIG} (an ACL, a managed service): the operator vouches that every data node runs
+     *     {@code appendonly yes}, {@code appendfsync always} and no {@code allkeys-*} eviction
+     */
+    public record Redis(
+            @DefaultValue("true") boolean enabled,
+            Integer replicaAcks,
+            Duration grantAckTimeout,
+            @DefaultValue("10s") Duration connectTimeout,
+            @DefaultValue("10s") Duration requestTimeout,
+            @DefaultValue("false") boolean unsafeWithoutDurableTokens,
+            @DefaultValue("false") boolean persistenceCheckedElsewhere) {
+
+        /** Redis's longest owner TTL (the provider's). */
+        static final Duration MAX_TTL = Duration.ofHours(1);
+
+        /**
+         * Checks {@code disco.redis.*}.
+         *
+         * @param enabled whether Redis may be disco's backend at all
+         * @param replicaAcks the replica acknowledgements a grant needs, 0 to 16; null for the deployment's default
+         * @param grantAckTimeout how long a grant waits for them, positive, at most 1 min; null for the default
+         * @param connectTimeout how long opening a session waits, from 1 ms to 10 min
+         * @param requestTimeout how long a call without a timeout of its own waits, from 1 ms to 10 min
+         * @param unsafeWithoutDurableTokens whether a server without durable tokens is let through
+         * @param persistenceCheckedElsewhere whether the persistence settings are not checked
+         */
+        public Redis {
+            if (replicaAcks != null && (replicaAcks < 0 || replicaAcks > 16)) {
+                throw new IllegalArgumentException("disco.redis.replica-acks must be from 0 to 16, got " + replicaAcks);
+            }
+            if (grantAckTimeout != null) {
+                within("disco.redis.grant-ack-timeout", grantAckTimeout, Duration.ofMillis(1), Duration.ofMinutes(1));
+            }
+            within("disco.redis.connect-timeout", connectTimeout, Duration.ofMillis(1), Duration.ofMinutes(10));
+            within("disco.redis.request-timeout", requestTimeout, Duration.ofMillis(1), Duration.ofMinutes(10));
         }
     }
 
@@ -270,7 +333,8 @@ public record DiscoProperties(
     /**
      * @param ttl the lease TTL: how long a paused or partitioned instance keeps its locks and leaderships
      *     before another may take them; whole seconds, from 1 s to 9,000,000,000 s. On ZooKeeper the session
-     *     timeout the client asks for, unless {@code disco.zookeeper.session-timeout} is set
+     *     timeout the client asks for, unless {@code disco.zookeeper.session-timeout} is set; on Redis the session's
+     *     time to live, at most 1 h
      * @param grantMargin the least lease validity a grant is handed out with; default a third of the TTL;
      *     from 0 to less than the TTL. etcd only (a ZooKeeper session is handed out with a third of its timeout)
      * @param failoverAfter how long one etcd member may stay silent before a request is sent again
@@ -347,7 +411,8 @@ public record DiscoProperties(
      * @param drainTimeout how long a call with a newer token waits for calls with older tokens still
      *     running before it is closed UNAVAILABLE; from 0 to 10 min
      * @param issuedBound whether tokens above the backend's bound (etcd's current revision, the zxid of a
-     *     ZooKeeper write) are rejected instead of raising the mark; needs the application's backend client
+     *     ZooKeeper write) are rejected instead of raising the mark; needs the application's backend client; Redis has
+     *     no such bound: there it has no effect
      */
     public record Grpc(
             @DefaultValue("false") boolean enabled,
@@ -380,7 +445,7 @@ public record DiscoProperties(
      *     running before it is answered 503; from 0 to 10 min
      * @param issuedBound whether tokens above the backend's bound (etcd's current revision, the zxid of a
      *     ZooKeeper write: nobody issued them) are rejected (400) instead of raising the mark; needs the
-     *     application's backend client
+     *     application's backend client; Redis has no such bound: there it has no effect
      */
     public record Http(
             @DefaultValue("false") boolean enabled,

@@ -17,23 +17,26 @@ import io.etcd.jetcd.ClientBuilder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import javax.net.ssl.SSLException;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.NoneNestedConditions;
 import org.springframework.boot.ssl.NoSuchSslBundleException;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
 
 /**
  * disco on etcd, part of {@link DiscoAutoConfiguration}: with disco-provider-etcd and jetcd on the class path,
- * unless ZooKeeper is configured ({@link ZooKeeperConfiguredCondition}) or {@code disco.etcd.enabled=false}. etcd is
- * the backend when nothing else is configured: its endpoints default to {@code http://127.0.0.1:2379}. Every bean
+ * unless {@code disco.etcd.enabled=false}, when etcd is configured ({@code disco.etcd.endpoints}, the application's
+ * jetcd {@code Client} or {@link EtcdConnectionDetails} bean), or when nothing is: neither ZooKeeper nor Redis
+ * ({@link ConfiguredBackends}); its endpoints then default to {@code http://127.0.0.1:2379}. An application that
+ * configures another backend as well is refused at startup ({@link TwoBackendsException}). Every bean
  * backs off when the application defines its own of the same type:
  * <ul>
  *   <li>{@link EtcdConnectionDetails} from {@code disco.etcd.*};</li>
@@ -49,7 +52,7 @@ import org.springframework.core.io.ResourceLoader;
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass({EtcdProvider.class, Client.class})
 @ConditionalOnBooleanProperty(name = "disco.etcd.enabled", matchIfMissing = true)
-@Conditional(EtcdBackendConfiguration.ZooKeeperNotConfigured.class)
+@Conditional(OnBackendCondition.OnEtcd.class)
 class EtcdBackendConfiguration {
 
     /** The jetcd client this configuration built, with its endpoints, for a failed start to name them. */
@@ -64,8 +67,12 @@ class EtcdBackendConfiguration {
      * inside jetcd at the first request.
      *
      * @param resourceLoader the application's, for its class loader
+     * @param environment the application's properties
+     * @param beans the application's bean factory
+     * @throws TwoBackendsException if another backend is configured as well, naming what configures each
      */
-    EtcdBackendConfiguration(ResourceLoader resourceLoader) {
+    EtcdBackendConfiguration(ResourceLoader resourceLoader, Environment environment, ListableBeanFactory beans) {
+        ConfiguredBackends.refuseTwo(environment, beans);
         ClassLoader loader = resourceLoader.getClassLoader();
         NettyCheck.requireNetty42(loader != null ? loader : EtcdBackendConfiguration.class.getClassLoader());
     }
@@ -231,17 +238,5 @@ class EtcdBackendConfiguration {
         IssuedBound discoIssuedBound(Client client) {
             return EtcdIssuedBound.of(client);
         }
-    }
-
-    /** Off while ZooKeeper is configured (and not switched off): ZooKeeper's configuration then runs instead. */
-    static final class ZooKeeperNotConfigured extends NoneNestedConditions {
-
-        ZooKeeperNotConfigured() {
-            super(ConfigurationPhase.REGISTER_BEAN);
-        }
-
-        @ConditionalOnBooleanProperty(name = "disco.zookeeper.enabled", matchIfMissing = true)
-        @Conditional(ZooKeeperConfiguredCondition.class)
-        static class ZooKeeperConfigured {}
     }
 }

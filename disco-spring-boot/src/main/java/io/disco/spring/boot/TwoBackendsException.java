@@ -1,34 +1,37 @@
 package io.disco.spring.boot;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
- * The application configures two backends at once, etcd and ZooKeeper ({@link ConfiguredBackends}): a
- * {@code Disco} runs on one. Boot's failure analysis ({@link TwoBackendsFailureAnalyzer}) reports it.
+ * The application configures two backends (or three) at once, among etcd, ZooKeeper and Redis
+ * ({@link ConfiguredBackends}): a {@code Disco} runs on one. Boot's failure analysis ({@link TwoBackendsFailureAnalyzer})
+ * reports it.
  */
 final class TwoBackendsException extends IllegalStateException {
 
-    private final List<String> etcd;
-    private final List<String> zooKeeper;
+    private final Map<String, List<String>> configured;
 
     /**
-     * @param etcd what configures etcd, at least one
-     * @param zooKeeper what configures ZooKeeper, at least one
+     * @param configured each backend configured (its name: {@code etcd}, {@code ZooKeeper}, {@code Redis}), in order,
+     *     with what configures it; two or more
      */
-    TwoBackendsException(List<String> etcd, List<String> zooKeeper) {
-        super("disco is configured for two backends, etcd (" + String.join("; ", etcd) + ") and ZooKeeper ("
-                + String.join("; ", zooKeeper) + "): configure one");
-        this.etcd = List.copyOf(etcd);
-        this.zooKeeper = List.copyOf(zooKeeper);
+    TwoBackendsException(Map<String, List<String>> configured) {
+        super("disco is configured for " + configured.size() + " backends, "
+                + configured.entrySet().stream()
+                        .map(e -> e.getKey() + " (" + String.join("; ", e.getValue()) + ")")
+                        .collect(Collectors.joining(" and "))
+                + ": configure one");
+        Map<String, List<String>> copy = new LinkedHashMap<>();
+        configured.forEach((backend, what) -> copy.put(backend, List.copyOf(what)));
+        this.configured = Collections.unmodifiableMap(copy);
     }
 
-    /** @return what configures etcd */
-    List<String> etcd() {
-        return etcd;
-    }
-
-    /** @return what configures ZooKeeper */
-    List<String> zooKeeper() {
-        return zooKeeper;
+    /** @return each backend configured, in order, with what configures it */
+    Map<String, List<String>> configured() {
+        return configured;
     }
 }

@@ -28,9 +28,9 @@ import org.springframework.core.env.Environment;
 
 /**
  * disco on ZooKeeper, part of {@link DiscoAutoConfiguration}: with disco-provider-zookeeper and Curator on the class
- * path, when ZooKeeper is configured ({@link ZooKeeperConfiguredCondition}: {@code disco.zookeeper.connect-string},
- * or the application's {@code CuratorFramework} bean) and not switched off ({@code disco.zookeeper.enabled=false}).
- * An application that configures etcd as well is refused at startup ({@link TwoBackendsException}). Every bean
+ * path, when ZooKeeper is configured ({@link ConfiguredBackends}: {@code disco.zookeeper.connect-string}, or the
+ * application's {@code CuratorFramework} bean) and not switched off ({@code disco.zookeeper.enabled=false}). An
+ * application that configures another backend as well is refused at startup ({@link TwoBackendsException}). Every bean
  * backs off when the application defines its own of the same type:
  * <ul>
  *   <li>the {@link CuratorFramework} from {@code disco.zookeeper.*}: the connect string, the session timeout
@@ -47,7 +47,7 @@ import org.springframework.core.env.Environment;
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass({ZooKeeperProvider.class, CuratorFramework.class})
 @ConditionalOnBooleanProperty(name = "disco.zookeeper.enabled", matchIfMissing = true)
-@Conditional(ZooKeeperConfiguredCondition.class)
+@Conditional(OnBackendCondition.OnZooKeeper.class)
 class ZooKeeperBackendConfiguration {
 
     /** The ZooKeeper client's socket that speaks TLS. */
@@ -60,7 +60,7 @@ class ZooKeeperBackendConfiguration {
     private volatile BuiltClient built;
 
     /**
-     * Refuses an application that configures etcd as well.
+     * Refuses an application that configures another backend as well.
      *
      * @param environment the application's properties
      * @param beans the application's bean factory

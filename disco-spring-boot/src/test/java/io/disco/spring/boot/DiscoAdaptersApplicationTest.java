@@ -40,13 +40,18 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  * ShedLock job and a {@code @LeaderOnly} job run with their tokens, a role's initiator publishes its grant with the
  * term's token, the lock registry's lock has its token; and when the context closes, each adapter has let go
  * (ShedLock's lockAtLeastFor hold included) before {@link DiscoLifecycle} closes the client. On etcd
- * ({@link DiscoAdaptersApplicationOnEtcdTest}) and on ZooKeeper ({@link DiscoAdaptersApplicationOnZooKeeperTest}),
- * the backend chosen by properties alone.
+ * ({@link DiscoAdaptersApplicationOnEtcdTest}), on ZooKeeper ({@link DiscoAdaptersApplicationOnZooKeeperTest}) and on
+ * Redis ({@link DiscoAdaptersApplicationOnRedisTest}), the backend chosen by properties alone.
  */
 abstract class DiscoAdaptersApplicationTest {
 
     /** @return the properties that put the application on the backend */
     abstract String[] backendProperties();
+
+    /** @return the auto-configurations the backend's properties need (Spring Boot's Redis one, on Redis); none */
+    Class<?>[] backendAutoConfigurations() {
+        return new Class<?>[0];
+    }
 
     static final String BASE = "/boot-adapters/" + UUID.randomUUID();
 
@@ -144,6 +149,7 @@ abstract class DiscoAdaptersApplicationTest {
                         DiscoShedLockAutoConfiguration.class,
                         DiscoLeaderOnlyAutoConfiguration.class,
                         DiscoIntegrationAutoConfiguration.class))
+                .withConfiguration(AutoConfigurations.of(backendAutoConfigurations()))
                 .withUserConfiguration(App.class)
                 .withPropertyValues(backendProperties())
                 .withPropertyValues(

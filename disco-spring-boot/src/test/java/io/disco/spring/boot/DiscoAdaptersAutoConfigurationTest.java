@@ -28,13 +28,19 @@ import org.springframework.integration.support.locks.LockRegistry;
  * The starter's wiring of the adapters (issue 32): ShedLock's lock provider, {@code @LeaderOnly}, Spring
  * Integration's lock registry and one leader initiator per role, each under its conditions: its classes, a
  * {@code Disco} bean, its property, and no bean of the application's in its place. The same on every backend
- * (issue 47): on etcd ({@link DiscoAdaptersAutoConfigurationOnEtcdTest}) and on ZooKeeper
- * ({@link DiscoAdaptersAutoConfigurationOnZooKeeperTest}).
+ * (issue 47): on etcd ({@link DiscoAdaptersAutoConfigurationOnEtcdTest}), on ZooKeeper
+ * ({@link DiscoAdaptersAutoConfigurationOnZooKeeperTest}) and on Redis ({@link DiscoAdaptersAutoConfigurationOnRedisTest},
+ * through Spring Boot's Redis auto-configuration).
  */
 abstract class DiscoAdaptersAutoConfigurationTest {
 
     /** @return the properties that put the application on the backend */
     abstract String[] backendProperties();
+
+    /** @return the auto-configurations the backend's properties need (Spring Boot's Redis one, on Redis); none */
+    Class<?>[] backendAutoConfigurations() {
+        return new Class<?>[0];
+    }
 
     /** The bean {@code @EnableLeaderOnly} registers (its class is package-private). */
     static final String ELECTIONS = "io.disco.spring.scheduling.LeaderOnlyElections";
@@ -48,6 +54,7 @@ abstract class DiscoAdaptersAutoConfigurationTest {
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
                 .withConfiguration(ALL)
+                .withConfiguration(AutoConfigurations.of(backendAutoConfigurations()))
                 .withPropertyValues(backendProperties())
                 .withPropertyValues("disco.session.ttl=5s");
     }

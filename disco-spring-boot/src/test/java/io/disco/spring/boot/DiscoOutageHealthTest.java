@@ -29,8 +29,8 @@ import org.springframework.web.bind.annotation.RestController;
  * requests than the server has threads, every one of them ends within the owner wait
  * ({@code disco.session.owner-wait}), so the actuator's health keeps answering (DOWN, with the reason) instead of
  * queueing behind parked threads for as long as the backend is down, which would have a liveness probe restart a
- * healthy pod; the health contributor itself answers at once. On etcd ({@link DiscoOutageHealthOnEtcdTest}) and on
- * ZooKeeper ({@link DiscoOutageHealthOnZooKeeperTest}).
+ * healthy pod; the health contributor itself answers at once. On etcd ({@link DiscoOutageHealthOnEtcdTest}), on
+ * ZooKeeper ({@link DiscoOutageHealthOnZooKeeperTest}) and on Redis ({@link DiscoOutageHealthOnRedisTest}).
  */
 @SpringBootTest(
         classes = DiscoOutageHealthTest.App.class,

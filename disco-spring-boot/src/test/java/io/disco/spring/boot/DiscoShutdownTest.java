@@ -23,8 +23,9 @@ import org.springframework.context.ConfigurableApplicationContext;
  * election and take one lock; the leader, which also holds the lock, shuts down gracefully, and the other
  * leads and gets the lock within 1 s (the TTL is 10 s: without the shutdown's step-down and revoke it
  * would wait for the lease to expire). When its task is told to stop, the leader's client still has its
- * lease: leaderships step down before the client closes. On etcd ({@link DiscoShutdownOnEtcdTest}) and on
- * ZooKeeper ({@link DiscoShutdownOnZooKeeperTest}, where the session ends instead of the lease): each makes its
+ * lease: leaderships step down before the client closes. On etcd ({@link DiscoShutdownOnEtcdTest}), on
+ * ZooKeeper ({@link DiscoShutdownOnZooKeeperTest}, where the session ends instead of the lease) and on Redis
+ * ({@link DiscoShutdownOnRedisTest}: its session's claims are deleted): each makes its
  * leadership runner bean as its backend does.
  */
 abstract class DiscoShutdownTest {

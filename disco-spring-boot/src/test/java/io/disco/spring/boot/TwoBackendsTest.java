@@ -33,7 +33,8 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 /**
  * One backend per application (issue 47, item 1): etcd and ZooKeeper configured at once (by their properties or by
  * the application's beans of their clients) fail startup with Boot's failure analysis, naming what configures each and
- * how to keep one; a backend switched off ({@code disco.<backend>.enabled=false}) leaves its beans to other uses; with
+ * how to keep one (Redis's
+ * properties beside either: {@link RedisAutoConfigurationTest}); a backend switched off ({@code disco.<backend>.enabled=false}) leaves its beans to other uses; with
  * neither configured the application runs on etcd at its default endpoints, as before.
  */
 @ExtendWith(OutputCaptureExtension.class)
