@@ -11,6 +11,8 @@ import java.util.Objects;
 public record RedisAddress(String host, int port) {
 
     /**
+     * @param host the host name or address
+     * @param port the TCP port
      * @throws NullPointerException if {@code host} is null
      * @throws IllegalArgumentException if {@code port} is not a TCP port
      */
