@@ -8,8 +8,9 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The worker of one {@link QueueClaim}: once the service's last release is confirmed ({@link ClaimRelease}), it
- * listens to the name's channel ({@link Wakeups}), enqueues the claim and asks for its admission
- * ({@link GrantStep}), registers the claim for renewal, and while the claim is not admitted waits, without polling,
+ * enqueues the claim and asks for its admission ({@link GrantStep}), registers the claim for renewal, listens to the
+ * name's channel ({@link Wakeups}) once told to wait (before the first request only if the name's subscription is
+ * confirmed already: a claim admitted at once costs no subscription), and while the claim is not admitted waits, without polling,
  * for whichever comes first: a message that admits it, the instant the soonest claim ahead of it would expire (the
  * script tells it: a holder that died publishes nothing), or the bounded fallback ({@code min(ttl, 5 s)}, for a lost
  * message); then asks again. Admitted, it has the service commit the grant. Every other way out withdraws the claim
@@ -42,8 +43,9 @@ final class ClaimWorker<G extends Fenced> implements Runnable {
             if (a.future.isDone() || !awaitReleaseConfirmed()) {
                 return; // no claim before the service's last release is confirmed (issue 44)
             }
-            core.wakeups().listen(service.name, a.id, a.wake::release);
-            listening = true;
+            // listening before the first request only where the name's subscription is confirmed already: an
+            // acquisition admitted at once never subscribes
+            listening = core.wakeups().listenIfSubscribed(service.name, a.id, a.wake::release);
             boolean create = true;
             boolean registered = false;
             long poll = Math.min(MAX_POLL_MS, core.ttl().toMillis());
@@ -86,6 +88,15 @@ final class ClaimWorker<G extends Fenced> implements Runnable {
                     if (a.tryOnly) {
                         a.future.complete(null);
                         return;
+                    }
+                    if (!listening) {
+                        // told to wait before listening: a wake-up published since that answer would be lost, so
+                        // ask once more, at once if the subscription is confirmed already, else when its
+                        // confirmation wakes this worker (see Wakeups)
+                        listening = true;
+                        if (core.wakeups().listen(service.name, a.id, a.wake::release)) {
+                            continue;
+                        }
                     }
                     long ms = w.pttl() >= 0 ? Math.min(poll, w.pttl() + EXPIRY_SLACK_MS) : poll;
                     if (a.wake.tryAcquire(ms, TimeUnit.MILLISECONDS)) {
