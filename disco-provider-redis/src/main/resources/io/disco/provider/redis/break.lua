@@ -17,5 +17,5 @@ for i = 2, #ARGV do
   end
 end
 if #deleted == 1 then return {'gone'} end
-notify(scan())
+notify((head()))
 return deleted
