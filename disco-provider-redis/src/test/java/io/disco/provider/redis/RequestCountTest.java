@@ -9,6 +9,8 @@ import io.disco.testservers.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +24,7 @@ import org.junit.jupiter.api.Test;
 /**
  * What the hot path costs Redis, counted (never timed) with {@code INFO commandstats} deltas on a server of its own:
  * an uncontended lock+unlock is two script calls and nothing else (no subscription: a claim admitted at once needs
- * none); a waiter's re-check and a release cost the same few commands whether 4 or 64 claims queue behind the holder
+ * none), and runs on no worker thread; a waiter's re-check and a release cost the same few commands whether 4 or 64 claims queue behind the holder
  * (the scripts walk the queue from its head only as far as admission needs); a session that waits on a name again
  * soon keeps its subscription.
  */
@@ -74,6 +76,19 @@ class RequestCountTest {
         return delta.values().stream().mapToLong(Long::longValue).sum();
     }
 
+    /** @return the CPU time each worker thread of {@code session} used so far, by thread id */
+    private static Map<Long, Long> workersCpu(RedisSession session) {
+        String prefix = "disco-redis-worker-" + session.id() + "-";
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        Map<Long, Long> cpu = new TreeMap<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith(prefix)) {
+                cpu.put(t.getId(), mx.getThreadCpuTime(t.getId()));
+            }
+        }
+        return cpu;
+    }
+
     @Test
     void anUncontendedLockAndUnlockIsTwoScriptCallsAndNoSubscription() throws Exception {
         try (RedisSession session = RedisSession.open(
@@ -84,6 +99,7 @@ class RequestCountTest {
             lock.lock(); // the scripts are loaded (EVAL once), the lineage read
             lock.unlock();
             int n = 20;
+            Map<Long, Long> workersBefore = workersCpu(session);
             Map<String, Long> before = stats();
             for (int i = 0; i < n; i++) {
                 Grant g = lock.lock();
@@ -96,6 +112,11 @@ class RequestCountTest {
             assertEquals(0L, d.getOrDefault("subscribe", 0L), "no subscription for a claim admitted at once: " + d);
             assertEquals(0L, d.getOrDefault("unsubscribe", 0L), d.toString());
             assertEquals(0L, d.getOrDefault("publish", 0L), "nobody to wake: " + d);
+            assertEquals(
+                    workersBefore,
+                    workersCpu(session),
+                    "a claim admitted at once is sent by the caller and committed where its answer arrives: the"
+                            + " session's workers ran nothing");
         }
     }
 
