@@ -18,6 +18,8 @@ import java.util.concurrent.TimeoutException;
  * script tells it: a holder that died publishes nothing), or the bounded fallback ({@code min(ttl, 5 s)}, for a lost
  * message); then asks again. Admitted, it has the service commit the grant. Every other way out withdraws the claim
  * (sent until answered, for as long as the claim could live) before the attempt's {@code withdrawn} completes.
+ * Where nothing stands before the first request, the calling thread sends it and an immediate grant is committed
+ * where its answer arrives, without the worker ({@link #start}).
  *
  * @param <G> the grant
  */
