@@ -17,7 +17,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * deleted the claim, or that the claim is gone after a copy that may have been applied (one unanswered within the
  * request timeout, or failed without an answer); for the first copy, with none before it, a claim already gone was
  * the grant's loss. Copies go one at a time, the next after a back-off of 0.1 s doubling to 2 s, or at once when an
- * acquisition nudges it; until the session ends. Answers come on Lettuce's threads and are handled on the session's.
+ * acquisition nudges it; until the session ends. Answers come on Lettuce's threads; a confirmation is handled there
+ * (it completes futures and wakes an acquisition, under the ledger's monitor, and queues the listeners' event:
+ * nothing blocks, no user code runs), every other answer on the session's thread.
  *
  * @param <G> the grant
  */
@@ -151,8 +153,13 @@ final class ClaimRelease<G extends Fenced> implements Release<HeldClaim<G>> {
             notSent();
             return;
         }
-        answer.orTimeout(core.requestTimeout().toNanos(), TimeUnit.NANOSECONDS)
-                .whenComplete((a, e) -> core.onSessionThread(() -> answered(a, e)));
+        answer.orTimeout(core.requestTimeout().toNanos(), TimeUnit.NANOSECONDS).whenComplete((a, e) -> {
+            if (e == null && "deleted".equals(String.valueOf(a.get(0)))) {
+                answered(a, null); // confirmed: handled where it arrived (it only completes futures and wakes)
+            } else {
+                core.onSessionThread(() -> answered(a, e));
+            }
+        });
     }
 
     private void notSent() {

@@ -1,8 +1,10 @@
 package io.disco.provider.redis;
 
 import io.disco.fencing.DiscoException;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -61,65 +63,37 @@ final class GrantStep {
                 }
             }
             List<Object> answer = Calls.await(
-                    Scripts.ACQUIRE.run(
-                            node.commands(),
-                            name,
-                            a.id,
-                            core.ownerText(),
-                            a.kind.code(),
-                            a.meta,
-                            a.value,
-                            Long.toString(core.ttl().toMillis()),
-                            create ? "1" : "0",
-                            line.replid(),
-                            Long.toString(line.epoch()),
-                            Integer.toString(limit)),
+                    request(node.commands(), core, name, a, limit, create, line),
                     timeout,
                     core.where(),
                     "acquiring " + a.key);
-            String what = String.valueOf(answer.get(0));
             Answer result;
-            switch (what) {
-                case "admitted" -> {
-                    String text = String.valueOf(answer.get(1));
-                    result = new Admitted(text, token(text), Integer.parseInt(String.valueOf(answer.get(2))));
-                    if (acks > 0) {
-                        long got = Calls.await(
-                                node.commands()
-                                        .waitForReplication(
-                                                acks, core.grantAckTimeout().toMillis()),
-                                core.grantAckTimeout().plus(timeout),
-                                core.where(),
-                                "waiting for " + acks + " replica(s) to acknowledge the grant of " + a.key);
-                        if (got < acks) {
-                            broken = false;
-                            throw new UnsafeTokenException("the grant of " + a.key + " (token " + text + ") reached "
-                                    + got + " replica(s) within "
-                                    + core.grantAckTimeout().toMillis() + " ms, fewer"
-                                    + " than the " + acks + " RedisOptions.replicaAcks asks for: a failover could lose"
-                                    + " it, so it is not handed out (the token is consumed)");
-                        }
-                    }
+            try {
+                result = interpret(core, name, a, limit, answer, node.id());
+            } catch (UnsafeTokenException e) {
+                broken = false; // refused: the connection answered
+                throw e;
+            } catch (IllegalArgumentException e) {
+                if (e.getClass() == IllegalArgumentException.class) {
+                    broken = false; // another limit: the connection answered
                 }
-                case "wait" -> result = new Wait(number(answer.get(1)), number(answer.get(2)));
-                case "gone" -> result = new Gone();
-                case "retry" -> {
-                    core.lineage().forget(node.id());
-                    result = new Retry(answer.get(1) + (answer.size() > 2 ? " " + answer.get(2) : ""));
-                }
-                case "refused" -> {
-                    String why = String.valueOf(answer.get(1));
-                    if (why.startsWith("the semaphore exists with limit")) {
-                        broken = false;
-                        throw new IllegalArgumentException("the semaphore " + name + " exists with another limit: "
-                                + why + "; this service asked" + " for limit " + limit);
-                    }
+                throw e;
+            }
+            if (result instanceof Admitted ad && acks > 0) {
+                long got = Calls.await(
+                        node.commands()
+                                .waitForReplication(acks, core.grantAckTimeout().toMillis()),
+                        core.grantAckTimeout().plus(timeout),
+                        core.where(),
+                        "waiting for " + acks + " replica(s) to acknowledge the grant of " + a.key);
+                if (got < acks) {
                     broken = false;
-                    throw new UnsafeTokenException(core.where() + " refused a token for " + name + ": " + why);
+                    throw new UnsafeTokenException("the grant of " + a.key + " (token " + ad.tokenText() + ") reached "
+                            + got + " replica(s) within "
+                            + core.grantAckTimeout().toMillis() + " ms, fewer"
+                            + " than the " + acks + " RedisOptions.replicaAcks asks for: a failover could lose"
+                            + " it, so it is not handed out (the token is consumed)");
                 }
-                default ->
-                    throw new DiscoException(
-                            core.where() + " answered the acquisition of " + a.key + " with " + answer);
             }
             broken = false;
             return result;
@@ -128,6 +102,69 @@ final class GrantStep {
                 core.link().giveBack(grantor, broken);
             }
         }
+    }
+
+    /**
+     * Sends the acquire script once, answered on Lettuce's threads.
+     *
+     * @param line the lineage of the node {@code commands} reach
+     */
+    static CompletableFuture<List<Object>> request(
+            RedisClusterAsyncCommands<String, String> commands,
+            SessionCore core,
+            String name,
+            QueueClaim<?> a,
+            int limit,
+            boolean create,
+            TokenLineage.Line line) {
+        return Scripts.ACQUIRE.run(
+                commands,
+                name,
+                a.id,
+                core.ownerText(),
+                a.kind.code(),
+                a.meta,
+                a.value,
+                Long.toString(core.ttl().toMillis()),
+                create ? "1" : "0",
+                line.replid(),
+                Long.toString(line.epoch()),
+                Integer.toString(limit));
+    }
+
+    /**
+     * What the acquire script's {@code answer} says (before any replica acknowledgement: {@link #send} waits for
+     * those); a 'retry' forgets node {@code nodeId}'s lineage.
+     *
+     * @throws UnsafeTokenException if the record refused a token
+     * @throws IllegalArgumentException if the semaphore exists with another limit
+     * @throws DiscoException if the answer is not one of the script's
+     */
+    static Answer interpret(
+            SessionCore core, String name, QueueClaim<?> a, int limit, List<Object> answer, String nodeId) {
+        String what = String.valueOf(answer.get(0));
+        return switch (what) {
+            case "admitted" -> {
+                String text = String.valueOf(answer.get(1));
+                yield new Admitted(text, token(text), Integer.parseInt(String.valueOf(answer.get(2))));
+            }
+            case "wait" -> new Wait(number(answer.get(1)), number(answer.get(2)));
+            case "gone" -> new Gone();
+            case "retry" -> {
+                core.lineage().forget(nodeId);
+                yield new Retry(answer.get(1) + (answer.size() > 2 ? " " + answer.get(2) : ""));
+            }
+            case "refused" -> {
+                String why = String.valueOf(answer.get(1));
+                if (why.startsWith("the semaphore exists with limit")) {
+                    throw new IllegalArgumentException("the semaphore " + name + " exists with another limit: " + why
+                            + "; this service asked" + " for limit " + limit);
+                }
+                throw new UnsafeTokenException(core.where() + " refused a token for " + name + ": " + why);
+            }
+            default ->
+                throw new DiscoException(core.where() + " answered the acquisition of " + a.key + " with " + answer);
+        };
     }
 
     /** @return the token of the record's text {@code <epoch>:<gen>:<seq>}: epoch (20 bits) | gen (11) | seq (32) */

@@ -122,7 +122,7 @@ abstract class RedisQueueService<G extends Fenced, E extends DiscoException> ext
         core.track(a.withdrawn);
         a.future.whenComplete((g, e) -> onAttemptEnd(a, g, e));
         try {
-            core.work(new ClaimWorker<>(this, a));
+            ClaimWorker.start(this, a);
         } catch (RejectedExecutionException e) {
             a.withdrawn.complete(null);
             a.future.completeExceptionally(

@@ -84,7 +84,8 @@ final class SessionCore implements Liveness.Renewals {
                 status,
                 this::lose,
                 this);
-        this.wakeups = new Wakeups(link.pubsub(), this::goneMessage);
+        this.wakeups = new Wakeups(
+                link.pubsub(), this::goneMessage, (task, ms) -> executors.schedule(task, ms, TimeUnit.MILLISECONDS));
     }
 
     /** Starts the renewals and the subscription to the gone channel, waiting for it at most {@code timeout}. */

@@ -2,11 +2,13 @@
 -- come, assigning its token. ARGV: id, owner, kind (x lock, e election, r read, w write, p permit), meta, value,
 -- ttl ms, create ('1' on the first call; '0' on re-checks: a claim found gone is never re-created), the replication
 -- id the client read, the epoch it read for that replication id, the semaphore's limit.
--- Answers {'admitted', token, slot} | {'wait', pttl of the soonest blocker (-1: none has a TTL), claims ahead}
+-- Answers {'admitted', token, slot} | {'wait', pttl of the soonest admitted claim (-1: none has a TTL), queue
+--       members ahead (dead ones further back included until the head reaches them)}
 --       | {'gone'} | {'retry', why, replid} | {'refused', why}
 local id, owner, kind = ARGV[1], ARGV[2], ARGV[3]
 local ck = ckey(id)
 local f = redis.call('HMGET', ck, 'owner', 'token', 'slot')
+local created = false
 if not f[1] then
   if ARGV[7] ~= '1' then
     redis.call('ZREM', Q, id)
@@ -20,41 +22,44 @@ if not f[1] then
   redis.call('HSET', ck, 'owner', owner, 'kind', kind, 'token', '0', 'meta', ARGV[4], 'value', ARGV[5])
   redis.call('PEXPIRE', ck, ARGV[6])
   redis.call('ZADD', Q, qs, id)
+  created = true
 elseif f[1] ~= owner then
   return {'gone'}
 elseif f[2] ~= '0' then
   return {'admitted', f[2], f[3] or '-1'}
 end
 
-local live, removed = scan()
-local pos
-for i = 1, #live do
-  if live[i][1] == id then pos = i break end
-end
-if not pos then
+if not created and not redis.call('ZSCORE', Q, id) then
   redis.call('DEL', ck)
   return {'gone'}
 end
-if pos > admitted_count(live) then
-  if removed then notify(live) end
+local admitted, removed = head()
+local mine = false
+for i = 1, #admitted do
+  if admitted[i][1] == id then mine = true break end
+end
+if not mine then
+  if removed then notify(admitted) end
+  -- until the soonest admitted claim would expire: no script runs when a holder dies, but one that expires lets
+  -- the next claim in (a claim ahead that is not admitted blocks nobody when it expires)
   local wait = -1
-  for i = 1, pos - 1 do
-    local t = redis.call('PTTL', ckey(live[i][1]))
+  for i = 1, #admitted do
+    local t = redis.call('PTTL', ckey(admitted[i][1]))
     if t >= 0 and (wait < 0 or t < wait) then wait = t end
   end
-  return {'wait', wait, pos - 1}
+  return {'wait', wait, redis.call('ZRANK', Q, id)}
 end
 
 -- Admitted. The token is assigned only on the primary whose replication id the client read, with the epoch it
 -- read for it (see TokenLineage): a restart or a promotion changes the replication id.
 local info = redis.call('INFO', 'replication')
 if not string.find(info, 'role:master', 1, true) then
-  if removed then notify(live) end
+  if removed then notify(admitted, id) end
   return {'retry', 'not-primary', ''}
 end
 local replid = string.match(info, 'master_replid:(%x+)')
 if replid ~= ARGV[8] then
-  if removed then notify(live) end
+  if removed then notify(admitted, id) end
   return {'retry', 'replid-changed', replid or ''}
 end
 
@@ -88,7 +93,7 @@ if not token then
   local err
   token, err = next_token(tonumber(ARGV[9]))
   if not token then
-    if removed then notify(live) end
+    if removed then notify(admitted, id) end
     return {'refused', err}
   end
   if kind == 'r' then
@@ -116,5 +121,5 @@ if kind == 'e' then
   redis.call('XADD', LOG, 'MAXLEN', '~', 64, '*', 'token', token, 'v', 0, 'id', id, 'value', ARGV[5])
   redis.call('PUBLISH', CH, '+log')
 end
-if removed then notify(live) end
+if removed then notify(admitted, id) end
 return {'admitted', token, tostring(slot)}

@@ -29,5 +29,5 @@ for i = 2, #ARGV do
 end
 if #deleted == 1 then return {'gone'} end
 if string.find(flags, 'p', 2, true) then redis.call('HDEL', TOK, 'phase') end
-notify(scan())
+notify((head()))
 return deleted

@@ -5,47 +5,52 @@ local P = string.sub(KEYS[1], 1, -4)
 local TOK, Q, SLOTS, CH, LOG = P .. 'tok', P .. 'q', P .. 'slots', P .. 'ch', P .. 'log'
 local function ckey(id) return P .. 'c:' .. id end
 
--- The live claims of the queue, in queue order, as {id, kind, token}; a member whose claim key is gone (expired,
--- broken) is dead and is removed from the queue. Returns the live claims and whether any dead one was removed.
-local function scan()
-  local members = redis.call('ZRANGE', Q, 0, -1)
-  local live, removed = {}, false
-  for _, m in ipairs(members) do
-    local f = redis.call('HMGET', ckey(m), 'kind', 'token')
-    if not f[1] then
-      redis.call('ZREM', Q, m)
-      removed = true
-    else
-      live[#live + 1] = {m, f[1], f[2]}
+-- The admitted claims of the queue (those that hold, or may hold now), in queue order, as {id, kind, token}: a lock's
+-- or an election's first live claim; the readers before the first live writer, or that writer; a semaphore's first
+-- 'limit'. Walks the queue from its head only as far as that: a member it passes whose claim key is gone (expired,
+-- broken) is dead and is removed from the queue (dead claims never block; those further back are removed once the
+-- head reaches them). Its work is the admitted claims plus the dead ones it removes, whatever the queue's length.
+-- Returns the admitted claims and whether any dead one was removed.
+local function head()
+  local admitted, removed = {}, false
+  local cap = 0 -- how many may be admitted, from the first live claim's kind: -1 the readers up to the first writer
+  local start = 0
+  while true do
+    local members = redis.call('ZRANGE', Q, start, start + 3)
+    if #members == 0 then return admitted, removed end
+    local dead = 0
+    for _, m in ipairs(members) do
+      local f = redis.call('HMGET', ckey(m), 'kind', 'token')
+      if not f[1] then
+        redis.call('ZREM', Q, m)
+        removed = true
+        dead = dead + 1
+      else
+        if #admitted == 0 then
+          if f[1] == 'p' then
+            cap = tonumber(redis.call('HGET', TOK, 'limit') or '1')
+          elseif f[1] == 'r' then
+            cap = -1
+          else
+            cap = 1
+          end
+        elseif cap < 0 and f[1] ~= 'r' then
+          return admitted, removed
+        end
+        admitted[#admitted + 1] = {m, f[1], f[2]}
+        if cap > 0 and #admitted >= cap then return admitted, removed end
+      end
     end
+    start = start + #members - dead
   end
-  return live, removed
 end
 
--- How many live claims, from the head, are admitted (hold, or may hold now): a lock's or an election's first; the
--- readers before the first writer, or the first writer; a semaphore's first 'limit'.
-local function admitted_count(live)
-  local n = #live
-  if n == 0 then return 0 end
-  local k = live[1][2]
-  if k == 'p' then
-    return math.min(n, tonumber(redis.call('HGET', TOK, 'limit') or '1'))
-  elseif k == 'r' then
-    local c = 0
-    for i = 1, n do
-      if live[i][2] == 'r' then c = i else break end
-    end
-    return c
-  end
-  return 1
-end
-
--- Wakes the waiting claims that are now admitted: publishes their ids on the name's channel.
-local function notify(live)
-  local c = admitted_count(live)
+-- Wakes the waiting claims among the admitted ones (but 'except', whose own script answers it): publishes their ids
+-- on the name's channel.
+local function notify(admitted, except)
   local ids = {}
-  for i = 1, c do
-    if live[i][3] == '0' then ids[#ids + 1] = live[i][1] end
+  for i = 1, #admitted do
+    if admitted[i][3] == '0' and admitted[i][1] ~= except then ids[#ids + 1] = admitted[i][1] end
   end
   if #ids > 0 then redis.call('PUBLISH', CH, table.concat(ids, ' ')) end
 end

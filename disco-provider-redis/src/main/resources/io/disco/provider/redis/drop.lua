@@ -11,5 +11,5 @@ for _, m in ipairs(redis.call('ZRANGE', Q, 0, -1)) do
     n = n + 1
   end
 end
-if n > 0 then notify(scan()) end
+if n > 0 then notify((head())) end
 return {'dropped', tostring(n)}

@@ -13,5 +13,5 @@ if f[1] ~= ARGV[2] or (ARGV[3] ~= '*' and f[2] ~= ARGV[3]) then return {'gone'} 
 redis.call('DEL', ck)
 redis.call('ZREM', Q, id)
 free_slot(id, f[3])
-notify(scan())
+notify((head()))
 return {'deleted'}
