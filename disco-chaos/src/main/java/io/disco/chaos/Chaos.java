@@ -439,6 +439,7 @@ public final class Chaos {
                     unrecovered.orElse(null));
             freezeAllFigures(nemesis.faults, report);
             if (o.backend().equals("redis")) {
+                new LineageTokens(ttlNanos).check(seen, report);
                 report.figure("failovers (a promotion the sentinels made, seen by its config epoch)", failovers.size());
                 report.figure(
                         "grants refused, fail closed (UnsafeTokenException seen by an owner)",
