@@ -36,7 +36,8 @@ import java.util.concurrent.TimeUnit;
  * ({@link ZkMembers}) and the faults dealt by default are {@link #zookeeperKinds}: every kind but compaction, the
  * members then each in a network namespace of their own. With {@code --backend redis} it is a Sentinel-managed Redis
  * (a primary, two replicas, three sentinels: {@link RedisMembers}) and the faults are {@link #redisKinds}: the
- * failovers of {@link RedisFaults}, no member partitions. The etcd binary is {@code DISCO_ETCD_BINARY}, else
+ * failovers of {@link RedisFaults} and, where namespaces can be made, the member partitions (each data server and a
+ * sentinel beside it in a namespace of their own). The etcd binary is {@code DISCO_ETCD_BINARY}, else
  * {@code etcd} on {@code PATH} ({@code ./chaos} sets it: etcd 3.5 by default, {@code --etcd system|PATH}); every
  * table starts with the server the runs used ({@link Members#server()}, {@link EtcdMembers#label}).
  */
@@ -103,16 +104,20 @@ public final class Chaos {
                     backend);
         }
 
-        /** @return whether a fault needs the members in network namespaces of their own */
+        /**
+         * @return whether a fault needs the members in network namespaces of their own and this machine can make them
+         *     (root, iproute2, nftables); where it cannot, those kinds are not dealt (the nemesis says so)
+         */
         boolean networked() {
-            return faults.stream().anyMatch(Nemesis.NET_KINDS::contains);
+            return faults.stream().anyMatch(Nemesis.NET_KINDS::contains)
+                    && io.disco.testservers.MemberNetwork.unavailableReason().isEmpty();
         }
 
         /** @return the cluster of this run's backend, started */
         Members startMembers() {
             return switch (backend) {
                 case "zookeeper" -> new ZkMembers(networked());
-                case "redis" -> new RedisMembers();
+                case "redis" -> new RedisMembers(networked());
                 default -> new EtcdMembers(networked());
             };
         }
@@ -147,14 +152,23 @@ public final class Chaos {
 
     /**
      * The fault kinds to deal on a Sentinel-managed Redis ({@link RedisMembers}): the process kinds but compaction,
-     * the owner-link kinds with {@code net}, and the failover kinds of {@link RedisFaults}; no member partitions
-     * (the servers all listen on loopback, with no network namespaces of their own).
+     * with {@code net} the owner-link kinds and the member partitions where this machine can make network namespaces
+     * (the data servers and their sentinels then run in them; else the partitions are left out, and why is printed),
+     * and the failover kinds of {@link RedisFaults}; not the peer-link kinds (no peer ports behind proxies).
      */
     static List<String> redisKinds(boolean net) {
         List<String> kinds = new ArrayList<>(
                 Nemesis.PROCESS_KINDS.stream().filter(k -> !k.equals("compact")).toList());
         if (net) {
             kinds.addAll(Nemesis.LINK_KINDS);
+            java.util.Optional<String> why = io.disco.testservers.MemberNetwork.unavailableReason();
+            if (why.isEmpty()) {
+                kinds.addAll(Nemesis.NET_KINDS.stream()
+                        .filter(k -> !Nemesis.PEER_KINDS.contains(k))
+                        .toList());
+            } else {
+                System.err.println("[chaos] member partitions left out: " + why.get());
+            }
         }
         kinds.addAll(Nemesis.REDIS_KINDS);
         return kinds;
@@ -164,8 +178,9 @@ public final class Chaos {
      * What one run found.
      *
      * @param server what the members ran ({@link Members#server()}): {@code etcd 3.5.16 at /path/etcd}, {@code ZooKeeper 3.9.3}
+     * @param dealt the fault kinds the nemesis dealt: those asked for that the members can deal ({@link Nemesis#kinds()})
      */
-    record Result(Options options, List<Observations.Fault> faults, Report report, String server) {
+    record Result(Options options, List<Observations.Fault> faults, Report report, String server, List<String> dealt) {
         boolean passed() {
             return report.passed();
         }
@@ -249,7 +264,8 @@ public final class Chaos {
 
     /**
      * One table: a line per server the runs used ({@link EtcdMembers#label}: an etcd with the lease bug of etcd
-     * issues 15247 and 12528 says so), then a row per figure, a column per run.
+     * issues 15247 and 12528 says so), a line per run with the fault kinds dealt (and those asked for that the members
+     * could not be dealt: the partitions without root), then a row per figure, a column per run.
      */
     static String table(List<Result> results) {
         StringBuilder header = new StringBuilder();
@@ -258,6 +274,17 @@ public final class Chaos {
                 .distinct()
                 .forEach(s ->
                         header.append("server: ").append(EtcdMembers.label(s)).append('\n'));
+        for (Result r : results) {
+            List<String> left = r.options().faults().stream()
+                    .filter(k -> !r.dealt().contains(k))
+                    .toList();
+            header.append("faults dealt")
+                    .append(results.size() > 1 ? " (" + r.options().workload().name() + ")" : "")
+                    .append(": ")
+                    .append(r.dealt().isEmpty() ? "none" : String.join(",", r.dealt()))
+                    .append(left.isEmpty() ? "" : "; not dealt (the members cannot): " + String.join(",", left))
+                    .append('\n');
+        }
         Map<String, List<String>> rows = new java.util.LinkedHashMap<>();
         for (int i = 0; i < results.size(); i++) {
             Result r = results.get(i);
@@ -413,7 +440,13 @@ public final class Chaos {
                     unrecovered.orElse(null));
             freezeAllFigures(nemesis.faults, report);
             if (o.backend().equals("redis")) {
+                new LineageTokens(ttlNanos).check(seen, report);
                 report.figure("failovers (a promotion the sentinels made, seen by its config epoch)", failovers.size());
+                report.figure(
+                        "grants refused, fail closed (UnsafeTokenException seen by an owner)",
+                        ownerLines.stream()
+                                .filter(l -> l.contains(" UnsafeTokenException"))
+                                .count());
             }
             if (!report.passed() || System.getenv("DISCO_CHAOS_KEEP_LOGS") != null) {
                 Path dir =
@@ -428,7 +461,7 @@ public final class Chaos {
             if (report.figures.get("grants") == 0 || died > 0) {
                 owners.forEach(c -> c.others.forEach(l -> System.err.println("[owner output] " + l)));
             }
-            return new Result(o, nemesis.faults, report, etcd.server());
+            return new Result(o, nemesis.faults, report, etcd.server(), nemesis.kinds());
         } finally {
             for (Child c : owners) {
                 c.process.destroyForcibly();

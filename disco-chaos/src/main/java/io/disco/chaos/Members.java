@@ -30,6 +30,15 @@ interface Members extends AutoCloseable {
     /** @return each member's client address, in member order */
     List<InetSocketAddress> clientAddresses();
 
+    /**
+     * @param clientAddress an index into {@link #clientAddresses()} (an owner's proxy)
+     * @return the member whose network namespace that address is in: the index itself by default (Redis: a sentinel
+     *     is in its data server's)
+     */
+    default int memberOf(int clientAddress) {
+        return clientAddress;
+    }
+
     /** @return an owner's endpoints argument ({@link OwnerBackend}) for its proxies on {@code ports} */
     String ownerEndpoints(List<Integer> ports);
 
@@ -61,6 +70,7 @@ interface Members extends AutoCloseable {
      * @return whether these members can be dealt the fault {@code kind}: the {@link Nemesis#NET_KINDS}
      *     need a {@link #network()} (the {@link Nemesis#PEER_KINDS} also {@link #peerLinks()}), and
      *     {@code compact} a history ({@link #compact()}); the {@link Nemesis#REDIS_KINDS} a {@link RedisMembers}
+     *     (which deals the member partitions when networked, and no peer-link kind)
      */
     default boolean deals(String kind) {
         if (Nemesis.REDIS_KINDS.contains(kind)) {

@@ -33,7 +33,8 @@ import java.util.stream.IntStream;
  * With a {@link MemberNetwork} (each member in a network namespace of its own), the partitions of
  * {@link NetworkFaults}, and its peer-link faults where the members' peer ports are behind proxies
  * ({@link Members#peerLinks()}). On a Sentinel-managed Redis ({@link RedisMembers}), the failover kinds of
- * {@link RedisFaults}.
+ * {@link RedisFaults}, and the member partitions when its data servers and sentinels run in namespaces (a cut
+ * primary's isolation lasting past the promotion of a replica).
  * On the owners' proxies ({@link TcpProxy.Link}), without namespaces, for 1.5–3 × TTL:
  * <ul>
  *   <li>{@code slow-link}: an owner's links delayed 20–200 ms (its amount), jitter up to half that;</li>

@@ -15,10 +15,13 @@ import java.util.stream.IntStream;
  * the run's {@link Members} (etcd's with {@code EtcdCluster.startNetworked}); each for 1.5–3 × TTL:
  * <ul>
  *   <li>{@code isolate-leader}: the leader's packets from the other members are dropped and theirs from
- *       it, while the owners' proxies stay connected to it;</li>
+ *       it, while the owners' proxies stay connected to it (on Redis the primary with its sentinel, the cut lasting
+ *       until the two other sentinels have promoted a replica and 0.5–1.5 s beyond: the old primary keeps serving
+ *       the clients attached to it, its grants' {@code WAIT} finding no replica);</li>
  *   <li>{@code split-cluster}: one member cut off from the two others, both ways; half the owners
- *       reach only that minority member (their proxies to the others blackholed), the other half only
- *       the majority;</li>
+ *       reach only that minority member (their proxies to the others blackholed; on Redis also to the sentinels
+ *       of the others, {@link Members#memberOf}), the other half only the majority (on Redis the cut of a primary
+ *       lasts past the promotion, as above);</li>
  *   <li>{@code one-way-partition}: one member drops the packets of another, not the reverse;</li>
  *   <li>{@code partition-during-freeze}: an owner frozen (recorded as a {@code freeze-owner} fault of
  *       its own, which the checkers know) and, in the middle of its freeze, a member cut off both ways;</li>
@@ -44,8 +47,8 @@ final class NetworkFaults {
         return switch (kind) {
             case "isolate-leader" -> {
                 int m = n.member(true);
-                partition(n, m, hold);
-                yield "m" + m + (m == n.leader ? "-leader" : "");
+                boolean promoted = partition(n, m, hold, true);
+                yield "m" + m + (m == n.leader ? "-leader" : "") + (promoted ? "" : "-no-failover");
             }
             case "split-cluster" -> {
                 int m = n.random.nextInt(n.members.size());
@@ -53,13 +56,15 @@ final class NetworkFaults {
                         IntStream.range(0, n.owners.size()).boxed().toList());
                 Collections.shuffle(order, n.random);
                 List<Integer> minorityOwners = order.subList(0, n.owners.size() / 2);
+                boolean promoted;
                 try {
                     for (int o = 0; o < n.owners.size(); o++) {
-                        for (int i = 0; i < n.members.size(); i++) {
-                            n.proxies.get(o).get(i).blackhole(minorityOwners.contains(o) != (i == m));
+                        List<TcpProxy> mine = n.proxies.get(o);
+                        for (int i = 0; i < mine.size(); i++) {
+                            mine.get(i).blackhole(minorityOwners.contains(o) != (n.members.memberOf(i) == m));
                         }
                     }
-                    partition(n, m, hold);
+                    promoted = partition(n, m, hold, true);
                 } finally {
                     n.proxies.forEach(list -> list.forEach(p -> p.blackhole(false)));
                 }
@@ -68,7 +73,8 @@ final class NetworkFaults {
                                 .map(o -> "o" + o)
                                 .toList()
                                 .toString()
-                                .replace(" ", "");
+                                .replace(" ", "")
+                        + (promoted ? "" : "-no-failover");
             }
             case "one-way-partition" -> {
                 MemberNetwork net = n.members.network().orElseThrow();
@@ -89,7 +95,7 @@ final class NetworkFaults {
                 n.owners.get(who).signal("STOP");
                 try {
                     TimeUnit.NANOSECONDS.sleep(hold / 4);
-                    partition(n, m, hold / 2);
+                    partition(n, m, hold / 2, false);
                     TimeUnit.NANOSECONDS.sleep(hold / 4);
                 } finally {
                     n.owners.get(who).signal("CONT");
@@ -115,19 +121,38 @@ final class NetworkFaults {
         };
     }
 
-    /** Cuts member {@code m} off from the other members, both ways, for {@code nanos}; then heals. */
-    private static void partition(Nemesis n, int m, long nanos) throws InterruptedException {
+    /**
+     * Cuts member {@code m} off from the other members, both ways, for {@code nanos}; then heals. With
+     * {@code awaitFailover}, when {@code m} is the primary of a Sentinel-managed Redis ({@link RedisMembers}), the cut
+     * also lasts until the other sentinels have promoted a replica (at most {@value RedisFaults#FAILOVER_WAIT_SECONDS}
+     * s) and 0.5–1.5 s beyond: the old primary serves the clients still attached to it beside the new one.
+     *
+     * @return false when a failover was awaited and did not come, else true
+     */
+    private static boolean partition(Nemesis n, int m, long nanos, boolean awaitFailover) throws InterruptedException {
         MemberNetwork net = n.members.network().orElseThrow();
         List<Integer> others =
                 IntStream.range(0, n.members.size()).filter(i -> i != m).boxed().toList();
+        boolean promoted = true;
+        boolean primary = awaitFailover && n.members instanceof RedisMembers && m == n.members.leader();
+        long start = System.nanoTime();
         try {
             net.cut(m, others);
             for (int o : others) {
                 net.cut(o, List.of(m));
             }
-            TimeUnit.NANOSECONDS.sleep(nanos);
+            if (primary) {
+                RedisMembers redis = (RedisMembers) n.members;
+                promoted =
+                        redis.awaitPromotionOtherThan(m, TimeUnit.SECONDS.toNanos(RedisFaults.FAILOVER_WAIT_SECONDS));
+                long beyond = TimeUnit.MILLISECONDS.toNanos(500 + n.random.nextInt(1000));
+                TimeUnit.NANOSECONDS.sleep(Math.max(beyond, nanos - (System.nanoTime() - start)));
+            } else {
+                TimeUnit.NANOSECONDS.sleep(nanos);
+            }
         } finally {
             net.healAll();
         }
+        return promoted;
     }
 }

@@ -95,7 +95,8 @@ final class OwnerBackend {
         for (String entry : parts[1].split(",")) {
             String[] kv = entry.split("=");
             HostAndPort server = HostAndPort.parse(kv[0]);
-            proxies.put(server, HostAndPort.of(server.getHostText(), Integer.parseInt(kv[1])));
+            // the owner's proxies listen on loopback, whatever address the server has (a namespace's, networked)
+            proxies.put(server, HostAndPort.of("127.0.0.1", Integer.parseInt(kv[1])));
         }
         ClientResources resources = ClientResources.builder()
                 .socketAddressResolver(MappingSocketAddressResolver.create(

@@ -16,16 +16,21 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A chaos run's Redis: a {@link RedisSentinelSet} (a primary, two replicas, three sentinels with
- * {@code down-after-milliseconds 1000}, {@code failover-timeout 3000}), every process on loopback. The members are the
- * three data servers, in start order: {@link #leader()} is the one a majority of the sentinels names as the primary;
- * kill, restart, freeze and resume act on them; the sentinels are never faulted.
+ * {@code down-after-milliseconds 1000}, {@code failover-timeout 3000}), every process on loopback, or, networked
+ * ({@link RedisSentinelSet#startNetworked()}), each data server with a sentinel beside it in a network namespace of its
+ * own. The members are the three data servers, in start order: {@link #leader()} is the one a majority of the
+ * sentinels names as the primary; kill, restart, freeze and resume act on them; the sentinels are never faulted
+ * themselves, but a member partition cuts off the sentinel beside the data server too.
  *
  * <p>The owners reach every server through TCP proxies of their own ({@link #clientAddresses()}: the data servers,
  * then the sentinels): their Lettuce client is given the sentinels' proxies and maps every data server's address the
  * sentinels name to that server's proxy ({@link OwnerBackend}), so {@code partition-owner} and the link faults cut or
- * slow both an owner's sentinel queries and its connections to the primary. There are no member partitions
- * ({@link #network()} is empty): the data servers and sentinels all listen on {@code 127.0.0.1}, and the partition
- * kinds of {@link NetworkFaults} need each member in a network namespace of its own.
+ * slow both an owner's sentinel queries and its connections to the primary. Networked, the member partitions of
+ * {@link NetworkFaults} are dealt too ({@link #network()}): {@code isolate-leader} cuts the primary and its sentinel
+ * off from the two other members while the owners' proxies, in the root namespace, still reach it (the split where the
+ * old primary keeps serving the clients attached to it while the other two sentinels promote a replica: its grants'
+ * {@code WAIT 1} then finds no replica, and they fail closed); the peer-link kinds are not (no peer ports behind
+ * proxies).
  *
  * <p>A watcher asks the sentinels every 100 ms for the master's {@code config-epoch}; each rise is a promotion, kept
  * as an observed fault of type {@value #FAILOVER} at the moment it was first seen ({@link #observed()}): the
@@ -43,8 +48,9 @@ final class RedisMembers implements Members {
     private final Thread watcher;
     private volatile boolean closed;
 
-    RedisMembers() {
-        this.redis = RedisSentinelSet.start();
+    /** @param networked each data server and a sentinel in a network namespace of their own (needs root) */
+    RedisMembers(boolean networked) {
+        this.redis = networked ? RedisSentinelSet.startNetworked() : RedisSentinelSet.start();
         this.servers = redis.servers();
         this.sentinels = redis.sentinelServers();
         this.watcher = new Thread(this::watch, "chaos-redis-failovers");
@@ -79,7 +85,7 @@ final class RedisMembers implements Members {
         return servers.size();
     }
 
-    /** @return the data servers' addresses, then the sentinels' */
+    /** @return the data servers' addresses, then the sentinels' (sentinel {@code i} beside data server {@code i}) */
     @Override
     public List<InetSocketAddress> clientAddresses() {
         List<InetSocketAddress> list = new ArrayList<>();
@@ -172,11 +178,12 @@ final class RedisMembers implements Members {
     }
 
     /**
-     * Every data server runs; a majority of the sentinels names one as the primary, which says {@code role:master}
+     * Heals the member network, if any; then waits until every data server runs, a majority of the sentinels names one as the primary, which says {@code role:master}
      * with both replicas {@code online}; every replica says {@code master_link_status:up}.
      */
     @Override
     public Optional<String> awaitRecovered(long timeoutNanos) throws InterruptedException {
+        network().ifPresent(MemberNetwork::healAll);
         long deadline = System.nanoTime() + timeoutNanos;
         String last;
         while (true) {
@@ -279,9 +286,15 @@ final class RedisMembers implements Members {
         return List.copyOf(failovers);
     }
 
+    /** @return the member a client address is in: data server {@code i} and sentinel {@code i} are member {@code i} */
+    @Override
+    public int memberOf(int clientAddress) {
+        return clientAddress % servers.size();
+    }
+
     @Override
     public Optional<MemberNetwork> network() {
-        return Optional.empty();
+        return redis.network();
     }
 
     @Override
@@ -289,10 +302,16 @@ final class RedisMembers implements Members {
         return Optional.empty();
     }
 
-    /** Every kind but {@code compact} and the member partitions; the {@link RedisFaults}. */
+    /**
+     * Every kind but {@code compact} and the peer-link kinds; the member partitions when networked; the
+     * {@link RedisFaults}.
+     */
     @Override
     public boolean deals(String kind) {
-        return !kind.equals("compact") && !Nemesis.NET_KINDS.contains(kind);
+        if (kind.equals("compact") || Nemesis.PEER_KINDS.contains(kind)) {
+            return false;
+        }
+        return !Nemesis.NET_KINDS.contains(kind) || network().isPresent();
     }
 
     @Override

@@ -39,6 +39,24 @@ class CheckersTest {
     }
 
     @Test
+    void lineageTokensOnRedis() {
+        LineageTokens c = new LineageTokens(2 * S);
+        String row = "tokens below one granted a TTL or more earlier (Redis: a lineage below an earlier one)";
+        // a late reply inside the TTL's slack, then the next lineage above both
+        assertTrue(check(
+                        c,
+                        List.of(),
+                        List.of(S + " o0 GRANT 9 main W", 2 * S + " o1 GRANT 8 main W", 5 * S + " o2 GRANT 20 main W"))
+                .passed());
+        // a promoted server issuing below what the lost primary handed out 3 s earlier, to another owner
+        Report below = check(c, List.of(), List.of(S + " o0 GRANT 9 main W", 4 * S + " o1 GRANT 7 main W"));
+        assertEquals(1, below.figures.get(row));
+        // registers are separate
+        assertTrue(check(c, List.of(), List.of(S + " o0 GRANT 9 a W", 4 * S + " o1 GRANT 7 b W"))
+                .passed());
+    }
+
+    @Test
     void tokensAtTheResource() {
         assertTrue(check(
                         new ResourceTokens(),

@@ -321,6 +321,110 @@ class TokenFailoverTest {
         }
     }
 
+    /**
+     * A primary promoted again before the sentinels demoted it, so with the replication id it had: found by
+     * {@code ./chaos --backend redis} (seed 20261206, the primary isolated, healed, the next primary frozen). The
+     * primary A is frozen past a failover to B (epoch 1; the third server has {@code replica-priority 0}, so B and then
+     * A are the only candidates), B grants, A is resumed (a master still, its replication id unchanged: the sentinels
+     * convert a returning old primary only after it has reported itself a master for 8 s) and B is frozen at once: the
+     * sentinels promote A in epoch 2 ({@code REPLICAOF NO ONE} on a master changes nothing). A's token record is its
+     * own, epoch 0, with its own replication id: every token A issues now must be above every token B issued.
+     */
+    @Test
+    void aPrimaryPromotedAgainBeforeItsDemotionIssuesAboveTheLineageBetween() throws Exception {
+        String name = NAMES.get(0);
+        try (RedisSentinelSet set = RedisSentinelSet.start()) {
+            RedisClient client = RedisClient.create();
+            RedisOptions options = RedisOptions.builder()
+                    .ttl(Duration.ofSeconds(2))
+                    .requestTimeout(Duration.ofSeconds(1))
+                    .connectTimeout(Duration.ofSeconds(2))
+                    .build();
+            List<RedisServer> servers = set.servers();
+            RedisServer a = servers.get(0);
+            RedisServer b = servers.get(1);
+            RedisServer c = servers.get(2);
+            c.config("replica-priority", "0");
+            awaitPriorityKnown(set, c, Duration.ofSeconds(20));
+            try {
+                List<Long> onA = grants(client, set.sentinelUri(), options, name, 5, Duration.ofSeconds(10));
+                a.freeze();
+                List<Long> onB;
+                try {
+                    assertEquals(b, set.awaitFailover(a, Duration.ofSeconds(30)), "B promoted (C has priority 0)");
+                    onB = grants(client, set.sentinelUri(), options, name, 5, Duration.ofSeconds(10));
+                } finally {
+                    a.resume();
+                }
+                String replid = replid(a);
+                b.freeze();
+                List<Long> onAAgain;
+                String record;
+                try {
+                    assertEquals(a, set.awaitFailover(b, Duration.ofSeconds(30)), "A promoted again");
+                    assertEquals(replid, replid(a), "A kept its replication id: it was never demoted");
+                    onAAgain = grants(client, set.sentinelUri(), options, name, 5, Duration.ofSeconds(20));
+                    record = String.valueOf(a.command("HGETALL", "disco:{" + name + "}:tok"));
+                } finally {
+                    b.resume();
+                }
+                System.out.println("[token-failover] promoted again: on A " + lineages(onA) + ", on B " + lineages(onB)
+                        + ", on A again " + lineages(onAAgain) + "; A's record " + record);
+                long highestOnB = onB.stream().mapToLong(Long::longValue).max().orElseThrow();
+                for (long t : onAAgain) {
+                    assertTrue(
+                            t > highestOnB,
+                            "A, promoted again, issued " + lineages(List.of(t)) + " below B's "
+                                    + lineages(List.of(highestOnB)) + ": " + lineages(onAAgain));
+                }
+            } finally {
+                client.shutdown();
+            }
+        }
+    }
+
+    private static String replid(RedisServer server) {
+        return String.valueOf(server.command("INFO", "replication"))
+                .lines()
+                .filter(l -> l.startsWith("master_replid:"))
+                .findFirst()
+                .orElseThrow()
+                .trim();
+    }
+
+    private static String lineages(List<Long> tokens) {
+        return tokens.stream()
+                .map(t -> (t >>> 43) + ":" + ((t >>> 32) & 0x7ff) + ":" + (t & 0xffffffffL))
+                .collect(Collectors.joining(" ", "[", "]"));
+    }
+
+    /** Waits until every sentinel reports {@code replica}'s {@code slave-priority} as 0 (they read it by INFO). */
+    private static void awaitPriorityKnown(RedisSentinelSet set, RedisServer replica, Duration timeout)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            long knowing = set.sentinelServers().stream()
+                    .filter(s -> ((List<?>) s.command("SENTINEL", "REPLICAS", set.masterName()))
+                            .stream().map(r -> (List<?>) r).anyMatch(r -> {
+                                Map<String, String> f = new HashMap<>();
+                                for (int i = 0; i + 1 < r.size(); i += 2) {
+                                    f.put(String.valueOf(r.get(i)), String.valueOf(r.get(i + 1)));
+                                }
+                                return (f.get("ip") + ":" + f.get("port"))
+                                                .equals(replica.address().toString())
+                                        && "0".equals(f.get("slave-priority"));
+                            }))
+                    .count();
+            if (knowing == set.sentinelServers().size()) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the sentinels did not learn the replica's priority 0");
+            }
+            Thread.sleep(200); // sentinels read a replica's INFO every 10 s
+        }
+    }
+
     /** Waits until a sentinel names {@code old} as the master with a config epoch above 0: the failover's leader. */
     private static RedisServer awaitLeaderNaming(RedisSentinelSet set, RedisServer old, Duration timeout)
             throws InterruptedException {

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
@@ -32,6 +33,16 @@ import java.util.stream.Collectors;
  * freeze and restart them with its hooks; a restarted old primary comes back as a primary until the sentinels
  * reconfigure it as a replica. Every wait is bounded. {@link #close()} kills every process (sentinels first) and
  * deletes their directories; it is idempotent, and a JVM shutdown hook of each process closes what a test forgot.
+ *
+ * <p>{@link #startNetworked()} runs the same deployment partitionable: each data server in a network namespace of its
+ * own ({@link MemberNetwork}, one per data server) with a sentinel beside it, as sentinels are co-located with the data
+ * servers in production: data server {@code i} listens on {@code network().address(i)}:{@value #NETWORKED_PORT},
+ * sentinel {@code i} on the same address, port {@value #NETWORKED_SENTINEL_PORT}, each announcing that address
+ * ({@code replica-announce-ip}, {@code sentinel announce-ip}). A {@link MemberNetwork#cut cut} of member {@code i} cuts
+ * its data server and its sentinel off together; processes of the root namespace (tests, proxies) still reach every
+ * server through the bridge. Cutting the primary off from the other two members is the split where the old primary
+ * keeps serving the clients attached to it while the two other sentinels promote a replica. Needs root, {@code ip}
+ * and {@code nft} ({@link MemberNetwork#unavailableReason()}).
  */
 public final class RedisSentinelSet implements AutoCloseable {
 
@@ -48,11 +59,21 @@ public final class RedisSentinelSet implements AutoCloseable {
 
     private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
+    /** A data server's port in its namespace, in {@link #startNetworked()}. */
+    public static final int NETWORKED_PORT = 6379;
+    /** A sentinel's port in its namespace, in {@link #startNetworked()}. */
+    public static final int NETWORKED_SENTINEL_PORT = 26379;
+
     private final List<RedisServer> servers = new ArrayList<>();
     private final List<RedisServer> sentinels = new ArrayList<>();
+    /** The namespaces the servers run in ({@link #startNetworked()}), or null on loopback. */
+    private final MemberNetwork network;
+
     private boolean closed;
 
-    private RedisSentinelSet() {}
+    private RedisSentinelSet(MemberNetwork network) {
+        this.network = network;
+    }
 
     /**
      * Starts a primary, two replicas (synced) and three sentinels, and waits until every sentinel knows the two
@@ -64,15 +85,34 @@ public final class RedisSentinelSet implements AutoCloseable {
      *     #DISCOVERY_TIMEOUT_SECONDS} s; what was started is stopped
      */
     public static RedisSentinelSet start() {
-        RedisSentinelSet set = new RedisSentinelSet();
+        RedisSentinelSet set = new RedisSentinelSet(null);
+        return LocalResources.startedOrClosed(set, set::startAll, set::close);
+    }
+
+    /**
+     * Starts the deployment of {@link #start()} with each data server and a sentinel beside it in a network namespace
+     * of their own (see the class comment), and waits as {@link #start()} does. The deployment owns the network:
+     * {@link #close()} removes it after the processes exit.
+     *
+     * @return the running deployment; close it to stop it, delete its data and remove the namespaces
+     * @throws IllegalStateException if namespaces cannot be made here (the message says why: root, {@code ip},
+     *     {@code nft}), {@code redis-server} is not installed, a process did not start, or the sentinels did not know
+     *     the deployment in time; what was started is stopped and the network removed
+     */
+    public static RedisSentinelSet startNetworked() {
+        MemberNetwork net = MemberNetwork.create(1 + REPLICAS);
+        RedisSentinelSet set = new RedisSentinelSet(net);
         return LocalResources.startedOrClosed(set, set::startAll, set::close);
     }
 
     private synchronized void startAll() {
-        RedisServer primary = RedisServer.start();
+        RedisServer primary = network == null ? RedisServer.start() : networkedDataServer(0, null);
         servers.add(primary);
         for (int i = 0; i < REPLICAS; i++) {
-            servers.add(RedisServer.startReplicaOf(primary));
+            servers.add(
+                    network == null
+                            ? RedisServer.startReplicaOf(primary)
+                            : networkedDataServer(1 + i, primary.address()));
         }
         List<String> monitor = List.of(
                 "sentinel monitor " + MASTER_NAME + " " + primary.host() + " " + primary.port() + " " + QUORUM,
@@ -80,9 +120,42 @@ public final class RedisSentinelSet implements AutoCloseable {
                 "sentinel failover-timeout " + MASTER_NAME + " 3000",
                 "sentinel parallel-syncs " + MASTER_NAME + " 1");
         for (int i = 0; i < SENTINELS; i++) {
-            sentinels.add(RedisServer.startSentinel(monitor));
+            if (network == null) {
+                sentinels.add(RedisServer.startSentinel(monitor));
+            } else {
+                List<String> lines = new ArrayList<>(monitor);
+                lines.add("sentinel announce-ip " + network.address(i));
+                sentinels.add(RedisServer.startAt(
+                        "Redis sentinel m" + i,
+                        true,
+                        false,
+                        network.address(i),
+                        NETWORKED_SENTINEL_PORT,
+                        network.launcher(i),
+                        RedisServer.sentinelConfig(network.address(i), lines)));
+            }
         }
         awaitDiscovery();
+    }
+
+    /** Data server {@code i} in namespace {@code i}, a replica of {@code primary} unless it is null. */
+    private RedisServer networkedDataServer(int i, RedisAddress primary) {
+        return RedisServer.startAt(
+                (primary == null ? "Redis server m" : "Redis replica m") + i,
+                false,
+                primary != null,
+                network.address(i),
+                NETWORKED_PORT,
+                network.launcher(i),
+                RedisServer.dataServerConfig(network.address(i), primary));
+    }
+
+    /**
+     * @return the namespaces the data servers and sentinels run in (member {@code i}: data server {@code i} and
+     *     sentinel {@code i}) when started with {@link #startNetworked()}, else empty
+     */
+    public Optional<MemberNetwork> network() {
+        return Optional.ofNullable(network);
     }
 
     /** Waits until each sentinel reports {@code num-slaves} 2 and {@code num-other-sentinels} 2. */
@@ -150,7 +223,8 @@ public final class RedisSentinelSet implements AutoCloseable {
 
     /**
      * @return the URI a Lettuce client finds the primary with:
-     *     {@code redis-sentinel://127.0.0.1:<p1>,127.0.0.1:<p2>,127.0.0.1:<p3>#mymaster}
+     *     {@code redis-sentinel://127.0.0.1:<p1>,127.0.0.1:<p2>,127.0.0.1:<p3>#mymaster} (networked: the sentinels'
+     *     namespace addresses)
      */
     public String sentinelUri() {
         return "redis-sentinel://"
@@ -252,7 +326,10 @@ public final class RedisSentinelSet implements AutoCloseable {
         }
     }
 
-    /** Kills the sentinels, then the data servers, and deletes their directories. Idempotent. */
+    /**
+     * Kills the sentinels, then the data servers, deletes their directories, and removes the network they ran in, if
+     * any. Idempotent.
+     */
     @Override
     public synchronized void close() {
         if (closed) {
@@ -266,6 +343,7 @@ public final class RedisSentinelSet implements AutoCloseable {
         for (RedisServer server : servers) {
             LocalResources.closeStep(server::close, failure);
         }
+        LocalResources.closeNetwork(null, network, failure);
         if (failure.getSuppressed().length > 0) {
             throw failure;
         }

@@ -60,6 +60,11 @@ public final class RedisServer implements AutoCloseable {
 
     private final String kind;
     private final boolean sentinel;
+    /** The address it binds to: {@code 127.0.0.1}, or its address in a {@link MemberNetwork}. */
+    private final String host;
+    /** The command prefix it runs with: none, or {@link MemberNetwork#launcher} to run in a namespace. */
+    private final List<String> launcher;
+
     private final int port;
     private final Path workDir;
     private final Path configFile;
@@ -70,14 +75,23 @@ public final class RedisServer implements AutoCloseable {
     private final Thread shutdownHook;
     private boolean closed;
 
-    private RedisServer(String kind, boolean sentinel, int port, Path workDir, Map<String, String> environment) {
+    private RedisServer(
+            String kind,
+            boolean sentinel,
+            String host,
+            List<String> launcher,
+            int port,
+            Path workDir,
+            Map<String, String> environment) {
         this.kind = kind;
         this.environment = Map.copyOf(environment);
         this.sentinel = sentinel;
+        this.host = host;
+        this.launcher = List.copyOf(launcher);
         this.port = port;
         this.workDir = workDir;
         this.configFile = workDir.resolve(sentinel ? "sentinel.conf" : "redis.conf");
-        this.process = new MemberProcess(kind + " at " + HOST + ":" + port, workDir.resolve("redis.log"));
+        this.process = new MemberProcess(kind + " at " + host + ":" + port, workDir.resolve("redis.log"));
         this.shutdownHook = new Thread(this::close, "disco-redis-shutdown");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
@@ -191,9 +205,13 @@ public final class RedisServer implements AutoCloseable {
     }
 
     private static List<String> commonLines(int port, Path dir) {
+        return commonLines(HOST, port, dir);
+    }
+
+    private static List<String> commonLines(String host, int port, Path dir) {
         return List.of(
                 "port " + port,
-                "bind " + HOST,
+                "bind " + host,
                 "protected-mode no",
                 "daemonize no",
                 "logfile \"\"",
@@ -202,6 +220,12 @@ public final class RedisServer implements AutoCloseable {
 
     private static List<String> dataServerLines(
             int port, Path dir, RedisAddress primary, Map<String, String> extraConfig) {
+        return dataServerLines(HOST, port, dir, primary, extraConfig);
+    }
+
+    /** A data server's lines, bound to {@code host}: a replica announces that address to its primary. */
+    static List<String> dataServerLines(
+            String host, int port, Path dir, RedisAddress primary, Map<String, String> extraConfig) {
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put("appendonly", "yes");
         settings.put("appendfsync", "always");
@@ -212,8 +236,11 @@ public final class RedisServer implements AutoCloseable {
         if (primary != null) {
             settings.put("replicaof", primary.host() + " " + primary.port());
         }
+        if (!host.equals(HOST)) {
+            settings.put("replica-announce-ip", host); // what its primary and the sentinels name it by
+        }
         settings.putAll(extraConfig);
-        List<String> lines = new ArrayList<>(commonLines(port, dir));
+        List<String> lines = new ArrayList<>(commonLines(host, port, dir));
         settings.forEach((name, value) -> lines.add(name + " " + (value.isEmpty() ? "\"\"" : value)));
         return lines;
     }
@@ -230,6 +257,8 @@ public final class RedisServer implements AutoCloseable {
                     RedisServer server = new RedisServer(
                             kind,
                             sentinel,
+                            HOST,
+                            List.of(),
                             freePort(kind),
                             LocalResources.scratchDir("disco-redis-", kind),
                             environment);
@@ -237,6 +266,50 @@ public final class RedisServer implements AutoCloseable {
                 },
                 server -> server.firstStart(binary, config),
                 RedisServer::close);
+    }
+
+    /**
+     * Starts a server bound to {@code host} on {@code port}, run with {@code launcher} before its command (to run it
+     * in a network namespace: {@link MemberNetwork#launcher}), and waits until it answers {@code PING}; with
+     * {@code replica} also until its link to the primary is up. No port is tried again: the caller owns the address (a
+     * namespace's own).
+     *
+     * @param config its lines for its port and directory ({@link #sentinelConfig}, {@link #dataServerConfig})
+     */
+    static RedisServer startAt(
+            String kind,
+            boolean sentinel,
+            boolean replica,
+            String host,
+            int port,
+            List<String> launcher,
+            Config config) {
+        Path binary = RedisBinary.server();
+        RedisServer server = new RedisServer(
+                kind, sentinel, host, launcher, port, LocalResources.scratchDir("disco-redis-", kind), Map.of());
+        return LocalResources.startedOrClosed(
+                server,
+                () -> {
+                    server.firstStart(binary, config);
+                    if (replica) {
+                        server.awaitReplicaLink();
+                    }
+                },
+                server::close);
+    }
+
+    /** A sentinel's common lines bound to {@code host}, {@code sentinelLines} after them. */
+    static Config sentinelConfig(String host, List<String> sentinelLines) {
+        return (port, dir) -> {
+            List<String> lines = new ArrayList<>(commonLines(host, port, dir));
+            lines.addAll(sentinelLines);
+            return lines;
+        };
+    }
+
+    /** A data server's configuration bound to {@code host}, a replica of {@code primary} unless it is null. */
+    static Config dataServerConfig(String host, RedisAddress primary) {
+        return (port, dir) -> dataServerLines(host, port, dir, primary, Map.of());
     }
 
     /** @return a free loopback port, never one a system instance of Redis may use */
@@ -260,7 +333,8 @@ public final class RedisServer implements AutoCloseable {
     }
 
     private void launchProcess(Path binary) {
-        List<String> command = new ArrayList<>(List.of(binary.toString(), configFile.toString()));
+        List<String> command = new ArrayList<>(launcher);
+        command.addAll(List.of(binary.toString(), configFile.toString()));
         if (sentinel) {
             command.add("--sentinel");
         }
@@ -282,7 +356,7 @@ public final class RedisServer implements AutoCloseable {
                 throw new IllegalStateException(this + " exited while starting; log tail:\n" + process.logTail());
             }
             try {
-                Object pong = Resp.call(HOST, port, Duration.ofMillis(500), "PING");
+                Object pong = Resp.call(host, port, Duration.ofMillis(500), "PING");
                 if ("PONG".equals(pong)) {
                     return;
                 }
@@ -326,9 +400,9 @@ public final class RedisServer implements AutoCloseable {
         return process.logTail().contains("Address already in use");
     }
 
-    /** @return {@code 127.0.0.1} */
+    /** @return {@code 127.0.0.1}, or its address in a {@link MemberNetwork} */
     public String host() {
-        return HOST;
+        return host;
     }
 
     /** @return the TCP port on {@link #host()} */
@@ -338,12 +412,12 @@ public final class RedisServer implements AutoCloseable {
 
     /** @return {@link #host()} and {@link #port()} */
     public RedisAddress address() {
-        return new RedisAddress(HOST, port);
+        return new RedisAddress(host, port);
     }
 
-    /** @return the server's URI for a client, {@code redis://127.0.0.1:<port>} */
+    /** @return the server's URI for a client, {@code redis://<host>:<port>} */
     public String uri() {
-        return "redis://" + HOST + ":" + port;
+        return "redis://" + host + ":" + port;
     }
 
     /** @return the process id of the process last started (it may have been killed since) */
@@ -466,7 +540,7 @@ public final class RedisServer implements AutoCloseable {
             throw new IllegalArgumentException("no command");
         }
         try {
-            return Resp.call(HOST, port, timeout, args);
+            return Resp.call(host, port, timeout, args);
         } catch (UncheckedIOException e) {
             throw new IllegalStateException(e.getMessage(), e);
         }
@@ -511,6 +585,6 @@ public final class RedisServer implements AutoCloseable {
 
     @Override
     public String toString() {
-        return kind + " at " + HOST + ":" + port + " (" + workDir + ")";
+        return kind + " at " + host + ":" + port + " (" + workDir + ")";
     }
 }

@@ -68,10 +68,12 @@ local function next_token(E)
   local epoch, gen, seq = tonumber(t[1]), tonumber(t[2]), tonumber(t[3])
   if not t[4] then
     epoch, gen, seq = E, 0, 1                -- the name's first token
+  elseif E > epoch then
+    -- a new promotion; also of this same unbroken primary (its replication id unchanged), promoted again before
+    -- the sentinels demoted it, while another primary issued in an epoch in between
+    epoch, gen, seq = E, 0, 1
   elseif t[4] == replid then
     seq = seq + 1                            -- the same unbroken primary as the last grant
-  elseif E > epoch then
-    epoch, gen, seq = E, 0, 1                -- a new promotion
   elseif E == epoch then
     gen, seq = gen + 1, 1                    -- the same epoch's primary, restarted (its AOF kept every grant)
   else
@@ -86,8 +88,9 @@ end
 
 local token
 if kind == 'r' then
-  local ph = redis.call('HMGET', TOK, 'phase', 'replid')
-  if ph[1] and ph[2] == replid then token = ph[1] end   -- a reader of the phase: its token
+  local ph = redis.call('HMGET', TOK, 'phase', 'replid', 'epoch')
+  -- a reader of the phase: its token, unless a promotion came since (the phase's token is then below the new epoch)
+  if ph[1] and ph[2] == replid and tonumber(ph[3]) >= tonumber(ARGV[9]) then token = ph[1] end
 end
 if not token then
   local err
