@@ -104,7 +104,7 @@ final class RedisElectionService extends RedisQueueService<Leadership, Leadershi
                     core.where(),
                     "proclaiming in the election on " + name);
             if (!"proclaimed".equals(String.valueOf(answer.get(0)))) {
-                claimGone(h.key(), "its claim " + h.key() + " was gone when it proclaimed");
+                heldClaimGone(h.key(), "its claim " + h.key() + " was gone when it proclaimed");
                 throw new NotLeaderException("the claim " + h.grant().key()
                         + " of this candidate's term in the election on " + name + " is gone: the term ended");
             }

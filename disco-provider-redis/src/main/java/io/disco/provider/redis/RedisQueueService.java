@@ -171,6 +171,14 @@ abstract class RedisQueueService<G extends Fenced, E extends DiscoException> ext
         });
     }
 
+    /**
+     * The held claim {@code key} was found gone by the calling thread's own request (a proclamation): the loss, before
+     * the caller is answered, so that {@code held()} is empty when it is (as on ZooKeeper).
+     */
+    final void heldClaimGone(String key, String reason) {
+        loss.claimGone(key, null, reason);
+    }
+
     @Override
     final void lose(String reason, Throwable cause) {
         loss.lose(reason, cause);
