@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 /**
@@ -19,46 +20,84 @@ public final class ServiceRegistry {
     /** Where a service is registered: its name, and whether it may share it with more of this session's. */
     private record Place(String name, boolean shared) {}
 
+    /**
+     * A lock, not a monitor: {@link #add} makes the service while it holds it (the check and the registration are one
+     * step), and a service's making may wait (a virtual thread must not be pinned there).
+     */
+    private final ReentrantLock lock = new ReentrantLock();
+
     private final Map<SessionMember, Place> members = new LinkedHashMap<>();
 
     /**
+     * @param name the service's name
      * @param shared whether the service may share {@code name} with other shared ones (semaphores)
      * @throws IllegalStateException if a service on {@code name} is registered that the new one cannot share it with
      */
-    public synchronized void checkFree(String name, boolean shared) {
-        for (Place p : members.values()) {
-            if (p.name().equals(name) && !(shared && p.shared())) {
-                throw new IllegalStateException("this session already has a service on " + name
-                        + ": use one session per concurrent owner (only a semaphore's permits share a session)");
+    public void checkFree(String name, boolean shared) {
+        lock.lock();
+        try {
+            for (Place p : members.values()) {
+                if (p.name().equals(name) && !(shared && p.shared())) {
+                    throw new IllegalStateException("this session already has a service on " + name
+                            + ": use one session per concurrent owner (only a semaphore's permits share a session)");
+                }
             }
+        } finally {
+            lock.unlock();
         }
     }
 
     /**
      * Makes the service of {@code name} and registers it, unless it cannot share the name (see {@link #checkFree}).
      *
+     * @param <T> the service
+     * @param name the service's name
+     * @param shared whether it may share {@code name} with other shared ones
+     * @param make makes it
+     * @return the service made
      * @throws IllegalStateException if a service on {@code name} is registered that the new one cannot share it with
      */
-    public synchronized <T extends SessionMember> T add(String name, boolean shared, Supplier<T> make) {
-        checkFree(name, shared);
-        T member = make.get();
-        members.put(member, new Place(name, shared));
-        return member;
+    public <T extends SessionMember> T add(String name, boolean shared, Supplier<T> make) {
+        lock.lock();
+        try {
+            checkFree(name, shared);
+            T member = make.get();
+            members.put(member, new Place(name, shared));
+            return member;
+        } finally {
+            lock.unlock();
+        }
     }
 
-    public synchronized void remove(SessionMember member) {
-        members.remove(member);
+    /** @param member a service no longer registered */
+    public void remove(SessionMember member) {
+        lock.lock();
+        try {
+            members.remove(member);
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** @return every service, in registration order */
-    public synchronized List<SessionMember> all() {
-        return new ArrayList<>(members.keySet());
+    public List<SessionMember> all() {
+        lock.lock();
+        try {
+            return new ArrayList<>(members.keySet());
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** @return every service, in registration order, none of which is registered any more */
-    public synchronized List<SessionMember> drain() {
-        List<SessionMember> all = new ArrayList<>(members.keySet());
-        members.clear();
-        return all;
+    public List<SessionMember> drain() {
+        lock.lock();
+        try {
+            List<SessionMember> all = new ArrayList<>(members.keySet());
+            members.clear();
+            return all;
+        } finally {
+            lock.unlock();
+        }
     }
 }
