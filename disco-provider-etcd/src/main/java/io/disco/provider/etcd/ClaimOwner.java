@@ -46,7 +46,7 @@ abstract class ClaimOwner<G> {
      * @return null when committed, else why not (the claim then withdraws with it)
      */
     abstract Throwable commit(
-            Acquisition<G> claim,
+            QueueClaim<G> claim,
             G grant,
             ByteSequence key,
             long createRevision,

@@ -8,6 +8,7 @@ import io.disco.core.internal.grant.Acquisition;
 import io.disco.core.internal.grant.GrantEvents;
 import io.disco.core.internal.grant.GrantLedger;
 import io.disco.fencing.DiscoException;
+import io.disco.fencing.FencingToken;
 import io.disco.fencing.Timeouts;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.op.Op;
@@ -235,13 +236,16 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
 
     @Override
     final Throwable commit(
-            Acquisition<G> claim,
+            QueueClaim<G> claim,
             G grant,
             ByteSequence key,
             long createRevision,
             OwnKeyWatch.Following watch,
             long startedNanos) {
         HeldGrant<G> held = new HeldGrant<>(grant, key, createRevision, watch, System.nanoTime());
+        FencingToken token = GrantEvents.tokenOf(grant);
+        claim.beforeHandOver = () -> events.acquired(token, held.keyText(), startedNanos, held.sinceNanos());
+        claim.handOverUndone = () -> events.ended(held.sinceNanos(), null);
         if (!ledger.commit(claim, held)) {
             Optional<L> lost = ledger.loss();
             if (lost.isPresent()) {
@@ -251,7 +255,6 @@ abstract class EtcdService<G, L extends DiscoException> extends ClaimOwner<G> im
                     ? new IllegalStateException(kind + " service " + name + " closed")
                     : new CancellationException("the caller gave up");
         }
-        events.acquired(grant, held.keyText(), startedNanos, held.sinceNanos());
         return null;
     }
 

@@ -109,10 +109,27 @@ abstract class QueueClaim<G> implements Acquisition<G> {
         settled.complete(null);
     }
 
+    /**
+     * Told under the ledger's monitor just before the caller can see the grant (the listeners' "acquired": so that it
+     * is told before anything the caller does with the grant, its release first of all); set by the service's commit.
+     */
+    volatile Runnable beforeHandOver = () -> {};
+
+    /** Told when "acquired" was told but the caller had given up at that instant (the listeners' "released"). */
+    volatile Runnable handOverUndone = () -> {};
+
     /** The commit point: the caller's future completes with the grant, unless the caller gave up first. */
     @Override
     public final boolean handOver(G grant) {
-        return result.internalComplete(grant);
+        if (result.isDone()) {
+            return false;
+        }
+        beforeHandOver.run();
+        if (!result.internalComplete(grant)) {
+            handOverUndone.run();
+            return false;
+        }
+        return true;
     }
 
     @Override

@@ -9,6 +9,7 @@ import io.disco.core.internal.grant.GrantLedger;
 import io.disco.core.internal.session.SessionMember;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.Fenced;
+import io.disco.fencing.FencingToken;
 import io.disco.fencing.Timeouts;
 import java.time.Duration;
 import java.util.Objects;
@@ -158,7 +159,8 @@ abstract class RedisQueueService<G extends Fenced, E extends DiscoException> ext
     @Override
     final boolean commit(QueueClaim<G> a, G grant, String tokenText) {
         HeldClaim<G> held = new HeldClaim<>(grant, a.kind, a.key, a.id, tokenText, System.nanoTime());
-        a.beforeHandOver = () -> events.acquired(grant, a.grantKey, a.startedNanos, held.sinceNanos());
+        FencingToken token = GrantEvents.tokenOf(grant);
+        a.beforeHandOver = () -> events.acquired(token, a.grantKey, a.startedNanos, held.sinceNanos());
         a.handOverUndone = () -> events.ended(held.sinceNanos(), null);
         return ledger.commit(a, held);
     }

@@ -9,6 +9,7 @@ import io.disco.core.internal.grant.GrantLedger;
 import io.disco.core.internal.session.SessionMember;
 import io.disco.fencing.DiscoException;
 import io.disco.fencing.Fenced;
+import io.disco.fencing.FencingToken;
 import io.disco.fencing.Timeouts;
 import java.time.Duration;
 import java.util.Objects;
@@ -170,7 +171,8 @@ abstract class ZkQueueService<G extends Fenced, E extends DiscoException> extend
     @Override
     final boolean commit(QueueAttempt<G> a, G grant) {
         HeldGrant<G> held = new HeldGrant<>(grant, a.kind, a.node, a.watcher, System.nanoTime());
-        a.beforeHandOver = () -> events.acquired(grant, a.node, a.startedNanos, held.sinceNanos());
+        FencingToken token = GrantEvents.tokenOf(grant);
+        a.beforeHandOver = () -> events.acquired(token, a.node, a.startedNanos, held.sinceNanos());
         a.handOverUndone = () -> events.ended(held.sinceNanos(), null);
         if (!ledger.commit(a, held)) {
             return false;

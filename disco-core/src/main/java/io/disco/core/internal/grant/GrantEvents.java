@@ -38,18 +38,26 @@ public final class GrantEvents {
     /**
      * A grant was committed.
      *
-     * @param grant the grant (its token is told when it is {@link Fenced})
+     * @param token the grant's token ({@link #tokenOf}), read before: this is told under the ledger's monitor, where
+     *     nothing but the telling runs
      * @param key the grant's key or node
      * @param startedNanos when the acquisition started, on {@link System#nanoTime()}
      * @param sinceNanos when the grant was committed, on the same clock
      */
-    public void acquired(Object grant, String key, long startedNanos, long sinceNanos) {
+    public void acquired(FencingToken token, String key, long startedNanos, long sinceNanos) {
         if (!events.listened()) {
             return;
         }
         Duration waited = Duration.ofNanos(sinceNanos - startedNanos);
-        FencingToken token = grant instanceof Fenced f ? f.token() : null;
         events.tell(l -> l.acquired(session, primitive, name, key, token, waited));
+    }
+
+    /**
+     * @param grant a grant
+     * @return its token when it is {@link Fenced}, else null
+     */
+    public static FencingToken tokenOf(Object grant) {
+        return grant instanceof Fenced f ? f.token() : null;
     }
 
     /**
