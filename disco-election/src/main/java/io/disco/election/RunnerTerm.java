@@ -128,6 +128,11 @@ final class RunnerTerm implements LeaderTerm {
         }
         try {
             ended.get(Timeouts.nanos(timeout), TimeUnit.NANOSECONDS);
+            if (Thread.interrupted()) {
+                // the end's interrupt landed while the wait was already returning the end (CompletableFuture keeps
+                // the flag and returns): the task's wait must not return normally on the end
+                throw new InterruptedException("term " + leadership.token() + " ended");
+            }
             return true;
         } catch (TimeoutException e) {
             return false;
