@@ -170,7 +170,7 @@ check() {
       local newest=""
       if grep -q 'lettuce-core:jar' "$log"; then
         newest=$(cd "$m2/io/lettuce/lettuce-core" 2>/dev/null && ls -d */ | tr -d / | sort -V \
-          | while read -r v; do [ -f "$v/lettuce-core-$v.jar" ] && echo "$v"; done | tail -1)
+          | while read -r v; do if [ -f "$v/lettuce-core-$v.jar" ]; then echo "$v"; fi; done | tail -1) || true
       fi
       if [ -n "$newest" ] && (cd "$dir" && "${build[@]}" -Dlettuce.version="$newest") >>"$log" 2>&1; then
         echo "consumer-check: $name: Boot $boot's Lettuce is not served here: built with Lettuce $newest" >&2
