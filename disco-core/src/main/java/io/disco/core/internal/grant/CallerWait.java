@@ -36,6 +36,7 @@ public final class CallerWait {
     /**
      * Waits for an acquisition's grant, up to {@code timeout}.
      *
+     * @param <G> the grant
      * @param s the service
      * @param a the acquisition
      * @param timeout the caller's timeout; null: no limit
@@ -80,6 +81,7 @@ public final class CallerWait {
      * interruptible, as {@code tryLock()} is not: one answer is awaited whatever the thread's interrupt status, which
      * is kept.
      *
+     * @param <G> the grant
      * @param s the service
      * @param a the acquisition, one try
      * @param call the call, for the message when the backend did not answer

@@ -48,7 +48,11 @@ public final class SessionExecutors {
         return timer;
     }
 
-    /** Runs {@code task} on the session's thread; on this thread once the session's thread is shut down. */
+    /**
+     * Runs {@code task} on the session's thread; on this thread once the session's thread is shut down.
+     *
+     * @param task the work
+     */
     public void onSessionThread(Runnable task) {
         try {
             timer.execute(task);
@@ -60,13 +64,23 @@ public final class SessionExecutors {
     /**
      * Runs {@code task} on the session's thread after {@code delay}.
      *
+     * @param task the work
+     * @param delay how long to wait first
+     * @param unit the unit of {@code delay}
+     * @return the scheduled task
      * @throws RejectedExecutionException once the session's thread is shut down (the session ended)
      */
     public ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
         return timer.schedule(task, delay, unit);
     }
 
-    /** Runs {@code task} on the session's thread every {@code period} nanoseconds, the first time after one period. */
+    /**
+     * Runs {@code task} on the session's thread every {@code periodNanos}, the first time after one period.
+     *
+     * @param task the work
+     * @param periodNanos the period, in nanoseconds
+     * @return the scheduled task
+     */
     public ScheduledFuture<?> every(Runnable task, long periodNanos) {
         return timer.scheduleAtFixedRate(task, periodNanos, periodNanos, TimeUnit.NANOSECONDS);
     }
@@ -74,13 +88,19 @@ public final class SessionExecutors {
     /**
      * Runs {@code task} on a worker.
      *
+     * @param task the work
      * @throws RejectedExecutionException once the workers are shut down (the session ended)
      */
     public void work(Runnable task) {
         workers.execute(task);
     }
 
-    /** Runs {@code task} on a worker; the future completes on the callback executor. */
+    /**
+     * Runs {@code task} on a worker; the future completes on the callback executor.
+     *
+     * @param task the work
+     * @return its outcome
+     */
     public CompletableFuture<Void> inBackground(Runnable task) {
         return supplyInBackground(() -> {
             task.run();
@@ -88,7 +108,13 @@ public final class SessionExecutors {
         });
     }
 
-    /** Runs {@code task} on a worker; the future completes on the callback executor. */
+    /**
+     * Runs {@code task} on a worker; the future completes on the callback executor.
+     *
+     * @param <T> the result
+     * @param task the work
+     * @return its outcome
+     */
     public <T> CompletableFuture<T> supplyInBackground(Supplier<T> task) {
         UserFuture<T> user = new UserFuture<>(callbacks.executor(), null);
         Runnable run = () -> {
@@ -111,7 +137,11 @@ public final class SessionExecutors {
         return user;
     }
 
-    /** Runs {@code task} on the callback executor (see {@link Callbacks#deliver}). */
+    /**
+     * Runs {@code task} on the callback executor (see {@link Callbacks#deliver}).
+     *
+     * @param task the work
+     */
     public void deliver(Runnable task) {
         callbacks.deliver(task);
     }
