@@ -22,6 +22,7 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,6 +39,8 @@ class TokenFailoverTest {
 
     private static final List<String> NAMES = List.of("/failover/a", "/failover/b");
     private static final int CLIENTS_PER_NAME = 2;
+    /** Grants the clients make before the fault, and after the promotion, before the run ends. */
+    private static final int GRANTS = 400;
 
     /** One grant: when the client had it ({@code System.nanoTime()}), the name, the token, the client. */
     record Granted(long nanos, String name, long token, String client) {
@@ -101,6 +104,21 @@ class TokenFailoverTest {
                     pause();
                 }
             }
+        }
+
+        /** Waits (at most 60 s) until {@code count} grants were made after {@code sinceNanos}. */
+        void awaitGrants(long sinceNanos, int count) {
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(() -> {
+                        synchronized (grants) {
+                            return grants.stream()
+                                            .filter(g -> g.nanos() > sinceNanos)
+                                            .count()
+                                    >= count;
+                        }
+                    });
         }
 
         private static void pause() {
@@ -170,7 +188,9 @@ class TokenFailoverTest {
     }
 
     /**
-     * Runs the clients 4 s, deals the fault to the primary, waits for the promotion, heals 1 s later, runs 6 s more.
+     * Runs the clients until they granted {@value #GRANTS} times, deals the fault to the primary, waits for the
+     * promotion and for grants on the promoted primary, heals the old one, and runs until {@value #GRANTS} grants
+     * followed the promotion (each wait bounded: a stream that stops granting fails the test).
      */
     private static Found run(int acks, boolean kill) throws Exception {
         try (RedisSentinelSet set = RedisSentinelSet.start()) {
@@ -178,7 +198,7 @@ class TokenFailoverTest {
             long promoted;
             Stream stream = new Stream(set.sentinelUri(), acks);
             try {
-                Thread.sleep(4000);
+                stream.awaitGrants(Long.MIN_VALUE, GRANTS);
                 RedisServer old = set.primary();
                 fault = System.nanoTime();
                 if (kill) {
@@ -189,7 +209,7 @@ class TokenFailoverTest {
                 try {
                     set.awaitFailover(old, Duration.ofSeconds(30));
                     promoted = System.nanoTime();
-                    Thread.sleep(1000);
+                    stream.awaitGrants(promoted, GRANTS / 4); // the old primary stays down while the new one grants
                 } finally {
                     if (kill) {
                         old.restart();
@@ -197,7 +217,7 @@ class TokenFailoverTest {
                         old.resume();
                     }
                 }
-                Thread.sleep(6000);
+                stream.awaitGrants(promoted, GRANTS);
             } finally {
                 stream.close();
             }
