@@ -8,16 +8,17 @@ import io.etcd.jetcd.kv.TxnResponse;
 /**
  * What a claim's create Txn found (see {@code QueueClaim}): the own key's CreateRevision, whether
  * someone is ahead, the revision of the answer, the value of an existing own key that the claim
- * adopted (null when the Txn created the key), and the newest key ahead when the Txn created the key
- * and none may be ahead (else null: the wait reads it).
+ * adopted (null when the Txn created the key), and the keys ahead when the Txn created the key (else
+ * null: the wait reads them).
  */
-record CreateAnswer(long myRevision, boolean mustWait, long revision, ByteSequence adoptedValue, KeyValue predecessor) {
+record CreateAnswer(long myRevision, boolean mustWait, long revision, ByteSequence adoptedValue, Ahead ahead) {
 
     /**
      * Reads the answer to the create Txn: {@code If(CreateRevision(ownKey) == 0)}
      * {@code Then(Put(ownKey), Get(range))} {@code Else(Get(ownKey), Get(range))}, where the range's
-     * Get is, with {@code allowed == 0}, the newest two keys by CreateRevision in the Then branch and
-     * the first-created key in the Else branch, and a count of the range otherwise.
+     * Get is the newest {@link Ahead#readLimit} keys by CreateRevision in the Then branch (the own key
+     * among them when the range holds it), and in the Else branch, with {@code allowed == 0}, the
+     * first-created key, else a count of the range.
      *
      * <p>jetcd's {@link TxnResponse#getGetResponses()} lists only the Get results, without the Put:
      * the Then branch's read of the range is at index 0, the Else branch's at index 1, after the own
@@ -30,15 +31,8 @@ record CreateAnswer(long myRevision, boolean mustWait, long revision, ByteSequen
     static CreateAnswer of(TxnResponse r, ByteSequence ownKey, int allowed) {
         if (r.isSucceeded()) {
             long myRevision = r.getHeader().getRevision();
-            GetResponse read = r.getGetResponses().get(0);
-            if (allowed > 0) {
-                return new CreateAnswer(myRevision, read.getCount() - 1 > allowed, myRevision, null, null);
-            }
-            KeyValue predecessor = read.getKvs().stream()
-                    .filter(kv -> !kv.getKey().equals(ownKey))
-                    .findFirst()
-                    .orElse(null);
-            return new CreateAnswer(myRevision, predecessor != null, myRevision, null, predecessor);
+            Ahead ahead = Ahead.of(r.getGetResponses().get(0).getKvs(), ownKey, allowed, myRevision);
+            return new CreateAnswer(myRevision, ahead.size() > allowed, myRevision, null, ahead);
         }
         KeyValue own = r.getGetResponses().get(0).getKvs().get(0);
         long myRevision = own.getCreateRevision();

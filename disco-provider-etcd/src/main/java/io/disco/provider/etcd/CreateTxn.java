@@ -21,10 +21,9 @@ final class CreateTxn {
 
     /**
      * One Txn: create the own key if absent (else adopt it, keeping its CreateRevision), and read who
-     * is ahead. In the Then branch the new key is the newest of all, so the newest two keys of the wait
-     * range, by CreateRevision, are the own key (if the range holds it) and the predecessor to watch,
-     * and the wait needs no read of its own; with predecessors allowed (a semaphore) the range is
-     * counted instead: the count is this owner's predecessors plus itself. In the Else branch (an
+     * is ahead. In the Then branch the new key is the newest of all, so every other key of the wait
+     * range is ahead of it: their names (the newest {@link Ahead#readLimit} by CreateRevision, keys only)
+     * are what the wait counts down as their deletes come, and the wait needs no read of its own. In the Else branch (an
      * adopted key, whose CreateRevision is older) the first-created key of the range says whether
      * anyone is ahead, and the wait reads the rest. jetcd lists only the Get results: the Then
      * branch's read is at index 0, the Else branch's at index 1, after the own key (rule 1; a straight
@@ -47,13 +46,13 @@ final class CreateTxn {
         Op count = Op.get(
                 range.start(),
                 GetOption.builder().withRange(range.end()).withCountOnly(true).build());
-        Op newestTwo = Op.get(
+        Op ahead = Op.get(
                 range.start(),
                 GetOption.builder()
                         .withRange(range.end())
                         .withSortField(GetOption.SortTarget.CREATE)
                         .withSortOrder(GetOption.SortOrder.DESCEND)
-                        .withLimit(2)
+                        .withLimit(Ahead.readLimit(allowed) + 1L) // the own key, when the range holds it
                         .withKeysOnly(true)
                         .build());
         Op firstCreated = Op.get(range.start(), range.firstCreated());
@@ -67,7 +66,7 @@ final class CreateTxn {
                             .getKVClient()
                             .txn()
                             .If(new Cmp(ownKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                            .Then(put, allowed == 0 ? newestTwo : count)
+                            .Then(put, ahead)
                             .Else(Op.get(ownKey, GetOption.DEFAULT), allowed == 0 ? firstCreated : count)
                             .commit();
                 })

@@ -53,8 +53,8 @@ import java.util.function.UnaryOperator;
  * A reader is admitted when no writer key created before its own is left ({@code <name>/write/});
  * a writer when no key of either kind created before its own is left (the range
  * {@code [<name>/read/, end of <name>/write/)}). Both wait through {@link QueueClaim} and
- * {@link PredecessorWait}: the newest predecessor only, the own key read with the predecessors, cleanup
- * on every way of giving up. A reader that asks while a writer waits therefore queues behind it.
+ * {@link PredecessorWait}: the deletes of the keys ahead and of the own key in one watch (a reader watches
+ * both ranges, so that its own key is in it), cleanup on every way of giving up. A reader that asks while a writer waits therefore queues behind it.
  *
  * <h2>Tokens</h2>
  * After admission, one more Txn, guarded by the own key still existing with its CreateRevision:
@@ -283,6 +283,12 @@ final class EtcdRWLockService extends EtcdService<RWGrant, RWLockLostException> 
         @Override
         KeyRange waitRange() {
             return mode == Mode.READ ? writers : everyone;
+        }
+
+        /** Both modes' keys: a reader's own key is not among the writers it waits for. */
+        @Override
+        KeyRange watchRange() {
+            return everyone;
         }
 
         @Override

@@ -4,16 +4,16 @@ import io.disco.fencing.DiscoException;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Watch;
-import io.etcd.jetcd.kv.GetResponse;
-import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,45 +21,63 @@ import org.slf4j.LoggerFactory;
  * Waits until at most {@code allowed} keys created at or before {@code maxCreateRevision} are left in
  * a key range: with {@code allowed == 0} the wait-for-predecessors step of etcd's Mutex, Election and
  * RWMutex recipes, with {@code allowed == limit - 1} the Go disco semaphore's wait. Confined to the
- * session thread.
+ * session's context.
  *
- * <p>With {@code allowed == 0} only the newest predecessor is watched (the last key created before this owner's), so a
- * release wakes exactly one waiter and the cost of a handoff does not grow with the queue. The
- * predecessor's watch starts at etcd's current revision, so etcd serves it at once (a watch that
- * starts at an older revision waits for etcd's 100 ms catch-up loop), and one re-read covers the gap
- * between the read that found the predecessor and the watch's start; every watch asks for a leader.
- * With {@code allowed > 0} any predecessor's delete can admit this waiter, so the whole range is
- * watched for deletes and every delete in it triggers a re-count (as in the Go semaphore, each
- * release wakes every waiter of the range; unlike it, the watch stays open across re-counts). When
- * the watch breaks, completes or is compacted away, the read and the watch are simply redone: a
+ * <p>The wait knows the keys ahead by name ({@link Ahead}: from the claim's create Txn, or from a read).
+ * When few are ahead ({@link #WATCH_ALL_AT} or fewer; always for a semaphore) it watches one range that
+ * holds them and the own key, deletes only, from a revision at or below the one at which the names were
+ * read. Each delete of a name ahead removes it; the delete that leaves at most {@code allowed} is the
+ * moment of admission, and its revision is what the claim is granted at, with nothing more to read: no
+ * key can be created ahead later, and since the own key is in the same watch, whose events come in
+ * revision order, the own key was still there at that revision (rule 2: its delete at or below it fails
+ * the wait with {@link OwnKeyDeletedException} instead). The Go recipes read after each delete instead (a
+ * round trip to the leader inside every hand-off); the token is the same "revision at which nobody was
+ * ahead any more", the earliest one.
+ *
+ * <p>Every waiter watching a range sees every delete in it, so a release costs one event per such waiter:
+ * a claim further back in a long queue watches only the newest key ahead, as the Go recipes do, and reads
+ * the keys ahead when it is deleted; once few enough are ahead it watches them all. A read is also made
+ * when the range watch started after the revision of the names (the gap between them is read, with the
+ * watch kept: events that come meanwhile are held and applied after the read), when the names were only
+ * the newest of a long queue and are all gone, and when the claim adopted its key (its create Txn read no
+ * names). Every read of the keys ahead reads the own key too, in one Txn (one revision, linearizable): a
+ * read that finds it gone fails the wait, and a read that finds few enough ahead admits the claim at its
+ * revision.
+ *
+ * <p>When a watch breaks, completes or is compacted away, the read and the watch are simply redone: a
  * compaction is never a failure, and neither is any other error that sending again may cure (no
  * leader, an unreachable or frozen member: see {@link EtcdErrors#isTransient}); such errors are
  * retried with backoff and logged. Any other error (permission denied, authentication failed) fails
  * the wait at once: retrying cannot cure it, and the caller must learn of it.
- *
- * <p>Every read of the predecessors reads the own key too, in one Txn (one revision, linearizable):
- * the read that finds few enough predecessors is also the proof that the own key is still there
- * (rule 2), so the claim is granted at that read's revision with nothing more to read, and a read
- * that finds the own key gone fails the wait with {@link OwnKeyDeletedException}. When the claim's
- * create Txn already named the newest predecessor, the wait starts by watching it, with no read. The
- * own key's deletes are watched by the claim ({@link OwnKeyWatch}), not here.
  */
 final class PredecessorWait {
+
+    /**
+     * At most this many keys ahead, a claim watches them all (each release then costs an event per such waiter);
+     * with more, the newest alone.
+     */
+    static final int WATCH_ALL_AT = 16;
 
     private static final long MIN_BACKOFF_MS = 50;
     private static final long MAX_BACKOFF_MS = 1000;
 
     private final SessionCore session;
     private final KeyRange range;
+    private final KeyRange watched;
     private final ByteSequence ownKey;
     private final long maxCreateRevision;
     private final int allowed;
-    /** Completes with the revision of the read that found the own key in place and few enough predecessors. */
+    /** Completes with the revision at which the own key was in place and few enough keys were ahead. */
     final CompletableFuture<Long> future = new CompletableFuture<>();
 
-    private Watch.Watcher predecessorWatch;
-    private KeyValue predecessor;
-    private long predecessorSeenAt;
+    private Watch.Watcher watcher;
+    /** Whether the watch is of the whole range (else of the newest key ahead). */
+    private boolean watchingAll;
+    /** The keys ahead, or null while they are being read. */
+    private Ahead ahead;
+    /** The deletes that came while the keys ahead were being read again: applied after the read, in order. */
+    private List<WatchEvent> held;
+
     private long generation;
     private boolean stopped;
     private long backoffMs = MIN_BACKOFF_MS;
@@ -74,209 +92,244 @@ final class PredecessorWait {
     }
 
     /**
-     * @param ownKey the waiting owner's key, created at {@code maxCreateRevision + 1}: every read of the
-     *     predecessors reads it too, in one Txn, so the read that ends the wait also proves the key is
-     *     still there (rule 2) and nothing more needs reading
+     * @param range where the keys ahead are
+     * @param watched the range watched: {@code range} when it holds the own key, else one that holds both (a
+     *     read/write lock's reader waits on the writers, and its own key is a reader's)
+     * @param ownKey the waiting owner's key, created at {@code maxCreateRevision + 1}
      */
-    PredecessorWait(SessionCore session, KeyRange range, ByteSequence ownKey, long maxCreateRevision, int allowed) {
+    PredecessorWait(
+            SessionCore session,
+            KeyRange range,
+            KeyRange watched,
+            ByteSequence ownKey,
+            long maxCreateRevision,
+            int allowed) {
         this.session = session;
         this.range = range;
+        this.watched = watched;
         this.ownKey = ownKey;
         this.maxCreateRevision = maxCreateRevision;
         this.allowed = allowed;
     }
 
     /**
-     * Starts waiting; must be called on the session thread.
+     * Starts waiting; must be called in the session's context.
      *
-     * @param predecessor the newest predecessor, as the read at revision {@code seenAt} found it (the
-     *     claim's create Txn), or null to read it first
+     * @param known the keys ahead, as the claim's create Txn found them, or null to read them
      */
-    PredecessorWait start(KeyValue predecessor, long seenAt) {
-        if (predecessor == null || allowed > 0) {
+    PredecessorWait start(Ahead known) {
+        if (known == null) {
             lookup();
         } else {
-            watchPredecessor(predecessor, seenAt, ++generation);
+            follow(known, ++generation);
         }
         return this;
     }
 
-    /** Stops waiting and closes the watches; the future is left as it is. Session thread only. */
+    /** Stops waiting and closes the watch; the future is left as it is. Session context only. */
     void cancel() {
         stopped = true;
         generation++;
-        close(predecessorWatch);
-        predecessorWatch = null;
+        close();
     }
 
+    private boolean over(long gen) {
+        return stopped || future.isDone() || gen != generation;
+    }
+
+    /** Reads the keys ahead, with no watch open, and follows what it finds. */
     private void lookup() {
-        if (stopped || future.isDone()) {
-            return;
-        }
+        close();
         long gen = ++generation;
-        read("read of the predecessors").whenComplete((r, e) -> {
-            if (gen != generation || future.isDone()) {
-                return;
-            }
-            if (e != null) {
-                failed("read of the predecessors", e);
-                return;
-            }
-            backoffMs = MIN_BACKOFF_MS;
-            if (!ownKeyInPlace(r)) {
-                return;
-            }
-            GetResponse predecessors = r.getGetResponses().get(1);
-            if (predecessors.getKvs().size() <= allowed) {
-                finish(r.getHeader().getRevision());
-            } else if (allowed == 0) {
-                watchPredecessor(predecessors.getKvs().get(0), r.getHeader().getRevision(), gen);
-            } else {
-                predecessorSeenAt = r.getHeader().getRevision();
-                predecessorWatch = watch(range.start(), range.end(), gen);
-            }
-        });
+        read("read of the keys ahead", gen, r -> follow(r, gen));
+    }
+
+    /** Waits on the keys ahead {@code known}: admitted now if few enough, else watching them all or the newest. */
+    private void follow(Ahead known, long gen) {
+        ahead = known;
+        if (known.size() <= allowed) {
+            admitted(known.knownAt(), gen);
+        } else if (allowed > 0 || known.size() <= WATCH_ALL_AT) {
+            watch(watched.start(), watched.end(), true, gen);
+        } else {
+            watch(known.newest().getKey(), null, false, gen);
+        }
     }
 
     /**
-     * One Txn, so one revision: the own key, and the newest {@code allowed + 1} predecessors (more than
-     * {@code allowed} of them means waiting on). Txn reads are linearizable.
+     * Reads the own key and the keys ahead in one Txn (one revision, linearizable); {@code then} gets the keys
+     * ahead, unless the wait is over, the read failed (retried or failed, see {@link #failed}) or found the own key
+     * gone.
      */
-    private CompletableFuture<TxnResponse> read(String what) {
+    private void read(String what, long gen, Consumer<Ahead> then) {
         GetOption ownKeyOnly = GetOption.builder().withKeysOnly(true).build();
-        GetOption predecessors = GetOption.builder()
+        GetOption keysAhead = GetOption.builder()
                 .withRange(range.end())
                 .withSortField(GetOption.SortTarget.CREATE)
                 .withSortOrder(GetOption.SortOrder.DESCEND)
                 .withMaxCreateRevision(maxCreateRevision)
-                .withLimit(allowed + 1)
+                .withLimit(Ahead.readLimit(allowed))
                 .withKeysOnly(true)
                 .build();
-        return session.rpc(
-                what,
-                () -> session.client()
-                        .getKVClient()
-                        .txn()
-                        .Then(Op.get(ownKey, ownKeyOnly), Op.get(range.start(), predecessors))
-                        .commit());
-    }
-
-    /** Rule 2: the own key must still be the incarnation that is waiting; otherwise the wait fails. */
-    private boolean ownKeyInPlace(TxnResponse r) {
-        List<KeyValue> own = r.getGetResponses().get(0).getKvs();
-        if (own.isEmpty() || own.get(0).getCreateRevision() != maxCreateRevision + 1) {
-            fail(new OwnKeyDeletedException(ownKey));
-            return false;
-        }
-        return true;
-    }
-
-    /*
-     * Watch the predecessor from "now": only a watcher that starts beyond etcd's current revision is
-     * "synced"; any other waits for etcd's catch-up loop, which runs every 100 ms, and under contention
-     * the revision has usually moved on since the read. The created answer says where the watch
-     * started; if that is past the read, the predecessor may have gone in between: onCreated checks once.
-     */
-    private void watchPredecessor(KeyValue found, long seenAt, long gen) {
-        predecessor = found;
-        predecessorSeenAt = seenAt;
-        predecessorWatch = watch(found.getKey(), null, gen);
-    }
-
-    private void onCreated(WatchResponse created, long gen) {
-        if (stopped
-                || future.isDone()
-                || gen != generation
-                || created.getHeader().getRevision() <= predecessorSeenAt) {
-            return;
-        }
-        if (allowed > 0) {
-            recount(gen);
-            return;
-        }
-        KeyValue expected = predecessor;
         session.rpc(
-                        "re-read of the predecessor",
-                        () -> session.client().getKVClient().get(expected.getKey()))
+                        what,
+                        () -> session.client()
+                                .getKVClient()
+                                .txn()
+                                .Then(Op.get(ownKey, ownKeyOnly), Op.get(range.start(), keysAhead))
+                                .commit())
                 .whenComplete((r, e) -> {
-                    if (stopped || future.isDone() || gen != generation) {
+                    if (over(gen)) {
                         return;
                     }
                     if (e != null) {
-                        close(predecessorWatch);
-                        predecessorWatch = null;
-                        failed("re-read of the predecessor", e);
+                        failed(what, e);
+                        return;
+                    }
+                    backoffMs = MIN_BACKOFF_MS;
+                    List<KeyValue> own = r.getGetResponses().get(0).getKvs();
+                    if (own.isEmpty() || own.get(0).getCreateRevision() != maxCreateRevision + 1) {
+                        fail(new OwnKeyDeletedException(ownKey)); // rule 2
+                        return;
+                    }
+                    then.accept(Ahead.of(
+                            r.getGetResponses().get(1).getKvs(),
+                            ownKey,
+                            allowed,
+                            r.getHeader().getRevision()));
+                });
+    }
+
+    /** Watches deletes from now: of the whole range, or of the newest key ahead; its first answer says from when. */
+    private void watch(ByteSequence key, ByteSequence rangeEnd, boolean all, long gen) {
+        watchingAll = all;
+        WatchOption.Builder b =
+                WatchOption.builder().withCreateNotify(true).withNoPut(true).withRequireLeader(true);
+        if (rangeEnd != null) {
+            b.withRange(rangeEnd);
+        }
+        watcher = session.watch(
+                key, b.build(), SessionWatches.Silence.WAIT, response -> onEvents(response, gen), () -> onBroken(gen));
+    }
+
+    /*
+     * The watch started "now": only a watcher that starts beyond etcd's current revision is "synced"; any other
+     * waits for etcd's catch-up loop, which runs every 100 ms, and under contention the revision has usually moved
+     * on since the names were read. The created answer says where the watch started: every delete after that
+     * revision comes. Past the names' revision, a delete in between is not in the watch: the whole range's names
+     * are read again (the watch stays), the newest key ahead is read once (gone since: read them all again).
+     */
+    private void onCreated(WatchResponse created, long gen) {
+        if (created.getHeader().getRevision() <= ahead.knownAt()) {
+            return;
+        }
+        if (watchingAll) {
+            readAgain(gen);
+            return;
+        }
+        KeyValue expected = ahead.newest();
+        session.rpc(
+                        "re-read of the newest key ahead",
+                        () -> session.client().getKVClient().get(expected.getKey()))
+                .whenComplete((r, e) -> {
+                    if (over(gen)) {
+                        return;
+                    }
+                    if (e != null) {
+                        failed("re-read of the newest key ahead", e);
                     } else if (r.getKvs().isEmpty()
                             || r.getKvs().get(0).getCreateRevision() != expected.getCreateRevision()) {
-                        close(predecessorWatch);
-                        predecessorWatch = null;
                         lookup(); // gone before the watch started
                     }
                 });
     }
 
     /**
-     * The range watch started after the read that counted too many: a delete in between is not in the
-     * watch, so count once more; the watch covers every delete after it.
+     * Reads the keys ahead again with the range watch open: the deletes it brings meanwhile are held, and those
+     * after the read's revision are applied to its names.
      */
-    private void recount(long gen) {
-        read("re-count of the predecessors").whenComplete((r, e) -> {
-            if (stopped || future.isDone() || gen != generation) {
-                return;
-            }
-            if (e != null) {
-                close(predecessorWatch);
-                predecessorWatch = null;
-                failed("re-count of the predecessors", e);
-            } else if (ownKeyInPlace(r) && r.getGetResponses().get(1).getKvs().size() <= allowed) {
-                finish(r.getHeader().getRevision());
+    private void readAgain(long gen) {
+        ahead = null;
+        held = new ArrayList<>();
+        read("re-read of the keys ahead", gen, known -> {
+            ahead = known;
+            List<WatchEvent> meanwhile = held;
+            held = null;
+            if (known.size() <= allowed) {
+                admitted(known.knownAt(), gen);
+            } else {
+                apply(meanwhile, gen);
             }
         });
     }
 
-    private Watch.Watcher watch(ByteSequence key, ByteSequence rangeEnd, long gen) {
-        WatchOption.Builder b =
-                WatchOption.builder().withCreateNotify(true).withNoPut(true).withRequireLeader(true);
-        if (rangeEnd != null) {
-            b.withRange(rangeEnd);
-        }
-        WatchOption opt = b.build();
-        return session.watch(
-                key, opt, SessionWatches.Silence.WAIT, response -> onEvents(response, gen), () -> onBroken(gen));
-    }
-
     private void onEvents(WatchResponse response, long gen) {
-        if (stopped || future.isDone() || gen != generation) {
+        if (over(gen)) {
             return;
         }
         if (response.isCreatedNotify()) {
             onCreated(response, gen);
-            return;
+        } else if (held != null) {
+            held.addAll(response.getEvents());
+        } else if (!watchingAll) {
+            for (WatchEvent ev : response.getEvents()) {
+                if (ev.getEventType() == WatchEvent.EventType.DELETE) {
+                    lookup(); // the newest key ahead is gone: who else is?
+                    return;
+                }
+            }
+        } else {
+            apply(response.getEvents(), gen);
         }
-        for (WatchEvent ev : response.getEvents()) {
-            if (ev.getEventType() == WatchEvent.EventType.DELETE && allowed > 0) {
-                recount(gen); // the range watch stays: it covers every later delete
+    }
+
+    /**
+     * Applies deletes of the watched range, in revision order, to the names ahead. A delete of the own key fails the
+     * wait; once few enough are left, the claim is admitted at that delete's revision, unless the same revision (one
+     * Txn, or one lease's expiry) also deleted the own key.
+     */
+    private void apply(List<WatchEvent> events, long gen) {
+        long admittedAt = 0;
+        for (WatchEvent ev : events) {
+            long revision = ev.getKeyValue().getModRevision();
+            if (ev.getEventType() != WatchEvent.EventType.DELETE || revision <= ahead.knownAt()) {
+                continue;
+            }
+            if (admittedAt != 0 && revision > admittedAt) {
+                break;
+            }
+            if (ev.getKeyValue().getKey().equals(ownKey)) {
+                fail(new OwnKeyDeletedException(ownKey));
                 return;
             }
-            if (ev.getEventType() == WatchEvent.EventType.DELETE) {
-                close(predecessorWatch);
-                predecessorWatch = null;
-                lookup();
-                return;
+            if (admittedAt == 0 && ahead.deleted(ev.getKeyValue().getKey()) && ahead.size() <= allowed) {
+                admittedAt = revision;
             }
+        }
+        if (admittedAt != 0) {
+            admitted(admittedAt, gen);
+        }
+    }
+
+    /** Few enough of the names read are left: admitted at {@code revision}, if the names were all that was ahead. */
+    private void admitted(long revision, long gen) {
+        if (ahead.complete()) {
+            finish(revision);
+        } else if (watchingAll && watcher != null) {
+            readAgain(gen); // the newest of a long queue are gone: the older ones are read next
+        } else {
+            lookup();
         }
     }
 
     private void onBroken(long gen) {
-        if (stopped || future.isDone() || gen != generation) {
+        if (over(gen)) {
             return;
         }
-        close(predecessorWatch);
-        predecessorWatch = null;
         retryLater();
     }
 
-    /** A read failed: retried when sending again may cure it, else the wait fails. */
+    /** A read failed: the watch and the read are redone when sending again may cure it, else the wait fails. */
     private void failed(String what, Throwable e) {
         if (!EtcdErrors.isTransient(e)) {
             fail(EtcdErrors.failure(what + " while waiting", e));
@@ -301,12 +354,14 @@ final class PredecessorWait {
     }
 
     private void retryLater() {
+        close();
+        held = null;
         long gen = ++generation;
         long delay = backoffMs;
         backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
         session.schedule(
                 () -> {
-                    if (gen == generation) {
+                    if (gen == generation && !stopped && !future.isDone()) {
                         lookup();
                     }
                 },
@@ -324,9 +379,10 @@ final class PredecessorWait {
         future.completeExceptionally(e);
     }
 
-    private static void close(Watch.Watcher w) {
-        if (w != null) {
-            w.close();
+    private void close() {
+        if (watcher != null) {
+            watcher.close();
+            watcher = null;
         }
     }
 }

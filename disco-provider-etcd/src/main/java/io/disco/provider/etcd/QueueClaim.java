@@ -20,8 +20,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       {@link #waitRange()}: when nobody was created before the own key, the attempt has won
  *       without waiting; otherwise the answer names the predecessor to watch.</li>
  *   <li>Otherwise wait ({@link PredecessorWait}) until no key created before the own key is left in
- *       the wait range; the read that finds none reads the own key in the same Txn (linearizably): if
- *       it is gone, the lease was lost and the attempt fails, it never reports success (rule 2).</li>
+ *       the wait range: the deletes of the keys the create Txn named, and of the own key, come in one
+ *       watch; the delete that leaves none ahead admits the attempt at its revision, and a delete of the
+ *       own key before it fails the attempt: it never reports success without its key (rule 2).</li>
  *   <li>{@link #grant} turns the acquisition into the caller's grant, once the lease is valid for at
  *       least the grant margin, and the service records it under its monitor.</li>
  * </ol>
@@ -82,6 +83,14 @@ abstract class QueueClaim<G> implements Acquisition<G> {
 
     /** Where this owner's predecessors live. */
     abstract KeyRange waitRange();
+
+    /**
+     * The range a wait watches: one that holds the {@link #waitRange()} and the own key, so that the deletes of
+     * both come in one watch, in revision order. The wait range itself when it holds the own key.
+     */
+    KeyRange watchRange() {
+        return waitRange();
+    }
 
     /** Builds the grant of an acquisition whose own key has CreateRevision {@code myRevision}, acquired at {@code revision}. */
     abstract CompletableFuture<G> grant(long myRevision, long revision);
@@ -230,8 +239,8 @@ abstract class QueueClaim<G> implements Acquisition<G> {
                 return;
             }
             move(ClaimState.WAITING);
-            wait = new PredecessorWait(session, waitRange(), ownKey, myRevision - 1, allowedAhead())
-                    .start(c.predecessor(), c.revision());
+            wait = new PredecessorWait(session, waitRange(), watchRange(), ownKey, myRevision - 1, allowedAhead())
+                    .start(c.ahead());
             scheduleAccessCheck(mine);
             wait.future.whenComplete((revision, we) -> {
                 if (we instanceof PredecessorWait.OwnKeyDeletedException gone) {

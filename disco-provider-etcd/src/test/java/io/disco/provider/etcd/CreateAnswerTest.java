@@ -33,18 +33,45 @@ class CreateAnswerTest {
         assertFalse(a.mustWait());
         assertEquals(20, a.revision());
         assertNull(a.adoptedValue());
-        assertNull(a.predecessor());
+        assertEquals(0, a.ahead().size());
+        assertTrue(a.ahead().complete());
+        assertEquals(20, a.ahead().knownAt());
     }
 
     @Test
-    void createdBehindAPredecessorNamesIt() {
-        // The newest two keys of the range by CreateRevision, newest first: the own key, then the predecessor.
+    void createdBehindOthersNamesThem() {
+        // The newest keys of the range by CreateRevision, newest first: the own key, then the keys ahead.
         CreateAnswer a = CreateAnswer.of(
-                then(20, range(0, kv("/locks/a/694d8a2e1c7b3f05", 20, ""), kv("/locks/a/1234", 17, ""))), OWN, 0);
+                then(
+                        20,
+                        range(
+                                0,
+                                kv("/locks/a/694d8a2e1c7b3f05", 20, ""),
+                                kv("/locks/a/1234", 17, ""),
+                                kv("/locks/a/99", 11, ""))),
+                OWN,
+                0);
         assertEquals(20, a.myRevision());
         assertTrue(a.mustWait());
-        assertEquals("/locks/a/1234", a.predecessor().getKey().toString(StandardCharsets.UTF_8));
-        assertEquals(17, a.predecessor().getCreateRevision());
+        assertEquals(2, a.ahead().size());
+        assertTrue(a.ahead().complete());
+        assertFalse(a.ahead().deleted(OWN), "the own key is not ahead of itself");
+        assertTrue(a.ahead().deleted(KeyRange.bytes("/locks/a/99")));
+        assertFalse(a.ahead().deleted(KeyRange.bytes("/locks/a/99")), "a name is ahead once");
+        assertEquals(1, a.ahead().size());
+    }
+
+    @Test
+    void aQueueLongerThanOneReadIsNotKnownWhole() {
+        RangeResponse.Builder read = RangeResponse.newBuilder().setHeader(header(500));
+        read.addKvs(kv("/locks/a/694d8a2e1c7b3f05", 500, ""));
+        for (int i = 0; i < Ahead.readLimit(0); i++) {
+            read.addKvs(kv("/locks/a/" + i, 400 - i, ""));
+        }
+        CreateAnswer a = CreateAnswer.of(then(500, read.build()), OWN, 0);
+        assertTrue(a.mustWait());
+        assertEquals(Ahead.readLimit(0), a.ahead().size());
+        assertFalse(a.ahead().complete(), "as many names as the read asks for may be the newest of more");
     }
 
     @Test
@@ -52,18 +79,20 @@ class CreateAnswerTest {
         // A read/write lock's reader waits on the writers' range, which does not hold its own key.
         CreateAnswer a = CreateAnswer.of(then(30, range(0, kv("/rw/write/77", 25, ""))), OWN, 0);
         assertTrue(a.mustWait());
-        assertEquals(25, a.predecessor().getCreateRevision());
+        assertEquals(1, a.ahead().size());
         assertFalse(CreateAnswer.of(then(30, range(0)), OWN, 0).mustWait());
     }
 
     @Test
-    void createdInASemaphoreCountsThePredecessors() {
-        // limit 3: two may be ahead; the count includes the own key.
-        assertFalse(CreateAnswer.of(then(40, range(3)), OWN, 2).mustWait());
-        CreateAnswer behind = CreateAnswer.of(then(40, range(4)), OWN, 2);
+    void createdInASemaphoreMayHaveOthersAhead() {
+        // limit 3: two may be ahead.
+        assertFalse(CreateAnswer.of(then(40, range(0, kv("/s/1", 30, ""), kv("/s/2", 31, ""))), OWN, 2)
+                .mustWait());
+        CreateAnswer behind =
+                CreateAnswer.of(then(40, range(0, kv("/s/1", 30, ""), kv("/s/2", 31, ""), kv("/s/3", 32, ""))), OWN, 2);
         assertTrue(behind.mustWait());
         assertEquals(40, behind.myRevision());
-        assertNull(behind.predecessor());
+        assertEquals(3, behind.ahead().size());
     }
 
     @Test
@@ -78,7 +107,7 @@ class CreateAnswerTest {
         assertFalse(a.mustWait(), "the first-created key is the own key: nobody is ahead");
         assertEquals(50, a.revision());
         assertEquals("node-a", a.adoptedValue().toString(StandardCharsets.UTF_8));
-        assertNull(a.predecessor(), "the wait reads the predecessor itself");
+        assertNull(a.ahead(), "the wait reads the keys ahead itself");
     }
 
     @Test
