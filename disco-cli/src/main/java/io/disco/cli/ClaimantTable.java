@@ -43,7 +43,7 @@ final class ClaimantTable {
                     c.key(),
                     lease(c.leaseId()),
                     ttls.get(c.leaseId()),
-                    own ? token(c) : "-",
+                    own ? token(primitive, c) : "-",
                     cluster.nameOf(primitive, name, c.key()),
                     who(c));
         }
@@ -80,11 +80,16 @@ final class ClaimantTable {
         return id == 0 ? "-" : Long.toHexString(id);
     }
 
-    static String token(Claimant c) {
+    /**
+     * The holder's token; "recording" for a lock holder of this library that waited and has not recorded its token
+     * yet (it does once its hold has lasted 50 ms); "?" where the state does not give it.
+     */
+    static String token(Primitive primitive, Claimant c) {
         if (c.role() == Claimant.Role.WAITER) {
             return "-";
         }
-        return c.token().map(t -> Long.toString(t.value())).orElse("?");
+        String unknown = primitive == Primitive.LOCK && c.madeByDisco().isPresent() ? "recording" : "?";
+        return c.token().map(t -> Long.toString(t.value())).orElse(unknown);
     }
 
     /** The holder metadata this library writes, or what the value is. */

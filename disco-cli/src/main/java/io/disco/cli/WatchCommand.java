@@ -358,7 +358,7 @@ final class WatchCommand implements Callable<Integer> {
                 event,
                 ClaimantTable.role(kind, own, c),
                 c.key(),
-                own ? ClaimantTable.token(c) : "-",
+                own ? ClaimantTable.token(kind, c) : "-",
                 ClaimantTable.lease(c.leaseId()),
                 own ? "" : " name=" + nameOfKey);
     }

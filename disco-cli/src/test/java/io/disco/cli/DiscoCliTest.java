@@ -405,8 +405,8 @@ class DiscoCliTest {
                 await().atMost(WAIT).until(() -> watch.printed("watching lock " + name));
                 q.holder().unlock();
                 Grant successor = q.next().get(10, SECONDS);
-                // A lock holder that waited has its token recorded in its key just after: "acquired" says
-                // token=? until then, and a "token" line follows.
+                // A lock holder that waited has its token recorded in its key once it has held for 50 ms:
+                // "acquired" says token=recording until then, and a "token" line follows.
                 await().atMost(WAIT)
                         .until(() -> watch.printed(
                                 name + "/" + hex(b),

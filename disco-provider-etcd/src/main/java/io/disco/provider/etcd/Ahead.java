@@ -2,6 +2,7 @@ package io.disco.provider.etcd;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -24,13 +25,15 @@ final class Ahead {
     static final int READ = 128;
 
     private final Set<ByteSequence> keys;
-    private final KeyValue newest;
+    /** The keys ahead as read, newest first. */
+    private final List<KeyValue> newestFirst;
+
     private final boolean complete;
     private final long knownAt;
 
-    private Ahead(Set<ByteSequence> keys, KeyValue newest, boolean complete, long knownAt) {
+    private Ahead(Set<ByteSequence> keys, List<KeyValue> newestFirst, boolean complete, long knownAt) {
         this.keys = keys;
-        this.newest = newest;
+        this.newestFirst = newestFirst;
         this.complete = complete;
         this.knownAt = knownAt;
     }
@@ -48,19 +51,22 @@ final class Ahead {
      */
     static Ahead of(List<KeyValue> read, ByteSequence ownKey, int allowed, long revision) {
         Set<ByteSequence> keys = new HashSet<>();
-        KeyValue newest = null;
+        List<KeyValue> newestFirst = new ArrayList<>(read.size());
         for (KeyValue kv : read) {
             if (!kv.getKey().equals(ownKey)) {
                 keys.add(kv.getKey());
-                newest = newest == null ? kv : newest;
+                newestFirst.add(kv);
             }
         }
-        return new Ahead(keys, newest, keys.size() < readLimit(allowed), revision);
+        return new Ahead(keys, newestFirst, keys.size() < readLimit(allowed), revision);
     }
 
-    /** The key ahead created last, as read (its name and CreateRevision), or null when none is ahead. */
-    KeyValue newest() {
-        return newest;
+    /**
+     * The {@code n}-th newest key ahead as read (its name and CreateRevision; 1 is the newest), or the oldest read
+     * when fewer were read; null when none is ahead.
+     */
+    KeyValue newest(int n) {
+        return newestFirst.isEmpty() ? null : newestFirst.get(Math.min(n, newestFirst.size()) - 1);
     }
 
     /** The revision of the read: the set holds what was ahead then; deletes at or below it are in it already. */

@@ -8,8 +8,10 @@ import io.disco.lock.LockLostException;
 import io.disco.lock.LockService;
 import io.etcd.jetcd.ByteSequence;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.UnaryOperator;
 
@@ -101,13 +103,21 @@ final class EtcdLockService extends EtcdService<Grant, LockLostException> implem
         /**
          * The token: the cluster revision at which nobody was ahead any more. When that is not the own
          * key's CreateRevision (the claim waited, or adopted its key), etcd keeps it nowhere: it is
-         * recorded in the own key's value, in the background, for the listing of claimants, with the
-         * time the hold began (this host's clock).
+         * recorded in the own key's value, for the listing of claimants, with the time the hold began
+         * (this host's clock), once the hold has lasted {@link TokenRecord#AFTER_MS} (see there).
          */
         @Override
         CompletableFuture<Grant> grant(long myRevision, long revision) {
             if (revision != myRevision) {
-                TokenRecord.send(session, ownKey, myRevision, metadata.toJson(revision, java.time.Instant.now()));
+                String json = metadata.toJson(revision, Instant.now());
+                session.schedule(
+                        () -> {
+                            if (heldCreateRevision() == myRevision) {
+                                TokenRecord.send(session, ownKey, myRevision, json);
+                            }
+                        },
+                        TokenRecord.AFTER_MS,
+                        TimeUnit.MILLISECONDS);
             }
             return CompletableFuture.completedFuture(new Grant(key, FencingToken.of(revision)));
         }

@@ -34,15 +34,16 @@ import org.slf4j.LoggerFactory;
  * round trip to the leader inside every hand-off); the token is the same "revision at which nobody was
  * ahead any more", the earliest one.
  *
- * <p>Every waiter watching a range sees every delete in it, so a release costs one event per such waiter:
- * a claim further back in a long queue watches only the newest key ahead, as the Go recipes do, and reads
- * the keys ahead when it is deleted; once few enough are ahead it watches them all. A read is also made
- * when the range watch started after the revision of the names (the gap between them is read, with the
- * watch kept: events that come meanwhile are held and applied after the read), when the names were only
- * the newest of a long queue and are all gone, and when the claim adopted its key (its create Txn read no
- * names). Every read of the keys ahead reads the own key too, in one Txn (one revision, linearizable): a
- * read that finds it gone fails the wait, and a read that finds few enough ahead admits the claim at its
- * revision.
+ * <p>Every waiter watching a range sees every delete in it, so a release costs one event per such waiter: a
+ * claim further back in a long queue watches only the key {@link #WATCH_ALL_AT} places ahead of it (the horizon),
+ * and when that key is deleted (in a first-come-first-served queue, after every key before it) it watches the range
+ * and reads who is left; the last hand-off, the one the caller waits for, has no read in it either way. So a
+ * release reaches at most {@link #WATCH_ALL_AT} waiters watching the range and one watching its key as a horizon.
+ * A read is also made when the range watch started after the revision of the names (the gap between them is read,
+ * with the watch kept: events that come meanwhile are held and applied after the read), when the names were only the
+ * newest of a long queue and are all gone, and when the claim adopted its key (its create Txn read no names). Every
+ * read of the keys ahead reads the own key too, in one Txn (one revision, linearizable): a read that finds it gone
+ * fails the wait, and a read that finds few enough ahead admits the claim at its revision.
  *
  * <p>When a watch breaks, completes or is compacted away, the read and the watch are simply redone: a
  * compaction is never a failure, and neither is any other error that sending again may cure (no
@@ -54,7 +55,7 @@ final class PredecessorWait {
 
     /**
      * At most this many keys ahead, a claim watches them all (each release then costs an event per such waiter);
-     * with more, the newest alone.
+     * with more, the one this many places ahead (its horizon) alone.
      */
     static final int WATCH_ALL_AT = 16;
 
@@ -71,7 +72,7 @@ final class PredecessorWait {
     final CompletableFuture<Long> future = new CompletableFuture<>();
 
     private Watch.Watcher watcher;
-    /** Whether the watch is of the whole range (else of the newest key ahead). */
+    /** Whether the watch is of the whole range (else of the horizon key). */
     private boolean watchingAll;
     /** The keys ahead, or null while they are being read. */
     private Ahead ahead;
@@ -144,7 +145,7 @@ final class PredecessorWait {
         read("read of the keys ahead", gen, r -> follow(r, gen));
     }
 
-    /** Waits on the keys ahead {@code known}: admitted now if few enough, else watching them all or the newest. */
+    /** Waits on the keys ahead {@code known}: admitted now if few enough, else watching them all or the horizon. */
     private void follow(Ahead known, long gen) {
         ahead = known;
         if (known.size() <= allowed) {
@@ -152,8 +153,15 @@ final class PredecessorWait {
         } else if (allowed > 0 || known.size() <= WATCH_ALL_AT) {
             watch(watched.start(), watched.end(), true, gen);
         } else {
-            watch(known.newest().getKey(), null, false, gen);
+            watch(known.newest(WATCH_ALL_AT).getKey(), null, false, gen);
         }
+    }
+
+    /** The horizon key is gone: watch the whole range, and read who is left once the watch has started. */
+    private void watchAll() {
+        close();
+        ahead = null;
+        watch(watched.start(), watched.end(), true, ++generation);
     }
 
     /**
@@ -220,26 +228,26 @@ final class PredecessorWait {
      * are read again (the watch stays), the newest key ahead is read once (gone since: read them all again).
      */
     private void onCreated(WatchResponse created, long gen) {
-        if (created.getHeader().getRevision() <= ahead.knownAt()) {
+        if (ahead != null && created.getHeader().getRevision() <= ahead.knownAt()) {
             return;
         }
         if (watchingAll) {
-            readAgain(gen);
+            readAgain(gen); // names older than the watch, or none yet (the horizon key went)
             return;
         }
-        KeyValue expected = ahead.newest();
+        KeyValue expected = ahead.newest(WATCH_ALL_AT);
         session.rpc(
-                        "re-read of the newest key ahead",
+                        "re-read of the horizon key",
                         () -> session.client().getKVClient().get(expected.getKey()))
                 .whenComplete((r, e) -> {
                     if (over(gen)) {
                         return;
                     }
                     if (e != null) {
-                        failed("re-read of the newest key ahead", e);
+                        failed("re-read of the horizon key", e);
                     } else if (r.getKvs().isEmpty()
                             || r.getKvs().get(0).getCreateRevision() != expected.getCreateRevision()) {
-                        lookup(); // gone before the watch started
+                        watchAll(); // gone before the watch started
                     }
                 });
     }
@@ -257,6 +265,9 @@ final class PredecessorWait {
             held = null;
             if (known.size() <= allowed) {
                 admitted(known.knownAt(), gen);
+            } else if (allowed == 0 && known.size() > WATCH_ALL_AT) {
+                close(); // the horizon key went before others ahead of it: a horizon further on
+                follow(known, ++generation);
             } else {
                 apply(meanwhile, gen);
             }
@@ -274,7 +285,7 @@ final class PredecessorWait {
         } else if (!watchingAll) {
             for (WatchEvent ev : response.getEvents()) {
                 if (ev.getEventType() == WatchEvent.EventType.DELETE) {
-                    lookup(); // the newest key ahead is gone: who else is?
+                    watchAll(); // the horizon key is gone: few are left ahead, if the queue went in order
                     return;
                 }
             }

@@ -5,6 +5,7 @@ import static io.disco.provider.etcd.Etcd.uniquePrefix;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.fencing.AccessDeniedException;
 import io.disco.lock.Grant;
@@ -70,8 +71,9 @@ class AccessDeniedTest {
                             .password(USER_PW)
                             .build();
                     LockService holder = EtcdProvider.newLock(a, prefix, Etcd.ttl(30));
-                    LockService waiter = EtcdProvider.newLock(b, prefix, Etcd.ttl(30))) {
-                Grant g = holder.lock();
+                    // The wait reads its own key once per request timeout: 2 s here.
+                    LockService waiter = EtcdProvider.newLock(b, prefix, Etcd.options(30, 2))) {
+                holder.lock();
                 CompletableFuture<Grant> waiting = waiter.lockAsync();
                 org.awaitility.Awaitility.await()
                         .atMost(java.time.Duration.ofSeconds(5))
@@ -89,9 +91,9 @@ class AccessDeniedTest {
                 root.getAuthClient()
                         .roleGrantPermission(ROLE, from, to, Permission.Type.WRITE)
                         .get(5, SECONDS);
-                root.getKVClient()
-                        .delete(bytes(g.key()))
-                        .get(5, SECONDS); // the holder's key goes: the waiter looks again
+                // Nothing changes in the queue: the waiter, which would wait for a change it can no longer read,
+                // learns of the lost permission from its periodic read of its own key.
+                assertTrue(holder.held().isPresent());
                 ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(10, SECONDS));
                 System.out.println("waiter without read permission: " + e.getCause());
                 assertInstanceOf(AccessDeniedException.class, e.getCause());
