@@ -72,7 +72,7 @@ final class ContendedDisco implements BenchCase {
                         Locale.ROOT,
                         "K=1 acquires without waiting (create Txn + delete Txn); from K=4 on every"
                                 + " acquisition waits: create Txn (which names the keys ahead), a watch (of the queue when"
-                                + " at most 16 are ahead, else of the key 16 places ahead, then of the queue), a re-read of"
+                                + " at most 4 are ahead, else of the key 4 places ahead, then of the queue), a re-read of"
                                 + " the keys ahead when the queue moved between the create and the watch's start, delete"
                                 + " Txn (%.2f at K=4); no read after the delete that admits",
                         rpcsAtWait));
@@ -85,6 +85,6 @@ final class ContendedDisco implements BenchCase {
                 "unary requests plus watch creates per acquisition, the own-key watch reused across acquisitions;"
                         + " the token of a waited hold is recorded in its key (one Put, for EtcdSession.claimants) only"
                         + " once the hold has lasted 50 ms, so none of these holds (released at once) records it;"
-                        + " a waiter further back than 16 sends a second watch and a read before its turn");
+                        + " a waiter further back than 4 sends a second watch and a read before its turn");
     }
 }

@@ -107,7 +107,7 @@ final class ContendedJetcd implements BenchCase {
                 String.join(", ", text),
                 all,
                 "a disco waiter is admitted by the delete's watch event (no read), jetcd's by a read inside etcd after"
-                        + " its own watch event; a waiter more than 16 places back reads once before its turn");
+                        + " its own watch event; a waiter more than 4 places back reads once before its turn");
     }
 
     /** disco's contended throughput against jetcd's server-side Lock at every K, and at K = 64 against the baseline. */

@@ -70,6 +70,18 @@ final class ZooKeeperVsCurator implements BenchCase {
                 ZooKeeperSession session = ZooKeeperSession.open(discoClient, options());
                 LockService disco = session.newLock(root + "/disco")) {
             InterProcessMutex curator = new InterProcessMutex(curatorClient, root + "/curator");
+            long p0 = ZooKeeperPackets.received();
+            for (int i = 0; i < 200; i++) {
+                disco.lock();
+                disco.unlock();
+            }
+            long p1 = ZooKeeperPackets.received();
+            for (int i = 0; i < 200; i++) {
+                curator.acquire();
+                curator.release();
+            }
+            double discoRequests = (p1 - p0) / 200.0;
+            double curatorRequests = (ZooKeeperPackets.received() - p1) / 200.0;
             double[][] samples = Interleaved.inTurn(
                     warm,
                     rounds,
@@ -84,17 +96,36 @@ final class ZooKeeperVsCurator implements BenchCase {
             double disc = Stats.median(samples[0]);
             double cur = Stats.median(samples[1]);
             bench.report.row(
-                    "Z zookeeper", "disco lock+unlock", disc, Stats.p99(samples[0]), "ms", "vs_curator", disc / cur);
+                    "Z zookeeper",
+                    "disco lock+unlock",
+                    disc,
+                    Stats.p99(samples[0]),
+                    "ms",
+                    "vs_curator",
+                    disc / cur,
+                    "requests",
+                    discoRequests);
             bench.report.row(
-                    "Z zookeeper", "Curator InterProcessMutex acquire+release", cur, Stats.p99(samples[1]), "ms");
+                    "Z zookeeper",
+                    "Curator InterProcessMutex acquire+release",
+                    cur,
+                    Stats.p99(samples[1]),
+                    "ms",
+                    "requests",
+                    curatorRequests);
             bench.report.target(
                     "ZooKeeper: uncontended lock+unlock, disco vs Curator InterProcessMutex",
                     "<= 1.1 x at the median",
                     String.format(Locale.ROOT, "%.2f x (%.3f vs %.3f ms)", disc / cur, disc, cur),
                     disc <= 1.1 * cur,
-                    "an acquisition of disco's sends one request more than Curator's (the watch on the held node, by"
-                            + " which its deletion by anybody else is the loss; Curator does not notice it), and runs on"
-                            + " the session's worker thread (QueueWorker), a thread hop each way");
+                    String.format(
+                            Locale.ROOT,
+                            "%.1f requests per lock+unlock against Curator's %.1f (the server's own count): the watch on"
+                                    + " the held node, by which its deletion by anybody else is the loss (Curator does not"
+                                    + " notice it), and the release, a multi-op transaction against a plain delete; the"
+                                    + " acquisition runs on the session's worker thread (QueueWorker), a thread hop each way",
+                            discoRequests,
+                            curatorRequests));
         }
     }
 
@@ -103,32 +134,46 @@ final class ZooKeeperVsCurator implements BenchCase {
         String root = "/disco-bench/zk-c-" + bench.root.substring(bench.root.lastIndexOf('/') + 1);
         List<String> ratios = new ArrayList<>();
         List<String> throughput = new ArrayList<>();
+        List<String> requests = new ArrayList<>();
         boolean ahead = true;
         for (int k : OWNERS) {
             log("Z2. contended hand-offs, K = %d owners: disco, then Curator", k);
             String discoName = root + "/disco-" + k;
-            Contention.Result d = Contention.measure(none, bench.quick, k, () -> {
-                CuratorFramework cf = client(connectString);
-                ZooKeeperSession s = ZooKeeperSession.open(cf, options());
-                LockService svc = s.newLock(discoName);
-                return new Owner(svc::lock, svc::unlock, () -> {
-                    s.close();
-                    cf.close();
-                });
-            });
+            ZooKeeperPackets discoPackets = new ZooKeeperPackets();
+            Contention.Result d = Contention.measure(
+                    none,
+                    bench.quick,
+                    k,
+                    () -> {
+                        CuratorFramework cf = client(connectString);
+                        ZooKeeperSession s = ZooKeeperSession.open(cf, options());
+                        LockService svc = s.newLock(discoName);
+                        return new Owner(svc::lock, svc::unlock, () -> {
+                            s.close();
+                            cf.close();
+                        });
+                    },
+                    discoPackets);
             String curatorName = root + "/curator-" + k;
-            Contention.Result c = Contention.measure(none, bench.quick, k, () -> {
-                CuratorFramework cf = client(connectString);
-                InterProcessMutex m = new InterProcessMutex(cf, curatorName);
-                return new Owner(
-                        () -> {
-                            if (!m.acquire(3, TimeUnit.MINUTES)) {
-                                throw new IllegalStateException("InterProcessMutex: not acquired within 3 minutes");
-                            }
-                        },
-                        m::release,
-                        cf);
-            });
+            ZooKeeperPackets curatorPackets = new ZooKeeperPackets();
+            Contention.Result c = Contention.measure(
+                    none,
+                    bench.quick,
+                    k,
+                    () -> {
+                        CuratorFramework cf = client(connectString);
+                        InterProcessMutex m = new InterProcessMutex(cf, curatorName);
+                        return new Owner(
+                                () -> {
+                                    if (!m.acquire(3, TimeUnit.MINUTES)) {
+                                        throw new IllegalStateException(
+                                                "InterProcessMutex: not acquired within 3 minutes");
+                                    }
+                                },
+                                m::release,
+                                cf);
+                    },
+                    curatorPackets);
             double dh = Stats.median(d.handoffMs());
             double ch = Stats.median(c.handoffMs());
             bench.report.row(
@@ -143,10 +188,23 @@ final class ZooKeeperVsCurator implements BenchCase {
                     d.perSecond(),
                     "unlock_ms",
                     Stats.median(d.holdMs()),
+                    "requests",
+                    discoPackets.perAcquisition(d),
                     "acquisitions",
                     d.acquisitions());
             c.reportHandoffs(
-                    bench.report, "Z zookeeper", "K=" + k + " handoff, Curator InterProcessMutex", "release_ms");
+                    bench.report,
+                    "Z zookeeper",
+                    "K=" + k + " handoff, Curator InterProcessMutex",
+                    "release_ms",
+                    "requests",
+                    curatorPackets.perAcquisition(c));
+            requests.add(String.format(
+                    Locale.ROOT,
+                    "K=%d %.1f vs %.1f",
+                    k,
+                    discoPackets.perAcquisition(d),
+                    curatorPackets.perAcquisition(c)));
             ratios.add(String.format(Locale.ROOT, "K=%d %.2f x", k, dh / ch));
             throughput.add(String.format(
                     Locale.ROOT,
@@ -162,9 +220,10 @@ final class ZooKeeperVsCurator implements BenchCase {
                 ">= 1.0 x at every K",
                 String.join(", ", throughput),
                 ahead,
-                "every acquisition of disco's sends one request more (the held node's watch) and runs on the"
-                        + " session's worker thread; a hand-off wakes the waiter's worker, which reads the children"
-                        + " and commits, then the caller");
+                "requests per acquisition, disco vs Curator (the server's own count): " + String.join(", ", requests)
+                        + "; a waiting disco acquisition also watches its own node (its deletion fails the wait at"
+                        + " once) and the held node, and releases with a multi-op transaction; it runs on the"
+                        + " session's worker thread, so a hand-off wakes the waiter's worker, then the caller");
         bench.report.notes.add(
                 "ZooKeeper (section Z): an in-process one-member server in the benchmark's JVM, log not fsynced;"
                         + " each owner a client and session of its own; contended hand-off medians disco/Curator: "

@@ -57,7 +57,7 @@ final class PredecessorWait {
      * At most this many keys ahead, a claim watches them all (each release then costs an event per such waiter);
      * with more, the one this many places ahead (its horizon) alone.
      */
-    static final int WATCH_ALL_AT = 16;
+    static final int WATCH_ALL_AT = 4;
 
     private static final long MIN_BACKOFF_MS = 50;
     private static final long MAX_BACKOFF_MS = 1000;
