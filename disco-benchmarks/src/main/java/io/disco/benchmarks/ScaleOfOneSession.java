@@ -128,6 +128,15 @@ final class ScaleOfOneSession implements BenchCase {
                         SECTION,
                         label
                                 + " x lockAsync() at once: time until ALL are held (median/p99: one grant, from the start)");
+                double raw = RawBurst.seconds(bench.client, bench.root + "/scale-raw", n, PACED_WINDOW);
+                double held = burst.nanos() / 1e9;
+                bench.report.target(
+                        label + " lockAsync() at once on one session, all held",
+                        "<= 2.2 s, or <= 1.2 x the same number of raw create Txns (" + PACED_WINDOW + " in flight)",
+                        String.format(Locale.ROOT, "%.2f s; raw %.2f s: %.2f x", held, raw, held / raw),
+                        held <= 2.2 || held <= 1.2 * raw,
+                        "beyond the raw create Txns: disco's claims (metadata, watches on the held keys, the grants'"
+                                + " bookkeeping) on the same two cores");
             } else {
                 // Is it etcd or this client? One Get through each client, before anything is withdrawn.
                 double sharedGet = GetProbe.ms(bench.client, probeKey);

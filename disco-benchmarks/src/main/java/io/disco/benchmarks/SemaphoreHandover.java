@@ -44,8 +44,9 @@ final class SemaphoreHandover implements BenchCase {
             }
         }
         bench.report.notes.add(
-                "semaphore etcd requests per acquisition (the Go algorithm: with limit > 1 every delete under"
-                        + " the prefix makes every waiter re-count; a permit adds the slot read and claim Txns and the slot"
+                "semaphore etcd requests per acquisition (a waiter counts down the names of the keys ahead as their"
+                        + " deletes come, with no re-count; with limit 1 a waiter more than 4 places back watches its horizon"
+                        + " first, then the queue, and reads once; a permit adds the slot read and claim Txns and the slot"
                         + " delete): " + String.join(", ", text));
     }
 }

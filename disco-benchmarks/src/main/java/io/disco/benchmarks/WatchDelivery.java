@@ -33,8 +33,8 @@ final class WatchDelivery implements BenchCase {
                 "slow handoffs (handoffs_over_50ms): a watch that starts at or below etcd's current revision"
                         + " is 'unsynced' and gets its events only at etcd's next 100 ms catch-up (see '2 watch delivery')."
                         + " jetcd's Lock (etcd's server-side recipe) watches from the read's revision and pays it at small K;"
-                        + " disco watches the predecessor from etcd's current revision (synced at once) and re-reads it once"
-                        + " when the watch started after the read: that re-read is the ~0.2 extra KV RPCs per acquisition");
+                        + " disco watches the keys ahead from etcd's current revision (synced at once) and reads their names"
+                        + " again when the watch started after the read that named them");
     }
 
     /**
