@@ -72,6 +72,9 @@ public abstract class ClientElectionContract extends ContractSupport {
         Leadership third = ea.elected(10);
         assertNotEquals(first.key(), third.key(), "a new owner, a new key");
         assertTrue(third.token().isNewerThan(second.token()), second.token() + " then " + third.token());
+        // b campaigns again after its relinquish: only once its key is behind a's does a's relinquish hand over to
+        // it (before that, a campaigning again right after its relinquish would find nobody ahead and lead again)
+        awaitKeyCount(name, 2);
         assertTrue(ra.relinquish());
         Leadership fourth = eb.elected(10);
         assertTrue(fourth.token().isNewerThan(third.token()), third.token() + " then " + fourth.token());

@@ -158,6 +158,7 @@ public abstract class LeadershipRunnerContract extends ContractSupport {
         assertEquals(LeaderTerm.End.RELINQUISHED, ea.revoked(10).end());
         Leadership b1 = eb.elected(10);
         assertTrue(b1.token().isNewerThan(a1.token()));
+        awaitKeyCount(name, 2); // a campaigns again behind b: b's relinquish hands over to it, not to b's next campaign
         assertTrue(b.relinquish());
         assertEquals(LeaderTerm.End.RELINQUISHED, eb.revoked(10).end());
         Leadership a2 = ea.elected(10);
