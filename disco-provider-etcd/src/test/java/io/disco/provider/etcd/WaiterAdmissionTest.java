@@ -15,7 +15,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.disco.lock.Grant;
 import io.disco.lock.LockLostException;
 import io.disco.lock.LockService;
-import io.disco.rwlock.RWGrant;
 import io.disco.rwlock.RWLockLostException;
 import io.disco.rwlock.RWLockService;
 import io.disco.testservers.EtcdExtension;
@@ -28,6 +27,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -108,15 +108,9 @@ class WaiterAdmissionTest {
     @Test
     void aWaiterWhoseOwnKeyGoesWithTheLastKeyAheadIsNotAdmitted() throws Exception {
         String name = uniquePrefix("both");
-        String foreign = EtcdKeys.queue(name) + "f0f0";
-        client.getKVClient().put(bytes(foreign), bytes("")).get(5, SECONDS);
         try (LockService waiter = EtcdProvider.newLock(client, name, ttl(30))) {
-            CompletableFuture<Grant> waiting = queued(waiter.lockAsync(), name, 2);
-            String own = ownKeyOf(name, foreign);
-            deleteBoth(foreign, own); // one revision: the own key is gone at the revision that empties the queue
-
-            ExecutionException failed = assertThrows(ExecutionException.class, () -> waiting.get(10, SECONDS));
-            assertInstanceOf(LockLostException.class, failed.getCause());
+            assertLostWithTheLastKeyAhead(
+                    name, EtcdKeys.queue(name) + "f0f0", waiter::lockAsync, LockLostException.class);
         }
     }
 
@@ -124,16 +118,30 @@ class WaiterAdmissionTest {
     void aReaderWhoseOwnKeyGoesWithTheLastWriterAheadIsNotAdmitted() throws Exception {
         // A reader waits on the writers only, and its own key is a reader's: its watch must hold both.
         String name = uniquePrefix("reader");
-        String writer = EtcdKeys.writers(name) + "f0f0";
-        client.getKVClient().put(bytes(writer), bytes("")).get(5, SECONDS);
         try (RWLockService reader = EtcdProvider.newRWLock(client, name, ttl(30))) {
-            CompletableFuture<RWGrant> waiting = queued(reader.rLockAsync(), name, 2);
-            String own = ownKeyOf(name, writer);
-            deleteBoth(writer, own);
-
-            ExecutionException failed = assertThrows(ExecutionException.class, () -> waiting.get(10, SECONDS));
-            assertInstanceOf(RWLockLostException.class, failed.getCause());
+            assertLostWithTheLastKeyAhead(
+                    name, EtcdKeys.writers(name) + "f0f0", reader::rLockAsync, RWLockLostException.class);
         }
+    }
+
+    /**
+     * Puts {@code foreign} ahead, starts {@code waiting} behind it, then deletes both in one Txn (one revision: the own
+     * key is gone at the revision that empties the queue): the wait must fail with {@code lost}, never be admitted.
+     */
+    private static void assertLostWithTheLastKeyAhead(
+            String name, String foreign, Supplier<CompletableFuture<?>> wait, Class<? extends Throwable> lost)
+            throws Exception {
+        client.getKVClient().put(bytes(foreign), bytes("")).get(5, SECONDS);
+        CompletableFuture<?> waiting = queued(wait.get(), name, 2);
+        String own = ownKeyOf(name, foreign);
+        client.getKVClient()
+                .txn()
+                .Then(Op.delete(bytes(foreign), DeleteOption.DEFAULT), Op.delete(bytes(own), DeleteOption.DEFAULT))
+                .commit()
+                .get(5, SECONDS);
+
+        ExecutionException failed = assertThrows(ExecutionException.class, () -> waiting.get(10, SECONDS));
+        assertInstanceOf(lost, failed.getCause());
     }
 
     /** {@code waiting}, once {@code keys} keys are under {@code name} (its own key is created), and not admitted. */
@@ -157,13 +165,5 @@ class WaiterAdmissionTest {
         var r = client.getKVClient().delete(bytes(key)).get(5, SECONDS);
         assertEquals(1, r.getDeleted(), key);
         return r.getHeader().getRevision();
-    }
-
-    private static void deleteBoth(String a, String b) throws Exception {
-        client.getKVClient()
-                .txn()
-                .Then(Op.delete(bytes(a), DeleteOption.DEFAULT), Op.delete(bytes(b), DeleteOption.DEFAULT))
-                .commit()
-                .get(5, SECONDS);
     }
 }
