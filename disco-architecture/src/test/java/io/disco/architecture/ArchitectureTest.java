@@ -26,6 +26,7 @@ class ArchitectureTest {
         "io.disco.lock..",
         "io.disco.rwlock..",
         "io.disco.semaphore..",
+        "io.disco.barrier..",
         "io.disco.election..",
         "io.disco.client.."
     };

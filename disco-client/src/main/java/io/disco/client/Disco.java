@@ -1,5 +1,7 @@
 package io.disco.client;
 
+import io.disco.barrier.Barrier;
+import io.disco.barrier.DoubleBarrier;
 import io.disco.core.Claimant;
 import io.disco.core.Primitive;
 import io.disco.election.ElectionService;
@@ -131,6 +133,35 @@ public interface Disco extends AutoCloseable {
      * @throws IllegalStateException if the client is closed
      */
     FencedSemaphore semaphore(String name, int permits);
+
+    /**
+     * The barrier named {@code name}: a gate one process holds up and any process lowers, while others wait for it
+     * to fall; same naming rules as {@link #lock(String)}. Its key belongs to no owner: it stays up when the process
+     * that raised it is lost (see {@link Barrier}). On etcd its key is the name itself, as etcd's Go
+     * {@code recipe.Barrier} writes it; on ZooKeeper its node, as Curator's {@code DistributedBarrier} does.
+     *
+     * @param name the barrier's name, for example {@code /barriers/migration-42}
+     * @return the barrier; the handle holds nothing
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} breaks the name rule ({@link Names})
+     * @throws IllegalStateException if the client is closed
+     */
+    Barrier barrier(String name);
+
+    /**
+     * A new participant of the double barrier named {@code name} for {@code participants} participants: its
+     * {@code enter()} waits until that many have entered, its {@code leave()} until all have left (see
+     * {@link DoubleBarrier}). Each call is one more participant, whose key is on the client's owner; same naming
+     * rules as {@link #lock(String)}. Every participant of a name must use the same number.
+     *
+     * @param name the double barrier's name, for example {@code /barriers/batch-7}
+     * @param participants how many participants the barrier gathers, positive
+     * @return the participant, outside
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} breaks the name rule ({@link Names}), or {@code participants < 1}
+     * @throws IllegalStateException if the client is closed
+     */
+    DoubleBarrier doubleBarrier(String name, int participants);
 
     /**
      * This client's candidate in the election {@code name}: an {@link ElectionService} on the client's

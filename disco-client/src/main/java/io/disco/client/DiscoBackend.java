@@ -139,6 +139,19 @@ public interface DiscoBackend {
         }
 
         /**
+         * The barriers and double barriers, through this owner's connection to the backend: a barrier's key belongs to
+         * no owner; a double barrier participant's key is this owner's.
+         *
+         * <p>The default refuses: a backend without barriers still runs the client's locks.
+         *
+         * @return the barrier steps
+         * @throws UnsupportedOperationException if the backend has no barriers
+         */
+        default Barriers barriers() {
+            throw new UnsupportedOperationException(getClass().getName() + " has no barriers");
+        }
+
+        /**
          * Completes, normally, once when the owner is lost or closed.
          *
          * @return the end of this owner

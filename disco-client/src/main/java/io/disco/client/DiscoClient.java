@@ -1,5 +1,7 @@
 package io.disco.client;
 
+import io.disco.barrier.Barrier;
+import io.disco.barrier.DoubleBarrier;
 import io.disco.core.Claimant;
 import io.disco.core.Primitive;
 import io.disco.election.ElectionService;
@@ -137,6 +139,23 @@ final class DiscoClient implements Disco {
                 owner.toString(),
                 observers);
         return new ClientSemaphore(checked, permits, semaphores);
+    }
+
+    @Override
+    public Barrier barrier(String name) {
+        owner.requireOpen();
+        return new ClientBarrier(Names.check(name), owner);
+    }
+
+    @Override
+    public DoubleBarrier doubleBarrier(String name, int participants) {
+        owner.requireOpen();
+        String checked = Names.check(name);
+        if (participants < 1) {
+            throw new IllegalArgumentException(
+                    "participants must be at least 1, got " + participants + " (double barrier '" + name + "')");
+        }
+        return new ClientDoubleBarrier(checked, participants, owner);
     }
 
     @Override

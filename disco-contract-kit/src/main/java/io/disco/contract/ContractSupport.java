@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -187,6 +188,25 @@ public abstract class ContractSupport {
         List<String> added = new ArrayList<>(after);
         added.removeAll(before);
         return added.get(0);
+    }
+
+    /**
+     * Runs {@code task} on a thread of its own ({@link #THREADS}): for a call that blocks, watched through the future.
+     *
+     * @param task the call
+     * @param <T> its result
+     * @return completes with the call's result, or its exception
+     */
+    protected static <T> CompletableFuture<T> onThread(Callable<T> task) {
+        CompletableFuture<T> f = new CompletableFuture<>();
+        THREADS.execute(() -> {
+            try {
+                f.complete(task.call());
+            } catch (Throwable t) {
+                f.completeExceptionally(t);
+            }
+        });
+        return f;
     }
 
     /**
