@@ -88,7 +88,9 @@ public interface Barriers {
          * Removes this participant's key, and waits until no participant that was registered at that moment is left
          * (participants registered later belong to the next round).
          *
-         * @return completes when every participant of the round has left
+         * @return completes when every participant of the round has left; fails with
+         *     {@link io.disco.barrier.BarrierLostException} if this participant's key was already gone (its owner
+         *     lost, or the key deleted from outside), before it waits for anyone
          */
         CompletableFuture<Void> leave();
 

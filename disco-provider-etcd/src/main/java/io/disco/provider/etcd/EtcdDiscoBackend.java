@@ -157,6 +157,7 @@ final class EtcdDiscoBackend implements TestableBackend {
                         "list the keys under " + prefix + "/")
                 .getKvs()
                 .stream()
+                .filter(kv -> kv.getLease() != 0) // an owner's keys: not a double barrier's open mark
                 .map(kv -> kv.getKey().toString(StandardCharsets.UTF_8))
                 .toList();
     }

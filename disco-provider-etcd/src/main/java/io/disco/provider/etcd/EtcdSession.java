@@ -1,5 +1,6 @@
 package io.disco.provider.etcd;
 
+import io.disco.client.Barriers;
 import io.disco.client.DiscoBackend;
 import io.disco.core.Claimant;
 import io.disco.core.DiscoSession;
@@ -66,8 +67,11 @@ public final class EtcdSession implements DiscoSession, DiscoBackend.Owner {
     /** Everything but the public face: what the services depend on. */
     private final SessionCore core;
 
+    private final EtcdBarriers barriers;
+
     private EtcdSession(Client client, GrantedLease granted, EtcdOptions options) {
         this.core = new SessionCore(this, client, granted, options);
+        this.barriers = new EtcdBarriers(core);
     }
 
     /**
@@ -106,6 +110,17 @@ public final class EtcdSession implements DiscoSession, DiscoBackend.Owner {
         // Once per client, in the background: warn of an etcd version with a known lease bug.
         EtcdServerVersion.checkOnce(client, options.requestTimeout());
         return s;
+    }
+
+    /**
+     * The barriers through this session: a barrier's key has no lease; a double barrier participant's key is on this
+     * session's lease. For the client ({@code Disco.barrier}, {@code Disco.doubleBarrier}), which blocks on them.
+     *
+     * @return the barrier steps
+     */
+    @Override
+    public Barriers barriers() {
+        return barriers;
     }
 
     /**

@@ -1,0 +1,110 @@
+package io.disco.provider.etcd;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+import io.etcd.jetcd.watch.WatchResponse;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A barrier's wait for a state of its keys: a read that either finds it or gives the revision it read at, then a
+ * watch of the keys from the revision after it, each event tested in revision order. A watch that breaks
+ * (compaction, a member that stops answering, a cancel by the server) is replaced by a fresh read and watch: a
+ * compaction is never the caller's failure (rule 4). Cancelling the result closes the watch. Runs on the session
+ * thread.
+ */
+abstract class KeyWait {
+
+    /** What {@link #read()} answers when the wait is over. */
+    static final long DONE = -1;
+
+    private final SessionCore core;
+    private final ByteSequence key;
+    private final boolean prefix;
+    private final WatchEvent.EventType wanted;
+    private final CompletableFuture<Void> result = new CompletableFuture<>();
+    // Session thread only.
+    private Watch.Watcher watcher;
+
+    /**
+     * @param key the key watched, or the prefix of the keys watched
+     * @param prefix whether {@code key} is a prefix
+     * @param wanted the events tested ({@link #done}); the others are not even sent
+     */
+    KeyWait(SessionCore core, ByteSequence key, boolean prefix, WatchEvent.EventType wanted) {
+        this.core = core;
+        this.key = key;
+        this.prefix = prefix;
+        this.wanted = wanted;
+    }
+
+    /**
+     * Reads the state: {@link #DONE} if the wait is over, else the revision read at (the watch starts after it).
+     * Called on the session thread, first and after every broken watch.
+     */
+    abstract CompletableFuture<Long> read();
+
+    /** @return whether {@code event}, the next one after what was read and tested, ends the wait */
+    abstract boolean done(WatchEvent event);
+
+    /** Starts the wait; @return completes when it is over, or with the reading's failure; cancel it to stop */
+    final CompletableFuture<Void> start() {
+        result.whenComplete((v, e) -> core.runOnSession(this::closeWatch));
+        core.runOnSession(this::readAndWatch);
+        return result;
+    }
+
+    private void readAndWatch() {
+        if (result.isDone()) {
+            return;
+        }
+        read().whenComplete((revision, failed) -> core.runOnSession(() -> {
+            if (result.isDone()) {
+                return;
+            }
+            if (failed != null) {
+                result.completeExceptionally(failed);
+            } else if (revision == DONE) {
+                result.complete(null);
+            } else {
+                WatchOption.Builder option = WatchOption.builder()
+                        .withRevision(revision + 1)
+                        .withRequireLeader(true)
+                        .withCreateNotify(true);
+                if (prefix) {
+                    option.isPrefix(true);
+                }
+                if (wanted == WatchEvent.EventType.DELETE) {
+                    option.withNoPut(true);
+                } else {
+                    option.withNoDelete(true);
+                }
+                watcher = core.watch(key, option.build(), SessionWatches.Silence.WAIT, this::onEvents, this::broken);
+            }
+        }));
+    }
+
+    private void onEvents(WatchResponse response) {
+        for (WatchEvent event : response.getEvents()) {
+            if (!result.isDone() && event.getEventType() == wanted && done(event)) {
+                result.complete(null);
+            }
+        }
+    }
+
+    private void broken() {
+        closeWatch();
+        if (!result.isDone()) {
+            core.schedule(this::readAndWatch, 100, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void closeWatch() {
+        if (watcher != null) {
+            watcher.close();
+            watcher = null;
+        }
+    }
+}
