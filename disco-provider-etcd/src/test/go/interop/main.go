@@ -1,5 +1,6 @@
 // Command interop drives etcd's own Go coordination recipes (concurrency.Mutex,
-// concurrency.Election, recipes.RWMutex, etcd 3.4) for the Java interop tests.
+// concurrency.Election, recipes.RWMutex, recipes.Barrier, recipes.DoubleBarrier, etcd 3.4) for the
+// Java interop tests.
 //
 // Usage: interop <endpoints, comma-separated> <ttl seconds>
 //
@@ -16,6 +17,11 @@
 //	proclaim <value>           -> proclaimed
 //	resign                     -> resigned
 //	observe <name>             -> observing, then "leader <value> <create revision>" per change
+//	hold <name>                -> held (recipe.Barrier)
+//	release <name>             -> released
+//	wait <name>                -> waited, once the barrier is down
+//	enter <name> <count>       -> entered, once count participants entered (recipe.DoubleBarrier)
+//	leave                      -> left, once every participant left
 //	quit                       -> (closes the session, exits)
 //
 // Errors are answered "error <message>".
@@ -71,6 +77,7 @@ func main() {
 	var mutex *concurrency.Mutex
 	var rw *recipe.RWMutex
 	var election *concurrency.Election
+	var double *recipe.DoubleBarrier
 	say("ready %x", s.Lease())
 
 	in := bufio.NewScanner(os.Stdin)
@@ -131,6 +138,30 @@ func main() {
 					}
 				}
 			}()
+		case "hold":
+			if err = recipe.NewBarrier(cli, f[1]).Hold(); err == nil {
+				say("held")
+			}
+		case "release":
+			if err = recipe.NewBarrier(cli, f[1]).Release(); err == nil {
+				say("released")
+			}
+		case "wait":
+			if err = recipe.NewBarrier(cli, f[1]).Wait(); err == nil {
+				say("waited")
+			}
+		case "enter":
+			var count int
+			if count, err = strconv.Atoi(f[2]); err == nil {
+				double = recipe.NewDoubleBarrier(s, f[1], count)
+				if err = double.Enter(); err == nil {
+					say("entered")
+				}
+			}
+		case "leave":
+			if err = double.Leave(); err == nil {
+				say("left")
+			}
 		case "quit":
 			return
 		default:
