@@ -2,7 +2,8 @@
  * The contract test kit: abstract JUnit 5 tests, one per primitive ({@link io.disco.contract.LockContract},
  * {@link io.disco.contract.RWLockContract}, {@link io.disco.contract.SemaphoreContract},
  * {@link io.disco.contract.ElectionContract}, {@link io.disco.contract.LeadershipRunnerContract},
- * {@link io.disco.contract.FencedLockContract}), plus the thread rules of one owner
+ * {@link io.disco.contract.FencedLockContract}, {@link io.disco.contract.BarrierContract},
+ * {@link io.disco.contract.DoubleBarrierContract}), plus the thread rules of one owner
  * ({@link io.disco.contract.OwnerContract}) and the rules every primitive keeps alike: names, timeouts,
  * interruption and the client's status ({@link io.disco.contract.UniformRulesContract}), and the client's bound
  * on waiting for an unreachable backend ({@link io.disco.contract.UnreachableBackendContract}), written against the public interfaces only. They are the
