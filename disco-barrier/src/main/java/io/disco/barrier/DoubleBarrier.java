@@ -78,8 +78,8 @@ public interface DoubleBarrier {
     /**
      * Enters and waits at most {@code timeout} until {@link #participants()} have entered.
      *
-     * @param timeout the longest wait; zero or less: only if this participant completes the count or the barrier is
-     *     open
+     * @param timeout the longest wait; zero or less does not wait: the participant registers and is withdrawn at once
+     *     unless the barrier opened by then (rarely useful)
      * @return true if the barrier opened; false if the time ran out first (withdrawn, no key left)
      * @throws NullPointerException if {@code timeout} is null
      * @throws InterruptedException if interrupted on entry (nothing registered) or while waiting (withdrawn)
@@ -103,7 +103,7 @@ public interface DoubleBarrier {
     /**
      * Leaves and waits at most {@code timeout} until every participant has left.
      *
-     * @param timeout the longest wait for the others
+     * @param timeout the longest wait for the others; zero or less: leaves without waiting for them
      * @return true if every participant has left; false if some had not when the time ran out (this one has)
      * @throws NullPointerException if {@code timeout} is null
      * @throws InterruptedException if interrupted on entry (still inside) or while waiting (left)
