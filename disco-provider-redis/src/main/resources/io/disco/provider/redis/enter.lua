@@ -13,7 +13,7 @@ if ARGV[6] == '1' and not seq then
   local live = participants(nil)
   if live + 1 > n then return {'refused', live + 1} end
   seq = redis.call('HINCRBY', TOK, 'dseq', 1)
-  redis.call('HSET', ck, 'owner', owner, 'kind', 'd', 'meta', ARGV[3])
+  redis.call('HSET', ck, 'owner', owner, 'kind', 'd', 'token', '0', 'meta', ARGV[3]) -- token: never handed one
   redis.call('PEXPIRE', ck, ARGV[4])
   redis.call('ZADD', DQ, seq, id)
 end
