@@ -137,6 +137,28 @@ class RedisBarrierTest {
     }
 
     @Test
+    void theTestHooksListParticipantsWithTheirOwnerAndNotTheBarrier() throws Exception {
+        String name = "/barrier-test/keys";
+        try (RedisDiscoBackend hooks = RedisDiscoBackend.over(
+                        client,
+                        RedisURI.create(server.uri()),
+                        RedisOptions.builder().build());
+                RedisSession owner = session(Duration.ofSeconds(30))) {
+            assertTrue(soon(owner.barriers().raise(name)));
+            assertEquals(List.of(), hooks.keys(name), "a barrier belongs to no owner");
+            Barriers.Participant p = owner.barriers().participant(name, 2);
+            CompletableFuture<Void> entering = p.enter();
+            await().atMost(SOON).until(() -> hooks.keys(name).size() == 1);
+            String key = hooks.keys(name).get(0);
+            assertEquals(owner.id(), hooks.ownerOf(key).orElseThrow());
+            entering.cancel(false);
+            assertTrue(soon(p.withdraw()));
+            assertEquals(List.of(), hooks.keys(name));
+            assertTrue(soon(owner.barriers().lower(name)));
+        }
+    }
+
+    @Test
     void aCancelledEnterThatLandsIsWithdrawnAfterItsAnswer() throws Exception {
         String name = "/barrier-test/cancel";
         try (RedisSession a = session(Duration.ofSeconds(30));
