@@ -71,7 +71,12 @@ final class BarrierWatch {
      */
     static BarrierWatch start(SessionCore core, String name, CompletableFuture<Void> result, Check check) {
         BarrierWatch w = new BarrierWatch(core, name, result, check);
-        core.wakeups().observe(name, w.wake); // before the check: a change after it is heard
+        try {
+            core.wakeups().observe(name, w.wake); // before the check: a change after it is heard
+        } catch (RuntimeException e) { // the pub/sub connection is closed: the session ended
+            result.completeExceptionally(
+                    new IllegalStateException("the Redis session ended before a barrier on " + name + " waited", e));
+        }
         result.whenComplete((v, e) -> w.stop());
         w.wake.run();
         return w;
@@ -132,7 +137,11 @@ final class BarrierWatch {
     }
 
     private void stop() {
-        core.wakeups().unobserve(name, wake);
+        try {
+            core.wakeups().unobserve(name, wake);
+        } catch (RuntimeException e) {
+            // the pub/sub connection is closed: nothing to unsubscribe
+        }
         synchronized (this) {
             if (timer != null) {
                 timer.cancel(false);

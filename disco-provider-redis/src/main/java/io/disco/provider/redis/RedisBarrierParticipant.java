@@ -73,26 +73,34 @@ final class RedisBarrierParticipant implements Barriers.Participant {
                 result.completeExceptionally(e); // maybe created: unrenewed, it expires; the client removes it
                 return;
             }
-            String verdict = RedisBarriers.first(answer);
-            switch (verdict) {
-                case "refused" ->
-                    result.completeExceptionally(new IllegalStateException("double barrier '" + name
-                            + "': " + answer.get(1) + " participants would be registered, more than its " + participants
-                            + " (a previous round is still inside or leaving); this one was not registered"));
-                case "open" -> {
-                    core.liveness().register(key, this::gone);
-                    result.complete(null);
-                }
-                case "wait" -> {
-                    core.liveness().register(key, this::gone);
-                    entering = BarrierWatch.start(core, name, result, this::checkEntered);
-                }
-                default ->
-                    result.completeExceptionally(
-                            new DiscoException(core.where() + " answered " + answer + " to registering " + key));
+            try {
+                registered(answer, result);
+            } catch (RuntimeException ex) {
+                result.completeExceptionally(ex); // never left hanging
             }
         });
         return result;
+    }
+
+    /** The registration's answer: refused, open, or a wait to start. */
+    private void registered(List<Object> answer, CompletableFuture<Void> result) {
+        switch (RedisBarriers.first(answer)) {
+            case "refused" ->
+                result.completeExceptionally(new IllegalStateException("double barrier '" + name
+                        + "': " + answer.get(1) + " participants would be registered, more than its " + participants
+                        + " (a previous round is still inside or leaving); this one was not registered"));
+            case "open" -> {
+                core.liveness().register(key, this::gone);
+                result.complete(null);
+            }
+            case "wait" -> {
+                core.liveness().register(key, this::gone);
+                entering = BarrierWatch.start(core, name, result, this::checkEntered);
+            }
+            default ->
+                result.completeExceptionally(
+                        new DiscoException(core.where() + " answered " + answer + " to registering " + key));
+        }
     }
 
     /** One check of the wait to enter. */
