@@ -2,8 +2,11 @@ package io.disco.provider.redis;
 
 import io.disco.fencing.DiscoException;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -34,6 +37,40 @@ final class Calls {
             }
             throw new DiscoException(where + " failed while " + doing + ": " + cause, cause);
         }
+    }
+
+    /**
+     * {@link #await} without waiting: {@code f}'s outcome, handed to {@code handOver} (never completed on the thread
+     * that answers, a Lettuce event loop), failed with a {@link DiscoException} if Redis answered with an error or
+     * did not answer within {@code timeout}.
+     *
+     * @param where the server, for the message
+     * @param doing what the request was, for the message
+     * @param handOver where the returned future completes
+     * @return the answer, bounded
+     */
+    static <T> CompletableFuture<T> within(
+            CompletionStage<T> f, Duration timeout, String where, String doing, Executor handOver) {
+        CompletableFuture<T> out = new CompletableFuture<>();
+        f.toCompletableFuture()
+                .orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
+                .whenComplete((v, e) -> handOver.execute(() -> {
+                    if (e == null) {
+                        out.complete(v);
+                        return;
+                    }
+                    Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                    if (cause instanceof DiscoException d) {
+                        out.completeExceptionally(d);
+                    } else if (cause instanceof TimeoutException) {
+                        out.completeExceptionally(new DiscoException(
+                                where + " did not answer within " + timeout.toMillis() + " ms while " + doing, cause));
+                    } else {
+                        out.completeExceptionally(
+                                new DiscoException(where + " failed while " + doing + ": " + cause, cause));
+                    }
+                }));
+        return out;
     }
 
     /**

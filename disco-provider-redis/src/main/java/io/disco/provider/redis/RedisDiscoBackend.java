@@ -216,13 +216,25 @@ public final class RedisDiscoBackend implements TestableBackend {
                 "announcing the end of owner " + ownerText);
     }
 
-    /** The claim keys of {@code name}, holders' and waiters' (the listing's keys), sorted. */
+    /**
+     * The claim keys of {@code name}, holders' and waiters' (the listing's keys) and the live double barrier
+     * participants' ({@code participants.lua}), as {@code <name>/<claim id>}, sorted. A barrier's key belongs to no
+     * owner: it is not among them.
+     */
     @Override
     public List<String> keys(String name) {
         List<String> keys = new ArrayList<>();
         for (var c : RedisClaimantListing.list(
                 admin().commands(), describe(), io.disco.core.Primitive.LOCK, name, options.requestTimeout())) {
             keys.add(c.key());
+        }
+        List<Object> participants = Calls.get(
+                Scripts.PARTICIPANTS.run(admin().commands(), name),
+                options.requestTimeout(),
+                describe(),
+                "listing the double barrier participants of " + name);
+        for (int i = 0; i + 1 < participants.size(); i += 2) {
+            keys.add(RedisKeys.grantKey(name, String.valueOf(participants.get(i))));
         }
         Collections.sort(keys);
         return keys;

@@ -13,21 +13,28 @@ import java.util.Optional;
  * <ul>
  *   <li>{@link #tokens} {@code disco:{n}:tok}, a hash: the name's token record ({@code epoch}, {@code gen},
  *       {@code seq}, {@code replid}), the queue's sequence ({@code qseq}), a semaphore's {@code limit}, the read
- *       phase's token of a read/write lock ({@code phase}). Never deleted: deleting it lets tokens start again
- *       low;</li>
+ *       phase's token of a read/write lock ({@code phase}), a double barrier's registration sequence ({@code dseq})
+ *       and the last registration when it last opened ({@code dopen}). Never deleted: deleting it lets tokens start
+ *       again low;</li>
  *   <li>{@link #queue} {@code disco:{n}:q}, a sorted set: claim id → position in the queue (strictly increasing per
  *       name);</li>
  *   <li>{@link #claim} {@code disco:{n}:c:<claim id>}, a hash with a TTL: one claim of one owner (its grant's
  *       {@code key()} is {@link #grantKey} {@code <n>/<claim id>}, as an etcd claim's is {@code <n>/<lease>}), fields
  *       {@code owner} (its owner's id, decimal), {@code kind} ({@code x} lock, {@code e} election candidate,
- *       {@code r} reader, {@code w} writer, {@code p} semaphore permit), {@code token} ({@code 0} while it waits,
+ *       {@code r} reader, {@code w} writer, {@code p} semaphore permit, {@code d} double barrier participant), {@code token} ({@code 0} while it waits,
  *       then {@code <epoch>:<gen>:<seq>}), {@code slot} (a permit's, else -1), {@code value} (a candidate's),
  *       {@code meta} (who claims, {@code ClaimMetadata}'s JSON), {@code since} (the server's time of the grant, ms).
  *       A claim is live exactly while this key exists: its owner renews its TTL;</li>
  *   <li>{@link #slots} {@code disco:{n}:slots}, a hash: a semaphore's slot index → the claim id that holds it;</li>
+ *   <li>{@link #barrier} {@code disco:{n}:bar}, a string without TTL: the barrier {@code n}, up while it exists (its
+ *       value: who raised it, {@code ClaimMetadata}'s JSON); it belongs to no owner;</li>
+ *   <li>{@link #participants} {@code disco:{n}:dq}, a sorted set: a double barrier's participant id → its
+ *       registration sequence; each participant is also a claim {@code disco:{n}:c:<id>} of kind {@code d}, counted
+ *       while that key exists;</li>
  *   <li>{@link #log} {@code disco:{n}:log}, a stream: an election's terms and proclamations, capped at about 64;</li>
- *   <li>{@link #channel} {@code disco:{n}:ch}, a pub/sub channel: the ids of the waiting claims now admitted, and
- *       {@code +log} when the log grew;</li>
+ *   <li>{@link #channel} {@code disco:{n}:ch}, a pub/sub channel: the ids of the waiting claims now admitted,
+ *       {@code +log} when the log grew, {@code +b} when the barrier was lowered, {@code +d} when a double barrier
+ *       opened or lost a participant;</li>
  *   <li>{@link #GONE_CHANNEL} {@code disco:gone}, one pub/sub channel for all names: {@code c <owner> <claim key>}
  *       when a claim was deleted behind its owner's back, {@code o <owner>} when an owner was ended from outside.</li>
  * </ul>
@@ -93,6 +100,22 @@ public final class RedisKeys {
      */
     public static String slots(String name) {
         return prefix(name) + "slots";
+    }
+
+    /**
+     * @param name a barrier's name
+     * @return its key {@code disco:{<name>}:bar}
+     */
+    public static String barrier(String name) {
+        return prefix(name) + "bar";
+    }
+
+    /**
+     * @param name a double barrier's name
+     * @return its participants {@code disco:{<name>}:dq}
+     */
+    public static String participants(String name) {
+        return prefix(name) + "dq";
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.disco.provider.redis;
 
+import io.disco.client.Barriers;
 import io.disco.client.DiscoBackend;
 import io.disco.core.Claimant;
 import io.disco.core.DiscoSession;
@@ -55,6 +56,7 @@ public final class RedisSession implements DiscoSession, DiscoBackend.Owner {
     private static final SecureRandom IDS = new SecureRandom();
 
     private final SessionCore core;
+    private final RedisBarriers barriers;
 
     private RedisSession(Deployment deployment, Link link, RedisOptions options, long ownerId, long confirmedAt) {
         this.core = new SessionCore(
@@ -65,6 +67,7 @@ public final class RedisSession implements DiscoSession, DiscoBackend.Owner {
                 ownerId,
                 confirmedAt,
                 new TokenLineage(deployment, options.requestTimeout()));
+        this.barriers = new RedisBarriers(core);
     }
 
     /**
@@ -197,6 +200,18 @@ public final class RedisSession implements DiscoSession, DiscoBackend.Owner {
      * @throws IllegalArgumentException if {@code name} is blank or invalid
      * @throws IllegalStateException if this session already has a service on {@code name}, or is closed or lost
      */
+    /**
+     * The barriers and double barriers on this session ({@link RedisBarriers}): a barrier is a key of no owner,
+     * {@link RedisKeys#barrier}; a double barrier participant is a claim of this session, {@link RedisKeys#claim} of
+     * kind {@code d}, listed in {@link RedisKeys#participants}.
+     *
+     * @return the barrier steps
+     */
+    @Override
+    public Barriers barriers() {
+        return barriers;
+    }
+
     @Override
     public ElectionService newElection(String name) {
         return newElection(name, null);

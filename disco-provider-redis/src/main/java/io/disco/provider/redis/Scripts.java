@@ -36,7 +36,17 @@ enum Scripts {
     /** Where an election's log ends, and who leads. */
     OBSERVE("observe"),
     /** Deletes every claim of one owner on a name: its session closes. */
-    DROP("drop");
+    DROP("drop"),
+    /** Lowers a barrier and wakes its waiters. */
+    LOWER("lower"),
+    /** Registers or checks a double barrier participant; opens the barrier when the count is complete. */
+    ENTER("enter"),
+    /** Withdraws a double barrier participant, unless the barrier opened while it was registered. */
+    WITHDRAW("withdraw"),
+    /** Removes a double barrier participant, and tells whether its round is still there. */
+    LEAVE("leave"),
+    /** Reads a double barrier's live participants. */
+    PARTICIPANTS("participants");
 
     private final String source;
     private final String sha;

@@ -215,6 +215,16 @@ final class SessionCore implements Liveness.Renewals {
         });
     }
 
+    /**
+     * Records that this session writes claims on {@code name} outside a service (a double barrier participant), so
+     * that its close sweeps them.
+     *
+     * @throws IllegalStateException if the session is closed or lost
+     */
+    void useName(String name) {
+        status.whileUsable(this::toString, () -> names.add(name));
+    }
+
     void checkFree(String name, boolean shared) {
         services.checkFree(name, shared);
     }

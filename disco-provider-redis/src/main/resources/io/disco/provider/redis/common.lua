@@ -3,6 +3,7 @@
 -- record 'disco:{<name>}:tok' and KEYS[2] the queue 'disco:{<name>}:q' (see RedisKeys).
 local P = string.sub(KEYS[1], 1, -4)
 local TOK, Q, SLOTS, CH, LOG = P .. 'tok', P .. 'q', P .. 'slots', P .. 'ch', P .. 'log'
+local BAR, DQ = P .. 'bar', P .. 'dq'
 local function ckey(id) return P .. 'c:' .. id end
 
 -- The admitted claims of the queue (those that hold, or may hold now), in queue order, as {id, kind, token}: a lock's
@@ -60,4 +61,24 @@ local function free_slot(id, slot)
   if slot and slot ~= '' and tonumber(slot) >= 0 and redis.call('HGET', SLOTS, slot) == id then
     redis.call('HDEL', SLOTS, slot)
   end
+end
+
+-- The live participants of the name's double barrier registered at sequence 'upto' or before (nil: all): the members
+-- of 'dq' whose claim key exists. A member whose key is gone (expired with its owner, deleted) is removed from 'dq'.
+-- Returns how many are live and the soonest PTTL among them (-1: none has a TTL), the instant one may expire: no
+-- script runs when a key expires, so a waiter checks again then.
+local function participants(upto)
+  local members
+  if upto then members = redis.call('ZRANGEBYSCORE', DQ, '-inf', upto) else members = redis.call('ZRANGE', DQ, 0, -1) end
+  local live, soonest = 0, -1
+  for _, m in ipairs(members) do
+    local t = redis.call('PTTL', ckey(m))
+    if t == -2 then
+      redis.call('ZREM', DQ, m)
+    else
+      live = live + 1
+      if t >= 0 and (soonest < 0 or t < soonest) then soonest = t end
+    end
+  end
+  return live, soonest
 end

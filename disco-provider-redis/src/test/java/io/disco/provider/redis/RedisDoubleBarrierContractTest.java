@@ -1,0 +1,17 @@
+package io.disco.provider.redis;
+
+import io.disco.client.TestableBackend;
+import io.disco.contract.DoubleBarrierContract;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The kit's {@link DoubleBarrierContract} against a standalone Redis (one server shared by every contract class of the run). */
+class RedisDoubleBarrierContractTest extends DoubleBarrierContract {
+
+    @RegisterExtension
+    static final RedisContractBackend REDIS = new RedisContractBackend();
+
+    @Override
+    protected TestableBackend backend() {
+        return REDIS.backend();
+    }
+}
