@@ -1,5 +1,6 @@
 package io.disco.provider.zookeeper;
 
+import io.disco.client.Barriers;
 import io.disco.client.DiscoBackend;
 import io.disco.core.ClaimMetadata;
 import io.disco.core.Claimant;
@@ -54,8 +55,12 @@ public final class ZooKeeperSession implements DiscoSession, DiscoBackend.Owner 
     /** Everything but the public face: what the services depend on. */
     private final SessionCore core;
 
+    /** The barriers through this session. */
+    private final ZkBarriers barriers;
+
     private ZooKeeperSession(CuratorFramework client, ZooKeeperOptions options, SessionHandOut.Opened opened) {
         this.core = new SessionCore(this, client, options, opened); // listeners are told later, on another thread
+        this.barriers = new ZkBarriers(core);
     }
 
     /**
@@ -207,6 +212,19 @@ public final class ZooKeeperSession implements DiscoSession, DiscoBackend.Owner 
         Objects.requireNonNull(client, "client");
         return new ZkClaimantListing(client, client.getZookeeperClient().getCurrentConnectionString())
                 .list(primitive, name);
+    }
+
+    /**
+     * The barriers and double barriers through this session, on the nodes of Curator's recipes: a barrier is the
+     * persistent node {@code <name>} ({@code DistributedBarrier}'s), a double barrier participant the ephemeral node
+     * {@code <name>/<uuid>} of this session, the barrier open once {@code <name>/ready} is there
+     * ({@code DistributedDoubleBarrier}'s). For the client ({@code Disco.barrier}, {@code Disco.doubleBarrier}).
+     *
+     * @return the barrier steps
+     */
+    @Override
+    public Barriers barriers() {
+        return barriers;
     }
 
     /** @return the session timeout ZooKeeper negotiated: this owner's time to live */
