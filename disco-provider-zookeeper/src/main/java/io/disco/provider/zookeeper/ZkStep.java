@@ -12,6 +12,7 @@ import org.apache.curator.framework.WatcherRemoveCuratorFramework;
 import org.apache.curator.framework.api.BackgroundCallback;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.api.CuratorWatcher;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 
@@ -272,6 +273,9 @@ final class ZkStep<T> {
     }
 
     private void removeWatches() {
+        if (core.client().getState() != CuratorFrameworkState.STARTED) {
+            return; // closed: its watches went with it
+        }
         try {
             client.removeWatchers();
         } catch (RuntimeException e) {
