@@ -123,8 +123,16 @@ final class ZkBarrierParticipant implements Barriers.Participant {
         return submit(step, () -> create(step));
     }
 
+    /** @return the own node's path */
+    String node() {
+        return node;
+    }
+
     /** Creates the own node (found there after a lost answer: the same), then counts. */
     private void create(ZkStep<Void> step) {
+        if (!barriers.seat(this)) {
+            return; // the session ended: the step fails with it (ZkBarriers)
+        }
         byte[] data = core.claimData();
         step.send(
                 (c, w, cb) -> c.create()
@@ -152,7 +160,8 @@ final class ZkBarrierParticipant implements Barriers.Participant {
 
     private void created(ZkStep<Void> step, Stat stat) {
         String foreign = OwnNode.foreignOwner(node, stat, core.sessionId());
-        if (foreign != null) { // never used: the session that waits on it is lost
+        if (foreign != null || barriers.ended()) { // never used: the session that waits on it ended
+            barriers.unseat(this);
             core.deleteInBackground(node);
             return;
         }
@@ -201,6 +210,7 @@ final class ZkBarrierParticipant implements Barriers.Participant {
                 step.unexpected(deleted);
                 return;
             }
+            barriers.unseat(this);
             step.result.completeExceptionally(new IllegalStateException("the double barrier " + name + " for "
                     + participants + " participants has " + count + " registered with this one (more than "
                     + participants + ": a previous round is still leaving?); this participant withdrew"));
@@ -254,6 +264,7 @@ final class ZkBarrierParticipant implements Barriers.Participant {
 
     /** The own node is gone while entering: deleted by somebody else, or the session ended with it. */
     private void lostNode(ZkStep<?> step) {
+        barriers.unseat(this);
         step.result.completeExceptionally(new BarrierLostException(
                 "the node " + node + " of this participant of the double barrier " + name + " is gone (deleted by"
                         + " somebody else, or its session ended): it is no longer counted",
@@ -284,6 +295,7 @@ final class ZkBarrierParticipant implements Barriers.Participant {
             if (event.getResultCode() == KeeperException.Code.NONODE.intValue()
                     || event.getResultCode() == KeeperException.Code.OK.intValue()
                             && !event.getChildren().contains(id)) {
+                barriers.unseat(this);
                 step.result.complete(true); // no key left
             } else if (event.getResultCode() != KeeperException.Code.OK.intValue()) {
                 step.unexpected(event);
@@ -320,6 +332,7 @@ final class ZkBarrierParticipant implements Barriers.Participant {
         step.send((c, w, cb) -> c.delete().guaranteed().inBackground(cb).forPath(node), deleted -> {
             if (deleted.getResultCode() == KeeperException.Code.OK.intValue()
                     || deleted.getResultCode() == KeeperException.Code.NONODE.intValue()) {
+                barriers.unseat(this);
                 step.result.complete(true);
             } else {
                 step.unexpected(deleted);
@@ -351,6 +364,7 @@ final class ZkBarrierParticipant implements Barriers.Participant {
             step.send((c, w, cb) -> c.delete().inBackground(cb).forPath(node), deleted -> {
                 if (deleted.getResultCode() == KeeperException.Code.OK.intValue()
                         || deleted.getResultCode() == KeeperException.Code.NONODE.intValue()) {
+                    barriers.unseat(this);
                     step.read(() -> awaitGone(step, round));
                 } else {
                     step.unexpected(deleted);
@@ -388,6 +402,7 @@ final class ZkBarrierParticipant implements Barriers.Participant {
                         (c, w, cb) -> c.delete().guaranteed().inBackground(cb).forPath(node), deleted -> {
                             if (deleted.getResultCode() == KeeperException.Code.OK.intValue()
                                     || deleted.getResultCode() == KeeperException.Code.NONODE.intValue()) {
+                                barriers.unseat(this);
                                 step.result.complete(null);
                             } else {
                                 step.unexpected(deleted);

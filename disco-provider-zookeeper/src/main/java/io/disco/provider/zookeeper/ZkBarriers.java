@@ -2,6 +2,7 @@ package io.disco.provider.zookeeper;
 
 import io.disco.barrier.BarrierLostException;
 import io.disco.client.Barriers;
+import io.disco.core.internal.session.SessionMember;
 import io.disco.fencing.DiscoException;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -18,24 +19,84 @@ import org.apache.zookeeper.KeeperException;
  * {@code DistributedDoubleBarrier}: {@link ZkBarrierParticipant}. Each step is a {@link ZkStep}; raise, lower and
  * isUp are one request each, bounded by the request timeout.
  *
- * <p>The session's end: a participant's wait (enter, leave) fails with {@link BarrierLostException} when the session
+ * <p>The session's end: the nodes of this session's participants are deleted (Curator's guaranteed delete), since a
+ * session closed on the application's {@code CuratorFramework} ({@link ZooKeeperProvider}) leaves its ZooKeeper
+ * session, and so its ephemeral nodes, alive; a participant's wait (enter, leave) fails with {@link BarrierLostException} when the session
  * is lost (its node went with it) and with {@link IllegalStateException} when it is closed, as the client reports
  * them; a {@link #lowered} wait is only stopped (its watch removed, nothing more sent) and left to the client, which
  * races every wait against the owner's end, cancels the wait, and waits on through its next owner: a failure would
  * reach the waiter instead, since the client takes a wait's outcome over the owner's end when both are there.
  */
-final class ZkBarriers implements Barriers {
+final class ZkBarriers implements Barriers, SessionMember {
+
+    /** What the barriers are registered as among the session's services: no ZooKeeper name, so no service's. */
+    private static final String MEMBER = "(barriers)";
 
     private final SessionCore core;
     /** The waits in progress, told of the session's end. */
     private final Set<Waiting> waits = ConcurrentHashMap.newKeySet();
+    /** The participants that have, or may have, a node: deleted at the session's end. */
+    private final Set<ZkBarrierParticipant> seated = ConcurrentHashMap.newKeySet();
+
+    private volatile boolean ended;
 
     /** A wait in progress, and what the session's end does to it. */
     private record Waiting(ZkStep<?> step, boolean failsWithSession) {}
 
-    ZkBarriers(SessionCore core) {
+    private ZkBarriers(SessionCore core) {
         this.core = core;
         core.done().whenComplete((v, e) -> waits.forEach(this::sessionEnded));
+    }
+
+    /**
+     * Makes the barriers of a session and registers them among its services (told of its end).
+     *
+     * @throws IllegalStateException if the session is closed or lost
+     */
+    static ZkBarriers create(SessionCore core) {
+        return core.register(MEMBER, true, () -> new ZkBarriers(core));
+    }
+
+    /**
+     * A participant is about to create its node, which the session's end deletes.
+     *
+     * @return false if the session has ended: no node
+     */
+    boolean seat(ZkBarrierParticipant p) {
+        seated.add(p);
+        if (ended) {
+            seated.remove(p);
+            return false;
+        }
+        return true;
+    }
+
+    /** A participant's node is gone (withdrawn, left, removed, refused). */
+    void unseat(ZkBarrierParticipant p) {
+        seated.remove(p);
+    }
+
+    /** @return whether the session has ended: a node created now must go at once */
+    boolean ended() {
+        return ended;
+    }
+
+    @Override
+    public void sessionLost(String reason, Throwable cause) {
+        unseatAll(); // a session declared lost by its deadline may still be there on the server
+    }
+
+    @Override
+    public void sessionClosed() {
+        unseatAll();
+    }
+
+    private void unseatAll() {
+        ended = true;
+        for (ZkBarrierParticipant p : seated) {
+            seated.remove(p);
+            core.deleteInBackground(p.node());
+        }
     }
 
     @Override
@@ -127,10 +188,30 @@ final class ZkBarriers implements Barriers {
     void track(ZkStep<?> step, boolean failsWithSession) {
         Waiting w = new Waiting(step, failsWithSession);
         waits.add(w);
+        step.onExpired(() -> expired(step));
         step.result.whenComplete((v, e) -> waits.remove(w));
         if (core.done().isDone()) {
             sessionEnded(w);
         }
+    }
+
+    /** The session expired under {@code step} (an answer said so): as at the session's end, as a loss. */
+    void expired(ZkStep<?> step) {
+        waits.removeIf(w -> {
+            if (w.step() != step) {
+                return false;
+            }
+            if (w.failsWithSession()) {
+                step.result.completeExceptionally(new BarrierLostException(
+                        "the ZooKeeper session 0x"
+                                + Long.toHexString(core.sessionId()) + " expired while " + step.doing
+                                + "; its node is gone with it",
+                        null));
+            } else {
+                step.stop();
+            }
+            return true;
+        });
     }
 
     private void sessionEnded(Waiting w) {

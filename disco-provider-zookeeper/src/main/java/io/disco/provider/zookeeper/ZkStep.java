@@ -60,6 +60,7 @@ final class ZkStep<T> {
     // guarded by this
     private Runnable read;
     private Runnable onEnd = () -> {};
+    private Runnable onExpired = () -> fail(KeeperException.create(KeeperException.Code.SESSIONEXPIRED));
     private int inFlight;
     private boolean changed;
     private boolean stopped;
@@ -91,6 +92,11 @@ final class ZkStep<T> {
             }
         }
         onEnd.run();
+    }
+
+    /** @param onExpired run when an answer says the session expired (by default the step fails) */
+    synchronized void onExpired(Runnable onExpired) {
+        this.onExpired = onExpired;
     }
 
     /**
@@ -162,6 +168,7 @@ final class ZkStep<T> {
 
     private void answered(Send send, Answer answer, CuratorEvent event) {
         KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
+        Runnable expired = null;
         synchronized (this) {
             inFlight--;
             if (result.isDone() || stopped) {
@@ -170,8 +177,13 @@ final class ZkStep<T> {
                 retryLater(() -> send(send, answer));
                 return;
             } else if (code == KeeperException.Code.SESSIONEXPIRED) {
-                return; // the session's end reaches the step through ZkBarriers
+                expired = onExpired;
             }
+        }
+        if (expired != null) {
+            expired.run();
+            endIfIdle();
+            return;
         }
         if (!result.isDone() && !isStopped()) {
             try {

@@ -60,7 +60,7 @@ public final class ZooKeeperSession implements DiscoSession, DiscoBackend.Owner 
 
     private ZooKeeperSession(CuratorFramework client, ZooKeeperOptions options, SessionHandOut.Opened opened) {
         this.core = new SessionCore(this, client, options, opened); // listeners are told later, on another thread
-        this.barriers = new ZkBarriers(core);
+        this.barriers = ZkBarriers.create(core);
     }
 
     /**

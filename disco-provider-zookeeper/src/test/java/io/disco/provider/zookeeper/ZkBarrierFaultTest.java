@@ -21,6 +21,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.zookeeper.ZooKeeper;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -189,6 +191,30 @@ class ZkBarrierFaultTest {
         closed.close();
         assertInstanceOf(IllegalStateException.class, failure(entering), "a closed session");
         Awaitility.await().atMost(SOON).until(() -> keys(double_).isEmpty());
+    }
+
+    @Test
+    void closingASessionOnTheApplicationsClientDeletesItsParticipantsNodes() throws Exception {
+        CuratorFramework app = ZkContractBackend.client(ZK.connectString(), 30_000);
+        try {
+            ZooKeeperSession session = ZooKeeperSession.open(app, ZkContractBackend.options());
+            String alone = name("close-inside");
+            String pair = name("close-entering");
+            soon(session.barriers().participant(alone, 1).enter()); // inside
+            CompletableFuture<Void> entering =
+                    session.barriers().participant(pair, 2).enter();
+            Awaitility.await().atMost(SOON).until(() -> keys(pair).size() == 1);
+            assertEquals(1, keys(alone).size());
+
+            session.close(); // the application's client, and its ZooKeeper session, stay open
+            assertInstanceOf(IllegalStateException.class, failure(entering));
+            Awaitility.await()
+                    .atMost(SOON)
+                    .until(() -> keys(alone).isEmpty() && keys(pair).isEmpty());
+            assertEquals(CuratorFrameworkState.STARTED, app.getState());
+        } finally {
+            app.close();
+        }
     }
 
     @Test
