@@ -21,7 +21,7 @@ import org.apache.curator.framework.imps.CuratorFrameworkState;
 /**
  * One owner on ZooKeeper: the session of a started {@code CuratorFramework}, on which locks, read/write locks,
  * semaphores and elections are created, at most one per name (semaphores excepted: one session may hold several
- * permits of one semaphore, a service each). The public front of the session: it opens it
+ * permits of one semaphore, a service each), and through which the client's barriers run ({@link #barriers()}). The public front of the session: it opens it
  * ({@code SessionHandOut}), has the services make themselves on it and answers for it; what the services see of
  * the session, and what runs it, is its {@code SessionCore}. It is the client's owner on ZooKeeper (a
  * {@link DiscoBackend.Owner}): the client of {@link ZooKeeperProvider} opens one at a time on the application's
