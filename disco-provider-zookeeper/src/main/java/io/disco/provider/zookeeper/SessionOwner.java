@@ -1,5 +1,6 @@
 package io.disco.provider.zookeeper;
 
+import io.disco.client.Barriers;
 import io.disco.client.DiscoBackend;
 import io.disco.core.Claimant;
 import io.disco.core.Primitive;
@@ -93,6 +94,11 @@ final class SessionOwner implements DiscoBackend.Owner {
     @Override
     public List<Claimant> claimants(Primitive primitive, String name) {
         return session.claimants(primitive, name);
+    }
+
+    @Override
+    public Barriers barriers() {
+        return session.barriers();
     }
 
     @Override

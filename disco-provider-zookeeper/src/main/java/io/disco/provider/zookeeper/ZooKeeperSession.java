@@ -1,5 +1,6 @@
 package io.disco.provider.zookeeper;
 
+import io.disco.client.Barriers;
 import io.disco.client.DiscoBackend;
 import io.disco.core.ClaimMetadata;
 import io.disco.core.Claimant;
@@ -20,7 +21,7 @@ import org.apache.curator.framework.imps.CuratorFrameworkState;
 /**
  * One owner on ZooKeeper: the session of a started {@code CuratorFramework}, on which locks, read/write locks,
  * semaphores and elections are created, at most one per name (semaphores excepted: one session may hold several
- * permits of one semaphore, a service each). The public front of the session: it opens it
+ * permits of one semaphore, a service each), and through which the client's barriers run ({@link #barriers()}). The public front of the session: it opens it
  * ({@code SessionHandOut}), has the services make themselves on it and answers for it; what the services see of
  * the session, and what runs it, is its {@code SessionCore}. It is the client's owner on ZooKeeper (a
  * {@link DiscoBackend.Owner}): the client of {@link ZooKeeperProvider} opens one at a time on the application's
@@ -54,8 +55,12 @@ public final class ZooKeeperSession implements DiscoSession, DiscoBackend.Owner 
     /** Everything but the public face: what the services depend on. */
     private final SessionCore core;
 
+    /** The barriers through this session. */
+    private final ZkBarriers barriers;
+
     private ZooKeeperSession(CuratorFramework client, ZooKeeperOptions options, SessionHandOut.Opened opened) {
         this.core = new SessionCore(this, client, options, opened); // listeners are told later, on another thread
+        this.barriers = ZkBarriers.create(core);
     }
 
     /**
@@ -207,6 +212,19 @@ public final class ZooKeeperSession implements DiscoSession, DiscoBackend.Owner 
         Objects.requireNonNull(client, "client");
         return new ZkClaimantListing(client, client.getZookeeperClient().getCurrentConnectionString())
                 .list(primitive, name);
+    }
+
+    /**
+     * The barriers and double barriers through this session, on the nodes of Curator's recipes: a barrier is the
+     * persistent node {@code <name>} ({@code DistributedBarrier}'s), a double barrier participant the ephemeral node
+     * {@code <name>/<uuid>} of this session, the barrier open once {@code <name>/ready} is there
+     * ({@code DistributedDoubleBarrier}'s). For the client ({@code Disco.barrier}, {@code Disco.doubleBarrier}).
+     *
+     * @return the barrier steps
+     */
+    @Override
+    public Barriers barriers() {
+        return barriers;
     }
 
     /** @return the session timeout ZooKeeper negotiated: this owner's time to live */
