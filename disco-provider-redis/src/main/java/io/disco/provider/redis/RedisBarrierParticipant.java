@@ -170,6 +170,11 @@ final class RedisBarrierParticipant implements Barriers.Participant {
                 .whenComplete((answer, e) -> {
                     if (e != null) {
                         result.completeExceptionally(e);
+                    } else if ("gone".equals(RedisBarriers.first(answer))) {
+                        result.completeExceptionally(new BarrierLostException(
+                                "double barrier '" + name + "': the participant's key " + key + " was gone before it"
+                                        + " left (its owner lost, or the key deleted from outside)",
+                                null));
                     } else if (!"wait".equals(RedisBarriers.first(answer))) {
                         result.complete(null);
                     } else {

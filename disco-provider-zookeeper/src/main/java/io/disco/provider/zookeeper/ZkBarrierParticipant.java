@@ -47,7 +47,14 @@ final class ZkBarrierParticipant implements Barriers.Participant {
     private final ZkBarriers barriers;
     private final String name;
     private final int participants;
-    private final String id = UUID.randomUUID().toString();
+    /**
+     * The own node's name: a UUID, as Curator's, behind a {@code z-} that sorts it after every Curator participant
+     * (whose names start with a hex digit). Curator's leave trusts its lowest participant to keep its node until it
+     * is the last one in; a participant of this library deletes its node as soon as it leaves, so it must never be
+     * the lowest of a mixed round.
+     */
+    private final String id = "z-" + UUID.randomUUID();
+
     private final String node;
     private final String ready;
 
