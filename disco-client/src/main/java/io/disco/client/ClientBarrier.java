@@ -60,14 +60,13 @@ final class ClientBarrier implements Barrier {
 
     @Override
     public boolean await(Duration timeout) throws InterruptedException {
-        long nanos = Timeouts.nanos(timeout);
-        if (nanos == 0) {
+        if (Timeouts.tryOnly(timeout)) {
             if (Thread.interrupted()) {
                 throw new InterruptedException();
             }
             return !isHeld();
         }
-        return awaitUntil(nanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + nanos);
+        return awaitUntil(OwnerRace.deadline(timeout));
     }
 
     private boolean awaitUntil(long deadline) throws InterruptedException {

@@ -3,7 +3,6 @@ package io.disco.client;
 import io.disco.barrier.BarrierLostException;
 import io.disco.barrier.DoubleBarrier;
 import io.disco.fencing.DiscoException;
-import io.disco.fencing.Timeouts;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
@@ -62,8 +61,7 @@ final class ClientDoubleBarrier implements DoubleBarrier {
 
     @Override
     public boolean enter(Duration timeout) throws InterruptedException {
-        long nanos = Timeouts.nanos(timeout);
-        return enterUntil(nanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + nanos);
+        return enterUntil(OwnerRace.deadline(timeout));
     }
 
     private boolean enterUntil(long deadline) throws InterruptedException {
@@ -121,8 +119,7 @@ final class ClientDoubleBarrier implements DoubleBarrier {
 
     @Override
     public boolean leave(Duration timeout) throws InterruptedException {
-        long nanos = Timeouts.nanos(timeout);
-        return leaveUntil(nanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + nanos);
+        return leaveUntil(OwnerRace.deadline(timeout));
     }
 
     private boolean leaveUntil(long deadline) throws InterruptedException {

@@ -1,6 +1,8 @@
 package io.disco.client;
 
 import io.disco.fencing.DiscoException;
+import io.disco.fencing.Timeouts;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -13,6 +15,17 @@ import java.util.concurrent.TimeoutException;
 final class OwnerRace {
 
     private OwnerRace() {}
+
+    /**
+     * @param timeout a barrier call's timeout
+     * @return its deadline on {@code System.nanoTime()}: {@link Long#MAX_VALUE} (none) for a timeout too long to count
+     *     in nanoseconds, now for zero or less
+     * @throws NullPointerException if {@code timeout} is null
+     */
+    static long deadline(Duration timeout) {
+        long nanos = Timeouts.nanos(timeout);
+        return nanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + nanos;
+    }
 
     /**
      * Waits until {@code step} completes or {@code owner} ends, at most until {@code deadline}, interruptibly. The step
