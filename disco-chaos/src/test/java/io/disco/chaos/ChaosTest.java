@@ -169,7 +169,7 @@ class ChaosTest {
     }
 
     /**
-     * The barrier workload, 30 s (about 40 s with the cluster's start): rounds of a gate and a double barrier for the
+     * The barrier workload, 25 s (39 s with the cluster's start and the last fault's healing): rounds of a gate and a double barrier for the
      * four owners, an owner frozen or cut off past its TTL (a participant lost inside a round, its partners' leaves
      * returning without it), the leader killed, a wall clock stepped (the rounds run on the monotonic clock). 0 on
      * every safety row of {@link BarrierRounds}; rounds opened and closed.
@@ -178,7 +178,7 @@ class ChaosTest {
     void theBarrierRoundsHoldUnderFaults() throws Exception {
         Chaos.Result r = Chaos.run(new Chaos.Options(
                 Workload.named("barrier"),
-                30,
+                25,
                 SEED,
                 4,
                 false,
