@@ -79,13 +79,20 @@ final class BarrierWorkload implements Workload {
             long start = round * SLOT;
             until(start);
             String r = Long.toString(round);
-            Barrier gate = disco.barrier(base + "/gate/" + r);
-            if (round % owner.owners == me) {
-                hold(owner, gate, r, start);
-            } else {
-                await(owner, gate, r, start);
+            try {
+                Barrier gate = disco.barrier(base + "/gate/" + r);
+                if (round % owner.owners == me) {
+                    hold(owner, gate, r, start);
+                } else {
+                    await(owner, gate, r, start);
+                }
+                batch(owner, disco.doubleBarrier(base + "/round/" + r, owner.owners), r, start, leave);
+            } catch (IllegalStateException e) {
+                if (disco.status().state() == DiscoStatus.State.CLOSED) {
+                    return; // SIGTERM closed the client: the process is ending
+                }
+                throw e;
             }
-            batch(owner, disco.doubleBarrier(base + "/round/" + r, owner.owners), r, start, leave);
             round = Math.max(round + 1, Math.floorDiv(System.nanoTime(), SLOT) + 1);
         }
     }
