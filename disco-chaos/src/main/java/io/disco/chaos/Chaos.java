@@ -393,7 +393,8 @@ public final class Chaos {
                                 name,
                                 Long.toString(o.ttlSeconds()),
                                 Long.toString(o.workMillis()),
-                                Long.toString(o.requestTimeoutMillis())),
+                                Long.toString(o.requestTimeoutMillis()),
+                                Integer.toString(o.owners())),
                         clock.environment(),
                         ownerLines));
             }
@@ -433,6 +434,7 @@ public final class Chaos {
             Observations seen = Observations.parse(history, ownerLines, faults, keysLeft, endNanos);
             Report report = new Report();
             Checker.all().forEach(c -> c.check(seen, report));
+            o.workload().checkers().forEach(c -> c.check(seen, report));
             report.safety("owner processes that died during the run", died, null);
             report.safety(
                     "cluster not recovered 30 s after the faults healed (all members healthy, one leader)",
@@ -458,7 +460,9 @@ public final class Chaos {
                         faults.stream().map(Object::toString).toList());
                 System.err.println("[chaos] the logs of this run: " + dir);
             }
-            if (report.figures.get("grants") == 0 || died > 0) {
+            if (report.figures.get("grants") == 0
+                            && seen.events(BarrierRounds.PASS).isEmpty()
+                    || died > 0) {
                 owners.forEach(c -> c.others.forEach(l -> System.err.println("[owner output] " + l)));
             }
             return new Result(o, nemesis.faults, report, etcd.server(), nemesis.kinds());

@@ -152,14 +152,16 @@ final class Nemesis {
 
     /**
      * Waits until the owners are up before the first fault: every owner has printed its wall clock and
-     * one of them has been granted (bounded by the run's end). Four owner JVMs and the resource start
+     * one of them has been granted, or has passed a double barrier ({@link BarrierWorkload}: no grants there)
+     * (bounded by the run's end). Four owner JVMs and the resource start
      * on the cores etcd runs on; a fault dealt during that start-up was blamed for the losses the
      * start-up itself caused (every owner's first 2 s lease ran out together, under a clock step).
      */
     private void awaitWarm(long endNanos) throws InterruptedException {
         while (System.nanoTime() < endNanos) {
             List<String> lines = List.copyOf(ownerLines);
-            boolean granted = lines.stream().anyMatch(l -> l.contains(" GRANT "));
+            boolean granted =
+                    lines.stream().anyMatch(l -> l.contains(" GRANT ") || l.contains(" " + BarrierRounds.PASS + " "));
             long clocked = IntStream.range(0, owners.size())
                     .filter(i -> lines.stream().anyMatch(l -> l.contains(" o" + i + " CLOCK ")))
                     .count();
@@ -415,8 +417,9 @@ final class Nemesis {
     }
 
     /**
-     * The owner to freeze or cut off: one whose last event is a READ (inside its critical section),
-     * waited for up to 2 s; else one whose last event is a GRANT; else any.
+     * The owner to freeze or cut off: one whose last event is a READ (inside its critical section), or a PASS
+     * (inside a double barrier: its partners' leaves must wait for its key to run out), waited for up to 2 s; else
+     * one whose last event is a GRANT; else any.
      */
     int holder() throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
@@ -434,7 +437,7 @@ final class Nemesis {
                 }
             }
             for (int i = 0; i < lastEvent.length; i++) {
-                if ("READ".equals(lastEvent[i])) {
+                if ("READ".equals(lastEvent[i]) || BarrierRounds.PASS.equals(lastEvent[i])) {
                     return i;
                 }
                 if ("GRANT".equals(lastEvent[i])) {

@@ -42,8 +42,9 @@ import java.util.function.Function;
  * which is also the owner its resource calls name.
  * Arguments: workload, owner id, etcd endpoints (its proxies, comma-separated) or {@code zookeeper:} and a
  * connect string (its proxies), resource base URI,
- * name, TTL seconds, milliseconds of work between a read and the write that follows it, and (optional, default
- * {@link #REQUEST_TIMEOUT}) the request timeout in milliseconds.
+ * name, TTL seconds, milliseconds of work between a read and the write that follows it, (optional, default
+ * {@link #REQUEST_TIMEOUT}) the request timeout in milliseconds, and (optional, default 1) how many owner processes
+ * the run has ({@link #owners}: the {@link BarrierWorkload}'s double barrier waits for all of them).
  */
 final class Owner {
 
@@ -67,6 +68,9 @@ final class Owner {
     /** Its sessions' TTL: the lease TTL (etcd) or session timeout (ZooKeeper). */
     final Duration ttl;
 
+    /** How many owner processes the run has ({@code o0} to {@code o<owners - 1>}). */
+    final int owners;
+
     final Random random = new Random();
     private final URI resource;
     private final long workMillis;
@@ -83,6 +87,7 @@ final class Owner {
         resource = URI.create(args[3]);
         name = args[4];
         workMillis = Long.parseLong(args[6]);
+        owners = args.length > 8 ? Integer.parseInt(args[8]) : 1;
     }
 
     public static void main(String[] args) throws Exception {

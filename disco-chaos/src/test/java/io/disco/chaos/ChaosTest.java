@@ -168,6 +168,33 @@ class ChaosTest {
                 r.table());
     }
 
+    /**
+     * The barrier workload, 25 s (39 s with the cluster's start and the last fault's healing): rounds of a gate and a double barrier for the
+     * four owners, an owner frozen or cut off past its TTL (a participant lost inside a round, its partners' leaves
+     * returning without it), the leader killed, a wall clock stepped (the rounds run on the monotonic clock). 0 on
+     * every safety row of {@link BarrierRounds}; rounds opened and closed.
+     */
+    @Test
+    void theBarrierRoundsHoldUnderFaults() throws Exception {
+        Chaos.Result r = Chaos.run(new Chaos.Options(
+                Workload.named("barrier"),
+                25,
+                SEED,
+                4,
+                false,
+                List.of("freeze-owner", "partition-owner", "kill-member", "step-clock-owner")));
+        System.out.print(r.table());
+        assertTrue(r.passed(), r.table());
+        assertFalse(r.faults().isEmpty(), "faults were injected");
+        assertEquals(0, r.report().figures.get("double barrier passes before N participants could have entered"));
+        assertEquals(0, r.report().figures.get("double barrier leaves returned before a partner (not lost) left"));
+        assertEquals(0, r.report().figures.get("gate waits that returned while the holder kept the gate up"));
+        assertTrue(
+                r.report().figures.get("barrier rounds every participant left (leave returned)") > 5,
+                "the owners made progress: " + r.report().figures);
+        assertTrue(r.report().figures.get("gate waits that returned (the gate down)") > 5, r.table());
+    }
+
     @Test
     void aResourceThatIgnoresTokensFailsTheRun() throws Exception {
         Chaos.Result r = Chaos.run(new Chaos.Options(Workload.named("lock"), 25, SEED, 3, true));

@@ -360,6 +360,141 @@ class CheckersTest {
     }
 
     @Test
+    void progressCountsABarrierPassAsProgress() {
+        assertTrue(check(new Progress(), List.of(), List.of("1 o0 ENTER 7 2", "2 o0 PASS 7"))
+                .passed());
+    }
+
+    /** Round 7 of a double barrier for three: all enter, pass, leave, and return together. */
+    private static final List<String> ROUND = List.of(
+            "10 o0 ENTER 7 3",
+            "20 o1 ENTER 7 3",
+            "30 o2 ENTER 7 3",
+            "40 o2 PASS 7",
+            "41 o0 PASS 7",
+            "42 o1 PASS 7",
+            "50 o0 LEAVE 7",
+            "51 o1 LEAVE 7",
+            "60 o2 LEAVE 7",
+            "70 o0 LEFT 7",
+            "71 o1 LEFT 7",
+            "72 o2 LEFT 7");
+
+    private static final String EARLY = "double barrier passes before N participants could have entered";
+    private static final String PREMATURE = "double barrier leaves returned before a partner (not lost) left";
+    private static final String THROUGH = "gate waits that returned while the holder kept the gate up";
+
+    @Test
+    void barrierRoundsAcceptARoundInAndOutTogether() {
+        Report r = check(new BarrierRounds(), List.of(), ROUND);
+        assertTrue(r.passed(), r.failures.toString());
+        assertEquals(1, r.figures.get("barrier rounds opened (a participant passed)"));
+        assertEquals(1, r.figures.get("barrier rounds every participant left (leave returned)"));
+        assertEquals(3, r.figures.get("double barrier passes"));
+        // the third entered after the opener's read began: the pass is said after the enter that completed the count
+        assertTrue(check(new BarrierRounds(), List.of(), List.of("10 o0 ENTER 8 2", "20 o1 ENTER 8 2", "21 o0 PASS 8"))
+                .passed());
+        // a participant withdrawn at the moment the last arrived may have been counted: its withdrawal is said later
+        List<String> withdrawn = List.of(
+                "10 o0 ENTER 9 3", "20 o1 ENTER 9 3", "30 o2 ENTER 9 3", "35 o0 ENTER-TIMEOUT 9", "40 o1 PASS 9");
+        assertTrue(check(new BarrierRounds(), List.of(), withdrawn).passed());
+    }
+
+    @Test
+    void barrierRoundsRejectAPassBeforeNEntered() {
+        // o0 passes when only two of three have said ENTER
+        List<String> early = List.of("10 o0 ENTER 7 3", "20 o1 ENTER 7 3", "25 o0 PASS 7", "30 o2 ENTER 7 3");
+        Report r = check(new BarrierRounds(), List.of(), early);
+        assertEquals(1, r.figures.get(EARLY));
+        assertFalse(r.passed());
+        // three said ENTER, but one had withdrawn (its key gone) before the third came: at most two at once
+        List<String> gone = List.of(
+                "10 o0 ENTER 7 3", "20 o1 ENTER 7 3", "22 o1 ENTER-TIMEOUT 7", "30 o2 ENTER 7 3", "40 o0 PASS 7");
+        assertEquals(1, check(new BarrierRounds(), List.of(), gone).figures.get(EARLY));
+        // rounds are separate: round 6's entries do not open round 7
+        List<String> otherRound = List.of("1 o1 ENTER 6 3", "2 o2 ENTER 6 3", "10 o0 ENTER 7 3", "20 o0 PASS 7");
+        assertEquals(
+                1, check(new BarrierRounds(), List.of(), otherRound).figures.get(EARLY));
+    }
+
+    @Test
+    void barrierRoundsRejectALeaveThatReturnsEarly() {
+        // o0's leave returns at 55, before o2 called leave at 60
+        List<String> early = new java.util.ArrayList<>(ROUND);
+        early.set(early.indexOf("70 o0 LEFT 7"), "55 o0 LEFT 7");
+        early.sort(java.util.Comparator.comparingLong(l -> Long.parseLong(l.split(" ")[0])));
+        Report r = check(new BarrierRounds(), List.of(), early);
+        assertEquals(1, r.figures.get(PREMATURE));
+        assertFalse(r.passed());
+        // o2 never leaves, no loss, no fault: still inside when o0 and o1 returned
+        List<String> never = ROUND.stream().filter(l -> !l.contains("o2 LE")).toList();
+        assertEquals(2, check(new BarrierRounds(), List.of(), never).figures.get(PREMATURE));
+    }
+
+    @Test
+    void barrierRoundsExcuseALostPartner() {
+        // o2 passed, was frozen past its lease and told of the loss when it woke: o0 and o1 did not wait for it
+        List<String> lost = List.of(
+                "10 o0 ENTER 7 3",
+                "20 o1 ENTER 7 3",
+                "30 o2 ENTER 7 3",
+                "40 o2 PASS 7",
+                "41 o0 PASS 7",
+                "42 o1 PASS 7",
+                "50 o0 LEAVE 7",
+                "51 o1 LEAVE 7",
+                "70 o0 LEFT 7",
+                "71 o1 LEFT 7",
+                "90 o2 LEAVE 7",
+                "91 o2 LOST 7 leave BarrierLostException gone");
+        Report r = check(new BarrierRounds(), List.of(), lost);
+        assertTrue(r.passed(), r.failures.toString());
+        assertEquals(2, r.figures.get("double barrier leaves returned while a lost or closed partner had not left"));
+        // a lost participant's key may outlive what its client saw: it still counts towards the entry of the others
+        List<String> lostEntering = List.of(
+                "10 o0 ENTER 7 3",
+                "12 o0 LOST 7 enter BarrierLostException gone",
+                "20 o1 ENTER 7 3",
+                "30 o2 ENTER 7 3",
+                "40 o1 PASS 7");
+        assertEquals(
+                0, check(new BarrierRounds(), List.of(), lostEntering).figures.get(EARLY));
+        // o2 never left, but a fault hit its process while it was inside (the run's end closed it before it woke)
+        List<String> frozen = ROUND.stream().filter(l -> !l.contains("o2 LE")).toList();
+        Report excused = check(
+                new BarrierRounds(),
+                List.of(),
+                frozen,
+                List.of(new Observations.Fault("freeze-owner", "o2", 45, 80, 0)),
+                0);
+        assertTrue(excused.passed(), excused.failures.toString());
+    }
+
+    @Test
+    void barrierRoundsRejectAWaitThroughARaisedGate() {
+        List<String> gate = List.of(
+                "1 o0 GATE-RAISED 7 true",
+                "10 o1 AWAIT 7",
+                "20 o1 AWAITED 7 true",
+                "30 o0 GATE-LOWERING 7",
+                "31 o0 GATE-LOWERED 7 true");
+        Report r = check(new BarrierRounds(), List.of(), gate);
+        assertEquals(1, r.figures.get(THROUGH));
+        assertFalse(r.passed());
+        // returned after the holder began lowering it, or called before the raise was said: both may be right
+        List<String> good = List.of(
+                "1 o0 GATE-RAISED 7 true",
+                "0 o2 AWAIT 7",
+                "2 o2 AWAITED 7 true",
+                "10 o1 AWAIT 7",
+                "30 o0 GATE-LOWERING 7",
+                "32 o1 AWAITED 7 true");
+        Report fine = check(new BarrierRounds(), List.of(), good);
+        assertTrue(fine.passed(), fine.failures.toString());
+        assertEquals(2, fine.figures.get("gate waits that returned (the gate down)"));
+    }
+
+    @Test
     void overlappingFaultsCountTheirTimeOnce() {
         // a partition during a freeze: the inner freeze lies within its parent; 60 s of run, 20 s of it faulty
         List<Observations.Fault> nested = List.of(

@@ -1,5 +1,6 @@
 package io.disco.examples;
 
+import io.disco.examples.barrier.BarrierExample;
 import io.disco.examples.boot.BootExample;
 import io.disco.examples.election.basic.ElectionExample;
 import io.disco.examples.election.runner.RunnerExample;
@@ -120,6 +121,7 @@ public final class Demo {
                     verdicts,
                     SemaphoreExample.SCENARIO,
                     () -> SemaphoreExample.run(endpoints, ns + "/semaphore/basic", ttl));
+            scenario(verdicts, BarrierExample.SCENARIO, () -> BarrierExample.run(endpoints, ns + "/barrier/basic"));
             scenario(verdicts, RunnerExample.SCENARIO, () -> RunnerExample.run(endpoints, ns + "/election/runner"));
             scenario(verdicts, BootExample.SCENARIO, () -> bootExample(endpoints, ns + "/boot"));
         } catch (Exception e) {
@@ -214,6 +216,7 @@ public final class Demo {
                     ElectionExample.SCENARIO,
                     () -> ElectionExample.run(zk, ns + "/election/basic", ttl).verdict());
             scenario(verdicts, SemaphoreExample.SCENARIO, () -> SemaphoreExample.run(zk, ns + "/semaphore/basic", ttl));
+            scenario(verdicts, BarrierExample.SCENARIO, () -> BarrierExample.run(zk, ns + "/barrier/basic"));
             scenario(verdicts, RunnerExample.SCENARIO, () -> RunnerExample.run(zk, ns + "/election/runner"));
             scenario(
                     verdicts,
