@@ -27,8 +27,9 @@ import java.time.Duration;
  *   <li><b>Timeouts.</b> {@link #enter(Duration)} that runs out withdraws this participant (no key is left) and
  *       returns false, unless the barrier opened first (then it returns true, entered). A participant withdrawn at
  *       the very moment the last one arrived may have been counted by the others: they pass, it does not.
- *       {@link #leave(Duration)} that runs out returns false with this participant left (its key removed): only the
- *       wait for the others was cut short.</li>
+ *       {@link #leave(Duration)} that runs out returns false with this participant left (its key removed, in the
+ *       background if the backend is slow to answer): only the wait for the others was cut short. A {@code leave} that
+ *       fails (the backend unreachable) also removes the key in the background, and the handle is outside.</li>
  *   <li><b>Interrupts</b> on entry change nothing; while waiting they withdraw (entering) or leave (leaving), as a
  *       timeout does, and throw {@link InterruptedException}.</li>
  *   <li><b>One participant per handle.</b> The handle is outside, entering, inside or leaving ({@link #state()});

@@ -16,7 +16,6 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,15 +28,14 @@ import org.junit.jupiter.api.Test;
  * not after a failed one ({@code ClientDoubleBarrier.leaveUntil}). Participant a reaches the one etcd member through
  * a proxy, which is closed (connections reset, the port refusing) for 4 s, under a's 10 s TTL: a's {@code leave(20
  * s)} fails after its 1 s request timeout; the proxy is opened again on the same port, a's client reconnects and
- * keeps its lease; b's {@code leave(5 s)} then runs out with a's key still there. Disabled until the client is fixed:
- * it fails on e1f923b.
+ * keeps its lease; b's {@code leave(5 s)} then ran out with a's key still there (on e1f923b). Now a failed leave
+ * removes the key in the background, as a timed-out one does.
  */
 class DoubleBarrierLeaveFailureTest {
 
     private static final String NAME = "/repro/round";
 
     @Test
-    @Disabled("fails on e1f923b: a leave() that fails with a DiscoException leaves the participant's key counted")
     void aLeaveThatFailsLeavesNoKeyCounted() throws Exception {
         try (EtcdCluster etcd = EtcdCluster.start(1)) {
             URI member = URI.create(etcd.endpoint(0));

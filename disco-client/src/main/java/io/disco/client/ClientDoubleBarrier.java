@@ -4,9 +4,10 @@ import io.disco.barrier.BarrierLostException;
 import io.disco.barrier.DoubleBarrier;
 import io.disco.fencing.DiscoException;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The client's {@link DoubleBarrier}: one participant, whose key is on the owner of the moment when it enters (the
@@ -14,6 +15,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * ({@link #move}), so two threads can never both enter or leave one participant.
  */
 final class ClientDoubleBarrier implements DoubleBarrier {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ClientDoubleBarrier.class);
 
     private final String name;
     private final int participants;
@@ -84,19 +87,15 @@ final class ClientDoubleBarrier implements DoubleBarrier {
             try {
                 inside = OwnerRace.await(p.enter(), o, deadline);
             } catch (TimeoutException e) {
-                inside = !settle(p.withdraw(), o); // not withdrawn: the barrier opened meanwhile
+                inside = !withdrawn(p, o); // not withdrawn: the barrier opened meanwhile
                 return inside;
             } catch (InterruptedException e) {
-                if (!settle(p.withdraw(), o)) {
-                    settle(p.remove(), o); // it opened meanwhile: leave at once rather than stay inside unknown
+                if (!withdrawn(p, o)) {
+                    removeLater(p, o); // it opened meanwhile: leave at once rather than stay inside unknown
                 }
                 throw e;
             } catch (RuntimeException e) {
-                try {
-                    settle(p.remove(), o); // a failure after the key was made must not leave it counted
-                } catch (RuntimeException cleanup) {
-                    e.addSuppressed(cleanup);
-                }
+                removeLater(p, o); // a failure after the key was made must not leave it counted
                 throw e;
             }
             if (!inside) {
@@ -137,10 +136,10 @@ final class ClientDoubleBarrier implements DoubleBarrier {
             try {
                 left = OwnerRace.await(p.leave(), o, deadline);
             } catch (TimeoutException e) {
-                settle(p.remove(), o);
+                removeLater(p, o);
                 return false;
-            } catch (InterruptedException e) {
-                settle(p.remove(), o);
+            } catch (InterruptedException | RuntimeException e) {
+                removeLater(p, o); // a leave cut short, or failed, must not leave the key counted
                 throw e;
             }
             if (!left) {
@@ -172,31 +171,47 @@ final class ClientDoubleBarrier implements DoubleBarrier {
     }
 
     /**
-     * Waits, not interruptibly, for a clean-up step (withdraw, remove), bounded by the backend's request timeout. If
-     * the owner ended meanwhile, it took the key with it: a failure then is an answer too.
+     * Withdraws after an enter given up, waiting (not interruptibly) for the answer, which the backend gives within
+     * its request timeout. If the owner ended meanwhile, it took the key with it: a failure then is an answer too.
      *
-     * @return the step's answer (withdraw: whether withdrawn); true for a step without one, or failed with its owner
-     * @throws io.disco.fencing.DiscoException if the step failed while the owner lives: the key may still be counted
-     *     until the owner ends
+     * @return whether withdrawn; false if the barrier had opened (the participant is inside)
+     * @throws DiscoException if the withdrawal failed while the owner lives (the key is then removed in the background)
      */
-    private boolean settle(CompletableFuture<?> step, DiscoBackend.Owner o) {
+    private boolean withdrawn(Barriers.Participant p, DiscoBackend.Owner o) {
         boolean interrupted = Thread.interrupted();
         try {
-            Object answer = step.join();
-            return !(answer instanceof Boolean b) || b;
+            return p.withdraw().join();
         } catch (RuntimeException failed) {
             if (o.done().toCompletableFuture().isDone()) {
                 return true;
             }
+            removeLater(p, o);
             throw new DiscoException(
-                    "double barrier '" + name + "': the participant's key could not be removed; the"
-                            + " others may count it until the client's owner (" + o.describe() + ") ends",
+                    "double barrier '" + name + "': the participant could not be withdrawn; its key is being removed",
                     failed);
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * Removes the participant's key in the background (the backend retries it; the key goes with the owner anyway):
+     * after a leave cut short or failed, or an enter that failed, the caller is not kept waiting for it, and the handle
+     * is outside at once.
+     */
+    private void removeLater(Barriers.Participant p, DiscoBackend.Owner o) {
+        p.remove().whenComplete((v, failed) -> {
+            if (failed != null && !o.done().toCompletableFuture().isDone()) {
+                LOG.warn(
+                        "double barrier '{}': a participant's key could not be removed ({}); the others count it until"
+                                + " the client's owner ({}) ends",
+                        name,
+                        failed.toString(),
+                        o.describe());
+            }
+        });
     }
 
     @Override
