@@ -2,6 +2,7 @@ package io.disco.examples;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.disco.examples.barrier.BarrierExample;
 import io.disco.examples.lock.db.DbExample;
 import io.disco.examples.semaphore.basic.SemaphoreExample;
 import io.disco.testservers.ZooKeeperExtension;
@@ -54,6 +55,15 @@ class ZooKeeperScenariosTest {
         assertEquals(
                 "VERDICT semaphore/basic: two holders wrote side by side, the frozen worker's write was rejected"
                         + " on its reassigned slot — OK",
+                v.line());
+    }
+
+    @Test
+    void theWorkersWaitForTheMigrationAndTheBatchGathersAndDispersesTogether() {
+        Verdict v = BarrierExample.run(backend, ns() + "/barrier");
+        assertEquals(
+                "VERDICT barrier/basic: no worker started before the migrator lowered the barrier; the double barrier"
+                        + " let the three in only once the third entered and out only once the last left — OK",
                 v.line());
     }
 
