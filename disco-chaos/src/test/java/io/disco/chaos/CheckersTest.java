@@ -495,6 +495,32 @@ class CheckersTest {
     }
 
     @Test
+    void barrierRoundsCountAWaitThroughAGateARedisFailoverMayHaveLostApart() {
+        List<String> gate = List.of(
+                "10 o0 GATE-RAISED 7 true",
+                "11 o1 AWAIT 7",
+                "12 o1 AWAITED 7 true",
+                "30 o0 GATE-LOWERING 7",
+                "31 o0 GATE-LOWERED 7 true");
+        // the primary cut off from the replicas and o1 (5), the raise on it (10), the wait on the promoted one (12);
+        // the
+        // run sees the promotion's config epoch later (20): the promoted primary never had the raise
+        List<Observations.Fault> split = List.of(
+                new Observations.Fault("split-cluster", "m0 with [o0]", 5, 25, 0),
+                new Observations.Fault(RedisMembers.FAILOVER, "m1", 20, 20, 2));
+        Report r = check(new BarrierRounds(), List.of(), gate, split, 0);
+        assertTrue(r.passed(), r.failures.toString());
+        assertEquals(
+                1,
+                r.figures.get("gate waits that returned across a Redis failover after the raise (permitted: a failover"
+                        + " can lose it)"));
+        // no failover after the raise: the same wait is a failure
+        List<Observations.Fault> noFailover =
+                List.of(split.get(0), new Observations.Fault(RedisMembers.FAILOVER, "m1", 8, 8, 2));
+        assertFalse(check(new BarrierRounds(), List.of(), gate, noFailover, 0).passed());
+    }
+
+    @Test
     void overlappingFaultsCountTheirTimeOnce() {
         // a partition during a freeze: the inner freeze lies within its parent; 60 s of run, 20 s of it faulty
         List<Observations.Fault> nested = List.of(
