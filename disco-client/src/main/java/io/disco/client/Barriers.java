@@ -62,7 +62,7 @@ public interface Barriers {
 
     /**
      * One participant of a double barrier. The client calls its steps one at a time, in the order enter, then
-     * withdraw (if it gave up entering) or leave, then remove (if it gave up leaving, or closes); each step acts after
+     * withdraw (if it gave up entering) or leave, then remove (if a step failed, or it gave up leaving); each step acts after
      * the answer to the previous one, even when the previous one's future was cancelled.
      */
     interface Participant {
@@ -95,7 +95,9 @@ public interface Barriers {
         CompletableFuture<Void> leave();
 
         /**
-         * Removes this participant's key if it is still there: after a {@link #leave()} given up, or at a close.
+         * Removes this participant's key if it is still there: after a step that failed, or a {@link #leave()} given up.
+         * The client does not wait for it: the key must go even if this request fails (retried until answered, or no
+         * longer renewed with the owner's other keys so that it expires), well before the owner ends.
          *
          * @return completes once the key is gone
          */
