@@ -65,8 +65,8 @@ final class Redis implements Cluster {
     private final Duration timeout;
     private StatefulRedisConnection<String, String> connection;
     private final List<StatefulRedisPubSubConnection<String, String>> subscriptions = new ArrayList<>();
-    /** The time to live each claim key had when last listed, ms (-1: none), by key and by owner (the least). */
-    private final Map<String, Long> pttlByKey = new ConcurrentHashMap<>();
+    /** The time to live each claim key had when last read, with when, by key; and by owner (the least), ms (-1: none). */
+    private final Map<String, TtlReading> ttlByKey = new ConcurrentHashMap<>();
 
     private final Map<Long, Long> pttlByOwner = new ConcurrentHashMap<>();
 
@@ -381,15 +381,34 @@ final class Redis implements Cluster {
         for (int i = 0; i < claimants.size(); i++) {
             Claimant c = claimants.get(i);
             long pttl = await(pttls.get(i), "read of the time to live of " + c.key());
-            pttlByKey.put(c.key(), pttl);
+            TtlReading reading = new TtlReading(pttl, System.nanoTime());
+            // a key that went between the listing and this read (-2) keeps the last reading that saw it: how it
+            // went (expired, or released) is judged from that one
+            ttlByKey.merge(c.key(), reading, (was, now) -> now.pttl() == -2 ? was : now);
             pttlByOwner.merge(c.leaseId(), pttl, (a, b) -> a < 0 || b < 0 ? Math.min(a, b) : Math.min(a, b));
         }
     }
 
-    /** @return the claim key's time to live when last listed, ms: -1 none, -2 gone; empty when never listed */
-    Optional<Long> pttl(String key) {
-        return Optional.ofNullable(pttlByKey.get(key));
+    /**
+     * @return the claim key's last time to live read while it was there (ms: -1 none; -2 gone, only if it never was),
+     *     with when; empty when never listed
+     */
+    Optional<TtlReading> ttl(String key) {
+        return Optional.ofNullable(ttlByKey.get(key));
     }
+
+    /** Forgets the readings of a claim key that is gone. */
+    void forget(String key) {
+        ttlByKey.remove(key);
+    }
+
+    /**
+     * A claim key's time to live as read.
+     *
+     * @param pttl ms: -1 none, -2 gone
+     * @param atNanos when it was read ({@code System.nanoTime()})
+     */
+    record TtlReading(long pttl, long atNanos) {}
 
     /** @return the Redis key {@code disco:{<name>}:c:<id>} of a claimant's key {@code <name>/<id>} */
     static String redisKey(String key) {

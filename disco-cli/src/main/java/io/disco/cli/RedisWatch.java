@@ -25,8 +25,9 @@ import java.util.concurrent.TimeUnit;
  * {@link RedisKeys#GONE_CHANNEL} (the claims {@code disco break} deleted); each message, and every
  * {@link LeaseClock#INTERVAL_MILLIS} (an uncontended grant or release publishes nothing), lists the claimants again
  * and compares, so every line says what the listing says. A claimant that is gone is {@code broken} when its deletion
- * was announced on the gone channel, {@code expired} when its key's TTL, as last listed, had run out by then (its
- * owner stopped renewing it), else {@code released} (a holder) or {@code withdrew} (a waiter). Redis unreachable: it
+ * was announced on the gone channel, {@code expired} when its key's TTL, as last read while it was there, had run out
+ * by then (its owner stopped renewing it), else {@code released} (a holder) or {@code withdrew} (a waiter). A key that
+ * went between a listing and its TTL's read keeps the reading before. Redis unreachable: it
  * says so once, keeps trying, and says when Redis answers again (Lettuce reconnects and subscribes again; what was
  * published meanwhile is lost, so a break in the gap reads as released).
  */
@@ -43,8 +44,6 @@ final class RedisWatch {
     private final BlockingQueue<Boolean> wakeUps = new LinkedBlockingQueue<>();
     /** The claimant keys ({@code <name>/<id>}) whose deletion was announced on the gone channel. */
     private final Set<String> broken = ConcurrentHashMap.newKeySet();
-    /** When each claimant was last listed (nanoTime). */
-    private final Map<String, Long> listedAt = new ConcurrentHashMap<>();
 
     RedisWatch(Redis redis, String name, Primitive given, PrintWriter out, PrintWriter err) {
         this.redis = redis;
@@ -139,14 +138,9 @@ final class RedisWatch {
         return ExitCode.OK;
     }
 
-    /** Lists the claimants (with their keys' TTLs), noting when. */
+    /** Lists the claimants (with their keys' TTLs, which {@link Redis#ttl} keeps with when each was read). */
     private List<Claimant> list(Primitive kind) {
-        List<Claimant> now = redis.claimants(kind, name);
-        long at = System.nanoTime();
-        for (Claimant c : now) {
-            listedAt.put(c.key(), at);
-        }
-        return now;
+        return redis.claimants(kind, name);
     }
 
     /** Prints what changed from {@code before} to {@code after}; returns {@code after} by key. */
@@ -159,7 +153,7 @@ final class RedisWatch {
             if (!next.containsKey(c.key())) {
                 line(ending(c), kind, c);
                 broken.remove(c.key());
-                listedAt.remove(c.key());
+                redis.forget(c.key());
             }
         }
         for (Claimant c : after) {
@@ -180,11 +174,11 @@ final class RedisWatch {
         if (broken.contains(gone.key())) {
             return "broken";
         }
-        Optional<Long> pttl = redis.pttl(gone.key());
-        Long at = listedAt.get(gone.key());
-        if (pttl.isPresent() && pttl.get() >= 0 && at != null) {
-            long since = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - at);
-            if (since + EXPIRY_SLACK_MILLIS >= pttl.get()) {
+        Optional<Redis.TtlReading> ttl = redis.ttl(gone.key());
+        if (ttl.isPresent() && ttl.get().pttl() >= 0) {
+            long since =
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - ttl.get().atNanos());
+            if (since + EXPIRY_SLACK_MILLIS >= ttl.get().pttl()) {
                 return "expired";
             }
         }
