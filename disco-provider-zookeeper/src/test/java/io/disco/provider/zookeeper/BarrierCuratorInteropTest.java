@@ -5,26 +5,23 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.disco.barrier.Barrier;
 import io.disco.barrier.DoubleBarrier;
 import io.disco.client.Disco;
+import io.disco.client.TestableBackend;
+import io.disco.contract.ContractSupport;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeoutException;
 import org.apache.curator.framework.recipes.barriers.DistributedBarrier;
 import org.apache.curator.framework.recipes.barriers.DistributedDoubleBarrier;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.data.Stat;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -35,55 +32,28 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * looser than ours (a {@code ready} node left by an earlier round lets its enter pass at once), a test shows what
  * ours does instead.
  */
-class BarrierCuratorInteropTest {
+class BarrierCuratorInteropTest extends ContractSupport {
 
     @RegisterExtension
     static final ZkContractBackend ZK = new ZkContractBackend();
 
-    private static final Duration SOON = Duration.ofSeconds(5);
     private static final Duration BRIEFLY = Duration.ofMillis(300);
 
-    private final List<AutoCloseable> opened = new CopyOnWriteArrayList<>();
-
-    @AfterEach
-    void close() throws Exception {
-        for (AutoCloseable c : opened) {
-            c.close();
-        }
+    @Override
+    protected TestableBackend backend() {
+        return ZK.backend();
     }
 
     private Disco client() {
-        Disco d = Disco.over(ZK.backend());
-        opened.add(d);
-        return d;
+        return client(10);
     }
 
     private static String name(String what) {
         return "/interop/" + what + "/" + UUID.randomUUID();
     }
 
-    /** Runs a blocking call on a daemon thread of its own. */
-    private static <T> CompletableFuture<T> onThread(Callable<T> task) {
-        CompletableFuture<T> f = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                f.complete(task.call());
-            } catch (Throwable e) {
-                f.completeExceptionally(e);
-            }
-        });
-        t.setDaemon(true);
-        t.start();
-        return f;
-    }
-
     private static <T> T soon(CompletableFuture<T> f) throws Exception {
         return f.get(SOON.toMillis(), MILLISECONDS);
-    }
-
-    /** Asserts that {@code f} is not done within {@link #BRIEFLY} (a bounded wait, not a sleep: it may end early). */
-    private static void assertStillWaiting(CompletableFuture<?> f, String what) {
-        assertThrows(TimeoutException.class, () -> f.get(BRIEFLY.toMillis(), MILLISECONDS), what);
     }
 
     private static void awaitChildren(String path, int count) {

@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.disco.barrier.BarrierLostException;
 import io.disco.client.Barriers;
 import io.disco.client.DiscoBackend;
+import io.disco.client.TestableBackend;
+import io.disco.contract.ContractSupport;
 import io.disco.contract.StallableClient;
 import io.disco.fencing.DiscoException;
 import java.lang.reflect.Method;
@@ -18,14 +20,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeoutException;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.zookeeper.ZooKeeper;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -35,27 +34,18 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * requests were answered), cancelled waits leave no watcher behind, the session's end under a wait, and a link to
  * the server that stalls mid-request.
  */
-class ZkBarrierFaultTest {
+class ZkBarrierFaultTest extends ContractSupport {
 
     @RegisterExtension
     static final ZkContractBackend ZK = new ZkContractBackend();
 
-    private static final Duration SOON = Duration.ofSeconds(5);
-    private static final Duration BRIEFLY = Duration.ofMillis(300);
-
-    private final List<AutoCloseable> opened = new CopyOnWriteArrayList<>();
-
-    @AfterEach
-    void close() throws Exception {
-        for (AutoCloseable c : opened) {
-            c.close();
-        }
+    @Override
+    protected TestableBackend backend() {
+        return ZK.backend();
     }
 
     private DiscoBackend.Owner owner() {
-        DiscoBackend.Owner o = ZK.backend().open(Duration.ofSeconds(10));
-        opened.add(o);
-        return o;
+        return owner(10);
     }
 
     private static String name(String what) {
@@ -68,14 +58,6 @@ class ZkBarrierFaultTest {
 
     private static Throwable failure(CompletableFuture<?> f) {
         return assertThrows(ExecutionException.class, () -> soon(f)).getCause();
-    }
-
-    private static void assertStillWaiting(CompletableFuture<?> f, String what) {
-        assertThrows(TimeoutException.class, () -> f.get(BRIEFLY.toMillis(), MILLISECONDS), what);
-    }
-
-    private static List<String> keys(String name) {
-        return ZK.backend().keys(name);
     }
 
     @Test
@@ -220,8 +202,7 @@ class ZkBarrierFaultTest {
     @Test
     void aStalledLinkFailsARequestInTimeAndAWaitRidesThrough() throws Exception {
         StallableClient stallable = ZK.stallableBackend(Duration.ofSeconds(30), Duration.ofSeconds(1));
-        DiscoBackend.Owner o = stallable.backend().open();
-        opened.add(o);
+        DiscoBackend.Owner o = track(stallable.backend().open());
         String name = name("stalled");
         String up = name("stalled-up");
         ZK.admin().create().creatingParentContainersIfNeeded().forPath(up);
