@@ -48,7 +48,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *       tokens of each name strictly increase in the order of the holds.</li>
  *   <li>Nothing of the library pins a carrier thread on JDK 25: JFR's {@code jdk.VirtualThreadPinned}
  *       events (threshold 0, with stack traces) are recorded through the run, and none has a frame of
- *       the library's classes. A virtual thread that blocks in a class initializer (which pins on every
+ *       the library's classes, except where the JDK was loading a class (the class loader's lock, see
+ *       {@link #loadingAClass}). A virtual thread that blocks in a class initializer (which pins on every
  *       JDK) shows that the recording does see pinning.</li>
  *   <li>No monitor of the library is held across a call that can block: a static scan of the library's
  *       bytecode ({@link MonitorScan}) finds every {@code synchronized} method and block, and every class
@@ -203,6 +204,7 @@ class VirtualThreadsTest {
                 "the recording saw no pinning, not even the canary's: " + pinned.size() + " events");
         List<String> ours = pinned.stream()
                 .filter(e -> frames(e).stream().anyMatch(library::contains))
+                .filter(e -> !loadingAClass(e))
                 .map(VirtualThreadsTest::describe)
                 .collect(Collectors.toList());
         assertEquals(List.of(), ours, "virtual threads pinned inside the library");
@@ -290,6 +292,30 @@ class VirtualThreadsTest {
         } catch (ReflectiveOperationException | RuntimeException e) {
             return "(no thread dump: " + e + ")";
         }
+    }
+
+    /**
+     * Whether the thread pinned while the JDK loaded a class for it: the frames above the first one
+     * outside the JDK include {@code ClassLoader.loadClass}, whose lock is the class loader's, not the
+     * library's. The warm-up loads what it reaches, but a path it did not take (a contended hand-off,
+     * a retry) can load its first class during the run; that pin says nothing about the library's
+     * locking, which the static scan checks.
+     */
+    private static boolean loadingAClass(RecordedEvent e) {
+        if (e.getStackTrace() == null) {
+            return false;
+        }
+        for (RecordedFrame f : e.getStackTrace().getFrames()) {
+            String type = f.getMethod().getType().getName();
+            if (!(type.startsWith("java.") || type.startsWith("jdk.") || type.startsWith("sun."))) {
+                return false;
+            }
+            if (type.equals(ClassLoader.class.getName())
+                    && f.getMethod().getName().equals("loadClass")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static List<String> frames(RecordedEvent e) {
