@@ -5,15 +5,18 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * One session's connections to Redis ({@link Deployment#connect}): the multiplexed connection every request of the
  * session shares (scripts, renewals, reads), the pub/sub connection its waits listen on ({@code Wakeups}), and a
  * small pool of grant connections ({@link Grantor}), opened when first needed: a grant that must wait for replica
  * acknowledgements runs its script and then {@code WAIT} on one of them, since {@code WAIT} blocks its connection and
- * must follow the grant's write on the same one. Closing the link closes them all; the Lettuce client is the
+ * must follow the grant's write on the same one. Closing the link closes them all and waits for them
+ * ({@link ConnectionClose}); the Lettuce client is the
  * application's.
  */
 abstract class Link implements AutoCloseable {
@@ -24,9 +27,9 @@ abstract class Link implements AutoCloseable {
      */
     static final class Grantor implements AutoCloseable {
         private final Function<String, Node> forName;
-        private final Runnable close;
+        private final Supplier<CompletableFuture<Void>> close;
 
-        Grantor(Function<String, Node> forName, Runnable close) {
+        Grantor(Function<String, Node> forName, Supplier<CompletableFuture<Void>> close) {
             this.forName = forName;
             this.close = close;
         }
@@ -36,9 +39,15 @@ abstract class Link implements AutoCloseable {
             return forName.apply(name);
         }
 
+        /** Closes the connection, without waiting. */
         @Override
         public void close() {
-            close.run();
+            close.get();
+        }
+
+        /** @return the close of the connection, sent */
+        CompletableFuture<Void> closeAsync() {
+            return close.get();
         }
     }
 
@@ -55,7 +64,7 @@ abstract class Link implements AutoCloseable {
 
     private final RedisClusterAsyncCommands<String, String> commands;
     private final StatefulRedisPubSubConnection<String, String> pubsub;
-    private final Runnable closeMain;
+    private final Supplier<CompletableFuture<Void>> closeMain;
     private final ConcurrentLinkedQueue<Grantor> idle = new ConcurrentLinkedQueue<>();
     private final List<Grantor> all = new ArrayList<>();
     private volatile boolean closed;
@@ -63,7 +72,7 @@ abstract class Link implements AutoCloseable {
     Link(
             RedisClusterAsyncCommands<String, String> commands,
             StatefulRedisPubSubConnection<String, String> pubsub,
-            Runnable closeMain) {
+            Supplier<CompletableFuture<Void>> closeMain) {
         this.commands = commands;
         this.pubsub = pubsub;
         this.closeMain = closeMain;
@@ -130,17 +139,19 @@ abstract class Link implements AutoCloseable {
             all.clear();
         }
         idle.clear();
+        List<CompletableFuture<Void>> closing = new ArrayList<>();
         for (Grantor g : toClose) {
             try {
-                g.close();
+                closing.add(g.closeAsync());
             } catch (RuntimeException e) {
                 // closing anyway
             }
         }
         try {
-            pubsub.closeAsync();
+            closing.add(pubsub.closeAsync());
         } finally {
-            closeMain.run();
+            closing.add(closeMain.get());
         }
+        ConnectionClose.await(closing);
     }
 }

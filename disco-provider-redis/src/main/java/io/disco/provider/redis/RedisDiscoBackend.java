@@ -63,10 +63,14 @@ public final class RedisDiscoBackend implements TestableBackend {
             return admin;
         }
 
-        synchronized void close() {
-            closed = true;
-            if (admin != null) {
-                admin.close();
+        void close() {
+            Link toClose;
+            synchronized (this) {
+                closed = true;
+                toClose = admin;
+            }
+            if (toClose != null) {
+                toClose.close(); // waits for its connections: outside the monitor
             }
         }
     }

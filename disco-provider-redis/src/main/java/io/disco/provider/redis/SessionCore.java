@@ -390,12 +390,17 @@ final class SessionCore implements Liveness.Renewals {
         executors.shutdown();
     }
 
-    /** Closes the connections (after a loss, only once the session is closed too: the owner closes it). */
-    private synchronized void closeLink() {
-        if (linkClosed) {
-            return;
+    /**
+     * Closes the connections (after a loss, only once the session is closed too: the owner closes it), waiting for
+     * them outside the monitor.
+     */
+    private void closeLink() {
+        synchronized (this) {
+            if (linkClosed) {
+                return;
+            }
+            linkClosed = true;
         }
-        linkClosed = true;
         lineage.close();
         try {
             link.close();

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
 
@@ -177,13 +178,18 @@ final class TokenLineage implements AutoCloseable {
         return List.copyOf(sentinels);
     }
 
+    /** Closes the sentinel connections and waits for them ({@link ConnectionClose}), outside the monitor. */
     @Override
-    public synchronized void close() {
-        closed = true;
-        for (StatefulRedisSentinelConnection<String, String> s : sentinels) {
-            s.closeAsync();
+    public void close() {
+        List<CompletableFuture<Void>> closing = new ArrayList<>();
+        synchronized (this) {
+            closed = true;
+            for (StatefulRedisSentinelConnection<String, String> s : sentinels) {
+                closing.add(s.closeAsync());
+            }
+            sentinels.clear();
         }
-        sentinels.clear();
+        ConnectionClose.await(closing);
     }
 
     /** @return the value of {@code name} in an INFO section */
