@@ -25,7 +25,9 @@ import java.util.Objects;
  * <h2>Who closes what</h2>
  * The Lettuce client and its {@code ClientResources} belong to the application, which shuts them down after the
  * disco client: each session opens and closes only its own connections (a multiplexed one, a pub/sub one, and a few
- * grant connections when grants wait for replica acknowledgements). For tests, demos and fault runs see
+ * grant connections when grants wait for replica acknowledgements), and its close returns once they are closed (at
+ * most 2 s; Lettuce closes them asynchronously), so the client's shutdown just after it has none of them to close
+ * again. For tests, demos and fault runs see
  * {@link RedisDiscoBackend}.
  */
 public final class RedisProvider {
