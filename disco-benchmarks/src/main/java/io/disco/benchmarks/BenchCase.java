@@ -31,6 +31,7 @@ interface BenchCase {
                 onEtcd("client-parallel", new ClientParallelNames()),
                 onEtcd("client-handoff", new ClientHandoff()),
                 onEtcd("client-names", new ClientManyNames()),
+                onEtcd("barrier", new BarrierCost()),
                 withoutEtcd("zookeeper", new ZooKeeperVsCurator()),
                 withoutEtcd("redis", new RedisVsLockRegistry()),
                 onEtcd("guard-flood", new GuardBoundFlood()),

@@ -53,7 +53,7 @@ final class ZooKeeperVsCurator implements BenchCase {
         return c;
     }
 
-    private static ZooKeeperOptions options() {
+    static ZooKeeperOptions options() {
         return ZooKeeperOptions.builder()
                 .connectTimeout(Duration.ofSeconds(10))
                 .requestTimeout(Duration.ofSeconds(10))
