@@ -64,7 +64,7 @@ class DiscoStartupFailureAnalyzerTest {
         Disco myDisco(Client client) {
             return EtcdProvider.disco(
                     client,
-                    EtcdOptions.builder().requestTimeout(Duration.ofMillis(300)).build());
+                    EtcdOptions.builder().requestTimeout(Duration.ofSeconds(2)).build());
         }
     }
 
@@ -80,7 +80,7 @@ class DiscoStartupFailureAnalyzerTest {
                 Throwable.class,
                 () -> new SpringApplicationBuilder(app)
                         .web(WebApplicationType.NONE)
-                        .properties("spring.main.banner-mode=off", "disco.etcd.request-timeout=300ms")
+                        .properties("spring.main.banner-mode=off", "disco.etcd.request-timeout=2s")
                         .properties(properties)
                         .run());
     }
