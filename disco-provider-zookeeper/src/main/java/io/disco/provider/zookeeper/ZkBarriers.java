@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
 
 /**
  * The barriers of one ZooKeeper session ({@link Barriers}, the client's SPI), on the nodes of Curator's recipes so
@@ -164,6 +165,7 @@ final class ZkBarriers implements Barriers, SessionMember {
     public CompletableFuture<Void> lowered(String name) {
         ZkStep<Void> step = new ZkStep<>(core, "waiting for the barrier " + name + " to be lowered");
         track(step, false);
+        step.endOn(Watcher.Event.EventType.NodeDeleted); // its one watch is on the barrier's node: it was lowered
         step.read(() -> synced(
                 step,
                 name,

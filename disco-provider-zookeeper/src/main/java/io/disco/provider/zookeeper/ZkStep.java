@@ -59,6 +59,9 @@ final class ZkStep<T> {
 
     // guarded by this
     private Runnable read;
+    /** An event that itself ends the step (its result completes with null), or null. */
+    private Watcher.Event.EventType endingEvent;
+
     private Runnable onEnd = () -> {};
     private Runnable onExpired = () -> fail(KeeperException.create(KeeperException.Code.SESSIONEXPIRED));
     private int inFlight;
@@ -74,8 +77,9 @@ final class ZkStep<T> {
         this.doing = doing;
         this.client = core.client().newWatcherRemoveCuratorFramework();
         this.watcher = event -> {
-            if (event.getType() != Watcher.Event.EventType.None) { // a connection event: the watch still stands
-                core.onSessionThread(this::changed);
+            Watcher.Event.EventType type = event.getType();
+            if (type != Watcher.Event.EventType.None) { // a connection event: the watch still stands
+                core.onSessionThread(() -> changed(type));
             }
         };
         result.whenComplete((v, e) -> core.onSessionThread(this::over));
@@ -142,6 +146,14 @@ final class ZkStep<T> {
     /** Runs {@code read} after every watch event from now on (once no request is in flight). */
     synchronized void onChange(Runnable read) {
         this.read = read;
+    }
+
+    /**
+     * Makes an event of {@code type} end the step, its result completed with null, without reading again: for a step
+     * whose only watch is on the node it waits for (the event says what a read would find, a round trip sooner).
+     */
+    synchronized void endOn(Watcher.Event.EventType type) {
+        this.endingEvent = type;
     }
 
     /**
@@ -229,18 +241,32 @@ final class ZkStep<T> {
         }
     }
 
-    /** A watch event: read again, now or once the request in flight is answered. */
-    private void changed() {
+    /**
+     * A watch event of {@code type}: the step's end if it is the {@linkplain #endOn ending} one, else a new read, now or
+     * once the request in flight is answered.
+     */
+    private void changed(Watcher.Event.EventType type) {
         Runnable again;
+        boolean ends;
         synchronized (this) {
-            if (result.isDone() || stopped || read == null) {
+            if (result.isDone() || stopped) {
                 return;
             }
-            if (inFlight > 0 || retry != null) {
-                changed = true;
-                return;
+            ends = type == endingEvent;
+            if (!ends) {
+                if (read == null) {
+                    return;
+                }
+                if (inFlight > 0 || retry != null) {
+                    changed = true;
+                    return;
+                }
             }
             again = read;
+        }
+        if (ends) {
+            result.complete(null);
+            return;
         }
         again.run();
         endIfIdle();
