@@ -16,8 +16,7 @@ import java.util.function.Supplier;
  * small pool of grant connections ({@link Grantor}), opened when first needed: a grant that must wait for replica
  * acknowledgements runs its script and then {@code WAIT} on one of them, since {@code WAIT} blocks its connection and
  * must follow the grant's write on the same one. Closing the link closes them all and waits for them
- * ({@link ConnectionClose}); the Lettuce client is the
- * application's.
+ * ({@link ConnectionClose}); the Lettuce client is the application's.
  */
 abstract class Link implements AutoCloseable {
 
