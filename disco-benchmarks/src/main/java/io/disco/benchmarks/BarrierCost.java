@@ -272,30 +272,26 @@ final class BarrierCost implements BenchCase {
         return last;
     }
 
+    /**
+     * The rows of one backend: for each measure, disco's samples and, when measured beside Curator's, the ratio of the
+     * medians and Curator's row.
+     */
     private void report(String backend, double[][][] samples) {
-        double[] d = samples[0][0];
-        double[] r = samples[0][1];
-        if (samples.length == 1) {
-            bench.report.samples(SECTION, backend + ": double barrier, " + PARTICIPANTS + " enter+leave", d);
-            bench.report.samples(SECTION, backend + ": barrier release to " + WAITERS + " waiters", r);
-            return;
+        String[] measures = {
+            "double barrier, " + PARTICIPANTS + " enter+leave", "barrier release to " + WAITERS + " waiters"
+        };
+        String[] curators = {"DistributedDoubleBarrier", "DistributedBarrier"};
+        for (int m = 0; m < measures.length; m++) {
+            double[] disco = samples[0][m];
+            String row = backend + ": " + measures[m];
+            if (samples.length == 1) {
+                bench.report.samples(SECTION, row, disco);
+                continue;
+            }
+            double[] curator = samples[1][m];
+            bench.report.samples(SECTION, row, disco, "vs_curator", Stats.median(disco) / Stats.median(curator));
+            bench.report.samples(SECTION, backend + ": Curator " + curators[m] + ", same", curator);
         }
-        double[] cd = samples[1][0];
-        double[] cr = samples[1][1];
-        bench.report.samples(
-                SECTION,
-                backend + ": double barrier, " + PARTICIPANTS + " enter+leave",
-                d,
-                "vs_curator",
-                Stats.median(d) / Stats.median(cd));
-        bench.report.samples(SECTION, backend + ": Curator DistributedDoubleBarrier, same", cd);
-        bench.report.samples(
-                SECTION,
-                backend + ": barrier release to " + WAITERS + " waiters",
-                r,
-                "vs_curator",
-                Stats.median(r) / Stats.median(cr));
-        bench.report.samples(SECTION, backend + ": Curator DistributedBarrier, same", cr);
     }
 
     private static void closeAll(List<AutoCloseable> open) {

@@ -7,6 +7,7 @@ import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
 
 /**
  * A barrier's wait for a state of its keys: a read that either finds it or gives the revision it read at, then a
@@ -67,6 +68,14 @@ abstract class KeyWait {
         if (result.isDone()) {
             return;
         }
+        readThen(this::watch);
+    }
+
+    /**
+     * Reads the state; on the session thread, the wait ends if the read failed or says it is over, else
+     * {@code waiting} gets the revision read at.
+     */
+    private void readThen(LongConsumer waiting) {
         read().whenComplete((revision, failed) -> core.runOnSession(() -> {
             if (result.isDone()) {
                 return;
@@ -76,27 +85,31 @@ abstract class KeyWait {
             } else if (revision == DONE) {
                 result.complete(null);
             } else {
-                readAt = revision;
-                WatchOption.Builder option = WatchOption.builder() // from now: a synced watch
-                        .withRequireLeader(true)
-                        .withCreateNotify(true);
-                if (prefix) {
-                    option.isPrefix(true);
-                }
-                if (wanted == WatchEvent.EventType.DELETE) {
-                    option.withNoPut(true);
-                } else {
-                    option.withNoDelete(true);
-                }
-                watcher = core.watch(key, option.build(), SessionWatches.Silence.WAIT, this::onEvents, this::broken);
+                waiting.accept(revision);
             }
         }));
+    }
+
+    /** Watches the keys from etcd's current revision (a synced watch); the read it follows was at {@code revision}. */
+    private void watch(long revision) {
+        readAt = revision;
+        WatchOption.Builder option =
+                WatchOption.builder().withRequireLeader(true).withCreateNotify(true);
+        if (prefix) {
+            option.isPrefix(true);
+        }
+        if (wanted == WatchEvent.EventType.DELETE) {
+            option.withNoPut(true);
+        } else {
+            option.withNoDelete(true);
+        }
+        watcher = core.watch(key, option.build(), SessionWatches.Silence.WAIT, this::onEvents, this::broken);
     }
 
     private void onEvents(WatchResponse response) {
         if (response.isCreatedNotify()) {
             if (response.getHeader().getRevision() > readAt) {
-                readAgain(); // changes between the read and the watch's start are not in the watch
+                readThen(stillWaiting -> {}); // changes between the read and the watch's start are not in it
             }
             return;
         }
@@ -105,20 +118,6 @@ abstract class KeyWait {
                 result.complete(null);
             }
         }
-    }
-
-    /** Reads the state once more, the watch open: the wait is over if the read says so. */
-    private void readAgain() {
-        read().whenComplete((revision, failed) -> core.runOnSession(() -> {
-            if (result.isDone()) {
-                return;
-            }
-            if (failed != null) {
-                result.completeExceptionally(failed);
-            } else if (revision == DONE) {
-                result.complete(null);
-            }
-        }));
     }
 
     private void broken() {
