@@ -209,7 +209,12 @@ class RequestCountTest {
                 org.awaitility.Awaitility.await()
                         .atMost(Duration.ofSeconds(5))
                         .until(() -> admin.sync().zcard(RedisKeys.queue(name)) == 2);
-                TimeUnit.MILLISECONDS.sleep(50);
+                org.awaitility.Awaitility.await() // the waiter listens on the name's channel before the release
+                        .atMost(Duration.ofSeconds(5))
+                        .until(() -> admin.sync()
+                                        .pubsubNumsub(RedisKeys.channel(name))
+                                        .getOrDefault(RedisKeys.channel(name), 0L)
+                                >= 1);
                 h.unlock();
                 Grant g = waiting.get(5, TimeUnit.SECONDS);
                 assertTrue(g.token().isNewerThan(held.token()));
